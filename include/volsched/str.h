@@ -1,0 +1,29 @@
+/*
+ * String helpers that replace the banned libc functions (strcpy, atoi ...)
+ * with bounded, checked versions.
+ */
+#ifndef VOLSCHED_STR_H
+#define VOLSCHED_STR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "volsched/error.h"
+
+/*
+ * Copies src into dst of size dstsize, always NUL-terminating. Returns 0, or
+ * VS_ELIMIT when src did not fit (dst then holds the truncated prefix).
+ */
+VS_MUST_CHECK int vs_strlcpy(char *dst, const char *src, size_t dstsize);
+
+/* Parses a whole string (surrounding blanks allowed) as a number. */
+VS_MUST_CHECK int vs_parse_double(const char *s, double *out);
+VS_MUST_CHECK int vs_parse_int64(const char *s, int64_t *out);
+/* "1", "true", "yes", "on" / "0", "false", "no", "off" (case-insensitive). */
+VS_MUST_CHECK int vs_parse_bool(const char *s, bool *out);
+
+bool vs_str_has_prefix(const char *s, const char *prefix);
+bool vs_str_has_suffix(const char *s, const char *suffix);
+
+#endif

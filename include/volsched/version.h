@@ -1,0 +1,8 @@
+#ifndef VOLSCHED_VERSION_H
+#define VOLSCHED_VERSION_H
+
+#define VS_VERSION_MAJOR  0
+#define VS_VERSION_MINOR  1
+#define VS_VERSION_STRING "0.1.0"
+
+#endif

@@ -1,0 +1,18 @@
+/*
+ * The `volsched` subcommands. Each lives in its own file, src/cli/cmd_<name>.c,
+ * takes argc/argv starting at the subcommand name, and returns the process
+ * exit status: 0 success, 1 failure, 2 bad usage or bad input.
+ *
+ * To add a subcommand: write its file, declare it here, and add one row to
+ * the table in main.c.
+ */
+#ifndef VOLSCHED_CLI_CMD_H
+#define VOLSCHED_CLI_CMD_H
+
+#define VS_EXIT_OK    0
+#define VS_EXIT_FAIL  1
+#define VS_EXIT_USAGE 2
+
+int vs_cmd_version(int argc, char **argv);
+
+#endif

@@ -1,0 +1,53 @@
+/*
+ * volsched: one executable, many subcommands. This file only dispatches;
+ * each subcommand is in its own cmd_<name>.c.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "volsched/version.h"
+
+struct command {
+    const char *name;
+    int (*fn)(int argc, char **argv);
+    const char *summary;
+};
+
+static const struct command commands[] = {
+    {"version", vs_cmd_version, "print the version"},
+};
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: volsched COMMAND [ARGS]\n"
+               "\n"
+               "volsched is a volunteer-computing job scheduler compatible with BOINC.\n"
+               "\n"
+               "Commands:\n");
+    for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+        fprintf(f, "  %-12s %s\n", commands[i].name, commands[i].summary);
+    fprintf(f, "\nRun `volsched COMMAND --help` for the options of a command.\n");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return VS_EXIT_USAGE;
+    }
+    const char *name = argv[1];
+    if (strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0 || strcmp(name, "help") == 0) {
+        usage(stdout);
+        return VS_EXIT_OK;
+    }
+    if (strcmp(name, "--version") == 0)
+        name = "version";
+    for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
+        if (strcmp(name, commands[i].name) == 0)
+            return commands[i].fn(argc - 1, argv + 1);
+    }
+    fprintf(stderr, "volsched: unknown command '%s'\n\n", name);
+    usage(stderr);
+    return VS_EXIT_USAGE;
+}
