@@ -279,6 +279,8 @@ static bool is_ws(unsigned char c)
 
 static int text_add(struct fast *f, const char *p, size_t n)
 {
+    if (n == 0)
+        return 0; /* f->text may still be NULL */
     if (f->tlen + n > f->tcap) {
         size_t cap = f->tcap ? f->tcap * 2 : 4096;
         while (cap < f->tlen + n)
