@@ -917,6 +917,22 @@ static void test_limits(void **state)
     assert_int_equal(vs_buf_puts(&b, "<scheduler_request><hostid>7</hostid>"), 0);
     assert_int_equal(parse_req(&a, &b, &err), VS_EPARSE);
 
+    /* a huge stderr is cut (on a UTF-8 boundary), not refused: the result must be acked */
+    vs_buf_reset(&b);
+    assert_int_equal(vs_buf_puts(&b, "<scheduler_request><result><name>r</name><stderr_out>"
+                                     "<![CDATA[x"),
+                     0);
+    for (unsigned i = 0; i < VS_PROTO_MAX_STDERR; i += 2)
+        assert_int_equal(vs_buf_puts(&b, "\xc3\xa9"), 0);
+    assert_int_equal(vs_buf_puts(&b, "x\xc3\xa9]]></stderr_out></result></scheduler_request>"), 0);
+    {
+        struct vs_proto_request r;
+        assert_int_equal(vs_proto_request_parse(b.data, b.len, &a, &r, &err), 0);
+        size_t sl = strlen(r.results[0].stderr_text);
+        /* "x" then whole two-byte characters: byte MAX would split one */
+        assert_int_equal(sl, VS_PROTO_MAX_STDERR - 1);
+    }
+
     /* upload: header size, bad names, offsets, sizes over max_nbytes */
     struct vs_proto_upload_request u;
     vs_buf_reset(&b);
