@@ -22,8 +22,9 @@
  *   work are asked first, then the greatest ltd.
  *
  * All policies: a non-CPU-intensive project asks for 1 s when it has no
- * nearly-runnable result (seed 000), 0 otherwise. A project whose master
- * file fetch is pending cannot be contacted and asks for 0. A scheduler RPC
+ * nearly-runnable result (seed 000), 0 otherwise. A pending master file
+ * fetch does not zero a request (the pseudo-code does not list it; the
+ * driver fetches the master file before the RPC). A scheduler RPC
  * forced by a user request, a trickle-up message or an overdue report goes
  * to that project (in that order of reasons, least index first) and asks
  * for its work_request_size too. The request is converted to
@@ -54,7 +55,7 @@ const char *vs_cfetch_reason_name(enum vs_cfetch_reason reason)
 
 static bool blocked(const struct vs_cproject *p, unsigned flags, bool count_overworked)
 {
-    return p->suspended || (flags & VS_CPS_DEFERRED) || p->no_new_work || p->master_fetch_pending ||
+    return p->suspended || (flags & VS_CPS_DEFERRED) || p->no_new_work ||
            (count_overworked && (flags & VS_CPS_OVERWORKED));
 }
 
@@ -191,8 +192,7 @@ int vs_cfetch_run(enum vs_cpolicy policy, const struct vs_cstate *st, const stru
             const struct vs_cproject *pr = &st->projects[p];
             bool want = reason == VS_CFETCH_TRICKLE ? pr->trickle_up_pending : pr->report_overdue;
             /* A backed-off project waits out its deferral. */
-            if (want && !pr->suspended && !(rr->states[p] & VS_CPS_DEFERRED) &&
-                !pr->master_fetch_pending) {
+            if (want && !pr->suspended && !(rr->states[p] & VS_CPS_DEFERRED)) {
                 out->project = (long)p;
                 out->reason = (enum vs_cfetch_reason)reason;
             }
