@@ -1272,6 +1272,136 @@ static void test_prop_rrsim_order(void **state)
     }
 }
 
+/*
+ * A reference round-robin simulation written straight from the model, in
+ * O(n^2): every phase recomputes every result. The event-driven one must
+ * agree with it on every random queue.
+ */
+static void ref_rrsim(const struct vs_cstate *st, const double *frs, double *finish,
+                      double *shortfall, double *wbm, double *total_shortfall)
+{
+    size_t np = st->nprojects, nr = st->nresults;
+    double rem[64], alloc[8], k[8];
+    bool live[64], capped[8];
+    const double ncpus = st->host.ncpus, mq = st->host.min_queue;
+    const double speed = st->host.on_frac * st->host.active_frac * st->host.cpu_efficiency;
+    for (size_t r = 0; r < nr; r++) {
+        live[r] = vs_cresult_nearly_runnable(st, r) &&
+                  !st->projects[st->results[r].project].non_cpu_intensive;
+        rem[r] = st->results[r].remaining;
+        finish[r] = INFINITY;
+        if (live[r] && rem[r] == 0) {
+            live[r] = false;
+            finish[r] = st->now;
+        }
+    }
+    for (size_t p = 0; p < np; p++)
+        shortfall[p] = wbm[p] = 0;
+    double t = 0, idle = 0;
+    for (;;) {
+        double cpus = ncpus, shares = 0;
+        bool any = false;
+        for (size_t p = 0; p < np; p++)
+            k[p] = 0;
+        for (size_t r = 0; r < nr; r++)
+            if (live[r])
+                k[st->results[r].project]++;
+        for (size_t p = 0; p < np; p++) {
+            capped[p] = false;
+            if (k[p] > 0) {
+                shares += st->projects[p].resource_share;
+                any = true;
+            }
+        }
+        if (!any)
+            break;
+        for (bool changed = true; changed;) {
+            changed = false;
+            double c2 = cpus, s2 = shares;
+            for (size_t p = 0; p < np; p++) {
+                if (k[p] > 0 && !capped[p] &&
+                    k[p] * shares < cpus * st->projects[p].resource_share) {
+                    capped[p] = true;
+                    c2 -= k[p];
+                    s2 -= st->projects[p].resource_share;
+                    changed = true;
+                }
+            }
+            cpus = c2;
+            shares = s2;
+        }
+        double used = 0, dt = INFINITY;
+        for (size_t p = 0; p < np; p++) {
+            alloc[p] = k[p] == 0   ? 0
+                       : capped[p] ? k[p]
+                                   : cpus * st->projects[p].resource_share / shares;
+            used += alloc[p];
+        }
+        for (size_t r = 0; r < nr; r++) {
+            if (!live[r])
+                continue;
+            size_t p = st->results[r].project;
+            double need = rem[r] / (alloc[p] / k[p] * speed);
+            if (need < dt)
+                dt = need;
+        }
+        if (t < mq) {
+            double ov = fmin(t + dt, mq) - t;
+            for (size_t p = 0; p < np; p++) {
+                wbm[p] += alloc[p] * ov;
+                if (ncpus * frs[p] - k[p] > 0)
+                    shortfall[p] += (ncpus * frs[p] - k[p]) * ov;
+            }
+            idle += fmax(0, ncpus - used) * ov;
+        }
+        for (size_t r = 0; r < nr; r++) {
+            if (!live[r])
+                continue;
+            size_t p = st->results[r].project;
+            rem[r] -= alloc[p] / k[p] * speed * dt;
+            if (rem[r] <= 1e-9 * (1 + st->results[r].remaining)) {
+                live[r] = false;
+                finish[r] = st->now + t + dt;
+            }
+        }
+        t += dt;
+    }
+    if (t < mq) {
+        idle += ncpus * (mq - t);
+        for (size_t p = 0; p < np; p++)
+            shortfall[p] += ncpus * frs[p] * (mq - t);
+    }
+    *total_shortfall = idle;
+}
+
+static void test_prop_rrsim_reference(void **state)
+{
+    (void)state;
+    struct vs_rng rng;
+    vs_rng_seed(&rng, 2024);
+    for (int it = 0; it < 1500; it++) {
+        struct fx f;
+        random_state(&f, &rng);
+        struct vs_rrsim_out rr;
+        assert_int_equal(vs_rrsim_run(VS_CPOLICY_SHORTFALL, &f.st, &f.ws, &rr), 0);
+        double finish[64], sf[8], wbm[8], total;
+        ref_rrsim(&f.st, rr.frs, finish, sf, wbm, &total);
+        for (size_t r = 0; r < f.st.nresults; r++) {
+            if (isinf(finish[r])) {
+                assert_true(isinf(rr.finish[r]));
+                continue;
+            }
+            assert_float_equal(rr.finish[r], finish[r], 1e-6 * (1 + fabs(finish[r])));
+        }
+        for (size_t p = 0; p < f.st.nprojects; p++) {
+            assert_float_equal(rr.shortfall[p], sf[p], 1e-6 * (1 + sf[p]));
+            assert_float_equal(rr.work_before_minq[p], wbm[p], 1e-6 * (1 + wbm[p]));
+        }
+        assert_float_equal(rr.total_shortfall, total, 1e-6 * (1 + total));
+        fx_cleanup(&f);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1305,6 +1435,7 @@ int main(void)
         cmocka_unit_test(test_prop_requests_sum),
         cmocka_unit_test(test_prop_no_idle_cpu),
         cmocka_unit_test(test_prop_rrsim_order),
+        cmocka_unit_test(test_prop_rrsim_reference),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
