@@ -16,6 +16,7 @@ struct command {
 
 static const struct command commands[] = {
     {"version", vs_cmd_version, "print the version"},
+    {"explain", vs_cmd_explain, "why a client runs and fetches what it does"},
 };
 
 static void usage(FILE *f)
