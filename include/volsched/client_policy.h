@@ -44,7 +44,8 @@
  *      (dt * cpu_efficiency while BOINC is on and active) from remaining.
  *      When an app checkpoints, set checkpointed = true, checkpoint_time =
  *      that time and wall_since_checkpoint = 0. When a result finishes, set
- *      done = true (or drop it from the array). Keep suspended, files and
+ *      done = true (or drop it from the array; indexes then change, so run
+ *      a whole pass before enforcing again). Keep suspended, files and
  *      the project flags (min_rpc_time, no_new_work, latency_limited_until,
  *      ...) current. Set st.now = now.
  *   2. Whenever the CPU scheduler is to run (result completed, end of the
