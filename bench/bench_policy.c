@@ -5,6 +5,10 @@
  * from one size to the next (10x more results). n log n growth would be
  * about 10 * log(10n) / log(n): 15.0, 13.3, 12.5 for these steps.
  *
+ * Times are process CPU time per pass, best of 5 rounds. The queue is a
+ * worst case for EDF: deadlines of 1 to 14 days on a queue far longer, so
+ * most results miss and every project runs in EDF mode.
+ *
  * usage: bench_policy [--quick]
  */
 #include <math.h>
@@ -91,15 +95,21 @@ int main(int argc, char **argv)
                 fprintf(stderr, "pass failed\n");
                 return 1;
             }
-            long iters = 0;
-            double t0 = now_s(), t1;
-            do {
-                if (vs_cpolicy_pass((enum vs_cpolicy)pol, &st, &ws, &out) != 0)
-                    return 1;
-                iters++;
-                t1 = now_s();
-            } while (t1 - t0 < (quick ? 0.05 : 0.3) || iters < 3);
-            double per = (t1 - t0) / (double)iters;
+            /* The machine is shared: the best of 5 rounds of ~0.1 s each is
+             * the figure least disturbed by other processes. */
+            double per = INFINITY;
+            for (int round = 0; round < 5; round++) {
+                long iters = 0;
+                double t0 = now_s(), t1;
+                do {
+                    if (vs_cpolicy_pass((enum vs_cpolicy)pol, &st, &ws, &out) != 0)
+                        return 1;
+                    iters++;
+                    t1 = now_s();
+                } while (t1 - t0 < (quick ? 0.02 : 0.1) || iters < 3);
+                if ((t1 - t0) / (double)iters < per)
+                    per = (t1 - t0) / (double)iters;
+            }
             long missed = 0;
             for (size_t p = 0; p < st.nprojects; p++)
                 missed += out.rr.deadlines_missed[p];

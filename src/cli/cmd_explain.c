@@ -210,8 +210,8 @@ static int read_result(struct reader *rd, struct snapshot *sn, json_t *o, size_t
         if (find_project(st, pname, &r->project) != 0)
             return fail_at(rd, "unknown project \"%s\"", pname);
     }
-    double received, running_for, ck_age, wsc;
-    bool running;
+    double received = 0, running_for = 0, ck_age = 0, wsc = 0;
+    bool running = false;
     if ((rc = get_num(rd, o, "remaining", true, 0, 0, &r->remaining)) ||
         (rc = get_num(rd, o, "deadline", true, 0, 0, &r->deadline)) ||
         (rc = get_num(rd, o, "received", false, 0, (double)(st->nresults - index), &received)) ||
@@ -274,7 +274,7 @@ static int read_project(struct reader *rd, struct snapshot *sn, json_t *o, size_
 {
     struct vs_cproject *p = &sn->st.projects[index];
     int rc;
-    double deferred_for, latency_for;
+    double deferred_for = 0, latency_for = 0;
     if (!json_is_object(o))
         return fail_at(rd, "%s must be an object", "a project");
     if ((rc = check_keys(rd, o, project_keys)) || (rc = get_name(rd, o, "name", &p->name)))
@@ -334,7 +334,7 @@ static int read_snapshot(struct reader *rd, struct snapshot *sn)
     if (!json_is_object(root))
         return fail_at(rd, "%s must be a JSON object", "the snapshot");
     int rc;
-    double ncpus, last_ago;
+    double ncpus = 0, last_ago = 0;
     if ((rc = check_keys(rd, root, top_keys)) ||
         (rc = get_num(rd, root, "ncpus", true, 1, 0, &ncpus)) ||
         (rc = get_num(rd, root, "min_queue", true, 0, 0, &st->host.min_queue)) ||

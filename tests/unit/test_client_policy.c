@@ -6,8 +6,10 @@
 #include "vs_test.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "policy/client/internal.h"
 #include "volsched/alloc.h"
 #include "volsched/client_policy.h"
 #include "volsched/rng.h"
@@ -18,7 +20,7 @@
 struct fx {
     struct vs_cstate st;
     struct vs_cproject p[8];
-    struct vs_cresult r[64];
+    struct vs_cresult r[512];
     struct vs_cpolicy_ws ws;
 };
 
@@ -1035,8 +1037,17 @@ static void test_fetch_wrr(void **state)
 
 /* ---------------------------------------------------------------- properties */
 
-/* A random snapshot: up to 8 projects, up to 64 results, random states. */
+static void random_state_n(struct fx *f, struct vs_rng *rng, size_t max_results);
+
 static void random_state(struct fx *f, struct vs_rng *rng)
+{
+    random_state_n(f, rng, 64);
+}
+
+/* A random snapshot: up to 8 projects, up to max_results results, random
+ * states. Remaining times are sometimes drawn from a few values so that
+ * exact ties (results finishing together) happen. */
+static void random_state_n(struct fx *f, struct vs_rng *rng, size_t max_results)
 {
     fx_init(f, 1 + (int)vs_rng_below(rng, 8), vs_rng_double(rng) * 20000);
     f->st.now = 1e6 * vs_rng_double(rng);
@@ -1061,9 +1072,10 @@ static void random_state(struct fx *f, struct vs_rng *rng)
         if (vs_rng_below(rng, 6) == 0)
             pr->latency_limited_until = f->st.now + 100;
     }
-    size_t nr = vs_rng_below(rng, 65);
+    size_t nr = vs_rng_below(rng, max_results + 1);
+    bool few_sizes = vs_rng_below(rng, 4) == 0;
     for (size_t k = 0; k < nr; k++) {
-        double u = vs_rng_double(rng);
+        double u = few_sizes ? (double)(1 + vs_rng_below(rng, 3)) / 3 : vs_rng_double(rng);
         size_t i = fx_result(f, "r", vs_rng_below(rng, np), 20000 * u * u * u,
                              f->st.now + 1e5 * vs_rng_double(rng));
         struct vs_cresult *r = &f->r[i];
@@ -1281,8 +1293,8 @@ static void ref_rrsim(const struct vs_cstate *st, const double *frs, double *fin
                       double *shortfall, double *wbm, double *total_shortfall)
 {
     size_t np = st->nprojects, nr = st->nresults;
-    double rem[64], alloc[8], k[8];
-    bool live[64], capped[8];
+    double rem[512], alloc[8], k[8];
+    bool live[512], capped[8];
     const double ncpus = st->host.ncpus, mq = st->host.min_queue;
     const double speed = st->host.on_frac * st->host.active_frac * st->host.cpu_efficiency;
     for (size_t r = 0; r < nr; r++) {
@@ -1381,10 +1393,11 @@ static void test_prop_rrsim_reference(void **state)
     vs_rng_seed(&rng, 2024);
     for (int it = 0; it < 1500; it++) {
         struct fx f;
-        random_state(&f, &rng);
+        /* Some queues above 64 results, where the radix sort is used. */
+        random_state_n(&f, &rng, it % 10 == 0 ? 500 : 64);
         struct vs_rrsim_out rr;
         assert_int_equal(vs_rrsim_run(VS_CPOLICY_SHORTFALL, &f.st, &f.ws, &rr), 0);
-        double finish[64], sf[8], wbm[8], total;
+        double finish[512], sf[8], wbm[8], total;
         ref_rrsim(&f.st, rr.frs, finish, sf, wbm, &total);
         for (size_t r = 0; r < f.st.nresults; r++) {
             if (isinf(finish[r])) {
@@ -1400,6 +1413,66 @@ static void test_prop_rrsim_reference(void **state)
         assert_float_equal(rr.total_shortfall, total, 1e-6 * (1 + total));
         fx_cleanup(&f);
     }
+}
+
+/* The internal sort: (group, key, index) order, against qsort. */
+static int ref_key_cmp(const void *a, const void *b)
+{
+    const struct vs_cpkey *x = a, *y = b;
+    if (x->group != y->group)
+        return x->group < y->group ? -1 : 1;
+    if (x->key != y->key)
+        return x->key < y->key ? -1 : 1;
+    return (x->idx > y->idx) - (x->idx < y->idx);
+}
+
+static void test_sort(void **state)
+{
+    (void)state;
+    struct vs_rng rng;
+    vs_rng_seed(&rng, 11);
+    size_t cap = 6000;
+    struct vs_cpkey *a = vs_xcalloc(cap, sizeof(*a)), *b = vs_xcalloc(cap, sizeof(*b));
+    struct vs_cpkey *tmp = vs_xcalloc(cap, sizeof(*tmp));
+    for (int it = 0; it < 60; it++) {
+        size_t n = it < 10 ? (size_t)it * 13 : 50 + vs_rng_below(&rng, cap - 50);
+        int mode = it % 6;
+        for (size_t i = 0; i < n; i++) {
+            double x;
+            switch (mode) {
+            case 0: /* wide range, both signs */
+                x = (vs_rng_double(&rng) - 0.5) * 1e6;
+                break;
+            case 1: /* a few exact values: long runs of ties */
+                x = (double)vs_rng_below(&rng, 4) * 3600;
+                break;
+            case 2: /* differ only in the low mantissa bits */
+                x = 3600 + (double)vs_rng_below(&rng, 1000) * 1e-9;
+                break;
+            case 3: /* zeros of both signs and tiny numbers */
+                x = vs_rng_below(&rng, 3) == 0 ? -0.0 : vs_rng_below(&rng, 2) ? 0.0 : 1e-300;
+                break;
+            case 4: /* huge magnitudes */
+                x = (vs_rng_double(&rng) - 0.5) * 1e300;
+                break;
+            default:
+                x = 1e5 * vs_rng_double(&rng);
+                break;
+            }
+            size_t g = it % 2 ? vs_rng_below(&rng, 300) : 0;
+            a[i] = (struct vs_cpkey){g, x, i, 0};
+        }
+        memcpy(b, a, n * sizeof(*a));
+        vs_cpolicy__sort(a, tmp, n);
+        qsort(b, n, sizeof(*b), ref_key_cmp);
+        for (size_t i = 0; i < n; i++) {
+            assert_int_equal(a[i].idx, b[i].idx);
+            assert_int_equal(a[i].group, b[i].group);
+        }
+    }
+    vs_free(a);
+    vs_free(b);
+    vs_free(tmp);
 }
 
 int main(void)
@@ -1436,6 +1509,7 @@ int main(void)
         cmocka_unit_test(test_prop_no_idle_cpu),
         cmocka_unit_test(test_prop_rrsim_order),
         cmocka_unit_test(test_prop_rrsim_reference),
+        cmocka_unit_test(test_sort),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

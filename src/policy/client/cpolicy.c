@@ -3,6 +3,7 @@
  * (seed 000's definitions), the workspace, and the one-pass entry point.
  */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
@@ -233,19 +234,30 @@ static bool key_less(const struct vs_cpkey *a, const struct vs_cpkey *b)
     return a->idx < b->idx;
 }
 
+static int key_cmp(const void *a, const void *b)
+{
+    const struct vs_cpkey *x = a, *y = b;
+    return key_less(x, y) ? -1 : key_less(y, x) ? 1 : 0;
+}
+
+static void insertion_sort(struct vs_cpkey *keys, size_t n)
+{
+    for (size_t i = 1; i < n; i++) {
+        struct vs_cpkey v = keys[i];
+        size_t j = i;
+        while (j > 0 && key_less(&v, &keys[j - 1])) {
+            keys[j] = keys[j - 1];
+            j--;
+        }
+        keys[j] = v;
+    }
+}
+
 void vs_cpolicy__sort(struct vs_cpkey *keys, struct vs_cpkey *tmp, size_t n)
 {
     if (n < 64) {
         /* Few keys: insertion sort beats the radix passes' fixed cost. */
-        for (size_t i = 1; i < n; i++) {
-            struct vs_cpkey v = keys[i];
-            size_t j = i;
-            while (j > 0 && key_less(&v, &keys[j - 1])) {
-                keys[j] = keys[j - 1];
-                j--;
-            }
-            keys[j] = v;
-        }
+        insertion_sort(keys, n);
         return;
     }
     size_t maxg = 0;
@@ -254,13 +266,29 @@ void vs_cpolicy__sort(struct vs_cpkey *keys, struct vs_cpkey *tmp, size_t n)
         if (keys[i].group > maxg)
             maxg = keys[i].group;
     }
+    /* Radix passes over the high 32 bits of the key (sign, exponent and 20
+     * bits of mantissa: a relative resolution near 1e-6), then the group. */
     struct vs_cpkey *src = keys, *dst = tmp;
-    for (int shift = 0; shift < 64; shift += 8)
+    for (int shift = 32; shift < 64; shift += 8)
         radix_pass(&src, &dst, n, shift, false);
     for (int shift = 0; shift < 64 && (maxg >> shift) != 0; shift += 8)
         radix_pass(&src, &dst, n, shift, true);
     if (src != keys)
         memcpy(keys, src, n * sizeof(*keys));
+    /* Keys equal in (group, high bits) are adjacent and, the passes being
+     * stable, in input order; such runs are rare and short except for
+     * exactly equal keys, which are already in place. Finish each run. */
+    for (size_t i = 0; i < n;) {
+        size_t j = i + 1;
+        while (j < n && keys[j].group == keys[i].group &&
+               (keys[j].bits >> 32) == (keys[i].bits >> 32))
+            j++;
+        if (j - i > 32)
+            qsort(keys + i, j - i, sizeof(*keys), key_cmp);
+        else if (j - i > 1)
+            insertion_sort(keys + i, j - i);
+        i = j;
+    }
 }
 
 double vs_cpolicy__speed(const struct vs_chost *h)
@@ -284,12 +312,15 @@ double vs_cpolicy_pn_flops(const struct vs_chost *host, double share_frac, doubl
 int vs_cpolicy_pass(enum vs_cpolicy policy, struct vs_cstate *st, struct vs_cpolicy_ws *ws,
                     struct vs_cpolicy_out *out)
 {
-    int rc = vs_rrsim_run(policy, st, ws, &out->rr);
+    if ((int)policy < 0 || (int)policy >= VS_CPOLICY_COUNT || !ws || !ws->d || !out ||
+        vs_cstate_validate(st) != 0)
+        return VS_EINVAL;
+    int rc = vs_rrsim__run(policy, st, ws, &out->rr);
     if (rc == 0)
-        rc = vs_csched_run(policy, st, &out->rr, ws, &out->sched);
+        rc = vs_csched__run(policy, st, &out->rr, ws, &out->sched);
     if (rc == 0)
-        rc = vs_cenforce_run(policy, st, &out->rr, &out->sched, ws, &out->enforce);
+        rc = vs_cenforce__run(policy, st, &out->rr, &out->sched, ws, &out->enforce);
     if (rc == 0)
-        rc = vs_cfetch_run(policy, st, &out->rr, ws, &out->fetch);
+        rc = vs_cfetch__run(policy, st, &out->rr, ws, &out->fetch);
     return rc;
 }

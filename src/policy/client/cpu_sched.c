@@ -61,12 +61,10 @@ static bool better(enum vs_cpolicy policy, const struct vs_cresult *a, size_t ai
     return ai < bi;
 }
 
-int vs_csched_run(enum vs_cpolicy policy, const struct vs_cstate *st, const struct vs_rrsim_out *rr,
-                  struct vs_cpolicy_ws *ws, struct vs_csched_out *out)
+int vs_csched__run(enum vs_cpolicy policy, const struct vs_cstate *st,
+                   const struct vs_rrsim_out *rr, struct vs_cpolicy_ws *ws,
+                   struct vs_csched_out *out)
 {
-    if ((int)policy < 0 || (int)policy >= VS_CPOLICY_COUNT || vs_cstate_validate(st) != 0 || !ws ||
-        !ws->d || (!rr && policy != VS_CPOLICY_WRR))
-        return VS_EINVAL;
     size_t np = st->nprojects, nr = st->nresults;
     vs_cpolicy__reserve(ws, np, nr);
     struct vs_cpolicy_wsd *d = ws->d;
@@ -172,4 +170,13 @@ int vs_csched_run(enum vs_cpolicy policy, const struct vs_cstate *st, const stru
         ad[best] -= payoff;
     }
     return 0;
+}
+
+int vs_csched_run(enum vs_cpolicy policy, const struct vs_cstate *st, const struct vs_rrsim_out *rr,
+                  struct vs_cpolicy_ws *ws, struct vs_csched_out *out)
+{
+    if ((int)policy < 0 || (int)policy >= VS_CPOLICY_COUNT || vs_cstate_validate(st) != 0 || !ws ||
+        !ws->d || (!rr && policy != VS_CPOLICY_WRR))
+        return VS_EINVAL;
+    return vs_csched__run(policy, st, rr, ws, out);
 }

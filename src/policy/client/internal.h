@@ -55,4 +55,18 @@ double vs_cpolicy__speed(const struct vs_chost *h);
  * says so or when it never checkpointed (removing it would lose all work). */
 enum vs_cact_kind vs_cpolicy__suspend_kind(const struct vs_cstate *st, size_t r, bool old_client);
 
+/* The entry points without the snapshot validation (the caller did it):
+ * vs_cpolicy_pass validates once for the four steps. */
+int vs_rrsim__run(enum vs_cpolicy policy, const struct vs_cstate *st, struct vs_cpolicy_ws *ws,
+                  struct vs_rrsim_out *out);
+int vs_csched__run(enum vs_cpolicy policy, const struct vs_cstate *st,
+                   const struct vs_rrsim_out *rr, struct vs_cpolicy_ws *ws,
+                   struct vs_csched_out *out);
+int vs_cenforce__run(enum vs_cpolicy policy, struct vs_cstate *st, const struct vs_rrsim_out *rr,
+                     const struct vs_csched_out *sched, struct vs_cpolicy_ws *ws,
+                     struct vs_cenforce_out *out);
+int vs_cfetch__run(enum vs_cpolicy policy, const struct vs_cstate *st,
+                   const struct vs_rrsim_out *rr, struct vs_cpolicy_ws *ws,
+                   struct vs_cfetch_out *out);
+
 #endif

@@ -253,12 +253,9 @@ static size_t retire(struct sim *s, size_t p, double t)
     return n;
 }
 
-int vs_rrsim_run(enum vs_cpolicy policy, const struct vs_cstate *st, struct vs_cpolicy_ws *ws,
-                 struct vs_rrsim_out *out)
+int vs_rrsim__run(enum vs_cpolicy policy, const struct vs_cstate *st, struct vs_cpolicy_ws *ws,
+                  struct vs_rrsim_out *out)
 {
-    if ((int)policy < 0 || (int)policy >= VS_CPOLICY_COUNT || vs_cstate_validate(st) != 0 || !ws ||
-        !ws->d)
-        return VS_EINVAL;
     size_t np = st->nprojects, nr = st->nresults;
     vs_cpolicy__reserve(ws, np, nr);
     struct vs_cpolicy_wsd *d = ws->d;
@@ -355,9 +352,10 @@ int vs_rrsim_run(enum vs_cpolicy policy, const struct vs_cstate *st, struct vs_c
         if (s.t_empty[p] < s.mq)
             out->shortfall[p] += s.ncpus * out->frs[p] * (s.mq - s.t_empty[p]);
     }
-    for (size_t i = 0; i < m; i++) {
-        size_t r = keys[i].idx;
-        if (out->finish[r] > st->results[r].deadline) {
+    /* In index order: sequential over the results (finish is INFINITY
+     * only for results that were not simulated). */
+    for (size_t r = 0; r < nr; r++) {
+        if (out->finish[r] != INFINITY && out->finish[r] > st->results[r].deadline) {
             out->deadline_missed[r] = true;
             out->deadlines_missed[st->results[r].project]++;
         }
@@ -366,4 +364,13 @@ int vs_rrsim_run(enum vs_cpolicy policy, const struct vs_cstate *st, struct vs_c
     out->total_work_before_minq = s.used;
     out->end = st->now + t;
     return 0;
+}
+
+int vs_rrsim_run(enum vs_cpolicy policy, const struct vs_cstate *st, struct vs_cpolicy_ws *ws,
+                 struct vs_rrsim_out *out)
+{
+    if ((int)policy < 0 || (int)policy >= VS_CPOLICY_COUNT || vs_cstate_validate(st) != 0 || !ws ||
+        !ws->d)
+        return VS_EINVAL;
+    return vs_rrsim__run(policy, st, ws, out);
 }

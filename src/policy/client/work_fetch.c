@@ -100,12 +100,10 @@ static void fallback_and_normalize(const struct vs_cstate *st, const struct vs_r
     }
 }
 
-int vs_cfetch_run(enum vs_cpolicy policy, const struct vs_cstate *st, const struct vs_rrsim_out *rr,
-                  struct vs_cpolicy_ws *ws, struct vs_cfetch_out *out)
+int vs_cfetch__run(enum vs_cpolicy policy, const struct vs_cstate *st,
+                   const struct vs_rrsim_out *rr, struct vs_cpolicy_ws *ws,
+                   struct vs_cfetch_out *out)
 {
-    if ((int)policy < 0 || (int)policy >= VS_CPOLICY_COUNT || vs_cstate_validate(st) != 0 || !ws ||
-        !ws->d || !rr)
-        return VS_EINVAL;
     size_t np = st->nprojects, nr = st->nresults;
     vs_cpolicy__reserve(ws, np, nr);
     struct vs_cpolicy_wsd *d = ws->d;
@@ -213,4 +211,13 @@ int vs_cfetch_run(enum vs_cpolicy policy, const struct vs_cstate *st, const stru
         out->request_pn = out->request / prr[out->project];
     }
     return 0;
+}
+
+int vs_cfetch_run(enum vs_cpolicy policy, const struct vs_cstate *st, const struct vs_rrsim_out *rr,
+                  struct vs_cpolicy_ws *ws, struct vs_cfetch_out *out)
+{
+    if ((int)policy < 0 || (int)policy >= VS_CPOLICY_COUNT || vs_cstate_validate(st) != 0 || !ws ||
+        !ws->d || !rr)
+        return VS_EINVAL;
+    return vs_cfetch__run(policy, st, rr, ws, out);
 }
