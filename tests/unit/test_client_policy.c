@@ -430,6 +430,38 @@ static void test_debt_rule(void **state)
     fx_cleanup(&f);
 }
 
+static void test_account(void **state)
+{
+    (void)state;
+    struct fx f;
+    fx_init(&f, 2, 0);
+    f.st.host.cpu_efficiency = 0.5;
+    size_t a = fx_project(&f, "A", 1);
+    size_t b = fx_project(&f, "B", 1);
+    fx_result(&f, "a_run", a, 100, 1e9);
+    fx_result(&f, "a_wait", a, 100, 1e9);
+    fx_result(&f, "b_run", b, 3, 1e9);
+    f.r[0].task = VS_CTASK_RUNNING;
+    f.r[2].task = VS_CTASK_RUNNING;
+    f.r[2].wall_since_checkpoint = 1;
+    vs_cpolicy_account(&f.st, 10);
+    assert_float_equal(f.r[0].remaining, 95, EPS);
+    assert_float_equal(f.r[0].wall_since_checkpoint, 10, EPS);
+    assert_float_equal(f.r[1].remaining, 100, EPS);
+    assert_float_equal(f.r[1].wall_since_checkpoint, 0, EPS);
+    assert_float_equal(f.r[2].remaining, 0, EPS); /* never below 0 */
+    assert_float_equal(f.r[2].wall_since_checkpoint, 11, EPS);
+    assert_float_equal(f.p[a].wall_cpu_period, 10, EPS);
+    assert_float_equal(f.p[b].wall_cpu_period, 10, EPS);
+    vs_cpolicy_account(&f.st, -5);
+    vs_cpolicy_account(&f.st, NAN);
+    assert_float_equal(f.p[a].wall_cpu_period, 10, EPS);
+    /* The accounted time drives the debts: A and B ran equally. */
+    assert_int_equal(vs_cdebt_update(VS_CPOLICY_SHORTFALL, &f.st), 0);
+    assert_float_equal(f.p[a].std, 0, EPS);
+    fx_cleanup(&f);
+}
+
 /* ---------------------------------------------------------------- CPU sched */
 
 static size_t run_sched(struct fx *f, enum vs_cpolicy pol, struct vs_rrsim_out *rr,
@@ -1035,6 +1067,83 @@ static void test_fetch_wrr(void **state)
     fx_cleanup(&f);
 }
 
+/*
+ * The documented driver protocol, end to end: account, debt update, pass,
+ * apply the actions, every scheduling period. Over many periods the CPU
+ * time follows the resource shares (3:1 on one CPU, then 1:1:2 on two),
+ * for every policy.
+ */
+static void drive(enum vs_cpolicy pol, int ncpus, const double *shares, size_t np, double *out_cpu)
+{
+    struct fx f;
+    fx_init(&f, ncpus, 600);
+    f.st.host.leave_in_memory = true;
+    for (size_t p = 0; p < np; p++) {
+        fx_project(&f, "p", shares[p]);
+        for (int k = 0; k < 3; k++)
+            fx_result(&f, "r", p, 1e12, 1e15);
+        out_cpu[p] = 0;
+    }
+    struct vs_cpolicy_out out;
+    double period = f.st.host.sched_period;
+    for (int step = 0; step < 400; step++) {
+        f.st.now = step * period;
+        if (step > 0)
+            vs_cpolicy_account(&f.st, period);
+        for (size_t r = 0; r < f.st.nresults; r++) {
+            if (f.r[r].task == VS_CTASK_RUNNING) {
+                f.r[r].checkpointed = true;
+                f.r[r].checkpoint_time = f.st.now;
+                f.r[r].wall_since_checkpoint = 0;
+            }
+        }
+        for (size_t p = 0; p < np; p++)
+            out_cpu[p] += f.p[p].wall_cpu_period;
+        assert_int_equal(vs_cdebt_update(pol, &f.st), 0);
+        assert_int_equal(vs_cpolicy_pass(pol, &f.st, &f.ws, &out), 0);
+        for (size_t i = 0; i < out.enforce.n; i++) {
+            struct vs_cresult *r = &f.r[out.enforce.actions[i].result];
+            switch (out.enforce.actions[i].kind) {
+            case VS_CACT_START:
+            case VS_CACT_RESUME:
+                r->task = VS_CTASK_RUNNING;
+                r->running_since = f.st.now;
+                break;
+            case VS_CACT_SUSPEND_KEEP:
+                r->task = VS_CTASK_SUSPENDED;
+                break;
+            case VS_CACT_SUSPEND_REMOVE:
+                r->task = VS_CTASK_REMOVED;
+                break;
+            }
+        }
+        int running = 0;
+        for (size_t r = 0; r < f.st.nresults; r++)
+            running += f.r[r].task == VS_CTASK_RUNNING;
+        assert_int_equal(running, ncpus);
+        f.st.last_sched_time = f.st.now;
+    }
+    fx_cleanup(&f);
+}
+
+static void test_driver_shares(void **state)
+{
+    (void)state;
+    for (int pol = 0; pol < VS_CPOLICY_COUNT; pol++) {
+        double cpu[3];
+        const double two[] = {3, 1};
+        drive((enum vs_cpolicy)pol, 1, two, 2, cpu);
+        double total = cpu[0] + cpu[1];
+        assert_true(total > 0);
+        assert_float_equal(cpu[0] / total, 0.75, 0.02);
+        const double three[] = {1, 1, 2};
+        drive((enum vs_cpolicy)pol, 2, three, 3, cpu);
+        total = cpu[0] + cpu[1] + cpu[2];
+        assert_float_equal(cpu[0] / total, 0.25, 0.02);
+        assert_float_equal(cpu[2] / total, 0.5, 0.02);
+    }
+}
+
 /* ---------------------------------------------------------------- properties */
 
 static void random_state_n(struct fx *f, struct vs_rng *rng, size_t max_results);
@@ -1488,6 +1597,7 @@ int main(void)
         cmocka_unit_test(test_rrsim_waterfill),
         cmocka_unit_test(test_rrsim_empty),
         cmocka_unit_test(test_debt_rule),
+        cmocka_unit_test(test_account),
         cmocka_unit_test(test_sched_edf),
         cmocka_unit_test(test_sched_debt_and_payoff),
         cmocka_unit_test(test_sched_result_choice),
@@ -1504,6 +1614,7 @@ int main(void)
         cmocka_unit_test(test_fetch_noncpu_forced_and_pn),
         cmocka_unit_test(test_rate_example),
         cmocka_unit_test(test_fetch_wrr),
+        cmocka_unit_test(test_driver_shares),
         cmocka_unit_test(test_prop_debt_normalization),
         cmocka_unit_test(test_prop_requests_sum),
         cmocka_unit_test(test_prop_no_idle_cpu),
