@@ -17,6 +17,7 @@ struct command {
 static const struct command commands[] = {
     {"version", vs_cmd_version, "print the version"},
     {"keygen", vs_cmd_keygen, "write BOINC code-signing and upload key pairs"},
+    {"explain", vs_cmd_explain, "why a client runs and fetches what it does"},
 };
 
 static void usage(FILE *f)

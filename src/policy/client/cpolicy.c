@@ -1,0 +1,326 @@
+/*
+ * Client policies: names, snapshot validation, result and project states
+ * (seed 000's definitions), the workspace, and the one-pass entry point.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "volsched/alloc.h"
+#include "volsched/client_policy.h"
+
+static const char *const policy_names[VS_CPOLICY_COUNT] = {
+    [VS_CPOLICY_SHORTFALL] = "shortfall",
+    [VS_CPOLICY_DEBT] = "debt",
+    [VS_CPOLICY_WRR] = "wrr",
+};
+
+int vs_cpolicy_parse(const char *name, enum vs_cpolicy *out_policy)
+{
+    if (!name)
+        return VS_EINVAL;
+    for (int i = 0; i < VS_CPOLICY_COUNT; i++) {
+        if (strcmp(name, policy_names[i]) == 0) {
+            *out_policy = (enum vs_cpolicy)i;
+            return 0;
+        }
+    }
+    return VS_EINVAL;
+}
+
+const char *vs_cpolicy_name(enum vs_cpolicy policy)
+{
+    if ((int)policy < 0 || (int)policy >= VS_CPOLICY_COUNT)
+        return "?";
+    return policy_names[policy];
+}
+
+const char *vs_cpolicy_names(void)
+{
+    return "shortfall, debt, wrr";
+}
+
+static bool fraction_ok(double f)
+{
+    return isfinite(f) && f > 0 && f <= 1;
+}
+
+int vs_cstate_validate(const struct vs_cstate *st)
+{
+    if (!st || !isfinite(st->now) || isnan(st->last_sched_time))
+        return VS_EINVAL;
+    const struct vs_chost *h = &st->host;
+    if (h->ncpus < 1 || !fraction_ok(h->on_frac) || !fraction_ok(h->active_frac) ||
+        !fraction_ok(h->cpu_efficiency) || !isfinite(h->min_queue) || h->min_queue < 0 ||
+        !isfinite(h->sched_period) || h->sched_period <= 0 || !isfinite(h->flops_per_cpu) ||
+        h->flops_per_cpu < 0)
+        return VS_EINVAL;
+    if ((st->nprojects && !st->projects) || (st->nresults && !st->results))
+        return VS_EINVAL;
+    for (size_t i = 0; i < st->nprojects; i++) {
+        const struct vs_cproject *p = &st->projects[i];
+        if (!isfinite(p->resource_share) || p->resource_share <= 0 || !isfinite(p->std) ||
+            !isfinite(p->ltd) || !isfinite(p->wall_cpu_period) || p->wall_cpu_period < 0 ||
+            isnan(p->min_rpc_time) || isnan(p->latency_limited_until))
+            return VS_EINVAL;
+    }
+    for (size_t i = 0; i < st->nresults; i++) {
+        const struct vs_cresult *r = &st->results[i];
+        if (r->project >= st->nprojects || !isfinite(r->remaining) || r->remaining < 0 ||
+            isnan(r->deadline) || isnan(r->received) || (unsigned)r->files > VS_CFILES_DEFERRED ||
+            (unsigned)r->task > VS_CTASK_REMOVED || isnan(r->running_since) ||
+            isnan(r->checkpoint_time) || !isfinite(r->wall_since_checkpoint) ||
+            r->wall_since_checkpoint < 0 || isnan(r->preempt_since))
+            return VS_EINVAL;
+    }
+    return 0;
+}
+
+bool vs_cresult_runnable(const struct vs_cstate *st, size_t r)
+{
+    const struct vs_cresult *res = &st->results[r];
+    return !res->done && !res->suspended && !st->projects[res->project].suspended &&
+           res->files == VS_CFILES_READY;
+}
+
+bool vs_cresult_nearly_runnable(const struct vs_cstate *st, size_t r)
+{
+    const struct vs_cresult *res = &st->results[r];
+    return !res->done && !res->suspended && !st->projects[res->project].suspended &&
+           res->files != VS_CFILES_DEFERRED;
+}
+
+void vs_cproject_states(const struct vs_cstate *st, unsigned *out_flags)
+{
+    /* First the per-result facts, then the definitions that combine them. */
+    enum { HAS_DOWNLOADING = 0x10000u, HAS_DEFERRED = 0x20000u };
+    for (size_t p = 0; p < st->nprojects; p++)
+        out_flags[p] = 0;
+    for (size_t r = 0; r < st->nresults; r++) {
+        const struct vs_cresult *res = &st->results[r];
+        if (res->done)
+            continue;
+        unsigned *f = &out_flags[res->project];
+        if (vs_cresult_runnable(st, r))
+            *f |= VS_CPS_RUNNABLE;
+        if (vs_cresult_nearly_runnable(st, r))
+            *f |= VS_CPS_NEARLY_RUNNABLE;
+        if (res->files == VS_CFILES_DOWNLOADING)
+            *f |= HAS_DOWNLOADING;
+        else if (res->files == VS_CFILES_DEFERRED)
+            *f |= HAS_DEFERRED;
+    }
+    for (size_t p = 0; p < st->nprojects; p++) {
+        const struct vs_cproject *pr = &st->projects[p];
+        unsigned f = out_flags[p];
+        if (!pr->suspended && (f & HAS_DOWNLOADING) && !(f & HAS_DEFERRED))
+            f |= VS_CPS_DOWNLOADING;
+        if (st->now < pr->min_rpc_time)
+            f |= VS_CPS_DEFERRED;
+        if (pr->ltd < -st->host.sched_period)
+            f |= VS_CPS_OVERWORKED;
+        if (!pr->suspended && !(f & VS_CPS_DEFERRED) && !pr->no_new_work &&
+            !(f & VS_CPS_OVERWORKED) && !pr->master_fetch_pending)
+            f |= VS_CPS_FETCHABLE;
+        if (st->now < pr->latency_limited_until)
+            f |= VS_CPS_LATENCY_LIMITED;
+        if (f & (VS_CPS_RUNNABLE | VS_CPS_DOWNLOADING | VS_CPS_FETCHABLE | VS_CPS_OVERWORKED |
+                 VS_CPS_LATENCY_LIMITED))
+            f |= VS_CPS_POT_RUNNABLE;
+        out_flags[p] = f & ~(unsigned)(HAS_DOWNLOADING | HAS_DEFERRED);
+    }
+}
+
+/* ---------------------------------------------------------------- workspace */
+
+void vs_cpolicy_ws_init(struct vs_cpolicy_ws *ws)
+{
+    ws->d = VS_NEW(struct vs_cpolicy_wsd);
+}
+
+/* clang-format off */
+#define P_ARRAYS(X)                                                            \
+    X(rr_dm) X(rr_shortfall) X(rr_wbm) X(rr_frs) X(rr_states) X(wf_wrs)        \
+    X(wf_prr) X(pd0) X(pd1) X(pd2) X(pd3) X(pd4) X(pd5) X(pz0) X(pz1) X(pz2)   \
+    X(pz3) X(pz4) X(pi0)
+/* clang-format on */
+#define R_ARRAYS(X)                                                                                \
+    X(rr_finish) X(rr_missed) X(sc_order) X(sc_why) X(en_act) X(keys) X(keys2) X(rz0)
+
+void vs_cpolicy_ws_cleanup(struct vs_cpolicy_ws *ws)
+{
+    struct vs_cpolicy_wsd *d = ws->d;
+    if (!d)
+        return;
+#define FREE_ONE(a) vs_free(d->a);
+    P_ARRAYS(FREE_ONE)
+    R_ARRAYS(FREE_ONE)
+#undef FREE_ONE
+    vs_free(d);
+    ws->d = NULL;
+}
+
+void vs_cpolicy__reserve(struct vs_cpolicy_ws *ws, size_t np, size_t nr)
+{
+    struct vs_cpolicy_wsd *d = ws->d;
+    if (np > d->cap_p) {
+        size_t cap = np < 16 ? 16 : np + np / 2;
+#define GROW(a) d->a = vs_xreallocarray(d->a, cap, sizeof(*d->a));
+        P_ARRAYS(GROW)
+        d->cap_p = cap;
+    }
+    if (nr > d->cap_r) {
+        size_t cap = nr < 64 ? 64 : nr + nr / 2;
+        R_ARRAYS(GROW)
+#undef GROW
+        d->cap_r = cap;
+    }
+}
+
+/*
+ * The order-preserving map from a double to 64 bits: flip the sign bit of a
+ * positive number, every bit of a negative one. -0 becomes +0 first so the
+ * two compare equal, as they do as doubles.
+ */
+static uint64_t order_bits(double x)
+{
+    x += 0.0;
+    uint64_t u;
+    memcpy(&u, &x, sizeof(u));
+    return (u & 0x8000000000000000ull) ? ~u : u | 0x8000000000000000ull;
+}
+
+/*
+ * LSD radix sort, 8 bits a pass, stable, so equal keys keep their input
+ * order; callers build the keys in index order, which gives the least-index
+ * tie-break. Passes whose digit is the same for every key are skipped (the
+ * high bytes usually are). Groups (project indexes) are sorted last by the
+ * same passes over their low bytes.
+ */
+static void radix_pass(struct vs_cpkey **src, struct vs_cpkey **dst, size_t n, int shift,
+                       bool by_group)
+{
+    size_t count[256] = {0};
+    for (size_t i = 0; i < n; i++) {
+        uint64_t v = by_group ? (uint64_t)(*src)[i].group : (*src)[i].bits;
+        count[(v >> shift) & 0xff]++;
+    }
+    for (int b = 0; b < 256; b++) {
+        if (count[b] == n)
+            return; /* every key has this digit: nothing moves */
+    }
+    size_t pos = 0;
+    for (int b = 0; b < 256; b++) {
+        size_t c = count[b];
+        count[b] = pos;
+        pos += c;
+    }
+    for (size_t i = 0; i < n; i++) {
+        uint64_t v = by_group ? (uint64_t)(*src)[i].group : (*src)[i].bits;
+        (*dst)[count[(v >> shift) & 0xff]++] = (*src)[i];
+    }
+    struct vs_cpkey *t = *src;
+    *src = *dst;
+    *dst = t;
+}
+
+static bool key_less(const struct vs_cpkey *a, const struct vs_cpkey *b)
+{
+    if (a->group != b->group)
+        return a->group < b->group;
+    if (a->key != b->key)
+        return a->key < b->key;
+    return a->idx < b->idx;
+}
+
+static int key_cmp(const void *a, const void *b)
+{
+    const struct vs_cpkey *x = a, *y = b;
+    return key_less(x, y) ? -1 : key_less(y, x) ? 1 : 0;
+}
+
+static void insertion_sort(struct vs_cpkey *keys, size_t n)
+{
+    for (size_t i = 1; i < n; i++) {
+        struct vs_cpkey v = keys[i];
+        size_t j = i;
+        while (j > 0 && key_less(&v, &keys[j - 1])) {
+            keys[j] = keys[j - 1];
+            j--;
+        }
+        keys[j] = v;
+    }
+}
+
+void vs_cpolicy__sort(struct vs_cpkey *keys, struct vs_cpkey *tmp, size_t n)
+{
+    if (n < 64) {
+        /* Few keys: insertion sort beats the radix passes' fixed cost. */
+        insertion_sort(keys, n);
+        return;
+    }
+    size_t maxg = 0;
+    for (size_t i = 0; i < n; i++) {
+        keys[i].bits = order_bits(keys[i].key);
+        if (keys[i].group > maxg)
+            maxg = keys[i].group;
+    }
+    /* Radix passes over the high 32 bits of the key (sign, exponent and 20
+     * bits of mantissa: a relative resolution near 1e-6), then the group. */
+    struct vs_cpkey *src = keys, *dst = tmp;
+    for (int shift = 32; shift < 64; shift += 8)
+        radix_pass(&src, &dst, n, shift, false);
+    for (int shift = 0; shift < 64 && (maxg >> shift) != 0; shift += 8)
+        radix_pass(&src, &dst, n, shift, true);
+    if (src != keys)
+        memcpy(keys, src, n * sizeof(*keys));
+    /* Keys equal in (group, high bits) are adjacent and, the passes being
+     * stable, in input order; such runs are rare and short except for
+     * exactly equal keys, which are already in place. Finish each run. */
+    for (size_t i = 0; i < n;) {
+        size_t j = i + 1;
+        while (j < n && keys[j].group == keys[i].group &&
+               (keys[j].bits >> 32) == (keys[i].bits >> 32))
+            j++;
+        if (j - i > 32)
+            qsort(keys + i, j - i, sizeof(*keys), key_cmp);
+        else if (j - i > 1)
+            insertion_sort(keys + i, j - i);
+        i = j;
+    }
+}
+
+double vs_cpolicy__speed(const struct vs_chost *h)
+{
+    return h->on_frac * h->active_frac * h->cpu_efficiency;
+}
+
+/* ---------------------------------------------------------------- misc */
+
+double vs_cpolicy_pn_rate(const struct vs_chost *host, double share_frac)
+{
+    return host->flops_per_cpu * share_frac * host->on_frac * host->active_frac *
+           host->cpu_efficiency;
+}
+
+double vs_cpolicy_pn_flops(const struct vs_chost *host, double share_frac, double pn_seconds)
+{
+    return pn_seconds * vs_cpolicy_pn_rate(host, share_frac);
+}
+
+int vs_cpolicy_pass(enum vs_cpolicy policy, struct vs_cstate *st, struct vs_cpolicy_ws *ws,
+                    struct vs_cpolicy_out *out)
+{
+    if ((int)policy < 0 || (int)policy >= VS_CPOLICY_COUNT || !ws || !ws->d || !out ||
+        vs_cstate_validate(st) != 0)
+        return VS_EINVAL;
+    int rc = vs_rrsim__run(policy, st, ws, &out->rr);
+    if (rc == 0)
+        rc = vs_csched__run(policy, st, &out->rr, ws, &out->sched);
+    if (rc == 0)
+        rc = vs_cenforce__run(policy, st, &out->rr, &out->sched, ws, &out->enforce);
+    if (rc == 0)
+        rc = vs_cfetch__run(policy, st, &out->rr, ws, &out->fetch);
+    return rc;
+}

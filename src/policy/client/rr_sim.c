@@ -1,0 +1,376 @@
+/*
+ * The round-robin simulation (seed 000 "Round-robin simulation", seed 002
+ * "The scheduler starts by doing a simulation ..."): weighted round-robin of
+ * the queue from now on, to find which results would miss their deadlines
+ * and how much of [now, now + min_queue] the queue keeps the CPUs busy.
+ *
+ * Model. Each project with work gets CPUs in proportion to its resource
+ * share among the projects with work; a result can use at most one CPU, so
+ * a project never gets more CPUs than it has results, and what it cannot
+ * use is shared out among the others by share (water-filling). A project's
+ * results share its CPUs equally. A CPU delivers on_frac * active_frac *
+ * cpu_efficiency CPU seconds per second.
+ *
+ * Event driven: because a project's results all advance at the same rate,
+ * the next of them to finish is the one with the least remaining work. The
+ * results are sorted once by (project, remaining) (radix sort); each
+ * project keeps a cursor and the CPU seconds W every one of its unfinished
+ * results has had. An event is the next finish among the projects' cursors,
+ * found with a heap, so a pass costs O(n log projects) plus the sort.
+ */
+#include <math.h>
+
+#include "internal.h"
+#include "volsched/client_policy.h"
+
+static bool simulated(enum vs_cpolicy policy, const struct vs_cstate *st, size_t r)
+{
+    if (st->projects[st->results[r].project].non_cpu_intensive)
+        return false;
+    /* Seed 000 simulates the nearly runnable results; seed 002 and the old
+     * client know only runnable ones. */
+    if (policy == VS_CPOLICY_SHORTFALL)
+        return vs_cresult_nearly_runnable(st, r);
+    return vs_cresult_runnable(st, r);
+}
+
+/*
+ * frs(P): P's fraction of the resource share among fetchable projects (the
+ * old client: among projects that are not suspended). For a project outside
+ * that set the fraction it would have if it were in it, so that every
+ * project's shortfall is defined; 0 for non-CPU-intensive projects, which
+ * use no CPU.
+ */
+static void compute_frs(enum vs_cpolicy policy, const struct vs_cstate *st, const unsigned *flags,
+                        double *frs)
+{
+    double sum = 0;
+    for (size_t p = 0; p < st->nprojects; p++) {
+        const struct vs_cproject *pr = &st->projects[p];
+        bool in = policy == VS_CPOLICY_WRR ? !pr->suspended : (flags[p] & VS_CPS_FETCHABLE) != 0;
+        if (in && !pr->non_cpu_intensive)
+            sum += pr->resource_share;
+    }
+    for (size_t p = 0; p < st->nprojects; p++) {
+        const struct vs_cproject *pr = &st->projects[p];
+        bool in = policy == VS_CPOLICY_WRR ? !pr->suspended : (flags[p] & VS_CPS_FETCHABLE) != 0;
+        if (pr->non_cpu_intensive)
+            frs[p] = 0;
+        else
+            frs[p] = pr->resource_share / (in ? sum : sum + pr->resource_share);
+    }
+}
+
+/*
+ * The simulation state. Projects are updated lazily: between changes of
+ * its CPU allocation a project's results advance at a constant rate, so
+ * W, the integrals and the time of its next finish are brought up to date
+ * only when something about it changes. The active projects sit in a
+ * min-heap by the time of their next finish.
+ *
+ * The allocations only change when the set of active projects changes, or
+ * when a capped project (one with no more results than the CPUs it is
+ * owed) loses a result, or an uncapped one drops below its allocation:
+ * those events recompute all projects. An uncapped project's allocation
+ * does not depend on its own number of results, so any other finish only
+ * changes the per-result rate of one project: O(log projects).
+ */
+struct sim {
+    const struct vs_cstate *st;
+    struct vs_rrsim_out *out;
+    const struct vs_cpkey *keys;
+    size_t *next, *end;
+    size_t *heap, *pos, nheap;
+    double *work, *alloc, *tsync, *rate, *fin, *t_empty;
+    int *capped; /* the project got as many CPUs as it has results */
+    double ncpus, mq, speed;
+    double tg, idle_rate, used_rate, idle, used;
+};
+
+/* Length of [a, b] inside [0, mq] (a <= b). */
+static double overlap(double a, double b, double mq)
+{
+    return a >= mq ? 0 : fmin(b, mq) - a;
+}
+
+static size_t left_k(const struct sim *s, size_t p)
+{
+    return s->end[p] - s->next[p];
+}
+
+/* Brings project p to time t at its current rate and allocation. */
+static void sync_project(struct sim *s, size_t p, double t)
+{
+    double from = s->tsync[p];
+    if (t > from) {
+        s->work[p] += s->rate[p] * (t - from);
+        double o = overlap(from, t, s->mq);
+        if (o > 0) {
+            s->out->work_before_minq[p] += s->alloc[p] * o;
+            /* shortfall(P) integrates max(0, ncpus * frs(P) - n_running(P)). */
+            double lack = s->ncpus * s->out->frs[p] - (double)left_k(s, p);
+            if (lack > 0)
+                s->out->shortfall[p] += lack * o;
+        }
+    }
+    s->tsync[p] = t;
+}
+
+static void sync_global(struct sim *s, double t)
+{
+    double o = overlap(s->tg, t, s->mq);
+    if (o > 0) {
+        s->idle += s->idle_rate * o;
+        s->used += s->used_rate * o;
+    }
+    s->tg = t;
+}
+
+static bool heap_less(const struct sim *s, size_t a, size_t b)
+{
+    if (s->fin[a] != s->fin[b])
+        return s->fin[a] < s->fin[b];
+    return a < b;
+}
+
+static void heap_set(struct sim *s, size_t i, size_t p)
+{
+    s->heap[i] = p;
+    s->pos[p] = i;
+}
+
+static void sift_down(struct sim *s, size_t i)
+{
+    size_t p = s->heap[i];
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= s->nheap)
+            break;
+        if (c + 1 < s->nheap && heap_less(s, s->heap[c + 1], s->heap[c]))
+            c++;
+        if (!heap_less(s, s->heap[c], p))
+            break;
+        heap_set(s, i, s->heap[c]);
+        i = c;
+    }
+    heap_set(s, i, p);
+}
+
+static void sift_up(struct sim *s, size_t i)
+{
+    size_t p = s->heap[i];
+    while (i > 0) {
+        size_t parent = (i - 1) / 2;
+        if (!heap_less(s, p, s->heap[parent]))
+            break;
+        heap_set(s, i, s->heap[parent]);
+        i = parent;
+    }
+    heap_set(s, i, p);
+}
+
+static void heap_remove(struct sim *s, size_t p)
+{
+    size_t i = s->pos[p];
+    s->nheap--;
+    if (i == s->nheap)
+        return;
+    heap_set(s, i, s->heap[s->nheap]);
+    sift_down(s, i);
+    sift_up(s, i);
+}
+
+static void set_finish_time(struct sim *s, size_t p, double t)
+{
+    s->rate[p] = s->alloc[p] / (double)left_k(s, p) * s->speed;
+    s->fin[p] = t + (s->keys[s->next[p]].key - s->work[p]) / s->rate[p];
+}
+
+/*
+ * Recomputes every active project's CPUs at time t (all already synced):
+ * proportional to share, capped at the project's number of unfinished
+ * results, water-filling the CPUs the capped ones leave. Only a project
+ * with fewer results than CPUs can hit its cap.
+ */
+static void reallocate(struct sim *s, double t)
+{
+    sync_global(s, t);
+    double cpus = s->ncpus, shares = 0;
+    for (size_t i = 0; i < s->nheap; i++) {
+        size_t p = s->heap[i];
+        shares += s->st->projects[p].resource_share;
+        s->capped[p] = 0;
+    }
+    /* Cap every project that has fewer results than its proportional CPUs;
+     * capping raises the level for the others, so repeat until none is
+     * newly capped (a project over the level stays over it). Usually one
+     * or two rounds. */
+    for (bool changed = true; changed;) {
+        changed = false;
+        double c2 = cpus, s2 = shares;
+        for (size_t i = 0; i < s->nheap; i++) {
+            size_t p = s->heap[i];
+            if (s->capped[p])
+                continue;
+            double k = (double)left_k(s, p), sh = s->st->projects[p].resource_share;
+            if (k * shares < cpus * sh) {
+                s->capped[p] = 1;
+                c2 -= k;
+                s2 -= sh;
+                changed = true;
+            }
+        }
+        cpus = c2;
+        shares = s2;
+    }
+    double used = 0;
+    for (size_t i = 0; i < s->nheap; i++) {
+        size_t p = s->heap[i];
+        s->alloc[p] = s->capped[p] ? (double)left_k(s, p)
+                                   : cpus * (s->st->projects[p].resource_share / shares);
+        used += s->alloc[p];
+        set_finish_time(s, p, t);
+    }
+    s->used_rate = used;
+    s->idle_rate = s->ncpus - used > 0 ? s->ncpus - used : 0;
+    for (size_t i = 0; i < s->nheap; i++)
+        s->pos[s->heap[i]] = i;
+    for (size_t i = s->nheap / 2; i-- > 0;)
+        sift_down(s, i);
+}
+
+/* Retires project p's results whose work is done at time t; returns how
+ * many (several may finish at once; the tolerance absorbs rounding). */
+static size_t retire(struct sim *s, size_t p, double t)
+{
+    size_t n = 0;
+    double tol = 1e-9 * (1 + s->work[p]);
+    while (s->next[p] < s->end[p] && s->keys[s->next[p]].key <= s->work[p] + tol) {
+        s->out->finish[s->keys[s->next[p]].idx] = s->st->now + t;
+        s->next[p]++;
+        n++;
+    }
+    return n;
+}
+
+int vs_rrsim__run(enum vs_cpolicy policy, const struct vs_cstate *st, struct vs_cpolicy_ws *ws,
+                  struct vs_rrsim_out *out)
+{
+    size_t np = st->nprojects, nr = st->nresults;
+    vs_cpolicy__reserve(ws, np, nr);
+    struct vs_cpolicy_wsd *d = ws->d;
+
+    out->finish = d->rr_finish;
+    out->deadline_missed = d->rr_missed;
+    out->deadlines_missed = d->rr_dm;
+    out->shortfall = d->rr_shortfall;
+    out->work_before_minq = d->rr_wbm;
+    out->frs = d->rr_frs;
+    out->states = d->rr_states;
+
+    vs_cproject_states(st, out->states);
+    compute_frs(policy, st, out->states, out->frs);
+
+    struct vs_cpkey *keys = d->keys;
+    size_t m = 0;
+    for (size_t r = 0; r < nr; r++) {
+        out->finish[r] = INFINITY;
+        out->deadline_missed[r] = false;
+        if (simulated(policy, st, r))
+            keys[m++] = (struct vs_cpkey){st->results[r].project, st->results[r].remaining, r, 0};
+    }
+    vs_cpolicy__sort(keys, d->keys2, m);
+
+    struct sim s = {
+        .st = st,
+        .out = out,
+        .keys = keys,
+        .next = d->pz1,
+        .end = d->pz2,
+        .heap = d->pz3,
+        .pos = d->pz4,
+        .work = d->pd0,
+        .alloc = d->pd1,
+        .t_empty = d->pd2,
+        .tsync = d->pd3,
+        .rate = d->pd4,
+        .fin = d->pd5,
+        .capped = d->pi0,
+        .ncpus = st->host.ncpus,
+        .mq = st->host.min_queue,
+        .speed = vs_cpolicy__speed(&st->host),
+    };
+    for (size_t p = 0; p < np; p++) {
+        s.next[p] = s.end[p] = 0;
+        s.work[p] = s.alloc[p] = s.t_empty[p] = s.tsync[p] = s.rate[p] = 0;
+        s.capped[p] = 0;
+        out->deadlines_missed[p] = 0;
+        out->shortfall[p] = 0;
+        out->work_before_minq[p] = 0;
+    }
+    for (size_t i = 0; i < m; i++) {
+        size_t p = keys[i].group;
+        if (i == 0 || keys[i - 1].group != p)
+            s.next[p] = i;
+        s.end[p] = i + 1;
+    }
+    for (size_t p = 0; p < np; p++) {
+        retire(&s, p, 0); /* results with nothing left finish now */
+        if (left_k(&s, p) > 0)
+            s.heap[s.nheap++] = p;
+    }
+    reallocate(&s, 0);
+
+    double t = 0;
+    while (s.nheap > 0) {
+        size_t p = s.heap[0];
+        t = s.fin[p];
+        sync_project(&s, p, t);
+        /* It defined the event: its next result finishes exactly now,
+         * which guarantees progress whatever the rounding. */
+        s.work[p] = keys[s.next[p]].key;
+        retire(&s, p, t);
+        size_t k_after = left_k(&s, p);
+        if (k_after == 0) {
+            heap_remove(&s, p);
+            s.t_empty[p] = t;
+        } else if (!s.capped[p] && s.alloc[p] <= (double)k_after) {
+            /* Allocations unchanged: only p's per-result rate moves. */
+            set_finish_time(&s, p, t);
+            sift_down(&s, s.pos[p]);
+            continue;
+        }
+        for (size_t i = 0; i < s.nheap; i++)
+            sync_project(&s, s.heap[i], t);
+        reallocate(&s, t);
+    }
+    sync_global(&s, INFINITY);
+
+    for (size_t p = 0; p < np; p++) {
+        /* After its last result a project runs on nothing: it lacks its
+         * whole share of the CPUs until min_queue. */
+        if (s.t_empty[p] < s.mq)
+            out->shortfall[p] += s.ncpus * out->frs[p] * (s.mq - s.t_empty[p]);
+    }
+    /* In index order: sequential over the results (finish is INFINITY
+     * only for results that were not simulated). */
+    for (size_t r = 0; r < nr; r++) {
+        if (out->finish[r] != INFINITY && out->finish[r] > st->results[r].deadline) {
+            out->deadline_missed[r] = true;
+            out->deadlines_missed[st->results[r].project]++;
+        }
+    }
+    out->total_shortfall = s.idle;
+    out->total_work_before_minq = s.used;
+    out->end = st->now + t;
+    return 0;
+}
+
+int vs_rrsim_run(enum vs_cpolicy policy, const struct vs_cstate *st, struct vs_cpolicy_ws *ws,
+                 struct vs_rrsim_out *out)
+{
+    if ((int)policy < 0 || (int)policy >= VS_CPOLICY_COUNT || vs_cstate_validate(st) != 0 || !ws ||
+        !ws->d)
+        return VS_EINVAL;
+    return vs_rrsim__run(policy, st, ws, out);
+}
