@@ -396,6 +396,8 @@ struct vs_proto_reply {
     bool verify_files_on_app_start;
     bool ended;
     bool message_ack;
+    /* BOINC-COMPAT: the legacy forms of no_rsc_apps (pre-7 clients) */
+    bool no_cpu_apps, no_cuda_apps, no_ati_apps;
     const char **no_rsc_apps; /* "CPU", "NVIDIA", "ATI", "intel_gpu" */
     size_t n_no_rsc_apps;
     struct vs_proto_message *messages;

@@ -45,6 +45,9 @@ static const struct vs_proto__field mid_fields[] = {
     FLD(T, verify_files_on_app_start, F_FLAG),
     FLD(T, ended, F_FLAG),
     FLD(T, message_ack, F_FLAG),
+    FLD(T, no_cpu_apps, F_FLAG),
+    FLD(T, no_cuda_apps, F_FLAG),
+    FLD(T, no_ati_apps, F_FLAG),
     FLD(T, code_sign_key, F_BLOCK),
     FLD(T, code_sign_key_signature, F_BLOCK),
 };

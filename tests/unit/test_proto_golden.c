@@ -790,6 +790,7 @@ static void test_synthetic(void **state)
     assert_true(p.next_rpc_delay == 3600 && p.request_delay == 60);
     assert_true(p.dont_use_dcf && p.send_full_workload && p.message_ack);
     assert_false(p.project_is_down);
+    assert_true(p.no_cuda_apps && !p.no_cpu_apps && !p.no_ati_apps);
     assert_int_equal(p.n_no_rsc_apps, 2);
     assert_int_equal(p.file_infos[0].n_urls, 3);
     assert_int_equal(p.file_infos[0].urls[1].kind, VS_PROTO_URL_DOWNLOAD);
