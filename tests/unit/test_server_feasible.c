@@ -470,7 +470,7 @@ static void test_max_jobs_per_rpc(void **state)
     struct fx f;
     fx_init(&f);
     f.cfg.max_wus_to_send = 2; /* x 4 CPUs */
-    f.job.rsc_fpops_est = 3e9;   /* 1 s jobs: the request is never filled */
+    f.job.rsc_fpops_est = 3e9; /* 1 s jobs: the request is never filled */
     fx_start(&f, NULL, 0);
     assert_int_equal(f.st.max_jobs_per_rpc, 8);
     for (int i = 0; i < 8; i++) {

@@ -126,8 +126,14 @@ int vs_sp_max_jobs_per_rpc(const struct vs_sp_config *cfg, const struct vs_sp_ho
 
 /* BOINC-COMPAT: HR class = os code + cpu code, the values stored in
  * workunit.hr_class (OS codes are multiples of 128, CPU codes 1..22). */
-enum { OS_NONE = 128, OS_LINUX = 256, OS_WINDOWS = 384, OS_DARWIN = 512, OS_FREEBSD = 640,
-       OS_ANDROID = 768 };
+enum {
+    OS_NONE = 128,
+    OS_LINUX = 256,
+    OS_WINDOWS = 384,
+    OS_DARWIN = 512,
+    OS_FREEBSD = 640,
+    OS_ANDROID = 768
+};
 enum { CPU_NONE = 1, CPU_INTEL = 2, CPU_AMD = 3, CPU_PPC_MAC = 4, CPU_ARM = 22 };
 
 static bool has(const char *s, const char *needle)
@@ -140,8 +146,11 @@ static int os_code(const struct vs_sp_host *h)
     static const struct {
         const char *name;
         int code;
-    } os[] = {{"Linux", OS_LINUX},     {"Windows", OS_WINDOWS}, {"Darwin", OS_DARWIN},
-              {"FreeBSD", OS_FREEBSD}, {"Android", OS_ANDROID}};
+    } os[] = {{"Linux", OS_LINUX},
+              {"Windows", OS_WINDOWS},
+              {"Darwin", OS_DARWIN},
+              {"FreeBSD", OS_FREEBSD},
+              {"Android", OS_ANDROID}};
     for (size_t i = 0; i < sizeof os / sizeof os[0]; i++)
         if (has(h->os_name, os[i].name))
             return os[i].code;
@@ -276,8 +285,8 @@ enum vs_sp_reason vs_sp__check_dup(const struct vs_sp_state *st, const struct vs
         return VS_SP_OK;
     enum vs_sp_reason why = c->one_result_per_user_per_wu ? VS_SP_DUP_USER : VS_SP_DUP_HOST;
     /* Two results of one WU in the same reply go to the same host. */
-    if (contains(st->sent_wus, st->njobs_sent < VS_SP_MAX_REPLY_JOBS ? st->njobs_sent
-                                                                     : VS_SP_MAX_REPLY_JOBS,
+    if (contains(st->sent_wus,
+                 st->njobs_sent < VS_SP_MAX_REPLY_JOBS ? st->njobs_sent : VS_SP_MAX_REPLY_JOBS,
                  job->wu_id))
         return why;
     if (c->one_result_per_user_per_wu &&
@@ -494,7 +503,7 @@ enum vs_sp_reason vs_sp__choose_version(const struct vs_sp_state *st, const stru
             gpu_missing = p;
             continue;
         }
-        if (!vs_sp_need_proc(st, p)) {
+        if (!vs_sp__requested(st, p)) {
             unrequested = true;
             continue;
         }

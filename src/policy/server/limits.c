@@ -31,8 +31,8 @@ static int scale(const struct vs_sp_rsc_limit *l, int n)
     return s > INT_MAX ? INT_MAX : (int)s;
 }
 
-static void scale_set(const struct vs_sp_limit_set *set, const int *ninst, int nall,
-                      int *out_total, int *out_proc)
+static void scale_set(const struct vs_sp_limit_set *set, const int *ninst, int nall, int *out_total,
+                      int *out_proc)
 {
     /* BOINC never scales the total; here <per_proc/> on a total scales it by
      * all processors (CPUs + GPUs), which is what the seed's wording says. */
@@ -81,7 +81,8 @@ bool vs_sp_limits_exceeded(const struct vs_sp_state *st, int idx, enum vs_sp_pro
     if (st->n_proj_total >= st->lim_proj_total || st->n_proj[p] >= st->lim_proj[p])
         return true;
     if (idx >= 0 && idx < VS_SP_MAX_APP_LIMITS &&
-        (st->n_app_total[idx] >= st->lim_app_total[idx] || st->n_app[idx][p] >= st->lim_app[idx][p]))
+        (st->n_app_total[idx] >= st->lim_app_total[idx] ||
+         st->n_app[idx][p] >= st->lim_app[idx][p]))
         return true;
     return false;
 }

@@ -95,8 +95,8 @@ int vs_sp_state_init(struct vs_sp_state *st, const struct vs_sp_config *cfg,
         memcpy(st->havs, havs, (size_t)n_havs * sizeof *havs);
         st->n_havs = n_havs;
     }
-    st->new_day = req->prev_rpc_time > 0 && vs_sp_quota_new_day(host->id, req->prev_rpc_time,
-                                                                req->now);
+    st->new_day =
+        req->prev_rpc_time > 0 && vs_sp_quota_new_day(host->id, req->prev_rpc_time, req->now);
     for (int i = 0; i < st->n_havs; i++) {
         if (st->havs[i].max_jobs_per_day <= 0)
             st->havs[i].max_jobs_per_day = cfg->daily_result_quota;
@@ -107,8 +107,7 @@ int vs_sp_state_init(struct vs_sp_state *st, const struct vs_sp_config *cfg,
     st->use_edf = cfg->workload_sim && req->have_ip_results;
     if (st->use_edf)
         vs_sp__edf_init(&st->edf, st->ncpus, req->ip_results, req->n_ip_results,
-                        host->work_buf_min > 0 ? host->work_buf_min : 0,
-                        st->avail_frac[VS_SP_CPU]);
+                        host->work_buf_min > 0 ? host->work_buf_min : 0, st->avail_frac[VS_SP_CPU]);
     return 0;
 }
 
@@ -122,16 +121,18 @@ void vs_sp_state_cleanup(struct vs_sp_state *st)
     vs_sp__edf_cleanup(&st->edf); /* all-NULL when EDF is not used */
 }
 
-bool vs_sp_need_proc(const struct vs_sp_state *st, enum vs_sp_proc p)
+bool vs_sp__requested(const struct vs_sp_state *st, enum vs_sp_proc p)
 {
     if ((unsigned)p >= VS_SP_NPROC)
         return false;
-    bool wanted;
     if (st->rsc_spec_request)
-        wanted = st->req_secs[p] > 0 || st->req_instances[p] > 0;
-    else
-        wanted = p == VS_SP_CPU && st->seconds_to_fill > 0;
-    if (!wanted)
+        return st->req_secs[p] > 0 || st->req_instances[p] > 0;
+    return p == VS_SP_CPU && st->seconds_to_fill > 0;
+}
+
+bool vs_sp_need_proc(const struct vs_sp_state *st, enum vs_sp_proc p)
+{
+    if (!vs_sp__requested(st, p))
         return false;
     /* Over the project limit for this resource: stop asking for it. */
     return st->n_proj_total < st->lim_proj_total && st->n_proj[p] < st->lim_proj[p];
@@ -303,7 +304,8 @@ int vs_sp_verdict_message(const struct vs_sp_state *st, const struct vs_sp_verdi
     case VS_SP_OK:
         return vs_buf_puts(out, "OK");
     case VS_SP_CLIENT_VERSION:
-        if ((rc = vs_buf_puts(out, "Your BOINC client ")) || (rc = version_str(out, (int)v->have)) ||
+        if ((rc = vs_buf_puts(out, "Your BOINC client ")) ||
+            (rc = version_str(out, (int)v->have)) ||
             (rc = vs_buf_puts(out, " is too old: this project needs version ")) ||
             (rc = version_str(out, (int)v->need)) ||
             (rc = vs_buf_puts(out, " or later. Please install the current version of BOINC.")))
@@ -312,8 +314,7 @@ int vs_sp_verdict_message(const struct vs_sp_state *st, const struct vs_sp_verdi
     case VS_SP_NO_WORK_WANTED:
         return vs_buf_puts(out, "The request for this resource is already filled");
     case VS_SP_RPC_LIMIT:
-        return vs_buf_printf(out, "Reached the limit of %d tasks per scheduler request",
-                             v->limit);
+        return vs_buf_printf(out, "Reached the limit of %d tasks per scheduler request", v->limit);
     case VS_SP_DUP_USER:
         return vs_buf_puts(out, "This project sends each user at most one task of a workunit; "
                                 "your account already has the tasks that are available");
@@ -338,8 +339,7 @@ int vs_sp_verdict_message(const struct vs_sp_state *st, const struct vs_sp_verdi
     case VS_SP_JOB_LIMIT:
         return vs_buf_puts(out, "This computer has reached a limit on tasks in progress");
     case VS_SP_DAILY_QUOTA:
-        return vs_buf_printf(out, "This computer has finished a daily quota of %d tasks",
-                             v->limit);
+        return vs_buf_printf(out, "This computer has finished a daily quota of %d tasks", v->limit);
     case VS_SP_MEMORY:
         return vs_buf_printf(out, "%s needs %.2f MB RAM but only %.2f MB is available for use.",
                              app, v->need / MEGA, v->have / MEGA);

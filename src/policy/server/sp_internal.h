@@ -21,6 +21,9 @@ enum vs_sp_reason vs_sp__check_disk(const struct vs_sp_state *st, const struct v
 enum vs_sp_reason vs_sp__check_deadline(struct vs_sp_state *st, const struct vs_sp_job *job,
                                         struct vs_sp_verdict *v);
 
+/* True when the request still asks for resource p (limits aside). */
+bool vs_sp__requested(const struct vs_sp_state *st, enum vs_sp_proc p);
+
 /* The state's quota row for an app version, or NULL. */
 struct vs_sp_hav *vs_sp__hav_find(const struct vs_sp_state *st, int64_t app_version_id);
 /* Projected FLOPS of a version on a host. */
