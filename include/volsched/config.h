@@ -45,13 +45,13 @@ struct vs_config {
     int maintenance_delay;     /* seconds; default 3600 */
     int report_grace_period;   /* seconds added to deadlines in the store */
     int delete_delay_hours;
-    int report_max;     /* reported results handled per RPC; 0 = all */
-    int shmem_work_items;   /* job cache slots; default 100 */
-    int feeder_query_size;  /* default 2 x shmem_work_items */
+    int report_max;        /* reported results handled per RPC; 0 = all */
+    int shmem_work_items;  /* job cache slots; default 100 */
+    int feeder_query_size; /* default 2 x shmem_work_items */
     bool resend_lost_results, send_result_abort, nowork_skip, dont_send_jobs;
     bool dont_generate_upload_certificates, ignore_upload_certificates, cache_md5_info;
     bool disable_account_creation;
-    int min_core_client_version_announced; /* encoded like min_core_client_version */
+    int min_core_client_version_announced;      /* encoded like min_core_client_version */
     long long min_core_client_upgrade_deadline; /* epoch seconds */
 
     /* assigned work (seed 003) */

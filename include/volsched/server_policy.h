@@ -11,6 +11,8 @@
  *
  * Naming: vs_sp_ ("server policy"). All strings are borrowed: the caller
  * keeps host, request, app and job strings alive while the state is in use.
+ * Apps and app versions must not change during a state's life: the app
+ * version chosen for an app is memoized until the next vs_sp_commit().
  */
 #ifndef VOLSCHED_SERVER_POLICY_H
 #define VOLSCHED_SERVER_POLICY_H
@@ -27,31 +29,31 @@ enum vs_sp_proc { VS_SP_CPU = 0, VS_SP_NVIDIA = 1, VS_SP_AMD = 2, VS_SP_INTEL = 
 #define VS_SP_NPROC 4
 
 /* Caps that keep per-request state fixed-size. */
-#define VS_SP_MAX_APP_LIMITS 64    /* <app> sections in config_aux.xml */
-#define VS_SP_MAX_PLATFORMS  8     /* primary + alternates considered */
-#define VS_SP_MAX_REPLY_JOBS 1024  /* jobs in one reply, whatever the config says */
-#define VS_SP_MAX_NCPUS      1024  /* hard cap on effective CPUs (config max_ncpus is lower) */
+#define VS_SP_MAX_APP_LIMITS 64   /* <app> sections in config_aux.xml */
+#define VS_SP_MAX_PLATFORMS  8    /* primary + alternates considered */
+#define VS_SP_MAX_REPLY_JOBS 1024 /* jobs in one reply, whatever the config says */
+#define VS_SP_MAX_NCPUS      1024 /* hard cap on effective CPUs (config max_ncpus is lower) */
 #define VS_SP_DAY            86400.0
 
 /* Why a job was not sent (or a request got no work). One code per rule. */
 enum vs_sp_reason {
     VS_SP_OK = 0,
-    VS_SP_CLIENT_VERSION, /* core client older than min_core_client_version */
-    VS_SP_NO_WORK_WANTED, /* the request no longer needs this resource */
-    VS_SP_RPC_LIMIT,      /* max_wus_to_send x processors reached */
-    VS_SP_DUP_USER,       /* one_result_per_user_per_wu */
-    VS_SP_DUP_HOST,       /* one_result_per_host_per_wu (or already in this reply) */
-    VS_SP_HR_UNKNOWN,     /* host's homogeneous-redundancy class is unknown */
-    VS_SP_HR_CLASS,       /* WU committed to another HR class */
-    VS_SP_NO_APP_VERSION, /* no version for the host's platforms */
-    VS_SP_OLD_APP_VERSION,/* versions exist but all below app min_version */
-    VS_SP_NO_GPU,         /* only GPU versions, host lacks that GPU */
-    VS_SP_JOB_LIMIT,      /* max_jobs_in_progress reached */
-    VS_SP_DAILY_QUOTA,    /* daily result quota reached */
-    VS_SP_MEMORY,         /* rsc_memory_bound > usable RAM */
-    VS_SP_DISK,           /* rsc_disk_bound > disk allowed */
-    VS_SP_DEADLINE,       /* estimated completion after the delay bound */
-    VS_SP_WORKLOAD,       /* EDF: would make queued work miss deadlines */
+    VS_SP_CLIENT_VERSION,  /* core client older than min_core_client_version */
+    VS_SP_NO_WORK_WANTED,  /* the request no longer needs this resource */
+    VS_SP_RPC_LIMIT,       /* max_wus_to_send x processors reached */
+    VS_SP_DUP_USER,        /* one_result_per_user_per_wu */
+    VS_SP_DUP_HOST,        /* one_result_per_host_per_wu (or already in this reply) */
+    VS_SP_HR_UNKNOWN,      /* host's homogeneous-redundancy class is unknown */
+    VS_SP_HR_CLASS,        /* WU committed to another HR class */
+    VS_SP_NO_APP_VERSION,  /* no version for the host's platforms */
+    VS_SP_OLD_APP_VERSION, /* versions exist but all below app min_version */
+    VS_SP_NO_GPU,          /* only GPU versions, host lacks that GPU */
+    VS_SP_JOB_LIMIT,       /* max_jobs_in_progress reached */
+    VS_SP_DAILY_QUOTA,     /* daily result quota reached */
+    VS_SP_MEMORY,          /* rsc_memory_bound > usable RAM */
+    VS_SP_DISK,            /* rsc_disk_bound > disk allowed */
+    VS_SP_DEADLINE,        /* estimated completion after the delay bound */
+    VS_SP_WORKLOAD,        /* EDF: would make queued work miss deadlines */
     VS_SP__NREASONS
 };
 
@@ -81,15 +83,15 @@ struct vs_sp_job_limits {
 struct vs_sp_config {
     bool one_result_per_user_per_wu;
     bool one_result_per_host_per_wu;
-    int daily_result_quota;      /* per host and app version per CPU; 0 = no quota */
-    int max_wus_to_send;         /* per processor per RPC (default 10) */
-    int gpu_multiplier;          /* GPU weight in per-RPC and daily scaling (default 1) */
-    int max_ncpus;               /* cap on a host's CPUs used for scaling (default 64) */
-    int homogeneous_redundancy;  /* project-wide HR type: 0 off, 1 fine, 2 coarse */
-    int min_core_client_version; /* major*10000+minor*100+release (default 70000) */
-    bool ignore_delay_bound;     /* skip the deadline check entirely */
+    int daily_result_quota;           /* per host and app version per CPU; 0 = no quota */
+    int max_wus_to_send;              /* per processor per RPC (default 10) */
+    int gpu_multiplier;               /* GPU weight in per-RPC and daily scaling (default 1) */
+    int max_ncpus;                    /* cap on a host's CPUs used for scaling (default 64) */
+    int homogeneous_redundancy;       /* project-wide HR type: 0 off, 1 fine, 2 coarse */
+    int min_core_client_version;      /* major*10000+minor*100+release (default 70000) */
+    bool ignore_delay_bound;          /* skip the deadline check entirely */
     bool deadline_exempt_empty_queue; /* BOINC's "everyone gets one job"; off by default */
-    bool workload_sim;           /* EDF simulation when the request lists queued results */
+    bool workload_sim;                /* EDF simulation when the request lists queued results */
     struct vs_sp_job_limits limits;
 };
 
@@ -110,11 +112,11 @@ struct vs_sp_host {
     /* Preference-derived allowances; <= 0 means "not set". */
     double disk_max_used_gb, disk_max_used_pct, disk_min_free_gb;
     double ram_max_used_busy_frac, ram_max_used_idle_frac; /* 0..1 */
-    double work_buf_min; /* seconds; the client's minimum queue */
-    double on_frac, active_frac, gpu_active_frac; /* <= 0 means unknown (1) */
-    int core_client_version; /* major*10000+minor*100+release */
+    double work_buf_min;                                   /* seconds; the client's minimum queue */
+    double on_frac, active_frac, gpu_active_frac;          /* <= 0 means unknown (1) */
+    int core_client_version;                               /* major*10000+minor*100+release */
     const char *os_name, *os_version, *p_vendor, *p_model;
-    int gpu_count[VS_SP_NPROC];        /* [VS_SP_CPU] unused */
+    int gpu_count[VS_SP_NPROC];         /* [VS_SP_CPU] unused */
     double gpu_peak_flops[VS_SP_NPROC]; /* per device; 0 = unknown */
 };
 
@@ -131,8 +133,8 @@ struct vs_sp_ip_result {
 };
 
 struct vs_sp_request {
-    double now;           /* time of the request (epoch seconds) */
-    double prev_rpc_time; /* the host's previous RPC; 0 = never */
+    double now;              /* time of the request (epoch seconds) */
+    double prev_rpc_time;    /* the host's previous RPC; 0 = never */
     double work_req_seconds; /* old clients */
     double req_secs[VS_SP_NPROC], req_instances[VS_SP_NPROC];
     double estimated_delay[VS_SP_NPROC]; /* until that resource frees up */
@@ -147,10 +149,10 @@ struct vs_sp_app_version {
     int64_t id;
     const char *platform;
     int version_num;
-    const char *plan_class; /* "" or NULL for a plain CPU version */
-    enum vs_sp_proc proc;   /* see vs_sp_plan_class_proc() */
-    double avg_ncpus;       /* CPUs used; <= 0 means 1 */
-    double gpu_usage;       /* GPUs used by a GPU version; <= 0 means 1 */
+    const char *plan_class;                 /* "" or NULL for a plain CPU version */
+    enum vs_sp_proc proc;                   /* see vs_sp_plan_class_proc() */
+    double avg_ncpus;                       /* CPUs used; <= 0 means 1 */
+    double gpu_usage;                       /* GPUs used by a GPU version; <= 0 means 1 */
     int min_core_version, max_core_version; /* 0 = no bound */
     double flops; /* projected FLOPS on this host; 0 = estimate from host */
 };
@@ -170,9 +172,9 @@ struct vs_sp_job {
     int64_t wu_id, result_id;
     const struct vs_sp_app *app;
     double rsc_fpops_est, rsc_memory_bound, rsc_disk_bound;
-    double delay_bound;  /* seconds */
-    int hr_class;        /* HR class the WU is committed to; 0 = none */
-    int app_version_num; /* only this version may run it; 0 = any */
+    double delay_bound;            /* seconds */
+    int hr_class;                  /* HR class the WU is committed to; 0 = none */
+    int app_version_num;           /* only this version may run it; 0 = any */
     const int64_t *result_userids; /* users that already hold a result of this WU */
     int n_result_userids;
     const int64_t *result_hostids; /* hosts that already hold a result of this WU */
@@ -224,9 +226,9 @@ struct vs_sp_state {
     const struct vs_sp_request *req;
 
     /* derived once per request */
-    int ncpus;          /* effective CPUs, 1..max_ncpus */
-    double usable_ram;  /* bytes */
-    double disk_left;   /* bytes allowed, minus what was sent */
+    int ncpus;         /* effective CPUs, 1..max_ncpus */
+    double usable_ram; /* bytes */
+    double disk_left;  /* bytes allowed, minus what was sent */
     double avail_frac[VS_SP_NPROC];
     int max_jobs_per_rpc;
     int hr_class[3]; /* by HR type; 0 = unknown class */
@@ -255,6 +257,17 @@ struct vs_sp_state {
     int64_t sent_wus[VS_SP_MAX_REPLY_JOBS];
     struct vs_sp_edf edf;
     bool use_edf;
+
+    /* app version choice per (app, pinned version), valid until a commit */
+    struct {
+        const struct vs_sp_app *app;
+        int app_version_num;
+        enum vs_sp_reason reason;
+        const struct vs_sp_app_version *av;
+        enum vs_sp_proc proc;
+        int limit;
+    } memo[8];
+    int n_memo;
 
     /* refusals: count per reason and the first one's details */
     int n_refused[VS_SP__NREASONS];
@@ -316,8 +329,8 @@ bool vs_sp_no_work_because_of_deadlines(const struct vs_sp_state *st);
  * Appends the user message for one refusal, in BOINC's wording, to out (no
  * newline). Returns 0 or the vs_buf error.
  */
-VS_MUST_CHECK int vs_sp_verdict_message(const struct vs_sp_state *st,
-                                        const struct vs_sp_verdict *v, struct vs_buf *out);
+VS_MUST_CHECK int vs_sp_verdict_message(const struct vs_sp_state *st, const struct vs_sp_verdict *v,
+                                        struct vs_buf *out);
 
 /*
  * Composes the explanation of a reply that sent no work: "No tasks sent"

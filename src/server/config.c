@@ -64,8 +64,8 @@ static const struct tag tags[] = {
     {"ignore_upload_certificates", K_BOOL, F(ignore_upload_certificates), 0, 0},
     {"cache_md5_info", K_BOOL, F(cache_md5_info), 0, 0},
     {"disable_account_creation", K_BOOL, F(disable_account_creation), 0, 0},
-    {"min_core_client_version_announced", K_CORE_VERSION, F(min_core_client_version_announced),
-     0, 0},
+    {"min_core_client_version_announced", K_CORE_VERSION, F(min_core_client_version_announced), 0,
+     0},
     {"min_core_client_upgrade_deadline", K_LLONG, F(min_core_client_upgrade_deadline), 0, 0},
     {"enable_assignment", K_BOOL, F(enable_assignment), 0, 0},
     {"enable_assignment_multi", K_BOOL, F(enable_assignment_multi), 0, 0},
@@ -121,7 +121,7 @@ void vs_config_cleanup(struct vs_config *c)
 {
     if (!c)
         return;
-    char **strs[] = {&c->master_url, &c->long_name,  &c->download_url, &c->upload_url,
+    char **strs[] = {&c->master_url,   &c->long_name,  &c->download_url, &c->upload_url,
                      &c->download_dir, &c->upload_dir, &c->key_dir};
     for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++) {
         vs_free(*strs[i]);
@@ -141,8 +141,7 @@ struct ctx {
     struct vs_arena *arena;
 };
 
-static int fail(const struct ctx *x, int code, unsigned line, const char *fmt, ...)
-    VS_PRINTF(4, 5);
+static int fail(const struct ctx *x, int code, unsigned line, const char *fmt, ...) VS_PRINTF(4, 5);
 static int fail(const struct ctx *x, int code, unsigned line, const char *fmt, ...)
 {
     if (x->err) {
@@ -434,8 +433,7 @@ static int parse_max_jobs(const struct ctx *x, const struct vs_xml_node *mj)
             if ((rc = parse_limit_set(x, n, &set, true)))
                 return rc;
             if (vs_sp_limits_app_index(l, set.app_name) >= 0)
-                return fail(x, VS_ECONFIG, n->line, "second <app> section for '%s'",
-                            set.app_name);
+                return fail(x, VS_ECONFIG, n->line, "second <app> section for '%s'", set.app_name);
             l->apps[l->n_apps++] = set;
         } else {
             warn(x, n->line, "unknown tag <%s> in <max_jobs_in_progress> ignored", n->name);
@@ -463,8 +461,7 @@ static int run(struct vs_config *c, const char *data, size_t len, const char *fi
 {
     struct vs_arena arena;
     vs_arena_init(&arena, 16384);
-    struct ctx x = {c, filename ? filename : (aux ? "config_aux.xml" : "config.xml"), err,
-                    &arena};
+    struct ctx x = {c, filename ? filename : (aux ? "config_aux.xml" : "config.xml"), err, &arena};
     struct vs_xml_doc doc;
     int rc = parse_doc(&x, data, len, &doc);
     if (rc)
@@ -527,8 +524,8 @@ static int read_file(const char *path, struct vs_buf *out)
     return rc;
 }
 
-static int load_one(struct vs_config *c, const char *dir, const char *name, bool aux,
-                    bool optional, struct vs_config_error *err)
+static int load_one(struct vs_config *c, const char *dir, const char *name, bool aux, bool optional,
+                    struct vs_config_error *err)
 {
     struct vs_buf path, text;
     vs_buf_init(&path, 4096);

@@ -98,11 +98,11 @@ static void test_old_version_encoding(void **state)
     (void)state;
     struct vs_config c;
     vs_config_init(&c);
-    assert_int_equal(
-        parse(&c, "<boinc><config><min_core_client_version>602</min_core_client_version>"
-                  "</config></boinc>",
-              NULL),
-        0);
+    assert_int_equal(parse(&c,
+                           "<boinc><config><min_core_client_version>602</min_core_client_version>"
+                           "</config></boinc>",
+                           NULL),
+                     0);
     assert_int_equal(c.policy.min_core_client_version, 60200);
     vs_config_cleanup(&c);
 }
@@ -144,8 +144,8 @@ static void check_bad(const struct bad *b, bool aux)
     vs_config_init(&c);
     int rc = aux ? parse_aux(&c, b->text, &e) : parse(&c, b->text, &e);
     if (rc != b->code || e.line != b->line || strncmp(e.msg, b->msg, strlen(b->msg)) != 0)
-        fail_msg("for %s\n got rc=%d line=%u msg='%s'\nwant rc=%d line=%u msg='%s...'", b->text,
-                 rc, e.line, e.msg, b->code, b->line, b->msg);
+        fail_msg("for %s\n got rc=%d line=%u msg='%s'\nwant rc=%d line=%u msg='%s...'", b->text, rc,
+                 e.line, e.msg, b->code, b->line, b->msg);
     assert_string_equal(e.file, aux ? "config_aux.xml" : "config.xml");
     vs_config_cleanup(&c);
 }
@@ -168,10 +168,10 @@ static void test_bad_config(void **state)
          VS_ECONFIG, 2, "<daily_result_quota> must be an integer, not 'lots'"},
         {"<boinc><config>\n<daily_result_quota>2.5</daily_result_quota></config></boinc>",
          VS_ECONFIG, 2, "<daily_result_quota> must be an integer, not '2.5'"},
-        {"<boinc><config>\n<daily_result_quota></daily_result_quota></config></boinc>",
-         VS_ECONFIG, 2, "<daily_result_quota> must be an integer, not ''"},
-        {"<boinc><config>\n\n<max_wus_to_send>0</max_wus_to_send></config></boinc>", VS_ECONFIG,
-         3, "<max_wus_to_send> must be at least 1 (0)"},
+        {"<boinc><config>\n<daily_result_quota></daily_result_quota></config></boinc>", VS_ECONFIG,
+         2, "<daily_result_quota> must be an integer, not ''"},
+        {"<boinc><config>\n\n<max_wus_to_send>0</max_wus_to_send></config></boinc>", VS_ECONFIG, 3,
+         "<max_wus_to_send> must be at least 1 (0)"},
         {"<boinc><config>\n<homogeneous_redundancy>3</homogeneous_redundancy></config></boinc>",
          VS_ECONFIG, 2, "<homogeneous_redundancy> must be at most 2 (3)"},
         {"<boinc><config>\n<one_result_per_user_per_wu>maybe</one_result_per_user_per_wu>"
@@ -385,11 +385,16 @@ static void test_too_large(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_defaults),          cmocka_unit_test(test_good_config),
-        cmocka_unit_test(test_old_version_encoding), cmocka_unit_test(test_unknown_tags_warn),
-        cmocka_unit_test(test_bad_config),        cmocka_unit_test(test_good_aux),
-        cmocka_unit_test(test_bad_aux),           cmocka_unit_test(test_aux_unknown_warns),
-        cmocka_unit_test(test_load_from_dir),     cmocka_unit_test(test_too_large),
+        cmocka_unit_test(test_defaults),
+        cmocka_unit_test(test_good_config),
+        cmocka_unit_test(test_old_version_encoding),
+        cmocka_unit_test(test_unknown_tags_warn),
+        cmocka_unit_test(test_bad_config),
+        cmocka_unit_test(test_good_aux),
+        cmocka_unit_test(test_bad_aux),
+        cmocka_unit_test(test_aux_unknown_warns),
+        cmocka_unit_test(test_load_from_dir),
+        cmocka_unit_test(test_too_large),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -61,8 +61,10 @@ static void test_min_version(void **state)
     assert_int_equal(fx_check(&f, &v), VS_SP_OLD_APP_VERSION);
     assert_int_equal(v.limit, 711);
     f.app.min_version = 710; /* exactly the version: allowed */
+    fx_start(&f, NULL, 0);   /* apps are fixed for a state's life */
     assert_int_equal(fx_check(&f, &v), VS_SP_OK);
     f.app.min_version = 0; /* zero: no minimum */
+    fx_start(&f, NULL, 0);
     assert_int_equal(fx_check(&f, &v), VS_SP_OK);
     fx_done(&f);
 }
@@ -100,11 +102,30 @@ static void test_version_core_client_bounds(void **state)
     fx_start(&f, NULL, 0);
     assert_int_equal(fx_check(&f, NULL), VS_SP_NO_APP_VERSION);
     f.av[0].min_core_version = 72005;
+    fx_start(&f, NULL, 0);
     assert_int_equal(fx_check(&f, NULL), VS_SP_OK);
     f.av[0].max_core_version = 72004;
+    fx_start(&f, NULL, 0);
     assert_int_equal(fx_check(&f, NULL), VS_SP_NO_APP_VERSION);
     f.av[0].max_core_version = 72005;
+    fx_start(&f, NULL, 0);
     assert_int_equal(fx_check(&f, NULL), VS_SP_OK);
+    fx_done(&f);
+}
+
+static void test_version_choice_redone_after_commit(void **state)
+{
+    (void)state;
+    /* The choice is memoized per app; a send that uses up the CPU request
+     * must make the next job of the same app look again. */
+    struct fx f;
+    fx_init(&f);
+    f.req.req_secs[VS_SP_CPU] = 1;
+    f.req.req_instances[VS_SP_CPU] = 0;
+    fx_start(&f, NULL, 0);
+    assert_int_equal(fx_send(&f), VS_SP_OK);
+    f.job.wu_id++;
+    assert_int_equal(fx_check(&f, NULL), VS_SP_NO_WORK_WANTED);
     fx_done(&f);
 }
 
@@ -599,6 +620,7 @@ int main(void)
         cmocka_unit_test(test_min_version),
         cmocka_unit_test(test_version_choice_fastest_and_pinned),
         cmocka_unit_test(test_version_core_client_bounds),
+        cmocka_unit_test(test_version_choice_redone_after_commit),
         cmocka_unit_test(test_plan_class_proc),
         cmocka_unit_test(test_gpu_version_needs_that_gpu),
         cmocka_unit_test(test_memory_bound),

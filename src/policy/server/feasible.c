@@ -549,3 +549,31 @@ enum vs_sp_reason vs_sp__choose_version(const struct vs_sp_state *st, const stru
     }
     return VS_SP_NO_APP_VERSION;
 }
+
+enum vs_sp_reason vs_sp__choose_version_memo(struct vs_sp_state *st, const struct vs_sp_job *job,
+                                             struct vs_sp_verdict *v)
+{
+    /* The choice depends on the app, a pinned version number and state that
+     * only a commit changes (request left, limits, quota rows), so a cache
+     * scan of many jobs of few apps chooses once per app (BOINC memoizes
+     * its best app versions per request too). */
+    for (int i = 0; i < st->n_memo; i++) {
+        if (st->memo[i].app == job->app && st->memo[i].app_version_num == job->app_version_num) {
+            v->av = st->memo[i].av;
+            v->proc = st->memo[i].proc;
+            v->limit = st->memo[i].limit;
+            return st->memo[i].reason;
+        }
+    }
+    enum vs_sp_reason r = vs_sp__choose_version(st, job, v);
+    if (st->n_memo < (int)(sizeof st->memo / sizeof st->memo[0])) {
+        int i = st->n_memo++;
+        st->memo[i].app = job->app;
+        st->memo[i].app_version_num = job->app_version_num;
+        st->memo[i].reason = r;
+        st->memo[i].av = v->av;
+        st->memo[i].proc = v->proc;
+        st->memo[i].limit = v->limit;
+    }
+    return r;
+}

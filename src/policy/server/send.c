@@ -185,7 +185,7 @@ enum vs_sp_reason vs_sp_check_job(struct vs_sp_state *st, const struct vs_sp_job
         refuse(st, r, &v);
         goto out;
     }
-    if ((r = vs_sp__choose_version(st, job, &v)) != VS_SP_OK) {
+    if ((r = vs_sp__choose_version_memo(st, job, &v)) != VS_SP_OK) {
         refuse(st, r, &v);
         goto out;
     }
@@ -211,6 +211,7 @@ void vs_sp_commit(struct vs_sp_state *st, const struct vs_sp_job *job,
     enum vs_sp_proc p = v->proc;
     double est = v->est_duration;
 
+    st->n_memo = 0; /* what is left of the request, limits and quota change */
     if (st->njobs_sent < VS_SP_MAX_REPLY_JOBS)
         st->sent_wus[st->njobs_sent] = job->wu_id;
     st->njobs_sent++;

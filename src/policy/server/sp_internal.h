@@ -14,6 +14,9 @@ enum vs_sp_reason vs_sp__check_hr(const struct vs_sp_state *st, const struct vs_
                                   struct vs_sp_verdict *v);
 enum vs_sp_reason vs_sp__choose_version(const struct vs_sp_state *st, const struct vs_sp_job *job,
                                         struct vs_sp_verdict *v);
+/* The same, memoized per (app, pinned version) until the next commit. */
+enum vs_sp_reason vs_sp__choose_version_memo(struct vs_sp_state *st, const struct vs_sp_job *job,
+                                             struct vs_sp_verdict *v);
 enum vs_sp_reason vs_sp__check_memory(const struct vs_sp_state *st, const struct vs_sp_job *job,
                                       struct vs_sp_verdict *v);
 enum vs_sp_reason vs_sp__check_disk(const struct vs_sp_state *st, const struct vs_sp_job *job,
