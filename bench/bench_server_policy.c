@@ -100,8 +100,8 @@ static void build(struct world *w)
     w->req.req_secs[VS_SP_NVIDIA] = 43200;
     w->req.estimated_delay[VS_SP_NVIDIA] = 5000;
     for (int i = 0; i < NINPROG; i++)
-        w->inprog[i] = (struct vs_sp_inprog){app_names[i % NAPPS],
-                                             i % NAPPS == 3 ? VS_SP_NVIDIA : VS_SP_CPU};
+        w->inprog[i] =
+            (struct vs_sp_inprog){app_names[i % NAPPS], i % NAPPS == 3 ? VS_SP_NVIDIA : VS_SP_CPU};
     w->req.in_progress = w->inprog;
     w->req.n_in_progress = NINPROG;
     for (int i = 0; i < NQUEUED; i++)
@@ -115,20 +115,27 @@ static void build(struct world *w)
     for (int a = 0; a < NAPPS; a++) {
         struct vs_sp_app_version *v = w->av[a];
         /* one for another platform, one here, and a faster variant */
-        v[0] = (struct vs_sp_app_version){avid++, "windows_x86_64", 700, "", VS_SP_CPU, 1, 0,
-                                          0, 0, 0};
-        v[1] = (struct vs_sp_app_version){avid++, "x86_64-pc-linux-gnu", 710, "", VS_SP_CPU, 1,
-                                          0, 0, 0, 0};
+        v[0] =
+            (struct vs_sp_app_version){avid++, "windows_x86_64", 700, "", VS_SP_CPU, 1, 0, 0, 0, 0};
+        v[1] = (struct vs_sp_app_version){
+            avid++, "x86_64-pc-linux-gnu", 710, "", VS_SP_CPU, 1, 0, 0, 0, 0};
         if (a == 2)
-            v[2] = (struct vs_sp_app_version){avid++, "x86_64-pc-linux-gnu", 711, "mt",
-                                              VS_SP_CPU, 4, 0, 0, 0, 0};
+            v[2] = (struct vs_sp_app_version){
+                avid++, "x86_64-pc-linux-gnu", 711, "mt", VS_SP_CPU, 4, 0, 0, 0, 0};
         else if (a == 3)
-            v[2] = (struct vs_sp_app_version){avid++, "x86_64-pc-linux-gnu", 712, "cuda_fermi",
-                                              vs_sp_plan_class_proc("cuda_fermi"), 0.2, 1, 0,
-                                              0, 0};
+            v[2] = (struct vs_sp_app_version){avid++,
+                                              "x86_64-pc-linux-gnu",
+                                              712,
+                                              "cuda_fermi",
+                                              vs_sp_plan_class_proc("cuda_fermi"),
+                                              0.2,
+                                              1,
+                                              0,
+                                              0,
+                                              0};
         else
-            v[2] = (struct vs_sp_app_version){avid++, "i686-pc-linux-gnu", 705, "", VS_SP_CPU,
-                                              1, 0, 0, 0, 0};
+            v[2] = (struct vs_sp_app_version){
+                avid++, "i686-pc-linux-gnu", 705, "", VS_SP_CPU, 1, 0, 0, 0, 0};
         w->app[a] = (struct vs_sp_app){a + 1, app_names[a], NULL, 700, 0, -1, v, 3};
         for (int k = 0; k < 3; k++)
             w->havs[w->n_havs++] = (struct vs_sp_hav){v[k].id, 0, 3, 0};
@@ -273,8 +280,8 @@ int main(int argc, char **argv)
     printf("  all rules         %8.1f ns/candidate  (%d of %d feasible)\n", t_all, ok_all, NJOBS);
     printf("  rules off         %8.1f ns/candidate  (%d of %d feasible)\n", t_off, ok_off, NJOBS);
     printf("  bare loop         %8.1f ns/candidate\n", t_bare);
-    printf("  ratio all/off %.2f, all+EDF/off %.2f, all/bare %.2f\n", t_all / t_off,
-           t_edf / t_off, t_all / t_bare);
+    printf("  ratio all/off %.2f, all+EDF/off %.2f, all/bare %.2f\n", t_all / t_off, t_edf / t_off,
+           t_all / t_bare);
     printf("  per request scanning 100 cache slots: +%.1f us (all rules), +%.1f us (with EDF)\n",
            (t_all - t_bare) * 100 / 1000, (t_edf - t_bare) * 100 / 1000);
     return 0;
