@@ -348,7 +348,10 @@ int vs_sp_version_encode(int major, int minor, int release);
 enum vs_sp_proc vs_sp_plan_class_proc(const char *plan_class);
 /* Usable RAM in bytes: m_nbytes x max(busy, idle frac), frac capped at 1. */
 double vs_sp_usable_ram(const struct vs_sp_host *h);
-/* Disk the prefs allow the project, in bytes (may be <= 0). */
+/* Disk the prefs allow the project, in bytes (may be <= 0);
+ * VS_SP_DISK_UNKNOWN when the host reports neither d_total nor d_free. */
+#define VS_SP_DISK_UNKNOWN 1e18
+
 double vs_sp_disk_allowed(const struct vs_sp_host *h);
 /* Effective CPUs: p_ncpus capped by max_ncpus, at least 1. */
 int vs_sp_effective_ncpus(const struct vs_sp_config *cfg, const struct vs_sp_host *h);

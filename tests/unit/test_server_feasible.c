@@ -211,6 +211,7 @@ static void test_disk_allowance(void **state)
     (void)state;
     struct vs_sp_host h;
     memset(&h, 0, sizeof h);
+    assert_true(vs_sp_disk_allowed(&h) == VS_SP_DISK_UNKNOWN); /* nothing reported */
     h.d_total = 100e9;
     h.d_free = 50e9;
     assert_true(fabs(vs_sp_disk_allowed(&h) - 50e9) < 1);

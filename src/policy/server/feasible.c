@@ -72,6 +72,11 @@ double vs_sp_usable_ram(const struct vs_sp_host *h)
 
 double vs_sp_disk_allowed(const struct vs_sp_host *h)
 {
+    /* A client that reports no disk at all (0 total, 0 free) is not
+     * limited by disk: refusing every job for a missing field would be
+     * worse than trusting it. */
+    if (h->d_free <= 0 && h->d_total <= 0)
+        return VS_SP_DISK_UNKNOWN;
     /* The tightest of the three preferences; each one that is not set
      * (<= 0) does not limit. With none set, the free space is the limit. */
     double x = h->d_free > 0 ? h->d_free : 0;
