@@ -251,27 +251,53 @@ static double time_bare(struct world *w, int passes, int rounds)
     return best;
 }
 
+static void usage(void)
+{
+    fprintf(stderr, "usage: bench_server_policy [PASSES [edf|all|off|bare]]\n"
+                    "  with a configuration name, times only that one (for callgrind:\n"
+                    "  valgrind --tool=callgrind --toggle-collect=vs_sp_check_job ...)\n");
+}
+
 int main(int argc, char **argv)
 {
     int64_t arg = 200;
-    if (argc > 1 && (vs_parse_int64(argv[1], &arg) != 0 || arg < 1 || arg > 1000000)) {
-        fprintf(stderr, "usage: bench_server_policy [PASSES]\n");
+    if (argc > 3 ||
+        (argc > 1 && (vs_parse_int64(argv[1], &arg) != 0 || arg < 1 || arg > 1000000))) {
+        usage();
+        return 2;
+    }
+    const char *only = argc > 2 ? argv[2] : NULL;
+    if (only && strcmp(only, "edf") != 0 && strcmp(only, "all") != 0 && strcmp(only, "off") != 0 &&
+        strcmp(only, "bare") != 0) {
+        usage();
         return 2;
     }
     int passes = (int)arg;
-    const int rounds = 5;
+    const int rounds = only ? 1 : 5;
     static struct world w;
     struct vs_sp_config cfg;
-    int ok_edf, ok_all, ok_off;
+    int ok_edf = 0, ok_all = 0, ok_off = 0;
+    double t_edf = 0, t_all = 0, t_off = 0, t_bare = 0;
 
     build(&w);
-    all_rules(&cfg, &w, true);
-    double t_edf = time_rules(&cfg, &w, passes, rounds, &ok_edf);
-    all_rules(&cfg, &w, false);
-    double t_all = time_rules(&cfg, &w, passes, rounds, &ok_all);
-    rules_off(&cfg, &w);
-    double t_off = time_rules(&cfg, &w, passes, rounds, &ok_off);
-    double t_bare = time_bare(&w, passes, rounds);
+    if (!only || strcmp(only, "edf") == 0) {
+        all_rules(&cfg, &w, true);
+        t_edf = time_rules(&cfg, &w, passes, rounds, &ok_edf);
+    }
+    if (!only || strcmp(only, "all") == 0) {
+        all_rules(&cfg, &w, false);
+        t_all = time_rules(&cfg, &w, passes, rounds, &ok_all);
+    }
+    if (!only || strcmp(only, "off") == 0) {
+        rules_off(&cfg, &w);
+        t_off = time_rules(&cfg, &w, passes, rounds, &ok_off);
+    }
+    if (!only || strcmp(only, "bare") == 0)
+        t_bare = time_bare(&w, passes, rounds);
+    if (only) {
+        printf("%s: %.1f ns/candidate\n", only, t_edf + t_all + t_off + t_bare);
+        return 0;
+    }
 
     printf("bench_server_policy: %d candidates x %d passes, best of %d\n", NJOBS, passes, rounds);
     printf("  host: 8 CPUs + 1 NVIDIA GPU, %d jobs in progress, %d queued (EDF)\n", NINPROG,

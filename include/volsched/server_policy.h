@@ -217,7 +217,8 @@ struct vs_sp_edf {
     struct vs_sp_edf_job *jobs; /* sorted by deadline */
     double *base_miss;          /* per job: miss before the candidate */
     double *cpu_free;           /* scratch: ncpus */
-    double *miss;               /* scratch: cap + 1 */
+    double *snap;    /* CPU free times after each prefix of jobs: (n+1) x ncpus, or NULL */
+    size_t snap_cap; /* doubles allocated in snap */
 };
 
 struct vs_sp_state {

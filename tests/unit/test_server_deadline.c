@@ -4,6 +4,7 @@
 
 #include <string.h>
 
+#include "volsched/alloc.h"
 #include "volsched/buf.h"
 #include "volsched/server_policy.h"
 
@@ -196,6 +197,38 @@ static void test_edf_direct(void **state)
     assert_true(e.jobs[0].deadline < e.jobs[1].deadline);
     assert_int_equal(vs_sp_edf_check(&e, 30, 10), VS_SP_OK); /* 10+10+10 = 30 */
     assert_int_equal(vs_sp_edf_check(&e, 25, 11), VS_SP_WORKLOAD);
+    vs_free(e.snap); /* the only part the workload allocated here */
+}
+
+static void test_edf_long_queue_without_snapshots(void **state)
+{
+    (void)state;
+    /* 2000 queued jobs on 64 CPUs is past the snapshot budget: the prefix
+     * is replayed instead, with the same answers. */
+    struct vs_sp_ip_result *ip = vs_xcalloc(2000, sizeof *ip);
+    for (int i = 0; i < 2000; i++)
+        ip[i] = (struct vs_sp_ip_result){.deadline = 1000, .remaining = 3000};
+    struct fx f;
+    setup(&f, ip, 2000);
+    f.host.p_ncpus = 64;
+    fx_start(&f, NULL, 0);
+    assert_null(f.st.edf.snap);
+    /* Every queued job already misses; anything that runs before them
+     * makes one CPU's chain miss by more. */
+    job(&f, 10, 500);
+    assert_int_equal(fx_check(&f, NULL), VS_SP_WORKLOAD);
+    job(&f, 10, 3e6);
+    assert_int_equal(fx_check(&f, NULL), VS_SP_OK);
+    f.host.p_ncpus = 8; /* 2001 x 8 doubles fit: same answers with snapshots */
+    f.req.n_ip_results = 100;
+    fx_start(&f, NULL, 0);
+    assert_non_null(f.st.edf.snap);
+    job(&f, 10, 500);
+    assert_int_equal(fx_check(&f, NULL), VS_SP_WORKLOAD);
+    job(&f, 10, 3e6);
+    assert_int_equal(fx_check(&f, NULL), VS_SP_OK);
+    fx_done(&f);
+    vs_free(ip);
 }
 
 int main(void)
@@ -210,6 +243,7 @@ int main(void)
         cmocka_unit_test(test_empty_queue),
         cmocka_unit_test(test_no_work_because_of_deadlines),
         cmocka_unit_test(test_edf_direct),
+        cmocka_unit_test(test_edf_long_queue_without_snapshots),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -52,17 +52,39 @@ static int earliest(const double *cpu_free, int n)
     return best;
 }
 
+/* Snapshots cost (n+1) x ncpus doubles; beyond this the prefix is replayed. */
+#define MAX_SNAP 65536u
+
 static void base_misses(struct vs_sp_edf *e)
 {
+    size_t need = (size_t)(e->n + 1) * (size_t)e->ncpus;
+    bool snap = need <= MAX_SNAP;
+    if (snap && need > e->snap_cap) {
+        size_t cap = e->snap_cap ? e->snap_cap : 256;
+        while (cap < need)
+            cap *= 2;
+        vs_free(e->snap);
+        e->snap = vs_xmalloc(cap * sizeof *e->snap);
+        e->snap_cap = cap;
+    }
+    if (!snap) {
+        vs_free(e->snap);
+        e->snap = NULL;
+        e->snap_cap = 0;
+    }
     for (int c = 0; c < e->ncpus; c++)
         e->cpu_free[c] = 0;
     for (int i = 0; i < e->n; i++) {
+        if (snap)
+            memcpy(e->snap + (size_t)i * e->ncpus, e->cpu_free, e->ncpus * sizeof *e->cpu_free);
         int c = earliest(e->cpu_free, e->ncpus);
         double fin = e->cpu_free[c] + e->jobs[i].duration;
         e->cpu_free[c] = fin;
         double miss = fin - e->jobs[i].deadline;
         e->base_miss[i] = miss > 0 ? miss : 0;
     }
+    if (snap)
+        memcpy(e->snap + (size_t)e->n * e->ncpus, e->cpu_free, e->ncpus * sizeof *e->cpu_free);
 }
 
 static void reserve(struct vs_sp_edf *e, int need)
@@ -99,6 +121,7 @@ void vs_sp__edf_cleanup(struct vs_sp_edf *e)
     vs_free(e->jobs);
     vs_free(e->base_miss);
     vs_free(e->cpu_free);
+    vs_free(e->snap);
     memset(e, 0, sizeof *e);
 }
 
@@ -113,13 +136,17 @@ enum vs_sp_reason vs_sp_edf_check(struct vs_sp_edf *e, double deadline, double d
         else
             hi = mid;
     }
-    for (int c = 0; c < e->ncpus; c++)
-        e->cpu_free[c] = 0;
-    /* Jobs before k run exactly as in the base schedule: replay them only
-     * for the CPU state, their misses cannot change. */
-    for (int i = 0; i < k; i++) {
-        int c = earliest(e->cpu_free, e->ncpus);
-        e->cpu_free[c] += e->jobs[i].duration;
+    /* Jobs before k run exactly as in the base schedule and their misses
+     * cannot change: start from the CPU state after them. */
+    if (e->snap) {
+        memcpy(e->cpu_free, e->snap + (size_t)k * e->ncpus, e->ncpus * sizeof *e->cpu_free);
+    } else {
+        for (int c = 0; c < e->ncpus; c++)
+            e->cpu_free[c] = 0;
+        for (int i = 0; i < k; i++) {
+            int c = earliest(e->cpu_free, e->ncpus);
+            e->cpu_free[c] += e->jobs[i].duration;
+        }
     }
     int c = earliest(e->cpu_free, e->ncpus);
     e->cpu_free[c] += duration;
