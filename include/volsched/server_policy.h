@@ -340,6 +340,16 @@ VS_MUST_CHECK int vs_sp_verdict_message(const struct vs_sp_state *st, const stru
  */
 VS_MUST_CHECK int vs_sp_explain(const struct vs_sp_state *st, struct vs_buf *out);
 
+/*
+ * The <request_delay> (seconds) BOINC sends with a refusal: one day for a
+ * client that is too old or of an unknown HR class (nothing will change
+ * soon), 0 otherwise (the client's own back-off applies).
+ */
+int vs_sp_reason_delay(enum vs_sp_reason r);
+/* The largest vs_sp_reason_delay() over the refusals of a reply that sent
+ * nothing; 0 when jobs were sent. */
+int vs_sp_explain_delay(const struct vs_sp_state *st);
+
 /* ---- single rules, pure, for the server and for tests ---- */
 
 /* BOINC's version encoding: major*10000+minor*100+release. */

@@ -147,6 +147,7 @@ static void test_explain(void **state)
                         "use.\n"
                         "Tasks won't finish in time: BOINC runs 80.0% of the time; computation "
                         "is enabled 50.0% of that\n");
+    assert_int_equal(vs_sp_explain_delay(&f.st), 0);
     /* Once something is sent there is nothing to explain. */
     f.job.delay_bound = 7 * 86400.0;
     assert_int_equal(fx_send(&f), VS_SP_OK);
@@ -154,6 +155,21 @@ static void test_explain(void **state)
     assert_int_equal(vs_sp_explain(&f.st, &b), 0);
     assert_string_equal(vs_buf_str(&b), "");
     vs_buf_cleanup(&b);
+    fx_done(&f);
+}
+
+static void test_explain_delay(void **state)
+{
+    (void)state;
+    struct fx f;
+    fx_init(&f);
+    f.cfg.homogeneous_redundancy = 1;
+    f.host.os_name = "Plan 9";
+    fx_start(&f, NULL, 0);
+    assert_int_equal(fx_check(&f, NULL), VS_SP_HR_UNKNOWN);
+    assert_int_equal(vs_sp_explain_delay(&f.st), 86400);
+    assert_int_equal(vs_sp_reason_delay(VS_SP_CLIENT_VERSION), 86400);
+    assert_int_equal(vs_sp_reason_delay(VS_SP_DAILY_QUOTA), 0);
     fx_done(&f);
 }
 
@@ -200,6 +216,7 @@ int main(void)
         cmocka_unit_test(test_fill_gpu_only),
         cmocka_unit_test(test_nothing_requested),
         cmocka_unit_test(test_explain),
+        cmocka_unit_test(test_explain_delay),
         cmocka_unit_test(test_state_init_rejects_bad_input),
         cmocka_unit_test(test_hav_rows_returned),
     };

@@ -384,3 +384,21 @@ int vs_sp_explain(const struct vs_sp_state *st, struct vs_buf *out)
     }
     return 0;
 }
+
+int vs_sp_reason_delay(enum vs_sp_reason r)
+{
+    /* BOINC-COMPAT: DELAY_BAD_CLIENT_VERSION and DELAY_NO_WORK_PERM are a
+     * day; the temporary no-work delays are 0. */
+    return r == VS_SP_CLIENT_VERSION || r == VS_SP_HR_UNKNOWN ? 86400 : 0;
+}
+
+int vs_sp_explain_delay(const struct vs_sp_state *st)
+{
+    int d = 0;
+    if (st->njobs_sent > 0)
+        return 0;
+    for (int r = VS_SP_OK + 1; r < VS_SP__NREASONS; r++)
+        if (st->n_refused[r] > 0 && vs_sp_reason_delay(r) > d)
+            d = vs_sp_reason_delay(r);
+    return d;
+}
