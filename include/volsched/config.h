@@ -37,6 +37,8 @@ struct vs_config {
     char *master_url, *long_name;
     char *download_url, *upload_url;
     char *download_dir, *upload_dir, *key_dir;
+    char *cgi_url;       /* scheduler and upload handler live under it */
+    char *store_url;     /* volsched: "sqlite:DIR/volsched.db" or a PostgreSQL URL */
     int uldl_dir_fanout; /* default 1024 */
 
     /* scheduler RPC behaviour */

@@ -47,6 +47,8 @@ static const struct tag tags[] = {
     {"download_dir", K_STR, F(download_dir), 0, 0},
     {"upload_dir", K_STR, F(upload_dir), 0, 0},
     {"key_dir", K_STR, F(key_dir), 0, 0},
+    {"cgi_url", K_STR, F(cgi_url), 0, 0},
+    {"store_url", K_STR, F(store_url), 0, 0},
     {"uldl_dir_fanout", K_INT, F(uldl_dir_fanout), 0, 0},
     {"min_sendwork_interval", K_INT, F(min_sendwork_interval), 0, 0},
     {"next_rpc_delay", K_INT, F(next_rpc_delay), 0, 0},
@@ -121,8 +123,9 @@ void vs_config_cleanup(struct vs_config *c)
 {
     if (!c)
         return;
-    char **strs[] = {&c->master_url,   &c->long_name,  &c->download_url, &c->upload_url,
-                     &c->download_dir, &c->upload_dir, &c->key_dir};
+    char **strs[] = {&c->master_url, &c->long_name,    &c->download_url,
+                     &c->upload_url, &c->download_dir, &c->upload_dir,
+                     &c->key_dir,    &c->cgi_url,      &c->store_url};
     for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++) {
         vs_free(*strs[i]);
         *strs[i] = NULL;

@@ -93,6 +93,53 @@ static void test_good_config(void **state)
     vs_config_cleanup(&c);
 }
 
+static void test_volsched_init_config(void **state)
+{
+    (void)state;
+    /* What `volsched init` writes: every tag is known, no warnings. */
+    const char *text = "<?xml version=\"1.0\"?>\n"
+                       "<boinc>\n"
+                       "    <config>\n"
+                       "        <long_name>p</long_name>\n"
+                       "        <master_url>http://127.0.0.1:8080/p/</master_url>\n"
+                       "        <download_url>http://127.0.0.1:8080/p/download</download_url>\n"
+                       "        <upload_url>http://127.0.0.1:8080/p/cgi-bin/file_upload_handler"
+                       "</upload_url>\n"
+                       "        <cgi_url>http://127.0.0.1:8080/p/cgi-bin/</cgi_url>\n"
+                       "        <download_dir>/srv/p/download</download_dir>\n"
+                       "        <upload_dir>/srv/p/upload</upload_dir>\n"
+                       "        <key_dir>/srv/p/keys</key_dir>\n"
+                       "        <store_url>sqlite:/srv/p/volsched.db</store_url>\n"
+                       "        <uldl_dir_fanout>1024</uldl_dir_fanout>\n"
+                       "        <enable_assignment>1</enable_assignment>\n"
+                       "        <enable_assignment_multi>1</enable_assignment_multi>\n"
+                       "        <max_wus_in_progress>0</max_wus_in_progress>\n"
+                       "        <max_wus_in_progress_gpu>0</max_wus_in_progress_gpu>\n"
+                       "        <daily_result_quota>0</daily_result_quota>\n"
+                       "        <max_wus_to_send>10</max_wus_to_send>\n"
+                       "        <one_result_per_user_per_wu>1</one_result_per_user_per_wu>\n"
+                       "        <min_sendwork_interval>0</min_sendwork_interval>\n"
+                       "        <report_grace_period>3600</report_grace_period>\n"
+                       "        <delete_delay_hours>0</delete_delay_hours>\n"
+                       "        <dont_generate_upload_certificates>0"
+                       "</dont_generate_upload_certificates>\n"
+                       "        <locality_scheduling>0</locality_scheduling>\n"
+                       "    </config>\n"
+                       "    <daemons>\n"
+                       "    </daemons>\n"
+                       "</boinc>\n";
+    struct vs_config c;
+    struct vs_config_error e;
+    vs_config_init(&c);
+    assert_int_equal(parse(&c, text, &e), 0);
+    assert_int_equal(c.warnings.n, 0);
+    assert_string_equal(c.cgi_url, "http://127.0.0.1:8080/p/cgi-bin/");
+    assert_string_equal(c.store_url, "sqlite:/srv/p/volsched.db");
+    assert_int_equal(c.report_grace_period, 3600);
+    assert_int_equal(c.policy.limits.project.cpu.jobs, 0); /* 0: no limit */
+    vs_config_cleanup(&c);
+}
+
 static void test_old_version_encoding(void **state)
 {
     (void)state;
@@ -387,6 +434,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_defaults),
         cmocka_unit_test(test_good_config),
+        cmocka_unit_test(test_volsched_init_config),
         cmocka_unit_test(test_old_version_encoding),
         cmocka_unit_test(test_unknown_tags_warn),
         cmocka_unit_test(test_bad_config),
