@@ -1,0 +1,448 @@
+/* config.xml and config_aux.xml: good files, and bad ones with file, line
+ * and reason. */
+#include "vs_test.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "volsched/alloc.h"
+#include "volsched/config.h"
+
+static int parse(struct vs_config *c, const char *text, struct vs_config_error *e)
+{
+    return vs_config_parse(c, text, strlen(text), "config.xml", e);
+}
+
+static int parse_aux(struct vs_config *c, const char *text, struct vs_config_error *e)
+{
+    return vs_config_parse_aux(c, text, strlen(text), "config_aux.xml", e);
+}
+
+static void test_defaults(void **state)
+{
+    (void)state;
+    struct vs_config c;
+    vs_config_init(&c);
+    assert_int_equal(c.policy.max_wus_to_send, 10);
+    assert_int_equal(c.policy.min_core_client_version, 70000);
+    assert_int_equal(c.policy.daily_result_quota, 0);
+    assert_false(c.policy.one_result_per_user_per_wu);
+    assert_false(c.policy.deadline_exempt_empty_queue);
+    assert_int_equal(c.policy.limits.project.cpu.jobs, 0);
+    assert_int_equal(c.uldl_dir_fanout, 1024);
+    assert_null(c.master_url);
+    vs_config_cleanup(&c);
+}
+
+static void test_good_config(void **state)
+{
+    (void)state;
+    const char *text = "<?xml version=\"1.0\"?>\n"
+                       "<boinc>\n"
+                       "  <config>\n"
+                       "    <master_url>http://127.0.0.1:8080/test/</master_url>\n"
+                       "    <long_name>Test Project</long_name>\n"
+                       "    <upload_dir>/p/upload</upload_dir>\n"
+                       "    <download_dir> /p/download </download_dir>\n"
+                       "    <one_result_per_user_per_wu/>\n"
+                       "    <one_result_per_host_per_wu>0</one_result_per_host_per_wu>\n"
+                       "    <daily_result_quota>8</daily_result_quota>\n"
+                       "    <max_wus_to_send>3</max_wus_to_send>\n"
+                       "    <homogeneous_redundancy>2</homogeneous_redundancy>\n"
+                       "    <min_core_client_version>70100</min_core_client_version>\n"
+                       "    <max_wus_in_progress>2</max_wus_in_progress>\n"
+                       "    <max_wus_in_progress_gpu>4</max_wus_in_progress_gpu>\n"
+                       "    <workload_sim/>\n"
+                       "    <locality_scheduling_workunit_file>^h1_</locality_scheduling_"
+                       "workunit_file>\n"
+                       "    <locality_scheduling_workunit_file>^l1_</locality_scheduling_"
+                       "workunit_file>\n"
+                       "    <locality_scheduler_fraction>0.25</locality_scheduler_fraction>\n"
+                       "    <enable_assignment>1</enable_assignment>\n"
+                       "  </config>\n"
+                       "  <tasks><task><cmd>x</cmd></task></tasks>\n"
+                       "  <daemons/>\n"
+                       "</boinc>\n";
+    struct vs_config c;
+    struct vs_config_error e;
+    vs_config_init(&c);
+    assert_int_equal(parse(&c, text, &e), 0);
+    assert_string_equal(c.master_url, "http://127.0.0.1:8080/test/");
+    assert_string_equal(c.long_name, "Test Project");
+    assert_string_equal(c.download_dir, "/p/download");
+    assert_true(c.policy.one_result_per_user_per_wu);
+    assert_false(c.policy.one_result_per_host_per_wu);
+    assert_int_equal(c.policy.daily_result_quota, 8);
+    assert_int_equal(c.policy.max_wus_to_send, 3);
+    assert_int_equal(c.policy.homogeneous_redundancy, 2);
+    assert_int_equal(c.policy.min_core_client_version, 70100);
+    assert_true(c.policy.workload_sim);
+    /* Seed 003: the legacy tags are per-processor project limits. */
+    assert_int_equal(c.policy.limits.project.cpu.jobs, 2);
+    assert_true(c.policy.limits.project.cpu.per_proc);
+    assert_int_equal(c.policy.limits.project.gpu.jobs, 4);
+    assert_true(c.policy.limits.project.gpu.per_proc);
+    assert_int_equal(c.locality_scheduling_workunit_file.n, 2);
+    assert_string_equal(c.locality_scheduling_workunit_file.v[1], "^l1_");
+    assert_true(c.locality_scheduler_fraction == 0.25);
+    assert_true(c.enable_assignment);
+    assert_int_equal(c.warnings.n, 0);
+    vs_config_cleanup(&c);
+}
+
+static void test_volsched_init_config(void **state)
+{
+    (void)state;
+    /* What `volsched init` writes: every tag is known, no warnings. */
+    const char *text = "<?xml version=\"1.0\"?>\n"
+                       "<boinc>\n"
+                       "    <config>\n"
+                       "        <long_name>p</long_name>\n"
+                       "        <master_url>http://127.0.0.1:8080/p/</master_url>\n"
+                       "        <download_url>http://127.0.0.1:8080/p/download</download_url>\n"
+                       "        <upload_url>http://127.0.0.1:8080/p/cgi-bin/file_upload_handler"
+                       "</upload_url>\n"
+                       "        <cgi_url>http://127.0.0.1:8080/p/cgi-bin/</cgi_url>\n"
+                       "        <download_dir>/srv/p/download</download_dir>\n"
+                       "        <upload_dir>/srv/p/upload</upload_dir>\n"
+                       "        <key_dir>/srv/p/keys</key_dir>\n"
+                       "        <store_url>sqlite:/srv/p/volsched.db</store_url>\n"
+                       "        <uldl_dir_fanout>1024</uldl_dir_fanout>\n"
+                       "        <enable_assignment>1</enable_assignment>\n"
+                       "        <enable_assignment_multi>1</enable_assignment_multi>\n"
+                       "        <max_wus_in_progress>0</max_wus_in_progress>\n"
+                       "        <max_wus_in_progress_gpu>0</max_wus_in_progress_gpu>\n"
+                       "        <daily_result_quota>0</daily_result_quota>\n"
+                       "        <max_wus_to_send>10</max_wus_to_send>\n"
+                       "        <one_result_per_user_per_wu>1</one_result_per_user_per_wu>\n"
+                       "        <min_sendwork_interval>0</min_sendwork_interval>\n"
+                       "        <report_grace_period>3600</report_grace_period>\n"
+                       "        <delete_delay_hours>0</delete_delay_hours>\n"
+                       "        <dont_generate_upload_certificates>0"
+                       "</dont_generate_upload_certificates>\n"
+                       "        <locality_scheduling>0</locality_scheduling>\n"
+                       "    </config>\n"
+                       "    <daemons>\n"
+                       "    </daemons>\n"
+                       "</boinc>\n";
+    struct vs_config c;
+    struct vs_config_error e;
+    vs_config_init(&c);
+    assert_int_equal(parse(&c, text, &e), 0);
+    assert_int_equal(c.warnings.n, 0);
+    assert_string_equal(c.cgi_url, "http://127.0.0.1:8080/p/cgi-bin/");
+    assert_string_equal(c.store_url, "sqlite:/srv/p/volsched.db");
+    assert_int_equal(c.report_grace_period, 3600);
+    assert_int_equal(c.policy.limits.project.cpu.jobs, 0); /* 0: no limit */
+    vs_config_cleanup(&c);
+}
+
+static void test_old_version_encoding(void **state)
+{
+    (void)state;
+    struct vs_config c;
+    vs_config_init(&c);
+    assert_int_equal(parse(&c,
+                           "<boinc><config><min_core_client_version>602</min_core_client_version>"
+                           "</config></boinc>",
+                           NULL),
+                     0);
+    assert_int_equal(c.policy.min_core_client_version, 60200);
+    vs_config_cleanup(&c);
+}
+
+static void test_unknown_tags_warn(void **state)
+{
+    (void)state;
+    const char *text = "<boinc>\n"
+                       "<config>\n"
+                       "<db_name>proj</db_name>\n"
+                       "<daily_result_quota>5</daily_result_quota>\n"
+                       "<shmem_key>0x1111</shmem_key>\n"
+                       "</config>\n"
+                       "<extra/>\n"
+                       "</boinc>\n";
+    struct vs_config c;
+    struct vs_config_error e;
+    vs_config_init(&c);
+    assert_int_equal(parse(&c, text, &e), 0);
+    assert_int_equal(c.policy.daily_result_quota, 5);
+    assert_int_equal(c.warnings.n, 3);
+    assert_string_equal(c.warnings.v[0], "config.xml:3: unknown tag <db_name> ignored");
+    assert_string_equal(c.warnings.v[1], "config.xml:5: unknown tag <shmem_key> ignored");
+    assert_string_equal(c.warnings.v[2], "config.xml:7: unknown tag <extra> ignored");
+    vs_config_cleanup(&c);
+}
+
+struct bad {
+    const char *text;
+    int code;
+    unsigned line;
+    const char *msg; /* prefix of the message */
+};
+
+static void check_bad(const struct bad *b, bool aux)
+{
+    struct vs_config c;
+    struct vs_config_error e;
+    vs_config_init(&c);
+    int rc = aux ? parse_aux(&c, b->text, &e) : parse(&c, b->text, &e);
+    if (rc != b->code || e.line != b->line || strncmp(e.msg, b->msg, strlen(b->msg)) != 0)
+        fail_msg("for %s\n got rc=%d line=%u msg='%s'\nwant rc=%d line=%u msg='%s...'", b->text, rc,
+                 e.line, e.msg, b->code, b->line, b->msg);
+    assert_string_equal(e.file, aux ? "config_aux.xml" : "config.xml");
+    vs_config_cleanup(&c);
+}
+
+static void test_bad_config(void **state)
+{
+    (void)state;
+    static const struct bad bad[] = {
+        {"<boinc>\n<config>\n<daily_result_quota>5</daily_result_quota>\n</confg>\n</boinc>",
+         VS_EPARSE, 4, "malformed XML"},
+        {"<boinc><config>\n", VS_EPARSE, 2, "malformed XML"},
+        {"", VS_EPARSE, 1, "malformed XML"},
+        {"<boinc>\n<config>\n\n<max_wus_in_progress>-1</max_wus_in_progress>\n</config></boinc>",
+         VS_ECONFIG, 4, "<max_wus_in_progress> must not be negative (-1)"},
+        {"<boinc><config>\n<max_wus_in_progress_gpu>-2</max_wus_in_progress_gpu></config></boinc>",
+         VS_ECONFIG, 2, "<max_wus_in_progress_gpu> must not be negative (-2)"},
+        {"<boinc><config>\n<daily_result_quota>-3</daily_result_quota></config></boinc>",
+         VS_ECONFIG, 2, "<daily_result_quota> must not be negative (-3)"},
+        {"<boinc><config>\n<daily_result_quota>lots</daily_result_quota></config></boinc>",
+         VS_ECONFIG, 2, "<daily_result_quota> must be an integer, not 'lots'"},
+        {"<boinc><config>\n<daily_result_quota>2.5</daily_result_quota></config></boinc>",
+         VS_ECONFIG, 2, "<daily_result_quota> must be an integer, not '2.5'"},
+        {"<boinc><config>\n<daily_result_quota></daily_result_quota></config></boinc>", VS_ECONFIG,
+         2, "<daily_result_quota> must be an integer, not ''"},
+        {"<boinc><config>\n\n<max_wus_to_send>0</max_wus_to_send></config></boinc>", VS_ECONFIG, 3,
+         "<max_wus_to_send> must be at least 1 (0)"},
+        {"<boinc><config>\n<homogeneous_redundancy>3</homogeneous_redundancy></config></boinc>",
+         VS_ECONFIG, 2, "<homogeneous_redundancy> must be at most 2 (3)"},
+        {"<boinc><config>\n<one_result_per_user_per_wu>maybe</one_result_per_user_per_wu>"
+         "</config></boinc>",
+         VS_ECONFIG, 2, "<one_result_per_user_per_wu> must be 0 or 1"},
+        {"<boinc><config>\n<max_wus_to_send><n>3</n></max_wus_to_send></config></boinc>",
+         VS_ECONFIG, 2, "<max_wus_to_send> must hold a value, not elements"},
+        {"<boinc><config>\n<locality_scheduler_fraction>1.5</locality_scheduler_fraction>"
+         "</config></boinc>",
+         VS_ECONFIG, 2, "<locality_scheduler_fraction> must be between 0 and 1"},
+        {"<boinc><config>\n<locality_scheduler_fraction>x</locality_scheduler_fraction>"
+         "</config></boinc>",
+         VS_ECONFIG, 2, "<locality_scheduler_fraction> must be a number, not 'x'"},
+        {"<project>\n</project>", VS_ECONFIG, 1, "root element is <project>, expected <boinc>"},
+        {"<boinc>\n<tasks/>\n</boinc>", VS_ECONFIG, 1, "<boinc> has no <config> section"},
+        {"<boinc><config/>\n<config/></boinc>", VS_ECONFIG, 2, "second <config> section"},
+        {"<!DOCTYPE boinc [<!ENTITY x \"y\">]>\n<boinc><config/></boinc>", VS_EPARSE, 1,
+         "malformed XML"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        check_bad(&bad[i], false);
+}
+
+static void test_good_aux(void **state)
+{
+    (void)state;
+    const char *aux = "<?xml version=\"1.0\"?>\n"
+                      "<config>\n"
+                      "<max_jobs_in_progress>\n"
+                      "    <project>\n"
+                      "        <total_limit><jobs>40</jobs></total_limit>\n"
+                      "        <gpu_limit><jobs>3</jobs><per_proc/></gpu_limit>\n"
+                      "    </project>\n"
+                      "    <app>\n"
+                      "        <app_name>uppercase</app_name>\n"
+                      "        <cpu_limit><jobs>2</jobs><per_proc/></cpu_limit>\n"
+                      "    </app>\n"
+                      "    <app>\n"
+                      "        <app_name>lowercase</app_name>\n"
+                      "        <total_limit><jobs>1</jobs></total_limit>\n"
+                      "        <gpu_limit><jobs>0</jobs><per_proc>0</per_proc></gpu_limit>\n"
+                      "    </app>\n"
+                      "</max_jobs_in_progress>\n"
+                      "</config>\n";
+    struct vs_config c;
+    struct vs_config_error e;
+    vs_config_init(&c);
+    /* config.xml's legacy CPU limit survives an aux <project> without
+     * <cpu_limit>; its GPU limit is replaced. */
+    assert_int_equal(parse(&c,
+                           "<boinc><config><max_wus_in_progress>5</max_wus_in_progress>"
+                           "<max_wus_in_progress_gpu>7</max_wus_in_progress_gpu>"
+                           "</config></boinc>",
+                           &e),
+                     0);
+    assert_int_equal(parse_aux(&c, aux, &e), 0);
+    const struct vs_sp_job_limits *l = &c.policy.limits;
+    assert_int_equal(l->project.total.jobs, 40);
+    assert_false(l->project.total.per_proc);
+    assert_int_equal(l->project.cpu.jobs, 5);
+    assert_true(l->project.cpu.per_proc);
+    assert_int_equal(l->project.gpu.jobs, 3);
+    assert_true(l->project.gpu.per_proc);
+    assert_int_equal(l->n_apps, 2);
+    assert_int_equal(vs_sp_limits_app_index(l, "lowercase"), 1);
+    assert_int_equal(l->apps[0].cpu.jobs, 2);
+    assert_true(l->apps[0].cpu.per_proc);
+    assert_int_equal(l->apps[0].total.jobs, 0);
+    assert_int_equal(l->apps[1].total.jobs, 1);
+    assert_false(l->apps[1].gpu.per_proc);
+    assert_int_equal(c.warnings.n, 0);
+    vs_config_cleanup(&c);
+}
+
+static void test_bad_aux(void **state)
+{
+    (void)state;
+    static const struct bad bad[] = {
+        {"<config>\n<max_jobs_in_progress>\n<app>\n<cpu_limit><jobs>1</jobs></cpu_limit>\n"
+         "</app>\n</max_jobs_in_progress>\n</config>",
+         VS_ECONFIG, 3, "<app> needs <app_name>"},
+        {"<config><max_jobs_in_progress>\n<app><app_name>a</app_name></app>\n"
+         "<app><app_name>a</app_name></app>\n</max_jobs_in_progress></config>",
+         VS_ECONFIG, 3, "second <app> section for 'a'"},
+        {"<config><max_jobs_in_progress><project>\n<cpu_limit><per_proc/></cpu_limit>"
+         "</project></max_jobs_in_progress></config>",
+         VS_ECONFIG, 2, "<cpu_limit> needs <jobs>N</jobs>"},
+        {"<config><max_jobs_in_progress><project><cpu_limit>\n<jobs>-4</jobs>"
+         "</cpu_limit></project></max_jobs_in_progress></config>",
+         VS_ECONFIG, 2, "<jobs> must not be negative (-4)"},
+        {"<config><max_jobs_in_progress><project><gpu_limit>\n<jobs>four</jobs>"
+         "</gpu_limit></project></max_jobs_in_progress></config>",
+         VS_ECONFIG, 2, "<jobs> must be an integer, not 'four'"},
+        {"<config><max_jobs_in_progress><project><gpu_limit><jobs>1</jobs>\n"
+         "<per_proc>often</per_proc></gpu_limit></project></max_jobs_in_progress></config>",
+         VS_ECONFIG, 2, "<per_proc> must be 0 or 1"},
+        {"<config><max_jobs_in_progress><app>\n<app_name></app_name>"
+         "</app></max_jobs_in_progress></config>",
+         VS_ECONFIG, 2, "<app_name> is empty"},
+        {"<config><max_jobs_in_progress>\n<project>", VS_EPARSE, 2, "malformed XML"},
+        {"<boinc/>", VS_ECONFIG, 1, "<boinc> has no <config> section"},
+        {"<limits/>", VS_ECONFIG, 1, "root element is <limits>, expected <config>"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        check_bad(&bad[i], true);
+}
+
+static void test_aux_unknown_warns(void **state)
+{
+    (void)state;
+    struct vs_config c;
+    struct vs_config_error e;
+    vs_config_init(&c);
+    assert_int_equal(parse_aux(&c,
+                               "<config>\n<max_jobs_in_progress>\n<project>\n"
+                               "<cpu_limit><jobs>1</jobs><scale/></cpu_limit>\n"
+                               "</project>\n<host/>\n</max_jobs_in_progress>\n<other/>\n"
+                               "</config>",
+                               &e),
+                     0);
+    assert_int_equal(c.warnings.n, 3);
+    assert_string_equal(c.warnings.v[0],
+                        "config_aux.xml:4: unknown tag <scale> in <cpu_limit> ignored");
+    assert_string_equal(c.warnings.v[1],
+                        "config_aux.xml:6: unknown tag <host> in <max_jobs_in_progress> ignored");
+    assert_string_equal(c.warnings.v[2], "config_aux.xml:8: unknown tag <other> ignored");
+    vs_config_cleanup(&c);
+}
+
+static void write_file(const char *dir, const char *name, const char *text)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+static void remove_file(const char *dir, const char *name)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    unlink(path);
+}
+
+static void test_load_from_dir(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/vs_config_test_XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    struct vs_config c;
+    struct vs_config_error e;
+    char msg[600];
+
+    /* No config.xml at all. */
+    assert_int_equal(vs_config_load(&c, dir, &e), -ENOENT);
+    assert_int_equal(e.line, 0);
+    vs_config_error_format(&e, msg, sizeof msg);
+    assert_non_null(strstr(msg, "/config.xml: cannot read: "));
+
+    /* config.xml alone is enough. */
+    write_file(dir, "config.xml",
+               "<boinc>\n<config>\n<max_wus_in_progress>3</max_wus_in_progress>\n</config>\n"
+               "</boinc>\n");
+    assert_int_equal(vs_config_load(&c, dir, &e), 0);
+    assert_int_equal(c.policy.limits.project.cpu.jobs, 3);
+    vs_config_cleanup(&c);
+
+    /* With config_aux.xml. */
+    write_file(dir, "config_aux.xml",
+               "<config>\n<max_jobs_in_progress>\n<app><app_name>x</app_name>"
+               "<total_limit><jobs>9</jobs></total_limit></app>\n</max_jobs_in_progress>\n"
+               "</config>\n");
+    assert_int_equal(vs_config_load(&c, dir, &e), 0);
+    assert_int_equal(c.policy.limits.n_apps, 1);
+    assert_int_equal(c.policy.limits.apps[0].total.jobs, 9);
+    vs_config_cleanup(&c);
+
+    /* A bad aux file stops the load and names itself. */
+    write_file(dir, "config_aux.xml",
+               "<config>\n<max_jobs_in_progress>\n<project><cpu_limit>\n<jobs>-1</jobs>"
+               "</cpu_limit></project>\n</max_jobs_in_progress>\n</config>\n");
+    assert_int_equal(vs_config_load(&c, dir, &e), VS_ECONFIG);
+    vs_config_error_format(&e, msg, sizeof msg);
+    char want[600];
+    snprintf(want, sizeof want, "%s/config_aux.xml:4: <jobs> must not be negative (-1)", dir);
+    assert_string_equal(msg, want);
+    assert_null(c.warnings.v); /* cleaned up on error */
+
+    remove_file(dir, "config.xml");
+    remove_file(dir, "config_aux.xml");
+    rmdir(dir);
+}
+
+static void test_too_large(void **state)
+{
+    (void)state;
+    struct vs_config c;
+    struct vs_config_error e;
+    vs_config_init(&c);
+    size_t n = VS_CONFIG_MAX_FILE + 1;
+    char *big = vs_xmalloc(n);
+    memset(big, ' ', n);
+    assert_int_equal(vs_config_parse(&c, big, n, "config.xml", &e), VS_ELIMIT);
+    assert_int_equal(e.line, 0);
+    vs_free(big);
+    vs_config_cleanup(&c);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_defaults),
+        cmocka_unit_test(test_good_config),
+        cmocka_unit_test(test_volsched_init_config),
+        cmocka_unit_test(test_old_version_encoding),
+        cmocka_unit_test(test_unknown_tags_warn),
+        cmocka_unit_test(test_bad_config),
+        cmocka_unit_test(test_good_aux),
+        cmocka_unit_test(test_bad_aux),
+        cmocka_unit_test(test_aux_unknown_warns),
+        cmocka_unit_test(test_load_from_dir),
+        cmocka_unit_test(test_too_large),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
