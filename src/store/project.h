@@ -27,29 +27,29 @@
 #define VS_DEFAULT_FANOUT 1024
 
 struct vs_project_config {
-    char dir[VS_PATH_MAX];        /* absolute project directory (not in config.xml) */
-    char long_name[VS_NAME_MAX];  /* <long_name> */
-    char master_url[VS_URL_MAX];  /* <master_url>, ends in '/' */
-    char download_url[VS_URL_MAX]; /* <download_url>, no trailing '/' */
-    char upload_url[VS_URL_MAX];  /* <upload_url>: the file upload handler */
-    char cgi_url[VS_URL_MAX];     /* <cgi_url>, ends in '/'; scheduler = cgi_url + "cgi" */
-    char download_dir[VS_PATH_MAX]; /* <download_dir>, absolute */
-    char upload_dir[VS_PATH_MAX];   /* <upload_dir>, absolute */
-    char key_dir[VS_PATH_MAX];      /* <key_dir>, absolute */
-    char store_url[VS_URL_MAX];     /* <store_url> (volsched): sqlite:DIR/volsched.db */
-    int uldl_dir_fanout;            /* <uldl_dir_fanout> */
-    bool enable_assignment;         /* <enable_assignment> */
-    bool enable_assignment_multi;   /* <enable_assignment_multi> */
-    int max_wus_in_progress;        /* <max_wus_in_progress>, 0 = no limit */
-    int max_wus_in_progress_gpu;    /* <max_wus_in_progress_gpu> */
-    int daily_result_quota;         /* <daily_result_quota> per CPU */
-    int max_wus_to_send;            /* <max_wus_to_send> per RPC */
+    char dir[VS_PATH_MAX];           /* absolute project directory (not in config.xml) */
+    char long_name[VS_NAME_MAX];     /* <long_name> */
+    char master_url[VS_URL_MAX];     /* <master_url>, ends in '/' */
+    char download_url[VS_URL_MAX];   /* <download_url>, no trailing '/' */
+    char upload_url[VS_URL_MAX];     /* <upload_url>: the file upload handler */
+    char cgi_url[VS_URL_MAX];        /* <cgi_url>, ends in '/'; scheduler = cgi_url + "cgi" */
+    char download_dir[VS_PATH_MAX];  /* <download_dir>, absolute */
+    char upload_dir[VS_PATH_MAX];    /* <upload_dir>, absolute */
+    char key_dir[VS_PATH_MAX];       /* <key_dir>, absolute */
+    char store_url[VS_URL_MAX];      /* <store_url> (volsched): sqlite:DIR/volsched.db */
+    int uldl_dir_fanout;             /* <uldl_dir_fanout> */
+    bool enable_assignment;          /* <enable_assignment> */
+    bool enable_assignment_multi;    /* <enable_assignment_multi> */
+    int max_wus_in_progress;         /* <max_wus_in_progress>, 0 = no limit */
+    int max_wus_in_progress_gpu;     /* <max_wus_in_progress_gpu> */
+    int daily_result_quota;          /* <daily_result_quota> per CPU */
+    int max_wus_to_send;             /* <max_wus_to_send> per RPC */
     bool one_result_per_user_per_wu; /* <one_result_per_user_per_wu> */
-    int min_sendwork_interval;      /* <min_sendwork_interval> seconds */
-    int report_grace_period;        /* <report_grace_period> seconds */
-    int delete_delay_hours;         /* <delete_delay_hours> */
+    int min_sendwork_interval;       /* <min_sendwork_interval> seconds */
+    int report_grace_period;         /* <report_grace_period> seconds */
+    int delete_delay_hours;          /* <delete_delay_hours> */
     bool dont_generate_upload_certificates; /* <dont_generate_upload_certificates> */
-    bool locality_scheduling;       /* <locality_scheduling> */
+    bool locality_scheduling;               /* <locality_scheduling> */
 };
 
 /*

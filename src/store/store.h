@@ -128,10 +128,10 @@ enum vs_assign_type {
 #define VS_TIME_NEVER ((int64_t)2147483647)
 
 /* Sizes of the fixed string fields (including the NUL). */
-#define VS_NAME_MAX   256 /* names of apps, users, teams, WUs, results, files */
-#define VS_AUTH_MAX   64  /* authenticators, host_cpid */
-#define VS_SHORT_MAX  64  /* platform names, plan classes, IP addresses, md5 */
-#define VS_PATH_MAX   1024
+#define VS_NAME_MAX  256 /* names of apps, users, teams, WUs, results, files */
+#define VS_AUTH_MAX  64  /* authenticators, host_cpid */
+#define VS_SHORT_MAX 64  /* platform names, plan classes, IP addresses, md5 */
+#define VS_PATH_MAX  1024
 
 /* ---------------------------------------------------------------------------
  * Domain structs. Field names are BOINC's column names.
@@ -213,7 +213,7 @@ struct vs_user {
     double expavg_time;
     char cross_project_id[VS_AUTH_MAX];
     char venue[VS_SHORT_MAX];
-    int64_t seti_id; /* BOINC-COMPAT: nonzero = "only run my own (targeted) jobs" */
+    int64_t seti_id;     /* BOINC-COMPAT: nonzero = "only run my own (targeted) jobs" */
     char *global_prefs;  /* owned XML or NULL */
     char *project_prefs; /* owned XML or NULL */
 };
@@ -272,8 +272,8 @@ struct vs_host {
     double expavg_credit;
     double expavg_time;
     double error_rate;
-    int max_results_day; /* BOINC-COMPAT: _max_results_day, -1 = blacklisted, 0 = default */
-    int nresults_today;  /* results sent on day nresults_day */
+    int max_results_day;  /* BOINC-COMPAT: _max_results_day, -1 = blacklisted, 0 = default */
+    int nresults_today;   /* results sent on day nresults_day */
     int64_t nresults_day; /* UTC day number (time / 86400) the counter applies to */
 };
 
@@ -478,19 +478,19 @@ VS_MUST_CHECK int vs_store_catalog_load(struct vs_store *s, struct vs_catalog *o
 VS_MUST_CHECK int vs_store_user_by_auth(struct vs_store *s, const char *authenticator,
                                         struct vs_user *out);
 VS_MUST_CHECK int vs_store_user_get(struct vs_store *s, int64_t id, struct vs_user *out);
-VS_MUST_CHECK int vs_store_user_by_name(struct vs_store *s, const char *name,
-                                        struct vs_user *out);
+VS_MUST_CHECK int vs_store_user_by_name(struct vs_store *s, const char *name, struct vs_user *out);
 /*
  * Inserts u; sets u->id, create_time, and a fresh random authenticator if
- * u->authenticator is empty. email_addr defaults to "<name>@localhost"-free
- * empty string. VS_EEXISTS on a duplicate name, e-mail or authenticator.
- * If u->teamid is set, the team's nusers is incremented.
+ * u->authenticator is empty (32 hex digits from the kernel's CSPRNG).
+ * email_addr may be empty (many users may have none). VS_EEXISTS on a
+ * duplicate name, non-empty e-mail or authenticator. If u->teamid is set,
+ * the team's nusers is incremented (VS_ENOTFOUND, nothing written, if
+ * there is no such team).
  */
 VS_MUST_CHECK int vs_store_user_add(struct vs_store *s, struct vs_user *u);
 
 VS_MUST_CHECK int vs_store_team_get(struct vs_store *s, int64_t id, struct vs_team *out);
-VS_MUST_CHECK int vs_store_team_by_name(struct vs_store *s, const char *name,
-                                        struct vs_team *out);
+VS_MUST_CHECK int vs_store_team_by_name(struct vs_store *s, const char *name, struct vs_team *out);
 /* Inserts t; sets t->id and create_time. VS_EEXISTS on a duplicate name. */
 VS_MUST_CHECK int vs_store_team_add(struct vs_store *s, struct vs_team *t);
 
@@ -517,7 +517,7 @@ VS_MUST_CHECK int vs_store_workunit_add(struct vs_store *s, struct vs_workunit *
 VS_MUST_CHECK int vs_store_workunit_get(struct vs_store *s, int64_t id, struct vs_workunit *out);
 VS_MUST_CHECK int vs_store_workunit_by_name(struct vs_store *s, const char *name,
                                             struct vs_workunit *out);
-/* Writes every field of wu (except create_time) to row wu->id; mod_time = now. */
+/* Writes every field of wu to row wu->id (mod_time = now); VS_ENOTFOUND if gone. */
 VS_MUST_CHECK int vs_store_workunit_update(struct vs_store *s, const struct vs_workunit *wu);
 
 /* Inserts a (workunitid required); sets a->id and create_time. */
@@ -542,19 +542,18 @@ VS_MUST_CHECK int vs_store_result_add(struct vs_store *s, struct vs_result *r);
 VS_MUST_CHECK int vs_store_result_get(struct vs_store *s, int64_t id, struct vs_result *out);
 VS_MUST_CHECK int vs_store_result_by_name(struct vs_store *s, const char *name,
                                           struct vs_result *out);
-/* Writes every field of r (except create_time) to row r->id; mod_time = now. */
+/* Writes every field of r to row r->id (mod_time = now); VS_ENOTFOUND if gone. */
 VS_MUST_CHECK int vs_store_result_update(struct vs_store *s, const struct vs_result *r);
 
 typedef int (*vs_store_result_fn)(void *ctx, const struct vs_result *r);
 /* Calls fn for each result of workunit wuid, in id order. */
-VS_MUST_CHECK int vs_store_results_of_wu(struct vs_store *s, int64_t wuid,
-                                         vs_store_result_fn fn, void *ctx);
+VS_MUST_CHECK int vs_store_results_of_wu(struct vs_store *s, int64_t wuid, vs_store_result_fn fn,
+                                         void *ctx);
 /* Calls fn for each IN_PROGRESS result sent to host hostid, in id order. */
 VS_MUST_CHECK int vs_store_results_in_progress(struct vs_store *s, int64_t hostid,
                                                vs_store_result_fn fn, void *ctx);
 /* Sets *out to true when host hostid has any result of workunit wuid. */
-VS_MUST_CHECK int vs_store_host_has_wu(struct vs_store *s, int64_t hostid, int64_t wuid,
-                                       bool *out);
+VS_MUST_CHECK int vs_store_host_has_wu(struct vs_store *s, int64_t hostid, int64_t wuid, bool *out);
 
 /* Number of results of app appid (all apps when appid is 0) in server_state state. */
 VS_MUST_CHECK int vs_store_count_results(struct vs_store *s, int64_t appid, int state,
