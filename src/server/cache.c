@@ -180,16 +180,25 @@ int vs_cache_refill(struct vs_cache *c, struct vs_store *s, size_t *out_added)
         vs_free(p.jobs);
         return rc;
     }
-    /* Derive what the owner needs outside the lock (it parses XML). */
+    /* Rows the cache already knows are dropped here, so that prep (which
+     * parses XML) runs only for new ones, outside the lock. */
+    bool *skip = vs_xcalloc(p.n ? p.n : 1, sizeof(*skip));
+    pthread_mutex_lock(&c->mu);
+    for (size_t k = 0; k < p.n; k++)
+        skip[k] = known_has(c, p.jobs[k].job.result.id);
+    pthread_mutex_unlock(&c->mu);
     for (size_t k = 0; k < p.n && c->prep; k++) {
-        if (c->prep(c->ctx, &p.jobs[k]) != 0) {
+        if (!skip[k] && c->prep(c->ctx, &p.jobs[k]) != 0)
             p.jobs[k].job.result.id = -p.jobs[k].job.result.id; /* marks "drop" */
-        }
     }
     pthread_mutex_lock(&c->mu);
     size_t i = 0;
     for (; i < p.n; i++) {
         struct vs_cache_job *j = &p.jobs[i];
+        if (skip[i]) {
+            job_free(c, j);
+            continue;
+        }
         if (j->job.result.id < 0) {
             /* Keep it known so that later refills skip it instead of
              * preparing (and logging) the same broken row again. */
@@ -224,6 +233,7 @@ int vs_cache_refill(struct vs_cache *c, struct vs_store *s, size_t *out_added)
     for (; i < p.n; i++)
         job_free(c, &p.jobs[i]);
     vs_free(p.jobs);
+    vs_free(skip);
 done:
     if (out_added)
         *out_added = added;
