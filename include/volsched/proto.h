@@ -33,18 +33,18 @@
 #include "volsched/xml.h"
 
 /* ---- limits (every one is enforced with VS_ELIMIT and a message) ---- */
-#define VS_PROTO_MAX_REQUEST_BYTES  (4u * 1024u * 1024u) /* scheduler request body */
-#define VS_PROTO_MAX_REPLY_BYTES    (16u * 1024u * 1024u)
-#define VS_PROTO_MAX_RESULTS        1000u  /* reported <result>s in one request */
-#define VS_PROTO_MAX_OTHER_RESULTS  10000u /* <other_result>s / <ip_result>s */
-#define VS_PROTO_MAX_FILE_INFOS     10000u /* sticky <file_info>s in a request */
-#define VS_PROTO_MAX_APP_VERSIONS   1000u
-#define VS_PROTO_MAX_LIST           10000u /* any other repeated element */
-#define VS_PROTO_MAX_STRING         4096u  /* one name, URL, authenticator ... */
-#define VS_PROTO_MAX_STDERR         (256u * 1024u) /* one result's stderr_out */
-#define VS_PROTO_MAX_PREFS          (256u * 1024u) /* a <global_preferences> subtree */
-#define VS_PROTO_MAX_UPLOAD_HEADER  (64u * 1024u)  /* bytes before the raw data */
-#define VS_PROTO_MAX_MASTER_URLS    16u
+#define VS_PROTO_MAX_REQUEST_BYTES (4u * 1024u * 1024u) /* scheduler request body */
+#define VS_PROTO_MAX_REPLY_BYTES   (16u * 1024u * 1024u)
+#define VS_PROTO_MAX_RESULTS       1000u  /* reported <result>s in one request */
+#define VS_PROTO_MAX_OTHER_RESULTS 10000u /* <other_result>s / <ip_result>s */
+#define VS_PROTO_MAX_FILE_INFOS    10000u /* sticky <file_info>s in a request */
+#define VS_PROTO_MAX_APP_VERSIONS  1000u
+#define VS_PROTO_MAX_LIST          10000u         /* any other repeated element */
+#define VS_PROTO_MAX_STRING        4096u          /* one name, URL, authenticator ... */
+#define VS_PROTO_MAX_STDERR        (256u * 1024u) /* one result's stderr_out */
+#define VS_PROTO_MAX_PREFS         (256u * 1024u) /* a <global_preferences> subtree */
+#define VS_PROTO_MAX_UPLOAD_HEADER (64u * 1024u)  /* bytes before the raw data */
+#define VS_PROTO_MAX_MASTER_URLS   16u
 
 /* A parse error: code plus a message naming the element. */
 struct vs_proto_error {
@@ -143,16 +143,16 @@ struct vs_proto_reported_result {
     int state; /* BOINC-COMPAT: 5 = uploaded (success with exit_status 0), 3 = compute error */
     const char *platform;
     int version_num;
-    const char *plan_class; /* optional */
-    double fpops_per_cpu_sec, fpops_cumulative;   /* optional (0 = absent) */
-    double intops_per_cpu_sec, intops_cumulative; /* optional */
-    double final_peak_working_set_size;           /* optional */
-    double final_peak_swap_size;                  /* optional */
-    double final_peak_disk_usage;                 /* optional */
+    const char *plan_class;                        /* optional */
+    double fpops_per_cpu_sec, fpops_cumulative;    /* optional (0 = absent) */
+    double intops_per_cpu_sec, intops_cumulative;  /* optional */
+    double final_peak_working_set_size;            /* optional */
+    double final_peak_swap_size;                   /* optional */
+    double final_peak_disk_usage;                  /* optional */
     double final_bytes_sent, final_bytes_received; /* optional */
     int app_version_num;
     const char *core_client_version; /* from <stderr_out>, may be NULL */
-    const char *stderr_text; /* the CDATA of <stderr_out>, trimmed; may be NULL */
+    const char *stderr_text;         /* the CDATA of <stderr_out>, trimmed; may be NULL */
     struct vs_proto_result_file *files;
     size_t n_files;
 };
@@ -283,7 +283,7 @@ struct vs_proto_app {
 };
 
 enum vs_proto_url_kind {
-    VS_PROTO_URL = 0,  /* <url>: download unless it contains "file_upload_handler" */
+    VS_PROTO_URL = 0,      /* <url>: download unless it contains "file_upload_handler" */
     VS_PROTO_URL_DOWNLOAD, /* <download_url> */
     VS_PROTO_URL_UPLOAD,   /* <upload_url> */
     VS_PROTO_URL_GZIPPED,  /* <gzipped_url> */
@@ -379,8 +379,8 @@ struct vs_proto_reply {
     double user_total_credit;
     double user_expavg_credit;
     double user_create_time;
-    const char *team_name; /* optional */
-    int64_t teamid;        /* 0 = not sent */
+    const char *team_name;                                          /* optional */
+    int64_t teamid;                                                 /* 0 = not sent */
     double host_total_credit, host_expavg_credit, host_create_time; /* with has_user_info */
     const char *host_venue;
     const char *email_hash;
@@ -402,7 +402,7 @@ struct vs_proto_reply {
     size_t n_messages;
     const char *global_prefs;  /* verbatim <global_preferences>...</global_preferences> */
     const char *project_prefs; /* verbatim <project_preferences>...</project_preferences> */
-    const char *code_sign_key;           /* key text; send only if the request had none */
+    const char *code_sign_key; /* key text; send only if the request had none */
     const char *code_sign_key_signature; /* optional */
     struct vs_proto_app *apps;
     size_t n_apps;
@@ -479,7 +479,7 @@ VS_MUST_CHECK int vs_proto_upload_write_header(const struct vs_proto_upload_requ
 struct vs_proto_upload_reply {
     int status; /* BOINC-COMPAT: 0 ok, -1 permanent failure, other transient */
     bool has_file_size;
-    int64_t file_size; /* bytes the server has (get_file_size answers) */
+    int64_t file_size;   /* bytes the server has (get_file_size answers) */
     const char *message; /* optional */
 };
 
@@ -490,8 +490,7 @@ struct vs_proto_upload_reply {
 VS_MUST_CHECK int vs_proto_upload_reply_write(const struct vs_proto_upload_reply *reply,
                                               struct vs_buf *out);
 /* Client side. A reply without <status> parses with status 1 (transient), as BOINC does. */
-VS_MUST_CHECK int vs_proto_upload_reply_parse(const char *body, size_t len,
-                                              struct vs_arena *arena,
+VS_MUST_CHECK int vs_proto_upload_reply_parse(const char *body, size_t len, struct vs_arena *arena,
                                               struct vs_proto_upload_reply *out,
                                               struct vs_proto_error *out_err);
 

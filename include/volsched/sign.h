@@ -48,8 +48,7 @@ VS_MUST_CHECK int vs_sign_key_generate(int bits, struct vs_sign_key **out_key);
 VS_MUST_CHECK int vs_sign_key_parse(const char *text, size_t len, bool is_private,
                                     struct vs_sign_key **out_key);
 /* Reads a key file in BOINC's text format, or PEM (detected by "-----BEGIN"). */
-VS_MUST_CHECK int vs_sign_key_load(const char *path, bool is_private,
-                                   struct vs_sign_key **out_key);
+VS_MUST_CHECK int vs_sign_key_load(const char *path, bool is_private, struct vs_sign_key **out_key);
 bool vs_sign_key_is_private(const struct vs_sign_key *key);
 /* Appends the public half in BOINC text format (what <code_sign_key> carries). */
 VS_MUST_CHECK int vs_sign_key_write_public(const struct vs_sign_key *key, struct vs_buf *out);
@@ -67,8 +66,7 @@ VS_MUST_CHECK int vs_sign_md5hex(const struct vs_sign_key *key, const char *md5h
 VS_MUST_CHECK int vs_sign_data(const struct vs_sign_key *key, const void *data, size_t len,
                                struct vs_buf *out);
 /* Signs the MD5 of the file at path (<file_signature> of an app version file). */
-VS_MUST_CHECK int vs_sign_file(const struct vs_sign_key *key, const char *path,
-                               struct vs_buf *out);
+VS_MUST_CHECK int vs_sign_file(const struct vs_sign_key *key, const char *path, struct vs_buf *out);
 
 /*
  * Verifies signature text sig[0..sig_len) over md5hex with a public (or
@@ -77,8 +75,8 @@ VS_MUST_CHECK int vs_sign_file(const struct vs_sign_key *key, const char *path,
  */
 VS_MUST_CHECK int vs_sign_verify_md5hex(const struct vs_sign_key *key, const char *md5hex,
                                         const char *sig, size_t sig_len);
-VS_MUST_CHECK int vs_sign_verify_data(const struct vs_sign_key *key, const void *data,
-                                      size_t len, const char *sig, size_t sig_len);
+VS_MUST_CHECK int vs_sign_verify_data(const struct vs_sign_key *key, const void *data, size_t len,
+                                      const char *sig, size_t sig_len);
 VS_MUST_CHECK int vs_sign_verify_file(const struct vs_sign_key *key, const char *path,
                                       const char *sig, size_t sig_len);
 
@@ -91,8 +89,7 @@ VS_MUST_CHECK int vs_sign_verify_file(const struct vs_sign_key *key, const char 
 VS_MUST_CHECK int vs_sign_upload_cert(const struct vs_sign_key *key, const char *name,
                                       double max_nbytes, struct vs_buf *out);
 VS_MUST_CHECK int vs_sign_verify_upload_cert(const struct vs_sign_key *key, const char *name,
-                                             double max_nbytes, const char *sig,
-                                             size_t sig_len);
+                                             double max_nbytes, const char *sig, size_t sig_len);
 
 /*
  * Writes two fresh key pairs of bits into dir (created if missing, mode 0700):

@@ -75,8 +75,8 @@ struct vs_xml_node {
     struct vs_xml_node *next;  /* next sibling element */
     size_t raw_off;            /* byte span of the element (tags included) in doc->input */
     size_t raw_len;
-    unsigned line;  /* 1-based line of the start tag */
-    bool closed;    /* false only under VS_XML_ALLOW_UNCLOSED */
+    unsigned line; /* 1-based line of the start tag */
+    bool closed;   /* false only under VS_XML_ALLOW_UNCLOSED */
 };
 
 struct vs_xml_doc {
@@ -101,8 +101,8 @@ struct vs_xml_error {
  * spans) unless doc->repaired; it lives as long as the arena and data.
  */
 VS_MUST_CHECK int vs_xml_parse(const char *data, size_t len, const struct vs_xml_limits *limits,
-                               unsigned flags, struct vs_arena *arena,
-                               struct vs_xml_doc *out_doc, struct vs_xml_error *out_err);
+                               unsigned flags, struct vs_arena *arena, struct vs_xml_doc *out_doc,
+                               struct vs_xml_error *out_err);
 
 /* Tree helpers. Every one accepts a NULL node and then returns NULL / "" / default. */
 
@@ -124,8 +124,7 @@ VS_MUST_CHECK int vs_xml_get_double(const struct vs_xml_node *n, double *out);
 VS_MUST_CHECK int vs_xml_get_int64(const struct vs_xml_node *n, int64_t *out);
 VS_MUST_CHECK int vs_xml_get_bool(const struct vs_xml_node *n, bool *out);
 /* The element's verbatim bytes (start tag to end tag) in doc->input. */
-const char *vs_xml_raw(const struct vs_xml_doc *doc, const struct vs_xml_node *n,
-                       size_t *out_len);
+const char *vs_xml_raw(const struct vs_xml_doc *doc, const struct vs_xml_node *n, size_t *out_len);
 /* The bytes between the element's start and end tags (verbatim inner XML). */
 const char *vs_xml_inner_raw(const struct vs_xml_doc *doc, const struct vs_xml_node *n,
                              size_t *out_len);

@@ -16,6 +16,7 @@ struct command {
 
 static const struct command commands[] = {
     {"version", vs_cmd_version, "print the version"},
+    {"keygen", vs_cmd_keygen, "write BOINC code-signing and upload key pairs"},
 };
 
 static void usage(FILE *f)

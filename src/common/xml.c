@@ -1,0 +1,705 @@
+/*
+ * Bounded XML reader on expat, and the XML writer. See include/volsched/xml.h.
+ *
+ * The reader builds the tree in the caller's arena. Text of the element being
+ * parsed is collected in one scratch buffer per nesting level (they are
+ * reused across elements), so the arena only receives final strings.
+ */
+#include "volsched/xml.h"
+
+#include <ctype.h>
+#include <expat.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "volsched/str.h"
+
+void vs_xml_limits_default(struct vs_xml_limits *l)
+{
+    l->max_input = VS_XML_MAX_INPUT;
+    l->max_depth = VS_XML_MAX_DEPTH;
+    l->max_elements = VS_XML_MAX_ELEMENTS;
+    l->max_text = VS_XML_MAX_TEXT;
+}
+
+struct builder {
+    XML_Parser p;
+    struct vs_arena *arena;
+    struct vs_xml_limits lim;
+    struct vs_xml_node *root;
+    struct vs_xml_node *cur; /* innermost open element */
+    int depth;
+    size_t n_elements;
+    size_t start_tag_end[VS_XML_MAX_DEPTH + 1]; /* byte after each open start tag */
+    struct vs_xml_node *last_child[VS_XML_MAX_DEPTH + 1]; /* of the open element per level */
+    struct vs_buf text[VS_XML_MAX_DEPTH + 1];   /* character data per open level */
+    int err;
+    char msg[120];
+};
+
+static void fail(struct builder *b, int code, const char *fmt, ...) VS_PRINTF(3, 4);
+
+static void fail(struct builder *b, int code, const char *fmt, ...)
+{
+    if (b->err)
+        return;
+    b->err = code;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(b->msg, sizeof(b->msg), fmt, ap);
+    va_end(ap);
+    XML_StopParser(b->p, XML_FALSE);
+}
+
+static void on_start(void *ud, const XML_Char *name, const XML_Char **attrs)
+{
+    struct builder *b = ud;
+    if (b->err)
+        return;
+    if (b->depth >= b->lim.max_depth) {
+        fail(b, VS_ELIMIT, "element nesting deeper than %d", b->lim.max_depth);
+        return;
+    }
+    if (b->n_elements >= b->lim.max_elements) {
+        fail(b, VS_ELIMIT, "more than %zu elements", b->lim.max_elements);
+        return;
+    }
+    if (b->depth == 0 && b->root) {
+        /* expat itself rejects a second root; keep the tree sane regardless */
+        fail(b, VS_EPARSE, "more than one root element");
+        return;
+    }
+    size_t nlen = strlen(name);
+    if (nlen > VS_XML_MAX_NAME) {
+        fail(b, VS_ELIMIT, "element name longer than %d bytes", VS_XML_MAX_NAME);
+        return;
+    }
+    struct vs_xml_node *n = vs_arena_alloc(b->arena, sizeof(*n));
+    n->name = vs_arena_strndup(b->arena, name, nlen);
+    n->text = "";
+    n->line = (unsigned)XML_GetCurrentLineNumber(b->p);
+    size_t na = 0;
+    while (attrs[2 * na])
+        na++;
+    if (na > VS_XML_MAX_ATTRS) {
+        fail(b, VS_ELIMIT, "element <%s> has more than %d attributes", n->name,
+             VS_XML_MAX_ATTRS);
+        return;
+    }
+    if (na) {
+        struct vs_xml_attr *a = vs_arena_alloc(b->arena, na * sizeof(*a));
+        for (size_t i = 0; i < na; i++) {
+            size_t vl = strlen(attrs[2 * i + 1]);
+            if (vl > b->lim.max_text || strlen(attrs[2 * i]) > VS_XML_MAX_NAME) {
+                fail(b, VS_ELIMIT, "attribute of <%s> too long", n->name);
+                return;
+            }
+            a[i].name = vs_arena_strndup(b->arena, attrs[2 * i], strlen(attrs[2 * i]));
+            a[i].value = vs_arena_strndup(b->arena, attrs[2 * i + 1], vl);
+        }
+        n->attrs = a;
+        n->n_attrs = na;
+    }
+    XML_Index at = XML_GetCurrentByteIndex(b->p);
+    int cnt = XML_GetCurrentByteCount(b->p);
+    n->raw_off = at >= 0 ? (size_t)at : 0;
+    if (b->cur) {
+        n->parent = b->cur;
+        if (b->last_child[b->depth])
+            b->last_child[b->depth]->next = n;
+        else
+            b->cur->child = n;
+        b->last_child[b->depth] = n;
+    } else {
+        b->root = n;
+    }
+    b->cur = n;
+    b->depth++;
+    b->n_elements++;
+    b->start_tag_end[b->depth] = n->raw_off + (cnt > 0 ? (size_t)cnt : 0);
+    b->last_child[b->depth] = NULL;
+    vs_buf_reset(&b->text[b->depth]);
+}
+
+static void on_end(void *ud, const XML_Char *name)
+{
+    (void)name;
+    struct builder *b = ud;
+    if (b->err || !b->cur)
+        return;
+    struct vs_xml_node *n = b->cur;
+    struct vs_buf *t = &b->text[b->depth];
+    n->text = vs_arena_strndup(b->arena, vs_buf_str(t), t->len);
+    n->text_len = t->len;
+    XML_Index at = XML_GetCurrentByteIndex(b->p);
+    int cnt = XML_GetCurrentByteCount(b->p);
+    size_t end = (cnt > 0 && at >= 0) ? (size_t)at + (size_t)cnt : b->start_tag_end[b->depth];
+    n->raw_len = end >= n->raw_off ? end - n->raw_off : 0;
+    n->closed = true;
+    b->cur = n->parent;
+    b->depth--;
+}
+
+static void on_text(void *ud, const XML_Char *s, int len)
+{
+    struct builder *b = ud;
+    if (b->err || !b->cur || len <= 0)
+        return;
+    struct vs_buf *t = &b->text[b->depth];
+    if (vs_buf_append(t, s, (size_t)len) != 0)
+        fail(b, VS_ELIMIT, "text of <%s> longer than %zu bytes", b->cur->name, b->lim.max_text);
+}
+
+static void on_doctype(void *ud, const XML_Char *name, const XML_Char *sysid,
+                       const XML_Char *pubid, int has_internal_subset)
+{
+    (void)name, (void)sysid, (void)pubid, (void)has_internal_subset;
+    fail(ud, VS_EUNSUPPORTED, "DOCTYPE declarations are not accepted");
+}
+
+static void on_entity(void *ud, const XML_Char *name, int is_param, const XML_Char *value,
+                      int value_len, const XML_Char *base, const XML_Char *sysid,
+                      const XML_Char *pubid, const XML_Char *notation)
+{
+    (void)name, (void)is_param, (void)value, (void)value_len, (void)base, (void)sysid,
+        (void)pubid, (void)notation;
+    fail(ud, VS_EUNSUPPORTED, "entity declarations are not accepted");
+}
+
+static int external_entity(XML_Parser p, const XML_Char *context, const XML_Char *base,
+                           const XML_Char *sysid, const XML_Char *pubid)
+{
+    (void)p, (void)context, (void)base, (void)sysid, (void)pubid;
+    return XML_STATUS_ERROR;
+}
+
+/*
+ * Length of a valid UTF-8 sequence at s (1..4) that is also a character XML
+ * allows, or 0.
+ */
+static size_t utf8_ok(const unsigned char *s, size_t n)
+{
+    unsigned c = s[0];
+    if (c < 0x80)
+        return (c >= 0x20 || c == '\t' || c == '\n' || c == '\r') ? 1 : 0;
+    size_t len;
+    unsigned cp;
+    if (c >= 0xc2 && c <= 0xdf) {
+        len = 2, cp = c & 0x1f;
+    } else if (c >= 0xe0 && c <= 0xef) {
+        len = 3, cp = c & 0x0f;
+    } else if (c >= 0xf0 && c <= 0xf4) {
+        len = 4, cp = c & 0x07;
+    } else {
+        return 0;
+    }
+    if (len > n)
+        return 0;
+    for (size_t i = 1; i < len; i++) {
+        if ((s[i] & 0xc0) != 0x80)
+            return 0;
+        cp = (cp << 6) | (s[i] & 0x3f);
+    }
+    if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10ffff)))
+        return 0;
+    if ((cp >= 0xd800 && cp <= 0xdfff) || cp == 0xfffe || cp == 0xffff)
+        return 0;
+    return len;
+}
+
+/* Returns an arena copy with bad bytes replaced by '?', or NULL if none was bad. */
+static char *repair(const char *data, size_t len, struct vs_arena *arena)
+{
+    const unsigned char *s = (const unsigned char *)data;
+    char *copy = NULL;
+    for (size_t i = 0; i < len;) {
+        size_t k = utf8_ok(s + i, len - i);
+        if (k) {
+            i += k;
+            continue;
+        }
+        if (!copy)
+            copy = vs_arena_strndup(arena, data, len);
+        copy[i++] = '?';
+    }
+    return copy;
+}
+
+static int run(struct builder *b, const char *data, size_t len, unsigned flags,
+               struct vs_xml_error *out_err)
+{
+    XML_Parser p = XML_ParserCreate("UTF-8");
+    if (!p)
+        return VS_ENOMEM;
+    b->p = p;
+    XML_SetUserData(p, b);
+    XML_SetElementHandler(p, on_start, on_end);
+    XML_SetCharacterDataHandler(p, on_text);
+    XML_SetStartDoctypeDeclHandler(p, on_doctype);
+    XML_SetEntityDeclHandler(p, on_entity);
+    XML_SetExternalEntityRefHandler(p, external_entity);
+    XML_SetParamEntityParsing(p, XML_PARAM_ENTITY_PARSING_NEVER);
+    int is_final = (flags & VS_XML_ALLOW_UNCLOSED) ? 0 : 1;
+    enum XML_Status st = XML_Parse(p, data, (int)len, is_final);
+    int rc = 0;
+    if (b->err) {
+        rc = b->err;
+    } else if (st != XML_STATUS_OK) {
+        rc = VS_EPARSE;
+        snprintf(b->msg, sizeof(b->msg), "%s", XML_ErrorString(XML_GetErrorCode(p)));
+    } else if (!b->root) {
+        rc = VS_EPARSE;
+        snprintf(b->msg, sizeof(b->msg), "no root element");
+    }
+    if (rc && out_err) {
+        out_err->code = rc;
+        out_err->line = (unsigned)XML_GetCurrentLineNumber(p);
+        out_err->column = (unsigned)XML_GetCurrentColumnNumber(p);
+        snprintf(out_err->msg, sizeof(out_err->msg), "line %u: %s", out_err->line, b->msg);
+    }
+    XML_ParserFree(p);
+    return rc;
+}
+
+static void builder_reset(struct builder *b)
+{
+    b->root = b->cur = NULL;
+    memset(b->last_child, 0, sizeof(b->last_child));
+    b->depth = 0;
+    b->n_elements = 0;
+    b->err = 0;
+    b->msg[0] = '\0';
+}
+
+int vs_xml_parse(const char *data, size_t len, const struct vs_xml_limits *limits,
+                 unsigned flags, struct vs_arena *arena, struct vs_xml_doc *out_doc,
+                 struct vs_xml_error *out_err)
+{
+    struct builder b;
+    memset(&b, 0, sizeof(b));
+    if (limits)
+        b.lim = *limits;
+    else
+        vs_xml_limits_default(&b.lim);
+    if (b.lim.max_depth > VS_XML_MAX_DEPTH || b.lim.max_depth < 1)
+        b.lim.max_depth = VS_XML_MAX_DEPTH;
+    if (len > b.lim.max_input || len > (size_t)INT32_MAX) {
+        if (out_err) {
+            out_err->code = VS_ELIMIT;
+            out_err->line = out_err->column = 0;
+            snprintf(out_err->msg, sizeof(out_err->msg),
+                     "document of %zu bytes exceeds the limit of %zu", len, b.lim.max_input);
+        }
+        return VS_ELIMIT;
+    }
+    b.arena = arena;
+    for (int i = 0; i <= VS_XML_MAX_DEPTH; i++)
+        vs_buf_init(&b.text[i], b.lim.max_text);
+
+    const char *input = data;
+    bool repaired = false;
+    int rc = run(&b, data, len, flags, out_err);
+    if (rc == VS_EPARSE && (flags & VS_XML_REPAIR_BYTES)) {
+        char *fixed = repair(data, len, arena);
+        if (fixed) {
+            builder_reset(&b);
+            input = fixed;
+            repaired = true;
+            rc = run(&b, fixed, len, flags, out_err);
+        }
+    }
+    if (rc == 0) {
+        /* Elements left open (VS_XML_ALLOW_UNCLOSED): give them their text and span. */
+        int d = b.depth;
+        for (struct vs_xml_node *n = b.cur; n; n = n->parent, d--) {
+            n->text = vs_arena_strndup(arena, vs_buf_str(&b.text[d]), b.text[d].len);
+            n->text_len = b.text[d].len;
+            n->raw_len = len - n->raw_off;
+            n->closed = false;
+        }
+    }
+    for (int i = 0; i <= VS_XML_MAX_DEPTH; i++)
+        vs_buf_cleanup(&b.text[i]);
+    if (rc)
+        return rc;
+    out_doc->root = b.root;
+    out_doc->input = input;
+    out_doc->input_len = len;
+    out_doc->n_elements = b.n_elements;
+    out_doc->repaired = repaired;
+    return 0;
+}
+
+/* ---- tree helpers ---- */
+
+const struct vs_xml_node *vs_xml_child(const struct vs_xml_node *n, const char *name)
+{
+    if (!n)
+        return NULL;
+    for (const struct vs_xml_node *c = n->child; c; c = c->next)
+        if (strcmp(c->name, name) == 0)
+            return c;
+    return NULL;
+}
+
+const struct vs_xml_node *vs_xml_next_same(const struct vs_xml_node *n)
+{
+    if (!n)
+        return NULL;
+    for (const struct vs_xml_node *c = n->next; c; c = c->next)
+        if (strcmp(c->name, n->name) == 0)
+            return c;
+    return NULL;
+}
+
+const char *vs_xml_attr(const struct vs_xml_node *n, const char *name)
+{
+    if (!n)
+        return NULL;
+    for (size_t i = 0; i < n->n_attrs; i++)
+        if (strcmp(n->attrs[i].name, name) == 0)
+            return n->attrs[i].value;
+    return NULL;
+}
+
+const char *vs_xml_child_text(const struct vs_xml_node *n, const char *name)
+{
+    const struct vs_xml_node *c = vs_xml_child(n, name);
+    return c ? c->text : NULL;
+}
+
+static void trim_span(const char *s, size_t len, size_t *out_start, size_t *out_len)
+{
+    size_t a = 0, e = len;
+    while (a < e && isspace((unsigned char)s[a]))
+        a++;
+    while (e > a && isspace((unsigned char)s[e - 1]))
+        e--;
+    *out_start = a;
+    *out_len = e - a;
+}
+
+const char *vs_xml_text_trim(const struct vs_xml_node *n, struct vs_arena *arena)
+{
+    if (!n)
+        return "";
+    size_t a, l;
+    trim_span(n->text, n->text_len, &a, &l);
+    if (a == 0 && l == n->text_len)
+        return n->text;
+    return vs_arena_strndup(arena, n->text + a, l);
+}
+
+int vs_xml_get_double(const struct vs_xml_node *n, double *out)
+{
+    if (!n)
+        return VS_ENOTFOUND;
+    return vs_parse_double(n->text, out);
+}
+
+int vs_xml_get_int64(const struct vs_xml_node *n, int64_t *out)
+{
+    if (!n)
+        return VS_ENOTFOUND;
+    int64_t v;
+    if (vs_parse_int64(n->text, &v) == 0) {
+        *out = v;
+        return 0;
+    }
+    /* BOINC writes some integers with %f ("10193.000000"): accept integral values */
+    double d;
+    if (vs_parse_double(n->text, &d) != 0 || d != floor(d) || fabs(d) > 9.0e15)
+        return VS_EPARSE;
+    *out = (int64_t)d;
+    return 0;
+}
+
+int vs_xml_get_bool(const struct vs_xml_node *n, bool *out)
+{
+    if (!n)
+        return VS_ENOTFOUND;
+    size_t a, l;
+    trim_span(n->text, n->text_len, &a, &l);
+    if (l == 0) {
+        *out = true; /* BOINC-COMPAT: <flag/> means set */
+        return 0;
+    }
+    char tmp[8];
+    if (l >= sizeof(tmp))
+        return VS_EPARSE;
+    memcpy(tmp, n->text + a, l);
+    tmp[l] = '\0';
+    return vs_parse_bool(tmp, out);
+}
+
+const char *vs_xml_raw(const struct vs_xml_doc *doc, const struct vs_xml_node *n,
+                       size_t *out_len)
+{
+    if (!n || n->raw_off > doc->input_len || n->raw_len > doc->input_len - n->raw_off) {
+        *out_len = 0;
+        return "";
+    }
+    *out_len = n->raw_len;
+    return doc->input + n->raw_off;
+}
+
+const char *vs_xml_inner_raw(const struct vs_xml_doc *doc, const struct vs_xml_node *n,
+                             size_t *out_len)
+{
+    size_t len;
+    const char *raw = vs_xml_raw(doc, n, &len);
+    /* start tag ends at the first '>' outside quotes; end tag starts at the last '<' */
+    size_t i = 0;
+    char q = 0;
+    for (; i < len; i++) {
+        if (q) {
+            if (raw[i] == q)
+                q = 0;
+        } else if (raw[i] == '"' || raw[i] == '\'') {
+            q = raw[i];
+        } else if (raw[i] == '>') {
+            break;
+        }
+    }
+    if (i >= len || (i > 0 && raw[i - 1] == '/')) {
+        *out_len = 0;
+        return raw + (i < len ? i : len);
+    }
+    size_t start = i + 1, end = len;
+    if (n->closed) {
+        while (end > start && raw[end - 1] != '<')
+            end--;
+        end = end > start ? end - 1 : start;
+    }
+    *out_len = end - start;
+    return raw + start;
+}
+
+/* ---- writer ---- */
+
+void vs_xml_writer_init(struct vs_xml_writer *w, struct vs_buf *out)
+{
+    memset(w, 0, sizeof(*w));
+    w->out = out;
+    w->indent = true;
+}
+
+static void put(struct vs_xml_writer *w, const char *s, size_t n)
+{
+    if (w->err)
+        return;
+    int rc = vs_buf_append(w->out, s, n);
+    if (rc)
+        w->err = rc;
+}
+
+static void puts_(struct vs_xml_writer *w, const char *s)
+{
+    put(w, s, strlen(s));
+}
+
+static void pad(struct vs_xml_writer *w)
+{
+    static const char spaces[] = "                                                                "
+                                 "                                                                ";
+    if (!w->indent)
+        return;
+    size_t n = (size_t)w->depth * 4;
+    if (n > sizeof(spaces) - 1)
+        n = sizeof(spaces) - 1;
+    put(w, spaces, n);
+}
+
+int vs_xml_escape(struct vs_buf *b, const char *s, size_t n)
+{
+    size_t run = 0;
+    for (size_t i = 0; i < n; i++) {
+        const char *rep;
+        switch (s[i]) {
+        case '&':
+            rep = "&amp;";
+            break;
+        case '<':
+            rep = "&lt;";
+            break;
+        case '>':
+            rep = "&gt;";
+            break;
+        case '"':
+            rep = "&quot;";
+            break;
+        case '\'':
+            rep = "&apos;";
+            break;
+        default:
+            continue;
+        }
+        int rc = vs_buf_append(b, s + run, i - run);
+        if (!rc)
+            rc = vs_buf_puts(b, rep);
+        if (rc)
+            return rc;
+        run = i + 1;
+    }
+    return vs_buf_append(b, s + run, n - run);
+}
+
+static void esc(struct vs_xml_writer *w, const char *s, size_t n)
+{
+    if (w->err)
+        return;
+    int rc = vs_xml_escape(w->out, s, n);
+    if (rc)
+        w->err = rc;
+}
+
+static void open_tag(struct vs_xml_writer *w, const char *name, const char *attr,
+                     const char *value, bool newline)
+{
+    pad(w);
+    put(w, "<", 1);
+    puts_(w, name);
+    if (attr) {
+        put(w, " ", 1);
+        puts_(w, attr);
+        put(w, "=\"", 2);
+        esc(w, value ? value : "", value ? strlen(value) : 0);
+        put(w, "\"", 1);
+    }
+    put(w, newline ? ">\n" : ">", newline ? 2 : 1);
+}
+
+static void push(struct vs_xml_writer *w, const char *name)
+{
+    if (w->depth >= VS_XML_MAX_DEPTH) {
+        if (!w->err)
+            w->err = VS_EINVAL;
+        return;
+    }
+    w->stack[w->depth++] = name;
+}
+
+void vs_xml_open(struct vs_xml_writer *w, const char *name)
+{
+    open_tag(w, name, NULL, NULL, true);
+    push(w, name);
+}
+
+void vs_xml_open_attr(struct vs_xml_writer *w, const char *name, const char *attr,
+                      const char *value)
+{
+    open_tag(w, name, attr, value, true);
+    push(w, name);
+}
+
+void vs_xml_close(struct vs_xml_writer *w)
+{
+    if (w->depth <= 0) {
+        if (!w->err)
+            w->err = VS_EINVAL;
+        return;
+    }
+    const char *name = w->stack[--w->depth];
+    pad(w);
+    put(w, "</", 2);
+    puts_(w, name);
+    put(w, ">\n", 2);
+}
+
+static void leaf(struct vs_xml_writer *w, const char *name, const char *attr, const char *av,
+                 const char *s, size_t n, bool escape)
+{
+    open_tag(w, name, attr, av, false);
+    if (escape)
+        esc(w, s, n);
+    else
+        put(w, s, n);
+    put(w, "</", 2);
+    puts_(w, name);
+    put(w, ">\n", 2);
+}
+
+void vs_xml_strn(struct vs_xml_writer *w, const char *name, const char *s, size_t n)
+{
+    if (s)
+        leaf(w, name, NULL, NULL, s, n, true);
+}
+
+void vs_xml_str(struct vs_xml_writer *w, const char *name, const char *s)
+{
+    if (s)
+        leaf(w, name, NULL, NULL, s, strlen(s), true);
+}
+
+void vs_xml_str_attr(struct vs_xml_writer *w, const char *name, const char *attr,
+                     const char *attr_value, const char *s)
+{
+    if (s)
+        leaf(w, name, attr, attr_value, s, strlen(s), true);
+}
+
+void vs_xml_int(struct vs_xml_writer *w, const char *name, int64_t v)
+{
+    char tmp[32];
+    int n = snprintf(tmp, sizeof(tmp), "%lld", (long long)v);
+    leaf(w, name, NULL, NULL, tmp, (size_t)n, false);
+}
+
+size_t vs_xml_format_double(char *dst, size_t size, double v)
+{
+    if (!isfinite(v))
+        v = 0; /* XML readers (BOINC's too) cannot take inf/nan */
+    int n = -1;
+    if (fabs(v) < 1e15) {
+        n = snprintf(dst, size, "%f", v);
+        if (n > 0 && (size_t)n < size && strtod(dst, NULL) == v)
+            return (size_t)n;
+    }
+    n = snprintf(dst, size, "%.17g", v);
+    return n > 0 ? (size_t)n : 0;
+}
+
+void vs_xml_double(struct vs_xml_writer *w, const char *name, double v)
+{
+    char tmp[400];
+    size_t n = vs_xml_format_double(tmp, sizeof(tmp), v);
+    leaf(w, name, NULL, NULL, tmp, n, false);
+}
+
+void vs_xml_flag(struct vs_xml_writer *w, const char *name)
+{
+    pad(w);
+    put(w, "<", 1);
+    puts_(w, name);
+    put(w, "/>\n", 3);
+}
+
+void vs_xml_raw_write(struct vs_xml_writer *w, const char *s, size_t n)
+{
+    put(w, s, n);
+}
+
+void vs_xml_cdata(struct vs_xml_writer *w, const char *s, size_t n)
+{
+    puts_(w, "<![CDATA[");
+    size_t run = 0;
+    for (size_t i = 0; i + 2 < n; i++) {
+        if (s[i] == ']' && s[i + 1] == ']' && s[i + 2] == '>') {
+            /* end the section between "]]" and ">" and open a new one */
+            put(w, s + run, i + 2 - run);
+            puts_(w, "]]><![CDATA[");
+            run = i + 2;
+        }
+    }
+    put(w, s + run, n - run);
+    puts_(w, "]]>");
+}
+
+int vs_xml_writer_error(const struct vs_xml_writer *w)
+{
+    if (w->err)
+        return w->err;
+    return w->depth == 0 ? 0 : VS_EINVAL;
+}
