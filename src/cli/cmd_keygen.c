@@ -9,13 +9,14 @@
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: volsched keygen [--bits N] DIR\n"
-               "\n"
-               "Writes two new RSA key pairs into DIR (created if missing) in BOINC's key\n"
-               "text format: %s / %s (code signing: <code_sign_key>,\n"
-               "<file_signature>) and %s / %s (upload certificates:\n"
-               "<xml_signature>). Private files get mode 0600. Existing keys are never\n"
-               "overwritten. --bits defaults to %d, the most the BOINC client accepts.\n",
+    fprintf(f,
+            "usage: volsched keygen [--bits N] DIR\n"
+            "\n"
+            "Writes two new RSA key pairs into DIR (created if missing) in BOINC's key\n"
+            "text format: %s / %s (code signing: <code_sign_key>,\n"
+            "<file_signature>) and %s / %s (upload certificates:\n"
+            "<xml_signature>). Private files get mode 0600. Existing keys are never\n"
+            "overwritten. --bits defaults to %d, the most the BOINC client accepts.\n",
             VS_SIGN_CODE_PRIVATE, VS_SIGN_CODE_PUBLIC, VS_SIGN_UPLOAD_PRIVATE,
             VS_SIGN_UPLOAD_PUBLIC, VS_SIGN_KEY_BITS);
 }

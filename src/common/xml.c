@@ -32,9 +32,9 @@ struct builder {
     struct vs_xml_node *cur; /* innermost open element */
     int depth;
     size_t n_elements;
-    size_t start_tag_end[VS_XML_MAX_DEPTH + 1]; /* byte after each open start tag */
+    size_t start_tag_end[VS_XML_MAX_DEPTH + 1];           /* byte after each open start tag */
     struct vs_xml_node *last_child[VS_XML_MAX_DEPTH + 1]; /* of the open element per level */
-    struct vs_buf text[VS_XML_MAX_DEPTH + 1];   /* character data per open level */
+    struct vs_buf text[VS_XML_MAX_DEPTH + 1];             /* character data per open level */
     int err;
     char msg[120];
 };
@@ -84,8 +84,7 @@ static void on_start(void *ud, const XML_Char *name, const XML_Char **attrs)
     while (attrs[2 * na])
         na++;
     if (na > VS_XML_MAX_ATTRS) {
-        fail(b, VS_ELIMIT, "element <%s> has more than %d attributes", n->name,
-             VS_XML_MAX_ATTRS);
+        fail(b, VS_ELIMIT, "element <%s> has more than %d attributes", n->name, VS_XML_MAX_ATTRS);
         return;
     }
     if (na) {
@@ -152,8 +151,8 @@ static void on_text(void *ud, const XML_Char *s, int len)
         fail(b, VS_ELIMIT, "text of <%s> longer than %zu bytes", b->cur->name, b->lim.max_text);
 }
 
-static void on_doctype(void *ud, const XML_Char *name, const XML_Char *sysid,
-                       const XML_Char *pubid, int has_internal_subset)
+static void on_doctype(void *ud, const XML_Char *name, const XML_Char *sysid, const XML_Char *pubid,
+                       int has_internal_subset)
 {
     (void)name, (void)sysid, (void)pubid, (void)has_internal_subset;
     fail(ud, VS_EUNSUPPORTED, "DOCTYPE declarations are not accepted");
@@ -163,8 +162,8 @@ static void on_entity(void *ud, const XML_Char *name, int is_param, const XML_Ch
                       int value_len, const XML_Char *base, const XML_Char *sysid,
                       const XML_Char *pubid, const XML_Char *notation)
 {
-    (void)name, (void)is_param, (void)value, (void)value_len, (void)base, (void)sysid,
-        (void)pubid, (void)notation;
+    (void)name, (void)is_param, (void)value, (void)value_len, (void)base, (void)sysid, (void)pubid,
+        (void)notation;
     fail(ud, VS_EUNSUPPORTED, "entity declarations are not accepted");
 }
 
@@ -273,9 +272,8 @@ static void builder_reset(struct builder *b)
     b->msg[0] = '\0';
 }
 
-int vs_xml_parse(const char *data, size_t len, const struct vs_xml_limits *limits,
-                 unsigned flags, struct vs_arena *arena, struct vs_xml_doc *out_doc,
-                 struct vs_xml_error *out_err)
+int vs_xml_parse(const char *data, size_t len, const struct vs_xml_limits *limits, unsigned flags,
+                 struct vs_arena *arena, struct vs_xml_doc *out_doc, struct vs_xml_error *out_err)
 {
     struct builder b;
     memset(&b, 0, sizeof(b));
@@ -434,8 +432,7 @@ int vs_xml_get_bool(const struct vs_xml_node *n, bool *out)
     return vs_parse_bool(tmp, out);
 }
 
-const char *vs_xml_raw(const struct vs_xml_doc *doc, const struct vs_xml_node *n,
-                       size_t *out_len)
+const char *vs_xml_raw(const struct vs_xml_doc *doc, const struct vs_xml_node *n, size_t *out_len)
 {
     if (!n || n->raw_off > doc->input_len || n->raw_len > doc->input_len - n->raw_off) {
         *out_len = 0;
@@ -555,8 +552,8 @@ static void esc(struct vs_xml_writer *w, const char *s, size_t n)
         w->err = rc;
 }
 
-static void open_tag(struct vs_xml_writer *w, const char *name, const char *attr,
-                     const char *value, bool newline)
+static void open_tag(struct vs_xml_writer *w, const char *name, const char *attr, const char *value,
+                     bool newline)
 {
     pad(w);
     put(w, "<", 1);

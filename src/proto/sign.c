@@ -42,14 +42,10 @@ static const struct {
     const char *param;
     size_t width;
 } priv_layout[] = {
-    {OSSL_PKEY_PARAM_RSA_N, MOD_LEN},
-    {OSSL_PKEY_PARAM_RSA_E, MOD_LEN},
-    {OSSL_PKEY_PARAM_RSA_D, MOD_LEN},
-    {OSSL_PKEY_PARAM_RSA_FACTOR1, PRIME_LEN},
-    {OSSL_PKEY_PARAM_RSA_FACTOR2, PRIME_LEN},
-    {OSSL_PKEY_PARAM_RSA_EXPONENT1, PRIME_LEN},
-    {OSSL_PKEY_PARAM_RSA_EXPONENT2, PRIME_LEN},
-    {OSSL_PKEY_PARAM_RSA_COEFFICIENT1, PRIME_LEN},
+    {OSSL_PKEY_PARAM_RSA_N, MOD_LEN},           {OSSL_PKEY_PARAM_RSA_E, MOD_LEN},
+    {OSSL_PKEY_PARAM_RSA_D, MOD_LEN},           {OSSL_PKEY_PARAM_RSA_FACTOR1, PRIME_LEN},
+    {OSSL_PKEY_PARAM_RSA_FACTOR2, PRIME_LEN},   {OSSL_PKEY_PARAM_RSA_EXPONENT1, PRIME_LEN},
+    {OSSL_PKEY_PARAM_RSA_EXPONENT2, PRIME_LEN}, {OSSL_PKEY_PARAM_RSA_COEFFICIENT1, PRIME_LEN},
 };
 
 static struct vs_sign_key *wrap(EVP_PKEY *pkey, bool priv)
@@ -273,9 +269,8 @@ int vs_sign_key_write_pem(const struct vs_sign_key *key, bool private_part, stru
     BIO *bio = BIO_new(BIO_s_mem());
     if (!bio)
         return VS_ECRYPTO;
-    int ok = private_part
-                 ? PEM_write_bio_PrivateKey(bio, key->pkey, NULL, NULL, 0, NULL, NULL)
-                 : PEM_write_bio_PUBKEY(bio, key->pkey);
+    int ok = private_part ? PEM_write_bio_PrivateKey(bio, key->pkey, NULL, NULL, 0, NULL, NULL)
+                          : PEM_write_bio_PUBKEY(bio, key->pkey);
     int rc = VS_ECRYPTO;
     if (ok) {
         char *p = NULL;
@@ -399,8 +394,8 @@ int vs_sign_verify_md5hex(const struct vs_sign_key *key, const char *md5hex, con
         return VS_ECRYPTO;
     if (EVP_PKEY_verify_recover_init(ctx) > 0 &&
         EVP_PKEY_CTX_set_rsa_padding(ctx, RSA_PKCS1_PADDING) > 0 &&
-        EVP_PKEY_verify_recover(ctx, plain, &plen, raw, (size_t)n) > 0 &&
-        plen == VS_MD5_HEX_LEN && memcmp(plain, md5hex, VS_MD5_HEX_LEN) == 0)
+        EVP_PKEY_verify_recover(ctx, plain, &plen, raw, (size_t)n) > 0 && plen == VS_MD5_HEX_LEN &&
+        memcmp(plain, md5hex, VS_MD5_HEX_LEN) == 0)
         rc = 0;
     EVP_PKEY_CTX_free(ctx);
     return rc;
@@ -442,8 +437,8 @@ int vs_sign_upload_cert(const struct vs_sign_key *key, const char *name, double 
     return rc;
 }
 
-int vs_sign_verify_upload_cert(const struct vs_sign_key *key, const char *name,
-                               double max_nbytes, const char *sig, size_t sig_len)
+int vs_sign_verify_upload_cert(const struct vs_sign_key *key, const char *name, double max_nbytes,
+                               const char *sig, size_t sig_len)
 {
     struct vs_buf t;
     vs_buf_init(&t, VS_SIGN_MAX_TEXT);

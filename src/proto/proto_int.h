@@ -1,0 +1,75 @@
+/*
+ * Internal helpers of src/proto: table-driven fields, so that each message
+ * struct has one table that both its parser and its writer use (what is
+ * parsed is exactly what is written, in BOINC's order).
+ */
+#ifndef VOLSCHED_PROTO_INT_H
+#define VOLSCHED_PROTO_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "volsched/proto.h"
+#include "volsched/xml.h"
+
+enum vs_proto__ftype {
+    F_STR,     /* const char *, trimmed; written when not NULL */
+    F_BLOCK,   /* const char *, trimmed; written as "<x>\ntext\n</x>" (keys, signatures) */
+    F_DBL,     /* double, always written */
+    F_DBL_OPT, /* double, written when non-zero */
+    F_INT,     /* int, always written */
+    F_INT_OPT, /* int, written when non-zero */
+    F_I64,     /* int64_t, always written */
+    F_I64_OPT, /* int64_t, written when non-zero */
+    F_BOOL,    /* bool written as 0/1 */
+    F_FLAG,    /* bool written as <x/> when true */
+};
+
+struct vs_proto__field {
+    const char *name;
+    enum vs_proto__ftype type;
+    size_t off;
+};
+
+#define FLD(T, name, type)                                                                         \
+    {                                                                                              \
+#name, type, offsetof(T, name)                                                             \
+    }
+
+struct vs_proto__ctx {
+    struct vs_arena *arena;
+    const struct vs_xml_doc *doc;
+    struct vs_proto_error *err;
+    int rc;
+};
+
+/* Records the first error (code and message); returns code. */
+int vs_proto__fail(struct vs_proto__ctx *c, int code, const char *fmt, ...) VS_PRINTF(3, 4);
+
+/*
+ * If n's name is in the table, stores its value into base and returns true
+ * (a malformed value sets c->rc). Returns false for names not in the table.
+ */
+bool vs_proto__field_parse(struct vs_proto__ctx *c, const struct vs_proto__field *tab, size_t n_tab,
+                           const struct vs_xml_node *n, void *base);
+void vs_proto__fields_write(struct vs_xml_writer *w, const struct vs_proto__field *tab,
+                            size_t n_tab, const void *base);
+
+/* Trimmed text of n copied to the arena, at most max bytes (else c->rc = VS_ELIMIT). */
+const char *vs_proto__str(struct vs_proto__ctx *c, const struct vs_xml_node *n, size_t max);
+/* Verbatim XML of n (start to end tag) copied to the arena, at most max bytes. */
+const char *vs_proto__raw(struct vs_proto__ctx *c, const struct vs_xml_node *n, size_t max);
+/* Number of children of parent named name (all children when name is NULL). */
+size_t vs_proto__count(const struct vs_xml_node *parent, const char *name);
+/* Allocates count zeroed elements of size in the arena, or fails with VS_ELIMIT over max. */
+void *vs_proto__array(struct vs_proto__ctx *c, size_t count, size_t size, size_t max,
+                      const char *what);
+/* Writes "<name>\ntext\n</name>" (text trimmed by the parser). */
+void vs_proto__block_write(struct vs_xml_writer *w, const char *name, const char *text);
+/* Parses XML with the proto limits into c->doc; fills c->err on failure. */
+int vs_proto__parse_xml(struct vs_proto__ctx *c, const char *body, size_t len, size_t max_len,
+                        unsigned flags, struct vs_xml_doc *doc);
+
+#define VS_NELEM(a) (sizeof(a) / sizeof((a)[0]))
+
+#endif
