@@ -381,7 +381,7 @@ struct vs_proto_reply {
     double user_create_time;
     const char *team_name;                                          /* optional */
     int64_t teamid;                                                 /* 0 = not sent */
-    double host_total_credit, host_expavg_credit, host_create_time; /* with has_user_info */
+    double host_total_credit, host_expavg_credit, host_create_time; /* 0 = not sent */
     const char *host_venue;
     const char *email_hash;
     const char *cross_project_id;

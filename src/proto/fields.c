@@ -82,15 +82,14 @@ static bool integer(struct vs_proto__ctx *c, const struct vs_xml_node *n, int64_
                     int64_t *out)
 {
     if (vs_xml_get_int64(n, out) != 0 || *out < lo || *out > hi) {
-        vs_proto__fail(c, VS_EPARSE, "line %u: <%s> is not an integer in range", n->line,
-                       n->name);
+        vs_proto__fail(c, VS_EPARSE, "line %u: <%s> is not an integer in range", n->line, n->name);
         return false;
     }
     return true;
 }
 
-bool vs_proto__field_parse(struct vs_proto__ctx *c, const struct vs_proto__field *tab,
-                           size_t n_tab, const struct vs_xml_node *n, void *base)
+bool vs_proto__field_parse(struct vs_proto__ctx *c, const struct vs_proto__field *tab, size_t n_tab,
+                           const struct vs_xml_node *n, void *base)
 {
     const struct vs_proto__field *f = NULL;
     for (size_t i = 0; i < n_tab; i++) {

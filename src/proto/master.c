@@ -20,7 +20,8 @@ int vs_proto_master_page_write(const char *project_name, const char *const *urls
         return VS_EINVAL;
     int rc = vs_buf_puts(out, "<html><head><title>");
     if (!rc)
-        rc = vs_xml_escape(out, project_name ? project_name : "", project_name ? strlen(project_name) : 0);
+        rc = vs_xml_escape(out, project_name ? project_name : "",
+                           project_name ? strlen(project_name) : 0);
     if (!rc)
         rc = vs_buf_puts(out, "</title>\n");
     for (size_t i = 0; i < n_urls && !rc; i++) {
@@ -36,7 +37,8 @@ int vs_proto_master_page_write(const char *project_name, const char *const *urls
     if (!rc)
         rc = vs_buf_puts(out, "<h1>");
     if (!rc)
-        rc = vs_xml_escape(out, project_name ? project_name : "", project_name ? strlen(project_name) : 0);
+        rc = vs_xml_escape(out, project_name ? project_name : "",
+                           project_name ? strlen(project_name) : 0);
     if (!rc)
         rc = vs_buf_puts(out, "</h1>\n</body></html>\n");
     return rc;

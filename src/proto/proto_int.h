@@ -31,7 +31,10 @@ struct vs_proto__field {
     size_t off;
 };
 
-#define FLD(T, name, type) {#name, type, offsetof(T, name)}
+#define FLD(T, name, type)                                                                         \
+    {                                                                                              \
+#name, type, offsetof(T, name)                                                             \
+    }
 
 struct vs_proto__ctx {
     struct vs_arena *arena;

@@ -23,11 +23,11 @@ static const struct vs_proto__field user_fields[] = {
     FLD(T, user_total_credit, F_DBL),
     FLD(T, user_expavg_credit, F_DBL),
     FLD(T, user_create_time, F_DBL),
-    FLD(T, host_total_credit, F_DBL),
-    FLD(T, host_expavg_credit, F_DBL),
-    FLD(T, host_create_time, F_DBL),
 };
 static const struct vs_proto__field mid_fields[] = {
+    FLD(T, host_total_credit, F_DBL_OPT),
+    FLD(T, host_expavg_credit, F_DBL_OPT),
+    FLD(T, host_create_time, F_DBL_OPT),
     FLD(T, team_name, F_STR),
     FLD(T, teamid, F_I64_OPT),
     FLD(T, host_venue, F_STR),
@@ -64,18 +64,12 @@ static const struct vs_proto__field fi_head_fields[] = {
     FLD(T, name, F_STR),
 };
 static const struct vs_proto__field fi_fields[] = {
-    FLD(T, executable, F_FLAG),
-    FLD(T, file_signature, F_BLOCK),
-    FLD(T, nbytes, F_DBL_OPT),
-    FLD(T, max_nbytes, F_DBL_OPT),
-    FLD(T, md5_cksum, F_STR),
-    FLD(T, xml_signature, F_BLOCK),
-    FLD(T, sticky, F_FLAG),
-    FLD(T, sticky_lifetime, F_DBL_OPT),
-    FLD(T, no_delete, F_FLAG),
-    FLD(T, is_project_file, F_FLAG),
-    FLD(T, download_gzipped, F_FLAG),
-    FLD(T, gzipped_nbytes, F_DBL_OPT),
+    FLD(T, executable, F_FLAG),       FLD(T, file_signature, F_BLOCK),
+    FLD(T, nbytes, F_DBL_OPT),        FLD(T, max_nbytes, F_DBL_OPT),
+    FLD(T, md5_cksum, F_STR),         FLD(T, xml_signature, F_BLOCK),
+    FLD(T, sticky, F_FLAG),           FLD(T, sticky_lifetime, F_DBL_OPT),
+    FLD(T, no_delete, F_FLAG),        FLD(T, is_project_file, F_FLAG),
+    FLD(T, download_gzipped, F_FLAG), FLD(T, gzipped_nbytes, F_DBL_OPT),
     FLD(T, gzip_when_done, F_FLAG),
 };
 #undef T
@@ -89,55 +83,44 @@ static const char *const url_tags[] = {
 
 #define T struct vs_proto_file_ref
 static const struct vs_proto__field fref_fields[] = {
-    FLD(T, file_name, F_STR), FLD(T, open_name, F_STR), FLD(T, main_program, F_FLAG),
+    FLD(T, file_name, F_STR),  FLD(T, open_name, F_STR), FLD(T, main_program, F_FLAG),
     FLD(T, copy_file, F_FLAG), FLD(T, optional, F_FLAG),
 };
 #undef T
 
 #define T struct vs_proto_app_version
 static const struct vs_proto__field av_fields[] = {
-    FLD(T, app_name, F_STR),
-    FLD(T, version_num, F_INT),
-    FLD(T, platform, F_STR),
-    FLD(T, plan_class, F_STR),
-    FLD(T, avg_ncpus, F_DBL_OPT),
-    FLD(T, max_ncpus, F_DBL_OPT),
-    FLD(T, flops, F_DBL_OPT),
-    FLD(T, api_version, F_STR),
-    FLD(T, cmdline, F_STR),
-    FLD(T, file_prefix, F_STR),
-    FLD(T, gpu_ram, F_DBL_OPT),
-    FLD(T, dont_throttle, F_FLAG),
-    FLD(T, is_wrapper, F_FLAG),
-    FLD(T, needs_network, F_FLAG),
+    FLD(T, app_name, F_STR),    FLD(T, version_num, F_INT),    FLD(T, platform, F_STR),
+    FLD(T, plan_class, F_STR),  FLD(T, avg_ncpus, F_DBL_OPT),  FLD(T, max_ncpus, F_DBL_OPT),
+    FLD(T, flops, F_DBL_OPT),   FLD(T, api_version, F_STR),    FLD(T, cmdline, F_STR),
+    FLD(T, file_prefix, F_STR), FLD(T, gpu_ram, F_DBL_OPT),    FLD(T, dont_throttle, F_FLAG),
+    FLD(T, is_wrapper, F_FLAG), FLD(T, needs_network, F_FLAG),
 };
 #undef T
 
 #define T struct vs_proto_workunit
 static const struct vs_proto__field wu_fields[] = {
-    FLD(T, name, F_STR),
-    FLD(T, app_name, F_STR),
-    FLD(T, command_line, F_STR),
-    FLD(T, rsc_fpops_est, F_DBL),
-    FLD(T, rsc_fpops_bound, F_DBL),
-    FLD(T, rsc_memory_bound, F_DBL),
-    FLD(T, rsc_disk_bound, F_DBL),
-    FLD(T, job_keyword_ids, F_STR),
+    FLD(T, name, F_STR),           FLD(T, app_name, F_STR),        FLD(T, command_line, F_STR),
+    FLD(T, rsc_fpops_est, F_DBL),  FLD(T, rsc_fpops_bound, F_DBL), FLD(T, rsc_memory_bound, F_DBL),
+    FLD(T, rsc_disk_bound, F_DBL), FLD(T, job_keyword_ids, F_STR),
 };
 #undef T
 
 #define T struct vs_proto_result
 static const struct vs_proto__field res_fields[] = {
-    FLD(T, name, F_STR),        FLD(T, wu_name, F_STR),     FLD(T, report_deadline, F_DBL),
-    FLD(T, platform, F_STR),    FLD(T, version_num, F_INT), FLD(T, plan_class, F_STR),
+    FLD(T, name, F_STR),
+    FLD(T, wu_name, F_STR),
+    FLD(T, report_deadline, F_DBL),
+    FLD(T, platform, F_STR),
+    FLD(T, version_num, F_INT),
+    FLD(T, plan_class, F_STR),
     FLD(T, report_immediately, F_FLAG),
 };
 #undef T
 
 /* ---- writer ---- */
 
-static void write_file_refs(struct vs_xml_writer *w, const struct vs_proto_file_ref *refs,
-                            size_t n)
+static void write_file_refs(struct vs_xml_writer *w, const struct vs_proto_file_ref *refs, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
         vs_xml_open(w, "file_ref");
@@ -363,15 +346,14 @@ int vs_proto_reply_parse(const char *body, size_t len, struct vs_arena *arena,
         return vs_proto__fail(&c, VS_EPARSE, "no <scheduler_reply> in the reply");
     size_t rest = len - (size_t)(start - body);
     const char *end = NULL;
-    for (const char *p = start; (p = memmem(p, rest - (size_t)(p - start), "</scheduler_reply>",
-                                            18)) != NULL;
-         p++)
+    for (const char *p = start;
+         (p = memmem(p, rest - (size_t)(p - start), "</scheduler_reply>", 18)) != NULL; p++)
         end = p;
     if (!end)
         return vs_proto__fail(&c, VS_EPARSE, "no close tag in scheduler reply");
     struct vs_xml_doc doc;
-    int rc = vs_proto__parse_xml(&c, start, (size_t)(end - start) + 18, VS_PROTO_MAX_REPLY_BYTES,
-                                 0, &doc);
+    int rc = vs_proto__parse_xml(&c, start, (size_t)(end - start) + 18, VS_PROTO_MAX_REPLY_BYTES, 0,
+                                 &doc);
     if (rc)
         return rc;
     struct vs_proto_reply r;
@@ -418,8 +400,7 @@ int vs_proto_reply_parse(const char *body, size_t len, struct vs_arena *arena,
         } else if (strcmp(nm, "result_abort") == 0) {
             r.result_aborts[r.n_result_aborts++] = inner_name(&c, x);
         } else if (strcmp(nm, "result_abort_if_not_started") == 0) {
-            r.result_aborts_if_not_started[r.n_result_aborts_if_not_started++] =
-                inner_name(&c, x);
+            r.result_aborts_if_not_started[r.n_result_aborts_if_not_started++] = inner_name(&c, x);
         } else if (strcmp(nm, "delete_file_info") == 0) {
             r.delete_file_infos[r.n_delete_file_infos++] =
                 vs_proto__str(&c, x, VS_PROTO_MAX_STRING);

@@ -107,12 +107,9 @@ static const struct vs_proto__field disk_fields[] = {
 
 #define T struct vs_proto_coproc
 static const struct vs_proto__field coproc_fields[] = {
-    FLD(T, count, F_INT),
-    FLD(T, name, F_STR),
-    FLD(T, peak_flops, F_DBL),
-    FLD(T, available_ram, F_DBL_OPT),
-    FLD(T, req_secs, F_DBL),
-    FLD(T, req_instances, F_DBL),
+    FLD(T, count, F_INT),           FLD(T, name, F_STR),
+    FLD(T, peak_flops, F_DBL),      FLD(T, available_ram, F_DBL_OPT),
+    FLD(T, req_secs, F_DBL),        FLD(T, req_instances, F_DBL),
     FLD(T, estimated_delay, F_DBL),
 };
 #undef T
@@ -181,8 +178,12 @@ static const struct vs_proto__field other_fields[] = {
 
 #define T struct vs_proto_ip_result
 static const struct vs_proto__field ip_fields[] = {
-    FLD(T, name, F_STR),          FLD(T, report_deadline, F_DBL), FLD(T, time_remaining, F_DBL),
-    FLD(T, avg_ncpus, F_DBL),     FLD(T, ncudas, F_DBL_OPT),      FLD(T, natis, F_DBL_OPT),
+    FLD(T, name, F_STR),
+    FLD(T, report_deadline, F_DBL),
+    FLD(T, time_remaining, F_DBL),
+    FLD(T, avg_ncpus, F_DBL),
+    FLD(T, ncudas, F_DBL_OPT),
+    FLD(T, natis, F_DBL_OPT),
     FLD(T, nintel_gpus, F_DBL_OPT),
 };
 #undef T
@@ -291,8 +292,8 @@ static void alloc_lists(struct vs_proto__ctx *c, const struct vs_xml_node *root,
     }
     r->alt_platforms =
         vs_proto__array(c, n_alt, sizeof(char *), VS_PROTO_MAX_LIST, "alternate platforms");
-    r->results = vs_proto__array(c, n_res, sizeof(*r->results), VS_PROTO_MAX_RESULTS,
-                                 "reported results");
+    r->results =
+        vs_proto__array(c, n_res, sizeof(*r->results), VS_PROTO_MAX_RESULTS, "reported results");
     r->msgs_from_host = vs_proto__array(c, n_msg, sizeof(*r->msgs_from_host), VS_PROTO_MAX_LIST,
                                         "trickle-up messages");
     r->sticky_files = vs_proto__array(c, n_sticky, sizeof(*r->sticky_files),
@@ -316,8 +317,8 @@ static void parse_other_results(struct vs_proto__ctx *c, const struct vs_xml_nod
                                 struct vs_proto_request *r)
 {
     size_t k = vs_proto__count(n, "other_result");
-    r->other_results = vs_proto__array(c, k, sizeof(*r->other_results),
-                                       VS_PROTO_MAX_OTHER_RESULTS, "other results");
+    r->other_results = vs_proto__array(c, k, sizeof(*r->other_results), VS_PROTO_MAX_OTHER_RESULTS,
+                                       "other results");
     r->n_other_results = 0;
     for (const struct vs_xml_node *x = n->child; x && !c->rc; x = x->next) {
         if (strcmp(x->name, "other_result") != 0)
@@ -409,8 +410,8 @@ int vs_proto_request_parse(const char *body, size_t len, struct vs_arena *arena,
         out_err->code = 0;
         out_err->msg[0] = '\0';
     }
-    int rc = vs_proto__parse_xml(&c, body, len, VS_PROTO_MAX_REQUEST_BYTES, VS_XML_REPAIR_BYTES,
-                                 &doc);
+    int rc =
+        vs_proto__parse_xml(&c, body, len, VS_PROTO_MAX_REQUEST_BYTES, VS_XML_REPAIR_BYTES, &doc);
     if (rc)
         return rc;
     if (strcmp(doc.root->name, "scheduler_request") != 0)
@@ -494,8 +495,7 @@ int vs_proto_request_write(const struct vs_proto_request *r, struct vs_buf *out)
         vs_xml_raw_write(&w, "\n", 1);
     }
     vs_proto__fields_write(&w, mid_fields, VS_NELEM(mid_fields), r);
-    write_struct(&w, "time_stats", time_stats_fields, VS_NELEM(time_stats_fields),
-                 &r->time_stats);
+    write_struct(&w, "time_stats", time_stats_fields, VS_NELEM(time_stats_fields), &r->time_stats);
     write_struct(&w, "net_stats", net_stats_fields, VS_NELEM(net_stats_fields), &r->net_stats);
     write_struct(&w, "host_info", host_fields, VS_NELEM(host_fields), &r->host);
     write_struct(&w, "disk_usage", disk_fields, VS_NELEM(disk_fields), &r->disk_usage);

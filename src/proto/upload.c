@@ -112,8 +112,8 @@ int vs_proto_upload_parse(const char *body, size_t len, struct vs_arena *arena,
         if (!r.md5_cksum || !md5_ok(r.md5_cksum))
             return vs_proto__fail(&c, VS_EPARSE, "missing or invalid <md5_cksum> for %s", r.name);
         if (r.max_nbytes > 0 && (double)r.nbytes > r.max_nbytes)
-            return vs_proto__fail(&c, VS_ELIMIT, "%s: %lld bytes exceeds max_nbytes %.0f",
-                                  r.name, (long long)r.nbytes, r.max_nbytes);
+            return vs_proto__fail(&c, VS_ELIMIT, "%s: %lld bytes exceeds max_nbytes %.0f", r.name,
+                                  (long long)r.nbytes, r.max_nbytes);
         r.data_offset = hdr_len;
     } else if (!data && gfs) {
         r.kind = VS_PROTO_UPLOAD_GET_FILE_SIZE;

@@ -42,7 +42,7 @@ struct sq_col {
 };
 
 struct sq_table {
-    const char *name; /* SQL table name (quoted where needed) */
+    const char *name;          /* SQL table name (quoted where needed) */
     const struct sq_col *cols; /* cols[0] is "id" when has_id */
     size_t ncols;
     int has_id;
@@ -125,8 +125,8 @@ int vs_sq__update(struct vs_store *s, enum sq_stmt id, const struct sq_table *t,
 /* Runs a one-row select (statement id with ?1 bound to the given key) into row. */
 int vs_sq__get_i64(struct vs_store *s, enum sq_stmt id, const struct sq_table *t, int64_t key,
                    void *row);
-int vs_sq__get_text(struct vs_store *s, enum sq_stmt id, const struct sq_table *t,
-                    const char *key, void *row);
+int vs_sq__get_text(struct vs_store *s, enum sq_stmt id, const struct sq_table *t, const char *key,
+                    void *row);
 
 /* Builds "SELECT <cols of t, prefixed with alias.> " into a heap string. */
 char *vs_sq__select_list(const struct sq_table *t, const char *alias);

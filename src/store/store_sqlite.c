@@ -48,10 +48,14 @@ struct table_slot {
 };
 
 static const struct table_slot table_slots[] = {
-    {&vs_sq__platform, SQ_PLATFORM_INSERT},     {&vs_sq__app, SQ_APP_INSERT},
-    {&vs_sq__app_version, SQ_APP_VERSION_INSERT}, {&vs_sq__user, SQ_USER_INSERT},
-    {&vs_sq__team, SQ_TEAM_INSERT},             {&vs_sq__host, SQ_HOST_INSERT},
-    {&vs_sq__workunit, SQ_WORKUNIT_INSERT},     {&vs_sq__result, SQ_RESULT_INSERT},
+    {&vs_sq__platform, SQ_PLATFORM_INSERT},
+    {&vs_sq__app, SQ_APP_INSERT},
+    {&vs_sq__app_version, SQ_APP_VERSION_INSERT},
+    {&vs_sq__user, SQ_USER_INSERT},
+    {&vs_sq__team, SQ_TEAM_INSERT},
+    {&vs_sq__host, SQ_HOST_INSERT},
+    {&vs_sq__workunit, SQ_WORKUNIT_INSERT},
+    {&vs_sq__result, SQ_RESULT_INSERT},
     {&vs_sq__assignment, SQ_ASSIGNMENT_INSERT},
 };
 
@@ -118,8 +122,10 @@ static int build_sql(enum sq_stmt id, struct vs_buf *b)
         break;
     case SQ_AVFILES_OF:
         r = vs_sq__select_list(&vs_sq__app_version_file, NULL);
-        rc = vs_buf_printf(b, "SELECT %s FROM app_version_file WHERE app_version_id = ?1 "
-                              "ORDER BY seqno", r);
+        rc = vs_buf_printf(b,
+                           "SELECT %s FROM app_version_file WHERE app_version_id = ?1 "
+                           "ORDER BY seqno",
+                           r);
         break;
     case SQ_USER_BY_AUTH:
         r = vs_sq__select_list(&vs_sq__user, NULL);
@@ -142,8 +148,10 @@ static int build_sql(enum sq_stmt id, struct vs_buf *b)
         break;
     case SQ_ASSIGNMENTS:
         r = vs_sq__select_list(&vs_sq__assignment, NULL);
-        rc = vs_buf_printf(b, "SELECT %s FROM assignment WHERE (?1 < 0 OR target_type = ?1) "
-                              "AND (?2 < 0 OR multi = ?2) ORDER BY id", r);
+        rc = vs_buf_printf(b,
+                           "SELECT %s FROM assignment WHERE (?1 < 0 OR target_type = ?1) "
+                           "AND (?2 < 0 OR multi = ?2) ORDER BY id",
+                           r);
         break;
     case SQ_RESULTS_OF_WU:
         r = vs_sq__select_list(&vs_sq__result, NULL);
@@ -151,8 +159,10 @@ static int build_sql(enum sq_stmt id, struct vs_buf *b)
         break;
     case SQ_RESULTS_IN_PROGRESS:
         r = vs_sq__select_list(&vs_sq__result, NULL);
-        rc = vs_buf_printf(b, "SELECT %s FROM result WHERE hostid = ?1 AND server_state = %d "
-                              "ORDER BY id", r, VS_RESULT_SERVER_STATE_IN_PROGRESS);
+        rc = vs_buf_printf(b,
+                           "SELECT %s FROM result WHERE hostid = ?1 AND server_state = %d "
+                           "ORDER BY id",
+                           r, VS_RESULT_SERVER_STATE_IN_PROGRESS);
         break;
     case SQ_HOST_HAS_WU:
         rc = vs_buf_puts(b, "SELECT EXISTS(SELECT 1 FROM result WHERE workunitid = ?2 "
@@ -167,9 +177,10 @@ static int build_sql(enum sq_stmt id, struct vs_buf *b)
     case SQ_JOBS_UNSENT:
         r = vs_sq__select_list(&vs_sq__result, "r");
         w = vs_sq__select_list(&vs_sq__workunit, "w");
-        rc = vs_buf_printf(b, "SELECT %s, %s FROM result r JOIN workunit w ON w.id = "
-                              "r.workunitid WHERE r.server_state = %d AND r.id > ?1 AND "
-                              "w.transitioner_flags = 0 ORDER BY r.id LIMIT ?2",
+        rc = vs_buf_printf(b,
+                           "SELECT %s, %s FROM result r JOIN workunit w ON w.id = "
+                           "r.workunitid WHERE r.server_state = %d AND r.id > ?1 AND "
+                           "w.transitioner_flags = 0 ORDER BY r.id LIMIT ?2",
                            r, w, VS_RESULT_SERVER_STATE_UNSENT);
         break;
     case SQ_CLAIM:
@@ -201,8 +212,9 @@ static int build_sql(enum sq_stmt id, struct vs_buf *b)
         break;
     case SQ_WUS_TO_TRANSITION:
         w = vs_sq__select_list(&vs_sq__workunit, NULL);
-        rc = vs_buf_printf(b, "SELECT %s FROM workunit WHERE transition_time <= ?1 AND "
-                              "transitioner_flags <> %d ORDER BY transition_time, id LIMIT ?2",
+        rc = vs_buf_printf(b,
+                           "SELECT %s FROM workunit WHERE transition_time <= ?1 AND "
+                           "transitioner_flags <> %d ORDER BY transition_time, id LIMIT ?2",
                            w, VS_TRANSITION_NONE);
         break;
     default:
@@ -383,8 +395,8 @@ int vs_sq__get_i64(struct vs_store *s, enum sq_stmt id, const struct sq_table *t
     return get_row(s, st, t, row);
 }
 
-int vs_sq__get_text(struct vs_store *s, enum sq_stmt id, const struct sq_table *t,
-                    const char *key, void *row)
+int vs_sq__get_text(struct vs_store *s, enum sq_stmt id, const struct sq_table *t, const char *key,
+                    void *row)
 {
     if (!key)
         return VS_EINVAL;
@@ -480,9 +492,8 @@ int vs_store_rollback(struct vs_store *s)
 static int read_version(struct vs_store *s, int *out)
 {
     sqlite3_stmt *st = NULL;
-    int rc = sqlite3_prepare_v2(s->db,
-                                "SELECT value FROM store_meta WHERE key = 'schema_version'", -1,
-                                &st, NULL);
+    int rc = sqlite3_prepare_v2(s->db, "SELECT value FROM store_meta WHERE key = 'schema_version'",
+                                -1, &st, NULL);
     if (rc != SQLITE_OK)
         return vs_sq__err(s, rc, "schema version");
     rc = sqlite3_step(st);

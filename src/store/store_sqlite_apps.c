@@ -156,8 +156,7 @@ int vs_store_catalog_load(struct vs_store *s, struct vs_catalog *out)
                 vs_sq__copy(av->app_name, c.apps[j].name, sizeof(av->app_name));
         for (size_t j = 0; j < c.nplatforms; j++)
             if (c.platforms[j].id == av->platformid)
-                vs_sq__copy(av->platform_name, c.platforms[j].name,
-                                 sizeof(av->platform_name));
+                vs_sq__copy(av->platform_name, c.platforms[j].name, sizeof(av->platform_name));
     }
     *out = c;
     return 0;

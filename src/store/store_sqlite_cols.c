@@ -7,21 +7,28 @@
 
 #include "store/sqlite_int.h"
 
-#define COL(T, f, ty)      {#f, ty, offsetof(struct T, f), 0}
-#define I64(T, f)          COL(T, f, SQ_I64)
-#define INT(T, f)          COL(T, f, SQ_INT)
-#define DBL(T, f)          COL(T, f, SQ_DBL)
-#define PSTR(T, f)         COL(T, f, SQ_PSTR)
-#define STR(T, f)          {#f, SQ_STR, offsetof(struct T, f), sizeof(((struct T *)0)->f)}
-#define NAMED(n, T, f, ty) {n, ty, offsetof(struct T, f), 0}
+#define COL(T, f, ty)                                                                              \
+    {                                                                                              \
+#f, ty, offsetof(struct T, f), 0                                                           \
+    }
+#define I64(T, f)  COL(T, f, SQ_I64)
+#define INT(T, f)  COL(T, f, SQ_INT)
+#define DBL(T, f)  COL(T, f, SQ_DBL)
+#define PSTR(T, f) COL(T, f, SQ_PSTR)
+#define STR(T, f)                                                                                  \
+    {                                                                                              \
+#f, SQ_STR, offsetof(struct T, f), sizeof(((struct T *)0)->f)                              \
+    }
+#define NAMED(n, T, f, ty)                                                                         \
+    {                                                                                              \
+        n, ty, offsetof(struct T, f), 0                                                            \
+    }
 #define TABLE(var, sqlname, arr)                                                                   \
     const struct sq_table var = {sqlname, arr, sizeof(arr) / sizeof(arr[0]), 1}
 
 static const struct sq_col platform_cols[] = {
-    I64(vs_platform, id),
-    I64(vs_platform, create_time),
-    STR(vs_platform, name),
-    STR(vs_platform, user_friendly_name),
+    I64(vs_platform, id),         I64(vs_platform, create_time),
+    STR(vs_platform, name),       STR(vs_platform, user_friendly_name),
     INT(vs_platform, deprecated),
 };
 TABLE(vs_sq__platform, "platform", platform_cols);
@@ -64,35 +71,21 @@ TABLE(vs_sq__app_version, "app_version", app_version_cols);
 
 /* No id: bound after (app_version_id, seqno) by the app-version code. */
 static const struct sq_col avfile_cols[] = {
-    STR(vs_app_version_file, name),
-    STR(vs_app_version_file, open_name),
-    STR(vs_app_version_file, path),
-    STR(vs_app_version_file, md5_cksum),
-    DBL(vs_app_version_file, nbytes),
-    PSTR(vs_app_version_file, file_signature),
-    INT(vs_app_version_file, main_program),
-    INT(vs_app_version_file, executable),
+    STR(vs_app_version_file, name),         STR(vs_app_version_file, open_name),
+    STR(vs_app_version_file, path),         STR(vs_app_version_file, md5_cksum),
+    DBL(vs_app_version_file, nbytes),       PSTR(vs_app_version_file, file_signature),
+    INT(vs_app_version_file, main_program), INT(vs_app_version_file, executable),
     INT(vs_app_version_file, copy_file),
 };
-const struct sq_table vs_sq__app_version_file = {
-    "app_version_file", avfile_cols, sizeof(avfile_cols) / sizeof(avfile_cols[0]), 0};
+const struct sq_table vs_sq__app_version_file = {"app_version_file", avfile_cols,
+                                                 sizeof(avfile_cols) / sizeof(avfile_cols[0]), 0};
 
 static const struct sq_col user_cols[] = {
-    I64(vs_user, id),
-    I64(vs_user, create_time),
-    STR(vs_user, email_addr),
-    STR(vs_user, name),
-    STR(vs_user, authenticator),
-    I64(vs_user, teamid),
-    STR(vs_user, country),
-    DBL(vs_user, total_credit),
-    DBL(vs_user, expavg_credit),
-    DBL(vs_user, expavg_time),
-    STR(vs_user, cross_project_id),
-    STR(vs_user, venue),
-    I64(vs_user, seti_id),
-    PSTR(vs_user, global_prefs),
-    PSTR(vs_user, project_prefs),
+    I64(vs_user, id),          I64(vs_user, create_time),      STR(vs_user, email_addr),
+    STR(vs_user, name),        STR(vs_user, authenticator),    I64(vs_user, teamid),
+    STR(vs_user, country),     DBL(vs_user, total_credit),     DBL(vs_user, expavg_credit),
+    DBL(vs_user, expavg_time), STR(vs_user, cross_project_id), STR(vs_user, venue),
+    I64(vs_user, seti_id),     PSTR(vs_user, global_prefs),    PSTR(vs_user, project_prefs),
 };
 TABLE(vs_sq__user, "\"user\"", user_cols);
 
@@ -235,11 +228,8 @@ static const struct sq_col result_cols[] = {
 TABLE(vs_sq__result, "result", result_cols);
 
 static const struct sq_col assignment_cols[] = {
-    I64(vs_assignment, id),
-    I64(vs_assignment, create_time),
-    I64(vs_assignment, target_id),
-    INT(vs_assignment, target_type),
-    INT(vs_assignment, multi),
-    I64(vs_assignment, workunitid),
+    I64(vs_assignment, id),        I64(vs_assignment, create_time),
+    I64(vs_assignment, target_id), INT(vs_assignment, target_type),
+    INT(vs_assignment, multi),     I64(vs_assignment, workunitid),
 };
 TABLE(vs_sq__assignment, "assignment", assignment_cols);

@@ -47,9 +47,9 @@ const char *const vs_sq__schema_v1[] = {
     " max_core_version INTEGER NOT NULL DEFAULT 0,"
     " deprecated INTEGER NOT NULL DEFAULT 0,"
     " beta INTEGER NOT NULL DEFAULT 0,"
-    " api_version TEXT NOT NULL DEFAULT '',"        /* volsched (BOINC: in xml_doc) */
-    " avg_ncpus REAL NOT NULL DEFAULT 1,"           /* volsched */
-    " cmdline TEXT NOT NULL DEFAULT '',"            /* volsched */
+    " api_version TEXT NOT NULL DEFAULT ''," /* volsched (BOINC: in xml_doc) */
+    " avg_ncpus REAL NOT NULL DEFAULT 1,"    /* volsched */
+    " cmdline TEXT NOT NULL DEFAULT '',"     /* volsched */
     " UNIQUE (appid, platformid, version_num, plan_class));"
 
     /* volsched: BOINC keeps these in app_version.xml_doc as <file_info>s. */,
@@ -122,7 +122,7 @@ const char *const vs_sq__schema_v1[] = {
     " p_membw REAL NOT NULL DEFAULT 0,"
     " os_name TEXT NOT NULL DEFAULT '',"
     " os_version TEXT NOT NULL DEFAULT '',"
-    " platform_name TEXT NOT NULL DEFAULT '',"      /* volsched */
+    " platform_name TEXT NOT NULL DEFAULT ''," /* volsched */
     " m_nbytes REAL NOT NULL DEFAULT 0,"
     " m_swap REAL NOT NULL DEFAULT 0,"
     " d_total REAL NOT NULL DEFAULT 0,"
@@ -141,7 +141,7 @@ const char *const vs_sq__schema_v1[] = {
     " _error_rate REAL NOT NULL DEFAULT 0,"
     " _max_results_day INTEGER NOT NULL DEFAULT 0,"
     " nresults_today INTEGER NOT NULL DEFAULT 0,"
-    " nresults_day INTEGER NOT NULL DEFAULT 0);"    /* volsched */
+    " nresults_day INTEGER NOT NULL DEFAULT 0);" /* volsched */
     "CREATE INDEX host_user ON host(userid, host_cpid);",
 
     "CREATE TABLE workunit ("

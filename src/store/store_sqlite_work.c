@@ -49,8 +49,8 @@ int vs_store_assignment_add(struct vs_store *s, struct vs_assignment *a)
     return vs_sq__insert(s, SQ_ASSIGNMENT_INSERT, &vs_sq__assignment, a);
 }
 
-int vs_store_assignments(struct vs_store *s, int target_type, int multi,
-                         vs_store_assignment_fn fn, void *ctx)
+int vs_store_assignments(struct vs_store *s, int target_type, int multi, vs_store_assignment_fn fn,
+                         void *ctx)
 {
     sqlite3_stmt *st = vs_sq__stmt(s, SQ_ASSIGNMENTS);
     if (!st)

@@ -192,9 +192,8 @@ static void test_apps_catalog(void **state)
     av.files = vs_xcalloc(2, sizeof(*av.files));
     assert_int_equal(vs_strlcpy(av.files[0].name, "uppercase_101", VS_NAME_MAX), 0);
     assert_int_equal(vs_strlcpy(av.files[0].path, "1f/uppercase_101", VS_PATH_MAX), 0);
-    assert_int_equal(vs_strlcpy(av.files[0].md5_cksum, "9cc9989f4fd5c946f532175dc153d9a1",
-                                VS_SHORT_MAX),
-                     0);
+    assert_int_equal(
+        vs_strlcpy(av.files[0].md5_cksum, "9cc9989f4fd5c946f532175dc153d9a1", VS_SHORT_MAX), 0);
     av.files[0].nbytes = 16824;
     av.files[0].main_program = 1;
     av.files[0].executable = 1;
@@ -666,7 +665,7 @@ static void test_wus_to_transition(void **state)
 {
     struct fixture *f = *state;
     int64_t appid = add_app(f->s, "a");
-    int64_t w1 = add_wu(f->s, appid, "normal", 0);          /* transition_time 100 */
+    int64_t w1 = add_wu(f->s, appid, "normal", 0);        /* transition_time 100 */
     add_wu(f->s, appid, "broadcast", VS_TRANSITION_NONE); /* never */
     int64_t w3 = add_wu(f->s, appid, "targeted", VS_TRANSITION_NO_NEW_RESULTS);
     add_result(f->s, appid, w1, "normal_0");

@@ -11,8 +11,8 @@
 #include "volsched/buf.h"
 #include "volsched/xml.h"
 
-static int parse(struct vs_arena *a, const char *s, const struct vs_xml_limits *lim,
-                 unsigned flags, struct vs_xml_doc *doc, struct vs_xml_error *err)
+static int parse(struct vs_arena *a, const char *s, const struct vs_xml_limits *lim, unsigned flags,
+                 struct vs_xml_doc *doc, struct vs_xml_error *err)
 {
     return vs_xml_parse(s, strlen(s), lim, flags, a, doc, err);
 }
@@ -73,9 +73,9 @@ static void test_malformed(void **state)
     assert_int_equal(parse(&a, "<r>&unknown;</r>", NULL, 0, &doc, &err), VS_EPARSE);
     /* unclosed allowed with the flag; text and spans of open elements kept */
     const char *up = "<r>\n<f>\n<name>x</name>\n<data>\nRAW";
-    assert_int_equal(parse(&a, "<r>\n<f>\n<name>x</name>\n<data>\n", NULL, VS_XML_ALLOW_UNCLOSED,
-                           &doc, &err),
-                     0);
+    assert_int_equal(
+        parse(&a, "<r>\n<f>\n<name>x</name>\n<data>\n", NULL, VS_XML_ALLOW_UNCLOSED, &doc, &err),
+        0);
     assert_false(doc.root->closed);
     assert_string_equal(vs_xml_child_text(vs_xml_child(doc.root, "f"), "name"), "x");
     (void)up;
@@ -98,9 +98,9 @@ static void test_limits(void **state)
     const char *laughs = "<!DOCTYPE r [<!ENTITY a \"aaaaaaaaaa\"><!ENTITY b \"&a;&a;&a;&a;\">]>"
                          "<r>&b;&b;&b;</r>";
     assert_int_equal(parse(&a, laughs, NULL, 0, &doc, &err), VS_EUNSUPPORTED);
-    assert_int_equal(parse(&a, "<!DOCTYPE r SYSTEM \"file:///etc/passwd\"><r/>", NULL, 0, &doc,
-                           &err),
-                     VS_EUNSUPPORTED);
+    assert_int_equal(
+        parse(&a, "<!DOCTYPE r SYSTEM \"file:///etc/passwd\"><r/>", NULL, 0, &doc, &err),
+        VS_EUNSUPPORTED);
 
     /* depth */
     struct vs_buf b;
@@ -161,7 +161,8 @@ static void test_repair(void **state)
     assert_int_equal(vs_xml_parse(bad, sizeof(bad) - 1, NULL, VS_XML_REPAIR_BYTES, &a, &doc, &err),
                      0);
     assert_true(doc.repaired);
-    assert_string_equal(vs_xml_child_text(doc.root, "e"), "bin??" "?(");
+    assert_string_equal(vs_xml_child_text(doc.root, "e"), "bin??"
+                                                          "?(");
     assert_string_equal(vs_xml_child_text(doc.root, "u"), "\xc3\xa9"); /* valid UTF-8 kept */
     vs_arena_cleanup(&a);
 }
@@ -186,17 +187,16 @@ static void test_writer(void **state)
     vs_xml_close(&w);
     vs_xml_close(&w);
     assert_int_equal(vs_xml_writer_error(&w), 0);
-    assert_string_equal(vs_buf_str(&b),
-                        "<r>\n"
-                        "    <s>a&lt;b&gt;&amp;&quot;&apos;</s>\n"
-                        "    <i>-42</i>\n"
-                        "    <d>1.000000</d>\n"
-                        "    <e>1.0000000000000001e-09</e>\n"
-                        "    <f/>\n"
-                        "    <message priority=\"low\">hi</message>\n"
-                        "    <c>\n"
-                        "<![CDATA[x]]]]><![CDATA[>y]]>    </c>\n"
-                        "</r>\n");
+    assert_string_equal(vs_buf_str(&b), "<r>\n"
+                                        "    <s>a&lt;b&gt;&amp;&quot;&apos;</s>\n"
+                                        "    <i>-42</i>\n"
+                                        "    <d>1.000000</d>\n"
+                                        "    <e>1.0000000000000001e-09</e>\n"
+                                        "    <f/>\n"
+                                        "    <message priority=\"low\">hi</message>\n"
+                                        "    <c>\n"
+                                        "<![CDATA[x]]]]><![CDATA[>y]]>    </c>\n"
+                                        "</r>\n");
     /* what the writer escapes, the reader restores */
     struct vs_arena a;
     vs_arena_init(&a, 0);
