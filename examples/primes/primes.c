@@ -115,9 +115,8 @@ static void read_checkpoint(struct progress *p)
 static int write_checkpoint(const struct progress *p)
 {
     char text[200];
-    snprintf(text, sizeof(text),
-             "%" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", p->lo, p->hi,
-             p->next, p->count, p->largest);
+    snprintf(text, sizeof(text), "%" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 "\n",
+             p->lo, p->hi, p->next, p->count, p->largest);
     return write_file("checkpoint", text);
 }
 
@@ -146,8 +145,9 @@ int main(void)
         }
     }
     char text[200];
-    snprintf(text, sizeof(text), "range %" PRIu64 " %" PRIu64 "\ncount %" PRIu64
-             "\nlargest %" PRIu64 "\n", p.lo, p.hi, p.count, p.largest);
+    snprintf(text, sizeof(text),
+             "range %" PRIu64 " %" PRIu64 "\ncount %" PRIu64 "\nlargest %" PRIu64 "\n", p.lo, p.hi,
+             p.count, p.largest);
     if (write_file("out", text) != 0) {
         fprintf(stderr, "primes: cannot write 'out': %s\n", strerror(errno));
         return 1;

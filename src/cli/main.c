@@ -22,6 +22,7 @@ static const struct command commands[] = {
     {"team", vs_cmd_team, "create a team (team add)"},
     {"create_work", vs_cmd_create_work, "submit jobs (workunits)"},
     {"keygen", vs_cmd_keygen, "write BOINC code-signing and upload key pairs"},
+    {"serve", vs_cmd_serve, "serve a project (master page, scheduler, downloads)"},
 };
 
 static void usage(FILE *f)

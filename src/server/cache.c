@@ -19,6 +19,7 @@ struct vs_cache {
     size_t known_cap; /* power of two */
     size_t nknown;
     int64_t scan_after; /* next refill starts after this result id */
+    bool rescan;        /* an UNSENT result was let go: scan from the start again */
     uint64_t loaded, taken, dropped;
     vs_cache_prep_fn prep;
     vs_cache_unprep_fn unprep;
@@ -222,13 +223,20 @@ int vs_cache_refill(struct vs_cache *c, struct vs_store *s, size_t *out_added)
         c->loaded++;
         added++;
     }
-    /* A short page means the end of the table: wrap around next time. Rows
-     * that did not fit are read again next time (the scan resumes at the
-     * last one loaded). */
-    if (i < p.n)
+    /* The scan moves forward through result ids: new results (made by the
+     * transitioner) have higher ids, so a short page just means "caught
+     * up" and the next step continues from there. Only when a known UNSENT
+     * result was let go (put back into a full cache, or forgotten unsent)
+     * does the scan start over, once. Rows that did not fit are read again
+     * next time (the scan resumes at the last one loaded). */
+    if (i < p.n) {
         c->scan_after = i > 0 ? llabs(p.jobs[i - 1].job.result.id) : after;
-    else
-        c->scan_after = p.rows < p.max ? 0 : last;
+    } else if (p.rows < p.max && c->rescan) {
+        c->scan_after = 0;
+        c->rescan = false;
+    } else {
+        c->scan_after = last;
+    }
     pthread_mutex_unlock(&c->mu);
     for (; i < p.n; i++)
         job_free(c, &p.jobs[i]);
@@ -240,8 +248,8 @@ done:
     return 0;
 }
 
-size_t vs_cache_take(struct vs_cache *c, vs_cache_pick_fn pick, void *ctx,
-                     struct vs_cache_job *out, size_t max)
+size_t vs_cache_take(struct vs_cache *c, vs_cache_pick_fn pick, void *ctx, struct vs_cache_job *out,
+                     size_t max)
 {
     size_t n = 0;
     pthread_mutex_lock(&c->mu);
@@ -279,19 +287,22 @@ void vs_cache_put_back(struct vs_cache *c, struct vs_cache_job *job)
         memset(job, 0, sizeof(*job));
         c->slots[c->npresent++] = slot;
     } else {
-        /* No room: forget it; a later refill reads it again from the store. */
+        /* No room: forget it; a later rescan reads it again from the store. */
         known_del(c, job->job.result.id);
+        c->rescan = true;
         job_free(c, job);
     }
     pthread_mutex_unlock(&c->mu);
 }
 
-void vs_cache_forget(struct vs_cache *c, struct vs_cache_job *job)
+void vs_cache_forget(struct vs_cache *c, struct vs_cache_job *job, bool still_unsent)
 {
     pthread_mutex_lock(&c->mu);
     if (c->nchecked_out > 0)
         c->nchecked_out--;
     known_del(c, job->job.result.id);
+    if (still_unsent)
+        c->rescan = true;
     pthread_mutex_unlock(&c->mu);
     job_free(c, job);
 }

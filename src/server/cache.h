@@ -16,6 +16,7 @@
 #ifndef VOLSCHED_SERVER_CACHE_H
 #define VOLSCHED_SERVER_CACHE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -50,8 +51,9 @@ void vs_cache_destroy(struct vs_cache *c);
 
 /*
  * One feeder step: fills empty slots with UNSENT results read from s, in
- * result id order, continuing where the previous step stopped and wrapping
- * around at the end of the table. s is used only during the call, by this
+ * result id order, continuing where the previous step stopped (new results
+ * have higher ids); it starts over from the first id only after an UNSENT
+ * result was let go (see vs_cache_forget). s is used only during the call, by this
  * thread. Returns 0 and the number of jobs added in *out_added (may be
  * NULL), or a store error.
  */
@@ -71,22 +73,27 @@ typedef enum vs_cache_pick (*vs_cache_pick_fn)(void *ctx, const struct vs_cache_
  * heap strings until it hands each back with vs_cache_forget() or
  * vs_cache_put_back().
  */
-size_t vs_cache_take(struct vs_cache *c, vs_cache_pick_fn pick, void *ctx,
-                     struct vs_cache_job *out, size_t max);
+size_t vs_cache_take(struct vs_cache *c, vs_cache_pick_fn pick, void *ctx, struct vs_cache_job *out,
+                     size_t max);
 
 /* Returns a taken job to the cache (or frees it if the cache is full). Takes ownership. */
 void vs_cache_put_back(struct vs_cache *c, struct vs_cache_job *job);
 
-/* Ends the cache's tracking of a taken job and frees it (heap strings and prep). */
-void vs_cache_forget(struct vs_cache *c, struct vs_cache_job *job);
+/*
+ * Ends the cache's tracking of a taken job and frees it (heap strings and
+ * prep). still_unsent says the result may still be UNSENT in the store (not
+ * claimed): the next refill then rescans the table from the start so that
+ * it comes back.
+ */
+void vs_cache_forget(struct vs_cache *c, struct vs_cache_job *job, bool still_unsent);
 
 /* Snapshot of the counters. */
 struct vs_cache_stats {
     size_t present;     /* jobs in slots */
     size_t checked_out; /* taken and not yet forgotten or put back */
     size_t nslots;
-    uint64_t loaded; /* jobs ever loaded */
-    uint64_t taken;  /* jobs ever taken */
+    uint64_t loaded;  /* jobs ever loaded */
+    uint64_t taken;   /* jobs ever taken */
     uint64_t dropped; /* rows prep refused */
 };
 void vs_cache_get_stats(struct vs_cache *c, struct vs_cache_stats *out_stats);

@@ -20,14 +20,14 @@
 #include "volsched/str.h"
 
 /* BOINC-COMPAT: request_delay values of sched/handle_request.cpp (seconds). */
-#define DELAY_MISSING_KEY     3600
-#define DELAY_BAD_REQUEST     600
-#define DELAY_PLATFORM        86400
-#define DELAY_SERVER_ERROR    120
-#define MAX_REQ_SECS          (28.0 * 86400.0) /* requests are clamped to 28 days */
-#define DEFAULT_MAX_PER_RPC   100
-#define DEFAULT_WUS_TO_SEND   10 /* per CPU, BOINC's max_wus_to_send default */
-#define MAX_HOST_PLATFORMS    8
+#define DELAY_MISSING_KEY   3600
+#define DELAY_BAD_REQUEST   600
+#define DELAY_PLATFORM      86400
+#define DELAY_SERVER_ERROR  120
+#define MAX_REQ_SECS        (28.0 * 86400.0) /* requests are clamped to 28 days */
+#define DEFAULT_MAX_PER_RPC 100
+#define DEFAULT_WUS_TO_SEND 10 /* per CPU, BOINC's max_wus_to_send default */
+#define MAX_HOST_PLATFORMS  8
 
 /* ---- the catalog: apps and app versions, prepared for replies ---- */
 
@@ -313,7 +313,7 @@ fail:
 /* The app version a host gets for an app: chosen once per app per request. */
 struct av_choice {
     int64_t appid;
-    const struct prep_av *av;                           /* NULL: none (or anonymous) */
+    const struct prep_av *av;                          /* NULL: none (or anonymous) */
     const struct vs_proto_client_app_version *anon_av; /* anonymous platform */
 };
 
@@ -329,12 +329,12 @@ struct pick_ctx {
     bool anonymous;
     struct av_choice choices[32];
     size_t nchoices;
-    double p_fpops;     /* host speed per CPU */
-    double avail;       /* on_frac * active_frac, clamped */
-    double secs_left;   /* CPU seconds still wanted */
-    double inst_left;   /* idle CPUs still to fill */
-    double mem_bytes;   /* RAM the host may use */
-    double disk_left;   /* disk the host may still use */
+    double p_fpops;   /* host speed per CPU */
+    double avail;     /* on_frac * active_frac, clamped */
+    double secs_left; /* CPU seconds still wanted */
+    double inst_left; /* idle CPUs still to fill */
+    double mem_bytes; /* RAM the host may use */
+    double disk_left; /* disk the host may still use */
     size_t njobs, max_jobs;
     int skipped[SKIP_N];
     /* per taken job, parallel to the take array */
@@ -449,8 +449,7 @@ static enum vs_cache_pick pick(void *ctx, const struct vs_cache_job *cj)
 static void add_msg(struct vs_proto_reply *r, struct vs_arena *a, const char *prio,
                     const char *text)
 {
-    struct vs_proto_message *m =
-        vs_arena_alloc(a, (r->n_messages + 1) * sizeof(*m));
+    struct vs_proto_message *m = vs_arena_alloc(a, (r->n_messages + 1) * sizeof(*m));
     if (r->n_messages)
         memcpy(m, r->messages, r->n_messages * sizeof(*m));
     m[r->n_messages].priority = prio;
@@ -618,8 +617,8 @@ static double clamp(double v, double lo, double hi)
     return v < lo ? lo : v > hi ? hi : v;
 }
 
-int vs_sched_handle(struct vs_sched *s, const char *body, size_t len, const char *peer,
-                    int64_t now, struct vs_buf *out)
+int vs_sched_handle(struct vs_sched *s, const char *body, size_t len, const char *peer, int64_t now,
+                    struct vs_buf *out)
 {
     atomic_fetch_add_explicit(&s->n_rpcs, 1, memory_order_relaxed);
     struct vs_arena a;
@@ -675,8 +674,7 @@ int vs_sched_handle(struct vs_sched *s, const char *body, size_t len, const char
         if (rc == 0 && host.userid == user.id && q.rpc_seqno >= host.rpc_seqno)
             new_host = false;
         else if (rc != 0 && rc != VS_ENOTFOUND) {
-            status = refuse(s, peer, "host lookup failed", "Server error", DELAY_SERVER_ERROR,
-                            out);
+            status = refuse(s, peer, "host lookup failed", "Server error", DELAY_SERVER_ERROR, out);
             goto done;
         }
     }
@@ -726,8 +724,8 @@ int vs_sched_handle(struct vs_sched *s, const char *body, size_t len, const char
     }
     if (wants) {
         int ncpus = q.host.p_ncpus > 0 ? q.host.p_ncpus : 1;
-        size_t per_cpu = s->cfg.max_wus_to_send > 0 ? (size_t)s->cfg.max_wus_to_send
-                                                    : DEFAULT_WUS_TO_SEND;
+        size_t per_cpu =
+            s->cfg.max_wus_to_send > 0 ? (size_t)s->cfg.max_wus_to_send : DEFAULT_WUS_TO_SEND;
         pc.max_jobs = per_cpu * (size_t)ncpus;
         if (pc.max_jobs > (size_t)s->opt.max_jobs_per_rpc)
             pc.max_jobs = (size_t)s->opt.max_jobs_per_rpc;
@@ -806,7 +804,7 @@ done:
     if (have_cat_lock)
         pthread_rwlock_unlock(&s->cat_lock);
     for (size_t i = 0; i < njobs; i++)
-        vs_cache_forget(s->cache, &jobs[i]);
+        vs_cache_forget(s->cache, &jobs[i], !claims[i].claimed);
     vs_free(jobs);
     vs_free(claims);
     if (st)
@@ -871,8 +869,7 @@ int vs_sched_create(const struct vs_project_config *cfg, struct vs_log *log,
     snprintf(path, sizeof(path), "%s/code_sign_public", cfg->key_dir);
     s->code_sign_key = read_small_file(path);
     if (!s->code_sign_key)
-        VS_LOG(log, VS_LOG_WARN, "no code-signing key at %s: clients will refuse app files",
-               path);
+        VS_LOG(log, VS_LOG_WARN, "no code-signing key at %s: clients will refuse app files", path);
     struct vs_store *w = NULL;
     int rc = vs_store_open(cfg->store_url, 0, log, &s->feed_store);
     if (rc == 0)

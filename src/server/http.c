@@ -33,7 +33,7 @@ struct vs_http {
     char *sched_url;
     char *download_dir;
     int download_fd;
-    char path[PATH_MAX_LEN];     /* master page, "/demo/" */
+    char path[PATH_MAX_LEN]; /* master page, "/demo/" */
     char sched_path[PATH_MAX_LEN];
     char dl_path[PATH_MAX_LEN]; /* "/demo/download/" (with the '/') */
     char ul_path[PATH_MAX_LEN];
@@ -181,7 +181,8 @@ static enum MHD_Result serve_download(struct vs_http *h, struct MHD_Connection *
             close(fd);
             char cr[64];
             snprintf(cr, sizeof(cr), "bytes */%" PRIu64, size);
-            struct MHD_Response *r = MHD_create_response_from_buffer(0, NULL, MHD_RESPMEM_PERSISTENT);
+            struct MHD_Response *r =
+                MHD_create_response_from_buffer(0, NULL, MHD_RESPMEM_PERSISTENT);
             if (!r)
                 return MHD_NO;
             MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_RANGE, cr);
@@ -215,8 +216,8 @@ static enum MHD_Result serve_download(struct vs_http *h, struct MHD_Connection *
     return ret;
 }
 
-static enum MHD_Result finish_post(struct vs_http *h, struct MHD_Connection *c,
-                                   struct post_req *pr, const char *method, const char *url)
+static enum MHD_Result finish_post(struct vs_http *h, struct MHD_Connection *c, struct post_req *pr,
+                                   const char *method, const char *url)
 {
     if (pr->too_big)
         return refuse(h, c, MHD_HTTP_CONTENT_TOO_LARGE, method, url, "request body over limit");
@@ -236,8 +237,8 @@ static enum MHD_Result finish_post(struct vs_http *h, struct MHD_Connection *c,
     }
     size_t len = 0;
     char *data = vs_buf_take(&out, &len);
-    struct MHD_Response *r =
-        MHD_create_response_from_buffer_with_free_callback(len, data ? data : "", data ? vs_free : NULL);
+    struct MHD_Response *r = MHD_create_response_from_buffer_with_free_callback(
+        len, data ? data : "", data ? vs_free : NULL);
     if (!r) {
         vs_free(data);
         return MHD_NO;
@@ -282,8 +283,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         return finish_post(h, c, pr, method, url);
     }
     atomic_fetch_add_explicit(&h->n_requests, 1, memory_order_relaxed);
-    bool is_get = strcmp(method, MHD_HTTP_METHOD_GET) == 0 ||
-                  strcmp(method, MHD_HTTP_METHOD_HEAD) == 0;
+    bool is_get =
+        strcmp(method, MHD_HTTP_METHOD_GET) == 0 || strcmp(method, MHD_HTTP_METHOD_HEAD) == 0;
     bool is_post = strcmp(method, MHD_HTTP_METHOD_POST) == 0;
 
     /* The master URL's path, with or without its trailing '/'. */
@@ -310,7 +311,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         return refuse(h, c, MHD_HTTP_NOT_FOUND, method, url, "no such page");
     if (!is_post)
         return refuse(h, c, MHD_HTTP_METHOD_NOT_ALLOWED, method, url, "endpoint takes POST");
-    const char *cl = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
+    const char *cl =
+        MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
     int64_t clen = 0;
     if (cl && vs_parse_int64(cl, &clen) == 0 && clen > 0 && (uint64_t)clen > h->max_body)
         return refuse(h, c, MHD_HTTP_CONTENT_TOO_LARGE, method, url, "request body over limit");
@@ -354,11 +356,21 @@ static int put_escaped(struct vs_buf *b, const char *s)
     int rc = 0;
     for (; *s && rc == 0; s++) {
         switch (*s) {
-        case '&': rc = vs_buf_puts(b, "&amp;"); break;
-        case '<': rc = vs_buf_puts(b, "&lt;"); break;
-        case '>': rc = vs_buf_puts(b, "&gt;"); break;
-        case '"': rc = vs_buf_puts(b, "&quot;"); break;
-        default: rc = vs_buf_append(b, s, 1); break;
+        case '&':
+            rc = vs_buf_puts(b, "&amp;");
+            break;
+        case '<':
+            rc = vs_buf_puts(b, "&lt;");
+            break;
+        case '>':
+            rc = vs_buf_puts(b, "&gt;");
+            break;
+        case '"':
+            rc = vs_buf_puts(b, "&quot;");
+            break;
+        default:
+            rc = vs_buf_append(b, s, 1);
+            break;
         }
     }
     return rc;
@@ -387,13 +399,16 @@ static int build_pages(struct vs_http *h)
     vs_buf_init(&b, 64 * 1024);
     int rc = vs_buf_puts(&b, "<html><head><title>");
     rc = rc ? rc : put_escaped(&b, name);
-    rc = rc ? rc : vs_buf_printf(&b, "</title>\n<link rel=\"boinc_scheduler\" href=\"%s\">\n",
-                                  h->sched_url);
-    rc = rc ? rc : vs_buf_printf(&b, "</head><body>\n<!-- <scheduler>%s</scheduler> -->\n<h1>",
-                                  h->sched_url);
+    rc = rc ? rc
+            : vs_buf_printf(&b, "</title>\n<link rel=\"boinc_scheduler\" href=\"%s\">\n",
+                            h->sched_url);
+    rc = rc ? rc
+            : vs_buf_printf(&b, "</head><body>\n<!-- <scheduler>%s</scheduler> -->\n<h1>",
+                            h->sched_url);
     rc = rc ? rc : put_escaped(&b, name);
-    rc = rc ? rc : vs_buf_puts(&b, "</h1>\n<p>A volsched project. Attach a BOINC client with "
-                                   "this page's URL and your account key.</p>\n</body></html>\n");
+    rc = rc ? rc
+            : vs_buf_puts(&b, "</h1>\n<p>A volsched project. Attach a BOINC client with "
+                              "this page's URL and your account key.</p>\n</body></html>\n");
     if (rc == 0)
         h->master_resp = take_response(&b, "text/html");
     vs_buf_reset(&b);
@@ -403,11 +418,12 @@ static int build_pages(struct vs_http *h)
     rc = rc ? rc : put_escaped(&b, h->master_url);
     rc = rc ? rc : vs_buf_puts(&b, "</master_url>\n    <web_rpc_url_base>");
     rc = rc ? rc : put_escaped(&b, h->master_url);
-    rc = rc ? rc : vs_buf_puts(&b, "</web_rpc_url_base>\n"
-                                   "    <account_creation_disabled/>\n"
-                                   "    <client_account_creation_disabled/>\n"
-                                   "    <min_passwd_length>6</min_passwd_length>\n"
-                                   "</project_config>\n");
+    rc = rc ? rc
+            : vs_buf_puts(&b, "</web_rpc_url_base>\n"
+                              "    <account_creation_disabled/>\n"
+                              "    <client_account_creation_disabled/>\n"
+                              "    <min_passwd_length>6</min_passwd_length>\n"
+                              "</project_config>\n");
     if (rc == 0)
         h->config_resp = take_response(&b, "text/xml");
     vs_buf_cleanup(&b);
@@ -460,8 +476,7 @@ static int url_paths(struct vs_http *h, const struct vs_http_config *cfg)
     return rc;
 }
 
-static int make_sockaddr(const char *host, uint16_t port, struct sockaddr_storage *ss,
-                         bool *out_v6)
+static int make_sockaddr(const char *host, uint16_t port, struct sockaddr_storage *ss, bool *out_v6)
 {
     memset(ss, 0, sizeof(*ss));
     struct sockaddr_in *a4 = (struct sockaddr_in *)(void *)ss;
@@ -531,15 +546,12 @@ int vs_http_start(const struct vs_http_config *cfg, const char *host, uint16_t p
     flags |= MHD_USE_EPOLL | MHD_USE_TURBO;
     if (v6)
         flags |= MHD_USE_IPv6;
-    h->d = MHD_start_daemon(flags, port, NULL, NULL, on_request, h,
-                            MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
-                            MHD_OPTION_THREAD_POOL_SIZE, threads,
-                            MHD_OPTION_CONNECTION_LIMIT,
-                            cfg->max_connections ? cfg->max_connections : 1024u,
-                            MHD_OPTION_CONNECTION_TIMEOUT, 120u,
-                            MHD_OPTION_LISTEN_BACKLOG_SIZE, 1024u,
-                            MHD_OPTION_NOTIFY_COMPLETED, on_completed, h,
-                            MHD_OPTION_EXTERNAL_LOGGER, mhd_log, h, MHD_OPTION_END);
+    h->d = MHD_start_daemon(
+        flags, port, NULL, NULL, on_request, h, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
+        MHD_OPTION_THREAD_POOL_SIZE, threads, MHD_OPTION_CONNECTION_LIMIT,
+        cfg->max_connections ? cfg->max_connections : 1024u, MHD_OPTION_CONNECTION_TIMEOUT, 120u,
+        MHD_OPTION_LISTEN_BACKLOG_SIZE, 1024u, MHD_OPTION_NOTIFY_COMPLETED, on_completed, h,
+        MHD_OPTION_EXTERNAL_LOGGER, mhd_log, h, MHD_OPTION_END);
     if (!h->d) {
         rc = VS_ENET;
         VS_LOG(cfg->log, VS_LOG_ERROR, "cannot listen on %s:%u", host, (unsigned)port);

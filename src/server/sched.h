@@ -53,8 +53,8 @@ void vs_sched_destroy(struct vs_sched *s);
 int vs_sched_http(void *ctx, const char *body, size_t len, const char *peer, struct vs_buf *out);
 
 /* The same with an explicit clock (tests: deterministic deadlines). */
-int vs_sched_handle(struct vs_sched *s, const char *body, size_t len, const char *peer,
-                    int64_t now, struct vs_buf *out);
+int vs_sched_handle(struct vs_sched *s, const char *body, size_t len, const char *peer, int64_t now,
+                    struct vs_buf *out);
 
 /* One feeder step: refills the job cache from the store. Thread-safe. */
 VS_MUST_CHECK int vs_sched_refill(struct vs_sched *s, size_t *out_added);
@@ -63,10 +63,10 @@ VS_MUST_CHECK int vs_sched_refill(struct vs_sched *s, size_t *out_added);
 VS_MUST_CHECK int vs_sched_reload_catalog(struct vs_sched *s);
 
 struct vs_sched_stats {
-    uint64_t rpcs;        /* requests handled */
-    uint64_t bad_rpcs;    /* refused: malformed, limits, authentication */
-    uint64_t jobs_sent;   /* results claimed and sent */
-    uint64_t no_work;     /* work requests answered without jobs */
+    uint64_t rpcs;      /* requests handled */
+    uint64_t bad_rpcs;  /* refused: malformed, limits, authentication */
+    uint64_t jobs_sent; /* results claimed and sent */
+    uint64_t no_work;   /* work requests answered without jobs */
     uint64_t commit_batches;
     uint64_t commit_items;
     uint64_t commit_max_batch;

@@ -131,15 +131,16 @@ static void test_refill_take(void **state)
     /* wu_0 is claimed; wu_1 is forgotten without a claim (still UNSENT);
      * wu_2 is put back. */
     claim(fx, out[0].job.result.id);
-    vs_cache_forget(c, &out[0]);
-    vs_cache_forget(c, &out[1]);
+    vs_cache_forget(c, &out[0], false);
+    vs_cache_forget(c, &out[1], true);
     vs_cache_put_back(c, &out[2]);
     struct vs_cache_stats st;
     vs_cache_get_stats(c, &st);
     assert_int_equal(st.present, 1);
     assert_int_equal(st.checked_out, 0);
 
-    /* Refill continues after wu_2 (the page stopped there), then wraps. */
+    /* Refill continues after wu_2 (the page stopped there); wu_1 comes back
+     * once the scan reaches the end and starts over. */
     assert_int_equal(vs_cache_refill(c, fx->st, &added), 0);
     assert_int_equal(added, 2);
     n = vs_cache_take(c, take_all, NULL, out, 8);
@@ -150,7 +151,7 @@ static void test_refill_take(void **state)
         assert_false(seen[k]);
         seen[k] = true;
         claim(fx, out[i].job.result.id);
-        vs_cache_forget(c, &out[i]);
+        vs_cache_forget(c, &out[i], false);
     }
     assert_false(seen[0]); /* claimed earlier: never offered again */
     /* Drain the rest: every UNSENT result comes out exactly once. */
@@ -163,7 +164,7 @@ static void test_refill_take(void **state)
             assert_false(seen[k]);
             seen[k] = true;
             claim(fx, out[i].job.result.id);
-            vs_cache_forget(c, &out[i]);
+            vs_cache_forget(c, &out[i], false);
         }
         total += (int)n;
     }
@@ -194,7 +195,7 @@ static void test_pick_and_prep(void **state)
     for (size_t i = 0; i < n; i++) {
         assert_int_equal((out[i].job.wu.name[3] - '0') % 2, 0);
         assert_string_equal(out[i].prep, out[i].job.result.name);
-        vs_cache_forget(c, &out[i]);
+        vs_cache_forget(c, &out[i], true);
     }
     assert_int_equal(fx->unpreps, 4 + 0);
     vs_cache_destroy(c); /* frees the 3 still present */

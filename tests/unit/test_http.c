@@ -26,8 +26,7 @@ struct fixture {
     size_t last_len;
 };
 
-static int fake_sched(void *ctx, const char *body, size_t len, const char *peer,
-                      struct vs_buf *out)
+static int fake_sched(void *ctx, const char *body, size_t len, const char *peer, struct vs_buf *out)
 {
     struct fixture *fx = ctx;
     fx->sched_calls++;
@@ -130,8 +129,8 @@ static void test_master_page(void **state)
     for (size_t i = 0; i < 3; i++) {
         assert_int_equal(request(fx, paths[i], NULL, 0, NULL, &b), 200);
         /* BOINC-COMPAT: the exact forms the client scans for, one per line. */
-        assert_non_null(
-            strstr(b.data, "\n<link rel=\"boinc_scheduler\" href=\"http://127.0.0.1:1/demo/cgi\">\n"));
+        assert_non_null(strstr(
+            b.data, "\n<link rel=\"boinc_scheduler\" href=\"http://127.0.0.1:1/demo/cgi\">\n"));
         assert_non_null(strstr(b.data, "<scheduler>http://127.0.0.1:1/demo/cgi</scheduler>"));
         assert_non_null(strstr(b.data, "Demo &lt;Project&gt;"));
         vs_buf_cleanup(&b);
@@ -248,8 +247,8 @@ static void test_bad_start(void **state)
 {
     (void)state;
     struct vs_http *h = NULL;
-    struct vs_http_config cfg = {.master_url = "http://127.0.0.1:1/nopath", .download_dir = "/tmp",
-                                 .sched = fake_sched};
+    struct vs_http_config cfg = {
+        .master_url = "http://127.0.0.1:1/nopath", .download_dir = "/tmp", .sched = fake_sched};
     assert_int_not_equal(vs_http_start(&cfg, "127.0.0.1", 0, &h), 0);
     cfg.master_url = "http://127.0.0.1:1/ok/";
     cfg.download_dir = "/nonexistent/dir";

@@ -135,8 +135,8 @@ static void free_lines(char **lines, size_t n)
 }
 
 /* Every element (path and value) of orig must be in written, and nothing extra. */
-static void assert_same_canon(const char *what, const char *orig, size_t olen,
-                              const char *written, size_t wlen)
+static void assert_same_canon(const char *what, const char *orig, size_t olen, const char *written,
+                              size_t wlen)
 {
     char **a, **b;
     size_t na, nb;
@@ -462,10 +462,9 @@ static void test_reply_facts(void **state)
                                            r.file_infos[0].file_signature,
                                            strlen(r.file_infos[0].file_signature)),
                      0);
-    assert_int_equal(vs_sign_verify_upload_cert(pub, r.file_infos[2].name,
-                                                r.file_infos[2].max_nbytes,
-                                                r.file_infos[2].xml_signature,
-                                                strlen(r.file_infos[2].xml_signature)),
+    assert_int_equal(vs_sign_verify_upload_cert(
+                         pub, r.file_infos[2].name, r.file_infos[2].max_nbytes,
+                         r.file_infos[2].xml_signature, strlen(r.file_infos[2].xml_signature)),
                      0);
     vs_sign_key_destroy(pub);
     vs_free(b);
@@ -621,7 +620,7 @@ static void test_master_page(void **state)
     const char *mine[] = {"http://127.0.0.1:8080/p/sched", "http://10.0.0.1/p/sched"};
     assert_int_equal(vs_proto_master_page_write("A & B", mine, 2, &b), 0);
     assert_non_null(strstr(b.data, "<link rel=\"boinc_scheduler\" "
-                                    "href=\"http://127.0.0.1:8080/p/sched\">\n"));
+                                   "href=\"http://127.0.0.1:8080/p/sched\">\n"));
     assert_non_null(strstr(b.data, "<title>A &amp; B</title>"));
     assert_int_equal(vs_proto_master_urls_parse(b.data, b.len, &a, &urls, &n), 0);
     assert_int_equal(n, 2);
@@ -636,9 +635,9 @@ static void test_master_page(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_requests),   cmocka_unit_test(test_request_facts),
-        cmocka_unit_test(test_replies),    cmocka_unit_test(test_reply_facts),
-        cmocka_unit_test(test_upload),     cmocka_unit_test(test_master_page),
+        cmocka_unit_test(test_requests), cmocka_unit_test(test_request_facts),
+        cmocka_unit_test(test_replies),  cmocka_unit_test(test_reply_facts),
+        cmocka_unit_test(test_upload),   cmocka_unit_test(test_master_page),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -23,7 +23,7 @@
 #include "volsched/proto.h"
 #include "volsched/str.h"
 
-#define SAMPLES "/work/shared/protocol/samples"
+#define SAMPLES VS_SOURCE_DIR "/tests/data/boinc"
 #define AUTH    "0123456789abcdef0123456789abcdef" /* the samples' authenticator */
 #define NOW     1800000000
 #define NWU     6
@@ -264,7 +264,7 @@ static void check_golden(const char *text, const char *name)
 static void test_attach(void **state)
 {
     struct fixture *fx = *state;
-    char *req = sample("signed/sched_request_01.xml", NULL, 0);
+    char *req = sample("sched_request_01.xml", NULL, 0);
     struct vs_arena a;
     vs_arena_init(&a, 8192);
     struct vs_proto_reply r;
@@ -351,7 +351,7 @@ static void test_attach(void **state)
                          "<cpu_req_instances>2.000000</cpu_req_instances>",
                          "<cross_project_id>",
                          "<code_sign_key>\nabc\n.\n</code_sign_key>\n<cross_project_id>"};
-    char *req2 = sample("signed/sched_request_01.xml", sub, 10);
+    char *req2 = sample("sched_request_01.xml", sub, 10);
     struct vs_proto_reply r2;
     rpc(fx, req2, &a, &r2, NULL);
     assert_int_equal(r2.hostid, 0);
@@ -369,7 +369,7 @@ static void test_attach(void **state)
 
     /* A copied client state (sequence number going back) gets a new host. */
     const char *sub3[] = {"<hostid>0</hostid>", hid};
-    char *req3 = sample("signed/sched_request_01.xml", sub3, 2);
+    char *req3 = sample("sched_request_01.xml", sub3, 2);
     struct vs_proto_reply r3;
     rpc(fx, req3, &a, &r3, NULL);
     assert_true(r3.hostid > r.hostid);
@@ -381,8 +381,7 @@ static void test_attach(void **state)
     vs_arena_cleanup(&a);
 }
 
-static void expect_refusal(struct fixture *fx, const char *body, const char *msg_part,
-                           double delay)
+static void expect_refusal(struct fixture *fx, const char *body, const char *msg_part, double delay)
 {
     struct vs_arena a;
     vs_arena_init(&a, 4096);
@@ -407,7 +406,7 @@ static void test_bad_requests(void **state)
                    "Invalid scheduler request", 600);
     expect_refusal(fx, "<scheduler_request></scheduler_request>", "account key", 3600);
     const char *sub[] = {AUTH, "ffffffffffffffffffffffffffffffff"};
-    char *req = sample("signed/sched_request_01.xml", sub, 2);
+    char *req = sample("sched_request_01.xml", sub, 2);
     expect_refusal(fx, req, "account key", 3600);
     vs_free(req);
     /* Nothing was sent by any of these. */
@@ -426,14 +425,14 @@ static void test_no_work_cases(void **state)
     struct vs_proto_reply r;
     /* "No new tasks" set by the user. */
     const char *s1[] = {"<dont_send_work>0</dont_send_work>", "<dont_send_work>1</dont_send_work>"};
-    char *req = sample("signed/sched_request_01.xml", s1, 2);
+    char *req = sample("sched_request_01.xml", s1, 2);
     rpc(fx, req, &a, &r, NULL);
     assert_int_equal(r.n_results, 0);
     assert_true(r.hostid > 0); /* the host is still recorded */
     vs_free(req);
     /* A host far too slow for the deadline: nothing, and it is told why. */
     const char *s2[] = {"<p_fpops>1000000000.000000</p_fpops>", "<p_fpops>1000.000000</p_fpops>"};
-    req = sample("signed/sched_request_01.xml", s2, 2);
+    req = sample("sched_request_01.xml", s2, 2);
     rpc(fx, req, &a, &r, NULL);
     assert_int_equal(r.n_results, 0);
     assert_true(r.n_messages >= 1);
@@ -443,7 +442,7 @@ static void test_no_work_cases(void **state)
     const char *s3[] = {"<platform_name>x86_64-pc-linux-gnu</platform_name>",
                         "<platform_name>sparc-sun-solaris</platform_name>",
                         "<name>i686-pc-linux-gnu</name>", "<name>sparc64-sun-solaris</name>"};
-    req = sample("signed/sched_request_01.xml", s3, 4);
+    req = sample("sched_request_01.xml", s3, 4);
     rpc(fx, req, &a, &r, NULL);
     assert_int_equal(r.n_results, 0);
     vs_free(req);
@@ -455,7 +454,7 @@ static void test_no_work_cases(void **state)
     /* Reported results in a request (issue 6 processes them) break nothing;
      * the work request in it is still served. */
     const char *s4[] = {"<hostid>7</hostid>", "<hostid>0</hostid>"};
-    req = sample("signed/sched_request_04.xml", s4, 2);
+    req = sample("sched_request_04.xml", s4, 2);
     rpc(fx, req, &a, &r, NULL);
     assert_true(r.n_results >= 1);
     vs_free(req);
@@ -470,7 +469,7 @@ static void test_drain(void **state)
     struct vs_proto_reply r;
     const char *s1[] = {"<cpu_req_secs>1.000000</cpu_req_secs>",
                         "<cpu_req_secs>100000.000000</cpu_req_secs>"};
-    char *req = sample("signed/sched_request_01.xml", s1, 2);
+    char *req = sample("sched_request_01.xml", s1, 2);
     rpc(fx, req, &a, &r, NULL);
     /* 2 CPUs x 10 jobs per CPU allowed, but only NWU exist. */
     assert_int_equal(r.n_results, NWU);
