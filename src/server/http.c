@@ -546,12 +546,19 @@ int vs_http_start(const struct vs_http_config *cfg, const char *host, uint16_t p
     flags |= MHD_USE_EPOLL | MHD_USE_TURBO;
     if (v6)
         flags |= MHD_USE_IPv6;
-    h->d = MHD_start_daemon(
-        flags, port, NULL, NULL, on_request, h, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
-        MHD_OPTION_THREAD_POOL_SIZE, threads, MHD_OPTION_CONNECTION_LIMIT,
-        cfg->max_connections ? cfg->max_connections : 1024u, MHD_OPTION_CONNECTION_TIMEOUT, 120u,
-        MHD_OPTION_LISTEN_BACKLOG_SIZE, 1024u, MHD_OPTION_NOTIFY_COMPLETED, on_completed, h,
-        MHD_OPTION_EXTERNAL_LOGGER, mhd_log, h, MHD_OPTION_END);
+    /* The logger goes first, so MHD prints nothing through its own. */
+    // clang-format off
+    h->d = MHD_start_daemon(flags, port, NULL, NULL, on_request, h,
+                            MHD_OPTION_EXTERNAL_LOGGER, mhd_log, h,
+                            MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
+                            MHD_OPTION_THREAD_POOL_SIZE, threads,
+                            MHD_OPTION_CONNECTION_LIMIT,
+                            cfg->max_connections ? cfg->max_connections : 1024u,
+                            MHD_OPTION_CONNECTION_TIMEOUT, 120u,
+                            MHD_OPTION_LISTEN_BACKLOG_SIZE, 1024u,
+                            MHD_OPTION_NOTIFY_COMPLETED, on_completed, h,
+                            MHD_OPTION_END);
+    // clang-format on
     if (!h->d) {
         rc = VS_ENET;
         VS_LOG(cfg->log, VS_LOG_ERROR, "cannot listen on %s:%u", host, (unsigned)port);
