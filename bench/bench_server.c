@@ -448,8 +448,8 @@ int main(int argc, char **argv)
     printf("server: %" PRId64 " HTTP threads, durability %s, request %zu bytes\n", threads,
            sync_full ? "synchronous=FULL (power loss)" : "synchronous=NORMAL (process crash)",
            strlen(tmpl));
-    printf("%6s %9s %10s %10s %9s %9s %7s %8s\n", "hosts", "rpcs", "rpcs/s", "jobs/s",
-           "p50_ms", "p99_ms", "errors", "jobs");
+    printf("%6s %9s %10s %10s %9s %9s %7s %8s\n", "hosts", "rpcs", "rpcs/s", "jobs/s", "p50_ms",
+           "p99_ms", "errors", "jobs");
     uint64_t total_jobs = 0;
     char *save = NULL;
     for (char *tok = strtok_r(conc_list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
@@ -460,8 +460,8 @@ int main(int argc, char **argv)
         run_phase(url, tmpl, (int)conc, secs, (uint64_t)max_rpcs, &pr);
         total_jobs += pr.jobs;
         printf("%6" PRId64 " %9" PRIu64 " %10.0f %10.0f %9.2f %9.2f %7" PRIu64 " %8" PRIu64 "\n",
-               conc, pr.rpcs, (double)pr.rpcs / pr.secs, (double)pr.jobs / pr.secs,
-               pr.p50 * 1e3, pr.p99 * 1e3, pr.errors, pr.jobs);
+               conc, pr.rpcs, (double)pr.rpcs / pr.secs, (double)pr.jobs / pr.secs, pr.p50 * 1e3,
+               pr.p99 * 1e3, pr.errors, pr.jobs);
         fflush(stdout);
     }
     struct vs_sched_stats ss;
@@ -486,8 +486,7 @@ int main(int argc, char **argv)
         vs_store_close(st);
     }
     bool ok = in_progress == (int64_t)total_jobs;
-    printf("durability: hosts received %" PRIu64 " jobs, store has %" PRId64
-           " IN_PROGRESS: %s\n",
+    printf("durability: hosts received %" PRIu64 " jobs, store has %" PRId64 " IN_PROGRESS: %s\n",
            total_jobs, in_progress, ok ? "match" : "MISMATCH");
     printf("reporting: not exercised (the scheduler does not process reports yet)\n");
     vs_free(tmpl);

@@ -29,23 +29,22 @@ static void on_signal(int sig)
 
 static void usage(FILE *f)
 {
-    fprintf(f,
-            "usage: volsched serve [--project DIR] [--listen HOST:PORT] [--store URL]\n"
-            "                      [--threads N] [--cache-slots N] [--max-body BYTES]\n"
-            "                      [--log-level error|warn|info|debug]\n"
-            "\n"
-            "Serves the project in DIR (default: the current directory): the master page at\n"
-            "the path of its master URL, the scheduler (<cgi_url>cgi), file downloads and\n"
-            "get_project_config.php. Runs the job cache feeder and the transitioner beside\n"
-            "it. Stops cleanly on SIGINT/SIGTERM.\n"
-            "\n"
-            "  --project DIR      project directory made by `volsched init`\n"
-            "  --listen H:P       address to listen on (default 127.0.0.1:8080)\n"
-            "  --store URL        store URL instead of config.xml's <store_url>\n"
-            "  --threads N        HTTP worker threads (default 4)\n"
-            "  --cache-slots N    job cache size (default 1000)\n"
-            "  --max-body BYTES   largest request body accepted (default 4 MiB)\n"
-            "  --log-level L      default info\n");
+    fprintf(f, "usage: volsched serve [--project DIR] [--listen HOST:PORT] [--store URL]\n"
+               "                      [--threads N] [--cache-slots N] [--max-body BYTES]\n"
+               "                      [--log-level error|warn|info|debug]\n"
+               "\n"
+               "Serves the project in DIR (default: the current directory): the master page at\n"
+               "the path of its master URL, the scheduler (<cgi_url>cgi), file downloads and\n"
+               "get_project_config.php. Runs the job cache feeder and the transitioner beside\n"
+               "it. Stops cleanly on SIGINT/SIGTERM.\n"
+               "\n"
+               "  --project DIR      project directory made by `volsched init`\n"
+               "  --listen H:P       address to listen on (default 127.0.0.1:8080)\n"
+               "  --store URL        store URL instead of config.xml's <store_url>\n"
+               "  --threads N        HTTP worker threads (default 4)\n"
+               "  --cache-slots N    job cache size (default 1000)\n"
+               "  --max-body BYTES   largest request body accepted (default 4 MiB)\n"
+               "  --log-level L      default info\n");
 }
 
 static int parse_listen(const char *s, char *host, size_t hsize, uint16_t *port)
@@ -81,26 +80,45 @@ int vs_cmd_serve(int argc, char **argv)
     const char *project = ".", *listen = "127.0.0.1:8080", *store_url = NULL;
     int64_t threads = 4, slots = 1000, max_body = 0;
     enum vs_log_level level = VS_LOG_INFO;
-    static const struct option opts[] = {
-        {"project", required_argument, NULL, 'p'},  {"listen", required_argument, NULL, 'l'},
-        {"store", required_argument, NULL, 's'},    {"threads", required_argument, NULL, 't'},
-        {"cache-slots", required_argument, NULL, 'c'},
-        {"max-body", required_argument, NULL, 'b'}, {"log-level", required_argument, NULL, 'L'},
-        {"help", no_argument, NULL, 'h'},           {NULL, 0, NULL, 0}};
+    static const struct option opts[] = {{"project", required_argument, NULL, 'p'},
+                                         {"listen", required_argument, NULL, 'l'},
+                                         {"store", required_argument, NULL, 's'},
+                                         {"threads", required_argument, NULL, 't'},
+                                         {"cache-slots", required_argument, NULL, 'c'},
+                                         {"max-body", required_argument, NULL, 'b'},
+                                         {"log-level", required_argument, NULL, 'L'},
+                                         {"help", no_argument, NULL, 'h'},
+                                         {NULL, 0, NULL, 0}};
     optind = 1;
     opterr = 0;
     int ch;
     while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
         int bad = 0;
         switch (ch) {
-        case 'p': project = optarg; break;
-        case 'l': listen = optarg; break;
-        case 's': store_url = optarg; break;
-        case 't': bad = vs_parse_int64(optarg, &threads) != 0 || threads < 1 || threads > 256; break;
-        case 'c': bad = vs_parse_int64(optarg, &slots) != 0 || slots < 1 || slots > 1000000; break;
-        case 'b': bad = vs_parse_int64(optarg, &max_body) != 0 || max_body < 1024; break;
-        case 'L': bad = vs_log_level_parse(optarg, &level) != 0; break;
-        case 'h': usage(stdout); return VS_EXIT_OK;
+        case 'p':
+            project = optarg;
+            break;
+        case 'l':
+            listen = optarg;
+            break;
+        case 's':
+            store_url = optarg;
+            break;
+        case 't':
+            bad = vs_parse_int64(optarg, &threads) != 0 || threads < 1 || threads > 256;
+            break;
+        case 'c':
+            bad = vs_parse_int64(optarg, &slots) != 0 || slots < 1 || slots > 1000000;
+            break;
+        case 'b':
+            bad = vs_parse_int64(optarg, &max_body) != 0 || max_body < 1024;
+            break;
+        case 'L':
+            bad = vs_log_level_parse(optarg, &level) != 0;
+            break;
+        case 'h':
+            usage(stdout);
+            return VS_EXIT_OK;
         default:
             fprintf(stderr, "volsched serve: unknown option '%s'\n", argv[optind - 1]);
             usage(stderr);
@@ -128,8 +146,7 @@ int vs_cmd_serve(int argc, char **argv)
     struct vs_project_config cfg;
     int rc = vs_project_config_load(project, &cfg);
     if (rc != 0) {
-        fprintf(stderr, "volsched serve: cannot load project %s: %s\n", project,
-                vs_strerror(rc));
+        fprintf(stderr, "volsched serve: cannot load project %s: %s\n", project, vs_strerror(rc));
         return rc == VS_ENOTFOUND || rc == VS_EPARSE ? VS_EXIT_USAGE : VS_EXIT_FAIL;
     }
     if (store_url && vs_strlcpy(cfg.store_url, store_url, sizeof(cfg.store_url)) != 0) {
@@ -184,8 +201,8 @@ int vs_cmd_serve(int argc, char **argv)
     sigaction(SIGTERM, &sa, NULL);
     signal(SIGPIPE, SIG_IGN);
 
-    VS_LOG(log, VS_LOG_INFO, "serving %s on %s:%u (scheduler %s), %zu jobs cached",
-           cfg.master_url, host, (unsigned)vs_http_port(http), sched_url, added);
+    VS_LOG(log, VS_LOG_INFO, "serving %s on %s:%u (scheduler %s), %zu jobs cached", cfg.master_url,
+           host, (unsigned)vs_http_port(http), sched_url, added);
     fflush(stderr);
 
     double t_trans = 0, t_cat = mono_now(), t_stats = mono_now();
