@@ -21,6 +21,7 @@ struct stage {
     char src[VS_PATH_MAX];
     char dst[VS_PATH_MAX];
     char md5[VS_MD5_HEX_LEN + 1];
+    int64_t nbytes;
     bool done;     /* copied by this call (undo on failure) */
     bool made_dir; /* the fanout directory was created by this call */
 };
@@ -133,7 +134,15 @@ static int resolve_input(struct cw *c, size_t jobno, const char *arg, struct vs_
     int64_t nbytes;
     char md5[VS_MD5_HEX_LEN + 1];
     bool local = strchr(arg, '/') != NULL || is_regular(arg);
-    if (!local) {
+    const struct stage *planned_by = NULL;
+    for (size_t i = 0; i < c->nstages; i++)
+        if (strcmp(c->stages[i].dst, staged) == 0)
+            planned_by = &c->stages[i];
+    if (!local && planned_by) {
+        /* A bare name that an earlier job of this call stages. */
+        memcpy(md5, planned_by->md5, sizeof(md5));
+        nbytes = planned_by->nbytes;
+    } else if (!local) {
         /* A bare name: it must already be in the download hierarchy. */
         if (vs_md5_file(staged, md5, &nbytes) != 0)
             return fail(c, VS_ENOTFOUND,
@@ -174,6 +183,7 @@ static int resolve_input(struct cw *c, size_t jobno, const char *arg, struct vs_
                 vs_strlcpy(st->dst, staged, sizeof(st->dst)))
                 return fail(c, VS_ELIMIT, "job %zu: input '%s': path too long", jobno, arg);
             memcpy(st->md5, md5, sizeof(st->md5));
+            st->nbytes = nbytes;
         }
     }
     if (vs_strlcpy(in->md5_cksum, md5, sizeof(in->md5_cksum)))
