@@ -14,10 +14,10 @@ demo_free_port() {
     python3 -c 'import socket;s=socket.socket();s.bind(("127.0.0.1",0));print(s.getsockname()[1]);s.close()'
 }
 
-# demo_make_project NJOBS LO_STEP: a project with NJOBS prime-counting jobs,
-# job i counting the primes in [BASE + i*LO_STEP, BASE + (i+1)*LO_STEP).
+# demo_make_project NJOBS STEP: a project with NJOBS prime-counting jobs,
+# job i counting the primes in [1e9 + i*STEP, 1e9 + (i+1)*STEP) (1e6 numbers: ~1.3 s CPU).
 demo_make_project() {
-    local njobs=$1 step=$2 base=100000000000
+    local njobs=$1 step=$2 base=1000000000
     PORT=$(demo_free_port)
     URL="http://127.0.0.1:$PORT/demo/"
     "$VOLSCHED" init "$WORK/project" --name "volsched demo" --url "$URL" >/dev/null || return 1
@@ -138,16 +138,18 @@ demo_client_stop() {
     [ -n "${BOINC_PID:-}" ] || return 0
     if kill -0 "$BOINC_PID" 2>/dev/null; then
         local kids _
-        kids=$(demo_children_of "$BOINC_PID" | tr '\n' ' ')
+        kids=$(demo_children_of "$BOINC_PID" | tr "\n" " " || true)
         demo_bcmd --quit >/dev/null 2>&1
         for _ in $(seq 1 20); do kill -0 "$BOINC_PID" 2>/dev/null || break; sleep 0.5; done
-        kill -0 "$BOINC_PID" 2>/dev/null && kill -TERM "$BOINC_PID" 2>/dev/null
-        sleep 0.5
-        kill -0 "$BOINC_PID" 2>/dev/null && kill -KILL "$BOINC_PID" 2>/dev/null
-        wait "$BOINC_PID" 2>/dev/null
-        for k in $kids; do kill -0 "$k" 2>/dev/null && kill -KILL "$k" 2>/dev/null; done
+        if kill -0 "$BOINC_PID" 2>/dev/null; then kill -TERM "$BOINC_PID" 2>/dev/null; sleep 1; fi
+        if kill -0 "$BOINC_PID" 2>/dev/null; then kill -KILL "$BOINC_PID" 2>/dev/null; fi
+        wait "$BOINC_PID" 2>/dev/null || true
+        for k in $kids; do
+            if kill -0 "$k" 2>/dev/null; then kill -KILL "$k" 2>/dev/null || true; fi
+        done
     fi
     BOINC_PID=""
+    return 0
 }
 
 # Stops the server with SIGTERM and returns its exit status (0 = clean).
@@ -156,7 +158,7 @@ demo_serve_stop() {
     local rc=0
     if kill -0 "$SERVE_PID" 2>/dev/null; then
         kill -TERM "$SERVE_PID" 2>/dev/null
-        wait "$SERVE_PID"; rc=$?
+        wait "$SERVE_PID" || rc=$?
     fi
     SERVE_PID=""
     return $rc

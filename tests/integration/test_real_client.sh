@@ -38,9 +38,9 @@ fail() {
     exit 1
 }
 
-# Each job counts primes over 2e6 numbers near 1e11: long enough to be seen
+# Each job counts primes over 4e6 numbers near 1e9 (a few seconds): long enough to be seen
 # running, short enough not to matter.
-demo_make_project 6 2000000 || fail "could not create the project"
+demo_make_project 6 4000000 || fail "could not create the project"
 demo_serve || fail "server did not start"
 demo_client_start || fail "client did not start or attach"
 
