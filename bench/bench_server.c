@@ -51,6 +51,13 @@ static double now_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+static double cpu_s(clockid_t id)
+{
+    struct timespec ts;
+    clock_gettime(id, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
 static char *read_file(const char *path)
 {
     FILE *f = fopen(path, "rb");
@@ -262,6 +269,7 @@ static int cmp_double(const void *a, const void *b)
 struct phase_result {
     uint64_t rpcs, jobs, errors, new_hosts;
     double secs, p50, p99;
+    double cpu_server, cpu_client; /* CPU seconds used during the phase */
 };
 
 static void send_one(CURLM *m, struct host *h, const char *url, const char *tmpl)
@@ -287,6 +295,7 @@ static void run_phase(const char *url, const char *tmpl, int conc, double secs, 
     struct curl_slist *hdr = curl_slist_append(NULL, "Expect:");
     hdr = curl_slist_append(hdr, "Content-Type: application/x-www-form-urlencoded");
     double t0 = now_s(), t_end = t0 + secs;
+    double c_proc0 = cpu_s(CLOCK_PROCESS_CPUTIME_ID), c_me0 = cpu_s(CLOCK_THREAD_CPUTIME_ID);
     uint64_t started = 0;
     for (int i = 0; i < conc; i++) {
         struct host *h = &hosts[i];
@@ -358,6 +367,10 @@ static void run_phase(const char *url, const char *tmpl, int conc, double secs, 
             curl_multi_poll(m, NULL, 0, 100, NULL);
     }
     out->secs = now_s() - t0;
+    /* This thread is the load generator; every other thread is the server
+     * (HTTP workers, group commit, feeder). */
+    out->cpu_client = cpu_s(CLOCK_THREAD_CPUTIME_ID) - c_me0;
+    out->cpu_server = cpu_s(CLOCK_PROCESS_CPUTIME_ID) - c_proc0 - out->cpu_client;
     qsort(lat, nlat, sizeof(*lat), cmp_double);
     if (nlat) {
         out->p50 = lat[nlat / 2];
@@ -379,6 +392,7 @@ int main(int argc, char **argv)
     int64_t njobs = 60000, max_rpcs = 40000, threads = 4;
     double secs = 5;
     bool sync_full = false, keep = false;
+    int64_t direct = 0;
     char conc_list[128] = "1,64,512";
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -394,6 +408,8 @@ int main(int argc, char **argv)
             i++;
         } else if (strcmp(a, "--conc") == 0 && v) {
             snprintf(conc_list, sizeof(conc_list), "%s", v);
+            i++;
+        } else if (strcmp(a, "--direct") == 0 && v && vs_parse_int64(v, &direct) == 0) {
             i++;
         } else if (strcmp(a, "--sync-full") == 0) {
             sync_full = true;
@@ -445,12 +461,38 @@ int main(int argc, char **argv)
     }
     printf("job cache: filled in %.2f s\n", now_s() - tw);
 
+    uint64_t total_jobs = 0;
+    if (direct > 0) {
+        /* The handler alone, on this thread: its CPU cost per RPC without
+         * HTTP, threads or the load generator. Hosts are new each time
+         * (hostid 0), as in the first RPC of an attach. */
+        struct host h = {0};
+        vs_buf_init(&h.req, 1u << 20);
+        struct vs_buf out;
+        vs_buf_init(&out, 16u << 20);
+        uint64_t jobs = 0;
+        double t1 = now_s(), c1 = cpu_s(CLOCK_THREAD_CPUTIME_ID);
+        for (int64_t k = 0; k < direct; k++) {
+            build_request(&h, tmpl);
+            vs_buf_reset(&out);
+            vs_sched_handle(s, h.req.data, h.req.len, "127.0.0.1", (int64_t)time(NULL), &out);
+            for (const char *q = strstr(vs_buf_str(&out), "<result>"); q;
+                 q = strstr(q + 8, "<result>"))
+                jobs++;
+        }
+        double dt = now_s() - t1, dc = cpu_s(CLOCK_THREAD_CPUTIME_ID) - c1;
+        printf("direct: %" PRId64 " RPCs in %.2f s on one thread: %.1f us/RPC wall, %.1f us/RPC "
+               "CPU, %" PRIu64 " jobs\n",
+               direct, dt, dt / (double)direct * 1e6, dc / (double)direct * 1e6, jobs);
+        total_jobs += jobs;
+        vs_buf_cleanup(&h.req);
+        vs_buf_cleanup(&out);
+    }
     printf("server: %" PRId64 " HTTP threads, durability %s, request %zu bytes\n", threads,
            sync_full ? "synchronous=FULL (power loss)" : "synchronous=NORMAL (process crash)",
            strlen(tmpl));
     printf("%6s %9s %10s %10s %9s %9s %7s %8s\n", "hosts", "rpcs", "rpcs/s", "jobs/s", "p50_ms",
            "p99_ms", "errors", "jobs");
-    uint64_t total_jobs = 0;
     char *save = NULL;
     for (char *tok = strtok_r(conc_list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
         int64_t conc;
@@ -459,13 +501,17 @@ int main(int argc, char **argv)
         struct phase_result pr;
         run_phase(url, tmpl, (int)conc, secs, (uint64_t)max_rpcs, &pr);
         total_jobs += pr.jobs;
-        printf("%6" PRId64 " %9" PRIu64 " %10.0f %10.0f %9.2f %9.2f %7" PRIu64 " %8" PRIu64 "\n",
+        double n = pr.rpcs ? (double)pr.rpcs : 1;
+        printf("%6" PRId64 " %8" PRIu64 " %8.0f %8.0f %8.2f %8.2f %6" PRIu64 " %7" PRIu64
+               " %11.0f %11.0f\n",
                conc, pr.rpcs, (double)pr.rpcs / pr.secs, (double)pr.jobs / pr.secs, pr.p50 * 1e3,
-               pr.p99 * 1e3, pr.errors, pr.jobs);
+               pr.p99 * 1e3, pr.errors, pr.jobs, pr.cpu_server / n * 1e6, pr.cpu_client / n * 1e6);
         fflush(stdout);
     }
     struct vs_sched_stats ss;
     vs_sched_get_stats(s, &ss);
+    printf("srv_cpu_us / cli_cpu_us: CPU microseconds per RPC used by the server threads and by "
+           "the load generator\n");
     printf("group commit: %" PRIu64 " batches for %" PRIu64 " RPCs (avg %.1f, max %" PRIu64
            " per transaction)\n",
            ss.commit_batches, ss.commit_items,

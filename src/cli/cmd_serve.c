@@ -41,7 +41,7 @@ static void usage(FILE *f)
                "  --project DIR      project directory made by `volsched init`\n"
                "  --listen H:P       address to listen on (default 127.0.0.1:8080)\n"
                "  --store URL        store URL instead of config.xml's <store_url>\n"
-               "  --threads N        HTTP worker threads (default 4)\n"
+               "  --threads N        HTTP worker threads (default 8)\n"
                "  --cache-slots N    job cache size (default 1000)\n"
                "  --max-body BYTES   largest request body accepted (default 4 MiB)\n"
                "  --log-level L      default info\n");
@@ -78,7 +78,7 @@ static double mono_now(void)
 int vs_cmd_serve(int argc, char **argv)
 {
     const char *project = ".", *listen = "127.0.0.1:8080", *store_url = NULL;
-    int64_t threads = 4, slots = 1000, max_body = 0;
+    int64_t threads = 8, slots = 1000, max_body = 0;
     enum vs_log_level level = VS_LOG_INFO;
     static const struct option opts[] = {{"project", required_argument, NULL, 'p'},
                                          {"listen", required_argument, NULL, 'l'},
@@ -238,7 +238,7 @@ int vs_cmd_serve(int argc, char **argv)
                        (unsigned long long)st.jobs_sent, st.cache_present);
             last_rpcs = st.rpcs;
         }
-        struct timespec ts = {.tv_sec = 0, .tv_nsec = 200 * 1000 * 1000};
+        struct timespec ts = {.tv_sec = 0, .tv_nsec = 50 * 1000 * 1000};
         while (nanosleep(&ts, &ts) != 0 && errno == EINTR && !stop_requested) {
         }
     }

@@ -168,7 +168,8 @@ int vs_cache_refill(struct vs_cache *c, struct vs_store *s, size_t *out_added)
     int64_t after = c->scan_after;
     pthread_mutex_unlock(&c->mu);
     size_t added = 0;
-    if (free_slots == 0)
+    /* A nearly full cache is not worth a query: refill in batches. */
+    if (free_slots == 0 || free_slots * 8 < c->nslots)
         goto done;
     /* Read a page a bit larger than the gap: some rows may be known already. */
     struct page p = {.max = free_slots + free_slots / 2 + 16};
@@ -183,10 +184,20 @@ int vs_cache_refill(struct vs_cache *c, struct vs_store *s, size_t *out_added)
     }
     /* Rows the cache already knows are dropped here, so that prep (which
      * parses XML) runs only for new ones, outside the lock. */
-    bool *skip = vs_xcalloc(p.n ? p.n : 1, sizeof(*skip));
+    /* Rows past the free slots are not prepared either: the scan stops
+     * before them and reads them again next time. */
+    enum { KEEP = 0, KNOWN, NO_ROOM };
+    unsigned char *skip = vs_xcalloc(p.n ? p.n : 1, sizeof(*skip));
     pthread_mutex_lock(&c->mu);
-    for (size_t k = 0; k < p.n; k++)
-        skip[k] = known_has(c, p.jobs[k].job.result.id);
+    size_t room = c->nslots - c->npresent;
+    for (size_t k = 0; k < p.n; k++) {
+        if (known_has(c, p.jobs[k].job.result.id))
+            skip[k] = KNOWN;
+        else if (room == 0)
+            skip[k] = NO_ROOM;
+        else
+            room--;
+    }
     pthread_mutex_unlock(&c->mu);
     for (size_t k = 0; k < p.n && c->prep; k++) {
         if (!skip[k] && c->prep(c->ctx, &p.jobs[k]) != 0)
@@ -196,7 +207,9 @@ int vs_cache_refill(struct vs_cache *c, struct vs_store *s, size_t *out_added)
     size_t i = 0;
     for (; i < p.n; i++) {
         struct vs_cache_job *j = &p.jobs[i];
-        if (skip[i]) {
+        if (skip[i] == NO_ROOM)
+            break;
+        if (skip[i] == KNOWN) {
             job_free(c, j);
             continue;
         }

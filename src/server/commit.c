@@ -4,6 +4,7 @@
 #include "server/commit.h"
 
 #include <pthread.h>
+#include <time.h>
 
 #include "volsched/alloc.h"
 #include "volsched/log.h"
@@ -14,15 +15,24 @@ struct vs_committer {
     struct vs_store *store;
     struct vs_log *log;
     struct vs_commit_item *head, *tail;
-    bool busy; /* a leader is running a batch */
+    bool busy;          /* a leader is running a batch */
+    unsigned announced; /* entered, not yet queued or left */
+    unsigned max_delay_us;
     struct vs_commit_stats stats;
 };
 
-struct vs_committer *vs_committer_create(struct vs_store *store, struct vs_log *log)
+struct vs_committer *vs_committer_create(struct vs_store *store, struct vs_log *log,
+                                         unsigned max_delay_us)
 {
     struct vs_committer *c = VS_NEW(struct vs_committer);
     pthread_mutex_init(&c->mu, NULL);
-    pthread_cond_init(&c->cv, NULL);
+    /* Timed waits measure a delay: use the monotonic clock. */
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&c->cv, &ca);
+    pthread_condattr_destroy(&ca);
+    c->max_delay_us = max_delay_us;
     c->store = store;
     c->log = log;
     return c;
@@ -93,12 +103,52 @@ static void run_batch(struct vs_committer *c, struct vs_commit_item *batch)
     }
 }
 
+void vs_committer_enter(struct vs_committer *c)
+{
+    pthread_mutex_lock(&c->mu);
+    c->announced++;
+    pthread_mutex_unlock(&c->mu);
+}
+
+void vs_committer_leave(struct vs_committer *c)
+{
+    pthread_mutex_lock(&c->mu);
+    if (c->announced > 0)
+        c->announced--;
+    pthread_cond_broadcast(&c->cv);
+    pthread_mutex_unlock(&c->mu);
+}
+
+/* The leader's commit delay (PostgreSQL's commit_delay idea): while other
+ * requests have announced an item and the queue does not hold them yet,
+ * wait a little for them. Called with the mutex held. */
+static void wait_for_announced(struct vs_committer *c)
+{
+    if (c->max_delay_us == 0 || c->announced == 0)
+        return;
+    struct timespec until;
+    clock_gettime(CLOCK_MONOTONIC, &until);
+    until.tv_nsec += (long)c->max_delay_us * 1000L;
+    while (until.tv_nsec >= 1000000000L) {
+        until.tv_sec++;
+        until.tv_nsec -= 1000000000L;
+    }
+    c->stats.delayed++;
+    while (c->announced > 0) {
+        if (pthread_cond_timedwait(&c->cv, &c->mu, &until) != 0)
+            break;
+    }
+}
+
 int vs_committer_run(struct vs_committer *c, struct vs_commit_item *item)
 {
     item->next = NULL;
     item->done = false;
     item->rc = 0;
     pthread_mutex_lock(&c->mu);
+    if (c->announced > 0)
+        c->announced--;
+    pthread_cond_broadcast(&c->cv); /* a waiting leader may take us along */
     if (c->tail)
         c->tail->next = item;
     else
@@ -110,9 +160,10 @@ int vs_committer_run(struct vs_committer *c, struct vs_commit_item *item)
             continue;
         }
         /* Become the leader for everything queued so far (our item included). */
+        c->busy = true;
+        wait_for_announced(c);
         struct vs_commit_item *batch = c->head;
         c->head = c->tail = NULL;
-        c->busy = true;
         pthread_mutex_unlock(&c->mu);
         run_batch(c, batch);
         pthread_mutex_lock(&c->mu);

@@ -38,13 +38,30 @@ struct vs_commit_item {
 
 struct vs_committer;
 
-/* Creates a committer writing through store (taken over: closed on destroy). */
-struct vs_committer *vs_committer_create(struct vs_store *store, struct vs_log *log);
+/*
+ * Creates a committer writing through store (taken over: closed on
+ * destroy). max_delay_us bounds how long a leader waits for announced items
+ * (0: never waits).
+ */
+struct vs_committer *vs_committer_create(struct vs_store *store, struct vs_log *log,
+                                         unsigned max_delay_us);
 void vs_committer_destroy(struct vs_committer *c);
 
 /*
+ * Announces that the calling request will queue an item soon (it has parsed
+ * and authenticated). A leader about to commit waits a little (at most
+ * max_delay_us, see vs_committer_create) for announced items, so that
+ * concurrent requests share one transaction. Every enter must be followed
+ * by exactly one vs_committer_run() or vs_committer_leave().
+ */
+void vs_committer_enter(struct vs_committer *c);
+/* Withdraws an announcement (the request ends without writing). */
+void vs_committer_leave(struct vs_committer *c);
+
+/*
  * Queues item and returns once it is committed or rolled back (item->rc).
- * Returns item->rc. Thread-safe; blocks the calling thread.
+ * Returns item->rc. Thread-safe; blocks the calling thread. Call it after
+ * vs_committer_enter().
  */
 VS_MUST_CHECK int vs_committer_run(struct vs_committer *c, struct vs_commit_item *item);
 
@@ -53,6 +70,7 @@ struct vs_commit_stats {
     uint64_t items;
     uint64_t failed_items;
     uint64_t max_batch;
+    uint64_t delayed; /* batches whose leader waited for announced items */
 };
 void vs_committer_get_stats(struct vs_committer *c, struct vs_commit_stats *out_stats);
 

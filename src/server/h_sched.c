@@ -29,6 +29,30 @@
 #define DEFAULT_WUS_TO_SEND 10 /* per CPU, BOINC's max_wus_to_send default */
 #define MAX_HOST_PLATFORMS  8
 
+/*
+ * Every RPC reads its user (by authenticator) and its host (by id). These
+ * small direct-mapped caches keep the rows this process read or wrote for
+ * CACHE_TTL seconds, so a busy server does not query the store twice per
+ * request. The scheduler is the only writer of host rows; a change made by
+ * another program (a user's name, say) shows after at most CACHE_TTL.
+ */
+#define UCACHE_SIZE 4096 /* power of two */
+#define HCACHE_SIZE 4096
+#define CACHE_TTL   10
+
+struct ucache_ent {
+    int64_t expires; /* 0: empty */
+    char authenticator[VS_AUTH_MAX];
+    int64_t id, teamid, create_time;
+    double total_credit, expavg_credit;
+    char name[VS_NAME_MAX];
+};
+
+struct hcache_ent {
+    int64_t expires; /* 0: empty */
+    struct vs_host host;
+};
+
 /* ---- the catalog: apps and app versions, prepared for replies ---- */
 
 struct prep_av {
@@ -73,6 +97,10 @@ struct vs_sched {
     struct vs_store **pool; /* idle read handles */
     size_t npool, cap_pool;
     struct vs_committer *committer;
+    /* Read-through caches of the rows every RPC needs (see user_lookup). */
+    pthread_mutex_t ucache_mu, hcache_mu;
+    struct ucache_ent *ucache; /* UCACHE_SIZE entries */
+    struct hcache_ent *hcache; /* HCACHE_SIZE entries */
     _Atomic uint64_t n_rpcs, n_bad, n_sent, n_nowork;
 };
 
@@ -110,6 +138,82 @@ static void pool_put(struct vs_sched *s, struct vs_store *st)
     }
     s->pool[s->npool++] = st;
     pthread_mutex_unlock(&s->pool_mu);
+}
+
+/* ------------------------------------------------------------------------ */
+/* User and host caches                                                      */
+/* ------------------------------------------------------------------------ */
+
+static size_t hash_str(const char *s)
+{
+    uint64_t h = 1469598103934665603ull; /* FNV-1a */
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    return (size_t)h;
+}
+
+/* The user with this authenticator (only the fields the scheduler uses are
+ * filled from the cache; prefs are not). VS_ENOTFOUND if there is none. */
+static int user_lookup(struct vs_sched *s, struct vs_store *st, const char *auth, int64_t now,
+                       struct vs_user *out)
+{
+    struct ucache_ent *e = &s->ucache[hash_str(auth) & (UCACHE_SIZE - 1)];
+    pthread_mutex_lock(&s->ucache_mu);
+    if (e->expires > now && strcmp(e->authenticator, auth) == 0) {
+        memset(out, 0, sizeof(*out));
+        out->id = e->id;
+        out->teamid = e->teamid;
+        out->create_time = e->create_time;
+        out->total_credit = e->total_credit;
+        out->expavg_credit = e->expavg_credit;
+        memcpy(out->name, e->name, sizeof(out->name));
+        memcpy(out->authenticator, e->authenticator, sizeof(out->authenticator));
+        pthread_mutex_unlock(&s->ucache_mu);
+        return 0;
+    }
+    pthread_mutex_unlock(&s->ucache_mu);
+    int rc = vs_store_user_by_auth(st, auth, out);
+    if (rc != 0 || strlen(auth) >= VS_AUTH_MAX)
+        return rc;
+    pthread_mutex_lock(&s->ucache_mu);
+    e->expires = now + CACHE_TTL;
+    memcpy(e->authenticator, out->authenticator, sizeof(e->authenticator));
+    e->id = out->id;
+    e->teamid = out->teamid;
+    e->create_time = out->create_time;
+    e->total_credit = out->total_credit;
+    e->expavg_credit = out->expavg_credit;
+    memcpy(e->name, out->name, sizeof(e->name));
+    pthread_mutex_unlock(&s->ucache_mu);
+    return 0;
+}
+
+static int host_lookup(struct vs_sched *s, struct vs_store *st, int64_t id, int64_t now,
+                       struct vs_host *out)
+{
+    struct hcache_ent *e = &s->hcache[(size_t)id & (HCACHE_SIZE - 1)];
+    pthread_mutex_lock(&s->hcache_mu);
+    if (e->expires > now && e->host.id == id) {
+        *out = e->host;
+        pthread_mutex_unlock(&s->hcache_mu);
+        return 0;
+    }
+    pthread_mutex_unlock(&s->hcache_mu);
+    return vs_store_host_get(st, id, out);
+}
+
+/* Remembers a host row as just committed (or forgets it: valid false). */
+static void host_remember(struct vs_sched *s, const struct vs_host *h, int64_t now, bool valid)
+{
+    struct hcache_ent *e = &s->hcache[(size_t)h->id & (HCACHE_SIZE - 1)];
+    pthread_mutex_lock(&s->hcache_mu);
+    if (valid) {
+        e->host = *h;
+        e->expires = now + CACHE_TTL;
+    } else if (e->host.id == h->id) {
+        e->expires = 0;
+    }
+    pthread_mutex_unlock(&s->hcache_mu);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -653,7 +757,7 @@ int vs_sched_handle(struct vs_sched *s, const char *body, size_t len, const char
                         DELAY_SERVER_ERROR, out);
         goto done;
     }
-    rc = vs_store_user_by_auth(st, q.authenticator, &user);
+    rc = user_lookup(s, st, q.authenticator, now, &user);
     if (rc != 0) {
         char why[160];
         snprintf(why, sizeof(why), "%s authenticator '%.40s'",
@@ -664,16 +768,21 @@ int vs_sched_handle(struct vs_sched *s, const char *body, size_t len, const char
         goto done;
     }
 
+    /* From here on this request will write: tell the committer, so that a
+     * commit about to start can wait for it and share its transaction. */
+    vs_committer_enter(s->committer);
+
     /* BOINC-COMPAT (authenticate_user): reuse the host row when the id is
      * known, belongs to this user and the sequence number did not go back
      * (a copied client state would); otherwise make a new host, whose id the
      * reply carries and whose rpc_seqno restarts at 0. */
     bool new_host = true;
     if (q.hostid > 0) {
-        rc = vs_store_host_get(st, q.hostid, &host);
+        rc = host_lookup(s, st, q.hostid, now, &host);
         if (rc == 0 && host.userid == user.id && q.rpc_seqno >= host.rpc_seqno)
             new_host = false;
         else if (rc != 0 && rc != VS_ENOTFOUND) {
+            vs_committer_leave(s->committer);
             status = refuse(s, peer, "host lookup failed", "Server error", DELAY_SERVER_ERROR, out);
             goto done;
         }
@@ -738,7 +847,8 @@ int vs_sched_handle(struct vs_sched *s, const char *body, size_t len, const char
         pc.inst_left = clamp(q.cpu_req_instances, 0, 1024);
         pc.mem_bytes = q.host.m_nbytes;
         pc.disk_left = q.host.d_free;
-        jobs = vs_xcalloc(pc.max_jobs + 1, sizeof(*jobs));
+        /* Not zeroed: vs_cache_take writes every entry it returns. */
+        jobs = vs_xmalloc((pc.max_jobs + 1) * sizeof(*jobs));
         pc.job_av = vs_arena_alloc(&a, (pc.max_jobs + 1) * sizeof(*pc.job_av));
         pc.job_flops = vs_arena_alloc(&a, (pc.max_jobs + 1) * sizeof(*pc.job_flops));
         njobs = vs_cache_take(s->cache, pick, &pc, jobs, pc.max_jobs);
@@ -766,6 +876,8 @@ int vs_sched_handle(struct vs_sched *s, const char *body, size_t len, const char
         .nclaims = njobs,
     };
     rc = vs_committer_run(s->committer, &item);
+    if (host.id > 0)
+        host_remember(s, &host, now, rc == 0);
     if (rc != 0) {
         for (size_t i = 0; i < njobs; i++)
             vs_cache_put_back(s->cache, &jobs[i]);
@@ -862,9 +974,17 @@ int vs_sched_create(const struct vs_project_config *cfg, struct vs_log *log,
         s->opt = *opts;
     if (s->opt.max_jobs_per_rpc <= 0)
         s->opt.max_jobs_per_rpc = DEFAULT_MAX_PER_RPC;
+    if (s->opt.commit_delay_us < 0)
+        s->opt.commit_delay_us = 0;
+    else if (s->opt.commit_delay_us == 0)
+        s->opt.commit_delay_us = 1000;
     pthread_rwlock_init(&s->cat_lock, NULL);
     pthread_mutex_init(&s->feed_mu, NULL);
     pthread_mutex_init(&s->pool_mu, NULL);
+    pthread_mutex_init(&s->ucache_mu, NULL);
+    pthread_mutex_init(&s->hcache_mu, NULL);
+    s->ucache = vs_xcalloc(UCACHE_SIZE, sizeof(*s->ucache));
+    s->hcache = vs_xcalloc(HCACHE_SIZE, sizeof(*s->hcache));
     char path[VS_PATH_MAX + 64];
     snprintf(path, sizeof(path), "%s/code_sign_public", cfg->key_dir);
     s->code_sign_key = read_small_file(path);
@@ -878,7 +998,7 @@ int vs_sched_create(const struct vs_project_config *cfg, struct vs_log *log,
         VS_LOG(log, VS_LOG_ERROR, "cannot open store %s: %s", cfg->store_url, vs_strerror(rc));
         goto fail;
     }
-    s->committer = vs_committer_create(w, log);
+    s->committer = vs_committer_create(w, log, s->opt.commit_delay_us);
     rc = load_catalog(s, s->feed_store, &s->cat);
     if (rc != 0) {
         VS_LOG(log, VS_LOG_ERROR, "cannot load apps: %s", vs_strerror(rc));
@@ -908,6 +1028,10 @@ void vs_sched_destroy(struct vs_sched *s)
     pthread_rwlock_destroy(&s->cat_lock);
     pthread_mutex_destroy(&s->feed_mu);
     pthread_mutex_destroy(&s->pool_mu);
+    pthread_mutex_destroy(&s->ucache_mu);
+    pthread_mutex_destroy(&s->hcache_mu);
+    vs_free(s->ucache);
+    vs_free(s->hcache);
     vs_free(s);
 }
 
@@ -923,6 +1047,7 @@ void vs_sched_get_stats(struct vs_sched *s, struct vs_sched_stats *out_stats)
     out_stats->commit_batches = cs.batches;
     out_stats->commit_items = cs.items;
     out_stats->commit_max_batch = cs.max_batch;
+    out_stats->commit_delayed = cs.delayed;
     struct vs_cache_stats c;
     vs_cache_get_stats(s->cache, &c);
     out_stats->cache_present = c.present;

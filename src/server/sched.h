@@ -31,6 +31,9 @@ struct vs_log;
 struct vs_sched_options {
     size_t cache_slots;   /* job cache size; 0: 1000 */
     int max_jobs_per_rpc; /* hard cap per reply; 0: 100 */
+    /* How long a commit waits for concurrent requests to join it, in
+     * microseconds (group commit); 0: 1000; negative: never waits. */
+    int commit_delay_us;
 };
 
 struct vs_sched;
@@ -70,6 +73,7 @@ struct vs_sched_stats {
     uint64_t commit_batches;
     uint64_t commit_items;
     uint64_t commit_max_batch;
+    uint64_t commit_delayed; /* commits that waited for concurrent requests */
     size_t cache_present;
 };
 void vs_sched_get_stats(struct vs_sched *s, struct vs_sched_stats *out_stats);

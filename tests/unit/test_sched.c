@@ -10,6 +10,7 @@
  */
 #include "vs_test.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -484,6 +485,77 @@ static void test_drain(void **state)
     vs_arena_cleanup(&a);
 }
 
+/* Many hosts at once, more demand than jobs: every job goes to exactly one
+ * host, and what the hosts were told matches what the store recorded. */
+struct racer {
+    struct fixture *fx;
+    int nrpcs;
+    char names[16][64];
+    int nnames;
+};
+
+static void *race(void *arg)
+{
+    struct racer *r = arg;
+    char *req = sample("sched_request_01.xml", NULL, 0);
+    for (int k = 0; k < r->nrpcs; k++) {
+        struct vs_buf out;
+        vs_buf_init(&out, 16u << 20);
+        int st = vs_sched_handle(r->fx->s, req, strlen(req), "127.0.0.1", NOW, &out);
+        if (st == 200) {
+            const char *p = out.data;
+            while ((p = strstr(p, "<result>\n    <name>")) != NULL) {
+                p += strlen("<result>\n    <name>");
+                size_t n = strcspn(p, "<");
+                if (r->nnames < 16 && n < 64) {
+                    memcpy(r->names[r->nnames], p, n);
+                    r->names[r->nnames][n] = '\0';
+                    r->nnames++;
+                }
+            }
+        }
+        vs_buf_cleanup(&out);
+    }
+    vs_free(req);
+    return NULL;
+}
+
+static void test_concurrent_hosts(void **state)
+{
+    struct fixture *fx = *state;
+    enum { NT = 8 };
+    pthread_t t[NT];
+    struct racer r[NT];
+    for (int i = 0; i < NT; i++) {
+        memset(&r[i], 0, sizeof(r[i]));
+        r[i].fx = fx;
+        r[i].nrpcs = 3;
+        assert_int_equal(pthread_create(&t[i], NULL, race, &r[i]), 0);
+    }
+    int total = 0;
+    char seen[NWU] = {0};
+    for (int i = 0; i < NT; i++) {
+        assert_int_equal(pthread_join(t[i], NULL), 0);
+        for (int k = 0; k < r[i].nnames; k++) {
+            int w = -1;
+            assert_int_equal(sscanf(r[i].names[k], "wu_%d_0", &w), 1);
+            assert_true(w >= 0 && w < NWU);
+            assert_int_equal(seen[w], 0); /* never sent twice */
+            seen[w] = 1;
+            total++;
+        }
+    }
+    assert_int_equal(total, NWU);
+    int64_t n = 0;
+    assert_int_equal(vs_store_count_results(fx->st, 0, VS_RESULT_SERVER_STATE_IN_PROGRESS, &n), 0);
+    assert_int_equal(n, NWU);
+    struct vs_sched_stats st;
+    vs_sched_get_stats(fx->s, &st);
+    assert_int_equal(st.rpcs, NT * 3);
+    assert_int_equal(st.jobs_sent, NWU);
+    assert_int_equal(st.commit_items, NT * 3);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -491,6 +563,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_bad_requests, setup, teardown),
         cmocka_unit_test_setup_teardown(test_no_work_cases, setup, teardown),
         cmocka_unit_test_setup_teardown(test_drain, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_concurrent_hosts, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
