@@ -339,7 +339,7 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
     }
 }
 
-static void mhd_log(void *cls, const char *fmt, va_list ap)
+VS_PRINTF(2, 0) static void mhd_log(void *cls, const char *fmt, va_list ap)
 {
     struct vs_http *h = cls;
     char msg[512];
