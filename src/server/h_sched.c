@@ -716,9 +716,12 @@ static void host_from_request(struct vs_host *h, const struct vs_proto_request *
     h->n_bwdown = q->net_stats.bwdown;
 }
 
+/* Clamps a number from the client into [lo, hi]; NaN becomes lo. */
 static double clamp(double v, double lo, double hi)
 {
-    return v < lo ? lo : v > hi ? hi : v;
+    if (!(v >= lo))
+        return lo;
+    return v > hi ? hi : v;
 }
 
 int vs_sched_handle(struct vs_sched *s, const char *body, size_t len, const char *peer, int64_t now,
@@ -838,15 +841,17 @@ int vs_sched_handle(struct vs_sched *s, const char *body, size_t len, const char
         pc.max_jobs = per_cpu * (size_t)ncpus;
         if (pc.max_jobs > (size_t)s->opt.max_jobs_per_rpc)
             pc.max_jobs = (size_t)s->opt.max_jobs_per_rpc;
-        pc.p_fpops = q.host.p_fpops > 0 ? q.host.p_fpops : 1e9;
-        double on = q.time_stats.on_frac > 0 ? q.time_stats.on_frac : 1.0;
-        double act = q.time_stats.active_frac > 0 ? q.time_stats.active_frac : 1.0;
+        /* Untrusted numbers: an absurd or missing speed counts as BOINC's
+         * default 1 GFLOPS; fractions outside (0, 1] count as 1. */
+        pc.p_fpops = q.host.p_fpops > 0 && q.host.p_fpops < 1e16 ? q.host.p_fpops : 1e9;
+        double on = q.time_stats.on_frac > 0 ? clamp(q.time_stats.on_frac, 0, 1) : 1.0;
+        double act = q.time_stats.active_frac > 0 ? clamp(q.time_stats.active_frac, 0, 1) : 1.0;
         pc.avail = clamp(on * act, 0.01, 1.0);
         double secs = q.cpu_req_secs > 0 ? q.cpu_req_secs : q.work_req_seconds;
         pc.secs_left = clamp(secs, 0, MAX_REQ_SECS);
         pc.inst_left = clamp(q.cpu_req_instances, 0, 1024);
-        pc.mem_bytes = q.host.m_nbytes;
-        pc.disk_left = q.host.d_free;
+        pc.mem_bytes = clamp(q.host.m_nbytes, 0, 1e18);
+        pc.disk_left = clamp(q.host.d_free, 0, 1e18);
         /* Not zeroed: vs_cache_take writes every entry it returns. */
         jobs = vs_xmalloc((pc.max_jobs + 1) * sizeof(*jobs));
         pc.job_av = vs_arena_alloc(&a, (pc.max_jobs + 1) * sizeof(*pc.job_av));
