@@ -21,7 +21,11 @@
  * whichever comes first; loopback only.
  *
  * usage: bench_server [--jobs N] [--secs S] [--rpcs N] [--threads T]
- *                     [--sync-full] [--conc a,b,c] [--keep]
+ *                     [--sync-full] [--conc a,b,c] [--commit-delay US]
+ *                     [--direct N] [--keep]
+ *
+ * --direct N first times N calls of the handler on one thread, without HTTP
+ * (each as a new host), to show its own cost.
  */
 #include <curl/curl.h>
 #include <inttypes.h>
@@ -392,7 +396,7 @@ int main(int argc, char **argv)
     int64_t njobs = 60000, max_rpcs = 40000, threads = 4;
     double secs = 5;
     bool sync_full = false, keep = false;
-    int64_t direct = 0;
+    int64_t direct = 0, commit_delay = 0;
     char conc_list[128] = "1,64,512";
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -409,6 +413,8 @@ int main(int argc, char **argv)
         } else if (strcmp(a, "--conc") == 0 && v) {
             snprintf(conc_list, sizeof(conc_list), "%s", v);
             i++;
+        } else if (strcmp(a, "--commit-delay") == 0 && v && vs_parse_int64(v, &commit_delay) == 0) {
+            i++;
         } else if (strcmp(a, "--direct") == 0 && v && vs_parse_int64(v, &direct) == 0) {
             i++;
         } else if (strcmp(a, "--sync-full") == 0) {
@@ -417,7 +423,8 @@ int main(int argc, char **argv)
             keep = true;
         } else {
             fprintf(stderr, "usage: bench_server [--jobs N] [--secs S] [--rpcs N] [--threads T]"
-                            " [--sync-full] [--conc a,b,c] [--keep]\n");
+                            " [--sync-full] [--conc a,b,c] [--commit-delay US] [--direct N]"
+                            " [--keep]\n");
             return 2;
         }
     }
@@ -428,7 +435,7 @@ int main(int argc, char **argv)
     struct vs_project_config cfg;
     make_project(&cfg, dir, (int)njobs, sync_full);
 
-    struct vs_sched_options so = {.cache_slots = 4000};
+    struct vs_sched_options so = {.cache_slots = 4000, .commit_delay_us = (int)commit_delay};
     struct vs_sched *s;
     int rc = vs_sched_create(&cfg, NULL, &so, &s);
     if (rc)

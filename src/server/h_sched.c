@@ -14,6 +14,7 @@
 
 #include "server/cache.h"
 #include "server/commit.h"
+#include "store/store_sched.h"
 #include "volsched/alloc.h"
 #include "volsched/log.h"
 #include "volsched/proto.h"
@@ -93,6 +94,7 @@ struct vs_sched {
     struct vs_cache *cache;
     pthread_mutex_t feed_mu;
     struct vs_store *feed_store;
+    int64_t last_checkpoint; /* time of the last WAL checkpoint (feed_mu) */
     pthread_mutex_t pool_mu;
     struct vs_store **pool; /* idle read handles */
     size_t npool, cap_pool;
@@ -126,7 +128,10 @@ static int pool_get(struct vs_sched *s, struct vs_store **out)
         return 0;
     }
     pthread_mutex_unlock(&s->pool_mu);
-    return vs_store_open(s->cfg.store_url, 0, s->log, out);
+    int rc = vs_store_open(s->cfg.store_url, 0, s->log, out);
+    if (rc == 0 && vs_store_sched_tune(*out, false) != 0)
+        VS_LOG(s->log, VS_LOG_WARN, "could not tune a store handle (continuing)");
+    return rc;
 }
 
 static void pool_put(struct vs_sched *s, struct vs_store *st)
@@ -739,6 +744,13 @@ int vs_sched_handle(struct vs_sched *s, const char *body, size_t len, const char
     int status;
     bool have_cat_lock = false;
 
+    /* Tell the committer a write is coming, so that a commit about to start
+     * waits a moment for this request and shares its transaction. Done
+     * first: under load most requests are still parsing when a commit
+     * starts. Withdrawn at the end unless the item was queued. */
+    vs_committer_enter(s->committer);
+    bool announced = true;
+
     struct vs_proto_request q;
     struct vs_proto_error perr = {0};
     int rc = vs_proto_request_parse(body, len, &a, &q, &perr);
@@ -771,10 +783,6 @@ int vs_sched_handle(struct vs_sched *s, const char *body, size_t len, const char
         goto done;
     }
 
-    /* From here on this request will write: tell the committer, so that a
-     * commit about to start can wait for it and share its transaction. */
-    vs_committer_enter(s->committer);
-
     /* BOINC-COMPAT (authenticate_user): reuse the host row when the id is
      * known, belongs to this user and the sequence number did not go back
      * (a copied client state would); otherwise make a new host, whose id the
@@ -785,7 +793,6 @@ int vs_sched_handle(struct vs_sched *s, const char *body, size_t len, const char
         if (rc == 0 && host.userid == user.id && q.rpc_seqno >= host.rpc_seqno)
             new_host = false;
         else if (rc != 0 && rc != VS_ENOTFOUND) {
-            vs_committer_leave(s->committer);
             status = refuse(s, peer, "host lookup failed", "Server error", DELAY_SERVER_ERROR, out);
             goto done;
         }
@@ -880,6 +887,7 @@ int vs_sched_handle(struct vs_sched *s, const char *body, size_t len, const char
         .claims = claims,
         .nclaims = njobs,
     };
+    announced = false; /* vs_committer_run takes the announcement over */
     rc = vs_committer_run(s->committer, &item);
     if (host.id > 0)
         host_remember(s, &host, now, rc == 0);
@@ -918,6 +926,8 @@ int vs_sched_handle(struct vs_sched *s, const char *body, size_t len, const char
     VS_LOG(s->log, VS_LOG_DEBUG, "host %lld (%s): %zu jobs sent", (long long)host.id,
            peer ? peer : "?", item.nclaimed);
 done:
+    if (announced)
+        vs_committer_leave(s->committer);
     if (have_cat_lock)
         pthread_rwlock_unlock(&s->cat_lock);
     for (size_t i = 0; i < njobs; i++)
@@ -945,6 +955,13 @@ int vs_sched_refill(struct vs_sched *s, size_t *out_added)
     pthread_mutex_lock(&s->feed_mu);
     /* prep_job reads no catalog state, so the feeder needs no catalog lock. */
     int rc = vs_cache_refill(s->cache, s->feed_store, out_added);
+    /* The writer does not checkpoint (vs_store_sched_tune): the feeder does,
+     * about once a second, off the request path. */
+    int64_t now = (int64_t)time(NULL);
+    if (rc == 0 && now != s->last_checkpoint) {
+        s->last_checkpoint = now;
+        rc = vs_store_sched_checkpoint(s->feed_store);
+    }
     pthread_mutex_unlock(&s->feed_mu);
     return rc;
 }
@@ -1003,6 +1020,8 @@ int vs_sched_create(const struct vs_project_config *cfg, struct vs_log *log,
         VS_LOG(log, VS_LOG_ERROR, "cannot open store %s: %s", cfg->store_url, vs_strerror(rc));
         goto fail;
     }
+    if (vs_store_sched_tune(w, true) != 0 || vs_store_sched_tune(s->feed_store, false) != 0)
+        VS_LOG(log, VS_LOG_WARN, "could not tune the store handles (continuing)");
     s->committer = vs_committer_create(w, log, s->opt.commit_delay_us);
     rc = load_catalog(s, s->feed_store, &s->cat);
     if (rc != 0) {
