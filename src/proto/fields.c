@@ -169,25 +169,19 @@ void vs_proto__fields_write(struct vs_xml_writer *w, const struct vs_proto__fiel
             vs_proto__block_write(w, f->name, *(const char *const *)p);
             break;
         case F_DBL_OPT:
-            if (*(const double *)p == 0)
-                break;
-            /* fall through */
         case F_DBL:
-            vs_xml_double(w, f->name, *(const double *)p);
+            if (f->type == F_DBL || *(const double *)p != 0)
+                vs_xml_double(w, f->name, *(const double *)p);
             break;
         case F_INT_OPT:
-            if (*(const int *)p == 0)
-                break;
-            /* fall through */
         case F_INT:
-            vs_xml_int(w, f->name, *(const int *)p);
+            if (f->type == F_INT || *(const int *)p != 0)
+                vs_xml_int(w, f->name, *(const int *)p);
             break;
         case F_I64_OPT:
-            if (*(const int64_t *)p == 0)
-                break;
-            /* fall through */
         case F_I64:
-            vs_xml_int(w, f->name, *(const int64_t *)p);
+            if (f->type == F_I64 || *(const int64_t *)p != 0)
+                vs_xml_int(w, f->name, *(const int64_t *)p);
             break;
         case F_BOOL:
             vs_xml_int(w, f->name, *(const bool *)p ? 1 : 0);

@@ -150,8 +150,11 @@ int vs_proto_upload_write_header(const struct vs_proto_upload_request *r, struct
     vs_xml_raw_write(&w, "<file_upload>\n<file_info>\n", 26);
     vs_xml_str(&w, "name", r->name);
     vs_xml_raw_write(&w, "<xml_signature>\n", 16);
-    if (r->xml_signature && *r->xml_signature) {
-        vs_xml_raw_write(&w, r->xml_signature, strlen(r->xml_signature));
+    if (r->xml_signature && *r->xml_signature && !w.err) {
+        /* the client echoes the text verbatim; escaping keeps odd text well-formed */
+        int rc = vs_xml_escape(w.out, r->xml_signature, strlen(r->xml_signature));
+        if (rc)
+            return rc;
     }
     vs_xml_raw_write(&w, "</xml_signature>\n", 17);
     char num[64];

@@ -135,8 +135,8 @@ static void free_lines(char **lines, size_t n)
 }
 
 /* Every element (path and value) of orig must be in written, and nothing extra. */
-static void assert_same_canon(const char *what, const char *orig, size_t olen,
-                              const char *written, size_t wlen)
+static void assert_same_canon(const char *what, const char *orig, size_t olen, const char *written,
+                              size_t wlen)
 {
     char **a, **b;
     size_t na, nb;
@@ -237,7 +237,8 @@ static void check_request(const char *variant, const char *path)
         }
     }
     for (size_t i = 0; i < req.n_other_results; i++)
-        assert_int_equal(req.other_results[i].app_version, 0);
+        assert_true(req.other_results[i].app_version >= 0 &&
+                    (size_t)req.other_results[i].app_version < req.n_app_versions);
 
     /* write back: every element survives */
     struct vs_buf w1, w2;
@@ -462,10 +463,9 @@ static void test_reply_facts(void **state)
                                            r.file_infos[0].file_signature,
                                            strlen(r.file_infos[0].file_signature)),
                      0);
-    assert_int_equal(vs_sign_verify_upload_cert(pub, r.file_infos[2].name,
-                                                r.file_infos[2].max_nbytes,
-                                                r.file_infos[2].xml_signature,
-                                                strlen(r.file_infos[2].xml_signature)),
+    assert_int_equal(vs_sign_verify_upload_cert(
+                         pub, r.file_infos[2].name, r.file_infos[2].max_nbytes,
+                         r.file_infos[2].xml_signature, strlen(r.file_infos[2].xml_signature)),
                      0);
     vs_sign_key_destroy(pub);
     vs_free(b);
@@ -621,7 +621,7 @@ static void test_master_page(void **state)
     const char *mine[] = {"http://127.0.0.1:8080/p/sched", "http://10.0.0.1/p/sched"};
     assert_int_equal(vs_proto_master_page_write("A & B", mine, 2, &b), 0);
     assert_non_null(strstr(b.data, "<link rel=\"boinc_scheduler\" "
-                                    "href=\"http://127.0.0.1:8080/p/sched\">\n"));
+                                   "href=\"http://127.0.0.1:8080/p/sched\">\n"));
     assert_non_null(strstr(b.data, "<title>A &amp; B</title>"));
     assert_int_equal(vs_proto_master_urls_parse(b.data, b.len, &a, &urls, &n), 0);
     assert_int_equal(n, 2);
@@ -633,12 +633,221 @@ static void test_master_page(void **state)
     vs_arena_cleanup(&a);
 }
 
+/* Every element the library models, from hand-written messages. */
+static void test_synthetic(void **state)
+{
+    (void)state;
+    check_request("synthetic", VS_SOURCE_DIR "/tests/golden/synthetic/sched_request_full.xml");
+    check_reply("synthetic", VS_SOURCE_DIR "/tests/golden/synthetic/sched_reply_full.xml");
+
+    struct vs_arena a;
+    vs_arena_init(&a, 0);
+    size_t len;
+    char *b = slurp(VS_SOURCE_DIR "/tests/golden/synthetic/sched_request_full.xml", &len);
+    struct vs_proto_request r;
+    struct vs_proto_error err;
+    assert_int_equal(vs_proto_request_parse(b, len, &a, &r, &err), 0);
+    assert_int_equal(r.n_coprocs, 2);
+    assert_string_equal(r.coprocs[0].type, "NVIDIA");
+    assert_string_equal(r.coprocs[0].name, "NVIDIA GeForce RTX 3060");
+    assert_true(r.coprocs[0].req_secs == 3600 && r.coprocs[0].peak_flops == 12e12);
+    assert_string_equal(r.coprocs[1].type, "apple_gpu");
+    assert_int_equal(r.coprocs[1].count, 2);
+    assert_string_equal(r.host.p_model, "Intel(R) Core(TM) i7 & friends");
+    assert_true(r.allow_multiple_clients && r.sandbox && !r.dont_send_work);
+    assert_int_equal(r.n_results, 1);
+    assert_int_equal(r.results[0].n_files, 2);
+    assert_null(r.results[0].files[1].upload_url);
+    assert_non_null(strstr(r.results[0].stderr_text, "app wrote </result> and ]] and & and"));
+    assert_int_equal(r.n_msgs_from_host, 1);
+    assert_string_equal(r.msgs_from_host[0].variety, "progress");
+    assert_int_equal(r.n_sticky_files, 2);
+    assert_true(r.has_in_progress_results);
+    assert_int_equal(r.n_ip_results, 2);
+    assert_true(r.ip_results[1].ncudas == 1 && r.ip_results[1].report_deadline == 1796574600.5);
+    assert_string_equal(r.other_results[1].plan_class, "cuda");
+    assert_true(vs_str_has_prefix(r.global_prefs, "<global_preferences>"));
+    assert_non_null(strstr(r.global_prefs, "<venue name=\"home\">"));
+    assert_string_equal(r.client_opaque, "<a>opaque</a><b x=\"1\"/>");
+    assert_string_equal(r.client_brand, "volsched");
+    assert_string_equal(r.host.virtualbox_version, "7.0.10");
+    vs_free(b);
+
+    b = slurp(VS_SOURCE_DIR "/tests/golden/synthetic/sched_reply_full.xml", &len);
+    struct vs_proto_reply p;
+    assert_int_equal(vs_proto_reply_parse(b, len, &a, &p, &err), 0);
+    assert_string_equal(p.project_name, "Full & Complete");
+    assert_int_equal(p.teamid, 3);
+    assert_true(p.next_rpc_delay == 3600 && p.request_delay == 60);
+    assert_true(p.dont_use_dcf && p.send_full_workload && p.message_ack);
+    assert_false(p.project_is_down);
+    assert_int_equal(p.n_no_rsc_apps, 2);
+    assert_int_equal(p.file_infos[0].n_urls, 3);
+    assert_int_equal(p.file_infos[0].urls[1].kind, VS_PROTO_URL_DOWNLOAD);
+    assert_int_equal(p.file_infos[0].urls[2].kind, VS_PROTO_URL_GZIPPED);
+    assert_true(p.file_infos[1].sticky && p.file_infos[1].sticky_lifetime == 864000);
+    assert_string_equal(p.app_versions[0].coproc_type, "NVIDIA");
+    assert_true(p.app_versions[0].coproc_count == 1);
+    assert_true(p.app_versions[0].file_refs[0].copy_file);
+    assert_true(p.results[0].report_immediately);
+    assert_true(p.results[0].file_refs[0].optional);
+    assert_string_equal(p.result_aborts[0], "wu_7_0");
+    assert_string_equal(p.result_aborts_if_not_started[0], "wu_8_0");
+    assert_string_equal(p.messages[0].priority, "notice");
+    assert_string_equal(p.messages[0].text, "Welcome <alice>");
+    assert_true(vs_str_has_prefix(p.project_prefs, "<project_preferences>"));
+    vs_free(b);
+    vs_arena_cleanup(&a);
+}
+
+/* Clients add fields: unknown elements anywhere are skipped, not fatal. */
+static void test_unknown_elements(void **state)
+{
+    (void)state;
+    struct vs_arena a;
+    vs_arena_init(&a, 0);
+    struct vs_proto_request r;
+    struct vs_proto_error err;
+    const char *req = "<scheduler_request><future_field>x<deep><er/></deep></future_field>"
+                      "<hostid>5</hostid><host_info><new_thing>1</new_thing><p_ncpus>8</p_ncpus>"
+                      "</host_info><result><name>r1</name><new_result_field>9</new_result_field>"
+                      "</result></scheduler_request>";
+    assert_int_equal(vs_proto_request_parse(req, strlen(req), &a, &r, &err), 0);
+    assert_int_equal(r.hostid, 5);
+    assert_int_equal(r.host.p_ncpus, 8);
+    assert_int_equal(r.n_results, 1);
+    struct vs_proto_reply p;
+    const char *rep = "<scheduler_reply><brand_new/><hostid>9</hostid>"
+                      "<app><name>x</name><icon>y</icon></app></scheduler_reply>";
+    assert_int_equal(vs_proto_reply_parse(rep, strlen(rep), &a, &p, &err), 0);
+    assert_int_equal(p.hostid, 9);
+    assert_string_equal(p.apps[0].name, "x");
+    vs_arena_cleanup(&a);
+}
+
+static int parse_req(struct vs_arena *a, const struct vs_buf *b, struct vs_proto_error *err)
+{
+    struct vs_proto_request r;
+    return vs_proto_request_parse(b->data, b->len, a, &r, err);
+}
+
+/* Every limit ends in a clear error, never a crash or a silent cut. */
+static void test_limits(void **state)
+{
+    (void)state;
+    struct vs_arena a;
+    vs_arena_init(&a, 0);
+    struct vs_proto_error err;
+    struct vs_buf b;
+    vs_buf_init(&b, VS_BUF_UNLIMITED);
+
+    /* number of reported results */
+    assert_int_equal(vs_buf_puts(&b, "<scheduler_request>"), 0);
+    for (unsigned i = 0; i <= VS_PROTO_MAX_RESULTS; i++)
+        assert_int_equal(vs_buf_printf(&b, "<result><name>r%u</name></result>", i), 0);
+    assert_int_equal(vs_buf_puts(&b, "</scheduler_request>"), 0);
+    assert_int_equal(parse_req(&a, &b, &err), VS_ELIMIT);
+    assert_non_null(strstr(err.msg, "reported results"));
+
+    /* string length */
+    vs_buf_reset(&b);
+    assert_int_equal(vs_buf_puts(&b, "<scheduler_request><authenticator>"), 0);
+    for (unsigned i = 0; i <= VS_PROTO_MAX_STRING; i++)
+        assert_int_equal(vs_buf_puts(&b, "a"), 0);
+    assert_int_equal(vs_buf_puts(&b, "</authenticator></scheduler_request>"), 0);
+    assert_int_equal(parse_req(&a, &b, &err), VS_ELIMIT);
+    assert_non_null(strstr(err.msg, "<authenticator> longer than"));
+
+    /* body size */
+    vs_buf_reset(&b);
+    assert_int_equal(vs_buf_puts(&b, "<scheduler_request>"), 0);
+    while (b.len <= VS_PROTO_MAX_REQUEST_BYTES)
+        assert_int_equal(
+            vs_buf_puts(&b, "<x>yyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyy</x>"), 0);
+    assert_int_equal(vs_buf_puts(&b, "</scheduler_request>"), 0);
+    assert_int_equal(parse_req(&a, &b, &err), VS_ELIMIT);
+    assert_non_null(strstr(err.msg, "exceeds the limit"));
+
+    /* depth */
+    vs_buf_reset(&b);
+    for (int i = 0; i < 40; i++)
+        assert_int_equal(vs_buf_puts(&b, i ? "<a>" : "<scheduler_request>"), 0);
+    for (int i = 39; i >= 0; i--)
+        assert_int_equal(vs_buf_puts(&b, i ? "</a>" : "</scheduler_request>"), 0);
+    assert_int_equal(parse_req(&a, &b, &err), VS_ELIMIT);
+    assert_non_null(strstr(err.msg, "nesting"));
+
+    /* element count */
+    vs_buf_reset(&b);
+    assert_int_equal(vs_buf_puts(&b, "<scheduler_request>"), 0);
+    for (unsigned i = 0; i < VS_XML_MAX_ELEMENTS; i++)
+        assert_int_equal(vs_buf_puts(&b, "<x/>"), 0);
+    assert_int_equal(vs_buf_puts(&b, "</scheduler_request>"), 0);
+    assert_int_equal(parse_req(&a, &b, &err), VS_ELIMIT);
+    assert_non_null(strstr(err.msg, "elements"));
+
+    /* DOCTYPE and entities */
+    vs_buf_reset(&b);
+    assert_int_equal(vs_buf_puts(&b, "<!DOCTYPE scheduler_request [<!ENTITY x \"y\">]>"
+                                     "<scheduler_request><hostid>&x;</hostid></scheduler_request>"),
+                     0);
+    assert_int_equal(parse_req(&a, &b, &err), VS_EUNSUPPORTED);
+    assert_non_null(strstr(err.msg, "DOCTYPE"));
+
+    /* malformed: wrong root, bad number, truncated */
+    vs_buf_reset(&b);
+    assert_int_equal(vs_buf_puts(&b, "<scheduler_reply/>"), 0);
+    assert_int_equal(parse_req(&a, &b, &err), VS_EPARSE);
+    assert_non_null(strstr(err.msg, "not <scheduler_request>"));
+    vs_buf_reset(&b);
+    assert_int_equal(vs_buf_puts(&b, "<scheduler_request><hostid>7x</hostid></scheduler_request>"),
+                     0);
+    assert_int_equal(parse_req(&a, &b, &err), VS_EPARSE);
+    assert_non_null(strstr(err.msg, "<hostid>"));
+    vs_buf_reset(&b);
+    assert_int_equal(vs_buf_puts(&b, "<scheduler_request><hostid>7</hostid>"), 0);
+    assert_int_equal(parse_req(&a, &b, &err), VS_EPARSE);
+
+    /* upload: header size, bad names, offsets, sizes over max_nbytes */
+    struct vs_proto_upload_request u;
+    vs_buf_reset(&b);
+    assert_int_equal(vs_buf_puts(&b, "<data_server_request><get_file_size>"), 0);
+    while (b.len <= VS_PROTO_MAX_UPLOAD_HEADER)
+        assert_int_equal(vs_buf_puts(&b, "xxxxxxxxxxxxxxxx"), 0);
+    assert_int_equal(vs_proto_upload_parse(b.data, b.len, &a, &u, &err), VS_ELIMIT);
+    static const char *const bad[] = {
+        "<data_server_request><get_file_size>../etc/passwd</get_file_size></data_server_request>",
+        "<data_server_request><get_file_size>a/b</get_file_size></data_server_request>",
+        "<data_server_request><get_file_size></get_file_size></data_server_request>",
+        "<data_server_request></data_server_request>",
+        "<data_server_request><file_upload><file_info><name>f</name><max_nbytes>10</max_nbytes>"
+        "</file_info><nbytes>4</nbytes><md5_cksum>00112233445566778899aabbccddeeff</md5_cksum>"
+        "<offset>5</offset><data>\n",
+        "<data_server_request><file_upload><file_info><name>f</name><max_nbytes>10</max_nbytes>"
+        "</file_info><nbytes>4</nbytes><md5_cksum>xyz</md5_cksum><offset>0</offset><data>\n",
+        "<data_server_request><file_upload><file_info><name>f</name></file_info>"
+        "<md5_cksum>00112233445566778899aabbccddeeff</md5_cksum><offset>0</offset><data>\n",
+    };
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+        assert_int_equal(vs_proto_upload_parse(bad[i], strlen(bad[i]), &a, &u, &err), VS_EPARSE);
+    const char *big = "<data_server_request><file_upload><file_info><name>f</name>"
+                      "<max_nbytes>10</max_nbytes></file_info><nbytes>11</nbytes>"
+                      "<md5_cksum>00112233445566778899aabbccddeeff</md5_cksum><offset>0</offset>"
+                      "<data>\n";
+    assert_int_equal(vs_proto_upload_parse(big, strlen(big), &a, &u, &err), VS_ELIMIT);
+    assert_non_null(strstr(err.msg, "max_nbytes"));
+    vs_buf_cleanup(&b);
+    vs_arena_cleanup(&a);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_requests),   cmocka_unit_test(test_request_facts),
-        cmocka_unit_test(test_replies),    cmocka_unit_test(test_reply_facts),
-        cmocka_unit_test(test_upload),     cmocka_unit_test(test_master_page),
+        cmocka_unit_test(test_requests),  cmocka_unit_test(test_request_facts),
+        cmocka_unit_test(test_replies),   cmocka_unit_test(test_reply_facts),
+        cmocka_unit_test(test_upload),    cmocka_unit_test(test_master_page),
+        cmocka_unit_test(test_synthetic), cmocka_unit_test(test_unknown_elements),
+        cmocka_unit_test(test_limits),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
