@@ -10,6 +10,7 @@
  * (claims/s, results/s), host update + claim in one transaction (the
  * scheduler's commit), and user lookup by authenticator.
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,8 +60,12 @@ int main(int argc, char **argv)
     char path[512], url[600];
     snprintf(path, sizeof(path), "%s/bench_store_%d.db", dir, (int)getpid());
     snprintf(url, sizeof(url), "sqlite:%s", path);
+    /* BENCH_NO_AUTOCHECKPOINT=1: what a server with a background
+     * checkpointer sees on its request path. */
+    bool noauto = getenv("BENCH_NO_AUTOCHECKPOINT") != NULL;
     struct vs_store *s;
-    check(vs_store_open(url, VS_STORE_CREATE, NULL, &s), "open");
+    check(vs_store_open(url, VS_STORE_CREATE | (noauto ? VS_STORE_NO_AUTOCHECKPOINT : 0), NULL, &s),
+          "open");
 
     struct vs_app app;
     memset(&app, 0, sizeof(app));
@@ -163,7 +168,8 @@ int main(int argc, char **argv)
     }
     double t_auth = now_s() - t0;
 
-    printf("bench_store: %ld results, SQLite WAL synchronous=NORMAL, %s\n", nres, dir);
+    printf("bench_store: %ld results, SQLite WAL synchronous=NORMAL, %s, %s\n", nres, dir,
+           noauto ? "no autocheckpoint" : "autocheckpoint");
     printf("  fill (1000 WU+result per txn):   %10.0f WU/s\n", nres / t_fill);
     printf("  feeder scan (pages of 1000):     %10.0f rows/s\n", sc.n / t_scan);
     printf("  claim 1 result per txn:          %10.0f txn/s\n", n1 / t_claim1);

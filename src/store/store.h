@@ -410,6 +410,14 @@ void vs_workunit_defaults(struct vs_workunit *wu);
  * ------------------------------------------------------------------------- */
 
 #define VS_STORE_CREATE 1 /* create the store (and its schema) if missing */
+/*
+ * Do not checkpoint the write-ahead log from this handle's commits. By
+ * default SQLite checkpoints inside a commit every ~1000 pages, which costs
+ * an fsync on the request path; a server that opens its request handles
+ * with this flag calls vs_store_checkpoint() from a background thread (on
+ * its own handle) instead.
+ */
+#define VS_STORE_NO_AUTOCHECKPOINT 2
 
 /*
  * Opens a store by URL: "sqlite:PATH" (or a bare PATH) for the embedded
@@ -424,6 +432,13 @@ void vs_workunit_defaults(struct vs_workunit *wu);
 VS_MUST_CHECK int vs_store_open(const char *url, int flags, struct vs_log *log,
                                 struct vs_store **out_store);
 void vs_store_close(struct vs_store *s);
+
+/*
+ * Copies committed pages from the write-ahead log into the database without
+ * blocking readers or writers (SQLite PASSIVE checkpoint). Safe to call at
+ * any time from any handle; a no-op for backends without a WAL.
+ */
+VS_MUST_CHECK int vs_store_checkpoint(struct vs_store *s);
 
 /* The schema version this code writes (store_meta.schema_version). */
 int vs_store_schema_version(void);

@@ -67,7 +67,9 @@ char *vs_sq__select_list(const struct sq_table *t, const char *alias)
     for (size_t i = 0; i < t->ncols; i++)
         rc |= vs_buf_printf(&b, "%s%s%s%s", i ? ", " : "", alias ? alias : "", alias ? "." : "",
                             t->cols[i].name);
-    VS_ALWAYS(rc == 0);
+    /* An unlimited buffer cannot refuse; OOM aborts inside the allocator. */
+    if (VS_NEVER(rc != 0))
+        vs_buf_reset(&b);
     size_t n;
     return vs_buf_take(&b, &n);
 }
@@ -589,6 +591,10 @@ int vs_store_open(const char *url, int flags, struct vs_log *log, struct vs_stor
         goto fail;
     if ((rc = exec(s, "PRAGMA foreign_keys=ON; PRAGMA secure_delete=OFF")) != 0)
         goto fail;
+    if ((flags & VS_STORE_NO_AUTOCHECKPOINT) && sqlite3_wal_autocheckpoint(s->db, 0) != SQLITE_OK) {
+        rc = VS_ESTORE;
+        goto fail;
+    }
     if ((rc = ensure_schema(s)) != 0)
         goto fail;
     *out_store = s;
@@ -596,6 +602,15 @@ int vs_store_open(const char *url, int flags, struct vs_log *log, struct vs_stor
 fail:
     vs_store_close(s);
     return rc;
+}
+
+int vs_store_checkpoint(struct vs_store *s)
+{
+    int rc = sqlite3_wal_checkpoint_v2(s->db, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
+    /* BUSY: a writer or another checkpoint is active; try again later. */
+    if (rc == SQLITE_OK || (rc & 0xff) == SQLITE_BUSY)
+        return 0;
+    return vs_sq__err(s, rc, "checkpoint");
 }
 
 void vs_store_close(struct vs_store *s)

@@ -691,6 +691,31 @@ static void test_wus_to_transition(void **state)
     assert_int_equal(t.n, 1);
 }
 
+static void test_checkpoint(void **state)
+{
+    struct fixture *f = *state;
+    struct vs_store *s2;
+    assert_int_equal(vs_store_open(f->url, VS_STORE_NO_AUTOCHECKPOINT, NULL, &s2), 0);
+    int64_t appid = add_app(s2, "cp");
+    char name[32];
+    assert_int_equal(vs_store_begin(s2), 0);
+    for (int i = 0; i < 300; i++) {
+        snprintf(name, sizeof(name), "cp%d", i);
+        add_wu(s2, appid, name, 0);
+    }
+    assert_int_equal(vs_store_commit(s2), 0);
+    /* Without automatic checkpoints everything is still in the WAL. */
+    char wal[200];
+    snprintf(wal, sizeof(wal), "%s-wal", f->path);
+    struct stat sb;
+    assert_int_equal(stat(wal, &sb), 0);
+    assert_true(sb.st_size > 0);
+    assert_int_equal(vs_store_checkpoint(f->s), 0);
+    assert_int_equal(vs_store_checkpoint(s2), 0);
+    vs_store_close(s2);
+    assert_int_equal(count_sql(f, "SELECT count(*) FROM workunit"), 300);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -706,6 +731,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_transactions, setup, teardown),
         cmocka_unit_test_setup_teardown(test_report, setup, teardown),
         cmocka_unit_test_setup_teardown(test_wus_to_transition, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_checkpoint, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
