@@ -514,6 +514,13 @@ VS_MUST_CHECK int vs_store_team_add(struct vs_store *s, struct vs_team *t);
  * ------------------------------------------------------------------------- */
 
 VS_MUST_CHECK int vs_store_host_get(struct vs_store *s, int64_t id, struct vs_host *out);
+/*
+ * Finds the newest host of user userid with this host_cpid (the client's
+ * cross-project host id): how a scheduler recognises a host whose client
+ * lost its hostid (BOINC's find_host_by_cpid). VS_ENOTFOUND if none.
+ */
+VS_MUST_CHECK int vs_store_host_by_cpid(struct vs_store *s, int64_t userid, const char *host_cpid,
+                                        struct vs_host *out);
 /* Inserts h (userid required); sets h->id (create_time if 0). */
 VS_MUST_CHECK int vs_store_host_add(struct vs_store *s, struct vs_host *h);
 /* Writes every field of h to the row h->id; VS_ENOTFOUND if it is gone. */

@@ -133,6 +133,13 @@ static int build_sql(enum sq_stmt id, struct vs_buf *b)
         r = vs_sq__select_list(&vs_sq__user, NULL);
         rc = vs_buf_printf(b, "SELECT %s FROM \"user\" WHERE authenticator = ?1", r);
         break;
+    case SQ_HOST_BY_CPID:
+        r = vs_sq__select_list(&vs_sq__host, NULL);
+        rc = vs_buf_printf(b,
+                           "SELECT %s FROM host WHERE userid = ?1 AND host_cpid = ?2 "
+                           "ORDER BY id DESC LIMIT 1",
+                           r);
+        break;
     case SQ_TEAM_NUSERS_INC:
         rc = vs_buf_puts(b, "UPDATE team SET nusers = nusers + 1 WHERE id = ?1");
         break;

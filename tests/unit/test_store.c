@@ -344,6 +344,17 @@ static void test_hosts(void **state)
     /* BOINC's column names for the underscored fields. */
     assert_int_equal(count_sql(f, "SELECT _max_results_day FROM host"), -1);
 
+    /* Found again by the client's host_cpid, the newest one first. */
+    assert_int_equal(vs_strlcpy(h.host_cpid, "cpid-1", sizeof(h.host_cpid)), 0);
+    assert_int_equal(vs_store_host_update(f->s, &h), 0);
+    struct vs_host h2 = h;
+    h2.id = 0;
+    assert_int_equal(vs_store_host_add(f->s, &h2), 0);
+    assert_int_equal(vs_store_host_by_cpid(f->s, 7, "cpid-1", &g), 0);
+    assert_int_equal(g.id, h2.id);
+    assert_int_equal(vs_store_host_by_cpid(f->s, 8, "cpid-1", &g), VS_ENOTFOUND);
+    assert_int_equal(vs_store_host_by_cpid(f->s, 7, "", &g), VS_ENOTFOUND);
+
     g.id = 999;
     assert_int_equal(vs_store_host_update(f->s, &g), VS_ENOTFOUND);
     assert_int_equal(vs_store_host_get(f->s, 999, &g), VS_ENOTFOUND);
