@@ -632,12 +632,13 @@ struct vs_result_report {
 };
 
 /*
- * Records a report from host hostid: the named result must be IN_PROGRESS
- * on that host (else VS_ESTATE, or VS_ENOTFOUND for an unknown name; a
- * result already OVER from this host is a duplicate report and returns 0
- * with *out_dup true). It becomes OVER with outcome SUCCESS (client_state
- * FILES_UPLOADED and exit_status 0) or CLIENT_ERROR, received_time = now,
- * and its workunit's transition_time = now.
+ * Records a report from host hostid: the named result must have been sent
+ * to that host (else VS_ESTATE; VS_ENOTFOUND for an unknown name). A result
+ * already reported is a duplicate: 0 with *out_dup true, nothing changed.
+ * An IN_PROGRESS result, or one the transitioner timed out (OVER/NO_REPLY,
+ * accepted late as BOINC does), becomes OVER with outcome SUCCESS
+ * (client_state FILES_UPLOADED and exit_status 0) or CLIENT_ERROR,
+ * received_time = now, and its workunit's transition_time = now.
  */
 VS_MUST_CHECK int vs_store_result_report(struct vs_store *s, int64_t hostid, int64_t now,
                                          const struct vs_result_report *rep, bool *out_dup);

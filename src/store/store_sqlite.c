@@ -32,6 +32,8 @@ int vs_sq__err(struct vs_store *s, int rc, const char *what)
     int prim = rc & 0xff;
     VS_LOG(s->log, prim == SQLITE_CONSTRAINT ? VS_LOG_DEBUG : VS_LOG_ERROR, "store: %s: %s (%d)",
            what, sqlite3_errmsg(s->db), rc);
+    if (rc == SQLITE_CONSTRAINT_FOREIGNKEY)
+        return VS_ENOTFOUND; /* a referenced row (workunit, app ...) is missing */
     if (prim == SQLITE_CONSTRAINT)
         return VS_EEXISTS;
     if (prim == SQLITE_BUSY || prim == SQLITE_LOCKED)

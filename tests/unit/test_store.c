@@ -653,6 +653,37 @@ static void test_report(void **state)
                      VS_VALIDATE_STATE_INVALID);
     assert_int_equal(vs_strlcpy(rep.name, "nope", sizeof(rep.name)), 0);
     assert_int_equal(vs_store_result_report(f->s, 3, 210, &rep, &dup), VS_ENOTFOUND);
+
+    /* A result timed out by the transitioner is accepted late, once. */
+    int64_t r2 = add_result(f->s, appid, w, "w_2");
+    struct vs_claim c2 = {.result_id = r2, .report_deadline = 300};
+    assert_int_equal(vs_store_results_claim(f->s, 3, 4, 0, 100, &c2, 1, &n), 0);
+    assert_int_equal(vs_store_result_get(f->s, r2, &r), 0);
+    r.server_state = VS_RESULT_SERVER_STATE_OVER;
+    r.outcome = VS_RESULT_OUTCOME_NO_REPLY;
+    assert_int_equal(vs_store_result_update(f->s, &r), 0);
+    vs_result_cleanup(&r);
+    assert_int_equal(vs_strlcpy(rep.name, "w_2", sizeof(rep.name)), 0);
+    rep.client_state = VS_RESULT_CLIENT_STATE_FILES_UPLOADED;
+    rep.exit_status = 0;
+    assert_int_equal(vs_store_result_report(f->s, 3, 400, &rep, &dup), 0);
+    assert_false(dup);
+    assert_int_equal(count_sql(f, "SELECT outcome FROM result WHERE name='w_2'"),
+                     VS_RESULT_OUTCOME_SUCCESS);
+    assert_int_equal(vs_store_result_report(f->s, 3, 401, &rep, &dup), 0);
+    assert_true(dup);
+    /* An UNSENT result cannot be reported by anyone. */
+    add_result(f->s, appid, w, "w_3");
+    assert_int_equal(vs_strlcpy(rep.name, "w_3", sizeof(rep.name)), 0);
+    assert_int_equal(vs_store_result_report(f->s, 0, 402, &rep, &dup), VS_ESTATE);
+
+    /* A result of a workunit that does not exist: refused as not found. */
+    struct vs_result orphan;
+    memset(&orphan, 0, sizeof(orphan));
+    orphan.workunitid = 99999;
+    orphan.appid = appid;
+    assert_int_equal(vs_strlcpy(orphan.name, "orphan", sizeof(orphan.name)), 0);
+    assert_int_equal(vs_store_result_add(f->s, &orphan), VS_ENOTFOUND);
 }
 
 struct trans_seen {
