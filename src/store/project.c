@@ -135,6 +135,8 @@ static const struct tag tags[] = {
     T_INT(delete_delay_hours),
     T_BOOL(dont_generate_upload_certificates),
     T_BOOL(locality_scheduling),
+    T_INT(locality_scheduling_wait_period),
+    T_BOOL(locality_scheduling_sorted_order),
 };
 
 int vs_project_config_write(const struct vs_project_config *cfg)
