@@ -30,7 +30,7 @@ struct project_fixture {
 
 static inline void pf_write(const char *dir, const char *rel, const char *text)
 {
-    char p[1200];
+    char p[2600];
     snprintf(p, sizeof(p), "%s/%s", dir, rel);
     FILE *f = fopen(p, "w");
     assert_non_null(f);
@@ -55,7 +55,7 @@ static inline struct project_fixture *pf_create(void)
         vs_project_config_defaults(&f->cfg, f->dir, "Test", "http://127.0.0.1:8080/t/"), 0);
     const char *sub[] = {"templates", "download", "upload"};
     for (int i = 0; i < 3; i++) {
-        char p[1200];
+        char p[2600];
         snprintf(p, sizeof(p), "%s/%s", f->dir, sub[i]);
         assert_int_equal(mkdir(p, 0755), 0);
     }

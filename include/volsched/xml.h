@@ -57,6 +57,15 @@ enum {
      * offsets (raw_off/raw_len) then refer to that copy (doc->input).
      */
     VS_XML_REPAIR_BYTES = 1u << 1,
+    /*
+     * Parse with expat only. By default a complete document is first read by
+     * a small hand-written scanner that accepts a strict subset of XML (plain
+     * elements, attributes, text, CDATA, comments, the five predefined
+     * entities) and builds the very same tree several times faster; anything
+     * outside that subset, any limit hit and any error go to expat, which has
+     * the last word. The differential fuzz target checks the two agree.
+     */
+    VS_XML_NO_FAST = 1u << 2,
 };
 
 struct vs_xml_attr {
@@ -85,6 +94,7 @@ struct vs_xml_doc {
     size_t input_len;
     size_t n_elements;
     bool repaired; /* VS_XML_REPAIR_BYTES changed some bytes */
+    bool fast;     /* read by the fast scanner (see VS_XML_NO_FAST), not expat */
 };
 
 struct vs_xml_error {

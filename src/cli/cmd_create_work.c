@@ -468,8 +468,11 @@ int vs_cmd_create_work(int argc, char **argv)
             printf("%s\n", created[i].name);
         status = VS_EXIT_OK;
         if (transition) {
+            /* Passes of 1000 workunits until one comes back short. */
             struct vs_transitioner_stats st;
-            rc = vs_transitioner_pass(s, &cfg, now, 0, NULL, &st);
+            do
+                rc = vs_transitioner_pass(s, &cfg, now, 1000, NULL, &st);
+            while (rc == 0 && st.nwus == 1000);
             if (rc)
                 fprintf(stderr,
                         "volsched create_work: warning: transitioner pass: %s (the server's "

@@ -28,6 +28,7 @@ static void usage(FILE *f)
                "  upload/          uploaded outputs (same hierarchy)\n"
                "  keys/            code-signing and upload key pairs (BOINC key format)\n"
                "  html/index.html  the master page (scheduler link)\n"
+               "  locality_scheduling/need_work/  trigger files of on-demand work\n"
                "  volsched.db      the embedded store (SQLite)\n"
                "\n"
                "Options:\n"
@@ -200,7 +201,8 @@ int vs_cmd_init(int argc, char **argv)
         fprintf(stderr, "volsched init: %s: %s\n", dir, vs_strerror(rc));
         return VS_EXIT_FAIL;
     }
-    const char *subdirs[] = {"templates", "download", "upload", "html", "log"};
+    const char *subdirs[] = {"templates", "download", "upload",
+                             "html",      "log",      "locality_scheduling/need_work"};
     for (size_t i = 0; i < sizeof(subdirs) / sizeof(subdirs[0]) && rc == 0; i++) {
         char p[VS_PATH_MAX + 16];
         snprintf(p, sizeof(p), "%s/%s", cfg.dir, subdirs[i]);

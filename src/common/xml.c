@@ -226,6 +226,391 @@ static char *repair(const char *data, size_t len, struct vs_arena *arena)
     return copy;
 }
 
+/* ---- fast path: a strict-subset scanner that builds the same tree as expat ---- */
+
+/*
+ * Returns 0 with *out filled, or 1 when the input is outside the subset (or
+ * hits a limit, or is malformed): the caller then runs expat, whose verdict
+ * and error message stand. The scanner never reports errors itself.
+ */
+struct fast {
+    const char *s;
+    size_t len;
+    size_t pos;
+    struct vs_arena *arena;
+    const struct vs_xml_limits *lim;
+    /* text of the open elements, stacked: level d owns text[tstart[d] .. tlen) */
+    char *text;
+    size_t tlen, tcap;
+    size_t tstart[VS_XML_MAX_DEPTH + 1];
+    unsigned line;
+    size_t line_pos; /* newlines are counted up to here */
+};
+
+#define FALLBACK 1
+
+/* 1: may start a name, 2: may continue one (ASCII only; the rest goes to expat) */
+static const unsigned char name_class[256] = {
+    ['-'] = 2, ['.'] = 2, ['0'] = 2, ['1'] = 2, ['2'] = 2, ['3'] = 2, ['4'] = 2, ['5'] = 2,
+    ['6'] = 2, ['7'] = 2, ['8'] = 2, ['9'] = 2, [':'] = 3, ['_'] = 3, ['A'] = 3, ['B'] = 3,
+    ['C'] = 3, ['D'] = 3, ['E'] = 3, ['F'] = 3, ['G'] = 3, ['H'] = 3, ['I'] = 3, ['J'] = 3,
+    ['K'] = 3, ['L'] = 3, ['M'] = 3, ['N'] = 3, ['O'] = 3, ['P'] = 3, ['Q'] = 3, ['R'] = 3,
+    ['S'] = 3, ['T'] = 3, ['U'] = 3, ['V'] = 3, ['W'] = 3, ['X'] = 3, ['Y'] = 3, ['Z'] = 3,
+    ['a'] = 3, ['b'] = 3, ['c'] = 3, ['d'] = 3, ['e'] = 3, ['f'] = 3, ['g'] = 3, ['h'] = 3,
+    ['i'] = 3, ['j'] = 3, ['k'] = 3, ['l'] = 3, ['m'] = 3, ['n'] = 3, ['o'] = 3, ['p'] = 3,
+    ['q'] = 3, ['r'] = 3, ['s'] = 3, ['t'] = 3, ['u'] = 3, ['v'] = 3, ['w'] = 3, ['x'] = 3,
+    ['y'] = 3, ['z'] = 3,
+};
+
+static bool name_start(unsigned char c)
+{
+    return name_class[c] & 1;
+}
+
+static bool name_char(unsigned char c)
+{
+    return name_class[c] & 2;
+}
+
+static bool is_ws(unsigned char c)
+{
+    return c == ' ' || c == '\t' || c == '\n';
+}
+
+static int text_add(struct fast *f, const char *p, size_t n)
+{
+    if (n == 0)
+        return 0; /* f->text may still be NULL */
+    if (f->tlen + n > f->tcap) {
+        size_t cap = f->tcap ? f->tcap * 2 : 4096;
+        while (cap < f->tlen + n)
+            cap *= 2;
+        f->text = vs_xrealloc(f->text, cap);
+        f->tcap = cap;
+    }
+    memcpy(f->text + f->tlen, p, n);
+    f->tlen += n;
+    return 0;
+}
+
+/* Validates s[a..b) as XML characters (no '\r': rejected up front). */
+static bool chars_ok(const char *s, size_t a, size_t b)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    size_t i = a;
+    while (i < b) {
+        /* eight plain printable ASCII bytes at a time (no byte < 0x20, none >= 0x80) */
+        if (b - i >= 8) {
+            uint64_t w;
+            memcpy(&w, u + i, 8);
+            const uint64_t hi = 0x8080808080808080ull, lo = 0x2020202020202020ull;
+            if (((w & hi) | ((w - lo) & ~w & hi)) == 0) {
+                i += 8;
+                continue;
+            }
+        }
+        if (u[i] >= 0x20 && u[i] < 0x80) {
+            i++;
+            continue;
+        }
+        size_t k = utf8_ok(u + i, b - i);
+        if (!k)
+            return false;
+        i += k;
+    }
+    return true;
+}
+
+/* Decodes one of the five predefined entities at s[pos] == '&'; 0 on failure. */
+static size_t entity(const char *s, size_t len, size_t pos, char *out)
+{
+    static const struct {
+        const char *ref;
+        size_t n;
+        char c;
+    } ents[] = {{"&lt;", 4, '<'},
+                {"&gt;", 4, '>'},
+                {"&amp;", 5, '&'},
+                {"&quot;", 6, '"'},
+                {"&apos;", 6, '\''}};
+    for (size_t i = 0; i < 5; i++) {
+        if (len - pos >= ents[i].n && memcmp(s + pos, ents[i].ref, ents[i].n) == 0) {
+            *out = ents[i].c;
+            return ents[i].n;
+        }
+    }
+    return 0;
+}
+
+static unsigned line_at(struct fast *f, size_t pos)
+{
+    const char *p = f->s + f->line_pos, *end = f->s + pos;
+    while (p < end && (p = memchr(p, '\n', (size_t)(end - p))) != NULL) {
+        f->line++;
+        p++;
+    }
+    f->line_pos = pos;
+    return f->line;
+}
+
+/* Scans a name at f->pos; returns its length (0 when there is none). */
+static size_t scan_name(struct fast *f)
+{
+    size_t p = f->pos;
+    if (p >= f->len || !name_start((unsigned char)f->s[p]))
+        return 0;
+    p++;
+    while (p < f->len && name_char((unsigned char)f->s[p]))
+        p++;
+    return p - f->pos;
+}
+
+static void skip_ws(struct fast *f)
+{
+    while (f->pos < f->len && is_ws((unsigned char)f->s[f->pos]))
+        f->pos++;
+}
+
+/* Skips a comment at f->pos ("<!--"); FALLBACK when malformed. */
+static int skip_comment(struct fast *f)
+{
+    size_t a = f->pos + 4;
+    const char *e = memmem(f->s + a, f->len - a, "--", 2);
+    if (!e || (size_t)(e - f->s) + 2 >= f->len || e[2] != '>')
+        return FALLBACK; /* "--" inside a comment, or no end */
+    size_t b = (size_t)(e - f->s);
+    if (!chars_ok(f->s, a, b))
+        return FALLBACK;
+    f->pos = b + 3;
+    return 0;
+}
+
+static int fast_parse(const char *s, size_t len, const struct vs_xml_limits *lim,
+                      struct vs_arena *arena, struct vs_xml_doc *out)
+{
+    if (memchr(s, '\r', len))
+        return FALLBACK; /* expat normalises line ends; leave that to it */
+    struct fast f = {.s = s, .len = len, .arena = arena, .lim = lim, .line = 1};
+    struct vs_xml_node *stack[VS_XML_MAX_DEPTH + 1];
+    struct vs_xml_node *last[VS_XML_MAX_DEPTH + 1];
+    size_t name_len[VS_XML_MAX_DEPTH + 1];
+    struct vs_xml_node *root = NULL;
+    int depth = 0;
+    size_t n_elements = 0;
+    int rc = FALLBACK;
+
+    while (f.pos < len) {
+        unsigned char c = (unsigned char)s[f.pos];
+        if (c != '<') {
+            if (depth == 0) {
+                if (!is_ws(c))
+                    goto done;
+                f.pos++;
+                continue;
+            }
+            /* character data up to the next '<' */
+            size_t a = f.pos;
+            const char *lt = memchr(s + a, '<', len - a);
+            size_t b = lt ? (size_t)(lt - s) : len;
+            /* "]]>" is not allowed in text */
+            for (const char *br = memchr(s + a, ']', b - a); br;
+                 br = memchr(br + 1, ']', b - (size_t)(br + 1 - s)))
+                if ((size_t)(br - s) + 2 < len && br[1] == ']' && br[2] == '>')
+                    goto done;
+            size_t run = a;
+            const char *amp;
+            while ((amp = memchr(s + run, '&', b - run)) != NULL) {
+                size_t i = (size_t)(amp - s);
+                char ch;
+                size_t k = entity(s, b, i, &ch);
+                if (!k)
+                    goto done;
+                text_add(&f, s + run, i - run);
+                text_add(&f, &ch, 1);
+                run = i + k;
+            }
+            if (!chars_ok(s, a, b))
+                goto done;
+            text_add(&f, s + run, b - run);
+            if (f.tlen - f.tstart[depth] > lim->max_text)
+                goto done;
+            f.pos = b;
+            continue;
+        }
+        if (f.pos + 1 >= len)
+            goto done;
+        char n1 = s[f.pos + 1];
+        if (n1 == '!') {
+            if (len - f.pos >= 4 && memcmp(s + f.pos, "<!--", 4) == 0) {
+                if (skip_comment(&f))
+                    goto done;
+                continue;
+            }
+            if (depth > 0 && len - f.pos >= 9 && memcmp(s + f.pos, "<![CDATA[", 9) == 0) {
+                size_t a = f.pos + 9;
+                const char *e = memmem(s + a, len - a, "]]>", 3);
+                if (!e)
+                    goto done;
+                size_t b = (size_t)(e - s);
+                if (!chars_ok(s, a, b))
+                    goto done;
+                text_add(&f, s + a, b - a);
+                if (f.tlen - f.tstart[depth] > lim->max_text)
+                    goto done;
+                f.pos = b + 3;
+                continue;
+            }
+            goto done; /* DOCTYPE and the rest: expat decides */
+        }
+        if (n1 == '?')
+            goto done;
+        if (n1 == '/') {
+            /* end tag */
+            if (depth == 0)
+                goto done;
+            size_t start = f.pos;
+            f.pos += 2;
+            struct vs_xml_node *n = stack[depth - 1];
+            size_t nl = name_len[depth - 1];
+            if (len - f.pos < nl || memcmp(n->name, s + f.pos, nl) != 0 ||
+                (f.pos + nl < len && name_char((unsigned char)s[f.pos + nl])))
+                goto done;
+            f.pos += nl;
+            skip_ws(&f);
+            if (f.pos >= len || s[f.pos] != '>')
+                goto done;
+            f.pos++;
+            (void)start;
+            size_t tl = f.tlen - f.tstart[depth];
+            n->text = vs_arena_strndup(arena, f.text ? f.text + f.tstart[depth] : "", tl);
+            n->text_len = tl;
+            f.tlen = f.tstart[depth];
+            n->raw_len = f.pos - n->raw_off;
+            n->closed = true;
+            depth--;
+            continue;
+        }
+        /* start tag */
+        if (depth == 0 && root)
+            goto done; /* a second root */
+        if (depth >= lim->max_depth || n_elements >= lim->max_elements)
+            goto done;
+        size_t start = f.pos;
+        f.pos++;
+        size_t nl = scan_name(&f);
+        if (nl == 0 || nl > VS_XML_MAX_NAME)
+            goto done;
+        struct vs_xml_node *n = vs_arena_alloc(arena, sizeof(*n));
+        n->name = vs_arena_strndup(arena, s + f.pos, nl);
+        n->text = "";
+        n->raw_off = start;
+        n->line = line_at(&f, start);
+        f.pos += nl;
+        struct vs_xml_attr attrs[VS_XML_MAX_ATTRS];
+        size_t na = 0;
+        bool empty = false;
+        for (;;) {
+            size_t before = f.pos;
+            skip_ws(&f);
+            if (f.pos >= len)
+                goto done;
+            if (s[f.pos] == '>') {
+                f.pos++;
+                break;
+            }
+            if (s[f.pos] == '/') {
+                if (f.pos + 1 >= len || s[f.pos + 1] != '>')
+                    goto done;
+                f.pos += 2;
+                empty = true;
+                break;
+            }
+            if (f.pos == before || na >= VS_XML_MAX_ATTRS)
+                goto done; /* attributes need whitespace before them */
+            size_t al = scan_name(&f);
+            if (al == 0 || al > VS_XML_MAX_NAME)
+                goto done;
+            const char *aname = s + f.pos;
+            f.pos += al;
+            skip_ws(&f);
+            if (f.pos >= len || s[f.pos] != '=')
+                goto done;
+            f.pos++;
+            skip_ws(&f);
+            if (f.pos >= len || (s[f.pos] != '"' && s[f.pos] != '\''))
+                goto done;
+            char q = s[f.pos++];
+            const char *qe = memchr(s + f.pos, q, len - f.pos);
+            if (!qe)
+                goto done;
+            size_t va = f.pos, vb = (size_t)(qe - s);
+            if (vb - va > lim->max_text || !chars_ok(s, va, vb))
+                goto done;
+            char *val = vs_arena_alloc(arena, vb - va + 1);
+            size_t k = 0;
+            for (size_t i = va; i < vb; i++) {
+                char ch = s[i];
+                if (ch == '<' || ch == '\t' || ch == '\n')
+                    goto done; /* '<' is an error; tabs and newlines get normalised */
+                if (ch == '&') {
+                    size_t m = entity(s, vb, i, &ch);
+                    if (!m)
+                        goto done;
+                    i += m - 1;
+                }
+                val[k++] = ch;
+            }
+            val[k] = '\0';
+            for (size_t i = 0; i < na; i++)
+                if (strlen(attrs[i].name) == al && memcmp(attrs[i].name, aname, al) == 0)
+                    goto done; /* duplicate attribute */
+            attrs[na].name = vs_arena_strndup(arena, aname, al);
+            attrs[na].value = val;
+            na++;
+            f.pos = vb + 1;
+        }
+        if (na) {
+            struct vs_xml_attr *a = vs_arena_alloc(arena, na * sizeof(*a));
+            memcpy(a, attrs, na * sizeof(*a));
+            n->attrs = a;
+            n->n_attrs = na;
+        }
+        n_elements++;
+        if (depth > 0) {
+            n->parent = stack[depth - 1];
+            if (last[depth - 1])
+                last[depth - 1]->next = n;
+            else
+                n->parent->child = n;
+            last[depth - 1] = n;
+        } else {
+            root = n;
+        }
+        if (empty) {
+            n->raw_len = f.pos - start;
+            n->closed = true;
+            continue;
+        }
+        stack[depth] = n;
+        name_len[depth] = nl;
+        last[depth] = NULL;
+        depth++;
+        f.tstart[depth] = f.tlen;
+    }
+    if (root && depth == 0) {
+        out->root = root;
+        out->input = s;
+        out->input_len = len;
+        out->n_elements = n_elements;
+        out->repaired = false;
+        out->fast = true;
+        rc = 0;
+    }
+done:
+    vs_free(f.text);
+    return rc;
+}
+
 static int run(struct builder *b, const char *data, size_t len, unsigned flags,
                struct vs_xml_error *out_err)
 {
@@ -292,6 +677,9 @@ int vs_xml_parse(const char *data, size_t len, const struct vs_xml_limits *limit
         }
         return VS_ELIMIT;
     }
+    if (!(flags & (VS_XML_NO_FAST | VS_XML_ALLOW_UNCLOSED)) &&
+        fast_parse(data, len, &b.lim, arena, out_doc) == 0)
+        return 0;
     b.arena = arena;
     for (int i = 0; i <= VS_XML_MAX_DEPTH; i++)
         vs_buf_init(&b.text[i], b.lim.max_text);
@@ -327,6 +715,7 @@ int vs_xml_parse(const char *data, size_t len, const struct vs_xml_limits *limit
     out_doc->input_len = len;
     out_doc->n_elements = b.n_elements;
     out_doc->repaired = repaired;
+    out_doc->fast = false;
     return 0;
 }
 

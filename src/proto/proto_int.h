@@ -64,6 +64,11 @@ size_t vs_proto__count(const struct vs_xml_node *parent, const char *name);
 /* Allocates count zeroed elements of size in the arena, or fails with VS_ELIMIT over max. */
 void *vs_proto__array(struct vs_proto__ctx *c, size_t count, size_t size, size_t max,
                       const char *what);
+/*
+ * Parses s[0..len) (NUL-terminated) as a number exactly as vs_parse_double()
+ * does, with a fast path for plain decimals. Returns 0 or VS_EPARSE.
+ */
+int vs_proto__number(const char *s, size_t len, double *out);
 /* Writes "<name>\ntext\n</name>" (text trimmed by the parser). */
 void vs_proto__block_write(struct vs_xml_writer *w, const char *name, const char *text);
 /* Parses XML with the proto limits into c->doc; fills c->err on failure. */

@@ -255,8 +255,13 @@ static void parse_result(struct vs_proto__ctx *c, const struct vs_xml_node *n,
              */
             const char *t = vs_xml_text_trim(x, c->arena);
             size_t tl = strlen(t);
-            if (tl > VS_PROTO_MAX_STDERR)
-                t = vs_arena_strndup(c->arena, t, VS_PROTO_MAX_STDERR);
+            if (tl > VS_PROTO_MAX_STDERR) {
+                size_t cut = VS_PROTO_MAX_STDERR;
+                /* cut on a UTF-8 character boundary, so the text stays valid */
+                while (cut > 0 && ((unsigned char)t[cut] & 0xc0) == 0x80)
+                    cut--;
+                t = vs_arena_strndup(c->arena, t, cut);
+            }
             res->stderr_text = t;
         } else if (strcmp(x->name, "file_info") == 0) {
             parse_struct(c, result_file_fields, VS_NELEM(result_file_fields), x,

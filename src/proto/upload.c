@@ -157,8 +157,11 @@ int vs_proto_upload_write_header(const struct vs_proto_upload_request *r, struct
             return rc;
     }
     vs_xml_raw_write(&w, "</xml_signature>\n", 17);
-    char num[64];
+    /* BOINC-COMPAT: no decimals; a huge value still fits (%.0f of 1e308 is 309 digits) */
+    char num[400];
     int n = snprintf(num, sizeof(num), "%.0f", r->max_nbytes);
+    if (n < 0 || (size_t)n >= sizeof(num))
+        return VS_EINVAL;
     vs_xml_strn(&w, "max_nbytes", num, (size_t)n);
     vs_xml_raw_write(&w, "</file_info>\n", 13);
     vs_proto__fields_write(&w, upload_fields, VS_NELEM(upload_fields), r);

@@ -135,6 +135,8 @@ static const struct tag tags[] = {
     T_INT(delete_delay_hours),
     T_BOOL(dont_generate_upload_certificates),
     T_BOOL(locality_scheduling),
+    T_INT(locality_scheduling_wait_period),
+    T_BOOL(locality_scheduling_sorted_order),
 };
 
 int vs_project_config_write(const struct vs_project_config *cfg)
@@ -268,6 +270,9 @@ int vs_project_config_load(const char *dir, struct vs_project_config *out)
         rc = VS_EPARSE;
         goto done;
     }
+    /* A separate copy: joined paths are written into other fields of cfg. */
+    char projdir[VS_PATH_MAX];
+    memcpy(projdir, cfg.dir, sizeof(projdir));
     for (size_t i = 0; i < sizeof(tags) / sizeof(tags[0]) && rc == 0; i++) {
         const struct tag *t = &tags[i];
         const struct vs_xml_node *n = vs_xml_child(config, t->name);
@@ -281,7 +286,7 @@ int vs_project_config_load(const char *dir, struct vs_project_config *out)
         case K_PATH: {
             const char *v = vs_xml_text_trim(n, &arena);
             /* Relative paths are relative to the project directory. */
-            rc = v[0] == '/' ? copy(f, t->size, v) : join(f, t->size, cfg.dir, v);
+            rc = v[0] == '/' ? copy(f, t->size, v) : join(f, t->size, projdir, v);
             break;
         }
         case K_INT: {

@@ -9,6 +9,7 @@
  *   DIR/upload/          fanout hierarchy of uploaded outputs
  *   DIR/keys/            code_sign_private/_public, upload_private/_public
  *   DIR/html/index.html  the master page
+ *   DIR/locality_scheduling/need_work/   trigger files (seed 001)
  *   DIR/volsched.db      the embedded store (config <store_url>)
  */
 #ifndef VOLSCHED_STORE_PROJECT_H
@@ -49,7 +50,9 @@ struct vs_project_config {
     int report_grace_period;         /* <report_grace_period> seconds */
     int delete_delay_hours;          /* <delete_delay_hours> */
     bool dont_generate_upload_certificates; /* <dont_generate_upload_certificates> */
-    bool locality_scheduling;               /* <locality_scheduling> */
+    bool locality_scheduling;               /* <locality_scheduling> (seed 001) */
+    int locality_scheduling_wait_period;    /* <locality_scheduling_wait_period> s, 0 = off */
+    bool locality_scheduling_sorted_order;  /* <locality_scheduling_sorted_order> */
 };
 
 /*

@@ -410,6 +410,14 @@ void vs_workunit_defaults(struct vs_workunit *wu);
  * ------------------------------------------------------------------------- */
 
 #define VS_STORE_CREATE 1 /* create the store (and its schema) if missing */
+/*
+ * Do not checkpoint the write-ahead log from this handle's commits. By
+ * default SQLite checkpoints inside a commit every ~1000 pages, which costs
+ * an fsync on the request path; a server that opens its request handles
+ * with this flag calls vs_store_checkpoint() from a background thread (on
+ * its own handle) instead.
+ */
+#define VS_STORE_NO_AUTOCHECKPOINT 2
 
 /*
  * Opens a store by URL: "sqlite:PATH" (or a bare PATH) for the embedded
@@ -424,6 +432,13 @@ void vs_workunit_defaults(struct vs_workunit *wu);
 VS_MUST_CHECK int vs_store_open(const char *url, int flags, struct vs_log *log,
                                 struct vs_store **out_store);
 void vs_store_close(struct vs_store *s);
+
+/*
+ * Copies committed pages from the write-ahead log into the database without
+ * blocking readers or writers (SQLite PASSIVE checkpoint). Safe to call at
+ * any time from any handle; a no-op for backends without a WAL.
+ */
+VS_MUST_CHECK int vs_store_checkpoint(struct vs_store *s);
 
 /* The schema version this code writes (store_meta.schema_version). */
 int vs_store_schema_version(void);
@@ -499,6 +514,13 @@ VS_MUST_CHECK int vs_store_team_add(struct vs_store *s, struct vs_team *t);
  * ------------------------------------------------------------------------- */
 
 VS_MUST_CHECK int vs_store_host_get(struct vs_store *s, int64_t id, struct vs_host *out);
+/*
+ * Finds the newest host of user userid with this host_cpid (the client's
+ * cross-project host id): how a scheduler recognises a host whose client
+ * lost its hostid (BOINC's find_host_by_cpid). VS_ENOTFOUND if none.
+ */
+VS_MUST_CHECK int vs_store_host_by_cpid(struct vs_store *s, int64_t userid, const char *host_cpid,
+                                        struct vs_host *out);
 /* Inserts h (userid required); sets h->id (create_time if 0). */
 VS_MUST_CHECK int vs_store_host_add(struct vs_store *s, struct vs_host *h);
 /* Writes every field of h to the row h->id; VS_ENOTFOUND if it is gone. */
@@ -610,12 +632,13 @@ struct vs_result_report {
 };
 
 /*
- * Records a report from host hostid: the named result must be IN_PROGRESS
- * on that host (else VS_ESTATE, or VS_ENOTFOUND for an unknown name; a
- * result already OVER from this host is a duplicate report and returns 0
- * with *out_dup true). It becomes OVER with outcome SUCCESS (client_state
- * FILES_UPLOADED and exit_status 0) or CLIENT_ERROR, received_time = now,
- * and its workunit's transition_time = now.
+ * Records a report from host hostid: the named result must have been sent
+ * to that host (else VS_ESTATE; VS_ENOTFOUND for an unknown name). A result
+ * already reported is a duplicate: 0 with *out_dup true, nothing changed.
+ * An IN_PROGRESS result, or one the transitioner timed out (OVER/NO_REPLY,
+ * accepted late as BOINC does), becomes OVER with outcome SUCCESS
+ * (client_state FILES_UPLOADED and exit_status 0) or CLIENT_ERROR,
+ * received_time = now, and its workunit's transition_time = now.
  */
 VS_MUST_CHECK int vs_store_result_report(struct vs_store *s, int64_t hostid, int64_t now,
                                          const struct vs_result_report *rep, bool *out_dup);

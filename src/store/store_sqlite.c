@@ -32,6 +32,8 @@ int vs_sq__err(struct vs_store *s, int rc, const char *what)
     int prim = rc & 0xff;
     VS_LOG(s->log, prim == SQLITE_CONSTRAINT ? VS_LOG_DEBUG : VS_LOG_ERROR, "store: %s: %s (%d)",
            what, sqlite3_errmsg(s->db), rc);
+    if (rc == SQLITE_CONSTRAINT_FOREIGNKEY)
+        return VS_ENOTFOUND; /* a referenced row (workunit, app ...) is missing */
     if (prim == SQLITE_CONSTRAINT)
         return VS_EEXISTS;
     if (prim == SQLITE_BUSY || prim == SQLITE_LOCKED)
@@ -67,7 +69,9 @@ char *vs_sq__select_list(const struct sq_table *t, const char *alias)
     for (size_t i = 0; i < t->ncols; i++)
         rc |= vs_buf_printf(&b, "%s%s%s%s", i ? ", " : "", alias ? alias : "", alias ? "." : "",
                             t->cols[i].name);
-    VS_ALWAYS(rc == 0);
+    /* An unlimited buffer cannot refuse; OOM aborts inside the allocator. */
+    if (VS_NEVER(rc != 0))
+        vs_buf_reset(&b);
     size_t n;
     return vs_buf_take(&b, &n);
 }
@@ -130,6 +134,13 @@ static int build_sql(enum sq_stmt id, struct vs_buf *b)
     case SQ_USER_BY_AUTH:
         r = vs_sq__select_list(&vs_sq__user, NULL);
         rc = vs_buf_printf(b, "SELECT %s FROM \"user\" WHERE authenticator = ?1", r);
+        break;
+    case SQ_HOST_BY_CPID:
+        r = vs_sq__select_list(&vs_sq__host, NULL);
+        rc = vs_buf_printf(b,
+                           "SELECT %s FROM host WHERE userid = ?1 AND host_cpid = ?2 "
+                           "ORDER BY id DESC LIMIT 1",
+                           r);
         break;
     case SQ_TEAM_NUSERS_INC:
         rc = vs_buf_puts(b, "UPDATE team SET nusers = nusers + 1 WHERE id = ?1");
@@ -589,6 +600,10 @@ int vs_store_open(const char *url, int flags, struct vs_log *log, struct vs_stor
         goto fail;
     if ((rc = exec(s, "PRAGMA foreign_keys=ON; PRAGMA secure_delete=OFF")) != 0)
         goto fail;
+    if ((flags & VS_STORE_NO_AUTOCHECKPOINT) && sqlite3_wal_autocheckpoint(s->db, 0) != SQLITE_OK) {
+        rc = VS_ESTORE;
+        goto fail;
+    }
     if ((rc = ensure_schema(s)) != 0)
         goto fail;
     *out_store = s;
@@ -596,6 +611,15 @@ int vs_store_open(const char *url, int flags, struct vs_log *log, struct vs_stor
 fail:
     vs_store_close(s);
     return rc;
+}
+
+int vs_store_checkpoint(struct vs_store *s)
+{
+    int rc = sqlite3_wal_checkpoint_v2(s->db, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
+    /* BUSY: a writer or another checkpoint is active; try again later. */
+    if (rc == SQLITE_OK || (rc & 0xff) == SQLITE_BUSY)
+        return 0;
+    return vs_sq__err(s, rc, "checkpoint");
 }
 
 void vs_store_close(struct vs_store *s)

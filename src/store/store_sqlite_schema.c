@@ -225,9 +225,11 @@ const char *const vs_sq__schema_v1[] = {
     "CREATE INDEX res_wuid ON result(workunitid);"
     /* The feeder's scan: UNSENT results in id order. */
     "CREATE INDEX ind_res_st ON result(server_state, id);"
-    "CREATE INDEX res_app_state ON result(appid, server_state);"
+    /* BOINC also indexes (appid, server_state) and (userid, id); every index
+     * on a column the scheduler's claim changes costs page writes on the
+     * hottest path, so only the ones a query here uses exist. Counting
+     * unsent results per app walks ind_res_st. */
     "CREATE INDEX res_hostid ON result(hostid, id);"
-    "CREATE INDEX res_userid ON result(userid, id);"
     "CREATE INDEX res_filedel ON result(file_delete_state);",
 
     "CREATE TABLE assignment ("

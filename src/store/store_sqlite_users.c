@@ -109,6 +109,25 @@ int vs_store_host_get(struct vs_store *s, int64_t id, struct vs_host *out)
     return vs_sq__get_i64(s, SQ_HOST_GET, &vs_sq__host, id, out);
 }
 
+int vs_store_host_by_cpid(struct vs_store *s, int64_t userid, const char *host_cpid,
+                          struct vs_host *out)
+{
+    if (!host_cpid || !*host_cpid)
+        return VS_ENOTFOUND;
+    sqlite3_stmt *st = vs_sq__stmt(s, SQ_HOST_BY_CPID);
+    if (!st)
+        return VS_ESTORE;
+    sqlite3_bind_int64(st, 1, userid);
+    sqlite3_bind_text(st, 2, host_cpid, -1, SQLITE_STATIC);
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW)
+        vs_sq__read_row(st, 0, &vs_sq__host, out);
+    sqlite3_reset(st);
+    if (rc == SQLITE_ROW)
+        return 0;
+    return rc == SQLITE_DONE ? VS_ENOTFOUND : vs_sq__err(s, rc, "host by cpid");
+}
+
 int vs_store_host_add(struct vs_store *s, struct vs_host *h)
 {
     if (!h->userid)

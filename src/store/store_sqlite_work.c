@@ -286,11 +286,18 @@ int vs_store_result_report(struct vs_store *s, int64_t hostid, int64_t now,
         rc = VS_ESTATE;
         goto done;
     }
-    if (r.server_state == VS_RESULT_SERVER_STATE_OVER) {
+    /* BOINC-COMPAT: a result the transitioner timed out (NO_REPLY) is still
+     * accepted when it finally arrives; any other OVER result is a repeat. */
+    if (r.server_state == VS_RESULT_SERVER_STATE_OVER && r.outcome != VS_RESULT_OUTCOME_NO_REPLY) {
         dup = true;
         goto done;
     }
-    if (r.server_state != VS_RESULT_SERVER_STATE_IN_PROGRESS) {
+    if (r.server_state == VS_RESULT_SERVER_STATE_OVER && r.received_time != 0) {
+        dup = true;
+        goto done;
+    }
+    if (r.server_state != VS_RESULT_SERVER_STATE_IN_PROGRESS &&
+        r.server_state != VS_RESULT_SERVER_STATE_OVER) {
         rc = VS_ESTATE;
         goto done;
     }

@@ -21,9 +21,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "proto/proto_int.h"
 #include "volsched/alloc.h"
 #include "volsched/buf.h"
 #include "volsched/proto.h"
+#include "volsched/rng.h"
 #include "volsched/sign.h"
 #include "volsched/str.h"
 #include "volsched/xml.h"
@@ -633,6 +635,113 @@ static void test_master_page(void **state)
     vs_arena_cleanup(&a);
 }
 
+/* The fast number path gives exactly what strtod gives. */
+static void test_numbers(void **state)
+{
+    (void)state;
+    static const char *const fixed[] = {"0",
+                                        "-0",
+                                        "1.000000",
+                                        "1795969704.142258",
+                                        "92371822247.936005",
+                                        "0.945130",
+                                        "9007199254740993",
+                                        "9007199254740992",
+                                        "-3.25",
+                                        "5.000000e+09",
+                                        "1e-9",
+                                        ".5",
+                                        "5.",
+                                        "1..2",
+                                        "",
+                                        "-",
+                                        "12a",
+                                        " 7 ",
+                                        "0x10",
+                                        "0.0000000000000000000001",
+                                        "123456789012345678901234"};
+    for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++) {
+        double a = -1, b = -1;
+        int ra = vs_proto__number(fixed[i], strlen(fixed[i]), &a);
+        int rb = vs_parse_double(fixed[i], &b);
+        assert_int_equal(ra, rb);
+        if (ra == 0)
+            assert_memory_equal(&a, &b, sizeof(a));
+    }
+    struct vs_rng rng;
+    vs_rng_seed(&rng, 42);
+    for (int i = 0; i < 200000; i++) {
+        char tmp[64];
+        int ip = (int)vs_rng_below(&rng, 18), fp = (int)vs_rng_below(&rng, 20);
+        size_t k = 0;
+        if (vs_rng_below(&rng, 4) == 0)
+            tmp[k++] = '-';
+        for (int d = 0; d <= ip; d++)
+            tmp[k++] = (char)('0' + vs_rng_below(&rng, 10));
+        if (fp) {
+            tmp[k++] = '.';
+            for (int d = 0; d < fp; d++)
+                tmp[k++] = (char)('0' + vs_rng_below(&rng, 10));
+        }
+        tmp[k] = '\0';
+        double a, b;
+        assert_int_equal(vs_proto__number(tmp, k, &a), 0);
+        assert_int_equal(vs_parse_double(tmp, &b), 0);
+        if (memcmp(&a, &b, sizeof(a)) != 0)
+            fail_msg("%s: fast %.17g, strtod %.17g", tmp, a, b);
+    }
+}
+
+/* ---- the fast scanner reads every capture, into the tree expat builds ---- */
+
+static void same_tree(const struct vs_xml_node *a, const struct vs_xml_node *b)
+{
+    for (; a || b; a = a->next, b = b->next) {
+        assert_non_null(a);
+        assert_non_null(b);
+        assert_string_equal(a->name, b->name);
+        assert_int_equal(a->text_len, b->text_len);
+        assert_memory_equal(a->text, b->text, a->text_len + 1);
+        assert_int_equal(a->raw_off, b->raw_off);
+        assert_int_equal(a->raw_len, b->raw_len);
+        assert_int_equal(a->line, b->line);
+        assert_int_equal(a->n_attrs, b->n_attrs);
+        for (size_t i = 0; i < a->n_attrs; i++) {
+            assert_string_equal(a->attrs[i].name, b->attrs[i].name);
+            assert_string_equal(a->attrs[i].value, b->attrs[i].value);
+        }
+        same_tree(a->child, b->child);
+    }
+}
+
+static void check_fast(const char *variant, const char *path)
+{
+    (void)variant;
+    size_t len;
+    char *body = slurp(path, &len);
+    struct vs_arena a;
+    vs_arena_init(&a, 0);
+    struct vs_xml_doc fast, ref;
+    assert_int_equal(vs_xml_parse(body, len, NULL, 0, &a, &fast, NULL), 0);
+    assert_int_equal(vs_xml_parse(body, len, NULL, VS_XML_NO_FAST, &a, &ref, NULL), 0);
+    if (!fast.fast)
+        fail_msg("%s was not read by the fast scanner", path);
+    assert_false(ref.fast);
+    assert_int_equal(fast.n_elements, ref.n_elements);
+    same_tree(fast.root, ref.root);
+    vs_arena_cleanup(&a);
+    vs_free(body);
+}
+
+static void test_fast_scanner(void **state)
+{
+    (void)state;
+    assert_true(for_each("sched_request_", check_fast) >= 75);
+    assert_true(for_each("sched_reply_", check_fast) >= 75);
+    check_fast("synthetic", VS_SOURCE_DIR "/tests/golden/synthetic/sched_request_full.xml");
+    check_fast("synthetic", VS_SOURCE_DIR "/tests/golden/synthetic/sched_reply_full.xml");
+}
+
 /* Every element the library models, from hand-written messages. */
 static void test_synthetic(void **state)
 {
@@ -808,6 +917,22 @@ static void test_limits(void **state)
     assert_int_equal(vs_buf_puts(&b, "<scheduler_request><hostid>7</hostid>"), 0);
     assert_int_equal(parse_req(&a, &b, &err), VS_EPARSE);
 
+    /* a huge stderr is cut (on a UTF-8 boundary), not refused: the result must be acked */
+    vs_buf_reset(&b);
+    assert_int_equal(vs_buf_puts(&b, "<scheduler_request><result><name>r</name><stderr_out>"
+                                     "<![CDATA[x"),
+                     0);
+    for (unsigned i = 0; i < VS_PROTO_MAX_STDERR; i += 2)
+        assert_int_equal(vs_buf_puts(&b, "\xc3\xa9"), 0);
+    assert_int_equal(vs_buf_puts(&b, "x\xc3\xa9]]></stderr_out></result></scheduler_request>"), 0);
+    {
+        struct vs_proto_request r;
+        assert_int_equal(vs_proto_request_parse(b.data, b.len, &a, &r, &err), 0);
+        size_t sl = strlen(r.results[0].stderr_text);
+        /* "x" then whole two-byte characters: byte MAX would split one */
+        assert_int_equal(sl, VS_PROTO_MAX_STDERR - 1);
+    }
+
     /* upload: header size, bad names, offsets, sizes over max_nbytes */
     struct vs_proto_upload_request u;
     vs_buf_reset(&b);
@@ -847,7 +972,8 @@ int main(void)
         cmocka_unit_test(test_replies),   cmocka_unit_test(test_reply_facts),
         cmocka_unit_test(test_upload),    cmocka_unit_test(test_master_page),
         cmocka_unit_test(test_synthetic), cmocka_unit_test(test_unknown_elements),
-        cmocka_unit_test(test_limits),
+        cmocka_unit_test(test_limits),    cmocka_unit_test(test_fast_scanner),
+        cmocka_unit_test(test_numbers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -344,6 +344,17 @@ static void test_hosts(void **state)
     /* BOINC's column names for the underscored fields. */
     assert_int_equal(count_sql(f, "SELECT _max_results_day FROM host"), -1);
 
+    /* Found again by the client's host_cpid, the newest one first. */
+    assert_int_equal(vs_strlcpy(h.host_cpid, "cpid-1", sizeof(h.host_cpid)), 0);
+    assert_int_equal(vs_store_host_update(f->s, &h), 0);
+    struct vs_host h2 = h;
+    h2.id = 0;
+    assert_int_equal(vs_store_host_add(f->s, &h2), 0);
+    assert_int_equal(vs_store_host_by_cpid(f->s, 7, "cpid-1", &g), 0);
+    assert_int_equal(g.id, h2.id);
+    assert_int_equal(vs_store_host_by_cpid(f->s, 8, "cpid-1", &g), VS_ENOTFOUND);
+    assert_int_equal(vs_store_host_by_cpid(f->s, 7, "", &g), VS_ENOTFOUND);
+
     g.id = 999;
     assert_int_equal(vs_store_host_update(f->s, &g), VS_ENOTFOUND);
     assert_int_equal(vs_store_host_get(f->s, 999, &g), VS_ENOTFOUND);
@@ -642,6 +653,37 @@ static void test_report(void **state)
                      VS_VALIDATE_STATE_INVALID);
     assert_int_equal(vs_strlcpy(rep.name, "nope", sizeof(rep.name)), 0);
     assert_int_equal(vs_store_result_report(f->s, 3, 210, &rep, &dup), VS_ENOTFOUND);
+
+    /* A result timed out by the transitioner is accepted late, once. */
+    int64_t r2 = add_result(f->s, appid, w, "w_2");
+    struct vs_claim c2 = {.result_id = r2, .report_deadline = 300};
+    assert_int_equal(vs_store_results_claim(f->s, 3, 4, 0, 100, &c2, 1, &n), 0);
+    assert_int_equal(vs_store_result_get(f->s, r2, &r), 0);
+    r.server_state = VS_RESULT_SERVER_STATE_OVER;
+    r.outcome = VS_RESULT_OUTCOME_NO_REPLY;
+    assert_int_equal(vs_store_result_update(f->s, &r), 0);
+    vs_result_cleanup(&r);
+    assert_int_equal(vs_strlcpy(rep.name, "w_2", sizeof(rep.name)), 0);
+    rep.client_state = VS_RESULT_CLIENT_STATE_FILES_UPLOADED;
+    rep.exit_status = 0;
+    assert_int_equal(vs_store_result_report(f->s, 3, 400, &rep, &dup), 0);
+    assert_false(dup);
+    assert_int_equal(count_sql(f, "SELECT outcome FROM result WHERE name='w_2'"),
+                     VS_RESULT_OUTCOME_SUCCESS);
+    assert_int_equal(vs_store_result_report(f->s, 3, 401, &rep, &dup), 0);
+    assert_true(dup);
+    /* An UNSENT result cannot be reported by anyone. */
+    add_result(f->s, appid, w, "w_3");
+    assert_int_equal(vs_strlcpy(rep.name, "w_3", sizeof(rep.name)), 0);
+    assert_int_equal(vs_store_result_report(f->s, 0, 402, &rep, &dup), VS_ESTATE);
+
+    /* A result of a workunit that does not exist: refused as not found. */
+    struct vs_result orphan;
+    memset(&orphan, 0, sizeof(orphan));
+    orphan.workunitid = 99999;
+    orphan.appid = appid;
+    assert_int_equal(vs_strlcpy(orphan.name, "orphan", sizeof(orphan.name)), 0);
+    assert_int_equal(vs_store_result_add(f->s, &orphan), VS_ENOTFOUND);
 }
 
 struct trans_seen {
@@ -691,6 +733,31 @@ static void test_wus_to_transition(void **state)
     assert_int_equal(t.n, 1);
 }
 
+static void test_checkpoint(void **state)
+{
+    struct fixture *f = *state;
+    struct vs_store *s2;
+    assert_int_equal(vs_store_open(f->url, VS_STORE_NO_AUTOCHECKPOINT, NULL, &s2), 0);
+    int64_t appid = add_app(s2, "cp");
+    char name[32];
+    assert_int_equal(vs_store_begin(s2), 0);
+    for (int i = 0; i < 300; i++) {
+        snprintf(name, sizeof(name), "cp%d", i);
+        add_wu(s2, appid, name, 0);
+    }
+    assert_int_equal(vs_store_commit(s2), 0);
+    /* Without automatic checkpoints everything is still in the WAL. */
+    char wal[200];
+    snprintf(wal, sizeof(wal), "%s-wal", f->path);
+    struct stat sb;
+    assert_int_equal(stat(wal, &sb), 0);
+    assert_true(sb.st_size > 0);
+    assert_int_equal(vs_store_checkpoint(f->s), 0);
+    assert_int_equal(vs_store_checkpoint(s2), 0);
+    vs_store_close(s2);
+    assert_int_equal(count_sql(f, "SELECT count(*) FROM workunit"), 300);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -706,6 +773,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_transactions, setup, teardown),
         cmocka_unit_test_setup_teardown(test_report, setup, teardown),
         cmocka_unit_test_setup_teardown(test_wus_to_transition, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_checkpoint, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
