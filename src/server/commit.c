@@ -55,10 +55,12 @@ static void unclaim(struct vs_commit_item *it)
     it->nclaimed = 0;
 }
 
-/* One item inside the batch's transaction, in its own savepoint. */
-static int run_item(struct vs_committer *c, struct vs_commit_item *it)
+/* One item inside the batch's transaction, in its own savepoint unless it
+ * is alone in the batch (then the batch's transaction is its savepoint, and
+ * two statements per RPC are saved). */
+static int run_item(struct vs_committer *c, struct vs_commit_item *it, bool alone)
 {
-    int rc = vs_store_begin(c->store);
+    int rc = alone ? 0 : vs_store_begin(c->store);
     if (rc != 0)
         return rc;
     if (it->new_host)
@@ -68,6 +70,8 @@ static int run_item(struct vs_committer *c, struct vs_commit_item *it)
     if (rc == 0 && it->nclaims > 0)
         rc = vs_store_results_claim(c->store, it->host->id, it->userid, it->teamid, it->now,
                                     it->claims, it->nclaims, &it->nclaimed);
+    if (alone)
+        return rc;
     if (rc == 0)
         rc = vs_store_commit(c->store);
     if (rc != 0)
@@ -78,16 +82,21 @@ static int run_item(struct vs_committer *c, struct vs_commit_item *it)
 static void run_batch(struct vs_committer *c, struct vs_commit_item *batch)
 {
     int rc = vs_store_begin(c->store);
+    bool alone = batch->next == NULL;
     for (struct vs_commit_item *it = batch; it; it = it->next) {
         it->nclaimed = 0;
-        it->rc = rc == 0 ? run_item(c, it) : rc;
+        it->rc = rc == 0 ? run_item(c, it, alone) : rc;
         if (it->rc != 0) {
             unclaim(it);
             VS_LOG(c->log, VS_LOG_WARN, "commit: host %lld rolled back: %s",
                    (long long)it->host->id, vs_strerror(it->rc));
         }
     }
-    if (rc == 0) {
+    if (alone && batch->rc != 0) {
+        /* Its failure must not be committed: the whole transaction goes. */
+        vs_store_rollback(c->store);
+        rc = batch->rc;
+    } else if (rc == 0) {
         rc = vs_store_commit(c->store);
         if (rc != 0) {
             vs_store_rollback(c->store);
