@@ -449,6 +449,7 @@ struct pick_ctx {
     /* per taken job, parallel to the take array */
     const struct av_choice **job_av;
     double *job_flops;
+    int64_t *job_wuid;
 };
 
 static bool platform_ok(const struct pick_ctx *pc, const char *platform)
@@ -511,6 +512,11 @@ static enum vs_cache_pick pick(void *ctx, const struct vs_cache_job *cj)
     if (pc->njobs > 0 && pc->secs_left <= 0 && pc->inst_left <= 0)
         return VS_PICK_STOP;
     const struct vs_workunit *wu = &cj->job.wu;
+    /* BOINC-COMPAT: never two results of one workunit to one host (a
+     * replicated job must be computed by different hosts). */
+    for (size_t k = 0; k < pc->njobs; k++)
+        if (pc->job_wuid[k] == wu->id)
+            return VS_PICK_SKIP;
     const struct av_choice *ch = choose_av(pc, wu->appid, wu->app_version_num);
     double ncpus = 1.0, flops = pc->p_fpops;
     if (ch->av) {
@@ -540,6 +546,7 @@ static enum vs_cache_pick pick(void *ctx, const struct vs_cache_job *cj)
         return VS_PICK_SKIP;
     }
     pc->job_av[pc->njobs] = ch;
+    pc->job_wuid[pc->njobs] = wu->id;
     pc->job_flops[pc->njobs] = flops;
     pc->njobs++;
     /* BOINC-COMPAT (add_result_to_reply): the request shrinks by the job's
@@ -685,6 +692,44 @@ static void reply_add_jobs(struct vs_proto_reply *r, struct vs_arena *a, struct 
 /* ------------------------------------------------------------------------ */
 /* The request                                                               */
 /* ------------------------------------------------------------------------ */
+
+/*
+ * A known host may already hold another result of a replicated workunit
+ * (from an earlier RPC). Such jobs go back to the cache for other hosts.
+ * Only replicated workunits are checked, so the common case costs nothing.
+ * Returns the number of jobs kept (compacted to the front).
+ */
+static size_t drop_replicas_held(struct vs_sched *s, struct pick_ctx *pc, int64_t hostid,
+                                 struct vs_cache_job *jobs, size_t n)
+{
+    struct vs_store *st = NULL;
+    size_t kept = 0;
+    for (size_t i = 0; i < n; i++) {
+        const struct vs_workunit *wu = &jobs[i].job.wu;
+        bool held = false;
+        if (wu->target_nresults > 1 || wu->min_quorum > 1) {
+            if (!st && pool_get(s, &st) != 0)
+                st = NULL;
+            /* Without a store handle, err on the side of not sending. */
+            if (!st || vs_store_host_has_wu(st, hostid, wu->id, &held) != 0)
+                held = true;
+        }
+        if (held) {
+            vs_cache_put_back(s->cache, &jobs[i]);
+            continue;
+        }
+        if (kept != i) {
+            jobs[kept] = jobs[i];
+            pc->job_av[kept] = pc->job_av[i];
+            pc->job_flops[kept] = pc->job_flops[i];
+            pc->job_wuid[kept] = pc->job_wuid[i];
+        }
+        kept++;
+    }
+    if (st)
+        pool_put(s, st);
+    return kept;
+}
 
 static void host_from_request(struct vs_host *h, const struct vs_proto_request *q,
                               const struct vs_user *u, const char *peer, int64_t now)
@@ -863,7 +908,10 @@ int vs_sched_handle(struct vs_sched *s, const char *body, size_t len, const char
         jobs = vs_xmalloc((pc.max_jobs + 1) * sizeof(*jobs));
         pc.job_av = vs_arena_alloc(&a, (pc.max_jobs + 1) * sizeof(*pc.job_av));
         pc.job_flops = vs_arena_alloc(&a, (pc.max_jobs + 1) * sizeof(*pc.job_flops));
+        pc.job_wuid = vs_arena_alloc(&a, (pc.max_jobs + 1) * sizeof(*pc.job_wuid));
         njobs = vs_cache_take(s->cache, pick, &pc, jobs, pc.max_jobs);
+        if (!new_host)
+            njobs = drop_replicas_held(s, &pc, host.id, jobs, njobs);
     }
 
     /* ---- commit: host row + claims, durable before the reply ---- */

@@ -485,6 +485,71 @@ static void test_drain(void **state)
     vs_arena_cleanup(&a);
 }
 
+/* A replicated workunit (two results) never gives both to one host, in one
+ * RPC or over several; another host gets the second. */
+static void test_replicas(void **state)
+{
+    struct fixture *fx = *state;
+    struct vs_workunit wu;
+    vs_workunit_defaults(&wu);
+    struct vs_app app;
+    assert_int_equal(vs_store_app_by_name(fx->st, "primes", &app), 0);
+    wu.appid = app.id;
+    snprintf(wu.name, sizeof(wu.name), "rep");
+    wu.rsc_fpops_est = 2e10;
+    wu.delay_bound = 86400;
+    wu.min_quorum = 2;
+    wu.target_nresults = 2;
+    wu.transition_time = VS_TIME_NEVER;
+    wu.xml_doc = vs_xstrdup("<workunit>\n</workunit>\n");
+    assert_int_equal(vs_store_workunit_add(fx->st, &wu), 0);
+    for (int k = 0; k < 2; k++) {
+        struct vs_result r = {.workunitid = wu.id, .appid = app.id};
+        r.server_state = VS_RESULT_SERVER_STATE_UNSENT;
+        snprintf(r.name, sizeof(r.name), "rep_%d", k);
+        r.xml_doc_in = vs_xstrdup("<result>\n</result>\n");
+        assert_int_equal(vs_store_result_add(fx->st, &r), 0);
+        vs_result_cleanup(&r);
+    }
+    vs_workunit_cleanup(&wu);
+    size_t added = 0;
+    assert_int_equal(vs_sched_refill(fx->s, &added), 0);
+    assert_int_equal(added, 2);
+
+    /* Host A asks for everything: all plain jobs and one replica. */
+    struct vs_arena a;
+    vs_arena_init(&a, 8192);
+    struct vs_proto_reply r;
+    const char *s1[] = {"<cpu_req_secs>1.000000</cpu_req_secs>",
+                        "<cpu_req_secs>100000.000000</cpu_req_secs>"};
+    char *req = sample("sched_request_01.xml", s1, 2);
+    rpc(fx, req, &a, &r, NULL);
+    int reps = 0;
+    for (size_t i = 0; i < r.n_results; i++)
+        reps += strncmp(r.results[i].name, "rep_", 4) == 0;
+    assert_int_equal(reps, 1);
+    assert_int_equal(r.n_results, NWU + 1);
+    /* Host A again (same hostid, next seqno): the other replica is not for it. */
+    char hid[64];
+    snprintf(hid, sizeof(hid), "<hostid>%lld</hostid>", (long long)r.hostid);
+    const char *s2[] = {"<hostid>0</hostid>",
+                        hid,
+                        "<rpc_seqno>0</rpc_seqno>",
+                        "<rpc_seqno>1</rpc_seqno>",
+                        "<cpu_req_secs>1.000000</cpu_req_secs>",
+                        "<cpu_req_secs>100000.000000</cpu_req_secs>"};
+    char *req2 = sample("sched_request_01.xml", s2, 6);
+    rpc(fx, req2, &a, &r, NULL);
+    assert_int_equal(r.n_results, 0);
+    /* Host B (a new one) gets it. */
+    rpc(fx, req, &a, &r, NULL);
+    assert_int_equal(r.n_results, 1);
+    assert_int_equal(strncmp(r.results[0].name, "rep_", 4), 0);
+    vs_free(req);
+    vs_free(req2);
+    vs_arena_cleanup(&a);
+}
+
 /* Many hosts at once, more demand than jobs: every job goes to exactly one
  * host, and what the hosts were told matches what the store recorded. */
 struct racer {
@@ -564,6 +629,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_no_work_cases, setup, teardown),
         cmocka_unit_test_setup_teardown(test_drain, setup, teardown),
         cmocka_unit_test_setup_teardown(test_concurrent_hosts, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_replicas, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
