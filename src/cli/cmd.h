@@ -14,7 +14,13 @@
 #define VS_EXIT_USAGE 2
 
 int vs_cmd_version(int argc, char **argv);
+int vs_cmd_init(int argc, char **argv);
+int vs_cmd_app(int argc, char **argv);
+int vs_cmd_user(int argc, char **argv);
+int vs_cmd_team(int argc, char **argv);
+int vs_cmd_create_work(int argc, char **argv);
 int vs_cmd_keygen(int argc, char **argv);
 int vs_cmd_explain(int argc, char **argv);
+int vs_cmd_serve(int argc, char **argv);
 
 #endif

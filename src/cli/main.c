@@ -16,8 +16,14 @@ struct command {
 
 static const struct command commands[] = {
     {"version", vs_cmd_version, "print the version"},
+    {"init", vs_cmd_init, "create a project directory"},
+    {"app", vs_cmd_app, "register an app version (app add)"},
+    {"user", vs_cmd_user, "create a user account (user add)"},
+    {"team", vs_cmd_team, "create a team (team add)"},
+    {"create_work", vs_cmd_create_work, "submit jobs (workunits)"},
     {"keygen", vs_cmd_keygen, "write BOINC code-signing and upload key pairs"},
     {"explain", vs_cmd_explain, "why a client runs and fetches what it does"},
+    {"serve", vs_cmd_serve, "serve a project (master page, scheduler, downloads)"},
 };
 
 static void usage(FILE *f)

@@ -1,0 +1,269 @@
+/* volsched init DIR: create a project directory (BOINC's make_project). */
+#include <dirent.h>
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli_util.h"
+#include "cmd.h"
+#include "store/project.h"
+#include "store/store.h"
+#include "volsched/buf.h"
+#include "volsched/proto.h"
+#include "volsched/sign.h"
+#include "volsched/str.h"
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: volsched init DIR [--name NAME] [--url URL] [--force]\n"
+               "\n"
+               "Creates a project in DIR (created if missing; must be empty unless --force):\n"
+               "  config.xml       BOINC layout <boinc><config>...</config></boinc>\n"
+               "  config_aux.xml   job limits (<max_jobs_in_progress>)\n"
+               "  templates/       job templates (`volsched app add` writes defaults)\n"
+               "  download/        app and input files (BOINC fanout hierarchy)\n"
+               "  upload/          uploaded outputs (same hierarchy)\n"
+               "  keys/            code-signing and upload key pairs (BOINC key format)\n"
+               "  html/index.html  the master page (scheduler link)\n"
+               "  locality_scheduling/need_work/  trigger files of on-demand work\n"
+               "  volsched.db      the embedded store (SQLite)\n"
+               "\n"
+               "Options:\n"
+               "  --name NAME   project name shown to volunteers (default: DIR's base name)\n"
+               "  --url URL     master URL the project is served at\n"
+               "                (default http://127.0.0.1:8080/NAME/)\n"
+               "  --force       initialise a non-empty directory; existing keys and the\n"
+               "                existing store are kept, config.xml is rewritten\n");
+}
+
+/* 1 if dir exists and has entries, 0 if missing or empty, <0 on error. */
+static int non_empty(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return errno == ENOENT ? 0 : -errno;
+    int found = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0) {
+            found = 1;
+            break;
+        }
+    }
+    closedir(d);
+    return found;
+}
+
+static int mkdir_p(const char *path, mode_t mode)
+{
+    char tmp[VS_PATH_MAX];
+    if (vs_strlcpy(tmp, path, sizeof(tmp)) != 0)
+        return VS_ELIMIT;
+    for (char *p = tmp + 1; *p; p++) {
+        if (*p != '/')
+            continue;
+        *p = '\0';
+        if (mkdir(tmp, 0755) != 0 && errno != EEXIST)
+            return -errno;
+        *p = '/';
+    }
+    if (mkdir(tmp, mode) != 0 && errno != EEXIST)
+        return -errno;
+    return 0;
+}
+
+static int write_file(const char *dir, const char *name, const char *text, bool keep_existing)
+{
+    char path[VS_PATH_MAX + 64];
+    int n = snprintf(path, sizeof(path), "%s/%s", dir, name);
+    if (n < 0 || (size_t)n >= sizeof(path))
+        return VS_ELIMIT;
+    if (keep_existing && access(path, F_OK) == 0)
+        return 0;
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return -errno;
+    size_t len = strlen(text);
+    bool ok = fwrite(text, 1, len, f) == len;
+    if (fclose(f) != 0 || !ok)
+        return VS_EIO;
+    return 0;
+}
+
+/* BOINC-COMPAT: config_aux.xml as seed 003 shows it; 0 = no limit. */
+static const char config_aux[] =
+    "<?xml version=\"1.0\"?>\n"
+    "<config>\n"
+    "<!-- Job limits per host (seed 003, BOINC sched_limit). <jobs>0</jobs> means\n"
+    "     no limit; <per_proc/> multiplies the limit by the host's processors.\n"
+    "     Add <app><app_name>NAME</app_name>...</app> blocks for per-app limits. -->\n"
+    "<max_jobs_in_progress>\n"
+    "    <project>\n"
+    "        <total_limit>\n"
+    "            <jobs>0</jobs>\n"
+    "        </total_limit>\n"
+    "        <cpu_limit>\n"
+    "            <jobs>0</jobs>\n"
+    "            <per_proc/>\n"
+    "        </cpu_limit>\n"
+    "        <gpu_limit>\n"
+    "            <jobs>0</jobs>\n"
+    "            <per_proc/>\n"
+    "        </gpu_limit>\n"
+    "    </project>\n"
+    "</max_jobs_in_progress>\n"
+    "</config>\n";
+
+static const char *base_name(const char *dir)
+{
+    static char buf[VS_NAME_MAX];
+    if (vs_strlcpy(buf, dir, sizeof(buf)) != 0)
+        return "project";
+    size_t l = strlen(buf);
+    while (l > 1 && buf[l - 1] == '/')
+        buf[--l] = '\0';
+    const char *s = strrchr(buf, '/');
+    return s && s[1] ? s + 1 : buf;
+}
+
+int vs_cmd_init(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"name", required_argument, NULL, 'n'},
+        {"url", required_argument, NULL, 'u'},
+        {"force", no_argument, NULL, 'f'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    const char *name = NULL, *url = NULL;
+    bool force = false;
+    optind = 0;
+    opterr = 0;
+    int ch;
+    while ((ch = getopt_long_only(argc, argv, "h", opts, NULL)) != -1) {
+        switch (ch) {
+        case 'n':
+            name = optarg;
+            break;
+        case 'u':
+            url = optarg;
+            break;
+        case 'f':
+            force = true;
+            break;
+        case 'h':
+            usage(stdout);
+            return VS_EXIT_OK;
+        default:
+            fprintf(stderr, "volsched init: unknown or incomplete option '%s'\n", argv[optind - 1]);
+            usage(stderr);
+            return VS_EXIT_USAGE;
+        }
+    }
+    if (argc - optind != 1) {
+        fprintf(stderr, "volsched init: give exactly one project directory\n");
+        usage(stderr);
+        return VS_EXIT_USAGE;
+    }
+    const char *dir = argv[optind];
+    if (!name)
+        name = base_name(dir);
+    char defurl[VS_URL_MAX];
+    if (!url) {
+        snprintf(defurl, sizeof(defurl), "http://127.0.0.1:8080/%s/", base_name(dir));
+        url = defurl;
+    }
+    if (!vs_str_has_prefix(url, "http://") && !vs_str_has_prefix(url, "https://")) {
+        fprintf(stderr, "volsched init: --url must start with http:// or https://\n");
+        return VS_EXIT_USAGE;
+    }
+    int ne = non_empty(dir);
+    if (ne < 0) {
+        fprintf(stderr, "volsched init: cannot read %s: %s\n", dir, vs_strerror(ne));
+        return VS_EXIT_FAIL;
+    }
+    if (ne && !force) {
+        fprintf(stderr,
+                "volsched init: %s is not empty; refusing (use --force to initialise it "
+                "anyway)\n",
+                dir);
+        return VS_EXIT_FAIL;
+    }
+
+    struct vs_project_config cfg;
+    int rc = mkdir_p(dir, 0755);
+    if (rc == 0)
+        rc = vs_project_config_defaults(&cfg, dir, name, url);
+    if (rc) {
+        fprintf(stderr, "volsched init: %s: %s\n", dir, vs_strerror(rc));
+        return VS_EXIT_FAIL;
+    }
+    const char *subdirs[] = {"templates", "download", "upload",
+                             "html",      "log",      "locality_scheduling/need_work"};
+    for (size_t i = 0; i < sizeof(subdirs) / sizeof(subdirs[0]) && rc == 0; i++) {
+        char p[VS_PATH_MAX + 16];
+        snprintf(p, sizeof(p), "%s/%s", cfg.dir, subdirs[i]);
+        rc = mkdir_p(p, 0755);
+    }
+    if (rc == 0)
+        rc = vs_project_config_write(&cfg);
+    if (rc == 0)
+        rc = write_file(cfg.dir, "config_aux.xml", config_aux, true);
+    if (rc) {
+        fprintf(stderr, "volsched init: writing %s: %s\n", cfg.dir, vs_strerror(rc));
+        return VS_EXIT_FAIL;
+    }
+
+    /* Keys: kept if present (clients already trust the code-signing key). */
+    char keyfile[VS_PATH_MAX + 32];
+    snprintf(keyfile, sizeof(keyfile), "%s/%s", cfg.key_dir, VS_SIGN_CODE_PRIVATE);
+    bool have_keys = access(keyfile, F_OK) == 0;
+    if (!have_keys) {
+        rc = vs_sign_keygen_write(cfg.key_dir, VS_SIGN_KEY_BITS);
+        if (rc) {
+            fprintf(stderr, "volsched init: generating keys in %s: %s\n", cfg.key_dir,
+                    vs_strerror(rc));
+            return VS_EXIT_FAIL;
+        }
+    }
+
+    /* The master page: what the BOINC client fetches on attach. */
+    char sched[VS_URL_MAX + 8];
+    rc = vs_project_scheduler_url(&cfg, sched, sizeof(sched));
+    struct vs_buf page;
+    vs_buf_init(&page, 65536);
+    const char *urls[1] = {sched};
+    if (rc == 0)
+        rc = vs_proto_master_page_write(cfg.long_name, urls, 1, &page);
+    char html[VS_PATH_MAX + 8];
+    snprintf(html, sizeof(html), "%s/html", cfg.dir);
+    if (rc == 0)
+        rc = write_file(html, "index.html", vs_buf_str(&page), false);
+    vs_buf_cleanup(&page);
+    if (rc) {
+        fprintf(stderr, "volsched init: writing the master page: %s\n", vs_strerror(rc));
+        return VS_EXIT_FAIL;
+    }
+
+    struct vs_store *s = NULL;
+    rc = vs_project_store_open(&cfg, true, NULL, &s);
+    vs_store_close(s);
+    if (rc) {
+        fprintf(stderr, "volsched init: creating the store %s: %s\n", cfg.store_url,
+                vs_strerror(rc));
+        return VS_EXIT_FAIL;
+    }
+    printf("project '%s' initialised in %s\n"
+           "  master URL:    %s\n"
+           "  scheduler URL: %s\n"
+           "  store:         %s\n"
+           "  keys:          %s (%s)\n"
+           "next: volsched app add --project %s --name APP --platform PLATFORM --version N "
+           "PROGRAM\n",
+           cfg.long_name, cfg.dir, cfg.master_url, sched, cfg.store_url, cfg.key_dir,
+           have_keys ? "kept" : "new", dir);
+    return VS_EXIT_OK;
+}

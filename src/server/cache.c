@@ -1,0 +1,333 @@
+/*
+ * Job cache: a compact array of present jobs plus a hash set of every result
+ * id the cache knows (present or checked out). See cache.h.
+ */
+#include "server/cache.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "volsched/alloc.h"
+
+struct vs_cache {
+    pthread_mutex_t mu;
+    struct vs_cache_job **slots; /* [0, npresent) present, each heap-allocated */
+    size_t nslots, npresent, nchecked_out;
+    /* Open addressing, linear probing, backward-shift deletion; 0 = empty. */
+    int64_t *known;
+    size_t known_cap; /* power of two */
+    size_t nknown;
+    int64_t scan_after; /* next refill starts after this result id */
+    bool rescan;        /* an UNSENT result was let go: scan from the start again */
+    uint64_t loaded, taken, dropped;
+    vs_cache_prep_fn prep;
+    vs_cache_unprep_fn unprep;
+    void *ctx;
+};
+
+static size_t hash_id(int64_t id, size_t cap)
+{
+    uint64_t x = (uint64_t)id * 0x9E3779B97F4A7C15ull;
+    return (size_t)(x >> 17) & (cap - 1);
+}
+
+static bool known_has(const struct vs_cache *c, int64_t id)
+{
+    for (size_t i = hash_id(id, c->known_cap);; i = (i + 1) & (c->known_cap - 1)) {
+        if (c->known[i] == id)
+            return true;
+        if (c->known[i] == 0)
+            return false;
+    }
+}
+
+static void known_insert_raw(int64_t *tab, size_t cap, int64_t id)
+{
+    size_t i = hash_id(id, cap);
+    while (tab[i] != 0 && tab[i] != id)
+        i = (i + 1) & (cap - 1);
+    tab[i] = id;
+}
+
+static void known_add(struct vs_cache *c, int64_t id)
+{
+    if ((c->nknown + 1) * 2 > c->known_cap) {
+        size_t ncap = c->known_cap * 2;
+        int64_t *nt = vs_xcalloc(ncap, sizeof(*nt));
+        for (size_t i = 0; i < c->known_cap; i++)
+            if (c->known[i])
+                known_insert_raw(nt, ncap, c->known[i]);
+        vs_free(c->known);
+        c->known = nt;
+        c->known_cap = ncap;
+    }
+    if (!known_has(c, id)) {
+        known_insert_raw(c->known, c->known_cap, id);
+        c->nknown++;
+    }
+}
+
+static void known_del(struct vs_cache *c, int64_t id)
+{
+    size_t mask = c->known_cap - 1;
+    size_t i = hash_id(id, c->known_cap);
+    while (c->known[i] != id) {
+        if (c->known[i] == 0)
+            return;
+        i = (i + 1) & mask;
+    }
+    /* Backward shift: move later members of the probe run into the hole. */
+    size_t hole = i;
+    for (size_t j = (i + 1) & mask; c->known[j] != 0; j = (j + 1) & mask) {
+        size_t home = hash_id(c->known[j], c->known_cap);
+        /* j may move to hole if home is not cyclically in (hole, j]. */
+        bool in_range = hole <= j ? (home > hole && home <= j) : (home > hole || home <= j);
+        if (!in_range) {
+            c->known[hole] = c->known[j];
+            hole = j;
+        }
+    }
+    c->known[hole] = 0;
+    c->nknown--;
+}
+
+static void row_free(struct vs_job *j)
+{
+    vs_workunit_cleanup(&j->wu);
+    vs_result_cleanup(&j->result);
+}
+
+static void job_free(struct vs_cache *c, struct vs_cache_job *j)
+{
+    if (j->prep && c->unprep)
+        c->unprep(c->ctx, j->prep);
+    j->prep = NULL;
+    row_free(&j->job);
+}
+
+static void job_copy(struct vs_job *dst, const struct vs_job *src)
+{
+    *dst = *src;
+    dst->wu.xml_doc = src->wu.xml_doc ? vs_xstrdup(src->wu.xml_doc) : NULL;
+    dst->result.xml_doc_in = src->result.xml_doc_in ? vs_xstrdup(src->result.xml_doc_in) : NULL;
+    dst->result.xml_doc_out = src->result.xml_doc_out ? vs_xstrdup(src->result.xml_doc_out) : NULL;
+    dst->result.stderr_out = src->result.stderr_out ? vs_xstrdup(src->result.stderr_out) : NULL;
+}
+
+struct vs_cache *vs_cache_create(size_t nslots, vs_cache_prep_fn prep, vs_cache_unprep_fn unprep,
+                                 void *ctx)
+{
+    struct vs_cache *c = VS_NEW(struct vs_cache);
+    c->prep = prep;
+    c->unprep = unprep;
+    c->ctx = ctx;
+    pthread_mutex_init(&c->mu, NULL);
+    c->nslots = nslots ? nslots : 1000;
+    c->slots = vs_xcalloc(c->nslots, sizeof(*c->slots));
+    c->known_cap = 1024;
+    while (c->known_cap < c->nslots * 4)
+        c->known_cap *= 2;
+    c->known = vs_xcalloc(c->known_cap, sizeof(*c->known));
+    return c;
+}
+
+void vs_cache_destroy(struct vs_cache *c)
+{
+    if (!c)
+        return;
+    for (size_t i = 0; i < c->npresent; i++) {
+        job_free(c, c->slots[i]);
+        vs_free(c->slots[i]);
+    }
+    vs_free(c->slots);
+    vs_free(c->known);
+    pthread_mutex_destroy(&c->mu);
+    vs_free(c);
+}
+
+struct page {
+    struct vs_cache_job *jobs;
+    size_t n, max;
+    size_t rows; /* rows the store passed, loaded or not */
+};
+
+static int page_add(void *ctx, const struct vs_job *job)
+{
+    struct page *p = ctx;
+    p->rows++;
+    if (p->n < p->max)
+        job_copy(&p->jobs[p->n++].job, job);
+    return 0;
+}
+
+int vs_cache_refill(struct vs_cache *c, struct vs_store *s, size_t *out_added)
+{
+    pthread_mutex_lock(&c->mu);
+    size_t free_slots = c->nslots - c->npresent;
+    int64_t after = c->scan_after;
+    pthread_mutex_unlock(&c->mu);
+    size_t added = 0;
+    /* A nearly full cache is not worth a query: refill in batches. */
+    if (free_slots == 0 || free_slots * 8 < c->nslots)
+        goto done;
+    /* Read a page a bit larger than the gap: some rows may be known already. */
+    struct page p = {.max = free_slots + free_slots / 2 + 16};
+    p.jobs = vs_xcalloc(p.max, sizeof(*p.jobs));
+    int64_t last = after;
+    int rc = vs_store_jobs_unsent(s, after, (int)p.max, page_add, &p, &last);
+    if (rc != 0) {
+        for (size_t i = 0; i < p.n; i++)
+            job_free(c, &p.jobs[i]);
+        vs_free(p.jobs);
+        return rc;
+    }
+    /* Rows the cache already knows are dropped here, so that prep (which
+     * parses XML) runs only for new ones, outside the lock. */
+    /* Rows past the free slots are not prepared either: the scan stops
+     * before them and reads them again next time. */
+    enum { KEEP = 0, KNOWN, NO_ROOM };
+    unsigned char *skip = vs_xcalloc(p.n ? p.n : 1, sizeof(*skip));
+    pthread_mutex_lock(&c->mu);
+    size_t room = c->nslots - c->npresent;
+    for (size_t k = 0; k < p.n; k++) {
+        if (known_has(c, p.jobs[k].job.result.id))
+            skip[k] = KNOWN;
+        else if (room == 0)
+            skip[k] = NO_ROOM;
+        else
+            room--;
+    }
+    pthread_mutex_unlock(&c->mu);
+    for (size_t k = 0; k < p.n && c->prep; k++) {
+        if (!skip[k] && c->prep(c->ctx, &p.jobs[k]) != 0)
+            p.jobs[k].job.result.id = -p.jobs[k].job.result.id; /* marks "drop" */
+    }
+    pthread_mutex_lock(&c->mu);
+    size_t i = 0;
+    for (; i < p.n; i++) {
+        struct vs_cache_job *j = &p.jobs[i];
+        if (skip[i] == NO_ROOM)
+            break;
+        if (skip[i] == KNOWN) {
+            job_free(c, j);
+            continue;
+        }
+        if (j->job.result.id < 0) {
+            /* Keep it known so that later refills skip it instead of
+             * preparing (and logging) the same broken row again. */
+            if (!known_has(c, -j->job.result.id)) {
+                known_add(c, -j->job.result.id);
+                c->dropped++;
+            }
+            job_free(c, j);
+            continue;
+        }
+        if (known_has(c, j->job.result.id)) {
+            job_free(c, j);
+            continue;
+        }
+        if (c->npresent == c->nslots)
+            break;
+        struct vs_cache_job *slot = vs_xmalloc(sizeof(*slot));
+        *slot = *j; /* moves the heap strings */
+        c->slots[c->npresent++] = slot;
+        known_add(c, j->job.result.id);
+        c->loaded++;
+        added++;
+    }
+    /* The scan moves forward through result ids: new results (made by the
+     * transitioner) have higher ids, so a short page just means "caught
+     * up" and the next step continues from there. Only when a known UNSENT
+     * result was let go (put back into a full cache, or forgotten unsent)
+     * does the scan start over, once. Rows that did not fit are read again
+     * next time (the scan resumes at the last one loaded). */
+    if (i < p.n) {
+        c->scan_after = i > 0 ? llabs(p.jobs[i - 1].job.result.id) : after;
+    } else if (p.rows < p.max && c->rescan) {
+        c->scan_after = 0;
+        c->rescan = false;
+    } else {
+        c->scan_after = last;
+    }
+    pthread_mutex_unlock(&c->mu);
+    for (; i < p.n; i++)
+        job_free(c, &p.jobs[i]);
+    vs_free(p.jobs);
+    vs_free(skip);
+done:
+    if (out_added)
+        *out_added = added;
+    return 0;
+}
+
+size_t vs_cache_take(struct vs_cache *c, vs_cache_pick_fn pick, void *ctx, struct vs_cache_job *out,
+                     size_t max)
+{
+    size_t n = 0;
+    pthread_mutex_lock(&c->mu);
+    size_t i = 0;
+    while (i < c->npresent && n < max) {
+        enum vs_cache_pick d = pick(ctx, c->slots[i]);
+        if (d == VS_PICK_STOP)
+            break;
+        if (d == VS_PICK_SKIP) {
+            i++;
+            continue;
+        }
+        out[n++] = *c->slots[i];
+        vs_free(c->slots[i]);
+        /* Keep slot order (priority/id order from the store) stable. */
+        memmove(&c->slots[i], &c->slots[i + 1], (c->npresent - i - 1) * sizeof(*c->slots));
+        c->npresent--;
+        c->nchecked_out++;
+        c->taken++;
+        if (d == VS_PICK_TAKE_STOP)
+            break;
+    }
+    pthread_mutex_unlock(&c->mu);
+    return n;
+}
+
+void vs_cache_put_back(struct vs_cache *c, struct vs_cache_job *job)
+{
+    pthread_mutex_lock(&c->mu);
+    if (c->nchecked_out > 0)
+        c->nchecked_out--;
+    if (c->npresent < c->nslots) {
+        struct vs_cache_job *slot = vs_xmalloc(sizeof(*slot));
+        *slot = *job;
+        memset(job, 0, sizeof(*job));
+        c->slots[c->npresent++] = slot;
+    } else {
+        /* No room: forget it; a later rescan reads it again from the store. */
+        known_del(c, job->job.result.id);
+        c->rescan = true;
+        job_free(c, job);
+    }
+    pthread_mutex_unlock(&c->mu);
+}
+
+void vs_cache_forget(struct vs_cache *c, struct vs_cache_job *job, bool still_unsent)
+{
+    pthread_mutex_lock(&c->mu);
+    if (c->nchecked_out > 0)
+        c->nchecked_out--;
+    known_del(c, job->job.result.id);
+    if (still_unsent)
+        c->rescan = true;
+    pthread_mutex_unlock(&c->mu);
+    job_free(c, job);
+}
+
+void vs_cache_get_stats(struct vs_cache *c, struct vs_cache_stats *out_stats)
+{
+    pthread_mutex_lock(&c->mu);
+    out_stats->present = c->npresent;
+    out_stats->checked_out = c->nchecked_out;
+    out_stats->nslots = c->nslots;
+    out_stats->loaded = c->loaded;
+    out_stats->taken = c->taken;
+    out_stats->dropped = c->dropped;
+    pthread_mutex_unlock(&c->mu);
+}

@@ -1,0 +1,204 @@
+/*
+ * Leader/follower group commit; see commit.h.
+ */
+#include "server/commit.h"
+
+#include <pthread.h>
+#include <time.h>
+
+#include "volsched/alloc.h"
+#include "volsched/log.h"
+
+struct vs_committer {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    struct vs_store *store;
+    struct vs_log *log;
+    struct vs_commit_item *head, *tail;
+    bool busy;          /* a leader is running a batch */
+    unsigned announced; /* entered, not yet queued or left */
+    unsigned max_delay_us;
+    struct vs_commit_stats stats;
+};
+
+struct vs_committer *vs_committer_create(struct vs_store *store, struct vs_log *log,
+                                         unsigned max_delay_us)
+{
+    struct vs_committer *c = VS_NEW(struct vs_committer);
+    pthread_mutex_init(&c->mu, NULL);
+    /* Timed waits measure a delay: use the monotonic clock. */
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&c->cv, &ca);
+    pthread_condattr_destroy(&ca);
+    c->max_delay_us = max_delay_us;
+    c->store = store;
+    c->log = log;
+    return c;
+}
+
+void vs_committer_destroy(struct vs_committer *c)
+{
+    if (!c)
+        return;
+    vs_store_close(c->store);
+    pthread_cond_destroy(&c->cv);
+    pthread_mutex_destroy(&c->mu);
+    vs_free(c);
+}
+
+static void unclaim(struct vs_commit_item *it)
+{
+    for (size_t i = 0; i < it->nclaims; i++)
+        it->claims[i].claimed = false;
+    it->nclaimed = 0;
+}
+
+/* One item inside the batch's transaction, in its own savepoint unless it
+ * is alone in the batch (then the batch's transaction is its savepoint, and
+ * two statements per RPC are saved). */
+static int run_item(struct vs_committer *c, struct vs_commit_item *it, bool alone)
+{
+    int rc = alone ? 0 : vs_store_begin(c->store);
+    if (rc != 0)
+        return rc;
+    if (it->new_host)
+        rc = vs_store_host_add(c->store, it->host);
+    else
+        rc = vs_store_host_update(c->store, it->host);
+    if (rc == 0 && it->nclaims > 0)
+        rc = vs_store_results_claim(c->store, it->host->id, it->userid, it->teamid, it->now,
+                                    it->claims, it->nclaims, &it->nclaimed);
+    if (alone)
+        return rc;
+    if (rc == 0)
+        rc = vs_store_commit(c->store);
+    if (rc != 0)
+        vs_store_rollback(c->store);
+    return rc;
+}
+
+static void run_batch(struct vs_committer *c, struct vs_commit_item *batch)
+{
+    int rc = vs_store_begin(c->store);
+    bool alone = batch->next == NULL;
+    for (struct vs_commit_item *it = batch; it; it = it->next) {
+        it->nclaimed = 0;
+        it->rc = rc == 0 ? run_item(c, it, alone) : rc;
+        if (it->rc != 0) {
+            unclaim(it);
+            VS_LOG(c->log, VS_LOG_WARN, "commit: host %lld rolled back: %s",
+                   (long long)it->host->id, vs_strerror(it->rc));
+        }
+    }
+    if (alone && batch->rc != 0) {
+        /* Its failure must not be committed: the whole transaction goes. */
+        vs_store_rollback(c->store);
+        rc = batch->rc;
+    } else if (rc == 0) {
+        rc = vs_store_commit(c->store);
+        if (rc != 0) {
+            vs_store_rollback(c->store);
+            VS_LOG(c->log, VS_LOG_ERROR, "commit: batch commit failed: %s", vs_strerror(rc));
+        }
+    }
+    if (rc != 0) {
+        for (struct vs_commit_item *it = batch; it; it = it->next) {
+            if (it->rc == 0)
+                it->rc = rc;
+            unclaim(it);
+        }
+    }
+}
+
+void vs_committer_enter(struct vs_committer *c)
+{
+    pthread_mutex_lock(&c->mu);
+    c->announced++;
+    pthread_mutex_unlock(&c->mu);
+}
+
+void vs_committer_leave(struct vs_committer *c)
+{
+    pthread_mutex_lock(&c->mu);
+    if (c->announced > 0)
+        c->announced--;
+    pthread_cond_broadcast(&c->cv);
+    pthread_mutex_unlock(&c->mu);
+}
+
+/* The leader's commit delay (PostgreSQL's commit_delay idea): while other
+ * requests have announced an item and the queue does not hold them yet,
+ * wait a little for them. Called with the mutex held. */
+static void wait_for_announced(struct vs_committer *c)
+{
+    if (c->max_delay_us == 0 || c->announced == 0)
+        return;
+    struct timespec until;
+    clock_gettime(CLOCK_MONOTONIC, &until);
+    until.tv_nsec += (long)c->max_delay_us * 1000L;
+    while (until.tv_nsec >= 1000000000L) {
+        until.tv_sec++;
+        until.tv_nsec -= 1000000000L;
+    }
+    c->stats.delayed++;
+    while (c->announced > 0) {
+        if (pthread_cond_timedwait(&c->cv, &c->mu, &until) != 0)
+            break;
+    }
+}
+
+int vs_committer_run(struct vs_committer *c, struct vs_commit_item *item)
+{
+    item->next = NULL;
+    item->done = false;
+    item->rc = 0;
+    pthread_mutex_lock(&c->mu);
+    if (c->announced > 0)
+        c->announced--;
+    pthread_cond_broadcast(&c->cv); /* a waiting leader may take us along */
+    if (c->tail)
+        c->tail->next = item;
+    else
+        c->head = item;
+    c->tail = item;
+    while (!item->done) {
+        if (c->busy) {
+            pthread_cond_wait(&c->cv, &c->mu);
+            continue;
+        }
+        /* Become the leader for everything queued so far (our item included). */
+        c->busy = true;
+        wait_for_announced(c);
+        struct vs_commit_item *batch = c->head;
+        c->head = c->tail = NULL;
+        pthread_mutex_unlock(&c->mu);
+        run_batch(c, batch);
+        pthread_mutex_lock(&c->mu);
+        uint64_t n = 0;
+        for (struct vs_commit_item *it = batch, *nx; it; it = nx) {
+            nx = it->next; /* it may be freed by its owner once done */
+            if (it->rc != 0)
+                c->stats.failed_items++;
+            it->done = true;
+            n++;
+        }
+        c->stats.batches++;
+        c->stats.items += n;
+        if (n > c->stats.max_batch)
+            c->stats.max_batch = n;
+        c->busy = false;
+        pthread_cond_broadcast(&c->cv);
+    }
+    int rc = item->rc;
+    pthread_mutex_unlock(&c->mu);
+    return rc;
+}
+
+void vs_committer_get_stats(struct vs_committer *c, struct vs_commit_stats *out_stats)
+{
+    pthread_mutex_lock(&c->mu);
+    *out_stats = c->stats;
+    pthread_mutex_unlock(&c->mu);
+}

@@ -1,0 +1,622 @@
+/* create_work: validate, stage, insert in one transaction (see create_work.h). */
+#include "server/create_work.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "server/templates.h"
+#include "volsched/alloc.h"
+#include "volsched/buf.h"
+#include "volsched/log.h"
+#include "volsched/md5.h"
+#include "volsched/str.h"
+
+/* A file to copy into the download hierarchy once everything is valid. */
+struct stage {
+    char src[VS_PATH_MAX];
+    char dst[VS_PATH_MAX];
+    char md5[VS_MD5_HEX_LEN + 1];
+    int64_t nbytes;
+    bool done;     /* copied by this call (undo on failure) */
+    bool made_dir; /* the fanout directory was created by this call */
+};
+
+/* One workunit ready to insert. */
+struct prepared {
+    struct vs_workunit wu;
+    bool assign;
+    struct vs_assignment a;
+};
+
+struct cw {
+    const struct vs_project_config *cfg;
+    struct vs_store *s;
+    const struct vs_cw_params *p;
+    struct vs_app app;
+    struct vs_log *log;
+    char *err;
+    size_t errsize;
+    struct stage *stages;
+    size_t nstages, capstages;
+    /* The last template read, reused while consecutive jobs share it. */
+    char tmpl_path[VS_PATH_MAX];
+    char *tmpl;
+    size_t tmpl_len;
+};
+
+static int fail(struct cw *c, int code, const char *fmt, ...) VS_PRINTF(3, 4);
+static int fail(struct cw *c, int code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(c->err, c->errsize, fmt, ap);
+    va_end(ap);
+    return code;
+}
+
+/* BOINC-COMPAT: names become file names on the client; no "..", "%", "/",
+ * blanks or control characters. */
+static bool valid_name(const char *n)
+{
+    if (!n[0] || strstr(n, "..") || strlen(n) >= VS_NAME_MAX - 32)
+        return false;
+    for (const char *q = n; *q; q++) {
+        unsigned char ch = (unsigned char)*q;
+        if (ch <= ' ' || ch == '/' || ch == '%' || ch == '<' || ch == '>' || ch == '&' || ch == 127)
+            return false;
+    }
+    return true;
+}
+
+static int path_join(char *out, size_t size, const char *a, const char *b)
+{
+    int n = snprintf(out, size, "%s/%s", a, b);
+    return n < 0 || (size_t)n >= size ? VS_ELIMIT : 0;
+}
+
+static bool is_regular(const char *path)
+{
+    struct stat sb;
+    return stat(path, &sb) == 0 && S_ISREG(sb.st_mode);
+}
+
+/*
+ * Resolves a template path: absolute as is; relative ones are looked up in
+ * the project directory first (BOINC's tools run there), then in the
+ * current directory.
+ */
+static int find_template(struct cw *c, const char *given, char *out, size_t size)
+{
+    if (given[0] == '/')
+        return vs_strlcpy(out, given, size);
+    if (path_join(out, size, c->cfg->dir, given) != 0)
+        return VS_ELIMIT;
+    if (is_regular(out))
+        return 0;
+    return vs_strlcpy(out, given, size);
+}
+
+static int load_template(struct cw *c, const char *path)
+{
+    if (c->tmpl && strcmp(path, c->tmpl_path) == 0)
+        return 0;
+    vs_free(c->tmpl);
+    c->tmpl = NULL;
+    c->tmpl_path[0] = '\0';
+    int rc = vs_template_read(path, &c->tmpl, &c->tmpl_len);
+    if (rc)
+        return rc;
+    return vs_strlcpy(c->tmpl_path, path, sizeof(c->tmpl_path));
+}
+
+static const char *basename_of(const char *p)
+{
+    const char *s = strrchr(p, '/');
+    return s ? s + 1 : p;
+}
+
+/* Resolves one INPUT argument into a template input (and maybe a staging). */
+static int resolve_input(struct cw *c, size_t jobno, const char *arg, struct vs_tmpl_input *in)
+{
+    const char *name = basename_of(arg);
+    if (!valid_name(name))
+        return fail(c, VS_EINVAL, "job %zu: input '%s': bad file name '%s'", jobno, arg, name);
+    char staged[VS_PATH_MAX];
+    if (vs_strlcpy(in->name, name, sizeof(in->name)) ||
+        vs_project_download_path(c->cfg, name, false, staged, sizeof(staged)) ||
+        vs_project_download_url(c->cfg, name, in->url, sizeof(in->url)))
+        return fail(c, VS_ELIMIT, "job %zu: input '%s': name too long", jobno, arg);
+    int64_t nbytes;
+    char md5[VS_MD5_HEX_LEN + 1];
+    bool local = strchr(arg, '/') != NULL || is_regular(arg);
+    const struct stage *planned_by = NULL;
+    for (size_t i = 0; i < c->nstages; i++)
+        if (strcmp(c->stages[i].dst, staged) == 0)
+            planned_by = &c->stages[i];
+    if (!local && planned_by) {
+        /* A bare name that an earlier job of this call stages. */
+        memcpy(md5, planned_by->md5, sizeof(md5));
+        nbytes = planned_by->nbytes;
+    } else if (!local) {
+        /* A bare name: it must already be in the download hierarchy. */
+        if (vs_md5_file(staged, md5, &nbytes) != 0)
+            return fail(c, VS_ENOTFOUND,
+                        "job %zu: input '%s': no such file, and not staged in the download "
+                        "hierarchy (%s)",
+                        jobno, arg, staged);
+    } else {
+        if (!is_regular(arg) || vs_md5_file(arg, md5, &nbytes) != 0)
+            return fail(c, VS_ENOTFOUND, "job %zu: input file '%s' not found or unreadable", jobno,
+                        arg);
+        char have[VS_MD5_HEX_LEN + 1];
+        int64_t have_n;
+        bool planned = false;
+        for (size_t i = 0; i < c->nstages; i++) {
+            if (strcmp(c->stages[i].dst, staged) == 0) {
+                if (strcmp(c->stages[i].md5, md5) != 0)
+                    return fail(c, VS_EEXISTS,
+                                "job %zu: input '%s': two different files named '%s' given", jobno,
+                                arg, name);
+                planned = true;
+            }
+        }
+        if (!planned && vs_md5_file(staged, have, &have_n) == 0) {
+            /* BOINC-COMPAT: staged names are immutable. */
+            if (strcmp(have, md5) != 0)
+                return fail(c, VS_EEXISTS,
+                            "job %zu: input '%s': a different file named '%s' is already "
+                            "staged; use a new name",
+                            jobno, arg, name);
+        } else if (!planned) {
+            if (c->nstages == c->capstages) {
+                c->capstages = c->capstages ? 2 * c->capstages : 8;
+                c->stages = vs_xreallocarray(c->stages, c->capstages, sizeof(*c->stages));
+            }
+            struct stage *st = &c->stages[c->nstages++];
+            memset(st, 0, sizeof(*st));
+            if (vs_strlcpy(st->src, arg, sizeof(st->src)) ||
+                vs_strlcpy(st->dst, staged, sizeof(st->dst)))
+                return fail(c, VS_ELIMIT, "job %zu: input '%s': path too long", jobno, arg);
+            memcpy(st->md5, md5, sizeof(st->md5));
+            st->nbytes = nbytes;
+        }
+    }
+    if (vs_strlcpy(in->md5_cksum, md5, sizeof(in->md5_cksum)))
+        return VS_ELIMIT;
+    in->nbytes = (double)nbytes;
+    return 0;
+}
+
+static int copy_file(const char *src, const char *dst)
+{
+    char tmp[VS_PATH_MAX + 32];
+    int n = snprintf(tmp, sizeof(tmp), "%s.tmp%d", dst, (int)getpid());
+    if (n < 0 || (size_t)n >= sizeof(tmp))
+        return VS_ELIMIT;
+    int in = open(src, O_RDONLY | O_CLOEXEC);
+    if (in < 0)
+        return -errno;
+    int out = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (out < 0) {
+        int e = -errno;
+        close(in);
+        return e;
+    }
+    char buf[65536];
+    int rc = 0;
+    for (;;) {
+        ssize_t r = read(in, buf, sizeof(buf));
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0) {
+            rc = -errno;
+            break;
+        }
+        if (r == 0)
+            break;
+        for (ssize_t off = 0; off < r;) {
+            ssize_t w = write(out, buf + off, (size_t)(r - off));
+            if (w < 0 && errno == EINTR)
+                continue;
+            if (w < 0) {
+                rc = -errno;
+                break;
+            }
+            off += w;
+        }
+        if (rc)
+            break;
+    }
+    if (rc == 0 && fsync(out) != 0)
+        rc = -errno;
+    close(in);
+    if (close(out) != 0 && rc == 0)
+        rc = -errno;
+    if (rc == 0 && rename(tmp, dst) != 0)
+        rc = -errno;
+    if (rc)
+        unlink(tmp);
+    return rc;
+}
+
+static void unstage(struct cw *c)
+{
+    for (size_t i = 0; i < c->nstages; i++) {
+        struct stage *st = &c->stages[i];
+        if (st->done)
+            unlink(st->dst);
+        if (st->made_dir) {
+            char d[VS_PATH_MAX];
+            if (vs_strlcpy(d, st->dst, sizeof(d)) == 0) {
+                *strrchr(d, '/') = '\0';
+                rmdir(d); /* only succeeds if empty: another stage may share it */
+            }
+        }
+    }
+}
+
+static int do_stage(struct cw *c)
+{
+    for (size_t i = 0; i < c->nstages; i++) {
+        struct stage *st = &c->stages[i];
+        char d[VS_PATH_MAX];
+        if (vs_strlcpy(d, st->dst, sizeof(d)) != 0)
+            return VS_ELIMIT;
+        *strrchr(d, '/') = '\0';
+        if (mkdir(d, 0755) == 0)
+            st->made_dir = true;
+        else if (errno != EEXIST)
+            return fail(c, -errno, "cannot create %s: %s", d, strerror(errno));
+        int rc = copy_file(st->src, st->dst);
+        if (rc)
+            return fail(c, rc, "cannot stage %s into %s: %s", st->src, st->dst, vs_strerror(rc));
+        st->done = true;
+    }
+    return 0;
+}
+
+static void apply_opt_d(double *f, const struct vs_cw_opt *o)
+{
+    if (o->set)
+        *f = o->v;
+}
+
+static void apply_opt_i(int *f, const struct vs_cw_opt *o)
+{
+    if (o->set)
+        *f = (int)o->v;
+}
+
+/* Checks BOINC's replication rules; raises the maxima nobody set. */
+static int check_numbers(struct cw *c, size_t jobno, struct vs_workunit *wu, unsigned set)
+{
+    const struct vs_cw_params *p = c->p;
+    bool success_set = p->max_success_results.set || (set & VS_TMPL_SET_MAX_SUCCESS);
+    bool total_set = p->max_total_results.set || (set & VS_TMPL_SET_MAX_TOTAL);
+    if (wu->min_quorum < 1 || wu->target_nresults < 1 || wu->max_error_results < 1 ||
+        wu->max_total_results < 1 || wu->max_success_results < 1)
+        return fail(c, VS_EINVAL,
+                    "job %zu: min_quorum, target_nresults, max_error_results, "
+                    "max_total_results and max_success_results must all be at least 1",
+                    jobno);
+    if (!(wu->rsc_fpops_est > 0) || !(wu->rsc_fpops_bound > 0) || !(wu->rsc_disk_bound > 0) ||
+        wu->rsc_memory_bound < 0 || wu->delay_bound < 1)
+        return fail(c, VS_EINVAL,
+                    "job %zu: rsc_fpops_est, rsc_fpops_bound, rsc_disk_bound and delay_bound "
+                    "must be positive",
+                    jobno);
+    if (wu->rsc_fpops_bound < wu->rsc_fpops_est)
+        return fail(c, VS_EINVAL, "job %zu: rsc_fpops_bound (%g) is below rsc_fpops_est (%g)",
+                    jobno, wu->rsc_fpops_bound, wu->rsc_fpops_est);
+    if (!success_set && wu->max_success_results < wu->target_nresults)
+        wu->max_success_results = wu->target_nresults;
+    /* BOINC-COMPAT: create_work raises unset maxima to target_nresults. */
+    if (!total_set && wu->max_total_results < wu->max_success_results)
+        wu->max_total_results = wu->max_success_results;
+    if (wu->min_quorum > wu->target_nresults)
+        return fail(c, VS_EINVAL, "job %zu: min_quorum (%d) exceeds target_nresults (%d)", jobno,
+                    wu->min_quorum, wu->target_nresults);
+    if (wu->target_nresults > wu->max_success_results)
+        return fail(c, VS_EINVAL, "job %zu: target_nresults (%d) exceeds max_success_results (%d)",
+                    jobno, wu->target_nresults, wu->max_success_results);
+    if (wu->max_success_results > wu->max_total_results)
+        return fail(c, VS_EINVAL,
+                    "job %zu: max_success_results (%d) exceeds max_total_results (%d)", jobno,
+                    wu->max_success_results, wu->max_total_results);
+    if (wu->max_error_results > wu->max_total_results)
+        return fail(c, VS_EINVAL, "job %zu: max_error_results (%d) exceeds max_total_results (%d)",
+                    jobno, wu->max_error_results, wu->max_total_results);
+    if (wu->target_nresults > wu->max_total_results)
+        return fail(c, VS_EINVAL, "job %zu: target_nresults (%d) exceeds max_total_results (%d)",
+                    jobno, wu->target_nresults, wu->max_total_results);
+    return 0;
+}
+
+/* Checks that an assignment target exists. */
+static int check_target(struct cw *c, size_t jobno, int type, int64_t id)
+{
+    if (id < 0 || (type != VS_ASSIGN_NONE && id == 0))
+        return fail(c, VS_EINVAL, "job %zu: target id must be a positive number", jobno);
+    int rc = 0;
+    const char *what = "";
+    if (type == VS_ASSIGN_HOST) {
+        struct vs_host h;
+        rc = vs_store_host_get(c->s, id, &h);
+        what = "host";
+    } else if (type == VS_ASSIGN_USER) {
+        struct vs_user u;
+        memset(&u, 0, sizeof(u));
+        rc = vs_store_user_get(c->s, id, &u);
+        vs_user_cleanup(&u);
+        what = "user";
+    } else if (type == VS_ASSIGN_TEAM) {
+        struct vs_team t;
+        rc = vs_store_team_get(c->s, id, &t);
+        what = "team";
+    }
+    if (rc == VS_ENOTFOUND)
+        return fail(c, VS_ENOTFOUND, "job %zu: no %s with id %lld", jobno, what, (long long)id);
+    if (rc)
+        return fail(c, rc, "job %zu: looking up %s %lld: %s", jobno, what, (long long)id,
+                    vs_strerror(rc));
+    return 0;
+}
+
+/* Decides the job's assignment (if any) and the WU's transitioner flags. */
+static int assignment_for(struct cw *c, size_t jobno, const struct vs_cw_job *j,
+                          struct prepared *pr)
+{
+    const struct vs_cw_params *p = c->p;
+    int64_t th = j->target_host ? j->target_host : p->target_host;
+    int64_t tu = j->target_user ? j->target_user : p->target_user;
+    int64_t tt = j->target_team ? j->target_team : p->target_team;
+    int n = (p->broadcast_all ? 1 : 0) + (p->broadcast_user != 0) + (p->broadcast_team != 0) +
+            (th != 0) + (tu != 0) + (tt != 0);
+    if (n == 0)
+        return 0;
+    if (n > 1)
+        return fail(c, VS_EINVAL,
+                    "job %zu: give at most one of --target_host, --target_user, --target_team, "
+                    "--broadcast, --broadcast_user, --broadcast_team",
+                    jobno);
+    pr->assign = true;
+    struct vs_assignment *a = &pr->a;
+    memset(a, 0, sizeof(*a));
+    if (p->broadcast_all || p->broadcast_user || p->broadcast_team) {
+        a->multi = 1;
+        a->target_type = p->broadcast_all    ? VS_ASSIGN_NONE
+                         : p->broadcast_user ? VS_ASSIGN_USER
+                                             : VS_ASSIGN_TEAM;
+        a->target_id = p->broadcast_all    ? 0
+                       : p->broadcast_user ? p->broadcast_user
+                                           : p->broadcast_team;
+        /* BOINC-COMPAT: broadcast WUs are never transitioned. */
+        pr->wu.transitioner_flags = VS_TRANSITION_NONE;
+    } else {
+        a->multi = 0;
+        a->target_type = th ? VS_ASSIGN_HOST : tu ? VS_ASSIGN_USER : VS_ASSIGN_TEAM;
+        a->target_id = th ? th : tu ? tu : tt;
+        /* BOINC-COMPAT: targeted WUs get their results from the scheduler. */
+        pr->wu.transitioner_flags = VS_TRANSITION_NO_NEW_RESULTS;
+    }
+    pr->wu.transition_time = VS_TIME_NEVER;
+    return check_target(c, jobno, a->target_type, a->target_id);
+}
+
+static int prepare_job(struct cw *c, size_t jobno, const struct vs_cw_job *j, int64_t now,
+                       struct prepared *prepared, size_t nprepared, struct prepared *pr)
+{
+    const struct vs_cw_params *p = c->p;
+    struct vs_workunit *wu = &pr->wu;
+    vs_workunit_defaults(wu);
+    wu->appid = c->app.id;
+    wu->create_time = now;
+    wu->transition_time = now;
+    wu->app_version_num = p->app_version_num;
+
+    /* Name: given, or BOINC's automatic <app>_<pid>_<time>, plus the job number. */
+    int n = j->wu_name ? snprintf(wu->name, sizeof(wu->name), "%s", j->wu_name)
+                       : snprintf(wu->name, sizeof(wu->name), "%s_%d_%lld_%zu", c->app.name,
+                                  (int)getpid(), (long long)now, jobno);
+    if (n < 0 || (size_t)n >= sizeof(wu->name) || !valid_name(wu->name))
+        return fail(c, VS_EINVAL, "job %zu: bad workunit name '%s'", jobno,
+                    j->wu_name ? j->wu_name : wu->name);
+    for (size_t i = 0; i < nprepared; i++)
+        if (strcmp(prepared[i].wu.name, wu->name) == 0)
+            return fail(c, VS_EEXISTS, "job %zu: workunit name '%s' given twice", jobno, wu->name);
+    struct vs_workunit old;
+    memset(&old, 0, sizeof(old));
+    int rc = vs_store_workunit_by_name(c->s, wu->name, &old);
+    vs_workunit_cleanup(&old);
+    if (rc == 0)
+        return fail(c, VS_EEXISTS, "job %zu: a workunit named '%s' already exists", jobno,
+                    wu->name);
+    if (rc != VS_ENOTFOUND)
+        return fail(c, rc, "job %zu: store: %s", jobno, vs_strerror(rc));
+
+    /* Result template: must be in the project (stored relative to it). */
+    char def[VS_NAME_MAX + 16];
+    snprintf(def, sizeof(def), "templates/%s_out", c->app.name);
+    const char *rt = j->result_template ? j->result_template : def;
+    size_t dl = strlen(c->cfg->dir);
+    if (rt[0] == '/' && strncmp(rt, c->cfg->dir, dl) == 0 && rt[dl] == '/')
+        rt += dl + 1;
+    char rtpath[VS_PATH_MAX + VS_NAME_MAX];
+    if (rt[0] == '/' || strstr(rt, "..") ||
+        vs_strlcpy(wu->result_template_file, rt, sizeof(wu->result_template_file)) ||
+        path_join(rtpath, sizeof(rtpath), c->cfg->dir, rt))
+        return fail(c, VS_EINVAL,
+                    "job %zu: result template '%s' must be a path inside the project directory",
+                    jobno, rt);
+    if ((rc = load_template(c, rtpath)) != 0)
+        return fail(c, VS_ENOTFOUND, "job %zu: result template %s: %s", jobno, rtpath,
+                    vs_strerror(rc));
+    char terr[256] = "";
+    char *probe = NULL;
+    rc = vs_template_output(c->tmpl, c->tmpl_len, "probe", 0, c->cfg->upload_url, NULL, &probe,
+                            terr, sizeof(terr));
+    vs_free(probe);
+    if (rc)
+        return fail(c, rc, "job %zu: result template %s: %s", jobno, rtpath, terr);
+
+    /* Inputs, then the input template. */
+    struct vs_tmpl_input *ins = vs_xcalloc(j->ninputs ? j->ninputs : 1, sizeof(*ins));
+    for (size_t i = 0; i < j->ninputs && rc == 0; i++)
+        rc = resolve_input(c, jobno, j->inputs[i], &ins[i]);
+    char wtpath[VS_PATH_MAX];
+    snprintf(def, sizeof(def), "templates/%s_in", c->app.name);
+    if (rc == 0 &&
+        find_template(c, j->wu_template ? j->wu_template : def, wtpath, sizeof(wtpath)) != 0)
+        rc = fail(c, VS_ELIMIT, "job %zu: template path too long", jobno);
+    if (rc == 0 && (rc = load_template(c, wtpath)) != 0)
+        rc =
+            fail(c, VS_ENOTFOUND, "job %zu: input template %s: %s", jobno, wtpath, vs_strerror(rc));
+    struct vs_buf cmd;
+    vs_buf_init(&cmd, 8192);
+    const char *cmdline = NULL;
+    if (rc == 0 && (p->command_line || j->command_line)) {
+        if (vs_buf_printf(&cmd, "%s%s%s", p->command_line ? p->command_line : "",
+                          p->command_line && j->command_line ? " " : "",
+                          j->command_line ? j->command_line : "") != 0)
+            rc = fail(c, VS_ELIMIT, "job %zu: command line too long", jobno);
+        cmdline = vs_buf_str(&cmd);
+    }
+    unsigned set = 0;
+    if (rc == 0) {
+        rc = vs_template_input(c->tmpl, c->tmpl_len, c->cfg, ins, j->ninputs, cmdline, wu, &set,
+                               terr, sizeof(terr));
+        if (rc)
+            rc = fail(c, rc, "job %zu: input template %s: %s", jobno, wtpath, terr);
+    }
+    vs_buf_cleanup(&cmd);
+    vs_free(ins);
+    if (rc)
+        return rc;
+
+    /* Flags beat the template's values. */
+    apply_opt_d(&wu->rsc_fpops_est, &p->rsc_fpops_est);
+    apply_opt_d(&wu->rsc_fpops_bound, &p->rsc_fpops_bound);
+    apply_opt_d(&wu->rsc_memory_bound, &p->rsc_memory_bound);
+    apply_opt_d(&wu->rsc_disk_bound, &p->rsc_disk_bound);
+    apply_opt_i(&wu->delay_bound, &p->delay_bound);
+    apply_opt_i(&wu->min_quorum, &p->min_quorum);
+    apply_opt_i(&wu->target_nresults, &p->target_nresults);
+    apply_opt_i(&wu->max_error_results, &p->max_error_results);
+    apply_opt_i(&wu->max_total_results, &p->max_total_results);
+    apply_opt_i(&wu->max_success_results, &p->max_success_results);
+    apply_opt_i(&wu->priority, &p->priority);
+    apply_opt_i(&wu->priority, &j->priority);
+    apply_opt_d(&wu->canonical_credit, &p->credit);
+    apply_opt_i(&wu->hr_class, &p->hr_class);
+    if (p->batch.set)
+        wu->batch = (int64_t)p->batch.v;
+    if (p->keywords && vs_strlcpy(wu->keywords, p->keywords, sizeof(wu->keywords)))
+        return fail(c, VS_EINVAL, "--keywords too long");
+    if ((rc = check_numbers(c, jobno, wu, set)) != 0)
+        return rc;
+    return assignment_for(c, jobno, j, pr);
+}
+
+int vs_create_work(const struct vs_project_config *cfg, struct vs_store *s,
+                   const struct vs_cw_params *params, const struct vs_cw_job *jobs, size_t njobs,
+                   int64_t now, struct vs_log *log, struct vs_cw_created **out_created, char *err,
+                   size_t errsize)
+{
+    struct cw c;
+    memset(&c, 0, sizeof(c));
+    c.cfg = cfg;
+    c.s = s;
+    c.p = params;
+    c.log = log;
+    c.err = err;
+    c.errsize = errsize;
+    if (err && errsize)
+        err[0] = '\0';
+    if (!params->appname || !*params->appname)
+        return fail(&c, VS_EINVAL, "--appname is required");
+    if (njobs == 0)
+        return fail(&c, VS_EINVAL, "no jobs given");
+    int rc = vs_store_app_by_name(s, params->appname, &c.app);
+    if (rc == VS_ENOTFOUND)
+        return fail(&c, VS_ENOTFOUND, "no app named '%s' (add it with `volsched app add`)",
+                    params->appname);
+    if (rc)
+        return fail(&c, rc, "store: %s", vs_strerror(rc));
+    if (params->app_version_num) {
+        struct vs_catalog cat;
+        memset(&cat, 0, sizeof(cat));
+        if ((rc = vs_store_catalog_load(s, &cat)) != 0)
+            return fail(&c, rc, "store: %s", vs_strerror(rc));
+        bool found = false;
+        for (size_t i = 0; i < cat.napp_versions; i++)
+            found |= cat.app_versions[i].appid == c.app.id &&
+                     cat.app_versions[i].version_num == params->app_version_num;
+        vs_catalog_cleanup(&cat);
+        if (!found)
+            return fail(&c, VS_ENOTFOUND, "app '%s' has no version %d", params->appname,
+                        params->app_version_num);
+    }
+
+    struct prepared *pr = vs_xcalloc(njobs, sizeof(*pr));
+    size_t nprep = 0;
+    for (size_t i = 0; i < njobs && rc == 0; i++) {
+        rc = prepare_job(&c, i + 1, &jobs[i], now, pr, nprep, &pr[nprep]);
+        nprep++;
+    }
+    /* Everything checked: now stage files, then insert in one transaction. */
+    bool in_txn = false;
+    if (rc == 0)
+        rc = do_stage(&c);
+    if (rc == 0) {
+        rc = vs_store_begin(s);
+        if (rc)
+            fail(&c, rc, "store: %s", vs_strerror(rc));
+        in_txn = rc == 0;
+    }
+    for (size_t i = 0; rc == 0 && i < nprep; i++) {
+        rc = vs_store_workunit_add(s, &pr[i].wu);
+        if (rc == VS_EEXISTS)
+            fail(&c, rc, "job %zu: a workunit named '%s' already exists", i + 1, pr[i].wu.name);
+        else if (rc)
+            fail(&c, rc, "job %zu: store: %s", i + 1, vs_strerror(rc));
+        if (rc == 0 && pr[i].assign) {
+            pr[i].a.workunitid = pr[i].wu.id;
+            pr[i].a.create_time = now;
+            rc = vs_store_assignment_add(s, &pr[i].a);
+            if (rc)
+                fail(&c, rc, "job %zu: store: %s", i + 1, vs_strerror(rc));
+        }
+    }
+    if (in_txn) {
+        if (rc == 0) {
+            rc = vs_store_commit(s);
+            if (rc)
+                fail(&c, rc, "store commit: %s", vs_strerror(rc));
+        } else {
+            (void)vs_store_rollback(s);
+        }
+    }
+    if (rc) {
+        unstage(&c);
+    } else if (out_created) {
+        struct vs_cw_created *cr = vs_xcalloc(nprep, sizeof(*cr));
+        for (size_t i = 0; i < nprep; i++) {
+            cr[i].id = pr[i].wu.id;
+            memcpy(cr[i].name, pr[i].wu.name, sizeof(cr[i].name));
+        }
+        *out_created = cr;
+    }
+    if (rc == 0)
+        VS_LOG(log, VS_LOG_INFO, "create_work: %zu workunit(s) of app %s", nprep, c.app.name);
+    for (size_t i = 0; i < nprep; i++)
+        vs_workunit_cleanup(&pr[i].wu);
+    vs_free(pr);
+    vs_free(c.stages);
+    vs_free(c.tmpl);
+    return rc;
+}

@@ -1,0 +1,85 @@
+/*
+ * create_work as a library call (BOINC's tools/create_work.cpp +
+ * backend_lib.cpp): validate every job, stage its input files into the
+ * download hierarchy, and insert the workunits (and assignment rows) in ONE
+ * transaction. If anything is wrong nothing is written: no row, and no file
+ * left in the download hierarchy that was not there before.
+ *
+ * No results are created here (BOINC-COMPAT): normal workunits get
+ * transition_time = now and the transitioner creates their results;
+ * targeted workunits (TRANSITION_NO_NEW_RESULTS) and broadcast workunits
+ * (TRANSITION_NONE) get transition_time = never and an assignment row, and
+ * the scheduler creates their results on demand.
+ */
+#ifndef VOLSCHED_SERVER_CREATE_WORK_H
+#define VOLSCHED_SERVER_CREATE_WORK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "store/project.h"
+#include "store/store.h"
+#include "volsched/error.h"
+
+struct vs_log;
+
+/* An optional numeric setting: applied only when set (flags beat templates). */
+struct vs_cw_opt {
+    bool set;
+    double v;
+};
+
+/* What one job (workunit) needs; the per-line part of --stdin. */
+struct vs_cw_job {
+    const char *wu_name;         /* NULL = automatic */
+    const char *wu_template;     /* path; NULL = templates/<app>_in */
+    const char *result_template; /* path relative to the project; NULL = templates/<app>_out */
+    const char *command_line;    /* NULL = none */
+    const char *const *inputs;   /* paths of files to stage, or names already staged */
+    size_t ninputs;
+    int64_t target_host, target_user, target_team; /* 0 = none */
+    struct vs_cw_opt priority;
+};
+
+/* Settings shared by every job of one call (the command-line flags). */
+struct vs_cw_params {
+    const char *appname;
+    int app_version_num; /* 0 = any */
+    struct vs_cw_opt rsc_fpops_est, rsc_fpops_bound, rsc_memory_bound, rsc_disk_bound;
+    struct vs_cw_opt delay_bound;
+    struct vs_cw_opt min_quorum, target_nresults, max_error_results, max_total_results,
+        max_success_results;
+    struct vs_cw_opt priority; /* default for jobs that do not set one */
+    struct vs_cw_opt batch;
+    struct vs_cw_opt credit; /* canonical_credit */
+    struct vs_cw_opt hr_class;
+    const char *keywords;
+    const char *command_line; /* prepended to each job's command line */
+    /* Broadcast: VS_ASSIGN_NONE with broadcast_all, USER, TEAM; all jobs. */
+    bool broadcast_all;
+    int64_t broadcast_user, broadcast_team;
+    int64_t target_host, target_user, target_team; /* defaults for every job */
+};
+
+/* One created workunit (for the caller to print). */
+struct vs_cw_created {
+    int64_t id;
+    char name[VS_NAME_MAX];
+};
+
+/*
+ * Creates njobs workunits. now is the creation time (and transition_time of
+ * normal workunits). On success *out_created (njobs entries, caller frees
+ * with vs_free) lists them. On failure returns VS_EINVAL (bad flags or
+ * replication numbers), VS_ENOTFOUND (unknown app, target, input file or
+ * template), VS_EEXISTS (duplicate WU name, or an input whose name is
+ * staged with different content), VS_EPARSE (bad template), VS_ESTORE;
+ * and a one-line message in err naming the job and the problem.
+ */
+VS_MUST_CHECK int vs_create_work(const struct vs_project_config *cfg, struct vs_store *s,
+                                 const struct vs_cw_params *params, const struct vs_cw_job *jobs,
+                                 size_t njobs, int64_t now, struct vs_log *log,
+                                 struct vs_cw_created **out_created, char *err, size_t errsize);
+
+#endif

@@ -1,0 +1,604 @@
+/*
+ * HTTP front end on libmicrohttpd: routing, body collection with a hard cap,
+ * the master page, downloads with Range, and logging of refused requests.
+ * See http.h for the URL layout.
+ */
+#include "server/http.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <microhttpd.h>
+#include <netinet/in.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "volsched/alloc.h"
+#include "volsched/str.h"
+
+#define PATH_MAX_LEN 512
+#define MAX_REPLY    (16u * 1024u * 1024u)
+
+enum route { R_NONE = 0, R_SCHED, R_UPLOAD };
+
+struct vs_http {
+    struct MHD_Daemon *d;
+    struct vs_http_config cfg; /* strings below are our copies */
+    char *master_url;
+    char *sched_url;
+    char *download_dir;
+    int download_fd;
+    char path[PATH_MAX_LEN]; /* master page, "/demo/" */
+    char sched_path[PATH_MAX_LEN];
+    char dl_path[PATH_MAX_LEN]; /* "/demo/download/" (with the '/') */
+    char ul_path[PATH_MAX_LEN];
+    char cfg_path[PATH_MAX_LEN]; /* "/demo/get_project_config.php" */
+    size_t path_len, dl_path_len;
+    size_t max_body;
+    struct MHD_Response *master_resp;
+    struct MHD_Response *config_resp;
+    _Atomic uint64_t n_requests, n_sched, n_downloads, n_refused;
+};
+
+/* Per-request state for POSTs, freed by request_completed. */
+struct post_req {
+    enum route route;
+    bool too_big;
+    struct vs_buf body;
+};
+
+static void peer_text(struct MHD_Connection *c, char *out, size_t n)
+{
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    out[0] = '\0';
+    if (!ci || !ci->client_addr)
+        return;
+    const struct sockaddr *sa = ci->client_addr;
+    if (sa->sa_family == AF_INET)
+        inet_ntop(AF_INET, &((const struct sockaddr_in *)(const void *)sa)->sin_addr, out,
+                  (socklen_t)n);
+    else if (sa->sa_family == AF_INET6)
+        inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)(const void *)sa)->sin6_addr, out,
+                  (socklen_t)n);
+}
+
+/* Answers a short plain-text error and logs why, with the peer address. */
+static enum MHD_Result refuse(struct vs_http *h, struct MHD_Connection *c, unsigned status,
+                              const char *method, const char *url, const char *why)
+{
+    char peer[64];
+    peer_text(c, peer, sizeof(peer));
+    atomic_fetch_add_explicit(&h->n_refused, 1, memory_order_relaxed);
+    VS_LOG(h->cfg.log, VS_LOG_WARN, "http %u %s %s from %s: %s", status, method, url, peer, why);
+    char text[256];
+    int n = snprintf(text, sizeof(text), "%u %s\n", status, why);
+    if (n < 0)
+        n = 0;
+    if ((size_t)n >= sizeof(text))
+        n = (int)sizeof(text) - 1;
+    struct MHD_Response *r =
+        MHD_create_response_from_buffer((size_t)n, text, MHD_RESPMEM_MUST_COPY);
+    if (!r)
+        return MHD_NO;
+    MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain");
+    enum MHD_Result ret = MHD_queue_response(c, status, r);
+    MHD_destroy_response(r);
+    return ret;
+}
+
+int vs_http_url_path(const char *url, char *out_path, size_t out_size)
+{
+    const char *p = strstr(url, "://");
+    if (!p)
+        return VS_EINVAL;
+    p = strchr(p + 3, '/');
+    if (!p)
+        return VS_EINVAL;
+    size_t n = strlen(p);
+    if (n >= out_size || strchr(p, '?') || strchr(p, '#'))
+        return VS_EINVAL;
+    memcpy(out_path, p, n + 1);
+    return 0;
+}
+
+bool vs_http_safe_relpath(const char *rel)
+{
+    if (!rel || !*rel || rel[0] == '/')
+        return false;
+    const char *seg = rel;
+    for (const char *s = rel;; s++) {
+        unsigned char ch = (unsigned char)*s;
+        if (ch == '/' || ch == '\0') {
+            size_t n = (size_t)(s - seg);
+            if (n == 0 || (n == 1 && seg[0] == '.') || (n == 2 && seg[0] == '.' && seg[1] == '.'))
+                return false;
+            if (ch == '\0')
+                return true;
+            seg = s + 1;
+            continue;
+        }
+        if (ch < 0x20 || ch == 0x7f || ch == '\\')
+            return false;
+    }
+}
+
+/* Parses "bytes=N-" or "bytes=N-M" into [*start, *end] (inclusive) for a file
+ * of size bytes. Returns 1 for a usable range, 0 to ignore the header (serve
+ * everything), -1 when the range lies past the end (416). */
+static int parse_range(const char *hdr, uint64_t size, uint64_t *start, uint64_t *end)
+{
+    if (!vs_str_has_prefix(hdr, "bytes="))
+        return 0;
+    const char *p = hdr + 6;
+    if (strchr(p, ','))
+        return 0; /* multi-range: not worth it, whole file is valid too */
+    char *dash;
+    errno = 0;
+    unsigned long long a = strtoull(p, &dash, 10);
+    if (dash == p || *dash != '-' || errno)
+        return 0;
+    unsigned long long b = size ? size - 1 : 0;
+    if (dash[1] != '\0') {
+        char *e;
+        b = strtoull(dash + 1, &e, 10);
+        if (*e != '\0' || errno || b < a)
+            return 0;
+        if (b >= size)
+            b = size ? size - 1 : 0;
+    }
+    if (a >= size)
+        return -1;
+    *start = a;
+    *end = b;
+    return 1;
+}
+
+static enum MHD_Result serve_download(struct vs_http *h, struct MHD_Connection *c,
+                                      const char *method, const char *url, const char *rel)
+{
+    if (!vs_http_safe_relpath(rel))
+        return refuse(h, c, MHD_HTTP_NOT_FOUND, method, url, "unsafe download path");
+    int fd = openat(h->download_fd, rel, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0)
+        return refuse(h, c, MHD_HTTP_NOT_FOUND, method, url, "no such file");
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        return refuse(h, c, MHD_HTTP_NOT_FOUND, method, url, "not a regular file");
+    }
+    uint64_t size = (uint64_t)st.st_size, start = 0, end = size ? size - 1 : 0;
+    unsigned status = MHD_HTTP_OK;
+    const char *range = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_RANGE);
+    if (range) {
+        int rr = parse_range(range, size, &start, &end);
+        if (rr < 0) {
+            close(fd);
+            char cr[64];
+            snprintf(cr, sizeof(cr), "bytes */%" PRIu64, size);
+            struct MHD_Response *r =
+                MHD_create_response_from_buffer(0, NULL, MHD_RESPMEM_PERSISTENT);
+            if (!r)
+                return MHD_NO;
+            MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_RANGE, cr);
+            VS_LOG(h->cfg.log, VS_LOG_WARN, "http 416 %s %s: range '%s' past end", method, url,
+                   range);
+            atomic_fetch_add_explicit(&h->n_refused, 1, memory_order_relaxed);
+            enum MHD_Result ret = MHD_queue_response(c, MHD_HTTP_RANGE_NOT_SATISFIABLE, r);
+            MHD_destroy_response(r);
+            return ret;
+        }
+        if (rr > 0)
+            status = MHD_HTTP_PARTIAL_CONTENT;
+    }
+    uint64_t len = size ? end - start + 1 : 0;
+    /* MHD owns fd from here and closes it with the response. */
+    struct MHD_Response *r = MHD_create_response_from_fd_at_offset64(len, fd, start);
+    if (!r) {
+        close(fd);
+        return MHD_NO;
+    }
+    MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "application/octet-stream");
+    MHD_add_response_header(r, MHD_HTTP_HEADER_ACCEPT_RANGES, "bytes");
+    if (status == MHD_HTTP_PARTIAL_CONTENT) {
+        char cr[96];
+        snprintf(cr, sizeof(cr), "bytes %" PRIu64 "-%" PRIu64 "/%" PRIu64, start, end, size);
+        MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_RANGE, cr);
+    }
+    atomic_fetch_add_explicit(&h->n_downloads, 1, memory_order_relaxed);
+    enum MHD_Result ret = MHD_queue_response(c, status, r);
+    MHD_destroy_response(r);
+    return ret;
+}
+
+static enum MHD_Result finish_post(struct vs_http *h, struct MHD_Connection *c, struct post_req *pr,
+                                   const char *method, const char *url)
+{
+    if (pr->too_big)
+        return refuse(h, c, MHD_HTTP_CONTENT_TOO_LARGE, method, url, "request body over limit");
+    char peer[64];
+    peer_text(c, peer, sizeof(peer));
+    struct vs_buf out;
+    vs_buf_init(&out, MAX_REPLY);
+    vs_http_post_fn fn = pr->route == R_SCHED ? h->cfg.sched : h->cfg.upload;
+    void *ctx = pr->route == R_SCHED ? h->cfg.sched_ctx : h->cfg.upload_ctx;
+    /* The body buffer is NULL until the first byte; handlers get "" instead. */
+    const char *body = pr->body.data ? pr->body.data : "";
+    int status = fn(ctx, body, pr->body.len, peer, &out);
+    if (status != MHD_HTTP_OK) {
+        atomic_fetch_add_explicit(&h->n_refused, 1, memory_order_relaxed);
+        VS_LOG(h->cfg.log, VS_LOG_WARN, "http %d %s %s from %s: handler refused", status, method,
+               url, peer);
+    }
+    size_t len = 0;
+    char *data = vs_buf_take(&out, &len);
+    struct MHD_Response *r = MHD_create_response_from_buffer_with_free_callback(
+        len, data ? data : "", data ? vs_free : NULL);
+    if (!r) {
+        vs_free(data);
+        return MHD_NO;
+    }
+    MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "text/xml");
+    enum MHD_Result ret = MHD_queue_response(c, (unsigned)status, r);
+    MHD_destroy_response(r);
+    return ret;
+}
+
+/* What uploads answer until an upload handler is plugged in: a transient
+ * failure, so the client keeps its outputs and retries later. */
+static int upload_later(void *ctx, const char *body, size_t len, const char *peer,
+                        struct vs_buf *out)
+{
+    (void)ctx;
+    (void)body;
+    (void)len;
+    (void)peer;
+    if (vs_buf_puts(out, "<data_server_reply>\n    <status>1</status>\n"
+                         "    <message>uploads are not accepted yet; try later</message>\n"
+                         "</data_server_reply>\n") != 0)
+        return MHD_HTTP_INTERNAL_SERVER_ERROR;
+    return MHD_HTTP_OK;
+}
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
+                                  const char *method, const char *version, const char *upload_data,
+                                  size_t *upload_data_size, void **con_cls)
+{
+    (void)version;
+    struct vs_http *h = cls;
+    struct post_req *pr = *con_cls;
+    if (pr) {
+        /* Later calls of a POST: collect the body, then answer. */
+        if (*upload_data_size > 0) {
+            if (!pr->too_big && vs_buf_append(&pr->body, upload_data, *upload_data_size) != 0)
+                pr->too_big = true;
+            *upload_data_size = 0;
+            return MHD_YES;
+        }
+        return finish_post(h, c, pr, method, url);
+    }
+    atomic_fetch_add_explicit(&h->n_requests, 1, memory_order_relaxed);
+    bool is_get =
+        strcmp(method, MHD_HTTP_METHOD_GET) == 0 || strcmp(method, MHD_HTTP_METHOD_HEAD) == 0;
+    bool is_post = strcmp(method, MHD_HTTP_METHOD_POST) == 0;
+
+    /* The master URL's path, with or without its trailing '/'. */
+    if ((strncmp(url, h->path, h->path_len - 1) == 0 &&
+         (url[h->path_len - 1] == '\0' || strcmp(url + h->path_len - 1, "/") == 0 ||
+          strcmp(url + h->path_len - 1, "/index.html") == 0))) {
+        if (!is_get)
+            return refuse(h, c, MHD_HTTP_METHOD_NOT_ALLOWED, method, url, "master page is GET");
+        return MHD_queue_response(c, MHD_HTTP_OK, h->master_resp);
+    }
+    if (strcmp(url, h->cfg_path) == 0 && is_get)
+        return MHD_queue_response(c, MHD_HTTP_OK, h->config_resp);
+    if (strncmp(url, h->dl_path, h->dl_path_len) == 0) {
+        if (!is_get)
+            return refuse(h, c, MHD_HTTP_METHOD_NOT_ALLOWED, method, url, "downloads are GET");
+        return serve_download(h, c, method, url, url + h->dl_path_len);
+    }
+    enum route route = R_NONE;
+    if (strcmp(url, h->sched_path) == 0)
+        route = R_SCHED;
+    else if (strcmp(url, h->ul_path) == 0)
+        route = R_UPLOAD;
+    if (route == R_NONE)
+        return refuse(h, c, MHD_HTTP_NOT_FOUND, method, url, "no such page");
+    if (!is_post)
+        return refuse(h, c, MHD_HTTP_METHOD_NOT_ALLOWED, method, url, "endpoint takes POST");
+    const char *cl =
+        MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
+    int64_t clen = 0;
+    if (cl && vs_parse_int64(cl, &clen) == 0 && clen > 0 && (uint64_t)clen > h->max_body)
+        return refuse(h, c, MHD_HTTP_CONTENT_TOO_LARGE, method, url, "request body over limit");
+    if (route == R_SCHED)
+        atomic_fetch_add_explicit(&h->n_sched, 1, memory_order_relaxed);
+    pr = VS_NEW(struct post_req);
+    pr->route = route;
+    vs_buf_init(&pr->body, h->max_body);
+    *con_cls = pr;
+    return MHD_YES;
+}
+
+static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
+                         enum MHD_RequestTerminationCode toe)
+{
+    (void)cls;
+    (void)c;
+    (void)toe;
+    struct post_req *pr = *con_cls;
+    if (pr) {
+        vs_buf_cleanup(&pr->body);
+        vs_free(pr);
+        *con_cls = NULL;
+    }
+}
+
+VS_PRINTF(2, 0) static void mhd_log(void *cls, const char *fmt, va_list ap)
+{
+    struct vs_http *h = cls;
+    char msg[512];
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    size_t n = strlen(msg);
+    while (n > 0 && (msg[n - 1] == '\n' || msg[n - 1] == '\r'))
+        msg[--n] = '\0';
+    VS_LOG(h->cfg.log, VS_LOG_WARN, "microhttpd: %s", msg);
+}
+
+/* Appends s with &, <, > and " escaped (names and URLs go into HTML/XML). */
+static int put_escaped(struct vs_buf *b, const char *s)
+{
+    int rc = 0;
+    for (; *s && rc == 0; s++) {
+        switch (*s) {
+        case '&':
+            rc = vs_buf_puts(b, "&amp;");
+            break;
+        case '<':
+            rc = vs_buf_puts(b, "&lt;");
+            break;
+        case '>':
+            rc = vs_buf_puts(b, "&gt;");
+            break;
+        case '"':
+            rc = vs_buf_puts(b, "&quot;");
+            break;
+        default:
+            rc = vs_buf_append(b, s, 1);
+            break;
+        }
+    }
+    return rc;
+}
+
+static struct MHD_Response *take_response(struct vs_buf *b, const char *ctype)
+{
+    size_t len = 0;
+    char *data = vs_buf_take(b, &len);
+    struct MHD_Response *r = MHD_create_response_from_buffer_with_free_callback(len, data, vs_free);
+    if (!r) {
+        vs_free(data);
+        return NULL;
+    }
+    MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, ctype);
+    return r;
+}
+
+/* BOINC-COMPAT: the client scans the master page line by line for
+ * <link rel="boinc_scheduler" href="..."> (attribute order and quotes exactly
+ * so) and for <scheduler>...</scheduler>; each goes on its own short line. */
+static int build_pages(struct vs_http *h)
+{
+    const char *name = h->cfg.project_name ? h->cfg.project_name : h->master_url;
+    struct vs_buf b;
+    vs_buf_init(&b, 64 * 1024);
+    int rc = vs_buf_puts(&b, "<html><head><title>");
+    rc = rc ? rc : put_escaped(&b, name);
+    rc = rc ? rc
+            : vs_buf_printf(&b, "</title>\n<link rel=\"boinc_scheduler\" href=\"%s\">\n",
+                            h->sched_url);
+    rc = rc ? rc
+            : vs_buf_printf(&b, "</head><body>\n<!-- <scheduler>%s</scheduler> -->\n<h1>",
+                            h->sched_url);
+    rc = rc ? rc : put_escaped(&b, name);
+    rc = rc ? rc
+            : vs_buf_puts(&b, "</h1>\n<p>A volsched project. Attach a BOINC client with "
+                              "this page's URL and your account key.</p>\n</body></html>\n");
+    if (rc == 0)
+        h->master_resp = take_response(&b, "text/html");
+    vs_buf_reset(&b);
+    rc = rc ? rc : vs_buf_puts(&b, "<project_config>\n    <name>");
+    rc = rc ? rc : put_escaped(&b, name);
+    rc = rc ? rc : vs_buf_puts(&b, "</name>\n    <master_url>");
+    rc = rc ? rc : put_escaped(&b, h->master_url);
+    rc = rc ? rc : vs_buf_puts(&b, "</master_url>\n    <web_rpc_url_base>");
+    rc = rc ? rc : put_escaped(&b, h->master_url);
+    rc = rc ? rc
+            : vs_buf_puts(&b, "</web_rpc_url_base>\n"
+                              "    <account_creation_disabled/>\n"
+                              "    <client_account_creation_disabled/>\n"
+                              "    <min_passwd_length>6</min_passwd_length>\n"
+                              "</project_config>\n");
+    if (rc == 0)
+        h->config_resp = take_response(&b, "text/xml");
+    vs_buf_cleanup(&b);
+    if (rc == 0 && (!h->master_resp || !h->config_resp))
+        rc = VS_ENOMEM;
+    return rc;
+}
+
+/* Appends suffix to master_url when url is NULL (the default layout). */
+static char *url_or_default(const char *url, const char *master_url, const char *suffix)
+{
+    if (url)
+        return vs_xstrdup(url);
+    size_t a = strlen(master_url), b = strlen(suffix);
+    char *s = vs_xmalloc(a + b + 1);
+    memcpy(s, master_url, a);
+    memcpy(s + a, suffix, b + 1);
+    return s;
+}
+
+/* Works out the path of every endpoint from the configured URLs. */
+static int url_paths(struct vs_http *h, const struct vs_http_config *cfg)
+{
+    int rc = vs_http_url_path(cfg->master_url, h->path, sizeof(h->path));
+    size_t n = strlen(h->path);
+    if (rc != 0 || n == 0 || h->path[n - 1] != '/')
+        return VS_EINVAL;
+    h->path_len = n;
+    h->master_url = vs_xstrdup(cfg->master_url);
+    h->sched_url = url_or_default(cfg->sched_url, cfg->master_url, "cgi");
+    char *dl = url_or_default(cfg->download_url, cfg->master_url, "download");
+    char *ul = url_or_default(cfg->upload_url, cfg->master_url, "file_upload_handler");
+    rc = vs_http_url_path(h->sched_url, h->sched_path, sizeof(h->sched_path));
+    if (rc == 0)
+        rc = vs_http_url_path(ul, h->ul_path, sizeof(h->ul_path));
+    if (rc == 0)
+        rc = vs_http_url_path(dl, h->dl_path, sizeof(h->dl_path) - 1);
+    if (rc == 0) {
+        h->dl_path_len = strlen(h->dl_path);
+        if (h->dl_path_len == 0 || h->dl_path[h->dl_path_len - 1] != '/') {
+            h->dl_path[h->dl_path_len++] = '/';
+            h->dl_path[h->dl_path_len] = '\0';
+        }
+        int m = snprintf(h->cfg_path, sizeof(h->cfg_path), "%sget_project_config.php", h->path);
+        if (m < 0 || (size_t)m >= sizeof(h->cfg_path))
+            rc = VS_EINVAL;
+    }
+    vs_free(dl);
+    vs_free(ul);
+    return rc;
+}
+
+static int make_sockaddr(const char *host, uint16_t port, struct sockaddr_storage *ss, bool *out_v6)
+{
+    memset(ss, 0, sizeof(*ss));
+    struct sockaddr_in *a4 = (struct sockaddr_in *)(void *)ss;
+    struct sockaddr_in6 *a6 = (struct sockaddr_in6 *)(void *)ss;
+    if (strcmp(host, "localhost") == 0)
+        host = "127.0.0.1";
+    if (inet_pton(AF_INET, host, &a4->sin_addr) == 1) {
+        a4->sin_family = AF_INET;
+        a4->sin_port = htons(port);
+        *out_v6 = false;
+        return 0;
+    }
+    if (inet_pton(AF_INET6, host, &a6->sin6_addr) == 1) {
+        a6->sin6_family = AF_INET6;
+        a6->sin6_port = htons(port);
+        *out_v6 = true;
+        return 0;
+    }
+    return VS_EINVAL;
+}
+
+int vs_http_start(const struct vs_http_config *cfg, const char *host, uint16_t port,
+                  struct vs_http **out_http)
+{
+    if (!cfg || !cfg->master_url || !cfg->download_dir || !cfg->sched || !host)
+        return VS_EINVAL;
+    struct vs_http *h = VS_NEW(struct vs_http);
+    h->download_fd = -1;
+    h->cfg = *cfg;
+    int rc = url_paths(h, cfg);
+    if (rc != 0) {
+        VS_LOG(cfg->log, VS_LOG_ERROR, "bad project URL(s): master '%s'", cfg->master_url);
+        goto fail;
+    }
+    h->download_dir = vs_xstrdup(cfg->download_dir);
+    h->cfg.master_url = h->master_url;
+    h->cfg.sched_url = h->sched_url;
+    h->cfg.download_url = NULL;
+    h->cfg.upload_url = NULL;
+    h->cfg.download_dir = h->download_dir;
+    h->cfg.project_name = NULL;
+    h->max_body = cfg->max_body ? cfg->max_body : VS_HTTP_DEFAULT_MAX_BODY;
+    if (!h->cfg.upload)
+        h->cfg.upload = upload_later;
+    h->download_fd = open(h->download_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (h->download_fd < 0) {
+        rc = -errno;
+        VS_LOG(cfg->log, VS_LOG_ERROR, "cannot open download dir %s: %s", h->download_dir,
+               strerror(errno));
+        goto fail;
+    }
+    h->cfg.project_name = cfg->project_name; /* used only while building pages */
+    rc = build_pages(h);
+    h->cfg.project_name = NULL;
+    if (rc != 0)
+        goto fail;
+
+    struct sockaddr_storage ss;
+    bool v6 = false;
+    rc = make_sockaddr(host, port, &ss, &v6);
+    if (rc != 0) {
+        VS_LOG(cfg->log, VS_LOG_ERROR, "bad listen address '%s'", host);
+        goto fail;
+    }
+    unsigned threads = cfg->threads ? cfg->threads : 4;
+    unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG;
+    flags |= MHD_USE_EPOLL | MHD_USE_TURBO;
+    if (v6)
+        flags |= MHD_USE_IPv6;
+    /* The logger goes first, so MHD prints nothing through its own. */
+    // clang-format off
+    h->d = MHD_start_daemon(flags, port, NULL, NULL, on_request, h,
+                            MHD_OPTION_EXTERNAL_LOGGER, mhd_log, h,
+                            MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
+                            MHD_OPTION_THREAD_POOL_SIZE, threads,
+                            MHD_OPTION_CONNECTION_LIMIT,
+                            cfg->max_connections ? cfg->max_connections : 1024u,
+                            MHD_OPTION_CONNECTION_TIMEOUT, 120u,
+                            MHD_OPTION_LISTEN_BACKLOG_SIZE, 1024u,
+                            MHD_OPTION_NOTIFY_COMPLETED, on_completed, h,
+                            MHD_OPTION_END);
+    // clang-format on
+    if (!h->d) {
+        rc = VS_ENET;
+        VS_LOG(cfg->log, VS_LOG_ERROR, "cannot listen on %s:%u", host, (unsigned)port);
+        goto fail;
+    }
+    *out_http = h;
+    return 0;
+fail:
+    vs_http_stop(h);
+    return rc;
+}
+
+uint16_t vs_http_port(const struct vs_http *h)
+{
+    const union MHD_DaemonInfo *di = MHD_get_daemon_info(h->d, MHD_DAEMON_INFO_BIND_PORT);
+    return di ? di->port : 0;
+}
+
+void vs_http_get_stats(const struct vs_http *h, struct vs_http_stats *out_stats)
+{
+    out_stats->requests = atomic_load_explicit(&h->n_requests, memory_order_relaxed);
+    out_stats->sched_requests = atomic_load_explicit(&h->n_sched, memory_order_relaxed);
+    out_stats->downloads = atomic_load_explicit(&h->n_downloads, memory_order_relaxed);
+    out_stats->refused = atomic_load_explicit(&h->n_refused, memory_order_relaxed);
+}
+
+void vs_http_stop(struct vs_http *h)
+{
+    if (!h)
+        return;
+    if (h->d)
+        MHD_stop_daemon(h->d);
+    if (h->master_resp)
+        MHD_destroy_response(h->master_resp);
+    if (h->config_resp)
+        MHD_destroy_response(h->config_resp);
+    if (h->download_fd >= 0)
+        close(h->download_fd);
+    vs_free(h->master_url);
+    vs_free(h->sched_url);
+    vs_free(h->download_dir);
+    vs_free(h);
+}

@@ -1,0 +1,100 @@
+/*
+ * The project's HTTP front end (libmicrohttpd). It serves the paths of the
+ * project's URLs (config.xml); by default, for a master URL with path P
+ * (e.g. "/demo/" for http://127.0.0.1:8080/demo/):
+ *
+ *   P                              the master page (scheduler URL for the client)
+ *   Pcgi                           the scheduler (POST), handed to cfg->sched
+ *   Pdownload/<rel>                files of the download hierarchy (GET, Range)
+ *   Pfile_upload_handler           uploads (POST), handed to cfg->upload if set
+ *   Pget_project_config.php        the project's description for attach wizards
+ *
+ * Only the path of each URL is matched (the host part is the operator's
+ * business). Everything else is a 404. Every refused request is logged at WARN with the
+ * peer address and the reason. The layer knows nothing about the store or the
+ * protocol: the scheduler and the upload handler are callbacks, so that the
+ * HTTP layer can be tested on its own.
+ */
+#ifndef VOLSCHED_SERVER_HTTP_H
+#define VOLSCHED_SERVER_HTTP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "volsched/buf.h"
+#include "volsched/error.h"
+#include "volsched/log.h"
+
+/* Default cap on a POST body: a scheduler request with many reported results
+ * stays well below it (the real client's are a few KB). */
+#define VS_HTTP_DEFAULT_MAX_BODY (4u * 1024u * 1024u)
+
+/*
+ * A POST handler: body (NUL-terminated, len bytes) in, reply body appended to
+ * out (capped buffer). peer is the client's address as text. Returns the HTTP
+ * status to send (200 normally). Runs on one of the server's threads; several
+ * may run at once.
+ */
+typedef int (*vs_http_post_fn)(void *ctx, const char *body, size_t len, const char *peer,
+                               struct vs_buf *out);
+
+struct vs_http_config {
+    const char *master_url;   /* "http://127.0.0.1:8080/demo/" (trailing '/') */
+    const char *sched_url;    /* NULL: master_url + "cgi" */
+    const char *download_url; /* NULL: master_url + "download" (no trailing '/') */
+    const char *upload_url;   /* NULL: master_url + "file_upload_handler" */
+    const char *project_name; /* shown on the master page; NULL: master_url */
+    const char *download_dir; /* directory served under <path>download/ */
+    size_t max_body;          /* POST body cap; 0: VS_HTTP_DEFAULT_MAX_BODY */
+    unsigned threads;         /* worker threads; 0: 4 */
+    unsigned max_connections; /* 0: 1024 */
+    struct vs_log *log;       /* borrowed; may be NULL */
+    vs_http_post_fn sched;    /* the scheduler endpoint; required */
+    void *sched_ctx;
+    vs_http_post_fn upload; /* NULL: uploads answer "try later" */
+    void *upload_ctx;
+};
+
+struct vs_http;
+
+/*
+ * Starts serving on host:port (port 0 picks a free port, see vs_http_port).
+ * The configuration's strings are copied; ctx pointers and the log are
+ * borrowed and must outlive the server. Returns 0 and *out_http, or
+ * VS_EINVAL (bad URL, missing handler), -errno / VS_ENET when the address
+ * cannot be bound.
+ */
+VS_MUST_CHECK int vs_http_start(const struct vs_http_config *cfg, const char *host, uint16_t port,
+                                struct vs_http **out_http);
+
+/* The port actually bound. */
+uint16_t vs_http_port(const struct vs_http *h);
+
+/* Counters since start (read without locking; approximate while running). */
+struct vs_http_stats {
+    uint64_t requests;
+    uint64_t sched_requests;
+    uint64_t downloads;
+    uint64_t refused; /* 4xx/5xx answers */
+};
+void vs_http_get_stats(const struct vs_http *h, struct vs_http_stats *out_stats);
+
+/* Stops accepting, finishes the requests in flight and frees everything. NULL is a no-op. */
+void vs_http_stop(struct vs_http *h);
+
+/*
+ * Copies the path of an http(s) URL ("/demo/" of "http://h:1/demo/") into
+ * out_path. Exposed for the tests. Returns 0, or VS_EINVAL for a URL without
+ * a path, with a query or fragment, or a path that does not fit.
+ */
+VS_MUST_CHECK int vs_http_url_path(const char *url, char *out_path, size_t out_size);
+
+/*
+ * Checks that rel (an already-unescaped path below the download directory) is
+ * safe to open: non-empty, relative, no "." or ".." or empty component, no
+ * backslash, no control characters. Returns true when it is.
+ */
+bool vs_http_safe_relpath(const char *rel);
+
+#endif

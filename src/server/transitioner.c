@@ -1,0 +1,323 @@
+/*
+ * The minimal transitioner (see transitioner.h). One workunit at a time, each
+ * in its own transaction, following BOINC's handle_wu() in the order of
+ * ../shared/docs/boinc-server-notes.md section 1.6: count and time out,
+ * error limits, replication arithmetic, then create results or wind down,
+ * then the next transition_time.
+ */
+#include "server/transitioner.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+
+#include "server/templates.h"
+#include "volsched/alloc.h"
+#include "volsched/log.h"
+#include "volsched/sign.h"
+#include "volsched/str.h"
+
+#define DEFAULT_LIMIT    1000
+#define RETRY_LATER_SECS 3600
+
+struct pass {
+    struct vs_store *s;
+    const struct vs_project_config *cfg;
+    int64_t now;
+    struct vs_log *log;
+    struct vs_sign_key *upload_key; /* NULL: results go out without certificates */
+    struct vs_transitioner_stats st;
+};
+
+/* The numeric suffix after the last '_' of a result name, or -1. */
+static long name_suffix(const char *name)
+{
+    const char *u = strrchr(name, '_');
+    if (!u || !u[1])
+        return -1;
+    char *end;
+    long v = strtol(u + 1, &end, 10);
+    return *end == '\0' && v >= 0 ? v : -1;
+}
+
+static uint32_t random_u32(void)
+{
+    uint32_t v = 0;
+    if (getrandom(&v, sizeof(v), 0) != sizeof(v))
+        v = (uint32_t)rand();
+    return v & 0x7fffffff;
+}
+
+static int create_results(struct pass *p, const struct vs_workunit *wu, long first_suffix,
+                          int needed)
+{
+    char path[VS_PATH_MAX + VS_NAME_MAX + 2];
+    int n = snprintf(path, sizeof(path), "%s/%s", p->cfg->dir, wu->result_template_file);
+    if (n < 0 || (size_t)n >= sizeof(path))
+        return VS_ELIMIT;
+    char *tmpl = NULL;
+    size_t len = 0;
+    int rc = vs_template_read(path, &tmpl, &len);
+    if (rc) {
+        VS_LOG(p->log, VS_LOG_ERROR, "transitioner: WU %s: cannot read result template %s: %s",
+               wu->name, path, vs_strerror(rc));
+        return rc;
+    }
+    for (int j = 0; j < needed && rc == 0; j++) {
+        struct vs_result r;
+        memset(&r, 0, sizeof(r));
+        n = snprintf(r.name, sizeof(r.name), "%s_%ld", wu->name, first_suffix + j);
+        if (n < 0 || (size_t)n >= sizeof(r.name)) {
+            rc = VS_ELIMIT;
+            break;
+        }
+        char err[256] = "";
+        uint32_t rnd = random_u32();
+        rc = vs_template_output(tmpl, len, r.name, rnd, p->cfg->upload_url, p->upload_key,
+                                &r.xml_doc_in, err, sizeof(err));
+        if (rc) {
+            VS_LOG(p->log, VS_LOG_ERROR, "transitioner: WU %s: result template %s: %s", wu->name,
+                   path, err);
+            break;
+        }
+        r.create_time = p->now;
+        r.workunitid = wu->id;
+        r.appid = wu->appid;
+        r.batch = wu->batch;
+        r.server_state = VS_RESULT_SERVER_STATE_UNSENT;
+        r.random = (int)(rnd & 0x7fffffff);
+        r.priority = wu->priority;
+        r.size_class = wu->size_class;
+        r.opaque = wu->opaque;
+        rc = vs_store_result_add(p->s, &r);
+        vs_result_cleanup(&r);
+        if (rc == 0)
+            p->st.nresults_created++;
+    }
+    vs_free(tmpl);
+    return rc;
+}
+
+/* BOINC's handle_wu for one workunit; runs inside a transaction. */
+static int handle_wu(struct pass *p, struct vs_workunit *wu, struct vs_result *res, size_t n)
+{
+    int nunsent = 0, ninprogress = 0, nsuccess = 0, nerrors = 0, ncouldnt_send = 0;
+    bool new_to_validate = false;
+    long max_suffix = -1;
+    int64_t earliest_deadline = VS_TIME_NEVER;
+    int rc = 0;
+
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        struct vs_result *r = &res[i];
+        long suf = name_suffix(r->name);
+        if (suf > max_suffix)
+            max_suffix = suf;
+        switch (r->server_state) {
+        case VS_RESULT_SERVER_STATE_INACTIVE:
+        case VS_RESULT_SERVER_STATE_UNSENT:
+            nunsent++;
+            break;
+        case VS_RESULT_SERVER_STATE_IN_PROGRESS:
+            if (r->report_deadline < p->now) {
+                r->server_state = VS_RESULT_SERVER_STATE_OVER;
+                r->outcome = VS_RESULT_OUTCOME_NO_REPLY;
+                rc = vs_store_result_update(p->s, r);
+                p->st.ntimed_out++;
+            } else {
+                ninprogress++;
+                if (r->report_deadline < earliest_deadline)
+                    earliest_deadline = r->report_deadline;
+            }
+            break;
+        case VS_RESULT_SERVER_STATE_OVER:
+            switch (r->outcome) {
+            case VS_RESULT_OUTCOME_COULDNT_SEND:
+                ncouldnt_send++;
+                break;
+            case VS_RESULT_OUTCOME_SUCCESS:
+                if (r->validate_state != VS_VALIDATE_STATE_INVALID)
+                    nsuccess++;
+                if (r->validate_state == VS_VALIDATE_STATE_INIT)
+                    new_to_validate = true;
+                break;
+            case VS_RESULT_OUTCOME_CLIENT_ERROR:
+            case VS_RESULT_OUTCOME_VALIDATE_ERROR:
+                nerrors++;
+                break;
+            default: /* NO_REPLY, CLIENT_DETACHED, DIDNT_NEED */
+                break;
+            }
+            break;
+        default:
+            break;
+        }
+    }
+    if (rc)
+        return rc;
+
+    if (new_to_validate && nsuccess >= wu->min_quorum && !wu->canonical_resultid)
+        wu->need_validate = 1;
+    int old_mask = wu->error_mask;
+    if (ncouldnt_send > 0)
+        wu->error_mask |= VS_WU_ERROR_COULDNT_SEND_RESULT;
+    if (nerrors > wu->max_error_results)
+        wu->error_mask |= VS_WU_ERROR_TOO_MANY_ERROR_RESULTS;
+
+    int needed = wu->target_nresults - nunsent - ninprogress - nsuccess;
+    if (needed < 0)
+        needed = 0;
+    int allowed = wu->max_total_results - (int)n;
+    if (allowed < 0 || (allowed == 0 && needed > 0))
+        wu->error_mask |= VS_WU_ERROR_TOO_MANY_TOTAL_RESULTS;
+    else if (needed > allowed)
+        needed = allowed;
+
+    if (wu->error_mask) {
+        if (!old_mask)
+            p->st.nerrored++;
+        for (size_t i = 0; i < n && rc == 0; i++) {
+            struct vs_result *r = &res[i];
+            bool changed = false;
+            if (r->server_state == VS_RESULT_SERVER_STATE_UNSENT ||
+                r->server_state == VS_RESULT_SERVER_STATE_INACTIVE) {
+                r->server_state = VS_RESULT_SERVER_STATE_OVER;
+                r->outcome = VS_RESULT_OUTCOME_DIDNT_NEED;
+                changed = true;
+            } else if (r->server_state == VS_RESULT_SERVER_STATE_OVER &&
+                       r->outcome == VS_RESULT_OUTCOME_SUCCESS &&
+                       (r->validate_state == VS_VALIDATE_STATE_INIT ||
+                        r->validate_state == VS_VALIDATE_STATE_INCONCLUSIVE)) {
+                r->validate_state = VS_VALIDATE_STATE_NO_CHECK;
+                changed = true;
+            }
+            if (changed)
+                rc = vs_store_result_update(p->s, r);
+        }
+        if (rc)
+            return rc;
+        wu->need_validate = 0;
+        /* Errored WUs are assimilated too, so the project hears of the failure. */
+        if (wu->assimilate_state == VS_ASSIMILATE_INIT)
+            wu->assimilate_state = VS_ASSIMILATE_READY;
+    } else if (!wu->canonical_resultid && wu->transitioner_flags != VS_TRANSITION_NO_NEW_RESULTS &&
+               needed > 0) {
+        rc = create_results(p, wu, max_suffix + 1, needed);
+        if (rc) {
+            /* Leave the WU for later rather than block the whole queue. */
+            return rc;
+        }
+    }
+
+    if (wu->canonical_resultid || wu->error_mask) {
+        wu->transition_time = VS_TIME_NEVER;
+    } else {
+        int64_t safety = (int64_t)(1.5 * wu->delay_bound);
+        if (safety < 10 * 86400)
+            safety = 10 * 86400;
+        wu->transition_time = p->now + safety;
+        if (earliest_deadline < wu->transition_time)
+            wu->transition_time = earliest_deadline;
+    }
+    p->st.nwus++;
+    return vs_store_workunit_update(p->s, wu);
+}
+
+struct rvec {
+    struct vs_result *v;
+    size_t n, cap;
+};
+
+static int collect(void *ctx, const struct vs_result *r)
+{
+    struct rvec *rv = ctx;
+    if (rv->n == rv->cap) {
+        rv->cap = rv->cap ? 2 * rv->cap : 4;
+        rv->v = vs_xreallocarray(rv->v, rv->cap, sizeof(*rv->v));
+    }
+    struct vs_result *d = &rv->v[rv->n++];
+    *d = *r;
+    d->xml_doc_in = r->xml_doc_in ? vs_xstrdup(r->xml_doc_in) : NULL;
+    d->xml_doc_out = r->xml_doc_out ? vs_xstrdup(r->xml_doc_out) : NULL;
+    d->stderr_out = r->stderr_out ? vs_xstrdup(r->stderr_out) : NULL;
+    return 0;
+}
+
+/*
+ * Handles one WU inside a write transaction, re-reading it and its results
+ * there: the scan that found it ran outside the lock, and another
+ * transitioner (create_work's, or a second server) may have handled it
+ * since. Under the write lock the counts are exact, so results are never
+ * created twice.
+ */
+static int handle_locked(struct pass *p, int64_t wuid)
+{
+    struct vs_workunit wu;
+    memset(&wu, 0, sizeof(wu));
+    struct rvec rv = {0};
+    int rc = vs_store_workunit_get(p->s, wuid, &wu);
+    if (rc == 0 && (wu.transition_time > p->now || wu.transitioner_flags == VS_TRANSITION_NONE))
+        goto done; /* handled meanwhile */
+    if (rc == 0)
+        rc = vs_store_results_of_wu(p->s, wuid, collect, &rv);
+    if (rc == 0)
+        rc = handle_wu(p, &wu, rv.v, rv.n);
+done:
+    for (size_t i = 0; i < rv.n; i++)
+        vs_result_cleanup(&rv.v[i]);
+    vs_free(rv.v);
+    vs_workunit_cleanup(&wu);
+    return rc;
+}
+
+static int on_wu(void *ctx, struct vs_workunit *wu, struct vs_result *res, size_t n)
+{
+    struct pass *p = ctx;
+    (void)res;
+    (void)n;
+    struct vs_transitioner_stats st = p->st;
+    int rc = vs_store_begin(p->s);
+    if (rc)
+        return rc;
+    rc = handle_locked(p, wu->id);
+    if (rc == 0)
+        return vs_store_commit(p->s);
+    (void)vs_store_rollback(p->s);
+    p->st = st;
+    if (rc == VS_ESTORE || rc == VS_EBUSY)
+        return rc;
+    /* A WU-specific problem (its template is gone or bad): log it, retry it
+     * later, and go on with the others. */
+    VS_LOG(p->log, VS_LOG_WARN, "transitioner: WU %s deferred %d s: %s", wu->name, RETRY_LATER_SECS,
+           vs_strerror(rc));
+    /* The scan's copy is as good as any: nothing was written for this WU. */
+    struct vs_workunit later = *wu;
+    later.transition_time = p->now + RETRY_LATER_SECS;
+    return vs_store_workunit_update(p->s, &later);
+}
+
+int vs_transitioner_pass(struct vs_store *s, const struct vs_project_config *cfg, int64_t now,
+                         int limit, struct vs_log *log, struct vs_transitioner_stats *stats)
+{
+    if (!s || !cfg)
+        return VS_EINVAL;
+    struct pass p;
+    memset(&p, 0, sizeof(p));
+    p.s = s;
+    p.cfg = cfg;
+    p.now = now;
+    p.log = log;
+    if (!cfg->dont_generate_upload_certificates) {
+        char path[VS_PATH_MAX + 32];
+        int n = snprintf(path, sizeof(path), "%s/%s", cfg->key_dir, VS_SIGN_UPLOAD_PRIVATE);
+        if (n > 0 && (size_t)n < sizeof(path) && vs_sign_key_load(path, true, &p.upload_key) != 0) {
+            VS_LOG(log, VS_LOG_WARN, "transitioner: no upload key at %s; outputs unsigned", path);
+            p.upload_key = NULL;
+        }
+    }
+    int rc = vs_store_wus_to_transition(s, now, limit > 0 ? limit : DEFAULT_LIMIT, on_wu, &p);
+    vs_sign_key_destroy(p.upload_key);
+    if (stats)
+        *stats = p.st;
+    return rc;
+}

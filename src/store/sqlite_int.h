@@ -1,0 +1,148 @@
+/*
+ * Internals shared by the SQLite backend's files (store_sqlite*.c). Not for
+ * use outside src/store/.
+ *
+ * Rows are mapped to structs through column descriptors (struct sq_col):
+ * one table per struct lists each column's name, type and offset, and the
+ * generic insert/update/select code builds its SQL and binds or reads
+ * values from them. That keeps the column list of a table in one place
+ * (the schema in store_sqlite_schema.c must match; a unit test checks it).
+ */
+#ifndef VOLSCHED_STORE_SQLITE_INT_H
+#define VOLSCHED_STORE_SQLITE_INT_H
+
+#include <sqlite3.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "store/store.h"
+#include "volsched/str.h"
+
+/* Copies with deliberate truncation (GCC ignores a (void) cast on a
+ * warn_unused_result call). */
+static inline void vs_sq__copy(char *dst, const char *src, size_t dstsize)
+{
+    if (vs_strlcpy(dst, src, dstsize) != 0)
+        return;
+}
+
+enum sq_type {
+    SQ_I64,  /* int64_t */
+    SQ_INT,  /* int */
+    SQ_DBL,  /* double */
+    SQ_STR,  /* char[size] inside the struct */
+    SQ_PSTR, /* char * owned by the struct (NULL = SQL NULL) */
+};
+
+struct sq_col {
+    const char *name;
+    enum sq_type type;
+    size_t offset;
+    size_t size; /* SQ_STR only */
+};
+
+struct sq_table {
+    const char *name;          /* SQL table name (quoted where needed) */
+    const struct sq_col *cols; /* cols[0] is "id" when has_id */
+    size_t ncols;
+    int has_id;
+};
+
+extern const struct sq_table vs_sq__platform;
+extern const struct sq_table vs_sq__app;
+extern const struct sq_table vs_sq__app_version;
+extern const struct sq_table vs_sq__app_version_file;
+extern const struct sq_table vs_sq__user;
+extern const struct sq_table vs_sq__team;
+extern const struct sq_table vs_sq__host;
+extern const struct sq_table vs_sq__workunit;
+extern const struct sq_table vs_sq__result;
+extern const struct sq_table vs_sq__assignment;
+
+/* Prepared-statement slots: one per distinct SQL text the backend runs. */
+enum sq_stmt {
+#define SQ_TABLE_STMTS(t) SQ_##t##_INSERT, SQ_##t##_UPDATE, SQ_##t##_GET, SQ_##t##_BY_NAME
+    SQ_TABLE_STMTS(PLATFORM),
+    SQ_TABLE_STMTS(APP),
+    SQ_TABLE_STMTS(APP_VERSION),
+    SQ_TABLE_STMTS(AVFILE),
+    SQ_TABLE_STMTS(USER),
+    SQ_TABLE_STMTS(TEAM),
+    SQ_TABLE_STMTS(HOST),
+    SQ_TABLE_STMTS(WORKUNIT),
+    SQ_TABLE_STMTS(RESULT),
+    SQ_TABLE_STMTS(ASSIGNMENT),
+#undef SQ_TABLE_STMTS
+    SQ_USER_BY_AUTH,
+    SQ_HOST_BY_CPID,
+    SQ_TEAM_NUSERS_INC,
+    SQ_AVFILES_OF,
+    SQ_PLATFORM_ALL,
+    SQ_APP_ALL,
+    SQ_APP_VERSION_ALL,
+    SQ_ASSIGNMENTS,
+    SQ_RESULTS_OF_WU,
+    SQ_RESULTS_IN_PROGRESS,
+    SQ_HOST_HAS_WU,
+    SQ_COUNT_RESULTS,
+    SQ_COUNT_RESULTS_APP,
+    SQ_JOBS_UNSENT,
+    SQ_CLAIM,
+    SQ_CLAIM_WU,
+    SQ_REPORT,
+    SQ_REPORT_WU,
+    SQ_WUS_TO_TRANSITION,
+    SQ__COUNT
+};
+
+struct vs_store {
+    sqlite3 *db;
+    struct vs_log *log;
+    sqlite3_stmt *stmts[SQ__COUNT];
+    int txn_depth;
+};
+
+/* Returns the prepared statement for slot id (prepared on first use), reset
+ * and with its bindings cleared; NULL on error (logged). */
+sqlite3_stmt *vs_sq__stmt(struct vs_store *s, enum sq_stmt id);
+
+/* Logs the SQLite error for what and maps rc to a VS_E* code
+ * (SQLITE_CONSTRAINT -> VS_EEXISTS, else VS_ESTORE). */
+int vs_sq__err(struct vs_store *s, int rc, const char *what);
+
+/* Binds the columns of row except id to ?first, ?first+1, ...; then, when
+ * with_id, the id to the next parameter. Returns the next free parameter. */
+int vs_sq__bind_row(sqlite3_stmt *st, int first, const struct sq_table *t, const void *row,
+                    int with_id);
+/* Reads t->ncols columns starting at result column first into row (heap
+ * strings are duplicated; fixed strings truncated to fit). */
+void vs_sq__read_row(sqlite3_stmt *st, int first, const struct sq_table *t, void *row);
+/* Frees the SQ_PSTR fields of row and sets them to NULL. */
+void vs_sq__free_row(const struct sq_table *t, void *row);
+
+/* Generic operations built on the descriptors. */
+int vs_sq__insert(struct vs_store *s, enum sq_stmt id, const struct sq_table *t, void *row);
+int vs_sq__update(struct vs_store *s, enum sq_stmt id, const struct sq_table *t, const void *row);
+/* Runs a one-row select (statement id with ?1 bound to the given key) into row. */
+int vs_sq__get_i64(struct vs_store *s, enum sq_stmt id, const struct sq_table *t, int64_t key,
+                   void *row);
+int vs_sq__get_text(struct vs_store *s, enum sq_stmt id, const struct sq_table *t, const char *key,
+                    void *row);
+
+/* Builds "SELECT <cols of t, prefixed with alias.> " into a heap string. */
+char *vs_sq__select_list(const struct sq_table *t, const char *alias);
+
+/* Transaction helpers for single operations: enter starts a transaction or a
+ * savepoint; leave commits/releases on rc == 0, else rolls back. Returns rc
+ * or the commit error. */
+int vs_sq__enter(struct vs_store *s);
+int vs_sq__leave(struct vs_store *s, int rc);
+
+/* The current time (seconds). */
+int64_t vs_sq__now(void);
+
+/* The schema (store_sqlite_schema.c). */
+extern const char *const vs_sq__schema_v1[]; /* NULL-terminated */
+#define VS_SQ_SCHEMA_VERSION 1
+
+#endif

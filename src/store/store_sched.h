@@ -1,0 +1,28 @@
+/*
+ * Store operations only the project server's scheduler needs: tuning of its
+ * own connections. Kept apart from store.h (the domain interface) because
+ * they are about running the SQLite backend fast, not about the domain; a
+ * PostgreSQL backend would make them no-ops.
+ */
+#ifndef VOLSCHED_STORE_STORE_SCHED_H
+#define VOLSCHED_STORE_STORE_SCHED_H
+
+#include "store/store.h"
+#include "volsched/error.h"
+
+/*
+ * Tunes a handle the scheduler owns. Every handle gets a larger page cache
+ * and memory-mapped reads (no read system call per page). With writer true
+ * the handle also stops checkpointing the WAL itself: its commits never pay
+ * for a checkpoint, and the server runs vs_store_sched_checkpoint() from a
+ * background thread instead. Returns 0 or VS_ESTORE (logged).
+ */
+VS_MUST_CHECK int vs_store_sched_tune(struct vs_store *s, bool writer);
+
+/*
+ * Copies committed WAL frames into the database without waiting for
+ * readers or writers (a PASSIVE checkpoint). Returns 0 or VS_ESTORE.
+ */
+VS_MUST_CHECK int vs_store_sched_checkpoint(struct vs_store *s);
+
+#endif

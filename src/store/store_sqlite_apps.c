@@ -1,0 +1,166 @@
+/* SQLite backend: platforms, apps, app versions (with their files), catalog. */
+#include <string.h>
+
+#include "store/sqlite_int.h"
+#include "volsched/alloc.h"
+#include "volsched/str.h"
+
+int vs_store_platform_by_name(struct vs_store *s, const char *name, struct vs_platform *out)
+{
+    return vs_sq__get_text(s, SQ_PLATFORM_BY_NAME, &vs_sq__platform, name, out);
+}
+
+int vs_store_platform_add(struct vs_store *s, struct vs_platform *p)
+{
+    if (!p->name[0])
+        return VS_EINVAL;
+    if (!p->create_time)
+        p->create_time = vs_sq__now();
+    return vs_sq__insert(s, SQ_PLATFORM_INSERT, &vs_sq__platform, p);
+}
+
+int vs_store_app_by_name(struct vs_store *s, const char *name, struct vs_app *out)
+{
+    return vs_sq__get_text(s, SQ_APP_BY_NAME, &vs_sq__app, name, out);
+}
+
+int vs_store_app_get(struct vs_store *s, int64_t id, struct vs_app *out)
+{
+    return vs_sq__get_i64(s, SQ_APP_GET, &vs_sq__app, id, out);
+}
+
+int vs_store_app_add(struct vs_store *s, struct vs_app *a)
+{
+    if (!a->name[0])
+        return VS_EINVAL;
+    if (!a->create_time)
+        a->create_time = vs_sq__now();
+    return vs_sq__insert(s, SQ_APP_INSERT, &vs_sq__app, a);
+}
+
+int vs_store_app_version_add(struct vs_store *s, struct vs_app_version *av)
+{
+    if (!av->appid || !av->platformid || av->nfiles == 0)
+        return VS_EINVAL;
+    size_t nmain = 0;
+    for (size_t i = 0; i < av->nfiles; i++)
+        nmain += av->files[i].main_program != 0;
+    if (nmain != 1)
+        return VS_EINVAL;
+    if (!av->create_time)
+        av->create_time = vs_sq__now();
+    int rc = vs_sq__enter(s);
+    if (rc)
+        return rc;
+    rc = vs_sq__insert(s, SQ_APP_VERSION_INSERT, &vs_sq__app_version, av);
+    for (size_t i = 0; rc == 0 && i < av->nfiles; i++) {
+        sqlite3_stmt *st = vs_sq__stmt(s, SQ_AVFILE_INSERT);
+        if (!st) {
+            rc = VS_ESTORE;
+            break;
+        }
+        sqlite3_bind_int64(st, 1, av->id);
+        sqlite3_bind_int64(st, 2, (int64_t)i);
+        if (vs_sq__bind_row(st, 3, &vs_sq__app_version_file, &av->files[i], 0) < 0) {
+            rc = vs_sq__err(s, sqlite3_errcode(s->db), "bind file");
+            break;
+        }
+        int step = sqlite3_step(st);
+        sqlite3_reset(st);
+        if (step != SQLITE_DONE)
+            rc = vs_sq__err(s, step, "app_version_file");
+    }
+    rc = vs_sq__leave(s, rc);
+    if (rc)
+        av->id = 0;
+    return rc;
+}
+
+/* Runs a no-parameter "select all" and appends rows into a growing array. */
+static int load_all(struct vs_store *s, enum sq_stmt id, const struct sq_table *t, size_t elsize,
+                    void **out_arr, size_t *out_n)
+{
+    sqlite3_stmt *st = vs_sq__stmt(s, id);
+    if (!st)
+        return VS_ESTORE;
+    char *arr = NULL;
+    size_t n = 0, cap = 0;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (n == cap) {
+            cap = cap ? cap * 2 : 8;
+            arr = vs_xreallocarray(arr, cap, elsize);
+        }
+        memset(arr + n * elsize, 0, elsize);
+        vs_sq__read_row(st, 0, t, arr + n * elsize);
+        n++;
+    }
+    sqlite3_reset(st);
+    if (rc != SQLITE_DONE) {
+        for (size_t i = 0; i < n; i++)
+            vs_sq__free_row(t, arr + i * elsize);
+        vs_free(arr);
+        return vs_sq__err(s, rc, t->name);
+    }
+    *out_arr = arr;
+    *out_n = n;
+    return 0;
+}
+
+static int load_files(struct vs_store *s, struct vs_app_version *av)
+{
+    sqlite3_stmt *st = vs_sq__stmt(s, SQ_AVFILES_OF);
+    if (!st)
+        return VS_ESTORE;
+    sqlite3_bind_int64(st, 1, av->id);
+    size_t cap = 0;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (av->nfiles == cap) {
+            cap = cap ? cap * 2 : 4;
+            av->files = vs_xreallocarray(av->files, cap, sizeof(*av->files));
+        }
+        struct vs_app_version_file *f = &av->files[av->nfiles++];
+        memset(f, 0, sizeof(*f));
+        vs_sq__read_row(st, 0, &vs_sq__app_version_file, f);
+    }
+    sqlite3_reset(st);
+    return rc == SQLITE_DONE ? 0 : vs_sq__err(s, rc, "app_version_file");
+}
+
+int vs_store_catalog_load(struct vs_store *s, struct vs_catalog *out)
+{
+    struct vs_catalog c;
+    memset(&c, 0, sizeof(c));
+    void *p;
+    int rc = load_all(s, SQ_PLATFORM_ALL, &vs_sq__platform, sizeof(struct vs_platform), &p,
+                      &c.nplatforms);
+    if (rc)
+        goto fail;
+    c.platforms = p;
+    if ((rc = load_all(s, SQ_APP_ALL, &vs_sq__app, sizeof(struct vs_app), &p, &c.napps)) != 0)
+        goto fail;
+    c.apps = p;
+    rc = load_all(s, SQ_APP_VERSION_ALL, &vs_sq__app_version, sizeof(struct vs_app_version), &p,
+                  &c.napp_versions);
+    if (rc)
+        goto fail;
+    c.app_versions = p;
+    for (size_t i = 0; i < c.napp_versions; i++) {
+        struct vs_app_version *av = &c.app_versions[i];
+        if ((rc = load_files(s, av)) != 0)
+            goto fail;
+        /* Names for the reply writer; ids are few, a linear search is fine. */
+        for (size_t j = 0; j < c.napps; j++)
+            if (c.apps[j].id == av->appid)
+                vs_sq__copy(av->app_name, c.apps[j].name, sizeof(av->app_name));
+        for (size_t j = 0; j < c.nplatforms; j++)
+            if (c.platforms[j].id == av->platformid)
+                vs_sq__copy(av->platform_name, c.platforms[j].name, sizeof(av->platform_name));
+    }
+    *out = c;
+    return 0;
+fail:
+    vs_catalog_cleanup(&c);
+    return rc;
+}

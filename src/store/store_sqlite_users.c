@@ -1,0 +1,145 @@
+/* SQLite backend: users, teams and hosts. */
+#include <string.h>
+#include <sys/random.h>
+
+#include "store/sqlite_int.h"
+#include "volsched/str.h"
+
+/* A fresh authenticator: 32 lowercase hex digits from the kernel's CSPRNG,
+ * like BOINC's make_secure_random_string. */
+static int make_authenticator(char *out, size_t outsize)
+{
+    unsigned char raw[16];
+    if (outsize < 2 * sizeof(raw) + 1)
+        return VS_ELIMIT;
+    size_t got = 0;
+    while (got < sizeof(raw)) {
+        ssize_t n = getrandom(raw + got, sizeof(raw) - got, 0);
+        if (n <= 0)
+            return VS_EIO;
+        got += (size_t)n;
+    }
+    static const char hex[] = "0123456789abcdef";
+    for (size_t i = 0; i < sizeof(raw); i++) {
+        out[2 * i] = hex[raw[i] >> 4];
+        out[2 * i + 1] = hex[raw[i] & 15];
+    }
+    out[2 * sizeof(raw)] = '\0';
+    return 0;
+}
+
+int vs_store_user_by_auth(struct vs_store *s, const char *authenticator, struct vs_user *out)
+{
+    if (!authenticator || !*authenticator)
+        return VS_ENOTFOUND;
+    return vs_sq__get_text(s, SQ_USER_BY_AUTH, &vs_sq__user, authenticator, out);
+}
+
+int vs_store_user_get(struct vs_store *s, int64_t id, struct vs_user *out)
+{
+    return vs_sq__get_i64(s, SQ_USER_GET, &vs_sq__user, id, out);
+}
+
+int vs_store_user_by_name(struct vs_store *s, const char *name, struct vs_user *out)
+{
+    return vs_sq__get_text(s, SQ_USER_BY_NAME, &vs_sq__user, name, out);
+}
+
+int vs_store_user_add(struct vs_store *s, struct vs_user *u)
+{
+    if (!u->name[0])
+        return VS_EINVAL;
+    int rc;
+    bool made_auth = false;
+    if (!u->authenticator[0]) {
+        if ((rc = make_authenticator(u->authenticator, sizeof(u->authenticator))) != 0)
+            return rc;
+        made_auth = true;
+    }
+    if (!u->create_time)
+        u->create_time = vs_sq__now();
+    if ((rc = vs_sq__enter(s)) != 0)
+        goto out;
+    rc = vs_sq__insert(s, SQ_USER_INSERT, &vs_sq__user, u);
+    if (rc == 0 && u->teamid) {
+        sqlite3_stmt *st = vs_sq__stmt(s, SQ_TEAM_NUSERS_INC);
+        if (!st) {
+            rc = VS_ESTORE;
+        } else {
+            sqlite3_bind_int64(st, 1, u->teamid);
+            int step = sqlite3_step(st);
+            sqlite3_reset(st);
+            if (step != SQLITE_DONE)
+                rc = vs_sq__err(s, step, "team nusers");
+            else if (sqlite3_changes(s->db) != 1)
+                rc = VS_ENOTFOUND; /* no such team */
+        }
+    }
+    rc = vs_sq__leave(s, rc);
+out:
+    if (rc) {
+        u->id = 0;
+        if (made_auth)
+            u->authenticator[0] = '\0';
+    }
+    return rc;
+}
+
+int vs_store_team_get(struct vs_store *s, int64_t id, struct vs_team *out)
+{
+    return vs_sq__get_i64(s, SQ_TEAM_GET, &vs_sq__team, id, out);
+}
+
+int vs_store_team_by_name(struct vs_store *s, const char *name, struct vs_team *out)
+{
+    return vs_sq__get_text(s, SQ_TEAM_BY_NAME, &vs_sq__team, name, out);
+}
+
+int vs_store_team_add(struct vs_store *s, struct vs_team *t)
+{
+    if (!t->name[0])
+        return VS_EINVAL;
+    if (!t->create_time)
+        t->create_time = vs_sq__now();
+    return vs_sq__insert(s, SQ_TEAM_INSERT, &vs_sq__team, t);
+}
+
+int vs_store_host_get(struct vs_store *s, int64_t id, struct vs_host *out)
+{
+    return vs_sq__get_i64(s, SQ_HOST_GET, &vs_sq__host, id, out);
+}
+
+int vs_store_host_by_cpid(struct vs_store *s, int64_t userid, const char *host_cpid,
+                          struct vs_host *out)
+{
+    if (!host_cpid || !*host_cpid)
+        return VS_ENOTFOUND;
+    sqlite3_stmt *st = vs_sq__stmt(s, SQ_HOST_BY_CPID);
+    if (!st)
+        return VS_ESTORE;
+    sqlite3_bind_int64(st, 1, userid);
+    sqlite3_bind_text(st, 2, host_cpid, -1, SQLITE_STATIC);
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW)
+        vs_sq__read_row(st, 0, &vs_sq__host, out);
+    sqlite3_reset(st);
+    if (rc == SQLITE_ROW)
+        return 0;
+    return rc == SQLITE_DONE ? VS_ENOTFOUND : vs_sq__err(s, rc, "host by cpid");
+}
+
+int vs_store_host_add(struct vs_store *s, struct vs_host *h)
+{
+    if (!h->userid)
+        return VS_EINVAL;
+    if (!h->create_time)
+        h->create_time = vs_sq__now();
+    return vs_sq__insert(s, SQ_HOST_INSERT, &vs_sq__host, h);
+}
+
+int vs_store_host_update(struct vs_store *s, const struct vs_host *h)
+{
+    if (!h->id)
+        return VS_EINVAL;
+    return vs_sq__update(s, SQ_HOST_UPDATE, &vs_sq__host, h);
+}

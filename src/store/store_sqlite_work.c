@@ -1,0 +1,406 @@
+/*
+ * SQLite backend: workunits, assignments and results, the feeder's scan, the
+ * scheduler's atomic claim, result reports and the transitioner's scan.
+ */
+#include <string.h>
+
+#include "store/sqlite_int.h"
+#include "volsched/alloc.h"
+#include "volsched/str.h"
+
+/* ------------------------------------------------------------------------ */
+/* Workunits and assignments                                                 */
+
+int vs_store_workunit_add(struct vs_store *s, struct vs_workunit *wu)
+{
+    if (!wu->name[0] || !wu->appid || !wu->xml_doc)
+        return VS_EINVAL;
+    int64_t now = vs_sq__now();
+    if (!wu->create_time)
+        wu->create_time = now;
+    if (!wu->mod_time)
+        wu->mod_time = now;
+    return vs_sq__insert(s, SQ_WORKUNIT_INSERT, &vs_sq__workunit, wu);
+}
+
+int vs_store_workunit_get(struct vs_store *s, int64_t id, struct vs_workunit *out)
+{
+    return vs_sq__get_i64(s, SQ_WORKUNIT_GET, &vs_sq__workunit, id, out);
+}
+
+int vs_store_workunit_by_name(struct vs_store *s, const char *name, struct vs_workunit *out)
+{
+    return vs_sq__get_text(s, SQ_WORKUNIT_BY_NAME, &vs_sq__workunit, name, out);
+}
+
+int vs_store_workunit_update(struct vs_store *s, const struct vs_workunit *wu)
+{
+    if (!wu->id || !wu->xml_doc)
+        return VS_EINVAL;
+    return vs_sq__update(s, SQ_WORKUNIT_UPDATE, &vs_sq__workunit, wu);
+}
+
+int vs_store_assignment_add(struct vs_store *s, struct vs_assignment *a)
+{
+    if (!a->workunitid || a->target_type < VS_ASSIGN_NONE || a->target_type > VS_ASSIGN_TEAM)
+        return VS_EINVAL;
+    if (!a->create_time)
+        a->create_time = vs_sq__now();
+    return vs_sq__insert(s, SQ_ASSIGNMENT_INSERT, &vs_sq__assignment, a);
+}
+
+int vs_store_assignments(struct vs_store *s, int target_type, int multi, vs_store_assignment_fn fn,
+                         void *ctx)
+{
+    sqlite3_stmt *st = vs_sq__stmt(s, SQ_ASSIGNMENTS);
+    if (!st)
+        return VS_ESTORE;
+    sqlite3_bind_int(st, 1, target_type);
+    sqlite3_bind_int(st, 2, multi);
+    int rc, ret = 0;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        struct vs_assignment a;
+        vs_sq__read_row(st, 0, &vs_sq__assignment, &a);
+        if ((ret = fn(ctx, &a)) != 0)
+            break;
+    }
+    sqlite3_reset(st);
+    if (ret)
+        return ret;
+    return rc == SQLITE_DONE ? 0 : vs_sq__err(s, rc, "assignment");
+}
+
+/* ------------------------------------------------------------------------ */
+/* Results                                                                   */
+
+int vs_store_result_add(struct vs_store *s, struct vs_result *r)
+{
+    if (!r->name[0] || !r->workunitid || !r->appid)
+        return VS_EINVAL;
+    int64_t now = vs_sq__now();
+    if (!r->create_time)
+        r->create_time = now;
+    if (!r->mod_time)
+        r->mod_time = now;
+    return vs_sq__insert(s, SQ_RESULT_INSERT, &vs_sq__result, r);
+}
+
+int vs_store_result_get(struct vs_store *s, int64_t id, struct vs_result *out)
+{
+    return vs_sq__get_i64(s, SQ_RESULT_GET, &vs_sq__result, id, out);
+}
+
+int vs_store_result_by_name(struct vs_store *s, const char *name, struct vs_result *out)
+{
+    return vs_sq__get_text(s, SQ_RESULT_BY_NAME, &vs_sq__result, name, out);
+}
+
+int vs_store_result_update(struct vs_store *s, const struct vs_result *r)
+{
+    if (!r->id)
+        return VS_EINVAL;
+    return vs_sq__update(s, SQ_RESULT_UPDATE, &vs_sq__result, r);
+}
+
+/* Steps st (already bound) and hands each result row to fn. */
+static int scan_results(struct vs_store *s, sqlite3_stmt *st, vs_store_result_fn fn, void *ctx)
+{
+    int rc, ret = 0;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        struct vs_result r;
+        vs_sq__read_row(st, 0, &vs_sq__result, &r);
+        ret = fn(ctx, &r);
+        vs_result_cleanup(&r);
+        if (ret)
+            break;
+    }
+    sqlite3_reset(st);
+    if (ret)
+        return ret;
+    return rc == SQLITE_DONE ? 0 : vs_sq__err(s, rc, "result");
+}
+
+int vs_store_results_of_wu(struct vs_store *s, int64_t wuid, vs_store_result_fn fn, void *ctx)
+{
+    sqlite3_stmt *st = vs_sq__stmt(s, SQ_RESULTS_OF_WU);
+    if (!st)
+        return VS_ESTORE;
+    sqlite3_bind_int64(st, 1, wuid);
+    return scan_results(s, st, fn, ctx);
+}
+
+int vs_store_results_in_progress(struct vs_store *s, int64_t hostid, vs_store_result_fn fn,
+                                 void *ctx)
+{
+    sqlite3_stmt *st = vs_sq__stmt(s, SQ_RESULTS_IN_PROGRESS);
+    if (!st)
+        return VS_ESTORE;
+    sqlite3_bind_int64(st, 1, hostid);
+    return scan_results(s, st, fn, ctx);
+}
+
+static int one_i64(struct vs_store *s, sqlite3_stmt *st, int64_t *out)
+{
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW)
+        *out = sqlite3_column_int64(st, 0);
+    sqlite3_reset(st);
+    return rc == SQLITE_ROW ? 0 : vs_sq__err(s, rc, "count");
+}
+
+int vs_store_host_has_wu(struct vs_store *s, int64_t hostid, int64_t wuid, bool *out)
+{
+    sqlite3_stmt *st = vs_sq__stmt(s, SQ_HOST_HAS_WU);
+    if (!st)
+        return VS_ESTORE;
+    sqlite3_bind_int64(st, 1, hostid);
+    sqlite3_bind_int64(st, 2, wuid);
+    int64_t v = 0;
+    int rc = one_i64(s, st, &v);
+    if (rc == 0)
+        *out = v != 0;
+    return rc;
+}
+
+int vs_store_count_results(struct vs_store *s, int64_t appid, int state, int64_t *out_count)
+{
+    sqlite3_stmt *st = vs_sq__stmt(s, appid ? SQ_COUNT_RESULTS_APP : SQ_COUNT_RESULTS);
+    if (!st)
+        return VS_ESTORE;
+    sqlite3_bind_int(st, 1, state);
+    if (appid)
+        sqlite3_bind_int64(st, 2, appid);
+    return one_i64(s, st, out_count);
+}
+
+int vs_store_jobs_unsent(struct vs_store *s, int64_t after_id, int limit, vs_store_job_fn fn,
+                         void *ctx, int64_t *out_last_id)
+{
+    if (limit <= 0 || !fn)
+        return VS_EINVAL;
+    sqlite3_stmt *st = vs_sq__stmt(s, SQ_JOBS_UNSENT);
+    if (!st)
+        return VS_ESTORE;
+    sqlite3_bind_int64(st, 1, after_id);
+    sqlite3_bind_int(st, 2, limit);
+    int64_t last = after_id;
+    int rc, ret = 0;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        struct vs_job job;
+        vs_sq__read_row(st, 0, &vs_sq__result, &job.result);
+        vs_sq__read_row(st, (int)vs_sq__result.ncols, &vs_sq__workunit, &job.wu);
+        last = job.result.id;
+        ret = fn(ctx, &job);
+        vs_result_cleanup(&job.result);
+        vs_workunit_cleanup(&job.wu);
+        if (ret)
+            break;
+    }
+    sqlite3_reset(st);
+    if (ret == 0 && rc != SQLITE_DONE)
+        return vs_sq__err(s, rc, "unsent scan");
+    if (out_last_id)
+        *out_last_id = last;
+    return ret;
+}
+
+int vs_store_results_claim(struct vs_store *s, int64_t hostid, int64_t userid, int64_t teamid,
+                           int64_t now, struct vs_claim *claims, size_t n, size_t *out_nclaimed)
+{
+    if (!hostid || (n && !claims))
+        return VS_EINVAL;
+    int rc = vs_sq__enter(s);
+    if (rc)
+        return rc;
+    size_t nclaimed = 0;
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        struct vs_claim *c = &claims[i];
+        c->claimed = false;
+        sqlite3_stmt *st = vs_sq__stmt(s, SQ_CLAIM);
+        if (!st) {
+            rc = VS_ESTORE;
+            break;
+        }
+        sqlite3_bind_int64(st, 1, c->result_id);
+        sqlite3_bind_int64(st, 2, hostid);
+        sqlite3_bind_int64(st, 3, userid);
+        sqlite3_bind_int64(st, 4, teamid);
+        sqlite3_bind_int64(st, 5, now);
+        sqlite3_bind_int64(st, 6, c->report_deadline);
+        sqlite3_bind_int64(st, 7, c->app_version_id);
+        sqlite3_bind_int(st, 8, c->app_version_num);
+        sqlite3_bind_double(st, 9, c->flops_estimate);
+        int step = sqlite3_step(st);
+        sqlite3_reset(st);
+        if (step != SQLITE_DONE) {
+            rc = vs_sq__err(s, step, "claim");
+            break;
+        }
+        /* Zero rows changed: it was not UNSENT any more. Not an error. */
+        if (sqlite3_changes(s->db) != 1)
+            continue;
+        st = vs_sq__stmt(s, SQ_CLAIM_WU);
+        if (!st) {
+            rc = VS_ESTORE;
+            break;
+        }
+        sqlite3_bind_int64(st, 1, c->result_id);
+        sqlite3_bind_int64(st, 2, c->report_deadline);
+        sqlite3_bind_int64(st, 3, now);
+        step = sqlite3_step(st);
+        sqlite3_reset(st);
+        if (step != SQLITE_DONE) {
+            rc = vs_sq__err(s, step, "claim wu");
+            break;
+        }
+        c->claimed = true;
+        nclaimed++;
+    }
+    rc = vs_sq__leave(s, rc);
+    if (rc) {
+        /* Rolled back: nothing was claimed, whatever the loop saw. */
+        for (size_t i = 0; i < n; i++)
+            claims[i].claimed = false;
+        return rc;
+    }
+    if (out_nclaimed)
+        *out_nclaimed = nclaimed;
+    return 0;
+}
+
+int vs_store_result_report(struct vs_store *s, int64_t hostid, int64_t now,
+                           const struct vs_result_report *rep, bool *out_dup)
+{
+    if (!rep || !rep->name[0])
+        return VS_EINVAL;
+    int rc = vs_sq__enter(s);
+    if (rc)
+        return rc;
+    struct vs_result r;
+    memset(&r, 0, sizeof(r));
+    bool dup = false;
+    rc = vs_store_result_by_name(s, rep->name, &r);
+    if (rc)
+        goto done;
+    if (r.hostid != hostid) {
+        rc = VS_ESTATE;
+        goto done;
+    }
+    /* BOINC-COMPAT: a result the transitioner timed out (NO_REPLY) is still
+     * accepted when it finally arrives; any other OVER result is a repeat. */
+    if (r.server_state == VS_RESULT_SERVER_STATE_OVER && r.outcome != VS_RESULT_OUTCOME_NO_REPLY) {
+        dup = true;
+        goto done;
+    }
+    if (r.server_state == VS_RESULT_SERVER_STATE_OVER && r.received_time != 0) {
+        dup = true;
+        goto done;
+    }
+    if (r.server_state != VS_RESULT_SERVER_STATE_IN_PROGRESS &&
+        r.server_state != VS_RESULT_SERVER_STATE_OVER) {
+        rc = VS_ESTATE;
+        goto done;
+    }
+    bool ok = rep->client_state == VS_RESULT_CLIENT_STATE_FILES_UPLOADED && rep->exit_status == 0;
+    sqlite3_stmt *st = vs_sq__stmt(s, SQ_REPORT);
+    if (!st) {
+        rc = VS_ESTORE;
+        goto done;
+    }
+    sqlite3_bind_int64(st, 1, r.id);
+    sqlite3_bind_int(st, 2, ok ? VS_RESULT_OUTCOME_SUCCESS : VS_RESULT_OUTCOME_CLIENT_ERROR);
+    sqlite3_bind_int(st, 3, rep->client_state);
+    sqlite3_bind_int(st, 4, rep->exit_status);
+    sqlite3_bind_double(st, 5, rep->cpu_time);
+    sqlite3_bind_double(st, 6, rep->elapsed_time);
+    sqlite3_bind_double(st, 7, rep->peak_working_set_size);
+    sqlite3_bind_double(st, 8, rep->peak_swap_size);
+    sqlite3_bind_double(st, 9, rep->peak_disk_usage);
+    if (rep->xml_doc_out)
+        sqlite3_bind_text(st, 10, rep->xml_doc_out, -1, SQLITE_STATIC);
+    if (rep->stderr_out)
+        sqlite3_bind_text(st, 11, rep->stderr_out, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 12, now);
+    int step = sqlite3_step(st);
+    sqlite3_reset(st);
+    if (step != SQLITE_DONE) {
+        rc = vs_sq__err(s, step, "report");
+        goto done;
+    }
+    st = vs_sq__stmt(s, SQ_REPORT_WU);
+    if (!st) {
+        rc = VS_ESTORE;
+        goto done;
+    }
+    sqlite3_bind_int64(st, 1, r.workunitid);
+    sqlite3_bind_int64(st, 2, now);
+    step = sqlite3_step(st);
+    sqlite3_reset(st);
+    if (step != SQLITE_DONE)
+        rc = vs_sq__err(s, step, "report wu");
+done:
+    vs_result_cleanup(&r);
+    rc = vs_sq__leave(s, rc);
+    if (rc == 0 && out_dup)
+        *out_dup = dup;
+    return rc;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Transitioner scan                                                         */
+
+struct result_vec {
+    struct vs_result *v;
+    size_t n, cap;
+};
+
+static int collect_result(void *ctx, const struct vs_result *r)
+{
+    struct result_vec *rv = ctx;
+    if (rv->n == rv->cap) {
+        rv->cap = rv->cap ? rv->cap * 2 : 4;
+        rv->v = vs_xreallocarray(rv->v, rv->cap, sizeof(*rv->v));
+    }
+    /* scan_results frees its row after the callback: take deep copies. */
+    struct vs_result *d = &rv->v[rv->n++];
+    *d = *r;
+    d->xml_doc_in = r->xml_doc_in ? vs_xstrdup(r->xml_doc_in) : NULL;
+    d->xml_doc_out = r->xml_doc_out ? vs_xstrdup(r->xml_doc_out) : NULL;
+    d->stderr_out = r->stderr_out ? vs_xstrdup(r->stderr_out) : NULL;
+    return 0;
+}
+
+int vs_store_wus_to_transition(struct vs_store *s, int64_t now, int limit,
+                               vs_store_transition_fn fn, void *ctx)
+{
+    if (limit <= 0 || !fn)
+        return VS_EINVAL;
+    sqlite3_stmt *st = vs_sq__stmt(s, SQ_WUS_TO_TRANSITION);
+    if (!st)
+        return VS_ESTORE;
+    sqlite3_bind_int64(st, 1, now);
+    sqlite3_bind_int(st, 2, limit);
+    /* Collect the page first: fn writes to the rows this scan reads. */
+    struct vs_workunit *wus = vs_xcalloc((size_t)limit, sizeof(*wus));
+    size_t nwus = 0;
+    int rc = SQLITE_DONE;
+    while (nwus < (size_t)limit && (rc = sqlite3_step(st)) == SQLITE_ROW)
+        vs_sq__read_row(st, 0, &vs_sq__workunit, &wus[nwus++]);
+    if (nwus == (size_t)limit)
+        rc = SQLITE_DONE;
+    sqlite3_reset(st);
+    int ret = rc == SQLITE_DONE ? 0 : vs_sq__err(s, rc, "transition scan");
+    for (size_t i = 0; ret == 0 && i < nwus; i++) {
+        struct result_vec rv = {0};
+        ret = vs_store_results_of_wu(s, wus[i].id, collect_result, &rv);
+        if (ret == 0)
+            ret = fn(ctx, &wus[i], rv.v, rv.n);
+        for (size_t j = 0; j < rv.n; j++)
+            vs_result_cleanup(&rv.v[j]);
+        vs_free(rv.v);
+    }
+    for (size_t i = 0; i < nwus; i++)
+        vs_workunit_cleanup(&wus[i]);
+    vs_free(wus);
+    return ret;
+}

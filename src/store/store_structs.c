@@ -1,0 +1,72 @@
+/* Life-cycle helpers of the store's domain structs (backend independent). */
+#include <string.h>
+
+#include "store/store.h"
+#include "volsched/alloc.h"
+
+void vs_user_cleanup(struct vs_user *u)
+{
+    if (!u)
+        return;
+    vs_free(u->global_prefs);
+    vs_free(u->project_prefs);
+    u->global_prefs = u->project_prefs = NULL;
+}
+
+void vs_app_version_cleanup(struct vs_app_version *av)
+{
+    if (!av)
+        return;
+    for (size_t i = 0; i < av->nfiles; i++)
+        vs_free(av->files[i].file_signature);
+    vs_free(av->files);
+    av->files = NULL;
+    av->nfiles = 0;
+}
+
+void vs_workunit_cleanup(struct vs_workunit *wu)
+{
+    if (!wu)
+        return;
+    vs_free(wu->xml_doc);
+    wu->xml_doc = NULL;
+}
+
+void vs_result_cleanup(struct vs_result *r)
+{
+    if (!r)
+        return;
+    vs_free(r->xml_doc_in);
+    vs_free(r->xml_doc_out);
+    vs_free(r->stderr_out);
+    r->xml_doc_in = r->xml_doc_out = r->stderr_out = NULL;
+}
+
+void vs_catalog_cleanup(struct vs_catalog *c)
+{
+    if (!c)
+        return;
+    for (size_t i = 0; i < c->napp_versions; i++)
+        vs_app_version_cleanup(&c->app_versions[i]);
+    vs_free(c->platforms);
+    vs_free(c->apps);
+    vs_free(c->app_versions);
+    memset(c, 0, sizeof(*c));
+}
+
+void vs_workunit_defaults(struct vs_workunit *wu)
+{
+    memset(wu, 0, sizeof(*wu));
+    /* BOINC-COMPAT: tools/backend_lib.h defaults. */
+    wu->min_quorum = 1;
+    wu->target_nresults = 1;
+    wu->max_error_results = 1;
+    wu->max_total_results = 1;
+    wu->max_success_results = 1;
+    wu->rsc_fpops_est = 3.6e12;
+    wu->rsc_fpops_bound = 8.64e13;
+    wu->rsc_memory_bound = 5e8;
+    wu->rsc_disk_bound = 1e9;
+    wu->delay_bound = 7 * 86400;
+    wu->size_class = -1;
+}

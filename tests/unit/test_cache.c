@@ -1,0 +1,212 @@
+/*
+ * The job cache against a real (temporary) SQLite store: refill pages
+ * through UNSENT results, a job is handed out once, put-back and forget do
+ * what they say, claimed results never come back, and the prep hook runs
+ * once per loaded job.
+ */
+#include "vs_test.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "server/cache.h"
+#include "store/store.h"
+#include "volsched/alloc.h"
+
+struct fixture {
+    char dir[64];
+    struct vs_store *st;
+    int64_t appid;
+    int64_t rid[8];
+    int preps, unpreps;
+};
+
+static int setup(void **state)
+{
+    struct fixture *fx = VS_NEW(struct fixture);
+    snprintf(fx->dir, sizeof(fx->dir), "/tmp/vs_cache_XXXXXX");
+    assert_non_null(mkdtemp(fx->dir));
+    char url[128];
+    snprintf(url, sizeof(url), "sqlite:%s/t.db", fx->dir);
+    assert_int_equal(vs_store_open(url, VS_STORE_CREATE, NULL, &fx->st), 0);
+    struct vs_app app = {0};
+    snprintf(app.name, sizeof(app.name), "primes");
+    assert_int_equal(vs_store_app_add(fx->st, &app), 0);
+    fx->appid = app.id;
+    for (int i = 0; i < 8; i++) {
+        struct vs_workunit wu;
+        vs_workunit_defaults(&wu);
+        wu.appid = app.id;
+        snprintf(wu.name, sizeof(wu.name), "wu_%d", i);
+        wu.xml_doc = vs_xstrdup("<workunit>\n</workunit>\n");
+        wu.transition_time = VS_TIME_NEVER;
+        assert_int_equal(vs_store_workunit_add(fx->st, &wu), 0);
+        struct vs_result r = {0};
+        r.workunitid = wu.id;
+        r.appid = app.id;
+        r.server_state = VS_RESULT_SERVER_STATE_UNSENT;
+        snprintf(r.name, sizeof(r.name), "wu_%d_0", i);
+        r.xml_doc_in = vs_xstrdup("<result>\n</result>\n");
+        assert_int_equal(vs_store_result_add(fx->st, &r), 0);
+        fx->rid[i] = r.id;
+        vs_workunit_cleanup(&wu);
+        vs_result_cleanup(&r);
+    }
+    *state = fx;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    struct fixture *fx = *state;
+    vs_store_close(fx->st);
+    char cmd[128];
+    snprintf(cmd, sizeof(cmd), "rm -rf %s", fx->dir);
+    assert_int_equal(system(cmd), 0);
+    vs_free(fx);
+    return 0;
+}
+
+static enum vs_cache_pick take_all(void *ctx, const struct vs_cache_job *j)
+{
+    (void)ctx;
+    (void)j;
+    return VS_PICK_TAKE;
+}
+
+static enum vs_cache_pick take_even(void *ctx, const struct vs_cache_job *j)
+{
+    (void)ctx;
+    return j->job.wu.name[3] % 2 == 0 ? VS_PICK_TAKE : VS_PICK_SKIP;
+}
+
+static int prep(void *ctx, struct vs_cache_job *j)
+{
+    struct fixture *fx = ctx;
+    fx->preps++;
+    /* wu_5 is "broken": the cache must drop it, once. */
+    if (strcmp(j->job.wu.name, "wu_5") == 0)
+        return VS_EPARSE;
+    j->prep = vs_xstrdup(j->job.result.name);
+    return 0;
+}
+
+static void unprep(void *ctx, void *p)
+{
+    struct fixture *fx = ctx;
+    fx->unpreps++;
+    vs_free(p);
+}
+
+static void claim(struct fixture *fx, int64_t rid)
+{
+    struct vs_claim c = {.result_id = rid, .report_deadline = 2000000000};
+    size_t n = 0;
+    assert_int_equal(vs_store_results_claim(fx->st, 1, 1, 0, 1000, &c, 1, &n), 0);
+    assert_int_equal(n, 1);
+}
+
+static void test_refill_take(void **state)
+{
+    struct fixture *fx = *state;
+    struct vs_cache *c = vs_cache_create(3, NULL, NULL, NULL);
+    size_t added = 0;
+    assert_int_equal(vs_cache_refill(c, fx->st, &added), 0);
+    assert_int_equal(added, 3);
+    /* Full: a refill adds nothing. */
+    assert_int_equal(vs_cache_refill(c, fx->st, &added), 0);
+    assert_int_equal(added, 0);
+
+    struct vs_cache_job out[8];
+    size_t n = vs_cache_take(c, take_all, NULL, out, 8);
+    assert_int_equal(n, 3);
+    /* Store order: wu_0, wu_1, wu_2. */
+    assert_string_equal(out[0].job.wu.name, "wu_0");
+    assert_string_equal(out[2].job.result.name, "wu_2_0");
+    /* Nothing left to take; a second taker gets nothing. */
+    assert_int_equal(vs_cache_take(c, take_all, NULL, out + 3, 5), 0);
+
+    /* wu_0 is claimed; wu_1 is forgotten without a claim (still UNSENT);
+     * wu_2 is put back. */
+    claim(fx, out[0].job.result.id);
+    vs_cache_forget(c, &out[0], false);
+    vs_cache_forget(c, &out[1], true);
+    vs_cache_put_back(c, &out[2]);
+    struct vs_cache_stats st;
+    vs_cache_get_stats(c, &st);
+    assert_int_equal(st.present, 1);
+    assert_int_equal(st.checked_out, 0);
+
+    /* Refill continues after wu_2 (the page stopped there); wu_1 comes back
+     * once the scan reaches the end and starts over. */
+    assert_int_equal(vs_cache_refill(c, fx->st, &added), 0);
+    assert_int_equal(added, 2);
+    n = vs_cache_take(c, take_all, NULL, out, 8);
+    assert_int_equal(n, 3);
+    bool seen[8] = {false};
+    for (size_t i = 0; i < n; i++) {
+        int k = out[i].job.wu.name[3] - '0';
+        assert_false(seen[k]);
+        seen[k] = true;
+        claim(fx, out[i].job.result.id);
+        vs_cache_forget(c, &out[i], false);
+    }
+    assert_false(seen[0]); /* claimed earlier: never offered again */
+    /* Drain the rest: every UNSENT result comes out exactly once. */
+    int total = 1 + (int)n;
+    for (int round = 0; round < 6; round++) {
+        assert_int_equal(vs_cache_refill(c, fx->st, &added), 0);
+        n = vs_cache_take(c, take_all, NULL, out, 8);
+        for (size_t i = 0; i < n; i++) {
+            int k = out[i].job.wu.name[3] - '0';
+            assert_false(seen[k]);
+            seen[k] = true;
+            claim(fx, out[i].job.result.id);
+            vs_cache_forget(c, &out[i], false);
+        }
+        total += (int)n;
+    }
+    assert_int_equal(total, 8);
+    vs_cache_get_stats(c, &st);
+    assert_int_equal(st.present, 0);
+    vs_cache_destroy(c);
+}
+
+static void test_pick_and_prep(void **state)
+{
+    struct fixture *fx = *state;
+    struct vs_cache *c = vs_cache_create(100, prep, unprep, fx);
+    size_t added = 0;
+    assert_int_equal(vs_cache_refill(c, fx->st, &added), 0);
+    assert_int_equal(added, 7); /* wu_5 dropped by prep */
+    assert_int_equal(fx->preps, 8);
+    /* The dropped row is remembered: not prepared (or logged) again. */
+    assert_int_equal(vs_cache_refill(c, fx->st, &added), 0);
+    assert_int_equal(added, 0);
+    struct vs_cache_stats st;
+    vs_cache_get_stats(c, &st);
+    assert_int_equal(st.dropped, 1);
+
+    struct vs_cache_job out[8];
+    size_t n = vs_cache_take(c, take_even, NULL, out, 8);
+    assert_int_equal(n, 4); /* wu_0, 2, 4, 6 */
+    for (size_t i = 0; i < n; i++) {
+        assert_int_equal((out[i].job.wu.name[3] - '0') % 2, 0);
+        assert_string_equal(out[i].prep, out[i].job.result.name);
+        vs_cache_forget(c, &out[i], true);
+    }
+    assert_int_equal(fx->unpreps, 4 + 0);
+    vs_cache_destroy(c); /* frees the 3 still present */
+    assert_int_equal(fx->unpreps, 7);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_refill_take, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_pick_and_prep, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

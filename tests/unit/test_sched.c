@@ -1,0 +1,635 @@
+/*
+ * The scheduler handler, end to end without HTTP: real requests captured
+ * from the BOINC 7.20.5 client (../shared/protocol/samples) go in, replies
+ * come out and are checked element by element (parsed back with the
+ * protocol's reply parser) and against a golden file; the store is checked
+ * for what was recorded. Bad requests must give an error reply, never a
+ * crash.
+ *
+ * VS_UPDATE_GOLDEN=1 rewrites the golden file instead of comparing.
+ */
+#include "vs_test.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "server/sched.h"
+#include "store/store.h"
+#include "volsched/alloc.h"
+#include "volsched/buf.h"
+#include "volsched/proto.h"
+#include "volsched/str.h"
+
+#define SAMPLES VS_SOURCE_DIR "/tests/data/boinc"
+#define AUTH    "0123456789abcdef0123456789abcdef" /* the samples' authenticator */
+#define NOW     1800000000
+#define NWU     6
+
+static const char key_text[] = "1024\n"
+                               "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff\n"
+                               ".\n";
+static const char sig_text[] = "aabbccdd\n.\n";
+
+struct fixture {
+    char dir[64];
+    struct vs_project_config cfg;
+    struct vs_store *st;
+    struct vs_sched *s;
+    int64_t userid;
+};
+
+static char *read_file(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    struct vs_buf b;
+    vs_buf_init(&b, 16u << 20);
+    char chunk[8192];
+    size_t n;
+    while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
+        assert_int_equal(vs_buf_append(&b, chunk, n), 0);
+    fclose(f);
+    if (!b.data)
+        assert_int_equal(vs_buf_puts(&b, ""), 0);
+    return vs_buf_take(&b, NULL);
+}
+
+/* A sample request with some elements rewritten: each pair is (old, new). */
+static char *sample(const char *name, const char *const *subst, size_t nsubst)
+{
+    char path[256];
+    snprintf(path, sizeof(path), "%s/%s", SAMPLES, name);
+    char *text = read_file(path);
+    assert_non_null(text);
+    for (size_t i = 0; i + 1 < nsubst; i += 2) {
+        char *at = strstr(text, subst[i]);
+        assert_non_null(at);
+        struct vs_buf b;
+        vs_buf_init(&b, VS_BUF_UNLIMITED);
+        assert_int_equal(vs_buf_append(&b, text, (size_t)(at - text)), 0);
+        assert_int_equal(vs_buf_puts(&b, subst[i + 1]), 0);
+        assert_int_equal(vs_buf_puts(&b, at + strlen(subst[i])), 0);
+        vs_free(text);
+        text = vs_buf_take(&b, NULL);
+    }
+    return text;
+}
+
+static int setup(void **state)
+{
+    struct fixture *fx = VS_NEW(struct fixture);
+    snprintf(fx->dir, sizeof(fx->dir), "/tmp/vs_sched_XXXXXX");
+    assert_non_null(mkdtemp(fx->dir));
+    struct vs_project_config *c = &fx->cfg;
+    snprintf(c->dir, sizeof(c->dir), "%s", fx->dir);
+    snprintf(c->long_name, sizeof(c->long_name), "Test Project");
+    snprintf(c->master_url, sizeof(c->master_url), "http://127.0.0.1:8080/test/");
+    snprintf(c->download_url, sizeof(c->download_url), "http://127.0.0.1:8080/test/download");
+    snprintf(c->upload_url, sizeof(c->upload_url),
+             "http://127.0.0.1:8080/test/file_upload_handler");
+    snprintf(c->cgi_url, sizeof(c->cgi_url), "http://127.0.0.1:8080/test/");
+    snprintf(c->download_dir, sizeof(c->download_dir), "%s/download", fx->dir);
+    snprintf(c->key_dir, sizeof(c->key_dir), "%s/keys", fx->dir);
+    snprintf(c->store_url, sizeof(c->store_url), "sqlite:%s/t.db", fx->dir);
+    c->max_wus_to_send = 10;
+    assert_int_equal(mkdir(c->key_dir, 0700), 0);
+    char path[VS_PATH_MAX + 32];
+    snprintf(path, sizeof(path), "%s/code_sign_public", c->key_dir);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(key_text, f);
+    fclose(f);
+
+    assert_int_equal(vs_store_open(c->store_url, VS_STORE_CREATE, NULL, &fx->st), 0);
+    struct vs_platform pf = {0};
+    snprintf(pf.name, sizeof(pf.name), "x86_64-pc-linux-gnu");
+    assert_int_equal(vs_store_platform_add(fx->st, &pf), 0);
+    struct vs_app app = {0};
+    snprintf(app.name, sizeof(app.name), "primes");
+    assert_int_equal(vs_store_app_add(fx->st, &app), 0);
+    struct vs_app_version av = {0};
+    av.appid = app.id;
+    av.platformid = pf.id;
+    av.version_num = 100;
+    av.avg_ncpus = 1;
+    struct vs_app_version_file file = {0};
+    snprintf(file.name, sizeof(file.name), "primes_100_x86_64-pc-linux-gnu");
+    snprintf(file.path, sizeof(file.path), "3f/primes_100_x86_64-pc-linux-gnu");
+    snprintf(file.md5_cksum, sizeof(file.md5_cksum), "0123456789abcdef0123456789abcdef");
+    file.nbytes = 17000;
+    file.file_signature = vs_xstrdup(sig_text);
+    file.main_program = 1;
+    file.executable = 1;
+    av.files = &file;
+    av.nfiles = 1;
+    assert_int_equal(vs_store_app_version_add(fx->st, &av), 0);
+    vs_free(file.file_signature);
+
+    struct vs_user u = {0};
+    snprintf(u.name, sizeof(u.name), "alice");
+    snprintf(u.authenticator, sizeof(u.authenticator), AUTH);
+    assert_int_equal(vs_store_user_add(fx->st, &u), 0);
+    fx->userid = u.id;
+    vs_user_cleanup(&u);
+
+    for (int i = 0; i < NWU; i++) {
+        struct vs_workunit wu;
+        vs_workunit_defaults(&wu);
+        wu.appid = app.id;
+        snprintf(wu.name, sizeof(wu.name), "wu_%d", i);
+        wu.rsc_fpops_est = 2e10; /* 20 s at the samples' 1e9 flops */
+        wu.rsc_fpops_bound = 2e13;
+        wu.rsc_memory_bound = 1e8;
+        wu.rsc_disk_bound = 1e8;
+        wu.delay_bound = 86400;
+        wu.transition_time = VS_TIME_NEVER;
+        char doc[1024];
+        snprintf(doc, sizeof(doc),
+                 "<file_info>\n    <name>in_%d</name>\n"
+                 "    <url>http://127.0.0.1:8080/test/download/1a/in_%d</url>\n"
+                 "    <md5_cksum>00000000000000000000000000000000</md5_cksum>\n"
+                 "    <nbytes>12</nbytes>\n</file_info>\n"
+                 "<workunit>\n    <file_ref>\n        <file_name>in_%d</file_name>\n"
+                 "        <open_name>in</open_name>\n        <copy_file/>\n    </file_ref>\n"
+                 "</workunit>\n",
+                 i, i, i);
+        wu.xml_doc = vs_xstrdup(doc);
+        assert_int_equal(vs_store_workunit_add(fx->st, &wu), 0);
+        struct vs_result r = {0};
+        r.workunitid = wu.id;
+        r.appid = app.id;
+        r.server_state = VS_RESULT_SERVER_STATE_UNSENT;
+        snprintf(r.name, sizeof(r.name), "wu_%d_0", i);
+        snprintf(doc, sizeof(doc),
+                 "<file_info>\n    <name>wu_%d_0_r0</name>\n"
+                 "    <url>http://127.0.0.1:8080/test/file_upload_handler</url>\n"
+                 "    <max_nbytes>100000</max_nbytes>\n</file_info>\n"
+                 "<result>\n    <file_ref>\n        <file_name>wu_%d_0_r0</file_name>\n"
+                 "        <open_name>out</open_name>\n        <copy_file/>\n    </file_ref>\n"
+                 "</result>\n",
+                 i, i);
+        r.xml_doc_in = vs_xstrdup(doc);
+        assert_int_equal(vs_store_result_add(fx->st, &r), 0);
+        vs_workunit_cleanup(&wu);
+        vs_result_cleanup(&r);
+    }
+    assert_int_equal(vs_sched_create(c, NULL, NULL, &fx->s), 0);
+    size_t added = 0;
+    assert_int_equal(vs_sched_refill(fx->s, &added), 0);
+    assert_int_equal(added, NWU);
+    *state = fx;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    struct fixture *fx = *state;
+    vs_sched_destroy(fx->s);
+    vs_store_close(fx->st);
+    char cmd[128];
+    snprintf(cmd, sizeof(cmd), "rm -rf %s", fx->dir);
+    assert_int_equal(system(cmd), 0);
+    vs_free(fx);
+    return 0;
+}
+
+/* Runs one request; the reply text goes to *out_text (caller frees). */
+static void rpc(struct fixture *fx, const char *body, struct vs_arena *a, struct vs_proto_reply *r,
+                char **out_text)
+{
+    struct vs_buf out;
+    vs_buf_init(&out, 16u << 20);
+    assert_int_equal(vs_sched_handle(fx->s, body, strlen(body), "127.0.0.1", NOW, &out), 200);
+    struct vs_proto_error err = {0};
+    int rc = vs_proto_reply_parse(out.data, out.len, a, r, &err);
+    if (rc != 0)
+        fail_msg("reply does not parse: %s\n%s", err.msg, out.data);
+    if (out_text)
+        *out_text = vs_buf_take(&out, NULL);
+    vs_buf_cleanup(&out);
+}
+
+static int result_state(struct fixture *fx, const char *name, int64_t *out_hostid,
+                        int64_t *out_deadline)
+{
+    struct vs_result r = {0};
+    assert_int_equal(vs_store_result_by_name(fx->st, name, &r), 0);
+    int state = r.server_state;
+    if (out_hostid)
+        *out_hostid = r.hostid;
+    if (out_deadline)
+        *out_deadline = r.report_deadline;
+    vs_result_cleanup(&r);
+    return state;
+}
+
+/* Masks values that depend on the wall clock of the test run. */
+static void normalize(char *text)
+{
+    const char *tags[] = {"<user_create_time>"};
+    for (size_t t = 0; t < 1; t++) {
+        for (char *p = strstr(text, tags[t]); p; p = strstr(p + 1, tags[t])) {
+            for (char *q = p + strlen(tags[t]); *q && *q != '<'; q++)
+                *q = 'X';
+        }
+    }
+}
+
+static void check_golden(const char *text, const char *name)
+{
+    char path[512];
+    snprintf(path, sizeof(path), "%s/tests/golden/sched/%s", VS_SOURCE_DIR, name);
+    char *norm = vs_xstrdup(text);
+    normalize(norm);
+    if (getenv("VS_UPDATE_GOLDEN")) {
+        FILE *f = fopen(path, "w");
+        assert_non_null(f);
+        fputs(norm, f);
+        fclose(f);
+    } else {
+        char *want = read_file(path);
+        if (!want)
+            fail_msg("missing golden file %s (run with VS_UPDATE_GOLDEN=1)", path);
+        if (strcmp(want, norm) != 0)
+            fail_msg("reply differs from %s:\n%s", path, norm);
+        vs_free(want);
+    }
+    vs_free(norm);
+}
+
+static void test_attach(void **state)
+{
+    struct fixture *fx = *state;
+    char *req = sample("sched_request_01.xml", NULL, 0);
+    struct vs_arena a;
+    vs_arena_init(&a, 8192);
+    struct vs_proto_reply r;
+    char *text = NULL;
+    rpc(fx, req, &a, &r, &text);
+    check_golden(text, "attach_reply.xml");
+
+    /* A new host: its id, and the key the client does not have yet. */
+    assert_true(r.hostid > 0);
+    assert_non_null(r.code_sign_key);
+    assert_memory_equal(r.code_sign_key, key_text, strlen(key_text) - 1); /* parser trims */
+    assert_string_equal(r.master_url, "http://127.0.0.1:8080/test/");
+    /* The first request asks for 1 s of CPU: one 20 s job fills it. */
+    assert_int_equal(r.n_results, 1);
+    assert_int_equal(r.n_workunits, 1);
+    assert_int_equal(r.n_apps, 1);
+    assert_string_equal(r.apps[0].name, "primes");
+    assert_int_equal(r.n_app_versions, 1);
+    const struct vs_proto_app_version *av = &r.app_versions[0];
+    assert_string_equal(av->app_name, "primes");
+    assert_int_equal(av->version_num, 100);
+    assert_string_equal(av->platform, "x86_64-pc-linux-gnu");
+    assert_int_equal(av->n_file_refs, 1);
+    assert_true(av->file_refs[0].main_program);
+    /* app file, input, output */
+    assert_int_equal(r.n_file_infos, 3);
+    const struct vs_proto_file_info *exe = NULL, *out = NULL;
+    for (size_t i = 0; i < r.n_file_infos; i++) {
+        if (strcmp(r.file_infos[i].name, "primes_100_x86_64-pc-linux-gnu") == 0)
+            exe = &r.file_infos[i];
+        if (strcmp(r.file_infos[i].name, "wu_0_0_r0") == 0)
+            out = &r.file_infos[i];
+    }
+    assert_non_null(exe);
+    assert_true(exe->executable);
+    assert_non_null(exe->file_signature);
+    assert_memory_equal(exe->file_signature, sig_text, strlen(sig_text) - 1);
+    assert_int_equal(exe->n_urls, 1);
+    assert_string_equal(exe->urls[0].url,
+                        "http://127.0.0.1:8080/test/download/3f/primes_100_x86_64-pc-linux-gnu");
+    assert_non_null(out);
+    assert_true(out->max_nbytes > 0);
+    const struct vs_proto_workunit *wu = &r.workunits[0];
+    assert_string_equal(wu->name, "wu_0");
+    assert_string_equal(wu->app_name, "primes");
+    assert_true(wu->rsc_fpops_est == 2e10);
+    assert_int_equal(wu->n_file_refs, 1);
+    assert_string_equal(wu->file_refs[0].open_name, "in");
+    assert_true(wu->file_refs[0].copy_file);
+    const struct vs_proto_result *res = &r.results[0];
+    assert_string_equal(res->name, "wu_0_0");
+    assert_string_equal(res->wu_name, "wu_0");
+    assert_true(res->report_deadline == NOW + 86400);
+    assert_string_equal(res->platform, "x86_64-pc-linux-gnu");
+    assert_int_equal(res->version_num, 100);
+
+    /* Recorded before the reply: IN_PROGRESS on that host, with the deadline. */
+    int64_t hostid = 0, deadline = 0;
+    assert_int_equal(result_state(fx, "wu_0_0", &hostid, &deadline),
+                     VS_RESULT_SERVER_STATE_IN_PROGRESS);
+    assert_int_equal(hostid, r.hostid);
+    assert_int_equal(deadline, NOW + 86400);
+    assert_int_equal(result_state(fx, "wu_1_0", NULL, NULL), VS_RESULT_SERVER_STATE_UNSENT);
+    struct vs_host h = {0};
+    assert_int_equal(vs_store_host_get(fx->st, r.hostid, &h), 0);
+    assert_int_equal(h.userid, fx->userid);
+    assert_int_equal(h.p_ncpus, 2);
+    assert_true(h.p_fpops == 1e9);
+    assert_string_equal(h.host_cpid, "7e683862f6cd55e19e6a65f2c8c7066d");
+    assert_int_equal(h.rpc_time, NOW);
+
+    /* The next RPC of that host: no new hostid, no key (it echoes one), and a
+     * bigger request filled by several jobs: 50 s and 2 idle CPUs -> 3 jobs
+     * of 20 s (the request shrinks by 20 s and 1 CPU per job). */
+    char hid[64];
+    snprintf(hid, sizeof(hid), "<hostid>%lld</hostid>", (long long)r.hostid);
+    const char *sub[] = {"<hostid>0</hostid>",
+                         hid,
+                         "<rpc_seqno>0</rpc_seqno>",
+                         "<rpc_seqno>1</rpc_seqno>",
+                         "<cpu_req_secs>1.000000</cpu_req_secs>",
+                         "<cpu_req_secs>50.000000</cpu_req_secs>",
+                         "<cpu_req_instances>0.000000</cpu_req_instances>",
+                         "<cpu_req_instances>2.000000</cpu_req_instances>",
+                         "<cross_project_id>",
+                         "<code_sign_key>\nabc\n.\n</code_sign_key>\n<cross_project_id>"};
+    char *req2 = sample("sched_request_01.xml", sub, 10);
+    struct vs_proto_reply r2;
+    rpc(fx, req2, &a, &r2, NULL);
+    assert_int_equal(r2.hostid, 0);
+    assert_null(r2.code_sign_key);
+    assert_int_equal(r2.n_results, 3);
+    /* The app and its version are sent once per reply. */
+    assert_int_equal(r2.n_apps, 1);
+    assert_int_equal(r2.n_app_versions, 1);
+    assert_int_equal(r2.n_file_infos, 1 + 3 + 3);
+    for (size_t i = 0; i < r2.n_results; i++)
+        assert_int_equal(result_state(fx, r2.results[i].name, &hostid, NULL),
+                         VS_RESULT_SERVER_STATE_IN_PROGRESS);
+    assert_int_equal(vs_store_host_get(fx->st, r.hostid, &h), 0);
+    assert_int_equal(h.rpc_seqno, 1);
+
+    /* A copied client state (sequence number going back) gets a new host. */
+    const char *sub3[] = {"<hostid>0</hostid>", hid};
+    char *req3 = sample("sched_request_01.xml", sub3, 2);
+    struct vs_proto_reply r3;
+    rpc(fx, req3, &a, &r3, NULL);
+    assert_true(r3.hostid > r.hostid);
+
+    vs_free(req);
+    vs_free(req2);
+    vs_free(req3);
+    vs_free(text);
+    vs_arena_cleanup(&a);
+}
+
+static void expect_refusal(struct fixture *fx, const char *body, const char *msg_part, double delay)
+{
+    struct vs_arena a;
+    vs_arena_init(&a, 4096);
+    struct vs_proto_reply r;
+    rpc(fx, body, &a, &r, NULL);
+    assert_int_equal(r.n_results, 0);
+    assert_int_equal(r.hostid, 0);
+    assert_true(r.n_messages >= 1);
+    if (!strstr(r.messages[0].text, msg_part))
+        fail_msg("message '%s' lacks '%s'", r.messages[0].text, msg_part);
+    assert_true(r.request_delay == delay);
+    vs_arena_cleanup(&a);
+}
+
+static void test_bad_requests(void **state)
+{
+    struct fixture *fx = *state;
+    expect_refusal(fx, "", "Invalid scheduler request", 600);
+    expect_refusal(fx, "<scheduler_request><authenticator>x", "Invalid scheduler request", 600);
+    expect_refusal(fx, "not xml at all", "Invalid scheduler request", 600);
+    expect_refusal(fx, "<!DOCTYPE x [<!ENTITY a \"b\">]><scheduler_request/>",
+                   "Invalid scheduler request", 600);
+    expect_refusal(fx, "<scheduler_request></scheduler_request>", "account key", 3600);
+    const char *sub[] = {AUTH, "ffffffffffffffffffffffffffffffff"};
+    char *req = sample("sched_request_01.xml", sub, 2);
+    expect_refusal(fx, req, "account key", 3600);
+    vs_free(req);
+    /* Nothing was sent by any of these. */
+    assert_int_equal(result_state(fx, "wu_0_0", NULL, NULL), VS_RESULT_SERVER_STATE_UNSENT);
+    struct vs_sched_stats st;
+    vs_sched_get_stats(fx->s, &st);
+    assert_int_equal(st.bad_rpcs, 6);
+    assert_int_equal(st.jobs_sent, 0);
+}
+
+static void test_no_work_cases(void **state)
+{
+    struct fixture *fx = *state;
+    struct vs_arena a;
+    vs_arena_init(&a, 8192);
+    struct vs_proto_reply r;
+    /* "No new tasks" set by the user. */
+    const char *s1[] = {"<dont_send_work>0</dont_send_work>", "<dont_send_work>1</dont_send_work>"};
+    char *req = sample("sched_request_01.xml", s1, 2);
+    rpc(fx, req, &a, &r, NULL);
+    assert_int_equal(r.n_results, 0);
+    assert_true(r.hostid > 0); /* the host is still recorded */
+    vs_free(req);
+    /* A host far too slow for the deadline: nothing, and it is told why. */
+    const char *s2[] = {"<p_fpops>1000000000.000000</p_fpops>", "<p_fpops>1000.000000</p_fpops>"};
+    req = sample("sched_request_01.xml", s2, 2);
+    rpc(fx, req, &a, &r, NULL);
+    assert_int_equal(r.n_results, 0);
+    assert_true(r.n_messages >= 1);
+    assert_non_null(strstr(r.messages[0].text, "finish in time"));
+    vs_free(req);
+    /* An unknown platform: nothing. */
+    const char *s3[] = {"<platform_name>x86_64-pc-linux-gnu</platform_name>",
+                        "<platform_name>sparc-sun-solaris</platform_name>",
+                        "<name>i686-pc-linux-gnu</name>", "<name>sparc64-sun-solaris</name>"};
+    req = sample("sched_request_01.xml", s3, 4);
+    rpc(fx, req, &a, &r, NULL);
+    assert_int_equal(r.n_results, 0);
+    vs_free(req);
+    for (int i = 0; i < NWU; i++) {
+        char name[32];
+        snprintf(name, sizeof(name), "wu_%d_0", i);
+        assert_int_equal(result_state(fx, name, NULL, NULL), VS_RESULT_SERVER_STATE_UNSENT);
+    }
+    /* Reported results in a request (issue 6 processes them) break nothing;
+     * the work request in it is still served. */
+    const char *s4[] = {"<hostid>7</hostid>", "<hostid>0</hostid>"};
+    req = sample("sched_request_04.xml", s4, 2);
+    rpc(fx, req, &a, &r, NULL);
+    assert_true(r.n_results >= 1);
+    vs_free(req);
+    vs_arena_cleanup(&a);
+}
+
+static void test_drain(void **state)
+{
+    struct fixture *fx = *state;
+    struct vs_arena a;
+    vs_arena_init(&a, 8192);
+    struct vs_proto_reply r;
+    const char *s1[] = {"<cpu_req_secs>1.000000</cpu_req_secs>",
+                        "<cpu_req_secs>100000.000000</cpu_req_secs>"};
+    char *req = sample("sched_request_01.xml", s1, 2);
+    rpc(fx, req, &a, &r, NULL);
+    /* 2 CPUs x 10 jobs per CPU allowed, but only NWU exist. */
+    assert_int_equal(r.n_results, NWU);
+    /* Every result went to exactly one host; the next request finds none. */
+    rpc(fx, req, &a, &r, NULL);
+    assert_int_equal(r.n_results, 0);
+    assert_non_null(strstr(r.messages[0].text, "no tasks"));
+    size_t added = 9;
+    assert_int_equal(vs_sched_refill(fx->s, &added), 0);
+    assert_int_equal(added, 0);
+    vs_free(req);
+    vs_arena_cleanup(&a);
+}
+
+/* A replicated workunit (two results) never gives both to one host, in one
+ * RPC or over several; another host gets the second. */
+static void test_replicas(void **state)
+{
+    struct fixture *fx = *state;
+    struct vs_workunit wu;
+    vs_workunit_defaults(&wu);
+    struct vs_app app;
+    assert_int_equal(vs_store_app_by_name(fx->st, "primes", &app), 0);
+    wu.appid = app.id;
+    snprintf(wu.name, sizeof(wu.name), "rep");
+    wu.rsc_fpops_est = 2e10;
+    wu.delay_bound = 86400;
+    wu.min_quorum = 2;
+    wu.target_nresults = 2;
+    wu.transition_time = VS_TIME_NEVER;
+    wu.xml_doc = vs_xstrdup("<workunit>\n</workunit>\n");
+    assert_int_equal(vs_store_workunit_add(fx->st, &wu), 0);
+    for (int k = 0; k < 2; k++) {
+        struct vs_result r = {.workunitid = wu.id, .appid = app.id};
+        r.server_state = VS_RESULT_SERVER_STATE_UNSENT;
+        snprintf(r.name, sizeof(r.name), "rep_%d", k);
+        r.xml_doc_in = vs_xstrdup("<result>\n</result>\n");
+        assert_int_equal(vs_store_result_add(fx->st, &r), 0);
+        vs_result_cleanup(&r);
+    }
+    vs_workunit_cleanup(&wu);
+    size_t added = 0;
+    assert_int_equal(vs_sched_refill(fx->s, &added), 0);
+    assert_int_equal(added, 2);
+
+    /* Host A asks for everything: all plain jobs and one replica. */
+    struct vs_arena a;
+    vs_arena_init(&a, 8192);
+    struct vs_proto_reply r;
+    const char *s1[] = {"<cpu_req_secs>1.000000</cpu_req_secs>",
+                        "<cpu_req_secs>100000.000000</cpu_req_secs>"};
+    char *req = sample("sched_request_01.xml", s1, 2);
+    rpc(fx, req, &a, &r, NULL);
+    int reps = 0;
+    for (size_t i = 0; i < r.n_results; i++)
+        reps += strncmp(r.results[i].name, "rep_", 4) == 0;
+    assert_int_equal(reps, 1);
+    assert_int_equal(r.n_results, NWU + 1);
+    /* Host A again (same hostid, next seqno): the other replica is not for it. */
+    char hid[64];
+    snprintf(hid, sizeof(hid), "<hostid>%lld</hostid>", (long long)r.hostid);
+    const char *s2[] = {"<hostid>0</hostid>",
+                        hid,
+                        "<rpc_seqno>0</rpc_seqno>",
+                        "<rpc_seqno>1</rpc_seqno>",
+                        "<cpu_req_secs>1.000000</cpu_req_secs>",
+                        "<cpu_req_secs>100000.000000</cpu_req_secs>"};
+    char *req2 = sample("sched_request_01.xml", s2, 6);
+    rpc(fx, req2, &a, &r, NULL);
+    assert_int_equal(r.n_results, 0);
+    /* Host B (a new one) gets it. */
+    rpc(fx, req, &a, &r, NULL);
+    assert_int_equal(r.n_results, 1);
+    assert_int_equal(strncmp(r.results[0].name, "rep_", 4), 0);
+    vs_free(req);
+    vs_free(req2);
+    vs_arena_cleanup(&a);
+}
+
+/* Many hosts at once, more demand than jobs: every job goes to exactly one
+ * host, and what the hosts were told matches what the store recorded. */
+struct racer {
+    struct fixture *fx;
+    int nrpcs;
+    char names[16][64];
+    int nnames;
+};
+
+static void *race(void *arg)
+{
+    struct racer *r = arg;
+    char *req = sample("sched_request_01.xml", NULL, 0);
+    for (int k = 0; k < r->nrpcs; k++) {
+        struct vs_buf out;
+        vs_buf_init(&out, 16u << 20);
+        int st = vs_sched_handle(r->fx->s, req, strlen(req), "127.0.0.1", NOW, &out);
+        if (st == 200) {
+            const char *p = out.data;
+            while ((p = strstr(p, "<result>\n    <name>")) != NULL) {
+                p += strlen("<result>\n    <name>");
+                size_t n = strcspn(p, "<");
+                if (r->nnames < 16 && n < 64) {
+                    memcpy(r->names[r->nnames], p, n);
+                    r->names[r->nnames][n] = '\0';
+                    r->nnames++;
+                }
+            }
+        }
+        vs_buf_cleanup(&out);
+    }
+    vs_free(req);
+    return NULL;
+}
+
+static void test_concurrent_hosts(void **state)
+{
+    struct fixture *fx = *state;
+    enum { NT = 8 };
+    pthread_t t[NT];
+    struct racer r[NT];
+    for (int i = 0; i < NT; i++) {
+        memset(&r[i], 0, sizeof(r[i]));
+        r[i].fx = fx;
+        r[i].nrpcs = 3;
+        assert_int_equal(pthread_create(&t[i], NULL, race, &r[i]), 0);
+    }
+    int total = 0;
+    char seen[NWU] = {0};
+    for (int i = 0; i < NT; i++) {
+        assert_int_equal(pthread_join(t[i], NULL), 0);
+        for (int k = 0; k < r[i].nnames; k++) {
+            int w = -1;
+            assert_int_equal(sscanf(r[i].names[k], "wu_%d_0", &w), 1);
+            assert_true(w >= 0 && w < NWU);
+            assert_int_equal(seen[w], 0); /* never sent twice */
+            seen[w] = 1;
+            total++;
+        }
+    }
+    assert_int_equal(total, NWU);
+    int64_t n = 0;
+    assert_int_equal(vs_store_count_results(fx->st, 0, VS_RESULT_SERVER_STATE_IN_PROGRESS, &n), 0);
+    assert_int_equal(n, NWU);
+    struct vs_sched_stats st;
+    vs_sched_get_stats(fx->s, &st);
+    assert_int_equal(st.rpcs, NT * 3);
+    assert_int_equal(st.jobs_sent, NWU);
+    assert_int_equal(st.commit_items, NT * 3);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_attach, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_bad_requests, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_no_work_cases, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_drain, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_concurrent_hosts, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_replicas, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
