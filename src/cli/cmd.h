@@ -14,5 +14,6 @@
 #define VS_EXIT_USAGE 2
 
 int vs_cmd_version(int argc, char **argv);
+int vs_cmd_sim(int argc, char **argv);
 
 #endif

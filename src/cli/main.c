@@ -16,6 +16,7 @@ struct command {
 
 static const struct command commands[] = {
     {"version", vs_cmd_version, "print the version"},
+    {"sim", vs_cmd_sim, "simulate a scheduling scenario and print its figures of merit"},
 };
 
 static void usage(FILE *f)
