@@ -1,0 +1,203 @@
+/*
+ * Enforcement: turn the CPU schedule into start / resume / suspend actions.
+ *
+ * Let X be the scheduled results that are not running (in schedule order)
+ * and Y the running results that are not scheduled. Scheduled results
+ * start at once on idle CPUs; a result in X otherwise waits for a result in
+ * Y to be preempted, by the policy's rules:
+ *
+ * shortfall (seed 000), with T the time the scheduler last ran:
+ *   - for R in X with deadline_missed(R): preempt the result in Y with the
+ *     least wall CPU time since its checkpoint and run R;
+ *   - a result in Y that checkpointed more recently than T is preempted and
+ *     a result of X runs; the others in Y keep running until they
+ *     checkpoint (the driver calls enforcement again then).
+ * debt (seed 002):
+ *   - with leave_in_memory, preempt at once;
+ *   - otherwise a preempted app may run up to sched_period/2 more seconds
+ *     or until it checkpoints, whichever is first (preempt_pending and
+ *     preempt_since remember when the decision was made);
+ *   - no grace when preempting to run a result R with deadline_missed(R).
+ * wrr (the older client): preempt at once.
+ *
+ * Suspend mode: kept in memory if leave_in_memory is set; under shortfall
+ * and debt also when the app never checkpointed (removing it would throw
+ * all its work away, seed 002); otherwise removed from memory.
+ */
+#include <math.h>
+#include <stdint.h>
+
+#include "internal.h"
+#include "volsched/client_policy.h"
+
+enum vs_cact_kind vs_cpolicy__suspend_kind(const struct vs_cstate *st, size_t r, bool old_client)
+{
+    if (st->host.leave_in_memory)
+        return VS_CACT_SUSPEND_KEEP;
+    if (!old_client && !st->results[r].checkpointed)
+        return VS_CACT_SUSPEND_KEEP;
+    return VS_CACT_SUSPEND_REMOVE;
+}
+
+#define DONE SIZE_MAX
+
+struct enf {
+    struct vs_cstate *st;
+    struct vs_cenforce_out *out;
+    bool old;
+    size_t *x, nx, xi; /* scheduled, not running; x[i] = DONE once started */
+    size_t *y, ny;     /* running, not scheduled; y[i] = DONE once preempted */
+};
+
+static void act(struct enf *e, enum vs_cact_kind kind, size_t r)
+{
+    e->out->actions[e->out->n++] = (struct vs_caction){kind, r};
+}
+
+static void start(struct enf *e, size_t r)
+{
+    act(e, e->st->results[r].task == VS_CTASK_UNSTARTED ? VS_CACT_START : VS_CACT_RESUME, r);
+}
+
+static void preempt(struct enf *e, size_t yi)
+{
+    size_t r = e->y[yi];
+    act(e, vs_cpolicy__suspend_kind(e->st, r, e->old), r);
+    e->st->results[r].preempt_pending = false;
+    e->y[yi] = DONE;
+}
+
+/* The next result of X waiting for a CPU, or DONE. */
+static size_t next_x(struct enf *e)
+{
+    while (e->xi < e->nx && e->x[e->xi] == DONE)
+        e->xi++;
+    return e->xi < e->nx ? e->x[e->xi] : DONE;
+}
+
+static void start_next_x(struct enf *e)
+{
+    size_t r = next_x(e);
+    if (r != DONE) {
+        start(e, r);
+        e->x[e->xi] = DONE;
+    }
+}
+
+int vs_cenforce_run(enum vs_cpolicy policy, struct vs_cstate *st, const struct vs_rrsim_out *rr,
+                    const struct vs_csched_out *sched, struct vs_cpolicy_ws *ws,
+                    struct vs_cenforce_out *out)
+{
+    if ((int)policy < 0 || (int)policy >= VS_CPOLICY_COUNT || vs_cstate_validate(st) != 0 || !ws ||
+        !ws->d || !sched || (!rr && policy != VS_CPOLICY_WRR))
+        return VS_EINVAL;
+    size_t nr = st->nresults;
+    vs_cpolicy__reserve(ws, st->nprojects, nr);
+    struct vs_cpolicy_wsd *d = ws->d;
+    out->actions = d->en_act;
+    out->n = 0;
+    out->recheck_at = INFINITY;
+
+    struct enf e = {st, out, policy == VS_CPOLICY_WRR, d->rz0, 0, 0, (size_t *)d->keys, 0};
+    /* keys is only scratch here: reuse its storage as a second index list
+     * (a vs_cpkey is larger than a size_t, so it holds nr of them). */
+    long nrun = 0;
+    for (size_t r = 0; r < nr; r++) {
+        struct vs_cresult *res = &st->results[r];
+        if (res->task != VS_CTASK_RUNNING || res->done) {
+            res->preempt_pending = false;
+            continue;
+        }
+        if (!vs_cresult_runnable(st, r)) {
+            /* Suspended by the user or lost its files: stop it now. */
+            act(&e, vs_cpolicy__suspend_kind(st, r, e.old), r);
+            res->preempt_pending = false;
+            continue;
+        }
+        if (st->projects[res->project].non_cpu_intensive)
+            continue;
+        nrun++;
+        if (sched->why[r] == VS_CSCHED_NO)
+            e.y[e.ny++] = r;
+        else
+            res->preempt_pending = false;
+    }
+    for (size_t i = 0; i < sched->n; i++) {
+        size_t r = sched->order[i];
+        const struct vs_cresult *res = &st->results[r];
+        if (res->task == VS_CTASK_RUNNING)
+            continue;
+        if (st->projects[res->project].non_cpu_intensive)
+            start(&e, r);
+        else
+            e.x[e.nx++] = r;
+    }
+
+    /* Idle CPUs need no preemption. */
+    for (long free_cpus = st->host.ncpus - nrun; free_cpus > 0 && next_x(&e) != DONE; free_cpus--)
+        start_next_x(&e);
+
+    /* A result that would miss its deadline runs now, in place of the
+     * result of Y that loses least by stopping (no grace). */
+    if (policy != VS_CPOLICY_WRR) {
+        for (size_t i = e.xi; i < e.nx; i++) {
+            size_t r = e.x[i];
+            if (r == DONE || !rr->deadline_missed[r])
+                continue;
+            size_t victim = DONE;
+            for (size_t j = 0; j < e.ny; j++) {
+                if (e.y[j] == DONE)
+                    continue;
+                if (victim == DONE || st->results[e.y[j]].wall_since_checkpoint <
+                                          st->results[e.y[victim]].wall_since_checkpoint)
+                    victim = j;
+            }
+            if (victim == DONE)
+                break;
+            preempt(&e, victim);
+            start(&e, r);
+            e.x[i] = DONE;
+        }
+    }
+
+    for (size_t j = 0; j < e.ny; j++) {
+        size_t r = e.y[j];
+        if (r == DONE)
+            continue;
+        struct vs_cresult *res = &st->results[r];
+        if (next_x(&e) == DONE) {
+            /* Nothing waits for its CPU: let it run. */
+            res->preempt_pending = false;
+            continue;
+        }
+        bool now_ok;
+        switch (policy) {
+        case VS_CPOLICY_SHORTFALL:
+            now_ok = res->checkpointed && res->checkpoint_time > st->last_sched_time;
+            break;
+        case VS_CPOLICY_DEBT:
+            if (st->host.leave_in_memory) {
+                now_ok = true;
+                break;
+            }
+            if (!res->preempt_pending) {
+                res->preempt_pending = true;
+                res->preempt_since = st->now;
+            }
+            double until = res->preempt_since + st->host.sched_period / 2;
+            now_ok = (res->checkpointed && res->checkpoint_time >= res->preempt_since) ||
+                     st->now >= until;
+            if (!now_ok && until < out->recheck_at)
+                out->recheck_at = until;
+            break;
+        default:
+            now_ok = true;
+            break;
+        }
+        if (now_ok) {
+            preempt(&e, j);
+            start_next_x(&e);
+        }
+    }
+    return 0;
+}

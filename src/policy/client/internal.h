@@ -1,0 +1,57 @@
+/*
+ * Private to src/policy/client: the workspace layout and helpers shared by
+ * the policy files. Not a public header.
+ */
+#ifndef VOLSCHED_POLICY_CLIENT_INTERNAL_H
+#define VOLSCHED_POLICY_CLIENT_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "volsched/client_policy.h"
+
+/* A sort key: (group, key, index) ascending. */
+struct vs_cpkey {
+    size_t group;
+    double key;
+    size_t idx;
+};
+
+struct vs_cpolicy_wsd {
+    size_t cap_p, cap_r;
+
+    /* outputs, per project */
+    int *rr_dm;
+    double *rr_shortfall, *rr_wbm, *rr_frs;
+    unsigned *rr_states;
+    double *wf_wrs, *wf_prr;
+    /* outputs, per result */
+    double *rr_finish;
+    bool *rr_missed;
+    size_t *sc_order;
+    uint8_t *sc_why;
+    struct vs_caction *en_act;
+
+    /* scratch, per project (contents do not outlive one call) */
+    double *pd0, *pd1, *pd2, *pd3;
+    size_t *pz0, *pz1, *pz2, *pz3;
+    int *pi0;
+    /* scratch, per result */
+    struct vs_cpkey *keys;
+    size_t *rz0;
+};
+
+/* Grows the workspace to hold np projects and nr results. */
+void vs_cpolicy__reserve(struct vs_cpolicy_ws *ws, size_t np, size_t nr);
+
+/* Sorts keys by (group, key, idx). */
+void vs_cpolicy__sort(struct vs_cpkey *keys, size_t n);
+
+/* The CPU speed factor of the round-robin simulation. */
+double vs_cpolicy__speed(const struct vs_chost *h);
+
+/* Suspend kind for a preempted result: kept in memory when the preference
+ * says so or when it never checkpointed (removing it would lose all work). */
+enum vs_cact_kind vs_cpolicy__suspend_kind(const struct vs_cstate *st, size_t r, bool old_client);
+
+#endif

@@ -1,0 +1,216 @@
+/*
+ * Work fetch: how many seconds of work to ask each project for, and which
+ * project to ask.
+ *
+ * shortfall (seed 000):
+ *   work_request_size(P) = 0 if P is suspended, deferred, overworked or
+ *   no-new-work, else shortfall(P). If total_shortfall > 0: when every
+ *   request is 0, ask 1 s of every project that is none of those; when
+ *   still all 0, of every project that is not suspended, deferred or
+ *   no-new-work (overworked ones included); then, if some request is > 0,
+ *   scale the requests so they sum to total_shortfall in proportion to
+ *   resource share. Choose, among requests > 0, the greatest
+ *   ltd + shortfall(P).
+ * debt (seed 002): the same with work_to_fill_buf(P) = (min_queue * ncpus -
+ *   work_before_minq(P)) / frs(P) (0 when not positive) in place of
+ *   shortfall(P), and min_queue * ncpus - total_work_before_minq in place of
+ *   total_shortfall.
+ * wrr (the older client): keep at least one result per project and the
+ *   queue full: a project that is not suspended, deferred or no-new-work
+ *   asks for min_queue * ncpus * frs(P) minus its queued normalized work,
+ *   and for at least 1 s when it has no result at all; projects without
+ *   work are asked first, then the greatest ltd.
+ *
+ * All policies: a non-CPU-intensive project asks for 1 s when it has no
+ * nearly-runnable result (seed 000), 0 otherwise. A project whose master
+ * file fetch is pending cannot be contacted and asks for 0. A scheduler RPC
+ * forced by a user request, a trickle-up message or an overdue report goes
+ * to that project (in that order of reasons, least index first) and asks
+ * for its work_request_size too. The request is converted to
+ * project-normalized seconds by dividing by the project's share fraction
+ * among potentially runnable projects.
+ */
+#include <math.h>
+
+#include "internal.h"
+#include "volsched/client_policy.h"
+
+const char *vs_cfetch_reason_name(enum vs_cfetch_reason reason)
+{
+    switch (reason) {
+    case VS_CFETCH_NONE:
+        return "none";
+    case VS_CFETCH_USER:
+        return "user";
+    case VS_CFETCH_TRICKLE:
+        return "trickle_up";
+    case VS_CFETCH_REPORT_OVERDUE:
+        return "report_overdue";
+    case VS_CFETCH_WORK:
+        return "work";
+    }
+    return "?";
+}
+
+static bool blocked(const struct vs_cproject *p, unsigned flags, bool count_overworked)
+{
+    return p->suspended || (flags & VS_CPS_DEFERRED) || p->no_new_work || p->master_fetch_pending ||
+           (count_overworked && (flags & VS_CPS_OVERWORKED));
+}
+
+/* Seed 002's work_to_fill_buf(P). */
+static double work_to_fill_buf(const struct vs_cstate *st, const struct vs_rrsim_out *rr, size_t p)
+{
+    double y = st->host.min_queue * st->host.ncpus - rr->work_before_minq[p];
+    if (y <= 0 || rr->frs[p] <= 0)
+        return 0;
+    return y / rr->frs[p];
+}
+
+/* The two fallback rounds and the normalization (seeds 000 and 002). */
+static void fallback_and_normalize(const struct vs_cstate *st, const struct vs_rrsim_out *rr,
+                                   double *wrs, double total)
+{
+    if (!(total > 0))
+        return;
+    for (int round = 0; round < 2; round++) {
+        bool any = false;
+        for (size_t p = 0; p < st->nprojects && !any; p++)
+            any = !st->projects[p].non_cpu_intensive && wrs[p] > 0;
+        if (any)
+            break;
+        for (size_t p = 0; p < st->nprojects; p++) {
+            const struct vs_cproject *pr = &st->projects[p];
+            if (pr->non_cpu_intensive || blocked(pr, rr->states[p], round == 0))
+                continue;
+            wrs[p] = 1;
+        }
+    }
+    double shares = 0;
+    for (size_t p = 0; p < st->nprojects; p++) {
+        if (!st->projects[p].non_cpu_intensive && wrs[p] > 0)
+            shares += st->projects[p].resource_share;
+    }
+    if (shares <= 0)
+        return;
+    for (size_t p = 0; p < st->nprojects; p++) {
+        if (!st->projects[p].non_cpu_intensive && wrs[p] > 0)
+            wrs[p] = total * (st->projects[p].resource_share / shares);
+    }
+}
+
+int vs_cfetch_run(enum vs_cpolicy policy, const struct vs_cstate *st, const struct vs_rrsim_out *rr,
+                  struct vs_cpolicy_ws *ws, struct vs_cfetch_out *out)
+{
+    if ((int)policy < 0 || (int)policy >= VS_CPOLICY_COUNT || vs_cstate_validate(st) != 0 || !ws ||
+        !ws->d || !rr)
+        return VS_EINVAL;
+    size_t np = st->nprojects, nr = st->nresults;
+    vs_cpolicy__reserve(ws, np, nr);
+    struct vs_cpolicy_wsd *d = ws->d;
+    double *wrs = d->wf_wrs, *prr = d->wf_prr, *prio = d->pd3, *queued = d->pd2;
+    size_t *nearly = d->pz3;
+    out->work_request_size = wrs;
+    out->prr_frac = prr;
+    out->project = -1;
+    out->reason = VS_CFETCH_NONE;
+    out->request = 0;
+    out->request_pn = 0;
+
+    /* Share fraction among potentially runnable (CPU-intensive) projects. */
+    double prr_sum = 0;
+    for (size_t p = 0; p < np; p++) {
+        if ((rr->states[p] & VS_CPS_POT_RUNNABLE) && !st->projects[p].non_cpu_intensive)
+            prr_sum += st->projects[p].resource_share;
+        nearly[p] = 0;
+        queued[p] = 0;
+    }
+    const double speed = vs_cpolicy__speed(&st->host);
+    for (size_t r = 0; r < nr; r++) {
+        if (!vs_cresult_nearly_runnable(st, r))
+            continue;
+        nearly[st->results[r].project]++;
+        queued[st->results[r].project] += st->results[r].remaining / speed;
+    }
+
+    for (size_t p = 0; p < np; p++) {
+        const struct vs_cproject *pr = &st->projects[p];
+        unsigned f = rr->states[p];
+        bool in_prr = (f & VS_CPS_POT_RUNNABLE) && !pr->non_cpu_intensive;
+        prr[p] = pr->resource_share / (in_prr ? prr_sum : prr_sum + pr->resource_share);
+        wrs[p] = 0;
+        prio[p] = pr->ltd;
+        if (pr->non_cpu_intensive) {
+            if (!blocked(pr, f, false) && nearly[p] == 0)
+                wrs[p] = 1;
+            continue;
+        }
+        switch (policy) {
+        case VS_CPOLICY_SHORTFALL:
+            if (!blocked(pr, f, true))
+                wrs[p] = rr->shortfall[p];
+            prio[p] += rr->shortfall[p];
+            break;
+        case VS_CPOLICY_DEBT: {
+            double w = work_to_fill_buf(st, rr, p);
+            if (!blocked(pr, f, true))
+                wrs[p] = w;
+            prio[p] += w;
+            break;
+        }
+        default: {
+            if (blocked(pr, f, false))
+                break;
+            double want = st->host.min_queue * st->host.ncpus * rr->frs[p] - queued[p];
+            if (nearly[p] == 0) {
+                /* The old client's first rule: one result per project. */
+                wrs[p] = fmax(want, 1);
+                prio[p] = INFINITY;
+            } else if (want > 0) {
+                wrs[p] = want;
+            }
+            break;
+        }
+        }
+    }
+    if (policy == VS_CPOLICY_SHORTFALL)
+        fallback_and_normalize(st, rr, wrs, rr->total_shortfall);
+    else if (policy == VS_CPOLICY_DEBT)
+        fallback_and_normalize(st, rr, wrs,
+                               st->host.min_queue * st->host.ncpus - rr->total_work_before_minq);
+
+    /* Forced RPCs first, then the work fetch choice. */
+    for (size_t p = 0; p < np && out->project < 0; p++) {
+        if (st->projects[p].rpc_user_request) {
+            out->project = (long)p;
+            out->reason = VS_CFETCH_USER;
+        }
+    }
+    for (int reason = VS_CFETCH_TRICKLE; reason <= VS_CFETCH_REPORT_OVERDUE; reason++) {
+        for (size_t p = 0; p < np && out->project < 0; p++) {
+            const struct vs_cproject *pr = &st->projects[p];
+            bool want = reason == VS_CFETCH_TRICKLE ? pr->trickle_up_pending : pr->report_overdue;
+            /* A backed-off project waits out its deferral. */
+            if (want && !pr->suspended && !(rr->states[p] & VS_CPS_DEFERRED) &&
+                !pr->master_fetch_pending) {
+                out->project = (long)p;
+                out->reason = (enum vs_cfetch_reason)reason;
+            }
+        }
+    }
+    if (out->project < 0) {
+        for (size_t p = 0; p < np; p++) {
+            if (!(wrs[p] > 0))
+                continue;
+            if (out->project < 0 || prio[p] > prio[out->project])
+                out->project = (long)p;
+        }
+        if (out->project >= 0)
+            out->reason = VS_CFETCH_WORK;
+    }
+    if (out->project >= 0) {
+        out->request = wrs[out->project];
+        out->request_pn = out->request / prr[out->project];
+    }
+    return 0;
+}
