@@ -43,15 +43,15 @@ struct vs_scn_project {
 struct vs_scenario {
     struct vs_scn_project *projects; /* owned; nprojects entries */
     size_t nprojects;
-    int ncpus;              /* NCPUS; 1 */
-    double min_queue;       /* seconds of work to keep queued; 0.1 day */
-    bool leave_in_memory;   /* false */
-    double sched_period;    /* cpu_scheduling_period, seconds; 3600 */
-    double on_frac;         /* fraction of time the host runs; 1 */
-    double active_frac;     /* fraction of on time computing is allowed; 1 */
-    double avail_cycle;     /* mean length of one on+off cycle, seconds; 1 day */
-    double duration;        /* simulated seconds; 10 days */
-    uint64_t seed;          /* rng seed; 1 */
+    int ncpus;                  /* NCPUS; 1 */
+    double min_queue;           /* seconds of work to keep queued per CPU; 0.1 hour */
+    bool leave_in_memory;       /* false */
+    double sched_period;        /* cpu_scheduling_period, seconds; 3600 */
+    double on_frac;             /* fraction of time the host runs; 1 */
+    double active_frac;         /* fraction of on time computing is allowed; 1 */
+    double avail_cycle;         /* mean length of one on+off cycle, seconds; 1 day */
+    double duration;            /* simulated seconds; 10 days */
+    uint64_t seed;              /* rng seed; 1 */
     bool server_deadline_check; /* servers refuse jobs that would miss; false */
 };
 

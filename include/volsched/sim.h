@@ -20,8 +20,8 @@
 
 struct vs_sim_project_result {
     char name[VS_SCN_NAME_MAX];
-    double cpu_time;  /* U_p: CPU seconds spent on the project's jobs */
-    double cpu_share; /* U_p / U (0 when U is 0) */
+    double cpu_time;     /* U_p: CPU seconds spent on the project's jobs */
+    double cpu_share;    /* U_p / U (0 when U is 0) */
     double share_target; /* R_p / sum R over CPU-intensive projects */
     int64_t jobs_sent;
     int64_t jobs_completed;

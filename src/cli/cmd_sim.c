@@ -23,27 +23,26 @@
 
 static void usage(FILE *f)
 {
-    fprintf(f,
-            "usage: volsched sim SCENARIO [--policy P] [--days N] [--seed N] [--json]\n"
-            "                    [--timeline F.svg] [--csv F.csv] [--compare P1,P2,...]\n"
-            "\n"
-            "Simulates one host running the client scheduling policies on the scenario\n"
-            "and prints the figures of merit. SCENARIO is a file or the scenario text\n"
-            "itself, in the seeds' notation, e.g.\n"
-            "    volsched sim '(P1(1000, 2000, .5), P2(1, 10, .5), NCPUS=4)'\n"
-            "\n"
-            "Options:\n"
-            "  --policy P        shortfall (default, seed 000), debt (seed 002) or wrr\n"
-            "                    (the older weighted round-robin client)\n"
-            "  --days N          simulated days (default: the scenario's duration, 10)\n"
-            "  --seed N          random seed (default: the scenario's seed, 1)\n"
-            "  --json            print the figures as one JSON object\n"
-            "  --timeline F.svg  draw what ran on each CPU (with --compare: F-POLICY.svg)\n"
-            "  --csv F.csv       the same as CSV rows (with --compare: F-POLICY.csv)\n"
-            "  --compare LIST    run each listed policy and print the figures side by side\n"
-            "  --no-progress     no progress bar, even on a terminal\n"
-            "\n"
-            "The scenario language, the options and the figures: docs/simulator.md.\n");
+    fprintf(f, "usage: volsched sim SCENARIO [--policy P] [--days N] [--seed N] [--json]\n"
+               "                    [--timeline F.svg] [--csv F.csv] [--compare P1,P2,...]\n"
+               "\n"
+               "Simulates one host running the client scheduling policies on the scenario\n"
+               "and prints the figures of merit. SCENARIO is a file or the scenario text\n"
+               "itself, in the seeds' notation, e.g.\n"
+               "    volsched sim '(P1(1000, 2000, .5), P2(1, 10, .5), NCPUS=4)'\n"
+               "\n"
+               "Options:\n"
+               "  --policy P        shortfall (default, seed 000), debt (seed 002) or wrr\n"
+               "                    (the older weighted round-robin client)\n"
+               "  --days N          simulated days (default: the scenario's duration, 10)\n"
+               "  --seed N          random seed (default: the scenario's seed, 1)\n"
+               "  --json            print the figures as one JSON object\n"
+               "  --timeline F.svg  draw what ran on each CPU (with --compare: F-POLICY.svg)\n"
+               "  --csv F.csv       the same as CSV rows (with --compare: F-POLICY.csv)\n"
+               "  --compare LIST    run each listed policy and print the figures side by side\n"
+               "  --no-progress     no progress bar, even on a terminal\n"
+               "\n"
+               "The scenario language, the options and the figures: docs/simulator.md.\n");
 }
 
 struct progress {
@@ -285,10 +284,10 @@ static bool known_policy(const char *name)
 int vs_cmd_sim(int argc, char **argv)
 {
     static const struct option longopts[] = {
-        {"help", no_argument, NULL, 'h'},       {"policy", required_argument, NULL, 'p'},
-        {"days", required_argument, NULL, 'd'}, {"seed", required_argument, NULL, 's'},
-        {"json", no_argument, NULL, 'j'},       {"timeline", required_argument, NULL, 't'},
-        {"csv", required_argument, NULL, 'c'},  {"compare", required_argument, NULL, 'C'},
+        {"help", no_argument, NULL, 'h'},        {"policy", required_argument, NULL, 'p'},
+        {"days", required_argument, NULL, 'd'},  {"seed", required_argument, NULL, 's'},
+        {"json", no_argument, NULL, 'j'},        {"timeline", required_argument, NULL, 't'},
+        {"csv", required_argument, NULL, 'c'},   {"compare", required_argument, NULL, 'C'},
         {"no-progress", no_argument, NULL, 'P'}, {NULL, 0, NULL, 0},
     };
     const char *policy = "shortfall", *timeline = NULL, *csv = NULL;
@@ -341,8 +340,7 @@ int vs_cmd_sim(int argc, char **argv)
             no_progress = true;
             break;
         default:
-            fprintf(stderr, "volsched sim: unknown or incomplete option '%s'\n",
-                    argv[optind - 1]);
+            fprintf(stderr, "volsched sim: unknown or incomplete option '%s'\n", argv[optind - 1]);
             usage(stderr);
             return VS_EXIT_USAGE;
         }
@@ -405,8 +403,8 @@ int vs_cmd_sim(int argc, char **argv)
         done++;
         if (want_tl) {
             char title[160];
-            snprintf(title, sizeof(title), "%s, policy %s, %g days, seed %llu", argv[optind],
-                     names[k], tl.duration / 86400,
+            snprintf(title, sizeof(title), "%.80s%s, policy %s, %g days, seed %llu", argv[optind],
+                     strlen(argv[optind]) > 80 ? "..." : "", names[k], tl.duration / 86400,
                      (unsigned long long)(o.seed_set ? o.seed : s.seed));
             for (int w = 0; w < 2 && status == VS_EXIT_OK; w++) {
                 const char *path = w == 0 ? timeline : csv;

@@ -34,6 +34,9 @@ const char *const vs_sim_policies[] = {"shortfall", "debt", "wrr", NULL};
 /* Client backoff after a failed or empty RPC: 1 minute doubling to 4 hours. */
 #define BACKOFF_MIN 60.0
 #define BACKOFF_MAX (4 * 3600.0)
+/* How long a server that refused work because of deadlines asks the client
+ * to wait (the client is latency-limited meanwhile). */
+#define LATENCY_LIMIT_DELAY 600.0
 /* Most jobs one reply carries. */
 #define MAX_JOBS_PER_RPC 1000
 /* Most RPCs at one instant, so a confused policy cannot loop forever. */
@@ -283,8 +286,10 @@ static bool advance(struct sim *x, double t)
              * lazily: no event per checkpoint. */
             double c = sp->checkpoint_period;
             double w = res->wall_since_checkpoint + dt;
-            if (c > 0 && w >= c) {
-                double rest = fmod(w, c);
+            /* (Within a microsecond counts as reached, so that a wake-up
+             * computed from it always makes progress.) */
+            if (c > 0 && w >= c - 1e-6) {
+                double rest = fmod(w + 1e-6, c);
                 res->checkpointed = true;
                 res->checkpoint_time = t - rest;
                 res->wall_since_checkpoint = rest;
@@ -313,7 +318,7 @@ static double next_internal(const struct sim *x)
         best = fmin(best, x->st.now + res->remaining);
         double c = x->s->projects[res->project].checkpoint_period;
         if (!x->jobs[r].in_sched && c > 0)
-            best = fmin(best, x->st.now + (c - res->wall_since_checkpoint));
+            best = fmin(best, x->st.now + fmax(c - res->wall_since_checkpoint, 1e-3));
     }
     return best;
 }
@@ -423,6 +428,10 @@ static int edf_cmp(const void *a, const void *b, void *key)
 static void edf_simulate(struct sim *x, size_t n)
 {
     double speed = x->s->on_frac * x->s->active_frac;
+    /* The client runs EDF only once it sees a deadline in danger, so a job
+     * may start up to a scheduling period later than EDF would start it:
+     * demand that much slack. */
+    double margin = x->s->sched_period;
     int ncpu = x->s->ncpus;
     for (size_t i = 0; i < n; i++)
         x->edf_idx[i] = i;
@@ -436,7 +445,7 @@ static void edf_simulate(struct sim *x, size_t n)
             if (x->edf_free[c] < x->edf_free[best])
                 best = c;
         x->edf_free[best] += x->edf_rem[i] / speed;
-        x->edf_late[i] = fmax(0, x->edf_free[best] - x->edf_dl[i]);
+        x->edf_late[i] = fmax(0, x->edf_free[best] - (x->edf_dl[i] - margin));
     }
 }
 
@@ -444,7 +453,8 @@ static void edf_simulate(struct sim *x, size_t n)
  * The server-side deadline check seed 000 describes (and BOINC never built):
  * send a job only if an EDF simulation of the host's queue says it meets its
  * deadline and no queued job misses by more than it did before. The queue
- * is what the request lists (the client's unfinished results).
+ * is what the request lists (the client's unfinished results). "Meets" here
+ * means with a scheduling period to spare (see edf_simulate).
  */
 static bool deadline_check(struct sim *x, double len, double deadline)
 {
@@ -549,8 +559,8 @@ static int rpc(struct sim *x, size_t p, double request_pn, double share_frac)
         if (refused) {
             /* "No work because of deadlines": latency-limited until the
              * request delay has passed. */
-            cp->latency_limited_until = now + SERVER_REQUEST_DELAY;
-            cp->min_rpc_time = now + SERVER_REQUEST_DELAY;
+            cp->latency_limited_until = now + LATENCY_LIMIT_DELAY;
+            cp->min_rpc_time = now + LATENCY_LIMIT_DELAY;
             push_wake(x, cp->min_rpc_time);
         } else {
             backoff(x, p);
@@ -614,9 +624,11 @@ static void pass(struct sim *x)
             push_wake(x, x->cp[p].min_rpc_time);
             return;
         }
+        /* After the RPC, schedule again: new results may run, and if this
+         * project had nothing (it is now deferred) work fetch may pick the
+         * next one, as a client's next poll would. */
         double frac = f->prr_frac ? f->prr_frac[p] : 0;
-        if (rpc(x, p, f->request_pn, frac) == 0 && f->reason == VS_CFETCH_WORK)
-            return;
+        (void)rpc(x, p, f->request_pn, frac);
     }
 }
 
@@ -626,8 +638,7 @@ static void enforce_only(struct sim *x)
         pass(x);
         return;
     }
-    int rc = vs_cenforce_run(x->policy, &x->st, &x->out.rr, &x->out.sched, &x->ws,
-                             &x->out.enforce);
+    int rc = vs_cenforce_run(x->policy, &x->st, &x->out.rr, &x->out.sched, &x->ws, &x->out.enforce);
     if (rc) {
         if (!x->rc)
             x->rc = rc;
@@ -755,8 +766,7 @@ static void finish(struct sim *x)
         if (res->deadline < x->end) {
             vs_metrics_job_end(&x->m, (int)res->project, x->jobs[r].cpu_used, false, true);
             if (x->tl)
-                vs_timeline_add_mark(x->tl, res->deadline, (int32_t)res->project,
-                                     x->jobs[r].id);
+                vs_timeline_add_mark(x->tl, res->deadline, (int32_t)res->project, x->jobs[r].id);
         }
     }
     if (x->tl && !available(x))
@@ -796,8 +806,7 @@ int vs_sim_run(const struct vs_scenario *s, const struct vs_sim_options *o,
     if (s->on_frac < 1)
         schedule_toggle(x, EV_HOST_OFF, s->on_frac, true, 0, s->avail_cycle, &x->rng_host);
     if (s->active_frac < 1)
-        schedule_toggle(x, EV_ACTIVE_OFF, s->active_frac, true, 0, s->avail_cycle,
-                        &x->rng_host);
+        schedule_toggle(x, EV_ACTIVE_OFF, s->active_frac, true, 0, s->avail_cycle, &x->rng_host);
     for (size_t p = 0; p < s->nprojects; p++) {
         const struct vs_scn_project *sp = &s->projects[p];
         if (sp->server_avail < 1) {
@@ -809,10 +818,20 @@ int vs_sim_run(const struct vs_scenario *s, const struct vs_sim_options *o,
     }
 
     double next_progress = 0;
+    double last_t = -1;
+    int stuck = 0;
     for (;;) {
         double t = fmin(vs_eventq_peek_time(&x->q), next_internal(x));
         if (t > duration)
             t = duration;
+        /* Many steps at one instant mean a bug (events rescheduling each
+         * other at the same time); stop rather than spin. */
+        stuck = t > last_t ? 0 : stuck + 1;
+        last_t = t;
+        if (VS_NEVER(stuck > 100000)) {
+            x->rc = VS_EINTERNAL;
+            break;
+        }
         bool need_enforce = advance(x, t);
         bool need_pass = false, end = false;
 
@@ -863,8 +882,7 @@ int vs_sim_run(const struct vs_scenario *s, const struct vs_sim_options *o,
                     if (x->tl)
                         vs_timeline_add_off(x->tl, x->off_since, x->st.now);
                     for (size_t r = 0; r < x->st.nresults; r++)
-                        if (!x->st.results[r].done &&
-                            x->st.results[r].task == VS_CTASK_RUNNING)
+                        if (!x->st.results[r].done && x->st.results[r].task == VS_CTASK_RUNNING)
                             seg_open(x, r);
                     need_pass = true;
                 }

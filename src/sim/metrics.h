@@ -14,10 +14,10 @@
 #include "volsched/sim.h"
 
 struct vs_metrics_proj {
-    double used;     /* U_p */
-    double since;    /* R_p: seconds since p last ran */
-    double sq;       /* S_p: integral of R_p^2 dt */
-    double wasted;   /* W_p */
+    double used;   /* U_p */
+    double since;  /* R_p: seconds since p last ran */
+    double sq;     /* S_p: integral of R_p^2 dt */
+    double wasted; /* W_p */
     double wasted_reported;
     int64_t sent, completed, met, missed, rpcs;
 };

@@ -238,8 +238,14 @@ struct opt {
     double min, max; /* checked after unit conversion; max 0 = none */
 };
 
-#define SOPT(n, k, f, lo, hi) {n, k, offsetof(struct vs_scenario, f), lo, hi}
-#define POPT(n, k, f, lo, hi) {n, k, offsetof(struct vs_scn_project, f), lo, hi}
+#define SOPT(n, k, f, lo, hi)                                                                      \
+    {                                                                                              \
+        n, k, offsetof(struct vs_scenario, f), lo, hi                                              \
+    }
+#define POPT(n, k, f, lo, hi)                                                                      \
+    {                                                                                              \
+        n, k, offsetof(struct vs_scn_project, f), lo, hi                                           \
+    }
 
 static const struct opt scenario_opts[] = {
     SOPT("NCPUS", V_INT, ncpus, 1, VS_SCN_MAX_NCPUS),
@@ -330,7 +336,7 @@ static void scenario_defaults(struct vs_scenario *s)
 {
     memset(s, 0, sizeof(*s));
     s->ncpus = 1;
-    s->min_queue = 0.1 * 86400;
+    s->min_queue = 0.1 * 3600;
     s->sched_period = 3600;
     s->on_frac = 1;
     s->active_frac = 1;
@@ -373,8 +379,8 @@ static int parse_project(struct parser *ps, struct proj_acc *acc)
         if (next(ps))
             return ps->rc;
         if (i < 2 && ps->cur.kind == T_RP)
-            return FAIL_TOK(ps, ps->cur, "%s: missing %s; a project is P(C, D, R)",
-                            acc->p.name, what[i + 1]);
+            return FAIL_TOK(ps, ps->cur, "%s: missing %s; a project is P(C, D, R)", acc->p.name,
+                            what[i + 1]);
         if (i < 2 && ps->cur.kind != T_COMMA)
             return FAIL_TOK(ps, ps->cur, "expected ',' after %s", what[i]);
     }
@@ -515,7 +521,7 @@ int vs_scenario_parse(const char *text, size_t len, struct vs_scenario *out,
         for (size_t k = 0; k < N_POPTS; k++) {
             if (!accs[i].set[k] && defaults_set[k]) {
                 size_t off = project_opts[k].off;
-                size_t sz = project_opts[k].kind == V_BOOL ? sizeof(bool)
+                size_t sz = project_opts[k].kind == V_BOOL    ? sizeof(bool)
                             : project_opts[k].kind == V_COUNT ? sizeof(int64_t)
                                                               : sizeof(double);
                 memcpy((char *)&accs[i].p + off, (char *)&defaults + off, sz);

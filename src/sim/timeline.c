@@ -26,7 +26,7 @@ void vs_timeline_cleanup(struct vs_timeline *tl)
 #define GROW(arr, n, cap)                                                                          \
     do {                                                                                           \
         if ((n) == (cap)) {                                                                        \
-            (cap) = (cap) ? (cap) * 2 : 256;                                                       \
+            (cap) = (cap) ? (cap)*2 : 256;                                                         \
             (arr) = vs_xreallocarray((arr), (cap), sizeof(*(arr)));                                \
         }                                                                                          \
     } while (0)
@@ -60,10 +60,9 @@ void vs_timeline_add_off(struct vs_timeline *tl, double t0, double t1)
 }
 
 /* Colour-blind-friendly first (Okabe-Ito), then a few more distinct ones. */
-static const char *const palette[] = {"#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9",
-                                      "#D55E00", "#F0E442", "#999933", "#882255", "#44AA99",
-                                      "#117733", "#AA4499", "#6699CC", "#DDCC77", "#332288",
-                                      "#88CCEE"};
+static const char *const palette[] = {
+    "#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#999933",
+    "#882255", "#44AA99", "#117733", "#AA4499", "#6699CC", "#DDCC77", "#332288", "#88CCEE"};
 #define NPALETTE (sizeof(palette) / sizeof(palette[0]))
 
 static void xml_text(FILE *f, const char *s)
@@ -91,20 +90,20 @@ static void xml_text(FILE *f, const char *s)
 /* A tick step (seconds) giving at most about 12 ticks over duration T. */
 static double tick_step(double T)
 {
-    static const double steps[] = {60,    300,    600,    1800,   3600,    7200,    3 * 3600,
-                                   21600, 43200,  86400,  172800, 432000,  864000,  1728000,
-                                   4320000, 8640000, 31536000};
+    static const double steps[] = {60,       300,     600,     1800,    3600,    7200,
+                                   3 * 3600, 21600,   43200,   86400,   172800,  432000,
+                                   864000,   1728000, 4320000, 8640000, 31536000};
     for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++)
         if (T / steps[i] <= 12)
             return steps[i];
     return 31536000.0 * ceil(T / 31536000.0 / 12);
 }
 
-static void tick_label(double t, double step, char *buf, size_t n)
+static void tick_label(double t, double step, double T, char *buf, size_t n)
 {
     if (step >= 86400 && fmod(t, 86400) == 0)
         snprintf(buf, n, "%gd", t / 86400);
-    else if (step >= 3600)
+    else if (T >= 7200)
         snprintf(buf, n, "%gh", t / 3600);
     else
         snprintf(buf, n, "%gm", t / 60);
@@ -141,14 +140,15 @@ int vs_timeline_write_svg(const struct vs_timeline *tl, const struct vs_scenario
     /* Lanes: a light background and a label per CPU. */
     for (int r = 0; r < rows; r++) {
         double y = top + r * (row_h + gap);
-        fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"#f2f2f2\"/>\n",
+        fprintf(f,
+                "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"#f2f2f2\"/>\n",
                 left, y, plot_w, row_h);
         if (r < tl->ncpus)
             fprintf(f, "<text x=\"%.0f\" y=\"%.1f\" text-anchor=\"end\">CPU %d</text>\n", left - 8,
                     y + row_h / 2 + 4, r);
         else
-            fprintf(f, "<text x=\"%.0f\" y=\"%.1f\" text-anchor=\"end\">non-CPU</text>\n",
-                    left - 8, y + row_h / 2 + 4);
+            fprintf(f, "<text x=\"%.0f\" y=\"%.1f\" text-anchor=\"end\">non-CPU</text>\n", left - 8,
+                    y + row_h / 2 + 4);
     }
 
     /* Host off / suspended: hatched grey across all lanes and a strip below. */
@@ -197,7 +197,7 @@ int vs_timeline_write_svg(const struct vs_timeline *tl, const struct vs_scenario
     for (double t = 0; t <= T + 1e-9; t += step) {
         char lab[32];
         double x = left + t * xs;
-        tick_label(t, step, lab, sizeof(lab));
+        tick_label(t, step, T, lab, sizeof(lab));
         fprintf(f,
                 "<line x1=\"%.2f\" y1=\"%.1f\" x2=\"%.2f\" y2=\"%.1f\" stroke=\"black\"/>"
                 "<text x=\"%.2f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>\n",
@@ -238,8 +238,8 @@ int vs_timeline_write_csv(const struct vs_timeline *tl, const struct vs_scenario
     }
     for (size_t i = 0; i < tl->nmark; i++) {
         const struct vs_tl_mark *m = &tl->mark[i];
-        fprintf(f, "miss,,%s,%lld,%.6f,%.6f,1\n", s->projects[m->project].name,
-                (long long)m->job, m->t / 3600, m->t / 3600);
+        fprintf(f, "miss,,%s,%lld,%.6f,%.6f,1\n", s->projects[m->project].name, (long long)m->job,
+                m->t / 3600, m->t / 3600);
     }
     for (size_t i = 0; i < tl->noff; i++)
         fprintf(f, "off,,,,%.6f,%.6f,0\n", tl->off[i].t0 / 3600, tl->off[i].t1 / 3600);

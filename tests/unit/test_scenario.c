@@ -134,8 +134,8 @@ static void test_errors(void **state)
         int rc = parse(cases[i].text, &s, &e);
         if (rc != VS_EPARSE || e.line != cases[i].line || e.col != cases[i].col ||
             !strstr(e.msg, cases[i].msg_part))
-            print_error("case %zu '%s': rc %d at %d:%d '%s'\n", i, cases[i].text, rc, e.line,
-                        e.col, e.msg);
+            print_error("case %zu '%s': rc %d at %d:%d '%s'\n", i, cases[i].text, rc, e.line, e.col,
+                        e.msg);
         assert_int_equal(rc, VS_EPARSE);
         assert_int_equal(e.line, cases[i].line);
         assert_int_equal(e.col, cases[i].col);
