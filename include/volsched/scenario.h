@@ -38,6 +38,7 @@ struct vs_scn_project {
     double server_outage;     /* mean length of one server outage, seconds; 3600 */
     bool non_cpu_intensive;   /* runs beside the CPU jobs, uses no CPU; false */
     int64_t jobs;             /* jobs the project has in all; 0 = unlimited */
+    int64_t max_in_progress;  /* server's limit of this host's unfinished jobs; 100; 0 = none */
 };
 
 struct vs_scenario {

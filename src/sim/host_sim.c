@@ -17,6 +17,7 @@
  * reads the clock or iterates over an unordered container.
  */
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -37,6 +38,11 @@ const char *const vs_sim_policies[] = {"shortfall", "debt", "wrr", NULL};
 /* How long a server that refused work because of deadlines asks the client
  * to wait (the client is latency-limited meanwhile). */
 #define LATENCY_LIMIT_DELAY 600.0
+/* Work requests below this (project-normalized seconds) are rounding noise
+ * from the policy's sums, not requests: the simulated client does not make
+ * the RPC (a server answering with a whole job would let the noise fill the
+ * queue; see docs/simulator.md). */
+#define MIN_WORK_REQUEST 1e-3
 /* Most jobs one reply carries. */
 #define MAX_JOBS_PER_RPC 1000
 /* Most RPCs at one instant, so a confused policy cannot loop forever. */
@@ -531,13 +537,25 @@ static int rpc(struct sim *x, size_t p, double request_pn, double share_frac)
     cp->report_overdue = false;
 
     int sent = 0, refused = 0;
-    if (request_pn > 0 && pj->jobs_left != 0) {
+    /* The server's job limit (BOINC's max_wus_in_progress): it counts this
+     * host's unfinished jobs of the project. */
+    int64_t room = INT64_MAX;
+    if (sp->max_in_progress > 0) {
+        int64_t in_progress = 0;
+        for (size_t r = 0; r < x->st.nresults; r++)
+            if (!x->st.results[r].done && x->st.results[r].project == p)
+                in_progress++;
+        room = sp->max_in_progress - in_progress;
+    }
+    if (request_pn > 0 && pj->jobs_left != 0 && room > 0) {
         struct vs_chost h = x->st.host;
         double cpu_req = request_pn * vs_cpolicy_pn_rate(&h, share_frac > 0 ? share_frac : 1);
         double nd = ceil(cpu_req / sp->cpu_time);
         int n = nd < 1 ? 1 : (nd > MAX_JOBS_PER_RPC ? MAX_JOBS_PER_RPC : (int)nd);
         if (sp->non_cpu_intensive)
             n = 1;
+        if (n > room)
+            n = (int)room;
         for (int k = 0; k < n && pj->jobs_left != 0; k++) {
             double len = sp->cpu_time;
             if (sp->spread > 0)
@@ -604,10 +622,12 @@ static void pass(struct sim *x)
         x->st.last_sched_time = x->st.now;
 
         const struct vs_cfetch_out *f = &x->out.fetch;
-        if (iter == MAX_RPCS_PER_INSTANT || f->project < 0) {
+        bool noise =
+            f->project >= 0 && f->reason == VS_CFETCH_WORK && f->request_pn < MIN_WORK_REQUEST;
+        if (iter == MAX_RPCS_PER_INSTANT || f->project < 0 || noise) {
             /* Nobody to ask now; if work is wanted but every candidate is
              * deferred, wake up when the first deferral ends. */
-            if (f->project < 0 && wants_work(x)) {
+            if (f->project < 0 && !noise && wants_work(x)) {
                 double t = INFINITY;
                 for (size_t p = 0; p < x->st.nprojects; p++)
                     if (x->cp[p].min_rpc_time > x->st.now && x->pj[p].jobs_left != 0)

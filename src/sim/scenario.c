@@ -269,6 +269,7 @@ static const struct opt project_opts[] = {
     POPT("server_outage", V_TIME_H, server_outage, 1, 0),
     POPT("non_cpu_intensive", V_BOOL, non_cpu_intensive, 0, 0),
     POPT("jobs", V_COUNT, jobs, 0, 0),
+    POPT("max_in_progress", V_COUNT, max_in_progress, 0, 0),
 };
 
 #define N_POPTS (sizeof(project_opts) / sizeof(project_opts[0]))
@@ -330,6 +331,7 @@ static void project_defaults(struct vs_scn_project *p)
     p->checkpoint_period = 60;
     p->server_avail = 1;
     p->server_outage = 3600;
+    p->max_in_progress = 100;
 }
 
 static void scenario_defaults(struct vs_scenario *s)

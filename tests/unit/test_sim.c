@@ -184,7 +184,7 @@ static void test_timeline_writers(void **state)
     fclose(f);
     assert_true(strncmp(svg, "<svg ", 5) == 0);
     assert_non_null(strstr(svg, "</svg>\n"));
-    assert_non_null(strstr(svg, "t&lt;1&gt;"));   /* title escaped */
+    assert_non_null(strstr(svg, "t&lt;1&gt;"));        /* title escaped */
     assert_non_null(strstr(svg, "B&amp;C (1, 2, 1)")); /* legend escaped */
     assert_int_equal(count(svg, "missed its deadline</title>"), 1);
     assert_int_equal(count(svg, "<title>A job 7 "), 1);
@@ -302,8 +302,7 @@ static void test_seed002_no_miss(void **state)
 
     run(&s, "shortfall", 100, &r, NULL);
     print_message("100 days: P1 completed %lld missed %lld, P2 completed %lld missed %lld\n",
-                  (long long)r.projects[0].jobs_completed,
-                  (long long)r.projects[0].deadline_misses,
+                  (long long)r.projects[0].jobs_completed, (long long)r.projects[0].deadline_misses,
                   (long long)r.projects[1].jobs_completed,
                   (long long)r.projects[1].deadline_misses);
     assert_true(r.projects[0].jobs_completed >= 2); /* P1 deadlines were at stake */
@@ -324,9 +323,8 @@ static void test_wrr_misses_where_shortfall_meets(void **state)
     run(&s, "shortfall", 10, &rs, NULL);
     run(&s, "wrr", 10, &rw, NULL);
     print_message("P1 misses: shortfall %lld of %lld, wrr %lld of %lld\n",
-                  (long long)rs.projects[0].deadline_misses,
-                  (long long)rs.projects[0].jobs_sent, (long long)rw.projects[0].deadline_misses,
-                  (long long)rw.projects[0].jobs_sent);
+                  (long long)rs.projects[0].deadline_misses, (long long)rs.projects[0].jobs_sent,
+                  (long long)rw.projects[0].deadline_misses, (long long)rw.projects[0].jobs_sent);
     assert_int_equal(rs.deadline_misses, 0);
     assert_true(rs.projects[0].jobs_completed >= 30);
     assert_true(rw.projects[0].deadline_misses >= 30);
@@ -462,8 +460,8 @@ static void test_server_deadline_check(void **state)
     run(&s, "shortfall", 5, &without, NULL);
     s.server_deadline_check = true;
     run(&s, "shortfall", 5, &with, NULL);
-    print_message("misses without the check %lld, with %lld\n",
-                  (long long)without.deadline_misses, (long long)with.deadline_misses);
+    print_message("misses without the check %lld, with %lld\n", (long long)without.deadline_misses,
+                  (long long)with.deadline_misses);
     assert_true(without.deadline_misses > 20);
     assert_int_equal(with.deadline_misses, 0);
     assert_true(with.jobs_completed > 40);
