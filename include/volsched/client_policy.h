@@ -37,14 +37,16 @@
  *   each step, at time now (an event: result finished, new results ready,
  *   checkpoint, end of the scheduling period, user action, poll tick):
  *
- *   1. Account for the time since the previous step (dt = now - prev):
+ *   1. Account for the time since the previous step (dt = now - prev;
+ *      vs_cpolicy_account does the first part):
  *      for every result whose task is VS_CTASK_RUNNING, add dt to its
  *      wall_since_checkpoint and to its project's wall_cpu_period (wall CPU
  *      time, not actual CPU time), and subtract the CPU it got
  *      (dt * cpu_efficiency while BOINC is on and active) from remaining.
  *      When an app checkpoints, set checkpointed = true, checkpoint_time =
  *      that time and wall_since_checkpoint = 0. When a result finishes, set
- *      done = true (or drop it from the array). Keep suspended, files and
+ *      done = true (or drop it from the array; indexes then change, so run
+ *      a whole pass before enforcing again). Keep suspended, files and
  *      the project flags (min_rpc_time, no_new_work, latency_limited_until,
  *      ...) current. Set st.now = now.
  *   2. Whenever the CPU scheduler is to run (result completed, end of the
@@ -242,6 +244,19 @@ struct vs_cpolicy_ws {
 
 void vs_cpolicy_ws_init(struct vs_cpolicy_ws *ws);
 void vs_cpolicy_ws_cleanup(struct vs_cpolicy_ws *ws);
+
+/* ---------------------------------------------------------------- accounting */
+
+/*
+ * Wall CPU time accounting for dt seconds during which the running results'
+ * processes were runnable (BOINC on and computing allowed): every result
+ * whose task is VS_CTASK_RUNNING and not done gets dt more wall time since
+ * its checkpoint, its project dt more wall_cpu_period, and dt *
+ * cpu_efficiency less remaining (not below 0). Non-CPU-intensive projects
+ * are counted too (their debts ignore it). A driver may do this itself;
+ * this is the reference. dt < 0 or NaN is ignored.
+ */
+void vs_cpolicy_account(struct vs_cstate *st, double dt);
 
 /* ---------------------------------------------------------------- debts */
 

@@ -15,5 +15,6 @@
 
 int vs_cmd_version(int argc, char **argv);
 int vs_cmd_sim(int argc, char **argv);
+int vs_cmd_explain(int argc, char **argv);
 
 #endif

@@ -17,6 +17,7 @@ struct command {
 static const struct command commands[] = {
     {"version", vs_cmd_version, "print the version"},
     {"sim", vs_cmd_sim, "simulate a scheduling scenario and print its figures of merit"},
+    {"explain", vs_cmd_explain, "why a client runs and fetches what it does"},
 };
 
 static void usage(FILE *f)

@@ -139,11 +139,14 @@ void vs_cpolicy_ws_init(struct vs_cpolicy_ws *ws)
     ws->d = VS_NEW(struct vs_cpolicy_wsd);
 }
 
-#define P_ARRAYS(X)                                                                                \
-    X(rr_dm)                                                                                       \
-    X(rr_shortfall) X(rr_wbm) X(rr_frs) X(rr_states) X(wf_wrs) X(wf_prr) X(pd0) X(pd1) X(pd2)      \
-        X(pd3) X(pz0) X(pz1) X(pz2) X(pz3) X(pi0)
-#define R_ARRAYS(X) X(rr_finish) X(rr_missed) X(sc_order) X(sc_why) X(en_act) X(keys) X(rz0)
+/* clang-format off */
+#define P_ARRAYS(X)                                                            \
+    X(rr_dm) X(rr_shortfall) X(rr_wbm) X(rr_frs) X(rr_states) X(wf_wrs)        \
+    X(wf_prr) X(pd0) X(pd1) X(pd2) X(pd3) X(pd4) X(pd5) X(pz0) X(pz1) X(pz2)   \
+    X(pz3) X(pz4) X(pi0)
+/* clang-format on */
+#define R_ARRAYS(X)                                                                                \
+    X(rr_finish) X(rr_missed) X(sc_order) X(sc_why) X(en_act) X(keys) X(keys2) X(rz0)
 
 void vs_cpolicy_ws_cleanup(struct vs_cpolicy_ws *ws)
 {
@@ -175,20 +178,117 @@ void vs_cpolicy__reserve(struct vs_cpolicy_ws *ws, size_t np, size_t nr)
     }
 }
 
+/*
+ * The order-preserving map from a double to 64 bits: flip the sign bit of a
+ * positive number, every bit of a negative one. -0 becomes +0 first so the
+ * two compare equal, as they do as doubles.
+ */
+static uint64_t order_bits(double x)
+{
+    x += 0.0;
+    uint64_t u;
+    memcpy(&u, &x, sizeof(u));
+    return (u & 0x8000000000000000ull) ? ~u : u | 0x8000000000000000ull;
+}
+
+/*
+ * LSD radix sort, 8 bits a pass, stable, so equal keys keep their input
+ * order; callers build the keys in index order, which gives the least-index
+ * tie-break. Passes whose digit is the same for every key are skipped (the
+ * high bytes usually are). Groups (project indexes) are sorted last by the
+ * same passes over their low bytes.
+ */
+static void radix_pass(struct vs_cpkey **src, struct vs_cpkey **dst, size_t n, int shift,
+                       bool by_group)
+{
+    size_t count[256] = {0};
+    for (size_t i = 0; i < n; i++) {
+        uint64_t v = by_group ? (uint64_t)(*src)[i].group : (*src)[i].bits;
+        count[(v >> shift) & 0xff]++;
+    }
+    for (int b = 0; b < 256; b++) {
+        if (count[b] == n)
+            return; /* every key has this digit: nothing moves */
+    }
+    size_t pos = 0;
+    for (int b = 0; b < 256; b++) {
+        size_t c = count[b];
+        count[b] = pos;
+        pos += c;
+    }
+    for (size_t i = 0; i < n; i++) {
+        uint64_t v = by_group ? (uint64_t)(*src)[i].group : (*src)[i].bits;
+        (*dst)[count[(v >> shift) & 0xff]++] = (*src)[i];
+    }
+    struct vs_cpkey *t = *src;
+    *src = *dst;
+    *dst = t;
+}
+
+static bool key_less(const struct vs_cpkey *a, const struct vs_cpkey *b)
+{
+    if (a->group != b->group)
+        return a->group < b->group;
+    if (a->key != b->key)
+        return a->key < b->key;
+    return a->idx < b->idx;
+}
+
 static int key_cmp(const void *a, const void *b)
 {
     const struct vs_cpkey *x = a, *y = b;
-    if (x->group != y->group)
-        return x->group < y->group ? -1 : 1;
-    if (x->key != y->key)
-        return x->key < y->key ? -1 : 1;
-    return (x->idx > y->idx) - (x->idx < y->idx);
+    return key_less(x, y) ? -1 : key_less(y, x) ? 1 : 0;
 }
 
-void vs_cpolicy__sort(struct vs_cpkey *keys, size_t n)
+static void insertion_sort(struct vs_cpkey *keys, size_t n)
 {
-    if (n > 1)
-        qsort(keys, n, sizeof(*keys), key_cmp);
+    for (size_t i = 1; i < n; i++) {
+        struct vs_cpkey v = keys[i];
+        size_t j = i;
+        while (j > 0 && key_less(&v, &keys[j - 1])) {
+            keys[j] = keys[j - 1];
+            j--;
+        }
+        keys[j] = v;
+    }
+}
+
+void vs_cpolicy__sort(struct vs_cpkey *keys, struct vs_cpkey *tmp, size_t n)
+{
+    if (n < 64) {
+        /* Few keys: insertion sort beats the radix passes' fixed cost. */
+        insertion_sort(keys, n);
+        return;
+    }
+    size_t maxg = 0;
+    for (size_t i = 0; i < n; i++) {
+        keys[i].bits = order_bits(keys[i].key);
+        if (keys[i].group > maxg)
+            maxg = keys[i].group;
+    }
+    /* Radix passes over the high 32 bits of the key (sign, exponent and 20
+     * bits of mantissa: a relative resolution near 1e-6), then the group. */
+    struct vs_cpkey *src = keys, *dst = tmp;
+    for (int shift = 32; shift < 64; shift += 8)
+        radix_pass(&src, &dst, n, shift, false);
+    for (int shift = 0; shift < 64 && (maxg >> shift) != 0; shift += 8)
+        radix_pass(&src, &dst, n, shift, true);
+    if (src != keys)
+        memcpy(keys, src, n * sizeof(*keys));
+    /* Keys equal in (group, high bits) are adjacent and, the passes being
+     * stable, in input order; such runs are rare and short except for
+     * exactly equal keys, which are already in place. Finish each run. */
+    for (size_t i = 0; i < n;) {
+        size_t j = i + 1;
+        while (j < n && keys[j].group == keys[i].group &&
+               (keys[j].bits >> 32) == (keys[i].bits >> 32))
+            j++;
+        if (j - i > 32)
+            qsort(keys + i, j - i, sizeof(*keys), key_cmp);
+        else if (j - i > 1)
+            insertion_sort(keys + i, j - i);
+        i = j;
+    }
 }
 
 double vs_cpolicy__speed(const struct vs_chost *h)
@@ -212,12 +312,15 @@ double vs_cpolicy_pn_flops(const struct vs_chost *host, double share_frac, doubl
 int vs_cpolicy_pass(enum vs_cpolicy policy, struct vs_cstate *st, struct vs_cpolicy_ws *ws,
                     struct vs_cpolicy_out *out)
 {
-    int rc = vs_rrsim_run(policy, st, ws, &out->rr);
+    if ((int)policy < 0 || (int)policy >= VS_CPOLICY_COUNT || !ws || !ws->d || !out ||
+        vs_cstate_validate(st) != 0)
+        return VS_EINVAL;
+    int rc = vs_rrsim__run(policy, st, ws, &out->rr);
     if (rc == 0)
-        rc = vs_csched_run(policy, st, &out->rr, ws, &out->sched);
+        rc = vs_csched__run(policy, st, &out->rr, ws, &out->sched);
     if (rc == 0)
-        rc = vs_cenforce_run(policy, st, &out->rr, &out->sched, ws, &out->enforce);
+        rc = vs_cenforce__run(policy, st, &out->rr, &out->sched, ws, &out->enforce);
     if (rc == 0)
-        rc = vs_cfetch_run(policy, st, &out->rr, ws, &out->fetch);
+        rc = vs_cfetch__run(policy, st, &out->rr, ws, &out->fetch);
     return rc;
 }

@@ -61,12 +61,10 @@ static bool better(enum vs_cpolicy policy, const struct vs_cresult *a, size_t ai
     return ai < bi;
 }
 
-int vs_csched_run(enum vs_cpolicy policy, const struct vs_cstate *st, const struct vs_rrsim_out *rr,
-                  struct vs_cpolicy_ws *ws, struct vs_csched_out *out)
+int vs_csched__run(enum vs_cpolicy policy, const struct vs_cstate *st,
+                   const struct vs_rrsim_out *rr, struct vs_cpolicy_ws *ws,
+                   struct vs_csched_out *out)
 {
-    if ((int)policy < 0 || (int)policy >= VS_CPOLICY_COUNT || vs_cstate_validate(st) != 0 || !ws ||
-        !ws->d || (!rr && policy != VS_CPOLICY_WRR))
-        return VS_EINVAL;
     size_t np = st->nprojects, nr = st->nresults;
     vs_cpolicy__reserve(ws, np, nr);
     struct vs_cpolicy_wsd *d = ws->d;
@@ -119,13 +117,14 @@ int vs_csched_run(enum vs_cpolicy policy, const struct vs_cstate *st, const stru
     if (any_dm) {
         struct vs_cpkey *keys = d->keys;
         size_t m = 0;
-        for (size_t p = 0; p < np; p++) {
-            if (dm[p] <= 0)
-                continue;
-            for (size_t i = gstart[p]; i < gfill[p]; i++)
-                keys[m++] = (struct vs_cpkey){0, st->results[group[i]].deadline, group[i]};
+        /* Built in index order: the stable sort keeps that for ties. */
+        for (size_t r = 0; r < nr; r++) {
+            size_t p = st->results[r].project;
+            if (dm[p] > 0 && out->why[r] == VS_CSCHED_NO && !st->projects[p].non_cpu_intensive &&
+                vs_cresult_runnable(st, r))
+                keys[m++] = (struct vs_cpkey){0, st->results[r].deadline, r, 0};
         }
-        vs_cpolicy__sort(keys, m);
+        vs_cpolicy__sort(keys, d->keys2, m);
         for (size_t i = 0; i < m && out->ncpu < s.cap; i++) {
             size_t r = keys[i].idx, p = st->results[r].project;
             if (dm[p] <= 0)
@@ -171,4 +170,13 @@ int vs_csched_run(enum vs_cpolicy policy, const struct vs_cstate *st, const stru
         ad[best] -= payoff;
     }
     return 0;
+}
+
+int vs_csched_run(enum vs_cpolicy policy, const struct vs_cstate *st, const struct vs_rrsim_out *rr,
+                  struct vs_cpolicy_ws *ws, struct vs_csched_out *out)
+{
+    if ((int)policy < 0 || (int)policy >= VS_CPOLICY_COUNT || vs_cstate_validate(st) != 0 || !ws ||
+        !ws->d || (!rr && policy != VS_CPOLICY_WRR))
+        return VS_EINVAL;
+    return vs_csched__run(policy, st, rr, ws, out);
 }

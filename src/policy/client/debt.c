@@ -95,3 +95,19 @@ int vs_cdebt_update(enum vs_cpolicy policy, struct vs_cstate *st)
         vs_free(flags);
     return 0;
 }
+
+void vs_cpolicy_account(struct vs_cstate *st, double dt)
+{
+    if (!(dt > 0))
+        return;
+    for (size_t r = 0; r < st->nresults; r++) {
+        struct vs_cresult *res = &st->results[r];
+        if (res->task != VS_CTASK_RUNNING || res->done)
+            continue;
+        res->wall_since_checkpoint += dt;
+        st->projects[res->project].wall_cpu_period += dt;
+        res->remaining -= dt * st->host.cpu_efficiency;
+        if (res->remaining < 0)
+            res->remaining = 0;
+    }
+}

@@ -84,13 +84,10 @@ static void start_next_x(struct enf *e)
     }
 }
 
-int vs_cenforce_run(enum vs_cpolicy policy, struct vs_cstate *st, const struct vs_rrsim_out *rr,
-                    const struct vs_csched_out *sched, struct vs_cpolicy_ws *ws,
-                    struct vs_cenforce_out *out)
+int vs_cenforce__run(enum vs_cpolicy policy, struct vs_cstate *st, const struct vs_rrsim_out *rr,
+                     const struct vs_csched_out *sched, struct vs_cpolicy_ws *ws,
+                     struct vs_cenforce_out *out)
 {
-    if ((int)policy < 0 || (int)policy >= VS_CPOLICY_COUNT || vs_cstate_validate(st) != 0 || !ws ||
-        !ws->d || !sched || (!rr && policy != VS_CPOLICY_WRR))
-        return VS_EINVAL;
     size_t nr = st->nresults;
     vs_cpolicy__reserve(ws, st->nprojects, nr);
     struct vs_cpolicy_wsd *d = ws->d;
@@ -200,4 +197,14 @@ int vs_cenforce_run(enum vs_cpolicy policy, struct vs_cstate *st, const struct v
         }
     }
     return 0;
+}
+
+int vs_cenforce_run(enum vs_cpolicy policy, struct vs_cstate *st, const struct vs_rrsim_out *rr,
+                    const struct vs_csched_out *sched, struct vs_cpolicy_ws *ws,
+                    struct vs_cenforce_out *out)
+{
+    if ((int)policy < 0 || (int)policy >= VS_CPOLICY_COUNT || vs_cstate_validate(st) != 0 || !ws ||
+        !ws->d || !sched || (!rr && policy != VS_CPOLICY_WRR))
+        return VS_EINVAL;
+    return vs_cenforce__run(policy, st, rr, sched, ws, out);
 }

@@ -15,6 +15,7 @@ struct vs_cpkey {
     size_t group;
     double key;
     size_t idx;
+    uint64_t bits; /* scratch of the sort */
 };
 
 struct vs_cpolicy_wsd {
@@ -33,19 +34,19 @@ struct vs_cpolicy_wsd {
     struct vs_caction *en_act;
 
     /* scratch, per project (contents do not outlive one call) */
-    double *pd0, *pd1, *pd2, *pd3;
-    size_t *pz0, *pz1, *pz2, *pz3;
+    double *pd0, *pd1, *pd2, *pd3, *pd4, *pd5;
+    size_t *pz0, *pz1, *pz2, *pz3, *pz4;
     int *pi0;
     /* scratch, per result */
-    struct vs_cpkey *keys;
+    struct vs_cpkey *keys, *keys2;
     size_t *rz0;
 };
 
 /* Grows the workspace to hold np projects and nr results. */
 void vs_cpolicy__reserve(struct vs_cpolicy_ws *ws, size_t np, size_t nr);
 
-/* Sorts keys by (group, key, idx). */
-void vs_cpolicy__sort(struct vs_cpkey *keys, size_t n);
+/* Sorts keys by (group, key, idx); tmp holds n keys. O(n) radix sort. */
+void vs_cpolicy__sort(struct vs_cpkey *keys, struct vs_cpkey *tmp, size_t n);
 
 /* The CPU speed factor of the round-robin simulation. */
 double vs_cpolicy__speed(const struct vs_chost *h);
@@ -53,5 +54,19 @@ double vs_cpolicy__speed(const struct vs_chost *h);
 /* Suspend kind for a preempted result: kept in memory when the preference
  * says so or when it never checkpointed (removing it would lose all work). */
 enum vs_cact_kind vs_cpolicy__suspend_kind(const struct vs_cstate *st, size_t r, bool old_client);
+
+/* The entry points without the snapshot validation (the caller did it):
+ * vs_cpolicy_pass validates once for the four steps. */
+int vs_rrsim__run(enum vs_cpolicy policy, const struct vs_cstate *st, struct vs_cpolicy_ws *ws,
+                  struct vs_rrsim_out *out);
+int vs_csched__run(enum vs_cpolicy policy, const struct vs_cstate *st,
+                   const struct vs_rrsim_out *rr, struct vs_cpolicy_ws *ws,
+                   struct vs_csched_out *out);
+int vs_cenforce__run(enum vs_cpolicy policy, struct vs_cstate *st, const struct vs_rrsim_out *rr,
+                     const struct vs_csched_out *sched, struct vs_cpolicy_ws *ws,
+                     struct vs_cenforce_out *out);
+int vs_cfetch__run(enum vs_cpolicy policy, const struct vs_cstate *st,
+                   const struct vs_rrsim_out *rr, struct vs_cpolicy_ws *ws,
+                   struct vs_cfetch_out *out);
 
 #endif

@@ -13,10 +13,10 @@
  *
  * Event driven: because a project's results all advance at the same rate,
  * the next of them to finish is the one with the least remaining work. The
- * results are sorted once by (project, remaining); each project keeps a
- * cursor and the CPU seconds W every one of its unfinished results has had.
- * An event is the next finish among the projects' cursors, so a pass costs
- * O(n log n) for the sort plus O(projects) per finish.
+ * results are sorted once by (project, remaining) (radix sort); each
+ * project keeps a cursor and the CPU seconds W every one of its unfinished
+ * results has had. An event is the next finish among the projects' cursors,
+ * found with a heap, so a pass costs O(n log projects) plus the sort.
  */
 #include <math.h>
 
@@ -61,33 +61,201 @@ static void compute_frs(enum vs_cpolicy policy, const struct vs_cstate *st, cons
     }
 }
 
-/* Insertion sort of the few projects with fewer results than CPUs, by
- * results per unit of share (the order in which water-filling caps them). */
-static void sort_small(int *small, size_t n, const size_t *next, const size_t *end,
-                       const struct vs_cproject *projects)
+/*
+ * The simulation state. Projects are updated lazily: between changes of
+ * its CPU allocation a project's results advance at a constant rate, so
+ * W, the integrals and the time of its next finish are brought up to date
+ * only when something about it changes. The active projects sit in a
+ * min-heap by the time of their next finish.
+ *
+ * The allocations only change when the set of active projects changes, or
+ * when a capped project (one with no more results than the CPUs it is
+ * owed) loses a result, or an uncapped one drops below its allocation:
+ * those events recompute all projects. An uncapped project's allocation
+ * does not depend on its own number of results, so any other finish only
+ * changes the per-result rate of one project: O(log projects).
+ */
+struct sim {
+    const struct vs_cstate *st;
+    struct vs_rrsim_out *out;
+    const struct vs_cpkey *keys;
+    size_t *next, *end;
+    size_t *heap, *pos, nheap;
+    double *work, *alloc, *tsync, *rate, *fin, *t_empty;
+    int *capped; /* the project got as many CPUs as it has results */
+    double ncpus, mq, speed;
+    double tg, idle_rate, used_rate, idle, used;
+};
+
+/* Length of [a, b] inside [0, mq] (a <= b). */
+static double overlap(double a, double b, double mq)
 {
-    for (size_t i = 1; i < n; i++) {
-        int v = small[i];
-        double kv = (double)(end[v] - next[v]), sv = projects[v].resource_share;
-        size_t j = i;
-        while (j > 0) {
-            int u = small[j - 1];
-            double ku = (double)(end[u] - next[u]), su = projects[u].resource_share;
-            if (ku * sv <= kv * su)
-                break;
-            small[j] = u;
-            j--;
-        }
-        small[j] = v;
-    }
+    return a >= mq ? 0 : fmin(b, mq) - a;
 }
 
-int vs_rrsim_run(enum vs_cpolicy policy, const struct vs_cstate *st, struct vs_cpolicy_ws *ws,
-                 struct vs_rrsim_out *out)
+static size_t left_k(const struct sim *s, size_t p)
 {
-    if ((int)policy < 0 || (int)policy >= VS_CPOLICY_COUNT || vs_cstate_validate(st) != 0 || !ws ||
-        !ws->d)
-        return VS_EINVAL;
+    return s->end[p] - s->next[p];
+}
+
+/* Brings project p to time t at its current rate and allocation. */
+static void sync_project(struct sim *s, size_t p, double t)
+{
+    double from = s->tsync[p];
+    if (t > from) {
+        s->work[p] += s->rate[p] * (t - from);
+        double o = overlap(from, t, s->mq);
+        if (o > 0) {
+            s->out->work_before_minq[p] += s->alloc[p] * o;
+            /* shortfall(P) integrates max(0, ncpus * frs(P) - n_running(P)). */
+            double lack = s->ncpus * s->out->frs[p] - (double)left_k(s, p);
+            if (lack > 0)
+                s->out->shortfall[p] += lack * o;
+        }
+    }
+    s->tsync[p] = t;
+}
+
+static void sync_global(struct sim *s, double t)
+{
+    double o = overlap(s->tg, t, s->mq);
+    if (o > 0) {
+        s->idle += s->idle_rate * o;
+        s->used += s->used_rate * o;
+    }
+    s->tg = t;
+}
+
+static bool heap_less(const struct sim *s, size_t a, size_t b)
+{
+    if (s->fin[a] != s->fin[b])
+        return s->fin[a] < s->fin[b];
+    return a < b;
+}
+
+static void heap_set(struct sim *s, size_t i, size_t p)
+{
+    s->heap[i] = p;
+    s->pos[p] = i;
+}
+
+static void sift_down(struct sim *s, size_t i)
+{
+    size_t p = s->heap[i];
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= s->nheap)
+            break;
+        if (c + 1 < s->nheap && heap_less(s, s->heap[c + 1], s->heap[c]))
+            c++;
+        if (!heap_less(s, s->heap[c], p))
+            break;
+        heap_set(s, i, s->heap[c]);
+        i = c;
+    }
+    heap_set(s, i, p);
+}
+
+static void sift_up(struct sim *s, size_t i)
+{
+    size_t p = s->heap[i];
+    while (i > 0) {
+        size_t parent = (i - 1) / 2;
+        if (!heap_less(s, p, s->heap[parent]))
+            break;
+        heap_set(s, i, s->heap[parent]);
+        i = parent;
+    }
+    heap_set(s, i, p);
+}
+
+static void heap_remove(struct sim *s, size_t p)
+{
+    size_t i = s->pos[p];
+    s->nheap--;
+    if (i == s->nheap)
+        return;
+    heap_set(s, i, s->heap[s->nheap]);
+    sift_down(s, i);
+    sift_up(s, i);
+}
+
+static void set_finish_time(struct sim *s, size_t p, double t)
+{
+    s->rate[p] = s->alloc[p] / (double)left_k(s, p) * s->speed;
+    s->fin[p] = t + (s->keys[s->next[p]].key - s->work[p]) / s->rate[p];
+}
+
+/*
+ * Recomputes every active project's CPUs at time t (all already synced):
+ * proportional to share, capped at the project's number of unfinished
+ * results, water-filling the CPUs the capped ones leave. Only a project
+ * with fewer results than CPUs can hit its cap.
+ */
+static void reallocate(struct sim *s, double t)
+{
+    sync_global(s, t);
+    double cpus = s->ncpus, shares = 0;
+    for (size_t i = 0; i < s->nheap; i++) {
+        size_t p = s->heap[i];
+        shares += s->st->projects[p].resource_share;
+        s->capped[p] = 0;
+    }
+    /* Cap every project that has fewer results than its proportional CPUs;
+     * capping raises the level for the others, so repeat until none is
+     * newly capped (a project over the level stays over it). Usually one
+     * or two rounds. */
+    for (bool changed = true; changed;) {
+        changed = false;
+        double c2 = cpus, s2 = shares;
+        for (size_t i = 0; i < s->nheap; i++) {
+            size_t p = s->heap[i];
+            if (s->capped[p])
+                continue;
+            double k = (double)left_k(s, p), sh = s->st->projects[p].resource_share;
+            if (k * shares < cpus * sh) {
+                s->capped[p] = 1;
+                c2 -= k;
+                s2 -= sh;
+                changed = true;
+            }
+        }
+        cpus = c2;
+        shares = s2;
+    }
+    double used = 0;
+    for (size_t i = 0; i < s->nheap; i++) {
+        size_t p = s->heap[i];
+        s->alloc[p] = s->capped[p] ? (double)left_k(s, p)
+                                   : cpus * (s->st->projects[p].resource_share / shares);
+        used += s->alloc[p];
+        set_finish_time(s, p, t);
+    }
+    s->used_rate = used;
+    s->idle_rate = s->ncpus - used > 0 ? s->ncpus - used : 0;
+    for (size_t i = 0; i < s->nheap; i++)
+        s->pos[s->heap[i]] = i;
+    for (size_t i = s->nheap / 2; i-- > 0;)
+        sift_down(s, i);
+}
+
+/* Retires project p's results whose work is done at time t; returns how
+ * many (several may finish at once; the tolerance absorbs rounding). */
+static size_t retire(struct sim *s, size_t p, double t)
+{
+    size_t n = 0;
+    double tol = 1e-9 * (1 + s->work[p]);
+    while (s->next[p] < s->end[p] && s->keys[s->next[p]].key <= s->work[p] + tol) {
+        s->out->finish[s->keys[s->next[p]].idx] = s->st->now + t;
+        s->next[p]++;
+        n++;
+    }
+    return n;
+}
+
+int vs_rrsim__run(enum vs_cpolicy policy, const struct vs_cstate *st, struct vs_cpolicy_ws *ws,
+                  struct vs_rrsim_out *out)
+{
     size_t np = st->nprojects, nr = st->nresults;
     vs_cpolicy__reserve(ws, np, nr);
     struct vs_cpolicy_wsd *d = ws->d;
@@ -103,23 +271,39 @@ int vs_rrsim_run(enum vs_cpolicy policy, const struct vs_cstate *st, struct vs_c
     vs_cproject_states(st, out->states);
     compute_frs(policy, st, out->states, out->frs);
 
-    size_t *start = d->pz0, *next = d->pz1, *end = d->pz2, *active = d->pz3;
-    double *work = d->pd0, *alloc = d->pd1, *t_empty = d->pd2;
-    int *small = d->pi0;
     struct vs_cpkey *keys = d->keys;
-
     size_t m = 0;
     for (size_t r = 0; r < nr; r++) {
         out->finish[r] = INFINITY;
         out->deadline_missed[r] = false;
         if (simulated(policy, st, r))
-            keys[m++] = (struct vs_cpkey){st->results[r].project, st->results[r].remaining, r};
+            keys[m++] = (struct vs_cpkey){st->results[r].project, st->results[r].remaining, r, 0};
     }
-    vs_cpolicy__sort(keys, m);
+    vs_cpolicy__sort(keys, d->keys2, m);
 
+    struct sim s = {
+        .st = st,
+        .out = out,
+        .keys = keys,
+        .next = d->pz1,
+        .end = d->pz2,
+        .heap = d->pz3,
+        .pos = d->pz4,
+        .work = d->pd0,
+        .alloc = d->pd1,
+        .t_empty = d->pd2,
+        .tsync = d->pd3,
+        .rate = d->pd4,
+        .fin = d->pd5,
+        .capped = d->pi0,
+        .ncpus = st->host.ncpus,
+        .mq = st->host.min_queue,
+        .speed = vs_cpolicy__speed(&st->host),
+    };
     for (size_t p = 0; p < np; p++) {
-        start[p] = next[p] = end[p] = 0;
-        work[p] = alloc[p] = t_empty[p] = 0;
+        s.next[p] = s.end[p] = 0;
+        s.work[p] = s.alloc[p] = s.t_empty[p] = s.tsync[p] = s.rate[p] = 0;
+        s.capped[p] = 0;
         out->deadlines_missed[p] = 0;
         out->shortfall[p] = 0;
         out->work_before_minq[p] = 0;
@@ -127,123 +311,66 @@ int vs_rrsim_run(enum vs_cpolicy policy, const struct vs_cstate *st, struct vs_c
     for (size_t i = 0; i < m; i++) {
         size_t p = keys[i].group;
         if (i == 0 || keys[i - 1].group != p)
-            start[p] = next[p] = i;
-        end[p] = i + 1;
+            s.next[p] = i;
+        s.end[p] = i + 1;
     }
-    size_t nact = 0;
     for (size_t p = 0; p < np; p++) {
-        if (end[p] > start[p])
-            active[nact++] = p;
+        retire(&s, p, 0); /* results with nothing left finish now */
+        if (left_k(&s, p) > 0)
+            s.heap[s.nheap++] = p;
     }
+    reallocate(&s, 0);
 
-    const double ncpus = st->host.ncpus, mq = st->host.min_queue;
-    const double speed = vs_cpolicy__speed(&st->host);
-    double t = 0, idle = 0, used_total = 0;
-
-    for (;;) {
-        /* Retire every result whose work is done (several may finish at
-         * once; the tolerance absorbs rounding in W). */
-        size_t keep = 0;
-        for (size_t a = 0; a < nact; a++) {
-            size_t p = active[a];
-            double tol = 1e-9 * (1 + work[p]);
-            while (next[p] < end[p] && keys[next[p]].key <= work[p] + tol) {
-                out->finish[keys[next[p]].idx] = st->now + t;
-                next[p]++;
-            }
-            if (next[p] < end[p])
-                active[keep++] = p;
-            else
-                t_empty[p] = t;
+    double t = 0;
+    while (s.nheap > 0) {
+        size_t p = s.heap[0];
+        t = s.fin[p];
+        sync_project(&s, p, t);
+        /* It defined the event: its next result finishes exactly now,
+         * which guarantees progress whatever the rounding. */
+        s.work[p] = keys[s.next[p]].key;
+        retire(&s, p, t);
+        size_t k_after = left_k(&s, p);
+        if (k_after == 0) {
+            heap_remove(&s, p);
+            s.t_empty[p] = t;
+        } else if (!s.capped[p] && s.alloc[p] <= (double)k_after) {
+            /* Allocations unchanged: only p's per-result rate moves. */
+            set_finish_time(&s, p, t);
+            sift_down(&s, s.pos[p]);
+            continue;
         }
-        nact = keep;
-        if (nact == 0)
-            break;
-
-        /* CPUs per project: proportional to share, capped at the project's
-         * number of unfinished results. Only a project with fewer results
-         * than CPUs can hit its cap. */
-        double cpus = ncpus, shares = 0;
-        size_t nsmall = 0;
-        for (size_t a = 0; a < nact; a++) {
-            size_t p = active[a];
-            shares += st->projects[p].resource_share;
-            alloc[p] = -1;
-            if ((double)(end[p] - next[p]) < ncpus)
-                small[nsmall++] = (int)p;
-        }
-        if (nsmall) {
-            sort_small(small, nsmall, next, end, st->projects);
-            for (size_t i = 0; i < nsmall; i++) {
-                size_t p = (size_t)small[i];
-                double k = (double)(end[p] - next[p]), sh = st->projects[p].resource_share;
-                if (!(k * shares < cpus * sh))
-                    break;
-                alloc[p] = k;
-                cpus -= k;
-                shares -= sh;
-            }
-        }
-
-        /* The next finish: the least time for a project's cursor result. */
-        double dt = INFINITY;
-        size_t arg = active[0];
-        for (size_t a = 0; a < nact; a++) {
-            size_t p = active[a];
-            if (alloc[p] < 0)
-                alloc[p] = cpus * (st->projects[p].resource_share / shares);
-            double rate = alloc[p] / (double)(end[p] - next[p]) * speed;
-            double need = (keys[next[p]].key - work[p]) / rate;
-            if (need < dt) {
-                dt = need;
-                arg = p;
-            }
-        }
-
-        /* Integrate over the part of [t, t + dt] inside [0, min_queue]. */
-        if (t < mq) {
-            double ov = fmin(t + dt, mq) - t;
-            double used = 0;
-            for (size_t a = 0; a < nact; a++) {
-                size_t p = active[a];
-                out->work_before_minq[p] += alloc[p] * ov;
-                used += alloc[p];
-                double lack = ncpus * out->frs[p] - (double)(end[p] - next[p]);
-                if (lack > 0)
-                    out->shortfall[p] += lack * ov;
-            }
-            used_total += used * ov;
-            if (ncpus - used > 0)
-                idle += (ncpus - used) * ov;
-        }
-
-        for (size_t a = 0; a < nact; a++) {
-            size_t p = active[a];
-            work[p] += alloc[p] / (double)(end[p] - next[p]) * speed * dt;
-        }
-        /* The project that defined the event finishes exactly now: this
-         * guarantees progress whatever the rounding. */
-        work[arg] = keys[next[arg]].key;
-        t += dt;
+        for (size_t i = 0; i < s.nheap; i++)
+            sync_project(&s, s.heap[i], t);
+        reallocate(&s, t);
     }
+    sync_global(&s, INFINITY);
 
-    if (t < mq)
-        idle += ncpus * (mq - t);
     for (size_t p = 0; p < np; p++) {
         /* After its last result a project runs on nothing: it lacks its
          * whole share of the CPUs until min_queue. */
-        if (t_empty[p] < mq)
-            out->shortfall[p] += ncpus * out->frs[p] * (mq - t_empty[p]);
+        if (s.t_empty[p] < s.mq)
+            out->shortfall[p] += s.ncpus * out->frs[p] * (s.mq - s.t_empty[p]);
     }
-    for (size_t i = 0; i < m; i++) {
-        size_t r = keys[i].idx;
-        if (out->finish[r] > st->results[r].deadline) {
+    /* In index order: sequential over the results (finish is INFINITY
+     * only for results that were not simulated). */
+    for (size_t r = 0; r < nr; r++) {
+        if (out->finish[r] != INFINITY && out->finish[r] > st->results[r].deadline) {
             out->deadline_missed[r] = true;
             out->deadlines_missed[st->results[r].project]++;
         }
     }
-    out->total_shortfall = idle;
-    out->total_work_before_minq = used_total;
+    out->total_shortfall = s.idle;
+    out->total_work_before_minq = s.used;
     out->end = st->now + t;
     return 0;
+}
+
+int vs_rrsim_run(enum vs_cpolicy policy, const struct vs_cstate *st, struct vs_cpolicy_ws *ws,
+                 struct vs_rrsim_out *out)
+{
+    if ((int)policy < 0 || (int)policy >= VS_CPOLICY_COUNT || vs_cstate_validate(st) != 0 || !ws ||
+        !ws->d)
+        return VS_EINVAL;
+    return vs_rrsim__run(policy, st, ws, out);
 }

@@ -22,8 +22,9 @@
  *   work are asked first, then the greatest ltd.
  *
  * All policies: a non-CPU-intensive project asks for 1 s when it has no
- * nearly-runnable result (seed 000), 0 otherwise. A project whose master
- * file fetch is pending cannot be contacted and asks for 0. A scheduler RPC
+ * nearly-runnable result (seed 000), 0 otherwise. A pending master file
+ * fetch does not zero a request (the pseudo-code does not list it; the
+ * driver fetches the master file before the RPC). A scheduler RPC
  * forced by a user request, a trickle-up message or an overdue report goes
  * to that project (in that order of reasons, least index first) and asks
  * for its work_request_size too. The request is converted to
@@ -54,7 +55,7 @@ const char *vs_cfetch_reason_name(enum vs_cfetch_reason reason)
 
 static bool blocked(const struct vs_cproject *p, unsigned flags, bool count_overworked)
 {
-    return p->suspended || (flags & VS_CPS_DEFERRED) || p->no_new_work || p->master_fetch_pending ||
+    return p->suspended || (flags & VS_CPS_DEFERRED) || p->no_new_work ||
            (count_overworked && (flags & VS_CPS_OVERWORKED));
 }
 
@@ -99,12 +100,10 @@ static void fallback_and_normalize(const struct vs_cstate *st, const struct vs_r
     }
 }
 
-int vs_cfetch_run(enum vs_cpolicy policy, const struct vs_cstate *st, const struct vs_rrsim_out *rr,
-                  struct vs_cpolicy_ws *ws, struct vs_cfetch_out *out)
+int vs_cfetch__run(enum vs_cpolicy policy, const struct vs_cstate *st,
+                   const struct vs_rrsim_out *rr, struct vs_cpolicy_ws *ws,
+                   struct vs_cfetch_out *out)
 {
-    if ((int)policy < 0 || (int)policy >= VS_CPOLICY_COUNT || vs_cstate_validate(st) != 0 || !ws ||
-        !ws->d || !rr)
-        return VS_EINVAL;
     size_t np = st->nprojects, nr = st->nresults;
     vs_cpolicy__reserve(ws, np, nr);
     struct vs_cpolicy_wsd *d = ws->d;
@@ -191,8 +190,7 @@ int vs_cfetch_run(enum vs_cpolicy policy, const struct vs_cstate *st, const stru
             const struct vs_cproject *pr = &st->projects[p];
             bool want = reason == VS_CFETCH_TRICKLE ? pr->trickle_up_pending : pr->report_overdue;
             /* A backed-off project waits out its deferral. */
-            if (want && !pr->suspended && !(rr->states[p] & VS_CPS_DEFERRED) &&
-                !pr->master_fetch_pending) {
+            if (want && !pr->suspended && !(rr->states[p] & VS_CPS_DEFERRED)) {
                 out->project = (long)p;
                 out->reason = (enum vs_cfetch_reason)reason;
             }
@@ -213,4 +211,13 @@ int vs_cfetch_run(enum vs_cpolicy policy, const struct vs_cstate *st, const stru
         out->request_pn = out->request / prr[out->project];
     }
     return 0;
+}
+
+int vs_cfetch_run(enum vs_cpolicy policy, const struct vs_cstate *st, const struct vs_rrsim_out *rr,
+                  struct vs_cpolicy_ws *ws, struct vs_cfetch_out *out)
+{
+    if ((int)policy < 0 || (int)policy >= VS_CPOLICY_COUNT || vs_cstate_validate(st) != 0 || !ws ||
+        !ws->d || !rr)
+        return VS_EINVAL;
+    return vs_cfetch__run(policy, st, rr, ws, out);
 }

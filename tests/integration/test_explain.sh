@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# volsched explain: the seed example's answers, nested and top-level results,
+# the three policies, and clear refusals (exit 2) of bad snapshots.
+set -uo pipefail
+: "${VOLSCHED:?VOLSCHED must name the built binary}"
+: "${VS_SOURCE_DIR:?}"
+fail() { echo "FAIL: $*"; exit 1; }
+ex="$VS_SOURCE_DIR/examples/explain"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# check FILE EXPR...: every python expression over the parsed JSON `j` is true.
+check() {
+    local file=$1; shift
+    python3 - "$file" "$@" <<'PY' || fail "check failed on $file"
+import json, sys
+j = json.load(open(sys.argv[1]))
+for expr in sys.argv[2:]:
+    if not eval(expr):
+        print("false:", expr)
+        print(json.dumps(j, indent=1)[:3000])
+        sys.exit(1)
+PY
+}
+close='lambda a, b: abs(a - b) < 1e-6'
+
+# The seed 000 example: A2 ends at 4, A1 at 8, shortfall(A)=4, shortfall(B)=0,
+# total_shortfall=2; work fetch asks A for the whole total_shortfall.
+"$VOLSCHED" explain "$ex/seed_example.json" --json > "$tmp/seed.json" || fail "seed exit $?"
+check "$tmp/seed.json" \
+    "($close)(j['results']['A2']['finish'], 4)" \
+    "($close)(j['results']['A1']['finish'], 8)" \
+    "($close)(j['projects']['A']['shortfall'], 4)" \
+    "($close)(j['projects']['B']['shortfall'], 0)" \
+    "($close)(j['total_shortfall'], 2)" \
+    "j['projects']['A']['deadlines_missed'] == 0" \
+    "j['results']['B1']['deadline_missed'] is False" \
+    "j['schedule'] == ['A1', 'B1']" \
+    "j['work_fetch']['project'] == 'A'" \
+    "($close)(j['work_fetch']['requests']['A'], 2)" \
+    "($close)(j['work_fetch']['requests']['B'], 0)" \
+    "j['policy'] == 'shortfall'"
+
+# Seed 002 on the same queue: work_before_minq and a different choice.
+"$VOLSCHED" explain "$ex/seed_example.json" --json --policy debt > "$tmp/debt.json" || fail "debt exit"
+check "$tmp/debt.json" \
+    "($close)(j['total_work_before_minq'], 18)" \
+    "j['policy'] == 'debt'" \
+    "j['work_fetch']['project'] == 'B'"
+
+# The readable table says the same.
+"$VOLSCHED" explain "$ex/seed_example.json" > "$tmp/seed.txt" || fail "table exit"
+grep -q '^total_shortfall 2 s' "$tmp/seed.txt" || fail "table: no total_shortfall 2"
+grep -q '^schedule: A1 B1$' "$tmp/seed.txt" || fail "table: schedule"
+grep -q '^work fetch: ask A for 2 s' "$tmp/seed.txt" || fail "table: work fetch"
+
+# Nested results, a deadline in danger: EDF runs fold_17 and preempts the
+# climate model (which checkpointed since the scheduler last ran); the old
+# client (wrr) ignores the deadline.
+"$VOLSCHED" explain "$ex/deadline_trouble.json" --json > "$tmp/dl.json" || fail "dl exit"
+check "$tmp/dl.json" \
+    "j['results']['fold_17']['deadline_missed'] is True" \
+    "j['projects']['proteins']['deadlines_missed'] == 1" \
+    "j['schedule'] == ['fold_17']" \
+    "j['results']['fold_17']['scheduled'] == 'edf'" \
+    "{'action': 'suspend_remove_from_memory', 'result': 'climate_model_1'} in j['actions']" \
+    "j['work_fetch']['project'] == 'proteins'" \
+    "j['work_fetch']['requests']['primes'] == 0"
+"$VOLSCHED" explain "$ex/deadline_trouble.json" --json --policy wrr > "$tmp/wrr.json" || fail "wrr exit"
+check "$tmp/wrr.json" "j['schedule'] == ['climate_model_1']" "j['actions'] == []"
+
+# Bad input: exit 2 and a message naming the problem.
+bad() {
+    local name=$1 want=$2 json=$3
+    printf '%s' "$json" > "$tmp/$name.json"
+    "$VOLSCHED" explain "$tmp/$name.json" > "$tmp/out" 2> "$tmp/err"; rc=$?
+    [ $rc -eq 2 ] || fail "$name: exit $rc, want 2"
+    grep -q -- "$want" "$tmp/err" || { cat "$tmp/err"; fail "$name: message lacks '$want'"; }
+}
+host='"ncpus": 1, "min_queue": 10, "sched_period": 60, "on_frac": 1, "active_frac": 1'
+bad missing_ncpus 'missing key "ncpus"' '{"min_queue": 10, "sched_period": 60, "on_frac": 1, "active_frac": 1, "projects": []}'
+bad missing_projects 'missing key "projects"' "{$host}"
+bad negative_remaining '"remaining" must be >= 0' "{$host, \"projects\": [{\"name\": \"A\", \"resource_share\": 1}], \"results\": [{\"name\": \"r\", \"project\": \"A\", \"remaining\": -5, \"deadline\": 10}]}"
+bad negative_queue '"min_queue" must be >= 0' '{"ncpus": 1, "min_queue": -1, "sched_period": 60, "on_frac": 1, "active_frac": 1, "projects": []}'
+bad unknown_project 'unknown project "B"' "{$host, \"projects\": [{\"name\": \"A\", \"resource_share\": 1}], \"results\": [{\"name\": \"r\", \"project\": \"B\", \"remaining\": 5, \"deadline\": 10}]}"
+bad unknown_key 'unknown key "remainin"' "{$host, \"projects\": [{\"name\": \"A\", \"resource_share\": 1, \"results\": [{\"name\": \"r\", \"remainin\": 5, \"deadline\": 10}]}]}"
+bad missing_deadline 'missing key "deadline"' "{$host, \"projects\": [{\"name\": \"A\", \"resource_share\": 1, \"results\": [{\"name\": \"r\", \"remaining\": 5}]}]}"
+bad dup_result 'duplicate result name "r"' "{$host, \"projects\": [{\"name\": \"A\", \"resource_share\": 1, \"results\": [{\"name\": \"r\", \"remaining\": 5, \"deadline\": 9}, {\"name\": \"r\", \"remaining\": 5, \"deadline\": 9}]}]}"
+bad zero_share '"resource_share" must be > 0' "{$host, \"projects\": [{\"name\": \"A\", \"resource_share\": 0}]}"
+bad wrong_type '"ncpus" must be a number' '{"ncpus": "two", "min_queue": 10, "sched_period": 60, "on_frac": 1, "active_frac": 1, "projects": []}'
+bad bad_frac '"on_frac" must be in (0, 1]' '{"ncpus": 1, "min_queue": 10, "sched_period": 60, "on_frac": 1.5, "active_frac": 1, "projects": []}'
+bad syntax 'invalid JSON' '{"ncpus": 1,'
+bad not_object 'must be a JSON object' '[1, 2]'
+"$VOLSCHED" explain "$tmp/does-not-exist.json" 2> "$tmp/err"; rc=$?
+[ $rc -eq 2 ] || fail "missing file: exit $rc"
+grep -q 'cannot read' "$tmp/err" || fail "missing file: message"
+"$VOLSCHED" explain "$ex/seed_example.json" --policy fifo 2> "$tmp/err"; rc=$?
+[ $rc -eq 2 ] || fail "bad policy: exit $rc"
+grep -q "unknown policy 'fifo'" "$tmp/err" || fail "bad policy: message"
+"$VOLSCHED" explain 2>/dev/null; rc=$?
+[ $rc -eq 2 ] || fail "no file: exit $rc"
+"$VOLSCHED" explain --help | grep -q 'usage: volsched explain' || fail "--help"
+echo "ok: explain"
