@@ -28,9 +28,9 @@ static char *big_scenario(void)
     vs_buf_init(&b, VS_BUF_UNLIMITED);
     int rc = 0;
     for (int i = 0; i < 20 && rc == 0; i++) {
-        double c = 0.25 + 0.25 * (i % 8);  /* 0.25 .. 2 CPU hours */
-        double d = 24.0 * (1 + i % 5);     /* 1 .. 5 days */
-        double r = 1 + (i % 4);            /* shares 1 .. 4 */
+        double c = 0.25 + 0.25 * (i % 8); /* 0.25 .. 2 CPU hours */
+        double d = 24.0 * (1 + i % 5);    /* 1 .. 5 days */
+        double r = 1 + (i % 4);           /* shares 1 .. 4 */
         rc = vs_buf_printf(&b, "P%02d(%g, %g, %g, jobs = 500, spread = 0.3)\n", i, c, d, r);
     }
     if (rc == 0)
@@ -42,8 +42,7 @@ static char *big_scenario(void)
     return vs_buf_take(&b, NULL);
 }
 
-static int bench_one(const char *label, const struct vs_scenario *s, const char *policy,
-                     int reps)
+static int bench_one(const char *label, const struct vs_scenario *s, const char *policy, int reps)
 {
     double best = 1e30;
     struct vs_sim_result r = {0};
@@ -77,8 +76,7 @@ int main(int argc, char **argv)
                                         "einstein_resume.scn", "tight_deadline.scn"};
     static const char *const policies[] = {"shortfall", "debt", "wrr"};
     int status = 0;
-    printf("%-22s %-10s %12s %12s %21s\n", "scenario", "policy", "simulated", "completed",
-           "speed");
+    printf("%-22s %-10s %12s %12s %21s\n", "scenario", "policy", "simulated", "completed", "speed");
     for (size_t f = 0; f < sizeof(files) / sizeof(files[0]); f++) {
         char path[512];
         struct vs_scenario s;
