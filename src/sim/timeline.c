@@ -65,6 +65,16 @@ static const char *const palette[] = {
     "#882255", "#44AA99", "#117733", "#AA4499", "#6699CC", "#DDCC77", "#332288", "#88CCEE"};
 #define NPALETTE (sizeof(palette) / sizeof(palette[0]))
 
+/* The colour of project i: the palette, then hues spread by the golden angle. */
+static const char *colour(size_t i, char *buf, size_t n)
+{
+    if (i < NPALETTE)
+        return palette[i];
+    snprintf(buf, n, "hsl(%d,%d%%,%d%%)", (int)((i * 137) % 360), 45 + (int)(i % 3) * 15,
+             35 + (int)(i % 2) * 15);
+    return buf;
+}
+
 static void xml_text(FILE *f, const char *s)
 {
     for (; *s; s++) {
@@ -169,7 +179,8 @@ int vs_timeline_write_svg(const struct vs_timeline *tl, const struct vs_scenario
         int r = g->cpu >= 0 ? g->cpu : tl->ncpus;
         double y = top + r * (row_h + gap);
         double x = left + g->t0 * xs, w = (g->t1 - g->t0) * xs;
-        const char *col = palette[(size_t)g->project % NPALETTE];
+        char cbuf[32];
+        const char *col = colour((size_t)g->project, cbuf, sizeof(cbuf));
         fprintf(f, "<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" fill=\"%s\"", x, y,
                 w < 0.3 ? 0.3 : w, row_h, col);
         if (g->missed)
@@ -208,8 +219,9 @@ int vs_timeline_write_svg(const struct vs_timeline *tl, const struct vs_scenario
     for (size_t i = 0; i < s->nprojects; i++) {
         double x = left + (double)(i % (size_t)legend_cols) * 170;
         double y = legend_y + (double)(i / (size_t)legend_cols) * 20;
+        char cbuf[32];
         fprintf(f, "<rect x=\"%.0f\" y=\"%.0f\" width=\"14\" height=\"14\" fill=\"%s\"/>", x,
-                y - 11, palette[i % NPALETTE]);
+                y - 11, colour(i, cbuf, sizeof(cbuf)));
         fprintf(f, "<text x=\"%.0f\" y=\"%.0f\">", x + 20, y);
         xml_text(f, s->projects[i].name);
         fprintf(f, " (%g, %g, %g)</text>\n", s->projects[i].cpu_time / 3600,
