@@ -15,7 +15,7 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-#define MAX_INPUT (4u * 1024u * 1024u)
+#define REPLAY_MAX_INPUT (4u * 1024u * 1024u)
 
 static int run_file(const char *path)
 {
@@ -24,8 +24,8 @@ static int run_file(const char *path)
         fprintf(stderr, "replay: cannot open %s\n", path);
         return 1;
     }
-    uint8_t *buf = vs_xmalloc(MAX_INPUT);
-    size_t n = fread(buf, 1, MAX_INPUT, f);
+    uint8_t *buf = vs_xmalloc(REPLAY_MAX_INPUT);
+    size_t n = fread(buf, 1, REPLAY_MAX_INPUT, f);
     fclose(f);
     LLVMFuzzerTestOneInput(buf, n);
     vs_free(buf);
