@@ -10,6 +10,20 @@ vs=build/release/volsched
 "$vs" --version
 "$vs" --help
 
+# The client scheduling policies side by side on the seed scenarios
+# (docs/simulator.md): seed 002's debt scheduler, seed 000's shortfall
+# scheduler and the older weighted round-robin client they replace.
+for scn in examples/scenarios/seed000_scenario1.scn \
+           examples/scenarios/seed002_typical.scn \
+           examples/scenarios/einstein_resume.scn \
+           examples/scenarios/tight_deadline.scn; do
+    echo
+    echo "== $scn"
+    grep -v '^#' "$scn" | sed '/^$/d; s/^/   /'
+    echo
+    "$vs" sim "$scn" --compare debt,shortfall,wrr --no-progress
+done
+
 # ---- Serve a demo project to the real BOINC client ----------------------
 # Creates a project with the examples/primes app and some jobs, serves it on
 # loopback, runs Debian's boinc-client against it in a private directory and

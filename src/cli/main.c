@@ -22,6 +22,7 @@ static const struct command commands[] = {
     {"team", vs_cmd_team, "create a team (team add)"},
     {"create_work", vs_cmd_create_work, "submit jobs (workunits)"},
     {"keygen", vs_cmd_keygen, "write BOINC code-signing and upload key pairs"},
+    {"sim", vs_cmd_sim, "simulate a scheduling scenario and print its figures of merit"},
     {"explain", vs_cmd_explain, "why a client runs and fetches what it does"},
     {"serve", vs_cmd_serve, "serve a project (master page, scheduler, downloads)"},
 };

@@ -1,0 +1,108 @@
+/*
+ * Simulator speed: simulated host-days per wall-clock second, on the seed
+ * scenarios and on a 20-project, 10,000-job scenario, under each policy.
+ * One core; each figure is the best of a few timed repetitions.
+ *
+ *     build/release/bench_sim [--quick]
+ */
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "volsched/alloc.h"
+#include "volsched/buf.h"
+#include "volsched/scenario.h"
+#include "volsched/sim.h"
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+/* 20 projects of varied shapes, 500 jobs each: 10,000 jobs in all. */
+static char *big_scenario(void)
+{
+    struct vs_buf b;
+    vs_buf_init(&b, VS_BUF_UNLIMITED);
+    int rc = 0;
+    for (int i = 0; i < 20 && rc == 0; i++) {
+        double c = 0.25 + 0.25 * (i % 8); /* 0.25 .. 2 CPU hours */
+        double d = 24.0 * (1 + i % 5);    /* 1 .. 5 days */
+        double r = 1 + (i % 4);           /* shares 1 .. 4 */
+        rc = vs_buf_printf(&b, "P%02d(%g, %g, %g, jobs = 500, spread = 0.3)\n", i, c, d, r);
+    }
+    if (rc == 0)
+        rc = vs_buf_puts(&b, "NCPUS = 8\nmin_queue = 0.5\nduration = 60\n");
+    if (rc) {
+        vs_buf_cleanup(&b);
+        return NULL;
+    }
+    return vs_buf_take(&b, NULL);
+}
+
+static int bench_one(const char *label, const struct vs_scenario *s, const char *policy, int reps)
+{
+    double best = 1e30;
+    struct vs_sim_result r = {0};
+    for (int k = 0; k < reps; k++) {
+        struct vs_sim_options o = {.policy = policy};
+        double t0 = now_s();
+        int rc = vs_sim_run(s, &o, &r, NULL);
+        double dt = now_s() - t0;
+        if (rc) {
+            fprintf(stderr, "%s %s: %s\n", label, policy, vs_strerror(rc));
+            return 1;
+        }
+        if (dt < best)
+            best = dt;
+        if (k + 1 < reps)
+            vs_sim_result_cleanup(&r);
+    }
+    double days = r.duration / 86400;
+    printf("%-22s %-10s %7.0f days %7lld jobs %9.0f host-days/s %8.0f jobs/s\n", label, policy,
+           days, (long long)r.jobs_completed, days / best, (double)r.jobs_completed / best);
+    vs_sim_result_cleanup(&r);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    bool quick = argc > 1 && strcmp(argv[1], "--quick") == 0;
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    int reps = quick ? 1 : 3;
+    static const char *const files[] = {"seed000_scenario1.scn", "seed000_example.scn",
+                                        "einstein_resume.scn", "tight_deadline.scn"};
+    static const char *const policies[] = {"shortfall", "debt", "wrr"};
+    int status = 0;
+    printf("%-22s %-10s %12s %12s %21s\n", "scenario", "policy", "simulated", "completed", "speed");
+    for (size_t f = 0; f < sizeof(files) / sizeof(files[0]); f++) {
+        char path[512];
+        struct vs_scenario s;
+        struct vs_scn_error e;
+        snprintf(path, sizeof(path), "%s/examples/scenarios/%s", VS_SOURCE_DIR, files[f]);
+        if (vs_scenario_load(path, &s, &e) != 0) {
+            fprintf(stderr, "%s:%d:%d: %s\n", path, e.line, e.col, e.msg);
+            return 1;
+        }
+        /* Long enough to time. */
+        s.duration = 100 * 86400.0;
+        for (size_t p = 0; p < 3; p++)
+            status |= bench_one(files[f], &s, policies[p], reps);
+        vs_scenario_cleanup(&s);
+    }
+    char *text = big_scenario();
+    struct vs_scenario s;
+    struct vs_scn_error e;
+    if (!text || vs_scenario_parse(text, strlen(text), &s, &e) != 0) {
+        fprintf(stderr, "big scenario: %d:%d: %s\n", e.line, e.col, e.msg);
+        vs_free(text);
+        return 1;
+    }
+    for (size_t p = 0; p < 3; p++)
+        status |= bench_one("20 projects, 10k jobs", &s, policies[p], reps);
+    vs_scenario_cleanup(&s);
+    vs_free(text);
+    return status;
+}

@@ -1,0 +1,57 @@
+/*
+ * Figures of merit, accumulated as the simulation runs (figures-of-merit.md,
+ * in continuous time: the host simulator reports each interval between two
+ * events with what ran during it, and the accumulator integrates).
+ */
+#ifndef VOLSCHED_SIM_METRICS_H
+#define VOLSCHED_SIM_METRICS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "volsched/scenario.h"
+#include "volsched/sim.h"
+
+struct vs_metrics_proj {
+    double used;   /* U_p */
+    double since;  /* R_p: seconds since p last ran */
+    double sq;     /* S_p: integral of R_p^2 dt */
+    double wasted; /* W_p */
+    double wasted_reported;
+    int64_t sent, completed, met, missed, rpcs;
+};
+
+struct vs_metrics {
+    const struct vs_scenario *s; /* borrowed */
+    struct vs_metrics_proj *p;   /* owned, s->nprojects entries */
+    double t;                    /* time integrated so far */
+    double capacity;             /* F */
+    double restart_waste;
+    int64_t preemptions;
+};
+
+void vs_metrics_init(struct vs_metrics *m, const struct vs_scenario *s);
+void vs_metrics_cleanup(struct vs_metrics *m);
+
+/*
+ * Integrates dt seconds during which the host was available (or not) and
+ * running[p] CPUs ran jobs of project p (for a non-CPU-intensive project:
+ * its number of running jobs, which counts for monotony but not for U).
+ */
+void vs_metrics_interval(struct vs_metrics *m, double dt, bool available, const int *running);
+
+/* A job of project p finished (or was given up, or the run ended with it
+ * unfinished). cpu = CPU seconds it consumed; missed = past its deadline. */
+void vs_metrics_job_end(struct vs_metrics *m, int p, double cpu, bool completed, bool missed);
+/* A job reported to its server after its deadline (the emulator's count). */
+void vs_metrics_job_reported_late(struct vs_metrics *m, int p, double cpu);
+void vs_metrics_sent(struct vs_metrics *m, int p, int njobs);
+void vs_metrics_rpc(struct vs_metrics *m, int p);
+void vs_metrics_preempt(struct vs_metrics *m);
+void vs_metrics_restart_lost(struct vs_metrics *m, double cpu);
+
+/* Computes the figures into *out (caller frees with vs_sim_result_cleanup). */
+void vs_metrics_finish(const struct vs_metrics *m, struct vs_sim_result *out);
+
+#endif

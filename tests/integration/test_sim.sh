@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# volsched sim from the command line: inline and file scenarios, errors with
+# line:column and exit 2, --json keys, --compare columns, --timeline/--csv
+# files, and byte-identical output for the same seed.
+set -uo pipefail
+: "${VOLSCHED:?VOLSCHED must name the built binary}"
+: "${VS_SOURCE_DIR:?}"
+fail() { echo "FAIL: $*"; exit 1; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+scn="$VS_SOURCE_DIR/examples/scenarios"
+
+"$VOLSCHED" sim --help | grep -q "usage: volsched sim" || fail "--help"
+
+# Inline, the seed's one-line form; a readable table by default.
+out=$("$VOLSCHED" sim '(P1(1000, 2000, .5), P2(1, 10, .5), NCPUS=4)' --days 2) || fail "inline run"
+echo "$out" | grep -q "^deadline_misses  *0$" || fail "inline: table without deadline_misses 0: $out"
+echo "$out" | grep -q "^P2 (target share 0.500)" || fail "inline: no per-project rows"
+
+# --json: one object with the documented keys.
+"$VOLSCHED" sim "$scn/seed000_scenario1.scn" --days 1 --json >"$tmp/a.json" || fail "json run"
+for k in idle_frac wasted_frac share_violation monotony rpcs_per_job deadline_misses \
+         jobs_completed preemptions restart_waste_frac projects cpu_share; do
+    grep -q "\"$k\"" "$tmp/a.json" || fail "json lacks $k"
+done
+
+grep -q '"P3": {' "$tmp/a.json" || fail "json projects not keyed by name"
+
+# Determinism: same seed, same bytes (figures, timeline and CSV).
+"$VOLSCHED" sim "$scn/einstein_resume.scn" --days 2 --seed 7 --json \
+    --timeline "$tmp/t1.svg" --csv "$tmp/t1.csv" >"$tmp/r1" || fail "run 1"
+"$VOLSCHED" sim "$scn/einstein_resume.scn" --days 2 --seed 7 --json \
+    --timeline "$tmp/t2.svg" --csv "$tmp/t2.csv" >"$tmp/r2" || fail "run 2"
+cmp -s "$tmp/r1" "$tmp/r2" || fail "figures differ between identical runs"
+cmp -s "$tmp/t1.svg" "$tmp/t2.svg" || fail "SVG differs between identical runs"
+cmp -s "$tmp/t1.csv" "$tmp/t2.csv" || fail "CSV differs between identical runs"
+head -1 "$tmp/t1.csv" | grep -q "^kind,cpu,project,job,start_h,end_h,missed$" || fail "csv header"
+grep -q "^<svg " "$tmp/t1.svg" || fail "not an SVG"
+
+# --compare: one column per policy; timelines get the policy in their name.
+out=$("$VOLSCHED" sim "$scn/tight_deadline.scn" --days 3 --compare debt,shortfall,wrr \
+      --timeline "$tmp/c.svg") || fail "compare"
+echo "$out" | grep -Eq "^figure +debt +shortfall +wrr$" || fail "compare header: $out"
+for p in debt shortfall wrr; do [ -s "$tmp/c-$p.svg" ] || fail "no c-$p.svg"; done
+
+# Errors: line and column, exit 2.
+printf 'P1(1, 2, .5)\nP2(1, 2)\n' >"$tmp/bad.scn"
+err=$("$VOLSCHED" sim "$tmp/bad.scn" 2>&1); rc=$?
+[ $rc -eq 2 ] || fail "bad scenario exit $rc"
+echo "$err" | grep -q "bad.scn:2:8:" || fail "error without line:col: $err"
+"$VOLSCHED" sim "P1(1, 2, .5)" --policy fifo >/dev/null 2>&1; rc=$?
+[ $rc -eq 2 ] || fail "unknown policy exit $rc"
+"$VOLSCHED" sim /no/such/file >/dev/null 2>&1; rc=$?
+[ $rc -eq 2 ] || fail "missing file exit $rc"
+"$VOLSCHED" sim >/dev/null 2>&1; rc=$?
+[ $rc -eq 2 ] || fail "no scenario exit $rc"
+"$VOLSCHED" sim "P1(1, 2, .5)" --days -1 >/dev/null 2>&1; rc=$?
+[ $rc -eq 2 ] || fail "bad --days exit $rc"
+"$VOLSCHED" sim "P1(1, 2, .5)" --timeline /no/such/dir/x.svg >/dev/null 2>&1; rc=$?
+[ $rc -eq 1 ] || fail "unwritable timeline exit $rc"
+echo "ok: sim"
