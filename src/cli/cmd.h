@@ -20,5 +20,6 @@ int vs_cmd_user(int argc, char **argv);
 int vs_cmd_team(int argc, char **argv);
 int vs_cmd_create_work(int argc, char **argv);
 int vs_cmd_keygen(int argc, char **argv);
+int vs_cmd_status(int argc, char **argv);
 
 #endif

@@ -22,6 +22,7 @@ static const struct command commands[] = {
     {"team", vs_cmd_team, "create a team (team add)"},
     {"create_work", vs_cmd_create_work, "submit jobs (workunits)"},
     {"keygen", vs_cmd_keygen, "write BOINC code-signing and upload key pairs"},
+    {"status", vs_cmd_status, "counts of jobs, results, hosts and daemon errors"},
 };
 
 static void usage(FILE *f)
