@@ -480,6 +480,79 @@ static void test_run_once_pipeline_and_counts(void **state)
     assert_string_equal(vs_daemon_name(VS_DAEMON_VALIDATOR), "validator");
 }
 
+/* ---- config and schema ------------------------------------------------- */
+
+static void test_config_blocks(void **state)
+{
+    struct project_fixture *f = *state;
+    pf_write(f->dir, "config.xml",
+             "<boinc><config>\n<upload_dir>upload</upload_dir>\n"
+             "<validator><app>a1</app><command>/bin/check -x</command></validator>\n"
+             "<validator><method>always_valid</method></validator>\n"
+             "<assimilator><app>a1</app><command>/bin/take</command></assimilator>\n"
+             "<assimilator_retry_secs>30</assimilator_retry_secs>\n"
+             "<delete_delay_hours>5</delete_delay_hours>\n"
+             "<reliable_priority_on_over>7</reliable_priority_on_over>\n"
+             "</config></boinc>\n");
+    struct vs_project_config cfg;
+    assert_int_equal(vs_project_config_load(f->dir, &cfg), 0);
+    assert_int_equal(cfg.nvalidators, 2);
+    const struct vs_validator_config *v = vs_project_validator(&cfg, "a1");
+    assert_int_equal(v->method, VS_VALIDATE_COMMAND);
+    assert_string_equal(v->command, "/bin/check -x");
+    assert_int_equal(vs_project_validator(&cfg, "a2")->method, VS_VALIDATE_ALWAYS);
+    assert_string_equal(vs_project_assimilator(&cfg, "a1")->command, "/bin/take");
+    assert_string_equal(vs_project_assimilator(&cfg, "a2")->command, "");
+    assert_int_equal(cfg.assimilator_retry_secs, 30);
+    assert_int_equal(cfg.validator_retry_secs, 6 * 3600); /* default */
+    assert_int_equal(cfg.delete_delay_hours, 5);
+    assert_int_equal(cfg.reliable_priority_on_over, 7);
+    /* Written and read back the same. */
+    assert_int_equal(vs_project_config_write(&cfg), 0);
+    struct vs_project_config again;
+    assert_int_equal(vs_project_config_load(f->dir, &again), 0);
+    assert_int_equal(again.nvalidators, 2);
+    assert_int_equal(again.nassimilators, 1);
+    assert_string_equal(again.validators[0].command, "/bin/check -x");
+    assert_int_equal(again.validators[1].method, VS_VALIDATE_ALWAYS);
+    assert_int_equal(again.assimilator_retry_secs, 30);
+    /* Without a validator block: bitwise. */
+    struct vs_project_config none;
+    assert_int_equal(vs_project_config_defaults(&none, f->dir, "x", "http://h/"), 0);
+    assert_int_equal(vs_project_validator(&none, "a1")->method, VS_VALIDATE_BITWISE);
+    /* A bad method, or command mode without a command, is refused. */
+    pf_write(f->dir, "config.xml",
+             "<boinc><config><validator><method>magic</method></validator></config></boinc>");
+    assert_int_equal(vs_project_config_load(f->dir, &cfg), VS_EPARSE);
+    pf_write(f->dir, "config.xml",
+             "<boinc><config><validator><method>command</method></validator></config></boinc>");
+    assert_int_equal(vs_project_config_load(f->dir, &cfg), VS_EPARSE);
+}
+
+static void test_schema_v1_migrates(void **state)
+{
+    struct project_fixture *f = *state;
+    /* Make the store look like a version 1 store, then reopen it. */
+    vs_store_close(f->s);
+    f->s = NULL;
+    char path[1200];
+    snprintf(path, sizeof(path), "%s/volsched.db", f->cfg.dir);
+    sqlite3 *db;
+    assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(db,
+                                  "DROP TABLE host_app_version; DROP TABLE daemon_status;"
+                                  "UPDATE store_meta SET value = 1 WHERE key = 'schema_version'",
+                                  NULL, NULL, NULL),
+                     SQLITE_OK);
+    sqlite3_close(db);
+    assert_int_equal(vs_project_store_open(&f->cfg, false, NULL, &f->s), 0);
+    assert_int_equal(pf_sql(f, "SELECT value FROM store_meta WHERE key = 'schema_version'"), 2);
+    struct vs_daemon_status d = {.name = "x", .last_run = 5};
+    assert_int_equal(vs_store_daemon_status_put(f->s, &d), 0);
+    assert_int_equal(pf_sql(f, "SELECT last_run FROM daemon_status WHERE name = 'x'"), 5);
+    assert_int_equal(pf_sql(f, "SELECT count(*) FROM app"), 1); /* data kept */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -495,6 +568,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_file_deleter_delay, df_setup, df_teardown),
         cmocka_unit_test_setup_teardown(test_file_deleter_error_retry, df_setup, df_teardown),
         cmocka_unit_test_setup_teardown(test_run_once_pipeline_and_counts, df_setup, df_teardown),
+        cmocka_unit_test_setup_teardown(test_config_blocks, df_setup, df_teardown),
+        cmocka_unit_test_setup_teardown(test_schema_v1_migrates, df_setup, df_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
