@@ -32,15 +32,19 @@ static void usage(FILE *f)
 /* BOINC's names of the stored enum values (index = value). */
 static const char *const state_names[6] = {"", "inactive", "unsent", "", "in_progress", "over"};
 static const char *const outcome_names[8] = {
-    "init",   "success",   "couldnt_send",   "client_error",
+    "init",     "success",    "couldnt_send",   "client_error",
     "no_reply", "didnt_need", "validate_error", "client_detached",
 };
 static const char *const validate_names[6] = {
     "init", "valid", "invalid", "no_check", "inconclusive", "too_late",
 };
 static const char *const error_names[6] = {
-    "couldnt_send_result",   "too_many_error_results", "too_many_success_results",
-    "too_many_total_results", "cancelled",             "no_canonical_result",
+    "couldnt_send_result",
+    "too_many_error_results",
+    "too_many_success_results",
+    "too_many_total_results",
+    "cancelled",
+    "no_canonical_result",
 };
 
 struct daemons {

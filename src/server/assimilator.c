@@ -40,8 +40,12 @@ int vs_assimilator_dir(const struct vs_project_config *cfg, const char *wu_name,
 }
 
 static const char *const error_names[] = {
-    "couldnt_send_result",   "too_many_error_results", "too_many_success_results",
-    "too_many_total_results", "cancelled",             "no_canonical_result",
+    "couldnt_send_result",
+    "too_many_error_results",
+    "too_many_success_results",
+    "too_many_total_results",
+    "cancelled",
+    "no_canonical_result",
 };
 
 static void json_result(struct vs_json *j, const struct vs_result *r)
@@ -262,8 +266,8 @@ static int run_command(struct pass *p, const struct vs_assimilator_config *ac,
         }
     }
     int status = 0;
-    int rc = vs_daemon_run(ac->command, args, nargs, p->cfg->daemon_command_timeout, p->log,
-                           &status);
+    int rc =
+        vs_daemon_run(ac->command, args, nargs, p->cfg->daemon_command_timeout, p->log, &status);
     if (rc) {
         vs_daemon_msg(err, errsize, "command %s: %s", ac->command, vs_strerror(rc));
         return rc;
@@ -359,8 +363,8 @@ int vs_assimilator_pass(struct vs_store *s, const struct vs_project_config *cfg,
     p.now = now;
     p.log = log;
     vs_arena_init(&p.arena, 16384);
-    int rc = vs_store_wus_in_queue(s, VS_WU_QUEUE_ASSIMILATE, 0,
-                                   limit > 0 ? limit : DEFAULT_LIMIT, on_wu, &p);
+    int rc = vs_store_wus_in_queue(s, VS_WU_QUEUE_ASSIMILATE, 0, limit > 0 ? limit : DEFAULT_LIMIT,
+                                   on_wu, &p);
     vs_arena_cleanup(&p.arena);
     if (rc)
         vs_daemon_msg(p.st.last_error, sizeof(p.st.last_error), "%s", vs_strerror(rc));

@@ -38,8 +38,7 @@ void vs_daemon_msg(char *buf, size_t n, const char *fmt, ...)
 
 bool vs_daemon_safe_name(const char *name)
 {
-    return name && *name && !strchr(name, '/') && strcmp(name, ".") != 0 &&
-           strcmp(name, "..") != 0;
+    return name && *name && !strchr(name, '/') && strcmp(name, ".") != 0 && strcmp(name, "..") != 0;
 }
 
 int vs_daemon_files(const char *xml, struct vs_arena *arena, struct vs_daemon_file *files,
@@ -103,7 +102,8 @@ int vs_daemon_run(const char *cmdline, const char *const *args, size_t nargs, in
     char *argv[MAX_ARGV + 1];
     size_t argc = 0;
     char *save = NULL;
-    for (char *tok = strtok_r(line, " \t\r\n", &save); tok; tok = strtok_r(NULL, " \t\r\n", &save)) {
+    for (char *tok = strtok_r(line, " \t\r\n", &save); tok;
+         tok = strtok_r(NULL, " \t\r\n", &save)) {
         if (argc == MAX_ARGV)
             return VS_ELIMIT;
         argv[argc++] = tok;

@@ -144,8 +144,8 @@ static int maybe_retry(struct pass *p)
         return 0;
     if ((rc = vs_store_file_delete_retry(p->s, &p->st.nretried)) != 0)
         return rc;
-    d.retry_time = p->now + (p->cfg->file_deleter_retry_secs > 0 ? p->cfg->file_deleter_retry_secs
-                                                                 : 3600);
+    d.retry_time =
+        p->now + (p->cfg->file_deleter_retry_secs > 0 ? p->cfg->file_deleter_retry_secs : 3600);
     return vs_store_daemon_status_put(p->s, &d);
 }
 

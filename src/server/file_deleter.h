@@ -26,11 +26,11 @@
 struct vs_log;
 
 struct vs_file_deleter_stats {
-    int nwus;           /* workunits whose inputs were handled */
-    int nresults;       /* results whose outputs were handled */
-    int nfiles;         /* files actually removed */
-    int nerrors;        /* rows set to ERROR */
-    int64_t nretried;   /* ERROR rows put back to READY this pass */
+    int nwus;         /* workunits whose inputs were handled */
+    int nresults;     /* results whose outputs were handled */
+    int nfiles;       /* files actually removed */
+    int nerrors;      /* rows set to ERROR */
+    int64_t nretried; /* ERROR rows put back to READY this pass */
     char last_error[VS_NAME_MAX];
 };
 

@@ -49,7 +49,7 @@ struct plan {
     struct change ch[MAX_RESULTS];
     size_t nch;
     bool defer;
-    int64_t canonical;  /* new canonical result, 0 = none */
+    int64_t canonical;   /* new canonical result, 0 = none */
     int target_nresults; /* 0 = unchanged */
     int add_mask;
     int64_t transition_time;
@@ -275,8 +275,8 @@ static void plan_quorum(struct pass *p, const struct vs_validator_config *vc,
             return;
         }
         if (v == V_BAD) {
-            plan_change(pl, viable[i], VS_RESULT_OUTCOME_VALIDATE_ERROR,
-                        VS_VALIDATE_STATE_INVALID, VS_HAV_INVALID);
+            plan_change(pl, viable[i], VS_RESULT_OUTCOME_VALIDATE_ERROR, VS_VALIDATE_STATE_INVALID,
+                        VS_HAV_INVALID);
             continue;
         }
         good[ng] = viable[i];

@@ -39,12 +39,12 @@
 struct vs_log;
 
 struct vs_validator_stats {
-    int nwus;          /* workunits examined */
-    int ncanonical;    /* canonical results found */
-    int nvalid;        /* results made VALID */
-    int ninvalid;      /* results made INVALID (VALIDATE_ERROR included) */
-    int ninconclusive; /* results made INCONCLUSIVE */
-    int ndeferred;     /* workunits left for later after a transient failure */
+    int nwus;                     /* workunits examined */
+    int ncanonical;               /* canonical results found */
+    int nvalid;                   /* results made VALID */
+    int ninvalid;                 /* results made INVALID (VALIDATE_ERROR included) */
+    int ninconclusive;            /* results made INCONCLUSIVE */
+    int ndeferred;                /* workunits left for later after a transient failure */
     char last_error[VS_NAME_MAX]; /* "" or this pass's last problem */
 };
 

@@ -221,7 +221,8 @@ static int read_daemon_blocks(const struct vs_xml_node *config, struct vs_arena 
         struct vs_validator_config *v = &cfg->validators[cfg->nvalidators++];
         memset(v, 0, sizeof(*v));
         const struct vs_xml_node *c;
-        if ((c = vs_xml_child(n, "app")) && copy(v->app, sizeof(v->app), vs_xml_text_trim(c, arena)))
+        if ((c = vs_xml_child(n, "app")) &&
+            copy(v->app, sizeof(v->app), vs_xml_text_trim(c, arena)))
             return VS_EPARSE;
         if ((c = vs_xml_child(n, "command")) &&
             copy(v->command, sizeof(v->command), vs_xml_text_trim(c, arena)))
@@ -229,8 +230,8 @@ static int read_daemon_blocks(const struct vs_xml_node *config, struct vs_arena 
         if ((c = vs_xml_child(n, "compare_command")) &&
             copy(v->compare_command, sizeof(v->compare_command), vs_xml_text_trim(c, arena)))
             return VS_EPARSE;
-        v->method = v->command[0] || v->compare_command[0] ? VS_VALIDATE_COMMAND
-                                                           : VS_VALIDATE_BITWISE;
+        v->method =
+            v->command[0] || v->compare_command[0] ? VS_VALIDATE_COMMAND : VS_VALIDATE_BITWISE;
         if ((c = vs_xml_child(n, "method"))) {
             t = vs_xml_text_trim(c, arena);
             int m = -1;
@@ -251,7 +252,8 @@ static int read_daemon_blocks(const struct vs_xml_node *config, struct vs_arena 
         struct vs_assimilator_config *a = &cfg->assimilators[cfg->nassimilators++];
         memset(a, 0, sizeof(*a));
         const struct vs_xml_node *c;
-        if ((c = vs_xml_child(n, "app")) && copy(a->app, sizeof(a->app), vs_xml_text_trim(c, arena)))
+        if ((c = vs_xml_child(n, "app")) &&
+            copy(a->app, sizeof(a->app), vs_xml_text_trim(c, arena)))
             return VS_EPARSE;
         if ((c = vs_xml_child(n, "command")) &&
             copy(a->command, sizeof(a->command), vs_xml_text_trim(c, arena)))

@@ -52,7 +52,7 @@ struct vs_validator_config {
 
 /* One <assimilator> block of config.xml (volsched; see docs/daemons.md). */
 struct vs_assimilator_config {
-    char app[VS_NAME_MAX];   /* <app>: "" = every app without its own block */
+    char app[VS_NAME_MAX];    /* <app>: "" = every app without its own block */
     char command[VS_CMD_MAX]; /* <command>: "" = copy outputs into DIR/results/<wu>/ */
 };
 

@@ -719,13 +719,13 @@ VS_MUST_CHECK int vs_store_hav_put(struct vs_store *s, const struct vs_host_app_
 
 /* The last pass and last error of one back-end daemon (volsched). */
 struct vs_daemon_status {
-    char name[VS_SHORT_MAX];    /* "transitioner", "validator", ... */
-    int64_t last_run;           /* time of the last pass; 0 = never ran */
-    int64_t last_work;          /* items the last pass handled */
-    int64_t total_work;         /* items handled by all passes */
-    int64_t last_error_time;    /* 0 = no error recorded */
+    char name[VS_SHORT_MAX];      /* "transitioner", "validator", ... */
+    int64_t last_run;             /* time of the last pass; 0 = never ran */
+    int64_t last_work;            /* items the last pass handled */
+    int64_t total_work;           /* items handled by all passes */
+    int64_t last_error_time;      /* 0 = no error recorded */
     char last_error[VS_NAME_MAX]; /* "" = none; kept until the next error */
-    int64_t retry_time;         /* daemon's own: e.g. the next retry of failed deletions */
+    int64_t retry_time;           /* daemon's own: e.g. the next retry of failed deletions */
 };
 
 /* Reads the status of daemon name; VS_ENOTFOUND if it never ran. */

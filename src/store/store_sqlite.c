@@ -243,8 +243,10 @@ static int build_sql(enum sq_stmt id, struct vs_buf *b)
     }
     case SQ_RESULTS_TO_DELETE:
         r = vs_sq__select_list(&vs_sq__result, NULL);
-        rc = vs_buf_printf(b, "SELECT %s FROM result WHERE file_delete_state = %d ORDER BY id "
-                           "LIMIT ?1", r, VS_FILE_DELETE_READY);
+        rc = vs_buf_printf(b,
+                           "SELECT %s FROM result WHERE file_delete_state = %d ORDER BY id "
+                           "LIMIT ?1",
+                           r, VS_FILE_DELETE_READY);
         break;
     case SQ_DELETE_RETRY_WU:
     case SQ_DELETE_RETRY_RESULT:

@@ -257,8 +257,8 @@ static void test_assimilate_default_copy(void **state)
     assert_non_null(j);
     assert_string_equal(json_string_value(json_object_get(json_object_get(j, "workunit"), "name")),
                         "as");
-    assert_int_equal(json_integer_value(json_object_get(json_object_get(j, "workunit"), "error_mask")),
-                     0);
+    assert_int_equal(
+        json_integer_value(json_object_get(json_object_get(j, "workunit"), "error_mask")), 0);
     json_t *canon = json_object_get(j, "canonical_result");
     assert_string_equal(json_string_value(json_object_get(canon, "name")), "as_0");
     json_t *outs = json_object_get(j, "outputs");
@@ -288,8 +288,8 @@ static void test_assimilate_command_and_retry(void **state)
     char cmd[256], log[300], flag[300], body[1024];
     snprintf(log, sizeof(log), "%s/assim.log", f->dir);
     snprintf(flag, sizeof(flag), "%s/fail", f->dir);
-    snprintf(body, sizeof(body),
-             "[ -e %s ] && exit 4\necho \"$@\" >> %s\ncat \"$3\" >> %s", flag, log, log);
+    snprintf(body, sizeof(body), "[ -e %s ] && exit 4\necho \"$@\" >> %s\ncat \"$3\" >> %s", flag,
+             log, log);
     df_script(f, "assim.sh", body, cmd, sizeof(cmd));
     f->cfg.nassimilators = 1;
     assert_int_equal(vs_strlcpy(f->cfg.assimilators[0].command, cmd, VS_CMD_MAX), 0);
@@ -297,8 +297,8 @@ static void test_assimilate_command_and_retry(void **state)
 
     /* The command fails: deferred, the error recorded, retried later. */
     df_write_abs(flag, "");
-    assert_int_equal(vs_daemons_run_once(f->s, &f->cfg, NOW + 10, VS_DAEMON_ASSIMILATOR, NULL,
-                                         NULL), 1);
+    assert_int_equal(
+        vs_daemons_run_once(f->s, &f->cfg, NOW + 10, VS_DAEMON_ASSIMILATOR, NULL, NULL), 1);
     assert_int_equal(df_w(f, "ac", "assimilate_state"), VS_ASSIMILATE_INIT);
     assert_int_equal(df_w(f, "ac", "transition_time"), NOW + 10 + f->cfg.assimilator_retry_secs);
     struct vs_daemon_status ds;
@@ -312,9 +312,9 @@ static void test_assimilate_command_and_retry(void **state)
     assert_int_equal(unlink(flag), 0);
     df_trans(f, NOW + 10 + f->cfg.assimilator_retry_secs);
     assert_int_equal(df_w(f, "ac", "assimilate_state"), VS_ASSIMILATE_READY);
-    assert_int_equal(vs_assimilator_pass(f->s, &f->cfg, NOW + 11 + f->cfg.assimilator_retry_secs,
-                                         0, NULL, NULL),
-                     1);
+    assert_int_equal(
+        vs_assimilator_pass(f->s, &f->cfg, NOW + 11 + f->cfg.assimilator_retry_secs, 0, NULL, NULL),
+        1);
     assert_int_equal(df_w(f, "ac", "assimilate_state"), VS_ASSIMILATE_DONE);
     char *text = slurp(log);
     assert_non_null(text);
@@ -413,8 +413,8 @@ static void test_file_deleter_error_retry(void **state)
     snprintf(inner, sizeof(inner), "%s/x", out);
     df_write_abs(inner, "x");
     df_trans(f, NOW + 4);
-    assert_int_equal(vs_daemons_run_once(f->s, &f->cfg, NOW + 5, VS_DAEMON_FILE_DELETER, NULL,
-                                         NULL), 2);
+    assert_int_equal(
+        vs_daemons_run_once(f->s, &f->cfg, NOW + 5, VS_DAEMON_FILE_DELETER, NULL, NULL), 2);
     assert_int_equal(df_r(f, "fe_0", "file_delete_state"), VS_FILE_DELETE_ERROR);
     assert_int_equal(df_w(f, "fe", "file_delete_state"), VS_FILE_DELETE_DONE);
     struct vs_daemon_status ds;
@@ -428,9 +428,9 @@ static void test_file_deleter_error_retry(void **state)
     assert_int_equal(vs_file_deleter_pass(f->s, &f->cfg, NOW + 6, 0, NULL, NULL), 0);
     assert_true(df_exists(out));
     struct vs_file_deleter_stats st;
-    assert_int_equal(vs_file_deleter_pass(f->s, &f->cfg, NOW + 5 + f->cfg.file_deleter_retry_secs,
-                                          0, NULL, &st),
-                     1);
+    assert_int_equal(
+        vs_file_deleter_pass(f->s, &f->cfg, NOW + 5 + f->cfg.file_deleter_retry_secs, 0, NULL, &st),
+        1);
     assert_int_equal(st.nretried, 1);
     assert_false(df_exists(out));
     assert_int_equal(df_r(f, "fe_0", "file_delete_state"), VS_FILE_DELETE_DONE);

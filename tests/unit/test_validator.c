@@ -59,8 +59,10 @@ static void test_quorum_two_one_bad_host(void **state)
     struct project_fixture *f = *state;
     int64_t a = df_host(f), bad = df_host(f), c = df_host(f);
     /* The bad host had earned more than the quota: an invalid result takes one off. */
-    struct vs_host_app_version hb = {.host_id = bad, .app_version_id = df_avid(f),
-                                     .max_jobs_per_day = 15, .consecutive_valid = 4};
+    struct vs_host_app_version hb = {.host_id = bad,
+                                     .app_version_id = df_avid(f),
+                                     .max_jobs_per_day = 15,
+                                     .consecutive_valid = 4};
     assert_int_equal(vs_store_hav_put(f->s, &hb), 0);
     df_wu(f, "q2", 0, 2, 2, 3, 6, 6, false);
     df_trans(f, NOW);
@@ -281,8 +283,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_quorum_one, df_setup, df_teardown),
         cmocka_unit_test_setup_teardown(test_quorum_two_one_bad_host, df_setup, df_teardown),
         cmocka_unit_test_setup_teardown(test_max_success_results, df_setup, df_teardown),
-        cmocka_unit_test_setup_teardown(test_missing_output_and_late_result, df_setup,
-                                        df_teardown),
+        cmocka_unit_test_setup_teardown(test_missing_output_and_late_result, df_setup, df_teardown),
         cmocka_unit_test_setup_teardown(test_always_valid, df_setup, df_teardown),
         cmocka_unit_test_setup_teardown(test_command, df_setup, df_teardown),
         cmocka_unit_test_setup_teardown(test_compare_command, df_setup, df_teardown),
