@@ -1,7 +1,12 @@
 /* All back-end daemons, one pass each (see daemons.h). */
 #include "server/daemons.h"
 
+#include <errno.h>
+#include <pthread.h>
 #include <string.h>
+#include <time.h>
+
+#include "volsched/alloc.h"
 
 #include "server/daemon_util.h"
 #include "volsched/log.h"
@@ -98,4 +103,104 @@ int vs_daemons_run_once(struct vs_store *s, const struct vs_project_config *cfg,
     if (stats)
         *stats = st;
     return total > INT32_MAX ? INT32_MAX : (int)total;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Background runner                                                         */
+
+struct vs_daemons_runner {
+    struct vs_project_config cfg;
+    unsigned which;
+    int interval_ms;
+    struct vs_log *log;
+    struct vs_store *s;
+    pthread_t thread;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    bool stop;       /* under mu */
+    uint64_t passes; /* under mu */
+};
+
+static void *runner_main(void *arg)
+{
+    struct vs_daemons_runner *r = arg;
+    for (;;) {
+        int n = vs_daemons_run_once(r->s, &r->cfg, (int64_t)time(NULL), r->which, r->log, NULL);
+        pthread_mutex_lock(&r->mu);
+        r->passes++;
+        if (n <= 0 && !r->stop) {
+            /* Idle: sleep until the interval is over or stop is asked. */
+            struct timespec until;
+            clock_gettime(CLOCK_MONOTONIC, &until);
+            until.tv_sec += r->interval_ms / 1000;
+            until.tv_nsec += (long)(r->interval_ms % 1000) * 1000000L;
+            if (until.tv_nsec >= 1000000000L) {
+                until.tv_sec++;
+                until.tv_nsec -= 1000000000L;
+            }
+            while (!r->stop && pthread_cond_timedwait(&r->cv, &r->mu, &until) != ETIMEDOUT) {
+            }
+        }
+        bool stop = r->stop;
+        pthread_mutex_unlock(&r->mu);
+        if (stop)
+            break;
+    }
+    return NULL;
+}
+
+int vs_daemons_runner_start(const struct vs_project_config *cfg, unsigned which, int interval_ms,
+                            struct vs_log *log, struct vs_daemons_runner **out)
+{
+    if (!cfg || !out)
+        return VS_EINVAL;
+    struct vs_daemons_runner *r = vs_xcalloc(1, sizeof(*r));
+    r->cfg = *cfg;
+    r->which = which;
+    r->interval_ms = interval_ms > 0 ? interval_ms : 1000;
+    r->log = log;
+    int rc = vs_project_store_open(cfg, false, log, &r->s);
+    if (rc) {
+        vs_free(r);
+        return rc;
+    }
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&r->cv, &ca);
+    pthread_condattr_destroy(&ca);
+    pthread_mutex_init(&r->mu, NULL);
+    int e = pthread_create(&r->thread, NULL, runner_main, r);
+    if (e != 0) {
+        pthread_cond_destroy(&r->cv);
+        pthread_mutex_destroy(&r->mu);
+        vs_store_close(r->s);
+        vs_free(r);
+        return -e;
+    }
+    *out = r;
+    return 0;
+}
+
+void vs_daemons_runner_stop(struct vs_daemons_runner *r)
+{
+    if (!r)
+        return;
+    pthread_mutex_lock(&r->mu);
+    r->stop = true;
+    pthread_cond_signal(&r->cv);
+    pthread_mutex_unlock(&r->mu);
+    pthread_join(r->thread, NULL);
+    pthread_cond_destroy(&r->cv);
+    pthread_mutex_destroy(&r->mu);
+    vs_store_close(r->s);
+    vs_free(r);
+}
+
+uint64_t vs_daemons_runner_passes(struct vs_daemons_runner *r)
+{
+    pthread_mutex_lock(&r->mu);
+    uint64_t n = r->passes;
+    pthread_mutex_unlock(&r->mu);
+    return n;
 }

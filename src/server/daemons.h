@@ -54,4 +54,23 @@ struct vs_daemons_stats {
 int vs_daemons_run_once(struct vs_store *s, const struct vs_project_config *cfg, int64_t now,
                         unsigned which, struct vs_log *log, struct vs_daemons_stats *stats);
 
+/*
+ * A background thread that runs the daemons for a server: it opens its own
+ * store handle (cfg->store_url), then loops calling vs_daemons_run_once
+ * (which, now = the clock) back to back while there is work and every
+ * interval_ms (<= 0: 1000) when idle, as BOINC's daemons sleep only when
+ * idle. cfg is copied; log is borrowed and must outlive the runner. Returns
+ * 0 and the runner in *out, or an error opening the store or starting the
+ * thread.
+ */
+struct vs_daemons_runner;
+VS_MUST_CHECK int vs_daemons_runner_start(const struct vs_project_config *cfg, unsigned which,
+                                          int interval_ms, struct vs_log *log,
+                                          struct vs_daemons_runner **out);
+/* Asks the thread to stop, waits for the pass in progress to end, closes
+ * its store and frees r. NULL is a no-op. */
+void vs_daemons_runner_stop(struct vs_daemons_runner *r);
+/* Passes completed so far (for tests and stats). */
+uint64_t vs_daemons_runner_passes(struct vs_daemons_runner *r);
+
 #endif

@@ -7,6 +7,7 @@
 #include "vs_test.h"
 
 #include <jansson.h>
+#include <time.h>
 
 #include "daemon_fixture.h"
 
@@ -480,6 +481,30 @@ static void test_run_once_pipeline_and_counts(void **state)
     assert_string_equal(vs_daemon_name(VS_DAEMON_VALIDATOR), "validator");
 }
 
+static void test_runner_thread(void **state)
+{
+    struct project_fixture *f = *state;
+    int64_t h = df_host(f);
+    /* Jobs are created "now" by the clock, since the runner uses it. */
+    int64_t now = (int64_t)time(NULL);
+    df_wu(f, "rt", 0, 1, 1, 1, 2, 2, false);
+    struct vs_daemons_runner *r = NULL;
+    assert_int_equal(vs_daemons_runner_start(&f->cfg, VS_DAEMON_ALL, 20, NULL, &r), 0);
+    /* The runner's transitioner makes the result. */
+    for (int i = 0; i < 500 && pf_sql(f, "SELECT count(*) FROM result") == 0; i++)
+        usleep(10000);
+    assert_int_equal(pf_sql(f, "SELECT count(*) FROM result"), 1);
+    df_send(f, "rt_0", h, now);
+    df_report(f, "rt_0", h, now, "x\n");
+    /* ... and takes it all the way to deleted files. */
+    for (int i = 0; i < 500 && df_w(f, "rt", "file_delete_state") != VS_FILE_DELETE_DONE; i++)
+        usleep(10000);
+    assert_int_equal(df_w(f, "rt", "file_delete_state"), VS_FILE_DELETE_DONE);
+    assert_true(vs_daemons_runner_passes(r) >= 2);
+    vs_daemons_runner_stop(r);
+    vs_daemons_runner_stop(NULL);
+}
+
 /* ---- config and schema ------------------------------------------------- */
 
 static void test_config_blocks(void **state)
@@ -568,6 +593,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_file_deleter_delay, df_setup, df_teardown),
         cmocka_unit_test_setup_teardown(test_file_deleter_error_retry, df_setup, df_teardown),
         cmocka_unit_test_setup_teardown(test_run_once_pipeline_and_counts, df_setup, df_teardown),
+        cmocka_unit_test_setup_teardown(test_runner_thread, df_setup, df_teardown),
         cmocka_unit_test_setup_teardown(test_config_blocks, df_setup, df_teardown),
         cmocka_unit_test_setup_teardown(test_schema_v1_migrates, df_setup, df_teardown),
     };
