@@ -217,4 +217,3 @@ int main(int argc, char **argv)
     check(vs_daemon_rm_tree(dir), "cleanup");
     return 0;
 }
-
