@@ -311,8 +311,9 @@ static int handle_wu(struct pass *p, struct vs_workunit *wu, struct vs_result *r
                 bool ready = false;
                 if (r->id == wu->canonical_resultid)
                     ready = all_over_and_validated;
-                else if (r->outcome == VS_RESULT_OUTCOME_CLIENT_ERROR)
-                    ready = true;
+                else if (r->outcome == VS_RESULT_OUTCOME_CLIENT_ERROR ||
+                         r->outcome == VS_RESULT_OUTCOME_VALIDATE_ERROR)
+                    ready = true; /* (BOINC leaves validate errors' files behind) */
                 else if (r->outcome == VS_RESULT_OUTCOME_SUCCESS)
                     ready = r->validate_state != VS_VALIDATE_STATE_INIT;
                 if (ready) {

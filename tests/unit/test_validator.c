@@ -166,6 +166,12 @@ static void test_missing_output_and_late_result(void **state)
     assert_int_equal(df_w(f, "mo", "canonical_resultid"), df_r(f, "mo_1", "id"));
     /* The extra replica went unsent: not needed any more. */
     assert_int_equal(df_r(f, "mo_2", "outcome"), VS_RESULT_OUTCOME_DIDNT_NEED);
+    /* Once assimilated, the failed result's files go too. */
+    assert_int_equal(vs_assimilator_pass(f->s, &f->cfg, NOW + 5, 0, NULL, NULL), 1);
+    df_trans(f, NOW + 5);
+    assert_int_equal(df_r(f, "mo_0", "file_delete_state"), VS_FILE_DELETE_READY);
+    assert_int_equal(df_r(f, "mo_1", "file_delete_state"), VS_FILE_DELETE_READY);
+    assert_int_equal(df_r(f, "mo_2", "file_delete_state"), VS_FILE_DELETE_INIT);
 
     /* A WU whose canonical result exists gets late results checked against it. */
     df_wu(f, "lt", 0, 1, 2, 3, 6, 6, false);
