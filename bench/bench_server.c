@@ -101,7 +101,7 @@ static void make_project(struct vs_project_config *c, const char *dir, int njobs
     snprintf(c->key_dir, sizeof(c->key_dir), "%s", dir);
     snprintf(c->store_url, sizeof(c->store_url), "sqlite:%s/bench.db%s", dir,
              sync_full ? "?sync=full" : "");
-    c->max_wus_to_send = 10;
+    c->policy.max_wus_to_send = 10;
     char path[VS_PATH_MAX + 32];
     snprintf(path, sizeof(path), "%s/code_sign_public", dir);
     FILE *f = fopen(path, "w");

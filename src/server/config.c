@@ -26,6 +26,7 @@ enum kind {
     K_CORE_VERSION, /* int; BOINC's old major*100+minor form is scaled */
     K_LIMIT_CPU,    /* max_wus_in_progress: project CPU limit, per processor */
     K_LIMIT_GPU,    /* max_wus_in_progress_gpu: project GPU limit, per processor */
+    K_DAEMONS,      /* the back-end daemons' tags: checked and read by store/project.c */
 };
 
 struct tag {
@@ -92,6 +93,17 @@ static const struct tag tags[] = {
     {"workload_sim", K_BOOL, P(workload_sim), 0, 0},
     {"max_wus_in_progress", K_LIMIT_CPU, 0, 0, 0},
     {"max_wus_in_progress_gpu", K_LIMIT_GPU, 0, 0, 0},
+    /* The daemons' section (docs/daemons.md), read into struct
+     * vs_project_config by vs_project_config_load. */
+    {"reliable_priority_on_over", K_DAEMONS, 0, 0, 0},
+    {"reliable_priority_on_over_except_error", K_DAEMONS, 0, 0, 0},
+    {"hr_class_static", K_DAEMONS, 0, 0, 0},
+    {"daemon_command_timeout", K_DAEMONS, 0, 0, 0},
+    {"validator_retry_secs", K_DAEMONS, 0, 0, 0},
+    {"assimilator_retry_secs", K_DAEMONS, 0, 0, 0},
+    {"file_deleter_retry_secs", K_DAEMONS, 0, 0, 0},
+    {"validator", K_DAEMONS, 0, 0, 0},
+    {"assimilator", K_DAEMONS, 0, 0, 0},
 };
 
 void vs_config_init(struct vs_config *c)
@@ -284,6 +296,8 @@ static int set_tag(const struct ctx *x, const struct tag *t, const struct vs_xml
         if ((rc = scalar(x, n)))
             return rc;
         strlist_add((struct vs_strlist *)(base + t->off), vs_xstrdup(trimmed(x, n)));
+        return 0;
+    case K_DAEMONS:
         return 0;
     case K_LIMIT_CPU:
     case K_LIMIT_GPU: {

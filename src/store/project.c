@@ -15,6 +15,7 @@
 
 #include "volsched/alloc.h"
 #include "volsched/buf.h"
+#include "volsched/log.h"
 #include "volsched/md5.h"
 #include "volsched/str.h"
 #include "volsched/xml.h"
@@ -72,8 +73,8 @@ int vs_project_config_defaults(struct vs_project_config *cfg, const char *dir, c
     cfg->uldl_dir_fanout = VS_DEFAULT_FANOUT;
     cfg->enable_assignment = true;
     cfg->enable_assignment_multi = true;
-    cfg->max_wus_to_send = 10;
-    cfg->one_result_per_user_per_wu = true;
+    vs_sp_config_defaults(&cfg->policy);
+    cfg->policy.one_result_per_user_per_wu = true;
     cfg->report_grace_period = 3600;
     cfg->delete_delay_hours = 0;
     cfg->daemon_command_timeout = 600;
@@ -89,7 +90,8 @@ int vs_project_config_defaults(struct vs_project_config *cfg, const char *dir, c
 /* config.xml                                                                */
 
 /* The tags of config.xml that volsched reads, bound to their fields. */
-enum kind { K_STR, K_PATH, K_INT, K_BOOL };
+/* K_POLICY(_BOOL): written by init; read by vs_config_load into cfg->policy. */
+enum kind { K_STR, K_PATH, K_INT, K_BOOL, K_POLICY, K_POLICY_BOOL };
 struct tag {
     const char *name;
     enum kind kind;
@@ -131,11 +133,15 @@ static const struct tag tags[] = {
     T_INT(uldl_dir_fanout),
     T_BOOL(enable_assignment),
     T_BOOL(enable_assignment_multi),
-    T_INT(max_wus_in_progress),
-    T_INT(max_wus_in_progress_gpu),
-    T_INT(daily_result_quota),
-    T_INT(max_wus_to_send),
-    T_BOOL(one_result_per_user_per_wu),
+    {"max_wus_in_progress", K_POLICY,
+     offsetof(struct vs_project_config, policy.limits.project.cpu.jobs), 0},
+    {"max_wus_in_progress_gpu", K_POLICY,
+     offsetof(struct vs_project_config, policy.limits.project.gpu.jobs), 0},
+    {"daily_result_quota", K_POLICY, offsetof(struct vs_project_config, policy.daily_result_quota),
+     0},
+    {"max_wus_to_send", K_POLICY, offsetof(struct vs_project_config, policy.max_wus_to_send), 0},
+    {"one_result_per_user_per_wu", K_POLICY_BOOL,
+     offsetof(struct vs_project_config, policy.one_result_per_user_per_wu), 0},
     T_INT(min_sendwork_interval),
     T_INT(report_grace_period),
     T_INT(delete_delay_hours),
@@ -280,9 +286,11 @@ int vs_project_config_write(const struct vs_project_config *cfg)
             vs_xml_str(&w, t->name, f);
             break;
         case K_INT:
+        case K_POLICY:
             vs_xml_int(&w, t->name, *(const int *)f);
             break;
         case K_BOOL:
+        case K_POLICY_BOOL:
             vs_xml_int(&w, t->name, *(const bool *)f ? 1 : 0);
             break;
         }
@@ -357,6 +365,12 @@ static int read_file(const char *path, size_t max, char **out, size_t *out_len)
 
 int vs_project_config_load(const char *dir, struct vs_project_config *out)
 {
+    return vs_project_config_load_checked(dir, NULL, out, NULL);
+}
+
+int vs_project_config_load_checked(const char *dir, struct vs_log *log,
+                                   struct vs_project_config *out, struct vs_config_error *out_err)
+{
     struct vs_project_config cfg;
     char base[VS_PATH_MAX];
     const char *slash = strrchr(dir, '/');
@@ -369,6 +383,25 @@ int vs_project_config_load(const char *dir, struct vs_project_config *out)
     char path[VS_PATH_MAX + 16];
     if ((rc = join(path, sizeof(path), cfg.dir, "config.xml")) != 0)
         return rc;
+    /* config.xml and config_aux.xml are checked and read by the one reader
+     * of them first (file:line errors, warnings, work-send rules, job
+     * limits); the fields below that are also the project's paths and the
+     * daemons' blocks are then copied out of the same, already checked file. */
+    {
+        struct vs_config vc;
+        struct vs_config_error ce;
+        memset(&ce, 0, sizeof(ce));
+        rc = vs_config_load(&vc, cfg.dir, &ce);
+        if (rc) {
+            if (out_err)
+                *out_err = ce;
+            return rc == -ENOENT || rc == -ENOTDIR ? VS_ENOTFOUND : rc;
+        }
+        cfg.policy = vc.policy;
+        for (size_t i = 0; i < vc.warnings.n; i++)
+            VS_LOG(log, VS_LOG_WARN, "%s", vc.warnings.v[i]);
+        vs_config_cleanup(&vc);
+    }
     char *data = NULL;
     size_t len = 0;
     rc = read_file(path, CONFIG_MAX_BYTES, &data, &len);
@@ -425,6 +458,9 @@ int vs_project_config_load(const char *dir, struct vs_project_config *out)
         case K_BOOL:
             rc = vs_xml_get_bool(n, (bool *)f);
             break;
+        case K_POLICY:
+        case K_POLICY_BOOL:
+            break; /* vs_config_load's */
         }
         if (rc)
             rc = VS_EPARSE;

@@ -100,6 +100,8 @@ enum sq_stmt {
     SQ_DELETE_RETRY_RESULT,
     SQ_HAV_GET,
     SQ_HAV_PUT,
+    SQ_HAVS_OF_HOST,
+    SQ_HAV_SENT,
     SQ_DAEMON_GET,
     SQ_DAEMON_PUT,
     SQ_DAEMON_ALL,

@@ -204,7 +204,8 @@ static int build_sql(enum sq_stmt id, struct vs_buf *b)
         break;
     case SQ_CLAIM_WU:
         rc = vs_buf_puts(b, "UPDATE workunit SET transition_time = min(transition_time, ?2), "
-                            "mod_time = ?3 WHERE id = (SELECT workunitid FROM result WHERE "
+                            "mod_time = ?3, hr_class = CASE WHEN hr_class = 0 THEN ?4 ELSE "
+                            "hr_class END WHERE id = (SELECT workunitid FROM result WHERE "
                             "id = ?1)");
         break;
     case SQ_REPORT:
@@ -263,6 +264,19 @@ static int build_sql(enum sq_stmt id, struct vs_buf *b)
         rc = vs_buf_puts(b, "INSERT OR REPLACE INTO host_app_version(host_id, app_version_id, "
                             "max_jobs_per_day, n_jobs_today, consecutive_valid, turnaround_n, "
                             "turnaround_avg) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)");
+        break;
+    case SQ_HAVS_OF_HOST:
+        rc = vs_buf_puts(b, "SELECT host_id, app_version_id, max_jobs_per_day, n_jobs_today, "
+                            "consecutive_valid, turnaround_n, turnaround_avg FROM "
+                            "host_app_version WHERE host_id = ?1 ORDER BY app_version_id");
+        break;
+    case SQ_HAV_SENT:
+        /* Only the day's count: max_jobs_per_day belongs to the validator
+         * and transitioner, which may have changed it since it was read. */
+        rc = vs_buf_puts(b, "INSERT INTO host_app_version(host_id, app_version_id, "
+                            "max_jobs_per_day, n_jobs_today) VALUES(?1, ?2, ?3, ?4) "
+                            "ON CONFLICT(host_id, app_version_id) DO UPDATE SET "
+                            "n_jobs_today = excluded.n_jobs_today");
         break;
     case SQ_DAEMON_GET:
     case SQ_DAEMON_ALL:
