@@ -49,8 +49,8 @@ struct pick_ctx {
 /* ------------------------------------------------------------------------ */
 
 static void sp_version_from(struct vs_sp_app_version *v, int64_t id, const char *platform,
-                            int version_num, const char *plan_class, double avg_ncpus,
-                            int min_core, int max_core, double flops)
+                            int version_num, const char *plan_class, double avg_ncpus, int min_core,
+                            int max_core, double flops)
 {
     memset(v, 0, sizeof(*v));
     v->id = id;
@@ -310,6 +310,18 @@ static void add_lines(struct vs_proto_reply *r, struct vs_arena *a, const char *
     }
 }
 
+/* True when a resource the request asks for is at a project job limit. */
+static bool at_project_limit(const struct vs_sp_state *st)
+{
+    for (int p = 0; p < VS_SP_NPROC; p++) {
+        bool asked = st->req_secs[p] > 0 || st->req_instances[p] > 0 ||
+                     (p == VS_SP_CPU && st->seconds_to_fill > 0);
+        if (asked && (st->n_proj_total >= st->lim_proj_total || st->n_proj[p] >= st->lim_proj[p]))
+            return true;
+    }
+    return false;
+}
+
 void vs_send_choose(struct vs_sched *s, struct vs_store *st, const struct vs_proto_request *q,
                     int64_t hostid, int64_t userid, double prev_rpc_time, int64_t now, bool wants,
                     struct vs_arena *a, struct vs_proto_reply *r, struct vs_send *x)
@@ -390,9 +402,14 @@ void vs_send_choose(struct vs_sched *s, struct vs_store *st, const struct vs_pro
         if (vs_sp_explain(&x->st, &b) == 0) {
             bool refused = false;
             for (int k = VS_SP_OK + 1; k < VS_SP__NREASONS; k++)
-                refused |= x->st.n_refused[k] > 0 && k != VS_SP_NO_WORK_WANTED &&
-                           k != VS_SP_RPC_LIMIT;
-            if (refused || vs_buf_puts(&b, "Project has no tasks available\n") == 0)
+                refused |=
+                    x->st.n_refused[k] > 0 && k != VS_SP_NO_WORK_WANTED && k != VS_SP_RPC_LIMIT;
+            /* Nothing was even tried: the host is at a project job limit
+             * for every resource it asks for, or the cache is empty. */
+            const char *why = at_project_limit(&x->st)
+                                  ? "This computer has reached a limit on tasks in progress\n"
+                                  : "Project has no tasks available\n";
+            if (refused || vs_buf_puts(&b, why) == 0)
                 add_lines(r, a, vs_buf_str(&b));
         }
         vs_buf_cleanup(&b);
@@ -424,8 +441,7 @@ static bool have_name(const char *const *names, size_t n, const char *name)
 }
 
 void vs_send_reply_jobs(const struct vs_sched *s, const struct vs_send *x,
-                        const struct vs_claim *claims, struct vs_arena *a,
-                        struct vs_proto_reply *r)
+                        const struct vs_claim *claims, struct vs_arena *a, struct vs_proto_reply *r)
 {
     size_t n = x->njobs;
     size_t max_fi = 0;

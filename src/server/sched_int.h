@@ -106,7 +106,7 @@ struct vs_send {
     struct vs_sp_request req;
     struct vs_sp_state st;
     bool have_state;
-    bool client_refused; /* rule 8: no work, message in the reply */
+    bool client_refused;       /* rule 8: no work, message in the reply */
     struct vs_cache_job *jobs; /* owned (vs_free); taken jobs */
     struct send_job *sent;     /* in the request's arena */
     size_t njobs;
