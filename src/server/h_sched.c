@@ -126,13 +126,16 @@ static int user_lookup(struct vs_sched *s, struct vs_store *st, const char *auth
     return 0;
 }
 
+/* The host row, and (out_havs, when the cache has them) its quota rows. */
 static int host_lookup(struct vs_sched *s, struct vs_store *st, int64_t id, int64_t now,
-                       struct vs_host *out)
+                       struct vs_host *out, struct host_havs *out_havs)
 {
     struct hcache_ent *e = &s->hcache[(size_t)id & (HCACHE_SIZE - 1)];
+    out_havs->valid = false;
     pthread_mutex_lock(&s->hcache_mu);
     if (e->expires > now && e->host.id == id) {
         *out = e->host;
+        *out_havs = e->havs;
         pthread_mutex_unlock(&s->hcache_mu);
         return 0;
     }
@@ -140,14 +143,22 @@ static int host_lookup(struct vs_sched *s, struct vs_store *st, int64_t id, int6
     return vs_store_host_get(st, id, out);
 }
 
-/* Remembers a host row as just committed (or forgets it: valid false). */
-static void host_remember(struct vs_sched *s, const struct vs_host *h, int64_t now, bool valid)
+/* Remembers a host row as just committed (or forgets it: valid false),
+ * with its quota rows when they were read or written (havs may be NULL). */
+static void host_remember(struct vs_sched *s, const struct vs_host *h, int64_t now, bool valid,
+                          const struct vs_sp_hav *havs, int nhavs)
 {
     struct hcache_ent *e = &s->hcache[(size_t)h->id & (HCACHE_SIZE - 1)];
     pthread_mutex_lock(&s->hcache_mu);
     if (valid) {
         e->host = *h;
         e->expires = now + CACHE_TTL;
+        /* Rows the validator or transitioner changed show after CACHE_TTL
+         * at most, like the host row. */
+        e->havs.valid = havs && nhavs <= HCACHE_HAVS;
+        e->havs.n = e->havs.valid ? nhavs : 0;
+        if (e->havs.valid && nhavs > 0)
+            memcpy(e->havs.v, havs, (size_t)nhavs * sizeof(*havs));
     } else if (e->host.id == h->id) {
         e->expires = 0;
     }
@@ -495,8 +506,9 @@ int vs_sched_handle(struct vs_sched *s, const char *body, size_t len, const char
      * (a copied client state would); otherwise make a new host, whose id the
      * reply carries and whose rpc_seqno restarts at 0. */
     bool new_host = true;
+    struct host_havs cached_havs = {.valid = false};
     if (q.hostid > 0) {
-        rc = host_lookup(s, st, q.hostid, now, &host);
+        rc = host_lookup(s, st, q.hostid, now, &host, &cached_havs);
         if (rc == 0 && host.userid == user.id && q.rpc_seqno >= host.rpc_seqno)
             new_host = false;
         else if (rc != 0 && rc != VS_ENOTFOUND) {
@@ -541,8 +553,8 @@ int vs_sched_handle(struct vs_sched *s, const char *body, size_t len, const char
         r.request_delay = DELAY_PLATFORM;
         wants = false;
     }
-    vs_send_choose(s, st, &q, new_host ? 0 : host.id, user.id, prev_rpc_time, now, wants, &a, &r,
-                   &send);
+    vs_send_choose(s, st, &q, new_host ? 0 : host.id, user.id, prev_rpc_time, now, wants,
+                   new_host ? NULL : &cached_havs, &a, &r, &send);
     have_send = true;
     pool_put(s, st);
     st = NULL;
@@ -576,7 +588,8 @@ int vs_sched_handle(struct vs_sched *s, const char *body, size_t len, const char
     announced = false; /* vs_committer_run takes the announcement over */
     rc = vs_committer_run(s->committer, &item);
     if (host.id > 0)
-        host_remember(s, &host, now, rc == 0);
+        host_remember(s, &host, now, rc == 0, send.havs_read ? send.st.havs : NULL,
+                      send.havs_read ? send.st.n_havs : 0);
     if (rc != 0) {
         for (size_t i = 0; i < njobs; i++)
             vs_cache_put_back(s->cache, &send.jobs[i]);

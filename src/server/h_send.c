@@ -324,7 +324,8 @@ static bool at_project_limit(const struct vs_sp_state *st)
 
 void vs_send_choose(struct vs_sched *s, struct vs_store *st, const struct vs_proto_request *q,
                     int64_t hostid, int64_t userid, double prev_rpc_time, int64_t now, bool wants,
-                    struct vs_arena *a, struct vs_proto_reply *r, struct vs_send *x)
+                    const struct host_havs *cached, struct vs_arena *a, struct vs_proto_reply *r,
+                    struct vs_send *x)
 {
     memset(x, 0, sizeof(*x));
     x->cfg = s->cfg.policy;
@@ -353,11 +354,21 @@ void vs_send_choose(struct vs_sched *s, struct vs_store *st, const struct vs_pro
 
     /* The host's daily-quota rows (only read when a quota is configured). */
     struct hav_read hr = {a, NULL, 0, 0};
-    if (wants && x->cfg.daily_result_quota > 0 && hostid > 0 &&
-        vs_store_havs_of_host(st, hostid, hav_add, &hr) != 0) {
-        VS_LOG(s->log, VS_LOG_WARN, "host %lld: cannot read quota rows; no work",
-               (long long)hostid);
-        wants = false;
+    if (wants && x->cfg.daily_result_quota > 0) {
+        if (hostid == 0) {
+            x->havs_read = true; /* a new host has none */
+        } else if (cached && cached->valid) {
+            hr.v = vs_arena_alloc(a, (size_t)(cached->n ? cached->n : 1) * sizeof(*hr.v));
+            memcpy(hr.v, cached->v, (size_t)cached->n * sizeof(*hr.v));
+            hr.n = cached->n;
+            x->havs_read = true;
+        } else if (vs_store_havs_of_host(st, hostid, hav_add, &hr) == 0) {
+            x->havs_read = true;
+        } else {
+            VS_LOG(s->log, VS_LOG_WARN, "host %lld: cannot read quota rows; no work",
+                   (long long)hostid);
+            wants = false;
+        }
     }
     if (vs_sp_state_init(&x->st, &x->cfg, &x->host, &x->req, hr.v, hr.n) != 0)
         return;

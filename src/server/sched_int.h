@@ -25,9 +25,21 @@ struct ucache_ent {
     char name[VS_NAME_MAX];
 };
 
+/* Daily-quota rows kept with a cached host (most hosts run one or two
+ * versions; a host with more is read from the store each time). */
+#define HCACHE_HAVS 4
+
+/* The quota rows of one host as the scheduler last read or wrote them. */
+struct host_havs {
+    bool valid;
+    int n;
+    struct vs_sp_hav v[HCACHE_HAVS];
+};
+
 struct hcache_ent {
     int64_t expires; /* 0: empty */
     struct vs_host host;
+    struct host_havs havs;
 };
 
 /* ---- the catalog: apps and app versions, prepared for replies ---- */
@@ -111,6 +123,7 @@ struct vs_send {
     struct send_job *sent;     /* in the request's arena */
     size_t njobs;
     int write_havs; /* quota rows to write with the commit (st.havs[0..n)) */
+    bool havs_read; /* the host's quota rows were read (st.havs is their state) */
 };
 
 /* Builds c's policy view of apps and versions (in c's arena). */
@@ -121,12 +134,14 @@ void vs_send_catalog(const struct vs_sched *s, struct catalog_snap *c);
  * policy (every rule of docs/server-policy.md), reading the host's quota
  * rows and other hosts' results of replicated workunits through st.
  * host is the stored row (id 0 for a new host), prev_rpc_time its previous
- * RPC (0: none). Adds the refusal messages and request_delay to r when no
- * job was chosen. Call vs_send_cleanup() after the commit.
+ * RPC (0: none). cached (may be NULL or !valid) are the host's quota rows
+ * as this process last wrote them: a store read per RPC is what they save. Adds the refusal
+ * messages and request_delay to r when no job was chosen. Call vs_send_cleanup() after the commit.
  */
 void vs_send_choose(struct vs_sched *s, struct vs_store *st, const struct vs_proto_request *q,
                     int64_t hostid, int64_t userid, double prev_rpc_time, int64_t now, bool wants,
-                    struct vs_arena *a, struct vs_proto_reply *r, struct vs_send *out);
+                    const struct host_havs *cached, struct vs_arena *a, struct vs_proto_reply *r,
+                    struct vs_send *out);
 /* Adds the claimed jobs' elements to the reply, each app, version and file once. */
 void vs_send_reply_jobs(const struct vs_sched *s, const struct vs_send *x,
                         const struct vs_claim *claims, struct vs_arena *a,

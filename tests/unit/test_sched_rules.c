@@ -349,8 +349,12 @@ static char *host_request(const char *auth, int64_t hostid, int seqno)
     snprintf(hid, sizeof(hid), "<hostid>%lld</hostid>", (long long)hostid);
     snprintf(seq, sizeof(seq), "<rpc_seqno>%d</rpc_seqno>", seqno);
     snprintf(au, sizeof(au), "<authenticator>%s</authenticator>", auth);
-    const char *sub[] = {"<hostid>0</hostid>", hid, "<rpc_seqno>0</rpc_seqno>", seq,
-                         "<authenticator>" AUTH "</authenticator>", au};
+    const char *sub[] = {"<hostid>0</hostid>",
+                         hid,
+                         "<rpc_seqno>0</rpc_seqno>",
+                         seq,
+                         "<authenticator>" AUTH "</authenticator>",
+                         au};
     return request(sub, 6);
 }
 
@@ -407,17 +411,25 @@ static void test_daily_quota_day_boundary(void **state)
     struct vs_host_app_version hav;
     assert_int_equal(vs_store_hav_get(f.st, hid, f.avid, &hav), 0);
     assert_int_equal(hav.n_jobs_today, 4);
+    /* A second later the rows come from the scheduler's host cache, not
+     * the store: the same answer. */
+    assert_false(vs_sp_quota_new_day(hid, NOW, NOW + 1));
+    req = host_request(AUTH, hid, 1);
+    rpc_at(&f, req, NOW + 1, &a, &r);
+    vs_free(req);
+    assert_int_equal(r.n_results, 0);
+    assert_true(has_msg(&r, "daily quota of 4 tasks"));
     /* The host's day ends somewhere in the next 24 h: find a time just
      * before and just after its boundary. */
     int64_t t = NOW + 60;
     while (!vs_sp_quota_new_day(hid, NOW, (double)t + 60))
         t += 60;
-    req = host_request(AUTH, hid, 1);
+    req = host_request(AUTH, hid, 2);
     rpc_at(&f, req, t, &a, &r);
     vs_free(req);
     assert_int_equal(r.n_results, 0);
     assert_true(has_msg(&r, "daily quota of 4 tasks"));
-    req = host_request(AUTH, hid, 2);
+    req = host_request(AUTH, hid, 3);
     rpc_at(&f, req, t + 120, &a, &r);
     vs_free(req);
     assert_int_equal(r.n_results, 4);
@@ -474,9 +486,9 @@ static void test_homogeneous_redundancy(void **state)
     assert_true(wu.hr_class != 0);
     vs_workunit_cleanup(&wu);
     /* Another user's Windows host: another class. */
-    const char *win[] = {"<authenticator>" AUTH "</authenticator>",
-                         "<authenticator>" AUTH2 "</authenticator>", "<os_name>Linux Debian</os_name>",
-                         "<os_name>Microsoft Windows 10</os_name>"};
+    const char *win[] = {
+        "<authenticator>" AUTH "</authenticator>", "<authenticator>" AUTH2 "</authenticator>",
+        "<os_name>Linux Debian</os_name>", "<os_name>Microsoft Windows 10</os_name>"};
     req = request(win, 4);
     rpc_at(&f, req, NOW, &a, &r);
     vs_free(req);
