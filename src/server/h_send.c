@@ -327,7 +327,13 @@ void vs_send_choose(struct vs_sched *s, struct vs_store *st, const struct vs_pro
                     const struct host_havs *cached, struct vs_arena *a, struct vs_proto_reply *r,
                     struct vs_send *x)
 {
-    memset(x, 0, sizeof(*x));
+    /* Not memset: st is large (the reply's workunit ids) and
+     * vs_sp_state_init() clears it anyway. */
+    x->have_state = x->client_refused = x->havs_read = false;
+    x->jobs = NULL;
+    x->sent = NULL;
+    x->njobs = 0;
+    x->write_havs = 0;
     x->cfg = s->cfg.policy;
     /* volsched never sends two results of one workunit to one host, as
      * before the rules were configurable (BOINC's scheduler does the same

@@ -108,11 +108,19 @@ enum sq_stmt {
     SQ__COUNT
 };
 
+#define VS_SQ_TX_DEPTHS 8 /* savepoint depths with prepared statements; deeper ones use exec */
+
 struct vs_store {
     sqlite3 *db;
     struct vs_log *log;
     sqlite3_stmt *stmts[SQ__COUNT];
     int txn_depth;
+    /* Transaction control, prepared once (store_sqlite.c, run_tx): BEGIN
+     * IMMEDIATE, COMMIT, ROLLBACK, and per savepoint depth SAVEPOINT spN,
+     * RELEASE spN, ROLLBACK TO spN. Compiling their text on every call was
+     * a fifth of the scheduler's commit cost. */
+    sqlite3_stmt *tx[3];
+    sqlite3_stmt *sp[VS_SQ_TX_DEPTHS][3];
 };
 
 /* Returns the prepared statement for slot id (prepared on first use), reset
