@@ -34,7 +34,8 @@ struct spec {
     int quorum;                     /* min_quorum = target_nresults; 0 = 1 */
     int app_min_version;
     int app_hr;
-    const char *aux; /* config_aux.xml text, NULL = none */
+    const char *aux;        /* config_aux.xml text, NULL = none */
+    const char *plan_class; /* the one app version's; NULL = plain CPU */
 };
 
 struct fx {
@@ -127,6 +128,8 @@ static void build(struct fx *f, const struct vs_sp_config *pol, const struct spe
     av.platformid = pf.id;
     av.version_num = 100;
     av.avg_ncpus = 1;
+    if (sp->plan_class)
+        snprintf(av.plan_class, sizeof(av.plan_class), "%s", sp->plan_class);
     struct vs_app_version_file file = {0};
     snprintf(file.name, sizeof(file.name), "primes_100");
     snprintf(file.path, sizeof(file.path), "3f/primes_100");
@@ -503,6 +506,27 @@ static void test_homogeneous_redundancy(void **state)
     destroy(&f);
 }
 
+/* A GPU plan class goes only to a host with that GPU that asks for GPU
+ * work, and fills the GPU request. */
+static void test_gpu_plan_class(void **state)
+{
+    (void)state;
+    struct vs_sp_config p = defaults();
+    struct spec s = {.nwu = 1, .plan_class = "cuda"};
+    const char *gpu[] = {"</host_info>",
+                         "<coprocs><coproc_cuda><count>1</count><name>GTX 1080</name>"
+                         "<peak_flops>1e12</peak_flops><req_secs>1000</req_secs>"
+                         "<req_instances>1</req_instances><estimated_delay>0</estimated_delay>"
+                         "</coproc_cuda></coprocs></host_info>"};
+    hit_and_inside(&p, &s, NULL, 0, &p, &s, gpu, 2, "primes needs an NVIDIA GPU");
+    struct vs_arena a;
+    vs_arena_init(&a, 8192);
+    struct vs_proto_reply r;
+    assert_int_equal(one(&p, &s, gpu, 2, &a, &r), 1);
+    assert_string_equal(r.results[0].plan_class, "cuda");
+    vs_arena_cleanup(&a);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -517,6 +541,7 @@ int main(void)
         cmocka_unit_test(test_daily_quota_day_boundary),
         cmocka_unit_test(test_job_limits_config_aux),
         cmocka_unit_test(test_homogeneous_redundancy),
+        cmocka_unit_test(test_gpu_plan_class),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
