@@ -464,6 +464,28 @@ static void test_job_limits_config_aux(void **state)
                               "<other_result><name>x_1</name></other_result></other_results>"};
     assert_int_equal(one(&p, &s, two_held, 2, &a, &r), 0);
     assert_true(has_msg(&r, "reached a limit on tasks in progress"));
+    /* An <app> section: its total limit binds below the project's. */
+    struct spec app = {.nwu = 6,
+                       .aux = "<config><max_jobs_in_progress><app><app_name>primes</app_name>"
+                              "<total_limit><jobs>3</jobs></total_limit></app>"
+                              "</max_jobs_in_progress></config>"};
+    assert_int_equal(one(&p, &app, NULL, 0, &a, &r), 3);
+    /* Two held jobs of primes (the client names their app version). */
+    const char *two_primes[] = {
+        "<other_results>\n</other_results>",
+        "<app_versions><app_version><app_name>primes</app_name><version_num>100</version_num>"
+        "<platform>x86_64-pc-linux-gnu</platform><avg_ncpus>1</avg_ncpus></app_version>"
+        "</app_versions><other_results><other_result><name>x_0</name><app_version>0</app_version>"
+        "</other_result><other_result><name>x_1</name><app_version>0</app_version>"
+        "</other_result></other_results>"};
+    assert_int_equal(one(&p, &app, two_primes, 2, &a, &r), 1);
+    assert_int_equal(one(&p, &app, two_held, 2, &a, &r), 3); /* other apps' jobs: not counted */
+    /* The same app limit per processor: 1 x 2 CPUs. */
+    struct spec per = {.nwu = 6,
+                       .aux = "<config><max_jobs_in_progress><app><app_name>primes</app_name>"
+                              "<cpu_limit><jobs>1</jobs><per_proc/></cpu_limit></app>"
+                              "</max_jobs_in_progress></config>"};
+    assert_int_equal(one(&p, &per, NULL, 0, &a, &r), 2);
     vs_arena_cleanup(&a);
 }
 
