@@ -22,7 +22,10 @@
  *
  * usage: bench_server [--jobs N] [--secs S] [--rpcs N] [--threads T]
  *                     [--sync-full] [--conc a,b,c] [--commit-delay US]
- *                     [--direct N] [--keep]
+ *                     [--direct N] [--keep] [--rules on|off]
+ *
+ * --rules on (default) switches every work-send rule on (none binding for
+ * this load); off leaves the checks the scheduler had before them.
  *
  * --direct N first times N calls of the handler on one thread, without HTTP
  * (each as a new host), to show its own cost.
@@ -88,7 +91,42 @@ static void die(const char *what, int rc)
 
 /* ---------------- the project ---------------- */
 
-static void make_project(struct vs_project_config *c, const char *dir, int njobs, bool sync_full)
+/* The work-send rules: "on" switches every rule on (all checked on every
+ * candidate, none binding for this load: limits and quotas far above what a
+ * phase sends); "off" leaves only what the scheduler checked before the
+ * rules were configurable (platform, version, memory, disk, deadline, one
+ * result of a workunit per host). */
+static void set_rules(struct vs_sp_config *p, bool on)
+{
+    vs_sp_config_defaults(p);
+    p->max_wus_to_send = 10;
+    if (!on) {
+        p->min_core_client_version = 0;
+        return;
+    }
+    const char *only = getenv("BENCH_RULES"); /* experiments: a subset, e.g. "quota,hr" */
+    bool all = !only;
+#define RULE(name) (all || strstr(only, name))
+    p->one_result_per_user_per_wu = RULE("user");
+    p->one_result_per_host_per_wu = true;
+    p->daily_result_quota = RULE("quota") ? 100000 : 0;
+    p->homogeneous_redundancy = RULE("hr") ? 2 : 0;
+    p->min_core_client_version = 70000;
+    p->workload_sim = RULE("edf");
+    if (!RULE("limits"))
+        return;
+#undef RULE
+    p->limits.project.total.jobs = 100000;
+    p->limits.project.cpu.jobs = 10000;
+    p->limits.project.cpu.per_proc = true;
+    p->limits.n_apps = 1;
+    snprintf(p->limits.apps[0].app_name, sizeof(p->limits.apps[0].app_name), "primes");
+    p->limits.apps[0].total.jobs = 100000;
+    p->limits.apps[0].cpu.jobs = 10000;
+}
+
+static void make_project(struct vs_project_config *c, const char *dir, int njobs, bool sync_full,
+                         bool rules)
 {
     memset(c, 0, sizeof(*c));
     snprintf(c->dir, sizeof(c->dir), "%s", dir);
@@ -101,7 +139,7 @@ static void make_project(struct vs_project_config *c, const char *dir, int njobs
     snprintf(c->key_dir, sizeof(c->key_dir), "%s", dir);
     snprintf(c->store_url, sizeof(c->store_url), "sqlite:%s/bench.db%s", dir,
              sync_full ? "?sync=full" : "");
-    c->max_wus_to_send = 10;
+    set_rules(&c->policy, rules);
     char path[VS_PATH_MAX + 32];
     snprintf(path, sizeof(path), "%s/code_sign_public", dir);
     FILE *f = fopen(path, "w");
@@ -395,7 +433,7 @@ int main(int argc, char **argv)
 {
     int64_t njobs = 60000, max_rpcs = 40000, threads = 4;
     double secs = 5;
-    bool sync_full = false, keep = false;
+    bool sync_full = false, keep = false, rules = true;
     int64_t direct = 0, commit_delay = 0;
     char conc_list[128] = "1,64,512";
     for (int i = 1; i < argc; i++) {
@@ -421,10 +459,13 @@ int main(int argc, char **argv)
             sync_full = true;
         } else if (strcmp(a, "--keep") == 0) {
             keep = true;
+        } else if (strcmp(a, "--rules") == 0 && v && (!strcmp(v, "on") || !strcmp(v, "off"))) {
+            rules = strcmp(v, "on") == 0;
+            i++;
         } else {
             fprintf(stderr, "usage: bench_server [--jobs N] [--secs S] [--rpcs N] [--threads T]"
                             " [--sync-full] [--conc a,b,c] [--commit-delay US] [--direct N]"
-                            " [--keep]\n");
+                            " [--keep] [--rules on|off]\n");
             return 2;
         }
     }
@@ -433,7 +474,8 @@ int main(int argc, char **argv)
     if (!mkdtemp(dir))
         return 1;
     struct vs_project_config cfg;
-    make_project(&cfg, dir, (int)njobs, sync_full);
+    make_project(&cfg, dir, (int)njobs, sync_full, rules);
+    printf("work-send rules: %s\n", rules ? "all on" : "off (legacy checks only)");
 
     struct vs_sched_options so = {.cache_slots = 4000, .commit_delay_us = (int)commit_delay};
     struct vs_sched *s;

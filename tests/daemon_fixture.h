@@ -17,7 +17,7 @@
 static inline int df_setup(void **state)
 {
     struct project_fixture *f = pf_create();
-    f->cfg.daily_result_quota = 10;
+    f->cfg.policy.daily_result_quota = 10;
     *state = f;
     return 0;
 }

@@ -26,6 +26,20 @@ struct vs_config_error {
     char msg[256];  /* "<daily_result_quota> must not be negative (-3)" */
 };
 
+/* One child of a block: <name>text</name> at line. */
+struct vs_config_kv {
+    char *name, *text; /* owned */
+    unsigned line;
+};
+
+/* A block tag of config.xml (<validator>, <assimilator>) with its children. */
+struct vs_config_block {
+    char *tag; /* owned */
+    unsigned line;
+    struct vs_config_kv *kv;
+    size_t n_kv;
+};
+
 /* A list of owned strings (repeatable tags). */
 struct vs_strlist {
     char **v;
@@ -69,6 +83,19 @@ struct vs_config {
     /* work-send rules and job limits (seeds 004, 003, 000) */
     struct vs_sp_config policy;
 
+    /* the back-end daemons (docs/daemons.md) */
+    int reliable_priority_on_over, reliable_priority_on_over_except_error;
+    bool hr_class_static;
+    int daemon_command_timeout, validator_retry_secs, assimilator_retry_secs;
+    int file_deleter_retry_secs;
+    /* <validator> and <assimilator> blocks, in file order (their meaning is
+     * the project loader's: store/project.c) */
+    struct vs_config_block *blocks;
+    size_t n_blocks;
+
+    /* which tags of config.xml's <config> the file had (see vs_config_seen) */
+    unsigned char seen[16];
+
     /* "config.xml:12: unknown tag <db_name> ignored", in file order */
     struct vs_strlist warnings;
 };
@@ -98,6 +125,10 @@ VS_MUST_CHECK int vs_config_parse_aux(struct vs_config *c, const char *data, siz
  */
 VS_MUST_CHECK int vs_config_load(struct vs_config *c, const char *project_dir,
                                  struct vs_config_error *out_err);
+
+/* True when config.xml had tag (a scalar tag volsched reads): lets a
+ * caller keep its own default for a tag the file does not set. */
+bool vs_config_seen(const struct vs_config *c, const char *tag);
 
 /* "file:line: msg" (or "file: msg" when line is 0) into dst of size n. */
 void vs_config_error_format(const struct vs_config_error *e, char *dst, size_t n);

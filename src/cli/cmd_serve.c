@@ -16,6 +16,7 @@
 #include "server/sched.h"
 #include "server/transitioner.h"
 #include "store/project.h"
+#include "volsched/config.h"
 #include "volsched/log.h"
 #include "volsched/str.h"
 
@@ -144,10 +145,21 @@ int vs_cmd_serve(int argc, char **argv)
     vs_log_init(&lg, level, stderr, "serve");
     struct vs_log *log = &lg;
     struct vs_project_config cfg;
-    int rc = vs_project_config_load(project, &cfg);
+    /* config.xml and config_aux.xml: a bad one stops the start with file,
+     * line and reason; unknown tags are logged as warnings. */
+    struct vs_config_error cerr;
+    memset(&cerr, 0, sizeof(cerr));
+    int rc = vs_project_config_load_checked(project, log, &cfg, &cerr);
     if (rc != 0) {
-        fprintf(stderr, "volsched serve: cannot load project %s: %s\n", project, vs_strerror(rc));
-        return rc == VS_ENOTFOUND || rc == VS_EPARSE ? VS_EXIT_USAGE : VS_EXIT_FAIL;
+        if (cerr.file[0]) {
+            char where[600];
+            vs_config_error_format(&cerr, where, sizeof(where));
+            fprintf(stderr, "volsched serve: %s\n", where);
+        } else {
+            fprintf(stderr, "volsched serve: cannot load project %s: %s\n", project,
+                    vs_strerror(rc));
+        }
+        return rc == -ENOMEM || rc == VS_ENOMEM ? VS_EXIT_FAIL : VS_EXIT_USAGE;
     }
     if (store_url && vs_strlcpy(cfg.store_url, store_url, sizeof(cfg.store_url)) != 0) {
         fprintf(stderr, "volsched serve: --store URL too long\n");

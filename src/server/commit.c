@@ -70,6 +70,11 @@ static int run_item(struct vs_committer *c, struct vs_commit_item *it, bool alon
     if (rc == 0 && it->nclaims > 0)
         rc = vs_store_results_claim(c->store, it->host->id, it->userid, it->teamid, it->now,
                                     it->claims, it->nclaims, &it->nclaimed);
+    /* Generalized (anonymous platform) versions have no quota row. */
+    for (size_t i = 0; rc == 0 && i < it->nhavs; i++)
+        if (it->havs[i].app_version_id > 0)
+            rc = vs_store_hav_set_today(c->store, it->host->id, it->havs[i].app_version_id,
+                                        it->havs[i].n_jobs_today, it->havs[i].max_jobs_per_day);
     if (alone)
         return rc;
     if (rc == 0)

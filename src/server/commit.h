@@ -20,6 +20,7 @@
 
 #include "store/store.h"
 #include "volsched/error.h"
+#include "volsched/server_policy.h"
 
 struct vs_commit_item {
     /* in */
@@ -28,6 +29,9 @@ struct vs_commit_item {
     int64_t userid, teamid, now;
     struct vs_claim *claims; /* claimed flags are written */
     size_t nclaims;
+    /* daily-quota rows whose n_jobs_today is written (host_app_version) */
+    const struct vs_sp_hav *havs;
+    size_t nhavs;
     /* out */
     int rc;          /* 0, or the error that rolled this item back */
     size_t nclaimed; /* claims that moved UNSENT -> IN_PROGRESS */

@@ -26,6 +26,7 @@ enum kind {
     K_CORE_VERSION, /* int; BOINC's old major*100+minor form is scaled */
     K_LIMIT_CPU,    /* max_wus_in_progress: project CPU limit, per processor */
     K_LIMIT_GPU,    /* max_wus_in_progress_gpu: project GPU limit, per processor */
+    K_BLOCK,        /* a block of <name>text</name> children, kept for the project loader */
 };
 
 struct tag {
@@ -92,6 +93,17 @@ static const struct tag tags[] = {
     {"workload_sim", K_BOOL, P(workload_sim), 0, 0},
     {"max_wus_in_progress", K_LIMIT_CPU, 0, 0, 0},
     {"max_wus_in_progress_gpu", K_LIMIT_GPU, 0, 0, 0},
+    /* The back-end daemons (docs/daemons.md). */
+    {"reliable_priority_on_over", K_INT, F(reliable_priority_on_over), 0, 0},
+    {"reliable_priority_on_over_except_error", K_INT, F(reliable_priority_on_over_except_error), 0,
+     0},
+    {"hr_class_static", K_BOOL, F(hr_class_static), 0, 0},
+    {"daemon_command_timeout", K_INT, F(daemon_command_timeout), 1, 0},
+    {"validator_retry_secs", K_INT, F(validator_retry_secs), 0, 0},
+    {"assimilator_retry_secs", K_INT, F(assimilator_retry_secs), 0, 0},
+    {"file_deleter_retry_secs", K_INT, F(file_deleter_retry_secs), 0, 0},
+    {"validator", K_BLOCK, 0, 0, 0},
+    {"assimilator", K_BLOCK, 0, 0, 0},
 };
 
 void vs_config_init(struct vs_config *c)
@@ -102,6 +114,10 @@ void vs_config_init(struct vs_config *c)
     c->shmem_work_items = 100;
     c->feeder_query_size = 200;
     vs_sp_config_defaults(&c->policy);
+    c->daemon_command_timeout = 600;
+    c->validator_retry_secs = 6 * 3600;
+    c->assimilator_retry_secs = 600;
+    c->file_deleter_retry_secs = 3600;
 }
 
 static void strlist_free(struct vs_strlist *l)
@@ -133,6 +149,18 @@ void vs_config_cleanup(struct vs_config *c)
     strlist_free(&c->locality_scheduling_workunit_file);
     strlist_free(&c->locality_scheduling_sticky_file);
     strlist_free(&c->warnings);
+    for (size_t i = 0; i < c->n_blocks; i++) {
+        struct vs_config_block *b = &c->blocks[i];
+        for (size_t k = 0; k < b->n_kv; k++) {
+            vs_free(b->kv[k].name);
+            vs_free(b->kv[k].text);
+        }
+        vs_free(b->kv);
+        vs_free(b->tag);
+    }
+    vs_free(c->blocks);
+    c->blocks = NULL;
+    c->n_blocks = 0;
 }
 
 /* ---- errors and warnings ---- */
@@ -285,6 +313,23 @@ static int set_tag(const struct ctx *x, const struct tag *t, const struct vs_xml
             return rc;
         strlist_add((struct vs_strlist *)(base + t->off), vs_xstrdup(trimmed(x, n)));
         return 0;
+    case K_BLOCK: {
+        x->c->blocks = vs_xreallocarray(x->c->blocks, x->c->n_blocks + 1, sizeof(*x->c->blocks));
+        struct vs_config_block *b = &x->c->blocks[x->c->n_blocks++];
+        memset(b, 0, sizeof(*b));
+        b->tag = vs_xstrdup(n->name);
+        b->line = n->line;
+        for (const struct vs_xml_node *k = n->child; k; k = k->next) {
+            if ((rc = scalar(x, k)))
+                return rc;
+            b->kv = vs_xreallocarray(b->kv, b->n_kv + 1, sizeof(*b->kv));
+            struct vs_config_kv *kv = &b->kv[b->n_kv++];
+            kv->name = vs_xstrdup(k->name);
+            kv->text = vs_xstrdup(trimmed(x, k));
+            kv->line = k->line;
+        }
+        return 0;
+    }
     case K_LIMIT_CPU:
     case K_LIMIT_GPU: {
         if ((rc = get_int(x, n, 0, INT_MAX, &v)))
@@ -306,6 +351,13 @@ static const struct tag *find_tag(const char *name)
         if (strcmp(tags[i].name, name) == 0)
             return &tags[i];
     return NULL;
+}
+
+bool vs_config_seen(const struct vs_config *c, const char *tag)
+{
+    const struct tag *t = find_tag(tag);
+    size_t i = t ? (size_t)(t - tags) : 0;
+    return t && i < 8 * sizeof c->seen && (c->seen[i / 8] >> (i % 8) & 1);
 }
 
 static int parse_doc(const struct ctx *x, const char *data, size_t len, struct vs_xml_doc *doc)
@@ -353,6 +405,9 @@ static int parse_config_body(const struct ctx *x, const struct vs_xml_node *cfg)
         int rc = set_tag(x, t, n);
         if (rc)
             return rc;
+        size_t i = (size_t)(t - tags);
+        if (i < 8 * sizeof x->c->seen)
+            x->c->seen[i / 8] |= (unsigned char)(1u << (i % 8));
     }
     return 0;
 }

@@ -5,6 +5,7 @@
  * and 2.6.
  */
 #include "server/sched.h"
+#include "server/sched_int.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -25,10 +26,7 @@
 #define DELAY_BAD_REQUEST   600
 #define DELAY_PLATFORM      86400
 #define DELAY_SERVER_ERROR  120
-#define MAX_REQ_SECS        (28.0 * 86400.0) /* requests are clamped to 28 days */
 #define DEFAULT_MAX_PER_RPC 100
-#define DEFAULT_WUS_TO_SEND 10 /* per CPU, BOINC's max_wus_to_send default */
-#define MAX_HOST_PLATFORMS  8
 
 /*
  * Every RPC reads its user (by authenticator) and its host (by id). These
@@ -40,71 +38,6 @@
 #define UCACHE_SIZE 4096 /* power of two */
 #define HCACHE_SIZE 4096
 #define CACHE_TTL   10
-
-struct ucache_ent {
-    int64_t expires; /* 0: empty */
-    char authenticator[VS_AUTH_MAX];
-    int64_t id, teamid, create_time;
-    double total_credit, expavg_credit;
-    char name[VS_NAME_MAX];
-};
-
-struct hcache_ent {
-    int64_t expires; /* 0: empty */
-    struct vs_host host;
-};
-
-/* ---- the catalog: apps and app versions, prepared for replies ---- */
-
-struct prep_av {
-    const struct vs_app_version *av; /* in snap->cat */
-    const struct vs_app *app;
-    struct vs_proto_app papp;
-    struct vs_proto_app_version pav;
-    struct vs_proto_file_info *fis;
-    size_t nfis;
-};
-
-struct catalog_snap {
-    struct vs_catalog cat;
-    struct vs_arena arena;
-    struct prep_av *avs;
-    size_t navs;
-};
-
-/* ---- a cached job, prepared for replies (the cache's prep) ---- */
-
-struct prep_job {
-    struct vs_arena arena;
-    struct vs_proto_file_info *in_fis;
-    size_t n_in;
-    struct vs_proto_workunit wu;
-    struct vs_proto_file_info *out_fis;
-    size_t n_out;
-    struct vs_proto_result res;
-};
-
-struct vs_sched {
-    struct vs_project_config cfg;
-    struct vs_log *log;
-    struct vs_sched_options opt;
-    char *code_sign_key; /* BOINC key text, NULL if the project has none */
-    pthread_rwlock_t cat_lock;
-    struct catalog_snap *cat;
-    struct vs_cache *cache;
-    pthread_mutex_t feed_mu;
-    struct vs_store *feed_store;
-    int64_t last_checkpoint; /* time of the last WAL checkpoint (feed_mu) */
-    pthread_mutex_t pool_mu;
-    struct vs_store **pool; /* idle read handles */
-    size_t npool, cap_pool;
-    struct vs_committer *committer;
-    /* Read-through caches of the rows every RPC needs (see user_lookup). */
-    pthread_mutex_t ucache_mu, hcache_mu;
-    struct ucache_ent *ucache; /* UCACHE_SIZE entries */
-    struct hcache_ent *hcache; /* HCACHE_SIZE entries */
-    _Atomic uint64_t n_rpcs, n_bad, n_sent, n_nowork;
-};
 
 /* Copies src into a fixed field, truncating (client strings are capped by
  * the store's field sizes; a long model name is not an error). */
@@ -193,13 +126,16 @@ static int user_lookup(struct vs_sched *s, struct vs_store *st, const char *auth
     return 0;
 }
 
+/* The host row, and (out_havs, when the cache has them) its quota rows. */
 static int host_lookup(struct vs_sched *s, struct vs_store *st, int64_t id, int64_t now,
-                       struct vs_host *out)
+                       struct vs_host *out, struct host_havs *out_havs)
 {
     struct hcache_ent *e = &s->hcache[(size_t)id & (HCACHE_SIZE - 1)];
+    out_havs->valid = false;
     pthread_mutex_lock(&s->hcache_mu);
     if (e->expires > now && e->host.id == id) {
         *out = e->host;
+        *out_havs = e->havs;
         pthread_mutex_unlock(&s->hcache_mu);
         return 0;
     }
@@ -207,14 +143,22 @@ static int host_lookup(struct vs_sched *s, struct vs_store *st, int64_t id, int6
     return vs_store_host_get(st, id, out);
 }
 
-/* Remembers a host row as just committed (or forgets it: valid false). */
-static void host_remember(struct vs_sched *s, const struct vs_host *h, int64_t now, bool valid)
+/* Remembers a host row as just committed (or forgets it: valid false),
+ * with its quota rows when they were read or written (havs may be NULL). */
+static void host_remember(struct vs_sched *s, const struct vs_host *h, int64_t now, bool valid,
+                          const struct vs_sp_hav *havs, int nhavs)
 {
     struct hcache_ent *e = &s->hcache[(size_t)h->id & (HCACHE_SIZE - 1)];
     pthread_mutex_lock(&s->hcache_mu);
     if (valid) {
         e->host = *h;
         e->expires = now + CACHE_TTL;
+        /* Rows the validator or transitioner changed show after CACHE_TTL
+         * at most, like the host row. */
+        e->havs.valid = havs && nhavs <= HCACHE_HAVS;
+        e->havs.n = e->havs.valid ? nhavs : 0;
+        if (e->havs.valid && nhavs > 0)
+            memcpy(e->havs.v, havs, (size_t)nhavs * sizeof(*havs));
     } else if (e->host.id == h->id) {
         e->expires = 0;
     }
@@ -235,7 +179,7 @@ static void snap_free(struct catalog_snap *c)
     vs_free(c);
 }
 
-static const struct vs_app *find_app(const struct vs_catalog *cat, int64_t id)
+const struct vs_app *vs_sched__find_app(const struct vs_catalog *cat, int64_t id)
 {
     for (size_t i = 0; i < cat->napps; i++)
         if (cat->apps[i].id == id)
@@ -250,7 +194,7 @@ static int snap_prepare(struct vs_sched *s, struct catalog_snap *c)
     c->avs = vs_xcalloc(c->cat.napp_versions ? c->cat.napp_versions : 1, sizeof(*c->avs));
     for (size_t i = 0; i < c->cat.napp_versions; i++) {
         const struct vs_app_version *av = &c->cat.app_versions[i];
-        const struct vs_app *app = find_app(&c->cat, av->appid);
+        const struct vs_app *app = vs_sched__find_app(&c->cat, av->appid);
         if (!app || av->deprecated || app->deprecated)
             continue;
         struct prep_av *p = &c->avs[c->navs];
@@ -316,6 +260,8 @@ static int load_catalog(struct vs_sched *s, struct vs_store *st, struct catalog_
     int rc = vs_store_catalog_load(st, &c->cat);
     if (rc == 0)
         rc = snap_prepare(s, c);
+    if (rc == 0)
+        vs_send_catalog(s, c);
     if (rc != 0) {
         snap_free(c);
         return rc;
@@ -416,154 +362,11 @@ fail:
 }
 
 /* ------------------------------------------------------------------------ */
-/* Choosing jobs                                                             */
-/* ------------------------------------------------------------------------ */
-
-/* The app version a host gets for an app: chosen once per app per request. */
-struct av_choice {
-    int64_t appid;
-    const struct prep_av *av;                          /* NULL: none (or anonymous) */
-    const struct vs_proto_client_app_version *anon_av; /* anonymous platform */
-};
-
-enum skip_reason { SKIP_NO_VERSION, SKIP_DEADLINE, SKIP_MEMORY, SKIP_DISK, SKIP_N };
-
-struct pick_ctx {
-    const struct vs_sched *s;
-    struct vs_arena *arena; /* the request's */
-    const struct catalog_snap *cat;
-    const struct vs_proto_request *req;
-    const char *platforms[MAX_HOST_PLATFORMS];
-    size_t nplatforms;
-    bool anonymous;
-    struct av_choice choices[32];
-    size_t nchoices;
-    double p_fpops;   /* host speed per CPU */
-    double avail;     /* on_frac * active_frac, clamped */
-    double secs_left; /* CPU seconds still wanted */
-    double inst_left; /* idle CPUs still to fill */
-    double mem_bytes; /* RAM the host may use */
-    double disk_left; /* disk the host may still use */
-    size_t njobs, max_jobs;
-    int skipped[SKIP_N];
-    /* per taken job, parallel to the take array */
-    const struct av_choice **job_av;
-    double *job_flops;
-    int64_t *job_wuid;
-};
-
-static bool platform_ok(const struct pick_ctx *pc, const char *platform)
-{
-    for (size_t i = 0; i < pc->nplatforms; i++)
-        if (strcmp(pc->platforms[i], platform) == 0)
-            return true;
-    return false;
-}
-
-/* BOINC-COMPAT (sched_version.cpp, simplified): the highest version_num of
- * the app for one of the host's platforms, plan class "" only (plan classes
- * need server-side host checks that do not exist yet). */
-static const struct av_choice *choose_av(struct pick_ctx *pc, int64_t appid, int want_version)
-{
-    for (size_t i = 0; i < pc->nchoices; i++)
-        if (pc->choices[i].appid == appid)
-            return &pc->choices[i];
-    struct av_choice ch = {.appid = appid};
-    if (pc->anonymous) {
-        const struct vs_app *app = find_app(&pc->cat->cat, appid);
-        for (size_t i = 0; app && i < pc->req->n_app_versions; i++) {
-            const struct vs_proto_client_app_version *cav = &pc->req->app_versions[i];
-            if (!cav->app_name || strcmp(cav->app_name, app->name) != 0)
-                continue;
-            if (want_version && cav->version_num != want_version)
-                continue;
-            if (!ch.anon_av || cav->version_num > ch.anon_av->version_num)
-                ch.anon_av = cav;
-        }
-    } else {
-        for (size_t i = 0; i < pc->cat->navs; i++) {
-            const struct prep_av *p = &pc->cat->avs[i];
-            if (p->av->appid != appid || p->av->plan_class[0])
-                continue;
-            if (want_version && p->av->version_num != want_version)
-                continue;
-            if (!platform_ok(pc, p->av->platform_name))
-                continue;
-            if (!ch.av || p->av->version_num > ch.av->av->version_num)
-                ch.av = p;
-        }
-    }
-    /* Only remember choices made without a version restriction; others
-     * live in the request's arena as long as the reply needs them. */
-    if (want_version || pc->nchoices == sizeof(pc->choices) / sizeof(pc->choices[0])) {
-        struct av_choice *one = vs_arena_alloc(pc->arena, sizeof(*one));
-        *one = ch;
-        return one;
-    }
-    pc->choices[pc->nchoices] = ch;
-    return &pc->choices[pc->nchoices++];
-}
-
-static enum vs_cache_pick pick(void *ctx, const struct vs_cache_job *cj)
-{
-    struct pick_ctx *pc = ctx;
-    if (pc->njobs >= pc->max_jobs)
-        return VS_PICK_STOP;
-    if (pc->njobs > 0 && pc->secs_left <= 0 && pc->inst_left <= 0)
-        return VS_PICK_STOP;
-    const struct vs_workunit *wu = &cj->job.wu;
-    /* BOINC-COMPAT: never two results of one workunit to one host (a
-     * replicated job must be computed by different hosts). */
-    for (size_t k = 0; k < pc->njobs; k++)
-        if (pc->job_wuid[k] == wu->id)
-            return VS_PICK_SKIP;
-    const struct av_choice *ch = choose_av(pc, wu->appid, wu->app_version_num);
-    double ncpus = 1.0, flops = pc->p_fpops;
-    if (ch->av) {
-        ncpus = ch->av->pav.avg_ncpus;
-        flops = pc->p_fpops * ncpus;
-    } else if (ch->anon_av) {
-        ncpus = ch->anon_av->avg_ncpus > 0 ? ch->anon_av->avg_ncpus : 1.0;
-        flops = ch->anon_av->flops > 0 ? ch->anon_av->flops : pc->p_fpops * ncpus;
-    } else {
-        pc->skipped[SKIP_NO_VERSION]++;
-        return VS_PICK_SKIP;
-    }
-    /* BOINC-COMPAT (sched_check.cpp): the job must finish before its
-     * deadline at the rate this host really computes (on and allowed to
-     * run), and fit the host's memory and free disk. */
-    double est = wu->rsc_fpops_est > 0 ? wu->rsc_fpops_est / flops : 0;
-    if (wu->delay_bound > 0 && est / pc->avail > wu->delay_bound) {
-        pc->skipped[SKIP_DEADLINE]++;
-        return VS_PICK_SKIP;
-    }
-    if (pc->mem_bytes > 0 && wu->rsc_memory_bound > pc->mem_bytes) {
-        pc->skipped[SKIP_MEMORY]++;
-        return VS_PICK_SKIP;
-    }
-    if (pc->disk_left > 0 && wu->rsc_disk_bound > pc->disk_left) {
-        pc->skipped[SKIP_DISK]++;
-        return VS_PICK_SKIP;
-    }
-    pc->job_av[pc->njobs] = ch;
-    pc->job_wuid[pc->njobs] = wu->id;
-    pc->job_flops[pc->njobs] = flops;
-    pc->njobs++;
-    /* BOINC-COMPAT (add_result_to_reply): the request shrinks by the job's
-     * estimated runtime and by the CPUs it occupies. */
-    pc->secs_left -= est;
-    pc->inst_left -= ncpus;
-    if (pc->disk_left > 0)
-        pc->disk_left -= wu->rsc_disk_bound;
-    return VS_PICK_TAKE;
-}
-
-/* ------------------------------------------------------------------------ */
 /* Replies                                                                   */
 /* ------------------------------------------------------------------------ */
 
-static void add_msg(struct vs_proto_reply *r, struct vs_arena *a, const char *prio,
-                    const char *text)
+void vs_sched__add_msg(struct vs_proto_reply *r, struct vs_arena *a, const char *prio,
+                       const char *text)
 {
     struct vs_proto_message *m = vs_arena_alloc(a, (r->n_messages + 1) * sizeof(*m));
     if (r->n_messages)
@@ -599,137 +402,15 @@ static int refuse(struct vs_sched *s, const char *peer, const char *why, const c
     struct vs_proto_reply r = {0};
     r.request_delay = delay;
     r.project_name = s->cfg.long_name[0] ? s->cfg.long_name : NULL;
-    add_msg(&r, &a, "low", msg);
+    vs_sched__add_msg(&r, &a, "low", msg);
     int status = write_reply(s, &r, out);
     vs_arena_cleanup(&a);
     return status;
 }
 
-static bool have_name(const char *const *names, size_t n, const char *name)
-{
-    for (size_t i = 0; i < n; i++)
-        if (strcmp(names[i], name) == 0)
-            return true;
-    return false;
-}
-
-/* Adds the sent jobs' elements to the reply, each app, app version and file
- * once. */
-static void reply_add_jobs(struct vs_proto_reply *r, struct vs_arena *a, struct pick_ctx *pc,
-                           struct vs_cache_job *jobs, const struct vs_claim *claims, size_t n,
-                           const struct catalog_snap *cat)
-{
-    size_t max_fi = 0;
-    for (size_t i = 0; i < n; i++) {
-        const struct prep_job *pj = jobs[i].prep;
-        max_fi += pj->n_in + pj->n_out + (pc->job_av[i]->av ? pc->job_av[i]->av->nfis : 0);
-    }
-    r->apps = vs_arena_alloc(a, (n + 1) * sizeof(*r->apps));
-    r->app_versions = vs_arena_alloc(a, (n + 1) * sizeof(*r->app_versions));
-    r->file_infos = vs_arena_alloc(a, (max_fi + 1) * sizeof(*r->file_infos));
-    r->workunits = vs_arena_alloc(a, (n + 1) * sizeof(*r->workunits));
-    r->results = vs_arena_alloc(a, (n + 1) * sizeof(*r->results));
-    const char **fi_names = vs_arena_alloc(a, (max_fi + 1) * sizeof(*fi_names));
-    const struct prep_av **avs_sent = vs_arena_alloc(a, (n + 1) * sizeof(*avs_sent));
-    size_t n_avs_sent = 0;
-    (void)cat;
-    for (size_t i = 0; i < n; i++) {
-        if (!claims[i].claimed)
-            continue;
-        const struct prep_job *pj = jobs[i].prep;
-        const struct av_choice *ch = pc->job_av[i];
-        if (ch->av) {
-            bool seen = false;
-            for (size_t k = 0; k < n_avs_sent; k++)
-                seen |= avs_sent[k] == ch->av;
-            if (!seen) {
-                avs_sent[n_avs_sent++] = ch->av;
-                bool app_seen = false;
-                for (size_t k = 0; k < r->n_apps; k++)
-                    app_seen |= strcmp(r->apps[k].name, ch->av->papp.name) == 0;
-                if (!app_seen)
-                    r->apps[r->n_apps++] = ch->av->papp;
-                for (size_t f = 0; f < ch->av->nfis; f++) {
-                    if (have_name(fi_names, r->n_file_infos, ch->av->fis[f].name))
-                        continue;
-                    fi_names[r->n_file_infos] = ch->av->fis[f].name;
-                    r->file_infos[r->n_file_infos++] = ch->av->fis[f];
-                }
-                struct vs_proto_app_version *pav = &r->app_versions[r->n_app_versions++];
-                *pav = ch->av->pav;
-                pav->flops = pc->job_flops[i];
-            }
-        }
-        for (size_t f = 0; f < pj->n_in; f++) {
-            if (have_name(fi_names, r->n_file_infos, pj->in_fis[f].name))
-                continue;
-            fi_names[r->n_file_infos] = pj->in_fis[f].name;
-            r->file_infos[r->n_file_infos++] = pj->in_fis[f];
-        }
-        for (size_t f = 0; f < pj->n_out; f++) {
-            fi_names[r->n_file_infos] = pj->out_fis[f].name;
-            r->file_infos[r->n_file_infos++] = pj->out_fis[f];
-        }
-        struct vs_proto_workunit *w = &r->workunits[r->n_workunits++];
-        *w = pj->wu;
-        const struct vs_app *app = find_app(&pc->cat->cat, jobs[i].job.wu.appid);
-        w->app_name = app ? app->name : "";
-        struct vs_proto_result *res = &r->results[r->n_results++];
-        *res = pj->res;
-        res->report_deadline = (double)claims[i].report_deadline;
-        if (ch->av) {
-            res->platform = ch->av->pav.platform;
-            res->version_num = ch->av->pav.version_num;
-            res->plan_class = ch->av->pav.plan_class;
-        } else {
-            res->platform = ch->anon_av->platform;
-            res->version_num = ch->anon_av->version_num;
-            res->plan_class = ch->anon_av->plan_class;
-        }
-    }
-}
-
 /* ------------------------------------------------------------------------ */
 /* The request                                                               */
 /* ------------------------------------------------------------------------ */
-
-/*
- * A known host may already hold another result of a replicated workunit
- * (from an earlier RPC). Such jobs go back to the cache for other hosts.
- * Only replicated workunits are checked, so the common case costs nothing.
- * Returns the number of jobs kept (compacted to the front).
- */
-static size_t drop_replicas_held(struct vs_sched *s, struct pick_ctx *pc, int64_t hostid,
-                                 struct vs_cache_job *jobs, size_t n)
-{
-    struct vs_store *st = NULL;
-    size_t kept = 0;
-    for (size_t i = 0; i < n; i++) {
-        const struct vs_workunit *wu = &jobs[i].job.wu;
-        bool held = false;
-        if (wu->target_nresults > 1 || wu->min_quorum > 1) {
-            if (!st && pool_get(s, &st) != 0)
-                st = NULL;
-            /* Without a store handle, err on the side of not sending. */
-            if (!st || vs_store_host_has_wu(st, hostid, wu->id, &held) != 0)
-                held = true;
-        }
-        if (held) {
-            vs_cache_put_back(s->cache, &jobs[i]);
-            continue;
-        }
-        if (kept != i) {
-            jobs[kept] = jobs[i];
-            pc->job_av[kept] = pc->job_av[i];
-            pc->job_flops[kept] = pc->job_flops[i];
-            pc->job_wuid[kept] = pc->job_wuid[i];
-        }
-        kept++;
-    }
-    if (st)
-        pool_put(s, st);
-    return kept;
-}
 
 static void host_from_request(struct vs_host *h, const struct vs_proto_request *q,
                               const struct vs_user *u, const char *peer, int64_t now)
@@ -766,14 +447,6 @@ static void host_from_request(struct vs_host *h, const struct vs_proto_request *
     h->n_bwdown = q->net_stats.bwdown;
 }
 
-/* Clamps a number from the client into [lo, hi]; NaN becomes lo. */
-static double clamp(double v, double lo, double hi)
-{
-    if (!(v >= lo))
-        return lo;
-    return v > hi ? hi : v;
-}
-
 int vs_sched_handle(struct vs_sched *s, const char *body, size_t len, const char *peer, int64_t now,
                     struct vs_buf *out)
 {
@@ -783,9 +456,9 @@ int vs_sched_handle(struct vs_sched *s, const char *body, size_t len, const char
     struct vs_store *st = NULL;
     struct vs_user user = {0};
     struct vs_host host = {0};
-    struct vs_cache_job *jobs = NULL;
+    struct vs_send send;
+    bool have_send = false;
     struct vs_claim *claims = NULL;
-    size_t njobs = 0;
     int status;
     bool have_cat_lock = false;
 
@@ -833,8 +506,9 @@ int vs_sched_handle(struct vs_sched *s, const char *body, size_t len, const char
      * (a copied client state would); otherwise make a new host, whose id the
      * reply carries and whose rpc_seqno restarts at 0. */
     bool new_host = true;
+    struct host_havs cached_havs = {.valid = false};
     if (q.hostid > 0) {
-        rc = host_lookup(s, st, q.hostid, now, &host);
+        rc = host_lookup(s, st, q.hostid, now, &host, &cached_havs);
         if (rc == 0 && host.userid == user.id && q.rpc_seqno >= host.rpc_seqno)
             new_host = false;
         else if (rc != 0 && rc != VS_ENOTFOUND) {
@@ -849,9 +523,9 @@ int vs_sched_handle(struct vs_sched *s, const char *body, size_t len, const char
     } else {
         host.rpc_seqno = (int)q.rpc_seqno;
     }
+    /* The daily quota's day boundary is between two RPCs of the host. */
+    double prev_rpc_time = new_host ? 0 : (double)host.rpc_time;
     host_from_request(&host, &q, &user, peer, now);
-    pool_put(s, st);
-    st = NULL;
 
     struct vs_proto_reply r = {0};
     r.project_name = s->cfg.long_name[0] ? s->cfg.long_name : NULL;
@@ -869,62 +543,36 @@ int vs_sched_handle(struct vs_sched *s, const char *body, size_t len, const char
     if (!q.code_sign_key && s->code_sign_key)
         r.code_sign_key = s->code_sign_key;
 
-    /* ---- choose work ---- */
+    /* ---- choose work (h_send.c: the work-send policy) ---- */
     pthread_rwlock_rdlock(&s->cat_lock);
     have_cat_lock = true;
-    struct pick_ctx pc = {.s = s, .arena = &a, .cat = s->cat, .req = &q};
     bool wants = vs_proto_request_wants_work(&q) && !q.dont_send_work;
-    if (q.platform_name && strcmp(q.platform_name, "anonymous") == 0) {
-        pc.anonymous = true;
-    } else if (q.platform_name && q.platform_name[0]) {
-        pc.platforms[pc.nplatforms++] = q.platform_name;
-        for (size_t i = 0; i < q.n_alt_platforms && pc.nplatforms < MAX_HOST_PLATFORMS; i++)
-            pc.platforms[pc.nplatforms++] = q.alt_platforms[i];
-    }
-    if (wants && !pc.anonymous && pc.nplatforms == 0) {
-        add_msg(&r, &a, "low", "This project doesn't support computers of this type");
+    bool anonymous = q.platform_name && strcmp(q.platform_name, "anonymous") == 0;
+    if (wants && !anonymous && !(q.platform_name && q.platform_name[0])) {
+        vs_sched__add_msg(&r, &a, "low", "This project doesn't support computers of this type");
         r.request_delay = DELAY_PLATFORM;
         wants = false;
     }
-    if (wants) {
-        int ncpus = q.host.p_ncpus > 0 ? q.host.p_ncpus : 1;
-        size_t per_cpu =
-            s->cfg.max_wus_to_send > 0 ? (size_t)s->cfg.max_wus_to_send : DEFAULT_WUS_TO_SEND;
-        pc.max_jobs = per_cpu * (size_t)ncpus;
-        if (pc.max_jobs > (size_t)s->opt.max_jobs_per_rpc)
-            pc.max_jobs = (size_t)s->opt.max_jobs_per_rpc;
-        /* Untrusted numbers: an absurd or missing speed counts as BOINC's
-         * default 1 GFLOPS; fractions outside (0, 1] count as 1. */
-        pc.p_fpops = q.host.p_fpops > 0 && q.host.p_fpops < 1e16 ? q.host.p_fpops : 1e9;
-        double on = q.time_stats.on_frac > 0 ? clamp(q.time_stats.on_frac, 0, 1) : 1.0;
-        double act = q.time_stats.active_frac > 0 ? clamp(q.time_stats.active_frac, 0, 1) : 1.0;
-        pc.avail = clamp(on * act, 0.01, 1.0);
-        double secs = q.cpu_req_secs > 0 ? q.cpu_req_secs : q.work_req_seconds;
-        pc.secs_left = clamp(secs, 0, MAX_REQ_SECS);
-        pc.inst_left = clamp(q.cpu_req_instances, 0, 1024);
-        pc.mem_bytes = clamp(q.host.m_nbytes, 0, 1e18);
-        pc.disk_left = clamp(q.host.d_free, 0, 1e18);
-        /* Not zeroed: vs_cache_take writes every entry it returns. */
-        jobs = vs_xmalloc((pc.max_jobs + 1) * sizeof(*jobs));
-        pc.job_av = vs_arena_alloc(&a, (pc.max_jobs + 1) * sizeof(*pc.job_av));
-        pc.job_flops = vs_arena_alloc(&a, (pc.max_jobs + 1) * sizeof(*pc.job_flops));
-        pc.job_wuid = vs_arena_alloc(&a, (pc.max_jobs + 1) * sizeof(*pc.job_wuid));
-        njobs = vs_cache_take(s->cache, pick, &pc, jobs, pc.max_jobs);
-        if (!new_host)
-            njobs = drop_replicas_held(s, &pc, host.id, jobs, njobs);
-    }
+    vs_send_choose(s, st, &q, new_host ? 0 : host.id, user.id, prev_rpc_time, now, wants,
+                   new_host ? NULL : &cached_havs, &a, &r, &send);
+    have_send = true;
+    pool_put(s, st);
+    st = NULL;
+    size_t njobs = send.njobs;
 
-    /* ---- commit: host row + claims, durable before the reply ---- */
+    /* ---- commit: host row + claims + quota rows, durable before the reply ---- */
     claims = vs_xcalloc(njobs + 1, sizeof(*claims));
     for (size_t i = 0; i < njobs; i++) {
-        const struct vs_job *j = &jobs[i].job;
+        const struct vs_job *j = &send.jobs[i].job;
+        const struct send_job *sj = &send.sent[i];
         claims[i].result_id = j->result.id;
-        claims[i].app_version_id = pc.job_av[i]->av ? pc.job_av[i]->av->av->id : 0;
-        claims[i].app_version_num = pc.job_av[i]->av ? pc.job_av[i]->av->av->version_num
-                                                     : pc.job_av[i]->anon_av->version_num;
+        claims[i].app_version_id = sj->av ? sj->av->av->id : 0;
+        claims[i].app_version_num =
+            sj->av ? sj->av->av->version_num : (sj->anon_av ? sj->anon_av->version_num : 0);
         int64_t bound = j->wu.delay_bound > 0 ? j->wu.delay_bound : 7 * 86400;
         claims[i].report_deadline = now + bound;
-        claims[i].flops_estimate = pc.job_flops[i];
+        claims[i].flops_estimate = sj->flops;
+        claims[i].hr_class = sj->hr_class;
     }
     struct vs_commit_item item = {
         .host = &host,
@@ -934,15 +582,18 @@ int vs_sched_handle(struct vs_sched *s, const char *body, size_t len, const char
         .now = now,
         .claims = claims,
         .nclaims = njobs,
+        .havs = send.write_havs > 0 ? send.st.havs : NULL,
+        .nhavs = send.write_havs > 0 ? (size_t)send.write_havs : 0,
     };
     announced = false; /* vs_committer_run takes the announcement over */
     rc = vs_committer_run(s->committer, &item);
     if (host.id > 0)
-        host_remember(s, &host, now, rc == 0);
+        host_remember(s, &host, now, rc == 0, send.havs_read ? send.st.havs : NULL,
+                      send.havs_read ? send.st.n_havs : 0);
     if (rc != 0) {
         for (size_t i = 0; i < njobs; i++)
-            vs_cache_put_back(s->cache, &jobs[i]);
-        njobs = 0;
+            vs_cache_put_back(s->cache, &send.jobs[i]);
+        send.njobs = 0;
         pthread_rwlock_unlock(&s->cat_lock);
         have_cat_lock = false;
         status = refuse(s, peer, "commit failed", "Server error; try again later",
@@ -952,20 +603,12 @@ int vs_sched_handle(struct vs_sched *s, const char *body, size_t len, const char
     if (new_host)
         r.hostid = host.id;
 
-    reply_add_jobs(&r, &a, &pc, jobs, claims, njobs, s->cat);
+    vs_send_reply_jobs(s, &send, claims, &a, &r);
     atomic_fetch_add_explicit(&s->n_sent, item.nclaimed, memory_order_relaxed);
     if (wants && item.nclaimed == 0) {
         atomic_fetch_add_explicit(&s->n_nowork, 1, memory_order_relaxed);
-        if (pc.skipped[SKIP_DEADLINE])
-            add_msg(&r, &a, "low", "Tasks won't finish in time on this computer");
-        if (pc.skipped[SKIP_MEMORY])
-            add_msg(&r, &a, "low", "Tasks need more memory than this computer has");
-        if (pc.skipped[SKIP_DISK])
-            add_msg(&r, &a, "low", "Tasks need more disk space than this computer has free");
-        if (pc.skipped[SKIP_NO_VERSION])
-            add_msg(&r, &a, "low", "No application version for this computer's platform");
-        if (r.n_messages == 0)
-            add_msg(&r, &a, "low", "Project has no tasks available");
+        if (njobs > 0) /* chosen, but other hosts claimed them first */
+            vs_sched__add_msg(&r, &a, "low", "No tasks sent");
     }
     status = write_reply(s, &r, out);
     if (q.n_results > 0)
@@ -978,9 +621,10 @@ done:
         vs_committer_leave(s->committer);
     if (have_cat_lock)
         pthread_rwlock_unlock(&s->cat_lock);
-    for (size_t i = 0; i < njobs; i++)
-        vs_cache_forget(s->cache, &jobs[i], !claims[i].claimed);
-    vs_free(jobs);
+    for (size_t i = 0; have_send && i < send.njobs; i++)
+        vs_cache_forget(s->cache, &send.jobs[i], !claims[i].claimed);
+    if (have_send)
+        vs_send_cleanup(&send);
     vs_free(claims);
     if (st)
         pool_put(s, st);

@@ -147,7 +147,7 @@ static int handle_wu(struct pass *p, struct vs_workunit *wu, struct vs_result *r
                 rc = vs_store_result_update(p->s, r);
                 if (rc == 0)
                     rc = vs_daemon_hav_event(p->s, r->hostid, r->app_version_id,
-                                             p->cfg->daily_result_quota, VS_HAV_TIMEOUT,
+                                             p->cfg->policy.daily_result_quota, VS_HAV_TIMEOUT,
                                              wu->delay_bound);
                 p->st.ntimed_out++;
                 nover++;

@@ -348,8 +348,8 @@ static int apply_changes(struct pass *p, struct vs_workunit *wu, const struct pl
             rc = vs_store_result_update(p->s, &r);
             if (rc == 0 && c->hav >= 0)
                 rc = vs_daemon_hav_event(p->s, r.hostid, r.app_version_id,
-                                         p->cfg->daily_result_quota, (enum vs_hav_event)c->hav,
-                                         wu->delay_bound);
+                                         p->cfg->policy.daily_result_quota,
+                                         (enum vs_hav_event)c->hav, wu->delay_bound);
             if (c->validate == VS_VALIDATE_STATE_VALID)
                 p->st.nvalid++;
             else if (c->validate == VS_VALIDATE_STATE_INVALID)

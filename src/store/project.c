@@ -15,6 +15,7 @@
 
 #include "volsched/alloc.h"
 #include "volsched/buf.h"
+#include "volsched/log.h"
 #include "volsched/md5.h"
 #include "volsched/str.h"
 #include "volsched/xml.h"
@@ -72,8 +73,8 @@ int vs_project_config_defaults(struct vs_project_config *cfg, const char *dir, c
     cfg->uldl_dir_fanout = VS_DEFAULT_FANOUT;
     cfg->enable_assignment = true;
     cfg->enable_assignment_multi = true;
-    cfg->max_wus_to_send = 10;
-    cfg->one_result_per_user_per_wu = true;
+    vs_sp_config_defaults(&cfg->policy);
+    cfg->policy.one_result_per_user_per_wu = true;
     cfg->report_grace_period = 3600;
     cfg->delete_delay_hours = 0;
     cfg->daemon_command_timeout = 600;
@@ -89,7 +90,8 @@ int vs_project_config_defaults(struct vs_project_config *cfg, const char *dir, c
 /* config.xml                                                                */
 
 /* The tags of config.xml that volsched reads, bound to their fields. */
-enum kind { K_STR, K_PATH, K_INT, K_BOOL };
+/* K_POLICY(_BOOL): written by init; read by vs_config_load into cfg->policy. */
+enum kind { K_STR, K_PATH, K_INT, K_BOOL, K_POLICY, K_POLICY_BOOL };
 struct tag {
     const char *name;
     enum kind kind;
@@ -131,11 +133,15 @@ static const struct tag tags[] = {
     T_INT(uldl_dir_fanout),
     T_BOOL(enable_assignment),
     T_BOOL(enable_assignment_multi),
-    T_INT(max_wus_in_progress),
-    T_INT(max_wus_in_progress_gpu),
-    T_INT(daily_result_quota),
-    T_INT(max_wus_to_send),
-    T_BOOL(one_result_per_user_per_wu),
+    {"max_wus_in_progress", K_POLICY,
+     offsetof(struct vs_project_config, policy.limits.project.cpu.jobs), 0},
+    {"max_wus_in_progress_gpu", K_POLICY,
+     offsetof(struct vs_project_config, policy.limits.project.gpu.jobs), 0},
+    {"daily_result_quota", K_POLICY, offsetof(struct vs_project_config, policy.daily_result_quota),
+     0},
+    {"max_wus_to_send", K_POLICY, offsetof(struct vs_project_config, policy.max_wus_to_send), 0},
+    {"one_result_per_user_per_wu", K_POLICY_BOOL,
+     offsetof(struct vs_project_config, policy.one_result_per_user_per_wu), 0},
     T_INT(min_sendwork_interval),
     T_INT(report_grace_period),
     T_INT(delete_delay_hours),
@@ -210,54 +216,84 @@ static void write_daemon_blocks(const struct vs_project_config *cfg, struct vs_x
 }
 
 /* Reads the <validator> and <assimilator> blocks of <config>. */
-static int read_daemon_blocks(const struct vs_xml_node *config, struct vs_arena *arena,
-                              struct vs_project_config *cfg)
+/* A block child's text into dst; an error (with its line) if too long. */
+static int block_copy(const struct vs_config_kv *kv, char *dst, size_t size, const char *file,
+                      struct vs_config_error *err)
 {
-    const char *t;
-    for (const struct vs_xml_node *n = vs_xml_child(config, "validator"); n;
-         n = vs_xml_next_same(n)) {
-        if (cfg->nvalidators == VS_MAX_APP_CONFIGS)
-            return VS_ELIMIT;
-        struct vs_validator_config *v = &cfg->validators[cfg->nvalidators++];
-        memset(v, 0, sizeof(*v));
-        const struct vs_xml_node *c;
-        if ((c = vs_xml_child(n, "app")) &&
-            copy(v->app, sizeof(v->app), vs_xml_text_trim(c, arena)))
-            return VS_EPARSE;
-        if ((c = vs_xml_child(n, "command")) &&
-            copy(v->command, sizeof(v->command), vs_xml_text_trim(c, arena)))
-            return VS_EPARSE;
-        if ((c = vs_xml_child(n, "compare_command")) &&
-            copy(v->compare_command, sizeof(v->compare_command), vs_xml_text_trim(c, arena)))
-            return VS_EPARSE;
-        v->method =
-            v->command[0] || v->compare_command[0] ? VS_VALIDATE_COMMAND : VS_VALIDATE_BITWISE;
-        if ((c = vs_xml_child(n, "method"))) {
-            t = vs_xml_text_trim(c, arena);
+    if (copy(dst, size, kv->text) == 0)
+        return 0;
+    if (err) {
+        snprintf(err->file, sizeof(err->file), "%s", file);
+        err->line = kv->line;
+        snprintf(err->msg, sizeof(err->msg), "<%s> longer than %zu bytes", kv->name, size - 1);
+    }
+    return VS_ECONFIG;
+}
+
+static int block_error(struct vs_config_error *err, const char *file, unsigned line,
+                       const char *msg, const char *what)
+{
+    if (err) {
+        snprintf(err->file, sizeof(err->file), "%s", file);
+        err->line = line;
+        snprintf(err->msg, sizeof(err->msg), "%s%s", msg, what ? what : "");
+    }
+    return VS_ECONFIG;
+}
+
+/* The <validator> and <assimilator> blocks, as vs_config_load kept them. */
+static int read_daemon_blocks(const struct vs_config *vc, const char *file,
+                              struct vs_project_config *cfg, struct vs_config_error *err)
+{
+    for (size_t i = 0; i < vc->n_blocks; i++) {
+        const struct vs_config_block *bl = &vc->blocks[i];
+        bool is_val = strcmp(bl->tag, "validator") == 0;
+        if ((is_val ? cfg->nvalidators : cfg->nassimilators) == VS_MAX_APP_CONFIGS)
+            return block_error(err, file, bl->line, "too many blocks: <", bl->tag);
+        struct vs_validator_config v;
+        struct vs_assimilator_config as;
+        memset(&v, 0, sizeof(v));
+        memset(&as, 0, sizeof(as));
+        const struct vs_config_kv *method = NULL;
+        for (size_t k = 0; k < bl->n_kv; k++) {
+            const struct vs_config_kv *kv = &bl->kv[k];
+            int rc = 0;
+            if (strcmp(kv->name, "app") == 0)
+                rc = is_val ? block_copy(kv, v.app, sizeof(v.app), file, err)
+                            : block_copy(kv, as.app, sizeof(as.app), file, err);
+            else if (strcmp(kv->name, "command") == 0)
+                rc = is_val ? block_copy(kv, v.command, sizeof(v.command), file, err)
+                            : block_copy(kv, as.command, sizeof(as.command), file, err);
+            else if (is_val && strcmp(kv->name, "compare_command") == 0)
+                rc = block_copy(kv, v.compare_command, sizeof(v.compare_command), file, err);
+            else if (is_val && strcmp(kv->name, "method") == 0)
+                method = kv;
+            else
+                return block_error(err, file, kv->line, "unknown tag in the block: <", kv->name);
+            if (rc)
+                return rc;
+        }
+        if (!is_val) {
+            cfg->assimilators[cfg->nassimilators++] = as;
+            continue;
+        }
+        v.method = v.command[0] || v.compare_command[0] ? VS_VALIDATE_COMMAND : VS_VALIDATE_BITWISE;
+        if (method) {
             int m = -1;
             for (int k = 0; k < 3; k++)
-                if (strcmp(t, method_names[k]) == 0)
+                if (strcmp(method->text, method_names[k]) == 0)
                     m = k;
             if (m < 0)
-                return VS_EPARSE;
-            v->method = m;
+                return block_error(err, file, method->line,
+                                   "<method> must be bitwise, always_valid or command, not ",
+                                   method->text);
+            v.method = m;
         }
-        if (v->method == VS_VALIDATE_COMMAND && !v->command[0] && !v->compare_command[0])
-            return VS_EPARSE;
-    }
-    for (const struct vs_xml_node *n = vs_xml_child(config, "assimilator"); n;
-         n = vs_xml_next_same(n)) {
-        if (cfg->nassimilators == VS_MAX_APP_CONFIGS)
-            return VS_ELIMIT;
-        struct vs_assimilator_config *a = &cfg->assimilators[cfg->nassimilators++];
-        memset(a, 0, sizeof(*a));
-        const struct vs_xml_node *c;
-        if ((c = vs_xml_child(n, "app")) &&
-            copy(a->app, sizeof(a->app), vs_xml_text_trim(c, arena)))
-            return VS_EPARSE;
-        if ((c = vs_xml_child(n, "command")) &&
-            copy(a->command, sizeof(a->command), vs_xml_text_trim(c, arena)))
-            return VS_EPARSE;
+        if (v.method == VS_VALIDATE_COMMAND && !v.command[0] && !v.compare_command[0])
+            return block_error(err, file, bl->line,
+                               "<validator> method command needs <command> or <compare_command>",
+                               NULL);
+        cfg->validators[cfg->nvalidators++] = v;
     }
     return 0;
 }
@@ -280,9 +316,11 @@ int vs_project_config_write(const struct vs_project_config *cfg)
             vs_xml_str(&w, t->name, f);
             break;
         case K_INT:
+        case K_POLICY:
             vs_xml_int(&w, t->name, *(const int *)f);
             break;
         case K_BOOL:
+        case K_POLICY_BOOL:
             vs_xml_int(&w, t->name, *(const bool *)f ? 1 : 0);
             break;
         }
@@ -322,40 +360,101 @@ int vs_project_config_write(const struct vs_project_config *cfg)
     return rc;
 }
 
-static int read_file(const char *path, size_t max, char **out, size_t *out_len)
+int vs_project_config_load(const char *dir, struct vs_project_config *out)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return -errno;
-    struct vs_buf b;
-    vs_buf_init(&b, max);
-    char chunk[8192];
-    int rc = 0;
-    for (;;) {
-        ssize_t n = read(fd, chunk, sizeof(chunk));
-        if (n < 0) {
-            if (errno == EINTR)
-                continue;
-            rc = -errno;
-            break;
-        }
-        if (n == 0)
-            break;
-        if ((rc = vs_buf_append(&b, chunk, (size_t)n)) != 0)
-            break;
-    }
-    close(fd);
-    if (rc) {
-        vs_buf_cleanup(&b);
-        return rc;
-    }
-    if (!b.data)
-        rc = vs_buf_puts(&b, "");
-    *out = vs_buf_take(&b, out_len);
-    return rc;
+    return vs_project_config_load_checked(dir, NULL, out, NULL);
 }
 
-int vs_project_config_load(const char *dir, struct vs_project_config *out)
+/* The value vs_config_load read for table tag t, into field f of a
+ * struct vs_project_config (paths relative to the project directory). */
+static int copy_from(const struct vs_config *vc, const struct tag *t, char *f, const char *projdir)
+{
+    static const struct {
+        const char *name;
+        size_t off;
+    } strs[] = {
+        {"long_name", offsetof(struct vs_config, long_name)},
+        {"master_url", offsetof(struct vs_config, master_url)},
+        {"download_url", offsetof(struct vs_config, download_url)},
+        {"upload_url", offsetof(struct vs_config, upload_url)},
+        {"cgi_url", offsetof(struct vs_config, cgi_url)},
+        {"download_dir", offsetof(struct vs_config, download_dir)},
+        {"upload_dir", offsetof(struct vs_config, upload_dir)},
+        {"key_dir", offsetof(struct vs_config, key_dir)},
+        {"store_url", offsetof(struct vs_config, store_url)},
+    };
+    static const struct {
+        const char *name;
+        size_t off;
+    } nums[] = {
+        {"uldl_dir_fanout", offsetof(struct vs_config, uldl_dir_fanout)},
+        {"min_sendwork_interval", offsetof(struct vs_config, min_sendwork_interval)},
+        {"report_grace_period", offsetof(struct vs_config, report_grace_period)},
+        {"delete_delay_hours", offsetof(struct vs_config, delete_delay_hours)},
+        {"locality_scheduling_wait_period",
+         offsetof(struct vs_config, locality_scheduling_wait_period)},
+        {"reliable_priority_on_over", offsetof(struct vs_config, reliable_priority_on_over)},
+        {"reliable_priority_on_over_except_error",
+         offsetof(struct vs_config, reliable_priority_on_over_except_error)},
+        {"daemon_command_timeout", offsetof(struct vs_config, daemon_command_timeout)},
+        {"validator_retry_secs", offsetof(struct vs_config, validator_retry_secs)},
+        {"assimilator_retry_secs", offsetof(struct vs_config, assimilator_retry_secs)},
+        {"file_deleter_retry_secs", offsetof(struct vs_config, file_deleter_retry_secs)},
+    };
+    static const struct {
+        const char *name;
+        size_t off;
+    } flags[] = {
+        {"enable_assignment", offsetof(struct vs_config, enable_assignment)},
+        {"enable_assignment_multi", offsetof(struct vs_config, enable_assignment_multi)},
+        {"dont_generate_upload_certificates",
+         offsetof(struct vs_config, dont_generate_upload_certificates)},
+        {"locality_scheduling", offsetof(struct vs_config, locality_scheduling)},
+        {"locality_scheduling_sorted_order",
+         offsetof(struct vs_config, locality_scheduling_sorted_order)},
+        {"hr_class_static", offsetof(struct vs_config, hr_class_static)},
+    };
+    const char *base = (const char *)vc;
+    switch (t->kind) {
+    case K_STR:
+    case K_PATH:
+        for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++) {
+            if (strcmp(strs[i].name, t->name) != 0)
+                continue;
+            const char *v = *(char *const *)(base + strs[i].off);
+            if (!v)
+                return 0;
+            /* Relative paths are relative to the project directory. */
+            if (t->kind == K_PATH && v[0] != '/')
+                return join(f, t->size, projdir, v);
+            return copy(f, t->size, v);
+        }
+        return VS_EINTERNAL;
+    case K_INT:
+        for (size_t i = 0; i < sizeof(nums) / sizeof(nums[0]); i++) {
+            if (strcmp(nums[i].name, t->name) == 0) {
+                *(int *)f = *(const int *)(base + nums[i].off);
+                return 0;
+            }
+        }
+        return VS_EINTERNAL;
+    case K_BOOL:
+        for (size_t i = 0; i < sizeof(flags) / sizeof(flags[0]); i++) {
+            if (strcmp(flags[i].name, t->name) == 0) {
+                *(bool *)f = *(const bool *)(base + flags[i].off);
+                return 0;
+            }
+        }
+        return VS_EINTERNAL;
+    case K_POLICY:
+    case K_POLICY_BOOL:
+        return 0;
+    }
+    return VS_EINTERNAL;
+}
+
+int vs_project_config_load_checked(const char *dir, struct vs_log *log,
+                                   struct vs_project_config *out, struct vs_config_error *out_err)
 {
     struct vs_project_config cfg;
     char base[VS_PATH_MAX];
@@ -363,81 +462,47 @@ int vs_project_config_load(const char *dir, struct vs_project_config *out)
     int rc = copy(base, sizeof(base), slash && slash[1] ? slash + 1 : dir);
     if (rc)
         return rc;
-    /* Defaults first (so absent tags have sensible values), then the file. */
+    /* Defaults first (so absent tags keep them), then the files. */
     if ((rc = vs_project_config_defaults(&cfg, dir, base, "http://127.0.0.1:8080/")) != 0)
         return rc;
     char path[VS_PATH_MAX + 16];
     if ((rc = join(path, sizeof(path), cfg.dir, "config.xml")) != 0)
         return rc;
-    char *data = NULL;
-    size_t len = 0;
-    rc = read_file(path, CONFIG_MAX_BYTES, &data, &len);
-    if (rc == -ENOENT || rc == -ENOTDIR)
-        return VS_ENOTFOUND;
-    if (rc)
-        return rc;
-    struct vs_arena arena;
-    vs_arena_init(&arena, 16384);
-    struct vs_xml_doc doc;
-    struct vs_xml_error err;
-    rc = vs_xml_parse(data, len, NULL, 0, &arena, &doc, &err);
+    /* config.xml and config_aux.xml have one reader (volsched/config.h):
+     * it checks every value (file:line errors), warns about unknown tags and
+     * reads the work-send rules and job limits. What it read is copied here,
+     * tag by tag, only for the tags the file sets. */
+    struct vs_config vc;
+    struct vs_config_error ce;
+    memset(&ce, 0, sizeof(ce));
+    rc = vs_config_load(&vc, cfg.dir, &ce);
     if (rc) {
-        rc = VS_EPARSE;
-        goto done;
+        if (out_err)
+            *out_err = ce;
+        return rc == -ENOENT || rc == -ENOTDIR ? VS_ENOTFOUND : rc;
     }
-    const struct vs_xml_node *config = NULL;
-    if (doc.root && strcmp(doc.root->name, "boinc") == 0)
-        config = vs_xml_child(doc.root, "config");
-    else if (doc.root && strcmp(doc.root->name, "config") == 0)
-        config = doc.root;
-    if (!config) {
-        rc = VS_EPARSE;
-        goto done;
-    }
-    /* A separate copy: joined paths are written into other fields of cfg. */
+    for (size_t i = 0; i < vc.warnings.n; i++)
+        VS_LOG(log, VS_LOG_WARN, "%s", vc.warnings.v[i]);
+    cfg.policy = vc.policy;
     char projdir[VS_PATH_MAX];
     memcpy(projdir, cfg.dir, sizeof(projdir));
     for (size_t i = 0; i < sizeof(tags) / sizeof(tags[0]) && rc == 0; i++) {
         const struct tag *t = &tags[i];
-        const struct vs_xml_node *n = vs_xml_child(config, t->name);
-        if (!n)
+        if (t->kind == K_POLICY || t->kind == K_POLICY_BOOL || !vs_config_seen(&vc, t->name))
             continue;
         char *f = (char *)&cfg + t->offset;
-        switch (t->kind) {
-        case K_STR:
-            rc = copy(f, t->size, vs_xml_text_trim(n, &arena));
-            break;
-        case K_PATH: {
-            const char *v = vs_xml_text_trim(n, &arena);
-            /* Relative paths are relative to the project directory. */
-            rc = v[0] == '/' ? copy(f, t->size, v) : join(f, t->size, projdir, v);
-            break;
-        }
-        case K_INT: {
-            int64_t v;
-            rc = vs_xml_get_int64(n, &v);
-            if (rc == 0 && (v < INT_MIN || v > INT_MAX))
-                rc = VS_EPARSE;
-            if (rc == 0)
-                *(int *)f = (int)v;
-            break;
-        }
-        case K_BOOL:
-            rc = vs_xml_get_bool(n, (bool *)f);
-            break;
-        }
+        rc = copy_from(&vc, t, f, projdir);
         if (rc)
-            rc = VS_EPARSE;
+            rc = block_error(out_err, path, 0, "value too long: <", t->name);
     }
-    if (rc == 0 && (cfg.uldl_dir_fanout < 0 || cfg.uldl_dir_fanout > 65536))
-        rc = VS_EPARSE;
+    if (rc == 0 && cfg.uldl_dir_fanout > 65536) {
+        rc = block_error(out_err, path, 0, "<uldl_dir_fanout> must be at most 65536", NULL);
+    }
     if (rc == 0)
-        rc = read_daemon_blocks(config, &arena, &cfg) ? VS_EPARSE : 0;
+        rc = read_daemon_blocks(&vc, path, &cfg, out_err);
+    vs_config_cleanup(&vc);
     if (rc == 0)
         *out = cfg;
-done:
-    vs_arena_cleanup(&arena);
-    vs_free(data);
     return rc;
 }
 

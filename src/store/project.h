@@ -20,7 +20,9 @@
 #include <stdint.h>
 
 #include "store/store.h"
+#include "volsched/config.h"
 #include "volsched/error.h"
+#include "volsched/server_policy.h"
 
 #define VS_URL_MAX 512
 
@@ -57,27 +59,25 @@ struct vs_assimilator_config {
 };
 
 struct vs_project_config {
-    char dir[VS_PATH_MAX];           /* absolute project directory (not in config.xml) */
-    char long_name[VS_NAME_MAX];     /* <long_name> */
-    char master_url[VS_URL_MAX];     /* <master_url>, ends in '/' */
-    char download_url[VS_URL_MAX];   /* <download_url>, no trailing '/' */
-    char upload_url[VS_URL_MAX];     /* <upload_url>: the file upload handler */
-    char cgi_url[VS_URL_MAX];        /* <cgi_url>, ends in '/'; scheduler = cgi_url + "cgi" */
-    char download_dir[VS_PATH_MAX];  /* <download_dir>, absolute */
-    char upload_dir[VS_PATH_MAX];    /* <upload_dir>, absolute */
-    char key_dir[VS_PATH_MAX];       /* <key_dir>, absolute */
-    char store_url[VS_URL_MAX];      /* <store_url> (volsched): sqlite:DIR/volsched.db */
-    int uldl_dir_fanout;             /* <uldl_dir_fanout> */
-    bool enable_assignment;          /* <enable_assignment> */
-    bool enable_assignment_multi;    /* <enable_assignment_multi> */
-    int max_wus_in_progress;         /* <max_wus_in_progress>, 0 = no limit */
-    int max_wus_in_progress_gpu;     /* <max_wus_in_progress_gpu> */
-    int daily_result_quota;          /* <daily_result_quota> per CPU */
-    int max_wus_to_send;             /* <max_wus_to_send> per RPC */
-    bool one_result_per_user_per_wu; /* <one_result_per_user_per_wu> */
-    int min_sendwork_interval;       /* <min_sendwork_interval> seconds */
-    int report_grace_period;         /* <report_grace_period> seconds */
-    int delete_delay_hours;          /* <delete_delay_hours> */
+    char dir[VS_PATH_MAX];          /* absolute project directory (not in config.xml) */
+    char long_name[VS_NAME_MAX];    /* <long_name> */
+    char master_url[VS_URL_MAX];    /* <master_url>, ends in '/' */
+    char download_url[VS_URL_MAX];  /* <download_url>, no trailing '/' */
+    char upload_url[VS_URL_MAX];    /* <upload_url>: the file upload handler */
+    char cgi_url[VS_URL_MAX];       /* <cgi_url>, ends in '/'; scheduler = cgi_url + "cgi" */
+    char download_dir[VS_PATH_MAX]; /* <download_dir>, absolute */
+    char upload_dir[VS_PATH_MAX];   /* <upload_dir>, absolute */
+    char key_dir[VS_PATH_MAX];      /* <key_dir>, absolute */
+    char store_url[VS_URL_MAX];     /* <store_url> (volsched): sqlite:DIR/volsched.db */
+    int uldl_dir_fanout;            /* <uldl_dir_fanout> */
+    bool enable_assignment;         /* <enable_assignment> */
+    bool enable_assignment_multi;   /* <enable_assignment_multi> */
+    /* Work-send rules and job limits (config.xml and config_aux.xml, read
+     * by vs_config_load; docs/server-policy.md). */
+    struct vs_sp_config policy;
+    int min_sendwork_interval;              /* <min_sendwork_interval> seconds */
+    int report_grace_period;                /* <report_grace_period> seconds */
+    int delete_delay_hours;                 /* <delete_delay_hours> */
     bool dont_generate_upload_certificates; /* <dont_generate_upload_certificates> */
     bool locality_scheduling;               /* <locality_scheduling> (seed 001) */
     int locality_scheduling_wait_period;    /* <locality_scheduling_wait_period> s, 0 = off */
@@ -121,6 +121,18 @@ VS_MUST_CHECK int vs_project_config_write(const struct vs_project_config *cfg);
  * config.xml (not a project directory), VS_EPARSE if it is malformed.
  */
 VS_MUST_CHECK int vs_project_config_load(const char *dir, struct vs_project_config *out);
+
+/*
+ * The same, for `volsched serve`: config.xml and config_aux.xml are read
+ * through vs_config_load (include/volsched/config.h), so a bad value is an
+ * error with file, line and reason in *out_err (may be NULL), and each tag
+ * volsched does not know is logged as a warning on log (may be NULL).
+ * Fills out->policy. Returns 0, VS_ENOTFOUND (no config.xml), VS_ECONFIG,
+ * VS_EPARSE, VS_ELIMIT or -errno.
+ */
+VS_MUST_CHECK int vs_project_config_load_checked(const char *dir, struct vs_log *log,
+                                                 struct vs_project_config *out,
+                                                 struct vs_config_error *out_err);
 
 /*
  * BOINC-COMPAT dir_hier_path: the relative location of file name inside a

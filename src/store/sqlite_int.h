@@ -100,17 +100,27 @@ enum sq_stmt {
     SQ_DELETE_RETRY_RESULT,
     SQ_HAV_GET,
     SQ_HAV_PUT,
+    SQ_HAVS_OF_HOST,
+    SQ_HAV_SENT,
     SQ_DAEMON_GET,
     SQ_DAEMON_PUT,
     SQ_DAEMON_ALL,
     SQ__COUNT
 };
 
+#define VS_SQ_TX_DEPTHS 8 /* savepoint depths with prepared statements; deeper ones use exec */
+
 struct vs_store {
     sqlite3 *db;
     struct vs_log *log;
     sqlite3_stmt *stmts[SQ__COUNT];
     int txn_depth;
+    /* Transaction control, prepared once (store_sqlite.c, run_tx): BEGIN
+     * IMMEDIATE, COMMIT, ROLLBACK, and per savepoint depth SAVEPOINT spN,
+     * RELEASE spN, ROLLBACK TO spN. Compiling their text on every call was
+     * a fifth of the scheduler's commit cost. */
+    sqlite3_stmt *tx[3];
+    sqlite3_stmt *sp[VS_SQ_TX_DEPTHS][3];
 };
 
 /* Returns the prepared statement for slot id (prepared on first use), reset

@@ -599,6 +599,9 @@ struct vs_claim {
     int app_version_num;
     int64_t report_deadline;
     double flops_estimate;
+    /* Homogeneous redundancy: commit the workunit to this class when it has
+     * none yet (0: leave the workunit's class alone). */
+    int hr_class;
     bool claimed; /* out: true if this call moved it from UNSENT to IN_PROGRESS */
 };
 
@@ -716,6 +719,19 @@ VS_MUST_CHECK int vs_store_hav_get(struct vs_store *s, int64_t host_id, int64_t 
                                    struct vs_host_app_version *out);
 /* Inserts or replaces the record (host_id, app_version_id) of h. */
 VS_MUST_CHECK int vs_store_hav_put(struct vs_store *s, const struct vs_host_app_version *h);
+typedef int (*vs_store_hav_fn)(void *ctx, const struct vs_host_app_version *h);
+/* Calls fn for every record of host host_id, in app_version_id order. */
+VS_MUST_CHECK int vs_store_havs_of_host(struct vs_store *s, int64_t host_id, vs_store_hav_fn fn,
+                                        void *ctx);
+/*
+ * The scheduler's write after sending: sets n_jobs_today of (host_id,
+ * app_version_id), creating the record with max_jobs_per_day when it does
+ * not exist. An existing record's max_jobs_per_day is left alone (the
+ * validator and transitioner own it).
+ */
+VS_MUST_CHECK int vs_store_hav_set_today(struct vs_store *s, int64_t host_id,
+                                         int64_t app_version_id, int n_jobs_today,
+                                         int max_jobs_per_day);
 
 /* The last pass and last error of one back-end daemon (volsched). */
 struct vs_daemon_status {

@@ -204,7 +204,8 @@ static int build_sql(enum sq_stmt id, struct vs_buf *b)
         break;
     case SQ_CLAIM_WU:
         rc = vs_buf_puts(b, "UPDATE workunit SET transition_time = min(transition_time, ?2), "
-                            "mod_time = ?3 WHERE id = (SELECT workunitid FROM result WHERE "
+                            "mod_time = ?3, hr_class = CASE WHEN hr_class = 0 THEN ?4 ELSE "
+                            "hr_class END WHERE id = (SELECT workunitid FROM result WHERE "
                             "id = ?1)");
         break;
     case SQ_REPORT:
@@ -263,6 +264,19 @@ static int build_sql(enum sq_stmt id, struct vs_buf *b)
         rc = vs_buf_puts(b, "INSERT OR REPLACE INTO host_app_version(host_id, app_version_id, "
                             "max_jobs_per_day, n_jobs_today, consecutive_valid, turnaround_n, "
                             "turnaround_avg) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)");
+        break;
+    case SQ_HAVS_OF_HOST:
+        rc = vs_buf_puts(b, "SELECT host_id, app_version_id, max_jobs_per_day, n_jobs_today, "
+                            "consecutive_valid, turnaround_n, turnaround_avg FROM "
+                            "host_app_version WHERE host_id = ?1 ORDER BY app_version_id");
+        break;
+    case SQ_HAV_SENT:
+        /* Only the day's count: max_jobs_per_day belongs to the validator
+         * and transitioner, which may have changed it since it was read. */
+        rc = vs_buf_puts(b, "INSERT INTO host_app_version(host_id, app_version_id, "
+                            "max_jobs_per_day, n_jobs_today) VALUES(?1, ?2, ?3, ?4) "
+                            "ON CONFLICT(host_id, app_version_id) DO UPDATE SET "
+                            "n_jobs_today = excluded.n_jobs_today");
         break;
     case SQ_DAEMON_GET:
     case SQ_DAEMON_ALL:
@@ -481,17 +495,47 @@ static int exec(struct vs_store *s, const char *sql)
     return 0;
 }
 
+enum { TX_BEGIN, TX_COMMIT, TX_ROLLBACK };
+enum { SP_SAVE, SP_RELEASE, SP_ROLLBACK_TO };
+
+/* Runs one transaction-control statement through its prepared slot,
+ * preparing it on first use. The errors are exec()'s. */
+static int run_tx(struct vs_store *s, sqlite3_stmt **slot, const char *sql)
+{
+    if (!*slot &&
+        sqlite3_prepare_v3(s->db, sql, -1, SQLITE_PREPARE_PERSISTENT, slot, NULL) != SQLITE_OK) {
+        *slot = NULL;
+        return exec(s, sql);
+    }
+    int rc = sqlite3_step(*slot);
+    sqlite3_reset(*slot);
+    if (rc != SQLITE_DONE) {
+        VS_LOG(s->log, VS_LOG_ERROR, "store: %s: %s", sql, sqlite3_errmsg(s->db));
+        return (rc & 0xff) == SQLITE_BUSY ? VS_EBUSY : VS_ESTORE;
+    }
+    return 0;
+}
+
+/* SAVEPOINT / RELEASE / ROLLBACK TO of savepoint depth d. */
+static int run_sp(struct vs_store *s, int d, int op)
+{
+    static const char *const verb[] = {"SAVEPOINT", "RELEASE", "ROLLBACK TO"};
+    char sql[48];
+    snprintf(sql, sizeof(sql), "%s sp%d", verb[op], d);
+    if (d < 0 || d >= VS_SQ_TX_DEPTHS)
+        return exec(s, sql);
+    return run_tx(s, &s->sp[d][op], sql);
+}
+
 int vs_sq__enter(struct vs_store *s)
 {
     int rc;
     if (s->txn_depth == 0) {
         /* IMMEDIATE takes the write lock now, so a read-then-write
          * transaction never fails half-way with SQLITE_BUSY_SNAPSHOT. */
-        rc = exec(s, "BEGIN IMMEDIATE");
+        rc = run_tx(s, &s->tx[TX_BEGIN], "BEGIN IMMEDIATE");
     } else {
-        char sql[48];
-        snprintf(sql, sizeof(sql), "SAVEPOINT sp%d", s->txn_depth);
-        rc = exec(s, sql);
+        rc = run_sp(s, s->txn_depth, SP_SAVE);
     }
     if (rc == 0)
         s->txn_depth++;
@@ -503,25 +547,22 @@ int vs_sq__leave(struct vs_store *s, int rc)
     if (VS_NEVER(s->txn_depth <= 0))
         return rc ? rc : VS_ESTATE;
     s->txn_depth--;
-    char sql[96];
     if (s->txn_depth == 0) {
         if (rc == 0) {
-            int c = exec(s, "COMMIT");
+            int c = run_tx(s, &s->tx[TX_COMMIT], "COMMIT");
             if (c != 0) {
-                (void)exec(s, "ROLLBACK");
+                (void)run_tx(s, &s->tx[TX_ROLLBACK], "ROLLBACK");
                 return c;
             }
             return 0;
         }
-        (void)exec(s, "ROLLBACK");
+        (void)run_tx(s, &s->tx[TX_ROLLBACK], "ROLLBACK");
         return rc;
     }
-    if (rc == 0) {
-        snprintf(sql, sizeof(sql), "RELEASE sp%d", s->txn_depth);
-        return exec(s, sql);
-    }
-    snprintf(sql, sizeof(sql), "ROLLBACK TO sp%d; RELEASE sp%d", s->txn_depth, s->txn_depth);
-    (void)exec(s, sql);
+    if (rc == 0)
+        return run_sp(s, s->txn_depth, SP_RELEASE);
+    (void)run_sp(s, s->txn_depth, SP_ROLLBACK_TO);
+    (void)run_sp(s, s->txn_depth, SP_RELEASE);
     return rc;
 }
 
@@ -681,6 +722,11 @@ void vs_store_close(struct vs_store *s)
     }
     for (int i = 0; i < SQ__COUNT; i++)
         sqlite3_finalize(s->stmts[i]);
+    for (int i = 0; i < 3; i++)
+        sqlite3_finalize(s->tx[i]);
+    for (int d = 0; d < VS_SQ_TX_DEPTHS; d++)
+        for (int i = 0; i < 3; i++)
+            sqlite3_finalize(s->sp[d][i]);
     if (s->db)
         sqlite3_close_v2(s->db);
     vs_free(s);

@@ -78,6 +78,47 @@ int vs_store_hav_put(struct vs_store *s, const struct vs_host_app_version *h)
     return rc == SQLITE_DONE ? 0 : vs_sq__err(s, rc, "host_app_version");
 }
 
+int vs_store_havs_of_host(struct vs_store *s, int64_t host_id, vs_store_hav_fn fn, void *ctx)
+{
+    sqlite3_stmt *st = vs_sq__stmt(s, SQ_HAVS_OF_HOST);
+    if (!st)
+        return VS_ESTORE;
+    sqlite3_bind_int64(st, 1, host_id);
+    int rc, step;
+    /* Rows are copied out one at a time; fn must not use this handle. */
+    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+        struct vs_host_app_version h;
+        h.host_id = sqlite3_column_int64(st, 0);
+        h.app_version_id = sqlite3_column_int64(st, 1);
+        h.max_jobs_per_day = sqlite3_column_int(st, 2);
+        h.n_jobs_today = sqlite3_column_int(st, 3);
+        h.consecutive_valid = sqlite3_column_int(st, 4);
+        h.turnaround_n = sqlite3_column_double(st, 5);
+        h.turnaround_avg = sqlite3_column_double(st, 6);
+        if ((rc = fn(ctx, &h)) != 0) {
+            sqlite3_reset(st);
+            return rc;
+        }
+    }
+    sqlite3_reset(st);
+    return step == SQLITE_DONE ? 0 : vs_sq__err(s, step, "host_app_version");
+}
+
+int vs_store_hav_set_today(struct vs_store *s, int64_t host_id, int64_t app_version_id,
+                           int n_jobs_today, int max_jobs_per_day)
+{
+    sqlite3_stmt *st = vs_sq__stmt(s, SQ_HAV_SENT);
+    if (!st)
+        return VS_ESTORE;
+    sqlite3_bind_int64(st, 1, host_id);
+    sqlite3_bind_int64(st, 2, app_version_id);
+    sqlite3_bind_int(st, 3, max_jobs_per_day);
+    sqlite3_bind_int(st, 4, n_jobs_today);
+    int rc = sqlite3_step(st);
+    sqlite3_reset(st);
+    return rc == SQLITE_DONE ? 0 : vs_sq__err(s, rc, "host_app_version");
+}
+
 /* ------------------------------------------------------------------------ */
 /* daemon_status                                                             */
 

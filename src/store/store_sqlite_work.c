@@ -247,6 +247,7 @@ int vs_store_results_claim(struct vs_store *s, int64_t hostid, int64_t userid, i
         sqlite3_bind_int64(st, 1, c->result_id);
         sqlite3_bind_int64(st, 2, c->report_deadline);
         sqlite3_bind_int64(st, 3, now);
+        sqlite3_bind_int(st, 4, c->hr_class);
         step = sqlite3_step(st);
         sqlite3_reset(st);
         if (step != SQLITE_DONE) {

@@ -548,10 +548,14 @@ static void test_config_blocks(void **state)
     /* A bad method, or command mode without a command, is refused. */
     pf_write(f->dir, "config.xml",
              "<boinc><config><validator><method>magic</method></validator></config></boinc>");
-    assert_int_equal(vs_project_config_load(f->dir, &cfg), VS_EPARSE);
+    /* A bad value is a configuration error, with file and line (config.h). */
+    struct vs_config_error ce;
+    assert_int_equal(vs_project_config_load_checked(f->dir, NULL, &cfg, &ce), VS_ECONFIG);
+    assert_int_equal(ce.line, 1);
+    assert_non_null(strstr(ce.msg, "magic"));
     pf_write(f->dir, "config.xml",
              "<boinc><config><validator><method>command</method></validator></config></boinc>");
-    assert_int_equal(vs_project_config_load(f->dir, &cfg), VS_EPARSE);
+    assert_int_equal(vs_project_config_load(f->dir, &cfg), VS_ECONFIG);
 }
 
 static void test_schema_v1_migrates(void **state)

@@ -80,6 +80,15 @@ static char *sample(const char *name, const char *const *subst, size_t nsubst)
     return text;
 }
 
+/* True when one of the reply's messages contains text. */
+static bool has_msg(const struct vs_proto_reply *r, const char *text)
+{
+    for (size_t i = 0; i < r->n_messages; i++)
+        if (strstr(r->messages[i].text, text))
+            return true;
+    return false;
+}
+
 static int setup(void **state)
 {
     struct fixture *fx = VS_NEW(struct fixture);
@@ -96,7 +105,7 @@ static int setup(void **state)
     snprintf(c->download_dir, sizeof(c->download_dir), "%s/download", fx->dir);
     snprintf(c->key_dir, sizeof(c->key_dir), "%s/keys", fx->dir);
     snprintf(c->store_url, sizeof(c->store_url), "sqlite:%s/t.db", fx->dir);
-    c->max_wus_to_send = 10;
+    vs_sp_config_defaults(&c->policy);
     assert_int_equal(mkdir(c->key_dir, 0700), 0);
     char path[VS_PATH_MAX + 32];
     snprintf(path, sizeof(path), "%s/code_sign_public", c->key_dir);
@@ -437,7 +446,8 @@ static void test_no_work_cases(void **state)
     rpc(fx, req, &a, &r, NULL);
     assert_int_equal(r.n_results, 0);
     assert_true(r.n_messages >= 1);
-    assert_non_null(strstr(r.messages[0].text, "finish in time"));
+    assert_string_equal(r.messages[0].text, "No tasks sent");
+    assert_true(has_msg(&r, "Tasks won't finish in time"));
     vs_free(req);
     /* An unknown platform: nothing. */
     const char *s3[] = {"<platform_name>x86_64-pc-linux-gnu</platform_name>",
@@ -477,7 +487,7 @@ static void test_drain(void **state)
     /* Every result went to exactly one host; the next request finds none. */
     rpc(fx, req, &a, &r, NULL);
     assert_int_equal(r.n_results, 0);
-    assert_non_null(strstr(r.messages[0].text, "no tasks"));
+    assert_true(has_msg(&r, "Project has no tasks available"));
     size_t added = 9;
     assert_int_equal(vs_sched_refill(fx->s, &added), 0);
     assert_int_equal(added, 0);

@@ -300,7 +300,7 @@ static void test_config_roundtrip(void **state)
 {
     struct project_fixture *f = *state;
     struct vs_project_config c = f->cfg;
-    c.max_wus_in_progress = 7;
+    c.policy.limits.project.cpu.jobs = 7;
     c.enable_assignment_multi = false;
     c.uldl_dir_fanout = 256;
     assert_int_equal(vs_strlcpy(c.long_name, "A & B <project>", sizeof(c.long_name)), 0);
@@ -313,7 +313,7 @@ static void test_config_roundtrip(void **state)
     assert_string_equal(l.upload_url, "http://127.0.0.1:8080/t/cgi-bin/file_upload_handler");
     assert_string_equal(l.store_url, f->cfg.store_url);
     assert_string_equal(l.download_dir, f->cfg.download_dir);
-    assert_int_equal(l.max_wus_in_progress, 7);
+    assert_int_equal(l.policy.limits.project.cpu.jobs, 7);
     assert_int_equal(l.uldl_dir_fanout, 256);
     assert_false(l.enable_assignment_multi);
     assert_true(l.enable_assignment);
@@ -328,15 +328,21 @@ static void test_config_roundtrip(void **state)
              "</config><daemons/></boinc>");
     assert_int_equal(vs_project_config_load(f->dir, &l), 0);
     assert_true(l.enable_assignment);
-    assert_int_equal(l.max_wus_in_progress, 3);
+    assert_int_equal(l.policy.limits.project.cpu.jobs, 3);
     char want[1200];
     snprintf(want, sizeof(want), "%s/dl", f->dir);
     assert_string_equal(l.download_dir, want);
 
     pf_write(f->dir, "config.xml", "<boinc><config><uldl_dir_fanout>x</uldl_dir_fanout>");
-    assert_int_equal(vs_project_config_load(f->dir, &l), VS_EPARSE);
+    assert_int_equal(vs_project_config_load(f->dir, &l), VS_EPARSE); /* malformed XML */
+    pf_write(f->dir, "config.xml",
+             "<boinc><config><uldl_dir_fanout>x</uldl_dir_fanout></config></boinc>");
+    struct vs_config_error ce;
+    assert_int_equal(vs_project_config_load_checked(f->dir, NULL, &l, &ce), VS_ECONFIG);
+    assert_int_equal(ce.line, 1);
+    assert_non_null(strstr(ce.msg, "uldl_dir_fanout"));
     pf_write(f->dir, "config.xml", "<boinc><something/></boinc>");
-    assert_int_equal(vs_project_config_load(f->dir, &l), VS_EPARSE);
+    assert_int_equal(vs_project_config_load(f->dir, &l), VS_ECONFIG);
     assert_int_equal(vs_project_config_load("/nonexistent/dir", &l), VS_ENOTFOUND);
 }
 

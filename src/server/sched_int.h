@@ -1,0 +1,156 @@
+/*
+ * Internals shared by the scheduler's files: h_sched.c (the request, the
+ * catalog, the caches, life cycle) and h_send.c (job selection through the
+ * work-send policy, and the jobs' part of the reply). Not an interface.
+ */
+#ifndef VOLSCHED_SERVER_SCHED_INT_H
+#define VOLSCHED_SERVER_SCHED_INT_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+
+#include "server/cache.h"
+#include "server/commit.h"
+#include "server/sched.h"
+#include "volsched/alloc.h"
+#include "volsched/proto.h"
+#include "volsched/server_policy.h"
+
+struct ucache_ent {
+    int64_t expires; /* 0: empty */
+    char authenticator[VS_AUTH_MAX];
+    int64_t id, teamid, create_time;
+    double total_credit, expavg_credit;
+    char name[VS_NAME_MAX];
+};
+
+/* Daily-quota rows kept with a cached host (most hosts run one or two
+ * versions; a host with more is read from the store each time). */
+#define HCACHE_HAVS 4
+
+/* The quota rows of one host as the scheduler last read or wrote them. */
+struct host_havs {
+    bool valid;
+    int n;
+    struct vs_sp_hav v[HCACHE_HAVS];
+};
+
+struct hcache_ent {
+    int64_t expires; /* 0: empty */
+    struct vs_host host;
+    struct host_havs havs;
+};
+
+/* ---- the catalog: apps and app versions, prepared for replies ---- */
+
+struct prep_av {
+    const struct vs_app_version *av; /* in snap->cat */
+    const struct vs_app *app;
+    struct vs_proto_app papp;
+    struct vs_proto_app_version pav;
+    struct vs_proto_file_info *fis;
+    size_t nfis;
+};
+
+struct catalog_snap {
+    struct vs_catalog cat;
+    struct vs_arena arena;
+    struct prep_av *avs;
+    size_t navs;
+    /* The same apps and versions as the work-send policy sees them
+     * (h_send.c): sp_avs grouped by app, sp_av_prep[i] is sp_avs[i]'s. */
+    struct vs_sp_app *sp_apps;
+    size_t n_sp_apps;
+    struct vs_sp_app_version *sp_avs;
+    const struct prep_av **sp_av_prep;
+    size_t n_sp_avs;
+};
+
+/* ---- a cached job, prepared for replies (the cache's prep) ---- */
+
+struct prep_job {
+    struct vs_arena arena;
+    struct vs_proto_file_info *in_fis;
+    size_t n_in;
+    struct vs_proto_workunit wu;
+    struct vs_proto_file_info *out_fis;
+    size_t n_out;
+    struct vs_proto_result res;
+};
+
+struct vs_sched {
+    struct vs_project_config cfg;
+    struct vs_log *log;
+    struct vs_sched_options opt;
+    char *code_sign_key; /* BOINC key text, NULL if the project has none */
+    pthread_rwlock_t cat_lock;
+    struct catalog_snap *cat;
+    struct vs_cache *cache;
+    pthread_mutex_t feed_mu;
+    struct vs_store *feed_store;
+    int64_t last_checkpoint; /* time of the last WAL checkpoint (feed_mu) */
+    pthread_mutex_t pool_mu;
+    struct vs_store **pool; /* idle read handles */
+    size_t npool, cap_pool;
+    struct vs_committer *committer;
+    /* Read-through caches of the rows every RPC needs (see user_lookup). */
+    pthread_mutex_t ucache_mu, hcache_mu;
+    struct ucache_ent *ucache; /* UCACHE_SIZE entries */
+    struct hcache_ent *hcache; /* HCACHE_SIZE entries */
+    _Atomic uint64_t n_rpcs, n_bad, n_sent, n_nowork;
+};
+
+/* ---- h_send.c ---- */
+
+/* How one taken job is sent (parallel to the taken jobs). */
+struct send_job {
+    const struct prep_av *av;                          /* NULL: anonymous platform */
+    const struct vs_proto_client_app_version *anon_av; /* anonymous platform */
+    double flops;
+    int hr_class; /* commit the workunit to this HR class (0: none) */
+};
+
+/* One request's job selection. */
+struct vs_send {
+    struct vs_sp_config cfg;
+    struct vs_sp_host host;
+    struct vs_sp_request req;
+    struct vs_sp_state st;
+    bool have_state;
+    bool client_refused;       /* rule 8: no work, message in the reply */
+    struct vs_cache_job *jobs; /* owned (vs_free); taken jobs */
+    struct send_job *sent;     /* in the request's arena */
+    size_t njobs;
+    int write_havs; /* quota rows to write with the commit (st.havs[0..n)) */
+    bool havs_read; /* the host's quota rows were read (st.havs is their state) */
+};
+
+/* Builds c's policy view of apps and versions (in c's arena). */
+void vs_send_catalog(const struct vs_sched *s, struct catalog_snap *c);
+
+/*
+ * Chooses the jobs for request q from the cache through the work-send
+ * policy (every rule of docs/server-policy.md), reading the host's quota
+ * rows and other hosts' results of replicated workunits through st.
+ * host is the stored row (id 0 for a new host), prev_rpc_time its previous
+ * RPC (0: none). cached (may be NULL or !valid) are the host's quota rows
+ * as this process last wrote them: a store read per RPC is what they save. Adds the refusal
+ * messages and request_delay to r when no job was chosen. Call vs_send_cleanup() after the commit.
+ */
+void vs_send_choose(struct vs_sched *s, struct vs_store *st, const struct vs_proto_request *q,
+                    int64_t hostid, int64_t userid, double prev_rpc_time, int64_t now, bool wants,
+                    const struct host_havs *cached, struct vs_arena *a, struct vs_proto_reply *r,
+                    struct vs_send *out);
+/* Adds the claimed jobs' elements to the reply, each app, version and file once. */
+void vs_send_reply_jobs(const struct vs_sched *s, const struct vs_send *x,
+                        const struct vs_claim *claims, struct vs_arena *a,
+                        struct vs_proto_reply *r);
+void vs_send_cleanup(struct vs_send *x);
+
+/* h_sched.c helpers used by h_send.c */
+void vs_sched__add_msg(struct vs_proto_reply *r, struct vs_arena *a, const char *prio,
+                       const char *text);
+const struct vs_app *vs_sched__find_app(const struct vs_catalog *cat, int64_t id);
+
+#endif
