@@ -25,6 +25,7 @@ static const struct command commands[] = {
     {"sim", vs_cmd_sim, "simulate a scheduling scenario and print its figures of merit"},
     {"explain", vs_cmd_explain, "why a client runs and fetches what it does"},
     {"serve", vs_cmd_serve, "serve a project (master page, scheduler, downloads)"},
+    {"status", vs_cmd_status, "counts of jobs, results, hosts and daemon errors"},
 };
 
 static void usage(FILE *f)

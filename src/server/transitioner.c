@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/random.h>
 
+#include "server/daemon_util.h"
 #include "server/templates.h"
 #include "volsched/alloc.h"
 #include "volsched/log.h"
@@ -99,15 +100,36 @@ static int create_results(struct pass *p, const struct vs_workunit *wu, long fir
     return rc;
 }
 
-/* BOINC's handle_wu for one workunit; runs inside a transaction. */
+/* BOINC-COMPAT: lib/common_defs.h, a user's abort from the manager. */
+#define EXIT_ABORTED_VIA_GUI 203
+
+static bool is_unsent(const struct vs_result *r)
+{
+    return r->server_state == VS_RESULT_SERVER_STATE_UNSENT ||
+           r->server_state == VS_RESULT_SERVER_STATE_INACTIVE;
+}
+
+/*
+ * BOINC's handle_wu for one workunit; runs inside a transaction. The steps
+ * are numbered as in boinc-server-notes.md section 1.6.
+ */
 static int handle_wu(struct pass *p, struct vs_workunit *wu, struct vs_result *res, size_t n)
 {
     int nunsent = 0, ninprogress = 0, nsuccess = 0, nerrors = 0, ncouldnt_send = 0;
+    int nno_reply = 0, nover = 0;
     bool new_to_validate = false;
     long max_suffix = -1;
-    int64_t earliest_deadline = VS_TIME_NEVER;
     int rc = 0;
 
+    /* 1. The canonical result; a late success after its files are gone can
+     * no longer be compared with it. */
+    const struct vs_result *canonical = NULL;
+    for (size_t i = 0; i < n; i++)
+        if (wu->canonical_resultid && res[i].id == wu->canonical_resultid)
+            canonical = &res[i];
+    bool canonical_gone = canonical && canonical->file_delete_state == VS_FILE_DELETE_DONE;
+
+    /* 2. Count, and time out the results past their deadline. */
     for (size_t i = 0; i < n && rc == 0; i++) {
         struct vs_result *r = &res[i];
         long suf = name_suffix(r->name);
@@ -123,29 +145,49 @@ static int handle_wu(struct pass *p, struct vs_workunit *wu, struct vs_result *r
                 r->server_state = VS_RESULT_SERVER_STATE_OVER;
                 r->outcome = VS_RESULT_OUTCOME_NO_REPLY;
                 rc = vs_store_result_update(p->s, r);
+                if (rc == 0)
+                    rc = vs_daemon_hav_event(p->s, r->hostid, r->app_version_id,
+                                             p->cfg->daily_result_quota, VS_HAV_TIMEOUT,
+                                             wu->delay_bound);
                 p->st.ntimed_out++;
+                nover++;
+                nno_reply++;
             } else {
                 ninprogress++;
-                if (r->report_deadline < earliest_deadline)
-                    earliest_deadline = r->report_deadline;
             }
             break;
         case VS_RESULT_SERVER_STATE_OVER:
+            nover++;
             switch (r->outcome) {
             case VS_RESULT_OUTCOME_COULDNT_SEND:
                 ncouldnt_send++;
                 break;
             case VS_RESULT_OUTCOME_SUCCESS:
+                if (r->validate_state == VS_VALIDATE_STATE_INIT && canonical_gone) {
+                    r->validate_state = VS_VALIDATE_STATE_TOO_LATE;
+                    rc = vs_store_result_update(p->s, r);
+                    p->st.ntoo_late++;
+                }
                 if (r->validate_state != VS_VALIDATE_STATE_INVALID)
                     nsuccess++;
                 if (r->validate_state == VS_VALIDATE_STATE_INIT)
                     new_to_validate = true;
                 break;
             case VS_RESULT_OUTCOME_CLIENT_ERROR:
+                /* A user's abort is not the app's fault. */
+                if (r->exit_status == EXIT_ABORTED_VIA_GUI)
+                    nno_reply++;
+                else
+                    nerrors++;
+                break;
             case VS_RESULT_OUTCOME_VALIDATE_ERROR:
                 nerrors++;
                 break;
-            default: /* NO_REPLY, CLIENT_DETACHED, DIDNT_NEED */
+            case VS_RESULT_OUTCOME_NO_REPLY:
+            case VS_RESULT_OUTCOME_CLIENT_DETACHED:
+                nno_reply++;
+                break;
+            default: /* DIDNT_NEED */
                 break;
             }
             break;
@@ -156,14 +198,28 @@ static int handle_wu(struct pass *p, struct vs_workunit *wu, struct vs_result *r
     if (rc)
         return rc;
 
-    if (new_to_validate && nsuccess >= wu->min_quorum && !wu->canonical_resultid)
+    /* 3. */
+    if (new_to_validate && nsuccess >= wu->min_quorum && !wu->need_validate) {
         wu->need_validate = 1;
+        p->st.nneed_validate++;
+    }
+
+    /* 4. Errors. */
     int old_mask = wu->error_mask;
     if (ncouldnt_send > 0)
         wu->error_mask |= VS_WU_ERROR_COULDNT_SEND_RESULT;
+    /* Everything failed: let another platform or version try next. */
+    if (nerrors > 0 && nsuccess == 0 && ninprogress == 0 && nno_reply == 0 &&
+        !p->cfg->hr_class_static) {
+        wu->hr_class = 0;
+        wu->app_version_id = 0;
+    }
     if (nerrors > wu->max_error_results)
         wu->error_mask |= VS_WU_ERROR_TOO_MANY_ERROR_RESULTS;
 
+    int created_before = p->st.nresults_created;
+
+    /* 5. Replication arithmetic. */
     int needed = wu->target_nresults - nunsent - ninprogress - nsuccess;
     if (needed < 0)
         needed = 0;
@@ -174,13 +230,13 @@ static int handle_wu(struct pass *p, struct vs_workunit *wu, struct vs_result *r
         needed = allowed;
 
     if (wu->error_mask) {
+        /* 6. Wind an errored workunit down. */
         if (!old_mask)
             p->st.nerrored++;
         for (size_t i = 0; i < n && rc == 0; i++) {
             struct vs_result *r = &res[i];
             bool changed = false;
-            if (r->server_state == VS_RESULT_SERVER_STATE_UNSENT ||
-                r->server_state == VS_RESULT_SERVER_STATE_INACTIVE) {
+            if (is_unsent(r)) {
                 r->server_state = VS_RESULT_SERVER_STATE_OVER;
                 r->outcome = VS_RESULT_OUTCOME_DIDNT_NEED;
                 changed = true;
@@ -202,6 +258,11 @@ static int handle_wu(struct pass *p, struct vs_workunit *wu, struct vs_result *r
             wu->assimilate_state = VS_ASSIMILATE_READY;
     } else if (!wu->canonical_resultid && wu->transitioner_flags != VS_TRANSITION_NO_NEW_RESULTS &&
                needed > 0) {
+        /* 7. New replicas; the replacement of a failed one goes first. */
+        if (nover > 0 && nerrors == 0 && p->cfg->reliable_priority_on_over_except_error)
+            wu->priority += p->cfg->reliable_priority_on_over_except_error;
+        else if (nover > 0 && p->cfg->reliable_priority_on_over)
+            wu->priority += p->cfg->reliable_priority_on_over;
         rc = create_results(p, wu, max_suffix + 1, needed);
         if (rc) {
             /* Leave the WU for later rather than block the whole queue. */
@@ -209,6 +270,64 @@ static int handle_wu(struct pass *p, struct vs_workunit *wu, struct vs_result *r
         }
     }
 
+    /* 8. The "all over" scans (after the changes above). */
+    bool all_over_and_validated = true, all_over_ready = true;
+    int64_t latest_received = 0;
+    for (size_t i = 0; i < n; i++) {
+        const struct vs_result *r = &res[i];
+        if (r->received_time > latest_received)
+            latest_received = r->received_time;
+        if (r->server_state != VS_RESULT_SERVER_STATE_OVER) {
+            all_over_and_validated = all_over_ready = false;
+        } else if (r->outcome == VS_RESULT_OUTCOME_SUCCESS &&
+                   r->validate_state == VS_VALIDATE_STATE_INIT) {
+            all_over_and_validated = all_over_ready = false;
+        } else if (r->outcome == VS_RESULT_OUTCOME_NO_REPLY && r->report_deadline >= p->now) {
+            all_over_and_validated = false;
+        }
+    }
+    if (p->st.nresults_created > created_before)
+        all_over_and_validated = all_over_ready = false;
+    /* Deferred (or retried) assimilation: the assimilator put it back to INIT. */
+    if (all_over_ready && wu->assimilate_state == VS_ASSIMILATE_INIT && wu->canonical_resultid)
+        wu->assimilate_state = VS_ASSIMILATE_READY;
+
+    /* 9. File deletion, once assimilated and the delay has passed. */
+    int64_t delete_at = VS_TIME_NEVER;
+    if (wu->assimilate_state == VS_ASSIMILATE_DONE) {
+        int64_t when = latest_received + (int64_t)p->cfg->delete_delay_hours * 3600;
+        if (p->now < when) {
+            delete_at = when;
+        } else {
+            if (all_over_and_validated && wu->file_delete_state == VS_FILE_DELETE_INIT) {
+                wu->file_delete_state = VS_FILE_DELETE_READY;
+                p->st.nfile_delete++;
+            }
+            for (size_t i = 0; i < n && rc == 0; i++) {
+                struct vs_result *r = &res[i];
+                if (r->file_delete_state != VS_FILE_DELETE_INIT ||
+                    r->server_state != VS_RESULT_SERVER_STATE_OVER)
+                    continue;
+                bool ready = false;
+                if (r->id == wu->canonical_resultid)
+                    ready = all_over_and_validated;
+                else if (r->outcome == VS_RESULT_OUTCOME_CLIENT_ERROR ||
+                         r->outcome == VS_RESULT_OUTCOME_VALIDATE_ERROR)
+                    ready = true; /* (BOINC leaves validate errors' files behind) */
+                else if (r->outcome == VS_RESULT_OUTCOME_SUCCESS)
+                    ready = r->validate_state != VS_VALIDATE_STATE_INIT;
+                if (ready) {
+                    r->file_delete_state = VS_FILE_DELETE_READY;
+                    rc = vs_store_result_update(p->s, r);
+                    p->st.nfile_delete++;
+                }
+            }
+            if (rc)
+                return rc;
+        }
+    }
+
+    /* 10. The next visit. */
     if (wu->canonical_resultid || wu->error_mask) {
         wu->transition_time = VS_TIME_NEVER;
     } else {
@@ -216,8 +335,19 @@ static int handle_wu(struct pass *p, struct vs_workunit *wu, struct vs_result *r
         if (safety < 10 * 86400)
             safety = 10 * 86400;
         wu->transition_time = p->now + safety;
-        if (earliest_deadline < wu->transition_time)
-            wu->transition_time = earliest_deadline;
+    }
+    /* Results still out time out whatever the WU's state. */
+    for (size_t i = 0; i < n; i++)
+        if (res[i].server_state == VS_RESULT_SERVER_STATE_IN_PROGRESS &&
+            res[i].report_deadline < wu->transition_time)
+            wu->transition_time = res[i].report_deadline;
+    if (delete_at < wu->transition_time)
+        wu->transition_time = delete_at;
+    if (wu->transition_time < p->now) {
+        /* BOINC-COMPAT: the daemon is behind (or an operator edited rows):
+         * come back after twice the lag, within [1 minute, 1 day]. */
+        int64_t lag = 2 * (p->now - wu->transition_time);
+        wu->transition_time = p->now + (lag < 60 ? 60 : lag > 86400 ? 86400 : lag);
     }
     p->st.nwus++;
     return vs_store_workunit_update(p->s, wu);

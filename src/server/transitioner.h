@@ -1,18 +1,27 @@
 /*
- * The minimal transitioner: one pass over the workunits whose
- * transition_time has come (BOINC's sched/transitioner.cpp handle_wu, the
- * parts that issue 5 needs plus timeouts and error limits).
- *
- * For each such workunit (transitioner_flags != TRANSITION_NONE):
- *  - IN_PROGRESS results past their report_deadline become OVER/NO_REPLY;
- *  - error limits set error_mask (too many errors / total results);
- *  - with an error, UNSENT results become OVER/DIDNT_NEED and the WU is
- *    marked ready to assimilate;
- *  - otherwise, unless the WU is targeted (TRANSITION_NO_NEW_RESULTS) or has
- *    a canonical result, target_nresults - unsent - in_progress - success
- *    new UNSENT results are created from the WU's result template;
- *  - the next transition_time is set (earliest report deadline, or never).
- * Each workunit is handled in its own transaction.
+ * The transitioner: BOINC's state machine over workunits and their results
+ * (sched/transitioner.cpp handle_wu; boinc-server-notes.md section 1.6).
+ * One pass handles the workunits whose transition_time has come
+ * (transitioner_flags != TRANSITION_NONE: broadcast workunits are never
+ * transitioned), each in its own transaction:
+ *  - IN_PROGRESS results past their report_deadline become OVER/NO_REPLY
+ *    and cost their host quota (host_app_version);
+ *  - a success arriving after the canonical result's files were deleted is
+ *    TOO_LATE; need_validate is set once min_quorum successes exist and one
+ *    is new;
+ *  - error_mask bits: COULDNT_SEND, TOO_MANY_ERROR_RESULTS (errors >
+ *    max_error_results), TOO_MANY_TOTAL_RESULTS (max_total_results);
+ *  - with an error, UNSENT results become OVER/DIDNT_NEED, unvalidated
+ *    successes NO_CHECK, and the WU is made ready to assimilate;
+ *  - otherwise, unless the WU is targeted (TRANSITION_NO_NEW_RESULTS) or
+ *    has a canonical result, target_nresults - unsent - in_progress -
+ *    success new UNSENT results are created from the WU's result template;
+ *  - a deferred assimilation is made READY again; once assimilated and
+ *    delete_delay_hours after the last report, input and output files are
+ *    marked ready for the file deleter;
+ *  - the next transition_time: never with a canonical result or an error,
+ *    else a safety net, and never later than an outstanding deadline or
+ *    the delayed deletion.
  */
 #ifndef VOLSCHED_SERVER_TRANSITIONER_H
 #define VOLSCHED_SERVER_TRANSITIONER_H
@@ -30,6 +39,9 @@ struct vs_transitioner_stats {
     int nresults_created; /* new UNSENT results */
     int ntimed_out;       /* IN_PROGRESS results that became NO_REPLY */
     int nerrored;         /* workunits that got an error_mask this pass */
+    int nneed_validate;   /* workunits handed to the validator */
+    int ntoo_late;        /* successes that came after the canonical files were deleted */
+    int nfile_delete;     /* workunits and results whose files became ready to delete */
 };
 
 /*

@@ -76,6 +76,12 @@ int vs_project_config_defaults(struct vs_project_config *cfg, const char *dir, c
     cfg->one_result_per_user_per_wu = true;
     cfg->report_grace_period = 3600;
     cfg->delete_delay_hours = 0;
+    cfg->daemon_command_timeout = 600;
+    /* BOINC-COMPAT: the validator's DELAYED retry is 6 hours, the file
+     * deleter retries errors hourly. */
+    cfg->validator_retry_secs = 6 * 3600;
+    cfg->assimilator_retry_secs = 600;
+    cfg->file_deleter_retry_secs = 3600;
     return rc ? VS_ELIMIT : 0;
 }
 
@@ -137,7 +143,124 @@ static const struct tag tags[] = {
     T_BOOL(locality_scheduling),
     T_INT(locality_scheduling_wait_period),
     T_BOOL(locality_scheduling_sorted_order),
+    T_INT(reliable_priority_on_over),
+    T_INT(reliable_priority_on_over_except_error),
+    T_BOOL(hr_class_static),
+    /* volsched: the back-end daemons' timers. */
+    T_INT(daemon_command_timeout),
+    T_INT(validator_retry_secs),
+    T_INT(assimilator_retry_secs),
+    T_INT(file_deleter_retry_secs),
 };
+
+static const char *const method_names[] = {"bitwise", "always_valid", "command"};
+
+const struct vs_validator_config *vs_project_validator(const struct vs_project_config *cfg,
+                                                       const char *app)
+{
+    static const struct vs_validator_config bitwise = {.method = VS_VALIDATE_BITWISE};
+    const struct vs_validator_config *def = &bitwise;
+    for (int i = 0; i < cfg->nvalidators; i++) {
+        if (!cfg->validators[i].app[0])
+            def = &cfg->validators[i];
+        else if (app && strcmp(cfg->validators[i].app, app) == 0)
+            return &cfg->validators[i];
+    }
+    return def;
+}
+
+const struct vs_assimilator_config *vs_project_assimilator(const struct vs_project_config *cfg,
+                                                           const char *app)
+{
+    static const struct vs_assimilator_config copy_outputs;
+    const struct vs_assimilator_config *def = &copy_outputs;
+    for (int i = 0; i < cfg->nassimilators; i++) {
+        if (!cfg->assimilators[i].app[0])
+            def = &cfg->assimilators[i];
+        else if (app && strcmp(cfg->assimilators[i].app, app) == 0)
+            return &cfg->assimilators[i];
+    }
+    return def;
+}
+
+static void write_daemon_blocks(const struct vs_project_config *cfg, struct vs_xml_writer *w)
+{
+    for (int i = 0; i < cfg->nvalidators; i++) {
+        const struct vs_validator_config *v = &cfg->validators[i];
+        vs_xml_open(w, "validator");
+        if (v->app[0])
+            vs_xml_str(w, "app", v->app);
+        if (v->method >= 0 && v->method <= VS_VALIDATE_COMMAND)
+            vs_xml_str(w, "method", method_names[v->method]);
+        if (v->command[0])
+            vs_xml_str(w, "command", v->command);
+        if (v->compare_command[0])
+            vs_xml_str(w, "compare_command", v->compare_command);
+        vs_xml_close(w);
+    }
+    for (int i = 0; i < cfg->nassimilators; i++) {
+        const struct vs_assimilator_config *a = &cfg->assimilators[i];
+        vs_xml_open(w, "assimilator");
+        if (a->app[0])
+            vs_xml_str(w, "app", a->app);
+        if (a->command[0])
+            vs_xml_str(w, "command", a->command);
+        vs_xml_close(w);
+    }
+}
+
+/* Reads the <validator> and <assimilator> blocks of <config>. */
+static int read_daemon_blocks(const struct vs_xml_node *config, struct vs_arena *arena,
+                              struct vs_project_config *cfg)
+{
+    const char *t;
+    for (const struct vs_xml_node *n = vs_xml_child(config, "validator"); n;
+         n = vs_xml_next_same(n)) {
+        if (cfg->nvalidators == VS_MAX_APP_CONFIGS)
+            return VS_ELIMIT;
+        struct vs_validator_config *v = &cfg->validators[cfg->nvalidators++];
+        memset(v, 0, sizeof(*v));
+        const struct vs_xml_node *c;
+        if ((c = vs_xml_child(n, "app")) &&
+            copy(v->app, sizeof(v->app), vs_xml_text_trim(c, arena)))
+            return VS_EPARSE;
+        if ((c = vs_xml_child(n, "command")) &&
+            copy(v->command, sizeof(v->command), vs_xml_text_trim(c, arena)))
+            return VS_EPARSE;
+        if ((c = vs_xml_child(n, "compare_command")) &&
+            copy(v->compare_command, sizeof(v->compare_command), vs_xml_text_trim(c, arena)))
+            return VS_EPARSE;
+        v->method =
+            v->command[0] || v->compare_command[0] ? VS_VALIDATE_COMMAND : VS_VALIDATE_BITWISE;
+        if ((c = vs_xml_child(n, "method"))) {
+            t = vs_xml_text_trim(c, arena);
+            int m = -1;
+            for (int k = 0; k < 3; k++)
+                if (strcmp(t, method_names[k]) == 0)
+                    m = k;
+            if (m < 0)
+                return VS_EPARSE;
+            v->method = m;
+        }
+        if (v->method == VS_VALIDATE_COMMAND && !v->command[0] && !v->compare_command[0])
+            return VS_EPARSE;
+    }
+    for (const struct vs_xml_node *n = vs_xml_child(config, "assimilator"); n;
+         n = vs_xml_next_same(n)) {
+        if (cfg->nassimilators == VS_MAX_APP_CONFIGS)
+            return VS_ELIMIT;
+        struct vs_assimilator_config *a = &cfg->assimilators[cfg->nassimilators++];
+        memset(a, 0, sizeof(*a));
+        const struct vs_xml_node *c;
+        if ((c = vs_xml_child(n, "app")) &&
+            copy(a->app, sizeof(a->app), vs_xml_text_trim(c, arena)))
+            return VS_EPARSE;
+        if ((c = vs_xml_child(n, "command")) &&
+            copy(a->command, sizeof(a->command), vs_xml_text_trim(c, arena)))
+            return VS_EPARSE;
+    }
+    return 0;
+}
 
 int vs_project_config_write(const struct vs_project_config *cfg)
 {
@@ -164,6 +287,7 @@ int vs_project_config_write(const struct vs_project_config *cfg)
             break;
         }
     }
+    write_daemon_blocks(cfg, &w);
     vs_xml_close(&w);
     /* BOINC's daemons and tasks sections: `volsched serve` runs its daemons
      * in-process, so they are listed for BOINC tools only. */
@@ -307,6 +431,8 @@ int vs_project_config_load(const char *dir, struct vs_project_config *out)
     }
     if (rc == 0 && (cfg.uldl_dir_fanout < 0 || cfg.uldl_dir_fanout > 65536))
         rc = VS_EPARSE;
+    if (rc == 0)
+        rc = read_daemon_blocks(config, &arena, &cfg) ? VS_EPARSE : 0;
     if (rc == 0)
         *out = cfg;
 done:

@@ -27,6 +27,35 @@
 /* BOINC-COMPAT: make_project's default fanout. */
 #define VS_DEFAULT_FANOUT 1024
 
+/* How the validator compares results (config.xml <validator><method>). */
+enum vs_validate_method {
+    VS_VALIDATE_BITWISE = 0, /* "bitwise": output files byte for byte equal (default) */
+    VS_VALIDATE_ALWAYS = 1,  /* "always_valid": every result that reached it is valid */
+    VS_VALIDATE_COMMAND = 2, /* "command": the operator's programs decide */
+};
+
+#define VS_CMD_MAX         512 /* an operator's command line (config.xml) */
+#define VS_MAX_APP_CONFIGS 8   /* <validator> / <assimilator> blocks */
+
+/* One <validator> block of config.xml (volsched; see docs/daemons.md). */
+struct vs_validator_config {
+    char app[VS_NAME_MAX]; /* <app>: "" = every app without its own block */
+    int method;            /* enum vs_validate_method */
+    /* <command>: run with one result's output file paths; exit 0 valid, 1
+     * invalid, anything else (or a crash or time-out) retried later. */
+    char command[VS_CMD_MAX];
+    /* <compare_command>: run with result A's paths, "--", result B's paths;
+     * exit 0 equivalent, 1 different, else retried later. Without it, command
+     * mode compares bitwise after command accepted each result. */
+    char compare_command[VS_CMD_MAX];
+};
+
+/* One <assimilator> block of config.xml (volsched; see docs/daemons.md). */
+struct vs_assimilator_config {
+    char app[VS_NAME_MAX];    /* <app>: "" = every app without its own block */
+    char command[VS_CMD_MAX]; /* <command>: "" = copy outputs into DIR/results/<wu>/ */
+};
+
 struct vs_project_config {
     char dir[VS_PATH_MAX];           /* absolute project directory (not in config.xml) */
     char long_name[VS_NAME_MAX];     /* <long_name> */
@@ -53,7 +82,27 @@ struct vs_project_config {
     bool locality_scheduling;               /* <locality_scheduling> (seed 001) */
     int locality_scheduling_wait_period;    /* <locality_scheduling_wait_period> s, 0 = off */
     bool locality_scheduling_sorted_order;  /* <locality_scheduling_sorted_order> */
+    /* Back-end daemons (issue 6; docs/daemons.md). */
+    int reliable_priority_on_over;              /* <reliable_priority_on_over> */
+    int reliable_priority_on_over_except_error; /* <reliable_priority_on_over_except_error> */
+    bool hr_class_static;                       /* <hr_class_static> */
+    int daemon_command_timeout;  /* <daemon_command_timeout> s, operator commands; default 600 */
+    int validator_retry_secs;    /* <validator_retry_secs>: transient failure; default 21600 */
+    int assimilator_retry_secs;  /* <assimilator_retry_secs>: failed assimilation; default 600 */
+    int file_deleter_retry_secs; /* <file_deleter_retry_secs>: failed deletions; default 3600 */
+    struct vs_validator_config validators[VS_MAX_APP_CONFIGS];
+    int nvalidators;
+    struct vs_assimilator_config assimilators[VS_MAX_APP_CONFIGS];
+    int nassimilators;
 };
+
+/* The <validator> block for app (its own, else the one without <app>, else
+ * a static bitwise default). Never NULL. */
+const struct vs_validator_config *vs_project_validator(const struct vs_project_config *cfg,
+                                                       const char *app);
+/* The <assimilator> block for app, like vs_project_validator (default: copy). */
+const struct vs_assimilator_config *vs_project_assimilator(const struct vs_project_config *cfg,
+                                                           const char *app);
 
 /*
  * Fills cfg with the defaults for a project in dir (absolute or relative:

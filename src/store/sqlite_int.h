@@ -92,6 +92,17 @@ enum sq_stmt {
     SQ_REPORT,
     SQ_REPORT_WU,
     SQ_WUS_TO_TRANSITION,
+    SQ_WUS_TO_VALIDATE,
+    SQ_WUS_TO_ASSIMILATE,
+    SQ_WUS_TO_DELETE,
+    SQ_RESULTS_TO_DELETE,
+    SQ_DELETE_RETRY_WU,
+    SQ_DELETE_RETRY_RESULT,
+    SQ_HAV_GET,
+    SQ_HAV_PUT,
+    SQ_DAEMON_GET,
+    SQ_DAEMON_PUT,
+    SQ_DAEMON_ALL,
     SQ__COUNT
 };
 
@@ -143,6 +154,7 @@ int64_t vs_sq__now(void);
 
 /* The schema (store_sqlite_schema.c). */
 extern const char *const vs_sq__schema_v1[]; /* NULL-terminated */
-#define VS_SQ_SCHEMA_VERSION 1
+extern const char *const vs_sq__schema_v2[]; /* v1 -> v2 */
+#define VS_SQ_SCHEMA_VERSION 2
 
 #endif

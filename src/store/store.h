@@ -658,4 +658,124 @@ typedef int (*vs_store_transition_fn)(void *ctx, struct vs_workunit *wu, struct 
 VS_MUST_CHECK int vs_store_wus_to_transition(struct vs_store *s, int64_t now, int limit,
                                              vs_store_transition_fn fn, void *ctx);
 
+/* ---------------------------------------------------------------------------
+ * Back-end daemons: their work queues (validator, assimilator, file
+ * deleter), the per host and app version quota record, their status table,
+ * and the counts `volsched status` prints.
+ * ------------------------------------------------------------------------- */
+
+/* Which workunits a daemon pass takes (vs_store_wus_in_queue). */
+enum vs_wu_queue {
+    VS_WU_QUEUE_VALIDATE = 0,    /* need_validate = 1 */
+    VS_WU_QUEUE_ASSIMILATE = 1,  /* assimilate_state = READY */
+    VS_WU_QUEUE_FILE_DELETE = 2, /* file_delete_state = READY */
+};
+
+/*
+ * Calls fn for up to limit workunits in queue (enum vs_wu_queue), of app
+ * appid (all apps when 0), in id order, each with all its results like
+ * vs_store_wus_to_transition (borrowed copies; fn may write to the store).
+ * The page is read before fn is first called. A non-zero return of fn stops
+ * the scan and is returned.
+ */
+VS_MUST_CHECK int vs_store_wus_in_queue(struct vs_store *s, int queue, int64_t appid, int limit,
+                                        vs_store_transition_fn fn, void *ctx);
+
+/*
+ * Calls fn for up to limit results whose output files are ready to delete
+ * (file_delete_state READY), in id order. The page is read before fn is
+ * first called, so fn may update the rows.
+ */
+VS_MUST_CHECK int vs_store_results_to_delete(struct vs_store *s, int limit, vs_store_result_fn fn,
+                                             void *ctx);
+
+/*
+ * Puts every workunit and result whose file deletion failed (file_delete_state
+ * ERROR) back to READY, for the file deleter's periodic retry. *out_n (may
+ * be NULL) is the number of rows changed.
+ */
+VS_MUST_CHECK int vs_store_file_delete_retry(struct vs_store *s, int64_t *out_n);
+
+/*
+ * BOINC-COMPAT host_app_version: the reliability and daily-quota record of
+ * one host running one app version (the generalized id for anonymous
+ * platforms). max_jobs_per_day 0 means "the project's daily_result_quota".
+ */
+struct vs_host_app_version {
+    int64_t host_id;
+    int64_t app_version_id;
+    int max_jobs_per_day;
+    int n_jobs_today;
+    int consecutive_valid;
+    double turnaround_n;   /* number of turnaround samples */
+    double turnaround_avg; /* seconds */
+};
+
+/* Reads the record of (host_id, app_version_id); VS_ENOTFOUND if none. */
+VS_MUST_CHECK int vs_store_hav_get(struct vs_store *s, int64_t host_id, int64_t app_version_id,
+                                   struct vs_host_app_version *out);
+/* Inserts or replaces the record (host_id, app_version_id) of h. */
+VS_MUST_CHECK int vs_store_hav_put(struct vs_store *s, const struct vs_host_app_version *h);
+
+/* The last pass and last error of one back-end daemon (volsched). */
+struct vs_daemon_status {
+    char name[VS_SHORT_MAX];      /* "transitioner", "validator", ... */
+    int64_t last_run;             /* time of the last pass; 0 = never ran */
+    int64_t last_work;            /* items the last pass handled */
+    int64_t total_work;           /* items handled by all passes */
+    int64_t last_error_time;      /* 0 = no error recorded */
+    char last_error[VS_NAME_MAX]; /* "" = none; kept until the next error */
+    int64_t retry_time;           /* daemon's own: e.g. the next retry of failed deletions */
+};
+
+/* Reads the status of daemon name; VS_ENOTFOUND if it never ran. */
+VS_MUST_CHECK int vs_store_daemon_status_get(struct vs_store *s, const char *name,
+                                             struct vs_daemon_status *out);
+/* Inserts or replaces the status row d->name. */
+VS_MUST_CHECK int vs_store_daemon_status_put(struct vs_store *s, const struct vs_daemon_status *d);
+typedef int (*vs_store_daemon_status_fn)(void *ctx, const struct vs_daemon_status *d);
+/* Calls fn for every daemon status row, in name order. */
+VS_MUST_CHECK int vs_store_daemon_status_list(struct vs_store *s, vs_store_daemon_status_fn fn,
+                                              void *ctx);
+
+/*
+ * The phase of a workunit's life, for counting (BOINC has no single WU
+ * state: this is a reading of error_mask, need_validate, canonical_resultid,
+ * assimilate_state and file_delete_state, first match wins).
+ */
+enum vs_wu_phase {
+    VS_WU_PHASE_FILES_DELETED = 0, /* file_delete_state DONE */
+    VS_WU_PHASE_ASSIMILATED,       /* assimilate_state DONE, files not yet deleted */
+    VS_WU_PHASE_ASSIMILATE_READY,  /* assimilate_state READY */
+    VS_WU_PHASE_ERROR,             /* error_mask set, not yet assimilated */
+    VS_WU_PHASE_NEED_VALIDATE,     /* need_validate */
+    VS_WU_PHASE_VALIDATED,         /* canonical result, assimilation deferred */
+    VS_WU_PHASE_IN_PROGRESS,       /* everything else: results out or to send */
+    VS_WU_PHASE__COUNT
+};
+enum vs_wu_phase vs_workunit_phase(const struct vs_workunit *wu);
+/* A short name for a phase ("in_progress", ...). */
+const char *vs_wu_phase_name(int phase);
+
+/* Counts over the whole store (vs_store_counts). */
+struct vs_store_counts {
+    int64_t workunits;
+    int64_t wu_phase[VS_WU_PHASE__COUNT];
+    int64_t wu_error_mask[6];     /* workunits with error_mask bit 1 << i */
+    int64_t wu_file_delete_error; /* workunits with file_delete_state ERROR */
+    int64_t results;
+    /* results by server_state (index 0..5, BOINC's values) and outcome (0..7) */
+    int64_t result_state_outcome[6][8];
+    int64_t result_validate[6]; /* OVER/SUCCESS results by validate_state */
+    int64_t result_file_delete_error;
+    int64_t hosts;
+    int64_t users;
+    int64_t teams;
+    int64_t apps;
+    int64_t job_cache; /* UNSENT results the feeder may send (transitioner_flags 0) */
+};
+
+/* Fills *out with counts of every table (one read transaction). */
+VS_MUST_CHECK int vs_store_counts(struct vs_store *s, struct vs_store_counts *out);
+
 #endif

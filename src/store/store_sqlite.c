@@ -228,6 +228,54 @@ static int build_sql(enum sq_stmt id, struct vs_buf *b)
                            "transitioner_flags <> %d ORDER BY transition_time, id LIMIT ?2",
                            w, VS_TRANSITION_NONE);
         break;
+    case SQ_WUS_TO_VALIDATE:
+    case SQ_WUS_TO_ASSIMILATE:
+    case SQ_WUS_TO_DELETE: {
+        w = vs_sq__select_list(&vs_sq__workunit, NULL);
+        const char *cond = id == SQ_WUS_TO_VALIDATE     ? "need_validate = 1"
+                           : id == SQ_WUS_TO_ASSIMILATE ? "assimilate_state = 1"
+                                                        : "file_delete_state = 1";
+        rc = vs_buf_printf(b,
+                           "SELECT %s FROM workunit WHERE %s AND (?1 = 0 OR appid = ?1) "
+                           "ORDER BY id LIMIT ?2",
+                           w, cond);
+        break;
+    }
+    case SQ_RESULTS_TO_DELETE:
+        r = vs_sq__select_list(&vs_sq__result, NULL);
+        rc = vs_buf_printf(b,
+                           "SELECT %s FROM result WHERE file_delete_state = %d ORDER BY id "
+                           "LIMIT ?1",
+                           r, VS_FILE_DELETE_READY);
+        break;
+    case SQ_DELETE_RETRY_WU:
+    case SQ_DELETE_RETRY_RESULT:
+        rc = vs_buf_printf(b, "UPDATE %s SET file_delete_state = %d WHERE file_delete_state = %d",
+                           id == SQ_DELETE_RETRY_WU ? "workunit" : "result", VS_FILE_DELETE_READY,
+                           VS_FILE_DELETE_ERROR);
+        break;
+    case SQ_HAV_GET:
+        rc = vs_buf_puts(b, "SELECT host_id, app_version_id, max_jobs_per_day, n_jobs_today, "
+                            "consecutive_valid, turnaround_n, turnaround_avg FROM "
+                            "host_app_version WHERE host_id = ?1 AND app_version_id = ?2");
+        break;
+    case SQ_HAV_PUT:
+        rc = vs_buf_puts(b, "INSERT OR REPLACE INTO host_app_version(host_id, app_version_id, "
+                            "max_jobs_per_day, n_jobs_today, consecutive_valid, turnaround_n, "
+                            "turnaround_avg) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)");
+        break;
+    case SQ_DAEMON_GET:
+    case SQ_DAEMON_ALL:
+        rc = vs_buf_printf(b,
+                           "SELECT name, last_run, last_work, total_work, last_error_time, "
+                           "last_error, retry_time FROM daemon_status %s ORDER BY name",
+                           id == SQ_DAEMON_GET ? "WHERE name = ?1" : "");
+        break;
+    case SQ_DAEMON_PUT:
+        rc = vs_buf_puts(b, "INSERT OR REPLACE INTO daemon_status(name, last_run, last_work, "
+                            "total_work, last_error_time, last_error, retry_time) "
+                            "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)");
+        break;
     default:
         rc = VS_EINTERNAL;
     }
@@ -535,7 +583,8 @@ static int ensure_schema(struct vs_store *s)
     rc = read_version(s, &version);
     for (size_t i = 0; rc == 0 && version == 0 && vs_sq__schema_v1[i]; i++)
         rc = exec(s, vs_sq__schema_v1[i]);
-    /* Future migrations: if (rc == 0 && version < 2) rc = exec(s, v1_to_v2); */
+    for (size_t i = 0; rc == 0 && version < 2 && vs_sq__schema_v2[i]; i++)
+        rc = exec(s, vs_sq__schema_v2[i]);
     if (rc == 0 && version < VS_SQ_SCHEMA_VERSION) {
         char sql[128];
         snprintf(sql, sizeof(sql),

@@ -244,3 +244,34 @@ const char *const vs_sq__schema_v1[] = {
     "CREATE INDEX asgn_wu ON assignment(workunitid);",
     NULL,
 };
+
+/*
+ * Version 2 (issue 6, the back-end daemons): BOINC's host_app_version (the
+ * per host and app version daily quota the validator and transitioner
+ * adjust), volsched's daemon_status (each daemon's last pass and last
+ * error, read by `volsched status`), and the indexes of the validator's and
+ * assimilator's queues that were already in BOINC's constraints.sql.
+ */
+const char *const vs_sq__schema_v2[] = {
+    /* BOINC-COMPAT: db/schema.sql host_app_version, the columns volsched uses. */
+    "CREATE TABLE host_app_version ("
+    " host_id INTEGER NOT NULL,"
+    " app_version_id INTEGER NOT NULL,"
+    " max_jobs_per_day INTEGER NOT NULL DEFAULT 0,"
+    " n_jobs_today INTEGER NOT NULL DEFAULT 0,"
+    " consecutive_valid INTEGER NOT NULL DEFAULT 0,"
+    " turnaround_n REAL NOT NULL DEFAULT 0,"
+    " turnaround_avg REAL NOT NULL DEFAULT 0,"
+    " PRIMARY KEY (host_id, app_version_id));",
+
+    /* volsched */
+    "CREATE TABLE daemon_status ("
+    " name TEXT PRIMARY KEY,"
+    " last_run INTEGER NOT NULL DEFAULT 0,"
+    " last_work INTEGER NOT NULL DEFAULT 0,"
+    " total_work INTEGER NOT NULL DEFAULT 0,"
+    " last_error_time INTEGER NOT NULL DEFAULT 0,"
+    " last_error TEXT NOT NULL DEFAULT '',"
+    " retry_time INTEGER NOT NULL DEFAULT 0);",
+    NULL,
+};

@@ -404,3 +404,87 @@ int vs_store_wus_to_transition(struct vs_store *s, int64_t now, int limit,
     vs_free(wus);
     return ret;
 }
+
+/* ------------------------------------------------------------------------ */
+/* Daemon queues                                                             */
+
+int vs_store_wus_in_queue(struct vs_store *s, int queue, int64_t appid, int limit,
+                          vs_store_transition_fn fn, void *ctx)
+{
+    if (limit <= 0 || !fn)
+        return VS_EINVAL;
+    enum sq_stmt id;
+    switch (queue) {
+    case VS_WU_QUEUE_VALIDATE:
+        id = SQ_WUS_TO_VALIDATE;
+        break;
+    case VS_WU_QUEUE_ASSIMILATE:
+        id = SQ_WUS_TO_ASSIMILATE;
+        break;
+    case VS_WU_QUEUE_FILE_DELETE:
+        id = SQ_WUS_TO_DELETE;
+        break;
+    default:
+        return VS_EINVAL;
+    }
+    sqlite3_stmt *st = vs_sq__stmt(s, id);
+    if (!st)
+        return VS_ESTORE;
+    sqlite3_bind_int64(st, 1, appid);
+    sqlite3_bind_int(st, 2, limit);
+    struct vs_workunit *wus = NULL;
+    size_t nwus = 0, cap = 0;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (nwus == cap) {
+            cap = cap ? 2 * cap : 16;
+            wus = vs_xreallocarray(wus, cap, sizeof(*wus));
+        }
+        vs_sq__read_row(st, 0, &vs_sq__workunit, &wus[nwus++]);
+    }
+    sqlite3_reset(st);
+    int ret = rc == SQLITE_DONE ? 0 : vs_sq__err(s, rc, "queue scan");
+    for (size_t i = 0; ret == 0 && i < nwus; i++) {
+        struct result_vec rv = {0};
+        ret = vs_store_results_of_wu(s, wus[i].id, collect_result, &rv);
+        if (ret == 0)
+            ret = fn(ctx, &wus[i], rv.v, rv.n);
+        for (size_t j = 0; j < rv.n; j++)
+            vs_result_cleanup(&rv.v[j]);
+        vs_free(rv.v);
+    }
+    for (size_t i = 0; i < nwus; i++)
+        vs_workunit_cleanup(&wus[i]);
+    vs_free(wus);
+    return ret;
+}
+
+int vs_store_results_to_delete(struct vs_store *s, int limit, vs_store_result_fn fn, void *ctx)
+{
+    if (limit <= 0 || !fn)
+        return VS_EINVAL;
+    sqlite3_stmt *st = vs_sq__stmt(s, SQ_RESULTS_TO_DELETE);
+    if (!st)
+        return VS_ESTORE;
+    sqlite3_bind_int(st, 1, limit);
+    struct result_vec rv = {0};
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        struct vs_result r;
+        vs_sq__read_row(st, 0, &vs_sq__result, &r);
+        /* Takes ownership of r's heap strings (no copy, no free). */
+        if (rv.n == rv.cap) {
+            rv.cap = rv.cap ? 2 * rv.cap : 16;
+            rv.v = vs_xreallocarray(rv.v, rv.cap, sizeof(*rv.v));
+        }
+        rv.v[rv.n++] = r;
+    }
+    sqlite3_reset(st);
+    int ret = rc == SQLITE_DONE ? 0 : vs_sq__err(s, rc, "delete scan");
+    for (size_t i = 0; ret == 0 && i < rv.n; i++)
+        ret = fn(ctx, &rv.v[i]);
+    for (size_t i = 0; i < rv.n; i++)
+        vs_result_cleanup(&rv.v[i]);
+    vs_free(rv.v);
+    return ret;
+}

@@ -70,3 +70,29 @@ void vs_workunit_defaults(struct vs_workunit *wu)
     wu->delay_bound = 7 * 86400;
     wu->size_class = -1;
 }
+
+enum vs_wu_phase vs_workunit_phase(const struct vs_workunit *wu)
+{
+    if (wu->file_delete_state == VS_FILE_DELETE_DONE)
+        return VS_WU_PHASE_FILES_DELETED;
+    if (wu->assimilate_state == VS_ASSIMILATE_DONE)
+        return VS_WU_PHASE_ASSIMILATED;
+    if (wu->assimilate_state == VS_ASSIMILATE_READY)
+        return VS_WU_PHASE_ASSIMILATE_READY;
+    if (wu->error_mask)
+        return VS_WU_PHASE_ERROR;
+    if (wu->need_validate)
+        return VS_WU_PHASE_NEED_VALIDATE;
+    if (wu->canonical_resultid)
+        return VS_WU_PHASE_VALIDATED;
+    return VS_WU_PHASE_IN_PROGRESS;
+}
+
+const char *vs_wu_phase_name(int phase)
+{
+    static const char *const names[VS_WU_PHASE__COUNT] = {
+        "files_deleted", "assimilated", "assimilate_ready", "error",
+        "need_validate", "validated",   "in_progress",
+    };
+    return phase >= 0 && phase < VS_WU_PHASE__COUNT ? names[phase] : "unknown";
+}

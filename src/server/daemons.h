@@ -1,0 +1,76 @@
+/*
+ * The back-end daemons together: one bounded pass of each, for `volsched
+ * serve` (which runs them in a timer loop or thread, all of them or the one
+ * named by --only) and for tests.
+ *
+ * Every daemon is also callable alone (vs_transitioner_pass,
+ * vs_validator_pass, vs_assimilator_pass, vs_file_deleter_pass). Passes are
+ * safe to run from several processes on one store: every change is made in
+ * a transaction that re-reads the rows it changes.
+ */
+#ifndef VOLSCHED_SERVER_DAEMONS_H
+#define VOLSCHED_SERVER_DAEMONS_H
+
+#include <stdint.h>
+
+#include "server/assimilator.h"
+#include "server/file_deleter.h"
+#include "server/transitioner.h"
+#include "server/validator.h"
+#include "store/project.h"
+#include "store/store.h"
+
+struct vs_log;
+
+/* Which daemons a call runs (bit set). */
+#define VS_DAEMON_TRANSITIONER (1u << 0)
+#define VS_DAEMON_VALIDATOR    (1u << 1)
+#define VS_DAEMON_ASSIMILATOR  (1u << 2)
+#define VS_DAEMON_FILE_DELETER (1u << 3)
+#define VS_DAEMON_ALL          0xfu
+
+/* The bit of a daemon by its name ("transitioner", "validator",
+ * "assimilator", "file_deleter"), or 0 for an unknown name. */
+unsigned vs_daemon_by_name(const char *name);
+/* The name of one daemon bit ("" if not exactly one known bit). */
+const char *vs_daemon_name(unsigned bit);
+
+struct vs_daemons_stats {
+    struct vs_transitioner_stats transitioner;
+    struct vs_validator_stats validator;
+    struct vs_assimilator_stats assimilator;
+    struct vs_file_deleter_stats file_deleter;
+    int rc[4]; /* each daemon's return code (0 or a VS_E* error), by bit index */
+};
+
+/*
+ * Runs one pass of each daemon in which (transitioner, validator,
+ * assimilator, file deleter, in that order) at time now with the default
+ * limits, and records each in the store's daemon_status table (last run,
+ * items handled, and the last error when the pass had one, which `volsched
+ * status` shows). A failing daemon does not stop the others. stats may be
+ * NULL. Returns the number of items all passes handled (>= 0), or VS_EINVAL.
+ */
+int vs_daemons_run_once(struct vs_store *s, const struct vs_project_config *cfg, int64_t now,
+                        unsigned which, struct vs_log *log, struct vs_daemons_stats *stats);
+
+/*
+ * A background thread that runs the daemons for a server: it opens its own
+ * store handle (cfg->store_url), then loops calling vs_daemons_run_once
+ * (which, now = the clock) back to back while there is work and every
+ * interval_ms (<= 0: 1000) when idle, as BOINC's daemons sleep only when
+ * idle. cfg is copied; log is borrowed and must outlive the runner. Returns
+ * 0 and the runner in *out, or an error opening the store or starting the
+ * thread.
+ */
+struct vs_daemons_runner;
+VS_MUST_CHECK int vs_daemons_runner_start(const struct vs_project_config *cfg, unsigned which,
+                                          int interval_ms, struct vs_log *log,
+                                          struct vs_daemons_runner **out);
+/* Asks the thread to stop, waits for the pass in progress to end, closes
+ * its store and frees r. NULL is a no-op. */
+void vs_daemons_runner_stop(struct vs_daemons_runner *r);
+/* Passes completed so far (for tests and stats). */
+uint64_t vs_daemons_runner_passes(struct vs_daemons_runner *r);
+
+#endif

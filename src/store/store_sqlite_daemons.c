@@ -1,0 +1,253 @@
+/*
+ * SQLite backend: what the back-end daemons need besides workunits and
+ * results: the retry of failed deletions, host_app_version records, the
+ * daemon_status table and the counts behind `volsched status`.
+ */
+#include <string.h>
+
+#include "store/sqlite_int.h"
+#include "volsched/str.h"
+
+int vs_store_file_delete_retry(struct vs_store *s, int64_t *out_n)
+{
+    int rc = vs_sq__enter(s);
+    if (rc)
+        return rc;
+    int64_t n = 0;
+    const enum sq_stmt ids[] = {SQ_DELETE_RETRY_WU, SQ_DELETE_RETRY_RESULT};
+    for (size_t i = 0; i < 2 && rc == 0; i++) {
+        sqlite3_stmt *st = vs_sq__stmt(s, ids[i]);
+        if (!st) {
+            rc = VS_ESTORE;
+            break;
+        }
+        int step = sqlite3_step(st);
+        sqlite3_reset(st);
+        if (step != SQLITE_DONE)
+            rc = vs_sq__err(s, step, "delete retry");
+        else
+            n += sqlite3_changes(s->db);
+    }
+    rc = vs_sq__leave(s, rc);
+    if (rc == 0 && out_n)
+        *out_n = n;
+    return rc;
+}
+
+/* ------------------------------------------------------------------------ */
+/* host_app_version                                                          */
+
+int vs_store_hav_get(struct vs_store *s, int64_t host_id, int64_t app_version_id,
+                     struct vs_host_app_version *out)
+{
+    sqlite3_stmt *st = vs_sq__stmt(s, SQ_HAV_GET);
+    if (!st)
+        return VS_ESTORE;
+    sqlite3_bind_int64(st, 1, host_id);
+    sqlite3_bind_int64(st, 2, app_version_id);
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) {
+        out->host_id = sqlite3_column_int64(st, 0);
+        out->app_version_id = sqlite3_column_int64(st, 1);
+        out->max_jobs_per_day = sqlite3_column_int(st, 2);
+        out->n_jobs_today = sqlite3_column_int(st, 3);
+        out->consecutive_valid = sqlite3_column_int(st, 4);
+        out->turnaround_n = sqlite3_column_double(st, 5);
+        out->turnaround_avg = sqlite3_column_double(st, 6);
+    }
+    sqlite3_reset(st);
+    if (rc == SQLITE_ROW)
+        return 0;
+    return rc == SQLITE_DONE ? VS_ENOTFOUND : vs_sq__err(s, rc, "host_app_version");
+}
+
+int vs_store_hav_put(struct vs_store *s, const struct vs_host_app_version *h)
+{
+    sqlite3_stmt *st = vs_sq__stmt(s, SQ_HAV_PUT);
+    if (!st)
+        return VS_ESTORE;
+    sqlite3_bind_int64(st, 1, h->host_id);
+    sqlite3_bind_int64(st, 2, h->app_version_id);
+    sqlite3_bind_int(st, 3, h->max_jobs_per_day);
+    sqlite3_bind_int(st, 4, h->n_jobs_today);
+    sqlite3_bind_int(st, 5, h->consecutive_valid);
+    sqlite3_bind_double(st, 6, h->turnaround_n);
+    sqlite3_bind_double(st, 7, h->turnaround_avg);
+    int rc = sqlite3_step(st);
+    sqlite3_reset(st);
+    return rc == SQLITE_DONE ? 0 : vs_sq__err(s, rc, "host_app_version");
+}
+
+/* ------------------------------------------------------------------------ */
+/* daemon_status                                                             */
+
+static void read_status(sqlite3_stmt *st, struct vs_daemon_status *d)
+{
+    memset(d, 0, sizeof(*d));
+    const char *t = (const char *)sqlite3_column_text(st, 0);
+    vs_sq__copy(d->name, t ? t : "", sizeof(d->name));
+    d->last_run = sqlite3_column_int64(st, 1);
+    d->last_work = sqlite3_column_int64(st, 2);
+    d->total_work = sqlite3_column_int64(st, 3);
+    d->last_error_time = sqlite3_column_int64(st, 4);
+    t = (const char *)sqlite3_column_text(st, 5);
+    vs_sq__copy(d->last_error, t ? t : "", sizeof(d->last_error));
+    d->retry_time = sqlite3_column_int64(st, 6);
+}
+
+int vs_store_daemon_status_get(struct vs_store *s, const char *name, struct vs_daemon_status *out)
+{
+    if (!name || !*name)
+        return VS_EINVAL;
+    sqlite3_stmt *st = vs_sq__stmt(s, SQ_DAEMON_GET);
+    if (!st)
+        return VS_ESTORE;
+    sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW)
+        read_status(st, out);
+    sqlite3_reset(st);
+    if (rc == SQLITE_ROW)
+        return 0;
+    return rc == SQLITE_DONE ? VS_ENOTFOUND : vs_sq__err(s, rc, "daemon_status");
+}
+
+int vs_store_daemon_status_put(struct vs_store *s, const struct vs_daemon_status *d)
+{
+    if (!d->name[0])
+        return VS_EINVAL;
+    sqlite3_stmt *st = vs_sq__stmt(s, SQ_DAEMON_PUT);
+    if (!st)
+        return VS_ESTORE;
+    sqlite3_bind_text(st, 1, d->name, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 2, d->last_run);
+    sqlite3_bind_int64(st, 3, d->last_work);
+    sqlite3_bind_int64(st, 4, d->total_work);
+    sqlite3_bind_int64(st, 5, d->last_error_time);
+    sqlite3_bind_text(st, 6, d->last_error, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 7, d->retry_time);
+    int rc = sqlite3_step(st);
+    sqlite3_reset(st);
+    return rc == SQLITE_DONE ? 0 : vs_sq__err(s, rc, "daemon_status");
+}
+
+int vs_store_daemon_status_list(struct vs_store *s, vs_store_daemon_status_fn fn, void *ctx)
+{
+    sqlite3_stmt *st = vs_sq__stmt(s, SQ_DAEMON_ALL);
+    if (!st)
+        return VS_ESTORE;
+    int rc, ret = 0;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        struct vs_daemon_status d;
+        read_status(st, &d);
+        if ((ret = fn(ctx, &d)) != 0)
+            break;
+    }
+    sqlite3_reset(st);
+    if (ret)
+        return ret;
+    return rc == SQLITE_DONE ? 0 : vs_sq__err(s, rc, "daemon_status");
+}
+
+/* ------------------------------------------------------------------------ */
+/* Counts                                                                    */
+
+/* Runs sql (not cached: status is rare) and calls row() for each row. */
+static int each_row(struct vs_store *s, const char *sql,
+                    void (*row)(sqlite3_stmt *st, struct vs_store_counts *c),
+                    struct vs_store_counts *c)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = sqlite3_prepare_v2(s->db, sql, -1, &st, NULL);
+    if (rc != SQLITE_OK)
+        return vs_sq__err(s, rc, "counts");
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+        row(st, c);
+    sqlite3_finalize(st);
+    return rc == SQLITE_DONE ? 0 : vs_sq__err(s, rc, "counts");
+}
+
+static void wu_row(sqlite3_stmt *st, struct vs_store_counts *c)
+{
+    struct vs_workunit wu;
+    memset(&wu, 0, sizeof(wu));
+    wu.need_validate = sqlite3_column_int(st, 0);
+    wu.canonical_resultid = sqlite3_column_int64(st, 1);
+    wu.error_mask = sqlite3_column_int(st, 2);
+    wu.assimilate_state = sqlite3_column_int(st, 3);
+    wu.file_delete_state = sqlite3_column_int(st, 4);
+    int64_t n = sqlite3_column_int64(st, 5);
+    c->workunits += n;
+    c->wu_phase[vs_workunit_phase(&wu)] += n;
+    for (int b = 0; b < 6; b++)
+        if (wu.error_mask & (1 << b))
+            c->wu_error_mask[b] += n;
+    if (wu.file_delete_state == VS_FILE_DELETE_ERROR)
+        c->wu_file_delete_error += n;
+}
+
+static void result_row(sqlite3_stmt *st, struct vs_store_counts *c)
+{
+    int state = sqlite3_column_int(st, 0);
+    int outcome = sqlite3_column_int(st, 1);
+    int validate = sqlite3_column_int(st, 2);
+    int fds = sqlite3_column_int(st, 3);
+    int64_t n = sqlite3_column_int64(st, 4);
+    c->results += n;
+    if (state >= 0 && state < 6 && outcome >= 0 && outcome < 8)
+        c->result_state_outcome[state][outcome] += n;
+    if (state == VS_RESULT_SERVER_STATE_OVER && outcome == VS_RESULT_OUTCOME_SUCCESS &&
+        validate >= 0 && validate < 6)
+        c->result_validate[validate] += n;
+    if (fds == VS_FILE_DELETE_ERROR)
+        c->result_file_delete_error += n;
+}
+
+static int count_one(struct vs_store *s, const char *sql, int64_t *out)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = sqlite3_prepare_v2(s->db, sql, -1, &st, NULL);
+    if (rc != SQLITE_OK)
+        return vs_sq__err(s, rc, "counts");
+    rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW)
+        *out = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    return rc == SQLITE_ROW ? 0 : vs_sq__err(s, rc, "counts");
+}
+
+int vs_store_counts(struct vs_store *s, struct vs_store_counts *out)
+{
+    struct vs_store_counts c;
+    memset(&c, 0, sizeof(c));
+    /* One read transaction: the counts are of one moment. */
+    int rc = sqlite3_exec(s->db, s->txn_depth ? "SAVEPOINT counts" : "BEGIN", NULL, NULL, NULL);
+    if (rc != SQLITE_OK)
+        return vs_sq__err(s, rc, "counts");
+    rc = each_row(s,
+                  "SELECT need_validate, canonical_resultid <> 0, error_mask, assimilate_state, "
+                  "file_delete_state, count(*) FROM workunit GROUP BY 1, 2, 3, 4, 5",
+                  wu_row, &c);
+    if (rc == 0)
+        rc = each_row(s,
+                      "SELECT server_state, outcome, validate_state, file_delete_state, count(*) "
+                      "FROM result GROUP BY 1, 2, 3, 4",
+                      result_row, &c);
+    if (rc == 0)
+        rc = count_one(s, "SELECT count(*) FROM host", &c.hosts);
+    if (rc == 0)
+        rc = count_one(s, "SELECT count(*) FROM \"user\"", &c.users);
+    if (rc == 0)
+        rc = count_one(s, "SELECT count(*) FROM team", &c.teams);
+    if (rc == 0)
+        rc = count_one(s, "SELECT count(*) FROM app", &c.apps);
+    if (rc == 0)
+        rc = count_one(s,
+                       "SELECT count(*) FROM result r JOIN workunit w ON w.id = r.workunitid "
+                       "WHERE r.server_state = 2 AND w.transitioner_flags = 0",
+                       &c.job_cache);
+    (void)sqlite3_exec(s->db, s->txn_depth ? "RELEASE counts" : "COMMIT", NULL, NULL, NULL);
+    if (rc == 0)
+        *out = c;
+    return rc;
+}
