@@ -21,6 +21,8 @@
 #include "store/store.h"
 #include "volsched/error.h"
 
+struct vs_reports;
+
 struct vs_commit_item {
     /* in */
     struct vs_host *host; /* written: added when new_host (host->id set), else updated */
@@ -28,6 +30,7 @@ struct vs_commit_item {
     int64_t userid, teamid, now;
     struct vs_claim *claims; /* claimed flags are written */
     size_t nclaims;
+    struct vs_reports *reports; /* reported results to record first; may be NULL */
     /* out */
     int rc;          /* 0, or the error that rolled this item back */
     size_t nclaimed; /* claims that moved UNSENT -> IN_PROGRESS */

@@ -14,6 +14,7 @@
 
 #include "server/cache.h"
 #include "server/commit.h"
+#include "server/h_report.h"
 #include "store/store_sched.h"
 #include "volsched/alloc.h"
 #include "volsched/log.h"
@@ -850,6 +851,13 @@ int vs_sched_handle(struct vs_sched *s, const char *body, size_t len, const char
         host.rpc_seqno = (int)q.rpc_seqno;
     }
     host_from_request(&host, &q, &user, peer, now);
+    struct vs_reports reports;
+    rc = vs_reports_prepare(st, &q, user.id, &a, s->log, &reports);
+    if (rc != 0) {
+        status = refuse(s, peer, "reported results lookup failed", "Server error",
+                        DELAY_SERVER_ERROR, out);
+        goto done;
+    }
     pool_put(s, st);
     st = NULL;
 
@@ -934,6 +942,7 @@ int vs_sched_handle(struct vs_sched *s, const char *body, size_t len, const char
         .now = now,
         .claims = claims,
         .nclaims = njobs,
+        .reports = reports.n ? &reports : NULL,
     };
     announced = false; /* vs_committer_run takes the announcement over */
     rc = vs_committer_run(s->committer, &item);
@@ -952,6 +961,7 @@ int vs_sched_handle(struct vs_sched *s, const char *body, size_t len, const char
     if (new_host)
         r.hostid = host.id;
 
+    vs_reports_ack(&reports, &r, &a); /* durable now: the client may forget them */
     reply_add_jobs(&r, &a, &pc, jobs, claims, njobs, s->cat);
     atomic_fetch_add_explicit(&s->n_sent, item.nclaimed, memory_order_relaxed);
     if (wants && item.nclaimed == 0) {
@@ -968,9 +978,9 @@ int vs_sched_handle(struct vs_sched *s, const char *body, size_t len, const char
             add_msg(&r, &a, "low", "Project has no tasks available");
     }
     status = write_reply(s, &r, out);
-    if (q.n_results > 0)
-        VS_LOG(s->log, VS_LOG_DEBUG, "host %lld reported %zu results (not processed yet)",
-               (long long)host.id, q.n_results);
+    if (reports.n > 0)
+        VS_LOG(s->log, VS_LOG_DEBUG, "host %lld reported %zu results: %zu recorded, %zu repeats",
+               (long long)host.id, reports.n, reports.nrecorded, reports.ndup);
     VS_LOG(s->log, VS_LOG_DEBUG, "host %lld (%s): %zu jobs sent", (long long)host.id,
            peer ? peer : "?", item.nclaimed);
 done:
