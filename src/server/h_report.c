@@ -80,8 +80,7 @@ int vs_reports_prepare(struct vs_store *st, const struct vs_proto_request *q, in
         e->rep.exit_status = rr->exit_status;
         e->rep.cpu_time = rr->final_cpu_time > 0 ? rr->final_cpu_time : 0;
         /* BOINC-COMPAT: an elapsed time of 0 (old clients) counts as the CPU time. */
-        e->rep.elapsed_time =
-            rr->final_elapsed_time > 0 ? rr->final_elapsed_time : e->rep.cpu_time;
+        e->rep.elapsed_time = rr->final_elapsed_time > 0 ? rr->final_elapsed_time : e->rep.cpu_time;
         e->rep.peak_working_set_size = rr->final_peak_working_set_size;
         e->rep.peak_swap_size = rr->final_peak_swap_size;
         e->rep.peak_disk_usage = rr->final_peak_disk_usage;

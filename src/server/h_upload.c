@@ -52,8 +52,7 @@ int vs_upload_create(const struct vs_project_config *cfg, struct vs_log *log,
         if (rc == 0)
             rc = vs_sign_key_load(path, false, &u->key);
         if (rc != 0) {
-            VS_LOG(log, VS_LOG_ERROR, "upload handler: cannot load %s: %s", path,
-                   vs_strerror(rc));
+            VS_LOG(log, VS_LOG_ERROR, "upload handler: cannot load %s: %s", path, vs_strerror(rc));
             vs_upload_destroy(u);
             return rc;
         }
@@ -204,8 +203,7 @@ static int fsync_dir_of(const char *path)
     return rc;
 }
 
-static int handle_size(struct vs_upload *u, const char *name, const char *peer,
-                       struct vs_buf *out)
+static int handle_size(struct vs_upload *u, const char *name, const char *peer, struct vs_buf *out)
 {
     atomic_fetch_add(&u->n_size, 1);
     char path[VS_PATH_MAX + 64];
@@ -261,8 +259,7 @@ static int handle_file(struct vs_upload *u, const struct vs_proto_upload_request
         return reply(u, 1, false, 0, "cannot make the upload directory", name, peer, out);
     int fd = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
     if (fd < 0)
-        return reply(u, errno == ELOOP ? -1 : 1, false, 0, "cannot open the file", name, peer,
-                     out);
+        return reply(u, errno == ELOOP ? -1 : 1, false, 0, "cannot open the file", name, peer, out);
     struct stat sb;
     const char *why = NULL;
     int status = 0;

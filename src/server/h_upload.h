@@ -52,10 +52,10 @@ int vs_upload_http(void *ctx, const char *body, size_t len, const char *peer, st
 
 struct vs_upload_stats {
     uint64_t size_queries;
-    uint64_t files_done;  /* uploads that completed a file */
-    uint64_t bytes;       /* bytes written */
-    uint64_t refused;     /* permanent refusals */
-    uint64_t transient;   /* transient failures */
+    uint64_t files_done; /* uploads that completed a file */
+    uint64_t bytes;      /* bytes written */
+    uint64_t refused;    /* permanent refusals */
+    uint64_t transient;  /* transient failures */
 };
 void vs_upload_get_stats(struct vs_upload *u, struct vs_upload_stats *out_stats);
 
