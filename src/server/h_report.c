@@ -8,6 +8,10 @@
 #include "volsched/str.h"
 #include "volsched/xml.h"
 
+/* BOINC-COMPAT lib/error_numbers.h: the client aborted the job because the
+ * project told it to; not the host's fault. */
+#define EXIT_ABORTED_BY_PROJECT 202
+
 /* Upper bound of the <file_info> summary kept as xml_doc_out. */
 #define XML_DOC_OUT_MAX (64u * 1024u)
 
@@ -107,6 +111,7 @@ int vs_reports_prepare(struct vs_store *st, const struct vs_proto_request *q, in
             e->skip = VS_REPORT_OTHER_USER;
         } else {
             e->hostid = r.hostid;
+            e->app_version_id = r.app_version_id;
         }
         if (e->skip != VS_REPORT_RECORD)
             VS_LOG(log, e->skip == VS_REPORT_OTHER_USER ? VS_LOG_WARN : VS_LOG_INFO,
@@ -118,6 +123,30 @@ int vs_reports_prepare(struct vs_store *st, const struct vs_proto_request *q, in
 done:
     vs_result_cleanup(&r);
     return rc;
+}
+
+/* BOINC-COMPAT (sched_result.cpp got_bad_result): an errored result ends
+ * the host's valid streak and, with a quota, lowers its daily limit for the
+ * app version to one less than min(limit, quota), never below 1. */
+static int got_bad_result(struct vs_store *w, int64_t hostid, int64_t avid, int quota)
+{
+    if (!hostid || !avid)
+        return 0;
+    struct vs_host_app_version h;
+    int rc = vs_store_hav_get(w, hostid, avid, &h);
+    if (rc == VS_ENOTFOUND) {
+        memset(&h, 0, sizeof(h));
+        h.host_id = hostid;
+        h.app_version_id = avid;
+    } else if (rc != 0) {
+        return rc;
+    }
+    h.consecutive_valid = 0;
+    if (quota > 0) {
+        int eff = h.max_jobs_per_day > 0 && h.max_jobs_per_day < quota ? h.max_jobs_per_day : quota;
+        h.max_jobs_per_day = eff - 1 < 1 ? 1 : eff - 1;
+    }
+    return vs_store_hav_put(w, &h);
 }
 
 int vs_reports_apply(struct vs_store *w, struct vs_reports *r, int64_t now)
@@ -136,10 +165,18 @@ int vs_reports_apply(struct vs_store *w, struct vs_reports *r, int64_t now)
         }
         if (rc != 0)
             return rc;
-        if (e->dup)
+        if (e->dup) {
             r->ndup++;
-        else
-            r->nrecorded++;
+            continue;
+        }
+        r->nrecorded++;
+        bool ok =
+            e->rep.client_state == VS_RESULT_CLIENT_STATE_FILES_UPLOADED && e->rep.exit_status == 0;
+        if (!ok && e->rep.exit_status != EXIT_ABORTED_BY_PROJECT) {
+            rc = got_bad_result(w, e->hostid, e->app_version_id, r->daily_quota);
+            if (rc != 0)
+                return rc;
+        }
     }
     return 0;
 }

@@ -47,6 +47,7 @@ enum vs_report_skip {
 struct vs_report_entry {
     struct vs_result_report rep; /* strings borrowed from the request's arena */
     int64_t hostid;              /* the host the result was sent to */
+    int64_t app_version_id;      /* the version it was sent with (quota record) */
     enum vs_report_skip skip;
     bool dup; /* out of apply: the store had it already */
 };
@@ -54,6 +55,7 @@ struct vs_report_entry {
 struct vs_reports {
     struct vs_report_entry *e; /* in the arena given to prepare */
     size_t n;
+    int daily_quota; /* the project's daily_result_quota (set by the caller; 0 = off) */
     /* Counts after apply. */
     size_t nrecorded, ndup, nrefused;
 };
@@ -70,7 +72,10 @@ VS_MUST_CHECK int vs_reports_prepare(struct vs_store *st, const struct vs_proto_
 
 /*
  * Records the entries marked VS_REPORT_RECORD through the writer handle w,
- * inside the caller's transaction, at time now. A result whose state changed
+ * inside the caller's transaction, at time now. A CLIENT_ERROR result
+ * (unless the project aborted it) shrinks its host's daily quota for that
+ * app version and ends its valid streak (BOINC's got_bad_result). A result
+ * whose state changed
  * since prepare (reported meanwhile, another host) is left alone and still
  * acknowledged. Returns 0, or a store error (the caller rolls back).
  */

@@ -853,6 +853,7 @@ int vs_sched_handle(struct vs_sched *s, const char *body, size_t len, const char
     host_from_request(&host, &q, &user, peer, now);
     struct vs_reports reports;
     rc = vs_reports_prepare(st, &q, user.id, &a, s->log, &reports);
+    reports.daily_quota = s->cfg.daily_result_quota;
     if (rc != 0) {
         status = refuse(s, peer, "reported results lookup failed", "Server error",
                         DELAY_SERVER_ERROR, out);

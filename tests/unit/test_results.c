@@ -70,10 +70,13 @@ static void add_job(struct fx *x, const char *name, int64_t hostid, int64_t user
     r.xml_doc_in = vs_xstrdup(doc);
     assert_int_equal(vs_store_result_add(x->pf->s, &r), 0);
     if (hostid) {
-        struct vs_claim c = {.result_id = r.id, .report_deadline = NOW - 3600 + 86400};
+        struct vs_claim c = {.result_id = r.id,
+                             .report_deadline = NOW - 3600 + 86400,
+                             .app_version_id = pf_sql(x->pf, "SELECT MIN(id) FROM app_version"),
+                             .app_version_num = 101};
         size_t n = 0;
-        assert_int_equal(
-            vs_store_results_claim(x->pf->s, hostid, userid, 0, NOW - 3600, &c, 1, &n), 0);
+        assert_int_equal(vs_store_results_claim(x->pf->s, hostid, userid, 0, NOW - 3600, &c, 1, &n),
+                         0);
         assert_int_equal(n, 1);
     }
     vs_workunit_cleanup(&wu);
@@ -98,6 +101,7 @@ static int setup(void **state)
     x->h_alice = add_host(x, x->pf->userid);
     x->h_alice2 = add_host(x, x->pf->userid);
     x->h_bob = add_host(x, x->bob);
+    x->pf->cfg.daily_result_quota = 10;
     assert_int_equal(vs_sched_create(&x->pf->cfg, NULL, NULL, &x->sched), 0);
     assert_int_equal(vs_upload_create(&x->pf->cfg, NULL, &x->up), 0);
     *state = x;
@@ -236,25 +240,36 @@ static void test_report_client_errors(void **state)
     add_job(x, "e_state", x->h_alice, x->pf->userid);
     add_job(x, "e_upfail", x->h_alice, x->pf->userid);
     add_job(x, "e_abort", x->h_alice, x->pf->userid);
+    add_job(x, "e_proj", x->h_alice, x->pf->userid);
     const struct rep reps[] = {
         {"e_exit", VS_RESULT_CLIENT_STATE_FILES_UPLOADED, 1},
         {"e_state", VS_RESULT_CLIENT_STATE_COMPUTE_ERROR, 0},
         {"e_upfail", VS_RESULT_CLIENT_STATE_UPLOAD_FAILED, 0},
         {"e_abort", VS_RESULT_CLIENT_STATE_ABORTED, -221},
+        {"e_proj", VS_RESULT_CLIENT_STATE_ABORTED, 202}, /* aborted by the project */
     };
     struct vs_arena a;
     vs_arena_init(&a, 8192);
     struct vs_proto_reply r;
-    report_rpc(x, x->auth_alice, x->h_alice, reps, 4, 0, &a, &r);
-    for (size_t i = 0; i < 4; i++) {
+    report_rpc(x, x->auth_alice, x->h_alice, reps, 5, 0, &a, &r);
+    for (size_t i = 0; i < 5; i++) {
         assert_true(acked(&r, reps[i].name));
         struct vs_result res = get_result(x, reps[i].name);
         assert_int_equal(res.server_state, VS_RESULT_SERVER_STATE_OVER);
         assert_int_equal(res.outcome, VS_RESULT_OUTCOME_CLIENT_ERROR);
         assert_int_equal(res.client_state, reps[i].state);
         assert_int_equal(res.exit_status, reps[i].exit_status);
+        assert_int_equal(res.validate_state, VS_VALIDATE_STATE_INVALID);
         vs_result_cleanup(&res);
     }
+    /* BOINC's got_bad_result: quota 10 -> 9 -> 8 -> 7 -> 6; the project's
+     * own abort (202) does not count against the host. */
+    struct vs_host_app_version hav;
+    assert_int_equal(vs_store_hav_get(x->pf->s, x->h_alice,
+                                      pf_sql(x->pf, "SELECT MIN(id) FROM app_version"), &hav),
+                     0);
+    assert_int_equal(hav.max_jobs_per_day, 6);
+    assert_int_equal(hav.consecutive_valid, 0);
     vs_arena_cleanup(&a);
 }
 
@@ -296,8 +311,7 @@ static void test_report_other_user_refused(void **state)
     const struct rep ru = {"no_such_result", VS_RESULT_CLIENT_STATE_FILES_UPLOADED, 0};
     report_rpc(x, x->auth_alice, x->h_alice, &ru, 1, 0, &a, &r);
     assert_true(acked(&r, "no_such_result"));
-    assert_int_equal(pf_sql(x->pf, "SELECT COUNT(*) FROM result WHERE name = 'no_such_result'"),
-                     0);
+    assert_int_equal(pf_sql(x->pf, "SELECT COUNT(*) FROM result WHERE name = 'no_such_result'"), 0);
     vs_arena_cleanup(&a);
 }
 
@@ -355,8 +369,7 @@ static struct up_reply upload_call(struct fx *x, const char *body, size_t len)
  * project's upload key (or garbage when bad_sig). */
 static struct up_reply upload_file(struct fx *x, const char *name, double max_nbytes,
                                    const char *cert_name, double cert_max, bool bad_sig,
-                                   const char *data, int64_t nbytes, int64_t offset,
-                                   size_t ndata)
+                                   const char *data, int64_t nbytes, int64_t offset, size_t ndata)
 {
     struct vs_sign_key *key = NULL;
     char path[VS_PATH_MAX + 32];
@@ -451,8 +464,7 @@ static void test_upload_good_and_resume(void **state)
     r = upload_file(x, "up2_r7_0", 1000, "up2_r7_0", 1000, false, payload, n, 20, (size_t)n - 20);
     assert_int_equal(r.status, 0);
     char path[VS_PATH_MAX + 64];
-    assert_int_equal(vs_project_upload_path(&x->pf->cfg, "up2_r7_0", false, path, sizeof(path)),
-                     0);
+    assert_int_equal(vs_project_upload_path(&x->pf->cfg, "up2_r7_0", false, path, sizeof(path)), 0);
     char md5a[VS_MD5_HEX_LEN + 1], md5b[VS_MD5_HEX_LEN + 1];
     assert_int_equal(vs_md5_file(path, md5a, NULL), 0);
     assert_int_equal(vs_md5_hex(payload, (size_t)n, md5b), 0);
@@ -499,8 +511,7 @@ static void test_upload_refusals(void **state)
     assert_int_equal(r.status, -1);
     /* An unsent result's output: refused. */
     add_job(x, "unsent", 0, 0);
-    r = upload_file(x, "unsent_r7_0", 1000, "unsent_r7_0", 1000, false, payload, n, 0,
-                    (size_t)n);
+    r = upload_file(x, "unsent_r7_0", 1000, "unsent_r7_0", 1000, false, payload, n, 0, (size_t)n);
     assert_int_equal(r.status, -1);
 
     struct vs_upload_stats st;
