@@ -178,7 +178,8 @@ static int copy_outputs(struct pass *p, const struct vs_workunit *wu, const char
         vs_daemon_msg(err, errsize, "mkdir %s: %s", top, vs_strerror(rc));
         return rc;
     }
-    k = snprintf(tmp, sizeof(tmp), "%s/.tmp.%s", top, wu->name);
+    /* Per process, so that two assimilators never share a scratch directory. */
+    k = snprintf(tmp, sizeof(tmp), "%s/.tmp.%d.%s", top, (int)getpid(), wu->name);
     if (k < 0 || (size_t)k >= sizeof(tmp))
         return VS_ELIMIT;
     if ((rc = vs_daemon_rm_tree(tmp)) != 0 || mkdir(tmp, 0755) != 0) {
