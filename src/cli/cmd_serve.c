@@ -36,6 +36,7 @@ static void usage(FILE *f)
     fprintf(f, "usage: volsched serve [--project DIR] [--listen HOST:PORT] [--store URL]\n"
                "                      [--threads N] [--cache-slots N] [--max-body BYTES]\n"
                "                      [--max-upload BYTES] [--daemon-interval MS]\n"
+               "                      [--daemons all|none|NAME,...]\n"
                "                      [--log-level error|warn|info|debug]\n"
                "       volsched serve --only transitioner|validator|assimilator|file_deleter\n"
                "                      [--project DIR] [--store URL] [--daemon-interval MS]\n"
@@ -55,6 +56,8 @@ static void usage(FILE *f)
                "  --max-body BYTES   largest scheduler request body accepted (default 4 MiB)\n"
                "  --max-upload BYTES largest upload request (default 64 MiB)\n"
                "  --only NAME        run only this daemon, no HTTP\n"
+               "  --daemons LIST     daemons run beside HTTP (default all; none, or names\n"
+               "                     separated by commas, when others run them with --only)\n"
                "  --daemon-interval MS  daemons' sleep when idle (default 1000)\n"
                "  --log-level L      default info\n");
 }
@@ -85,6 +88,40 @@ static double mono_now(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* "all", "none" or a comma-separated list of daemon names. */
+static int parse_daemons(const char *s, unsigned *out_mask)
+{
+    if (strcmp(s, "all") == 0) {
+        *out_mask = VS_DAEMON_ALL;
+        return 0;
+    }
+    if (strcmp(s, "none") == 0) {
+        *out_mask = 0;
+        return 0;
+    }
+    unsigned mask = 0;
+    char name[64];
+    for (const char *p = s; *p;) {
+        const char *comma = strchr(p, ',');
+        size_t n = comma ? (size_t)(comma - p) : strlen(p);
+        if (n == 0 || n >= sizeof(name))
+            return VS_EINVAL;
+        memcpy(name, p, n);
+        name[n] = '\0';
+        unsigned bit = vs_daemon_by_name(name);
+        if (bit == 0)
+            return VS_EINVAL;
+        mask |= bit;
+        p += n;
+        if (*p == ',')
+            p++;
+    }
+    if (mask == 0)
+        return VS_EINVAL;
+    *out_mask = mask;
+    return 0;
 }
 
 static void install_signals(void)
@@ -134,6 +171,7 @@ int vs_cmd_serve(int argc, char **argv)
 {
     const char *project = ".", *listen = "127.0.0.1:8080", *store_url = NULL;
     const char *only = NULL;
+    unsigned daemons_mask = VS_DAEMON_ALL;
     int64_t threads = 8, slots = 1000, max_body = 0, max_upload = 0, interval_ms = 1000;
     enum vs_log_level level = VS_LOG_INFO;
     static const struct option opts[] = {{"project", required_argument, NULL, 'p'},
@@ -146,6 +184,7 @@ int vs_cmd_serve(int argc, char **argv)
                                          {"max-upload", required_argument, NULL, 'u'},
                                          {"only", required_argument, NULL, 'o'},
                                          {"daemon-interval", required_argument, NULL, 'i'},
+                                         {"daemons", required_argument, NULL, 'd'},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
     optind = 1;
@@ -182,6 +221,9 @@ int vs_cmd_serve(int argc, char **argv)
         case 'o':
             only = optarg;
             bad = vs_daemon_by_name(optarg) == 0;
+            break;
+        case 'd':
+            bad = parse_daemons(optarg, &daemons_mask) != 0;
             break;
         case 'i':
             bad = vs_parse_int64(optarg, &interval_ms) != 0 || interval_ms < 1 ||
@@ -245,7 +287,8 @@ int vs_cmd_serve(int argc, char **argv)
     rc = vs_upload_create(&cfg, log, &upload);
     if (rc != 0)
         goto out;
-    rc = vs_daemons_runner_start(&cfg, VS_DAEMON_ALL, (int)interval_ms, log, &daemons);
+    rc = daemons_mask ? vs_daemons_runner_start(&cfg, daemons_mask, (int)interval_ms, log, &daemons)
+                      : 0;
     if (rc != 0) {
         VS_LOG(log, VS_LOG_ERROR, "cannot start the daemons: %s", vs_strerror(rc));
         goto out;

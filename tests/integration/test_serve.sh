@@ -22,6 +22,7 @@ trap cleanup EXIT
 "$VOLSCHED" serve --project "$W" --listen nonsense >/dev/null 2>&1; [ $? -eq 2 ] || fail "bad --listen not exit 2"
 "$VOLSCHED" serve --project "$W/none" >/dev/null 2>&1; [ $? -eq 2 ] || fail "not a project: not exit 2"
 "$VOLSCHED" serve --only bogus >/dev/null 2>&1; [ $? -eq 2 ] || fail "--only with an unknown daemon not exit 2"
+"$VOLSCHED" serve --daemons validator,bogus >/dev/null 2>&1; [ $? -eq 2 ] || fail "--daemons with an unknown daemon not exit 2"
 
 PORT=$(python3 -c 'import socket;s=socket.socket();s.bind(("127.0.0.1",0));print(s.getsockname()[1]);s.close()')
 URL="http://127.0.0.1:$PORT/t/"
