@@ -76,6 +76,7 @@ int vs_reports_prepare(struct vs_store *st, const struct vs_proto_request *q, in
         if (!rr->name || !rr->name[0])
             continue; /* nothing to acknowledge either */
         struct vs_report_entry *e = &out->e[out->n++];
+        e->ack_name = rr->name;
         if (vs_strlcpy(e->rep.name, rr->name, sizeof(e->rep.name)) != 0) {
             e->skip = VS_REPORT_UNKNOWN; /* longer than any name we create */
             continue;
@@ -190,7 +191,7 @@ void vs_reports_ack(const struct vs_reports *r, struct vs_proto_reply *reply, st
         acks[i] = reply->result_acks[i];
     size_t n = reply->n_result_acks;
     for (size_t i = 0; i < r->n; i++)
-        acks[n++] = r->e[i].rep.name;
+        acks[n++] = r->e[i].ack_name;
     reply->result_acks = acks;
     reply->n_result_acks = n;
 }

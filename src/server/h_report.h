@@ -46,6 +46,7 @@ enum vs_report_skip {
 
 struct vs_report_entry {
     struct vs_result_report rep; /* strings borrowed from the request's arena */
+    const char *ack_name;        /* the name as the client sent it (request's arena) */
     int64_t hostid;              /* the host the result was sent to */
     int64_t app_version_id;      /* the version it was sent with (quota record) */
     enum vs_report_skip skip;
