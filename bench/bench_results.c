@@ -199,9 +199,10 @@ int main(int argc, char **argv)
                  a = strstr(a + 1, "<result_ack>"))
                 nacks++;
         }
-        printf("report RPCs, %2ld result(s) each (lookup + group commit + acks): %ld RPCs, %ld acks "
-               "of %ld in %.3f s: %.0f RPCs/s, %.0f reports/s\n",
-               per, nrpc, nacks, last - first, busy, nrpc / busy, (last - first) / busy);
+        printf(
+            "report RPCs, %2ld result(s) each (lookup + group commit + acks): %ld RPCs, %ld acks "
+            "of %ld in %.3f s: %.0f RPCs/s, %.0f reports/s\n",
+            per, nrpc, nacks, last - first, busy, nrpc / busy, (last - first) / busy);
         vs_buf_cleanup(&req);
     }
     int64_t over = 0;
