@@ -27,9 +27,12 @@ done
 # ---- Serve a demo project to the real BOINC client ----------------------
 # Creates a project with the examples/primes app and some jobs, serves it on
 # loopback, runs Debian's boinc-client against it in a private directory and
-# shows its progress for DEMO_SECS seconds (default 90), then stops both.
+# shows the jobs travelling: sent, computed, uploaded, reported, validated,
+# assimilated into DIR/results/<wu>/. Stops when every job is home or after
+# DEMO_SECS seconds (default 120), then stops both.
 # Everything lives in a temporary directory (kept: its path is printed).
-DEMO_SECS=${DEMO_SECS:-90}
+DEMO_SECS=${DEMO_SECS:-120}
+NJOBS=8
 VOLSCHED=$PWD/$vs
 PRIMES=$PWD/build/release/examples/primes
 WORK=$(mktemp -d /tmp/volsched_demo.XXXXXX)
@@ -37,10 +40,12 @@ WORK=$(mktemp -d /tmp/volsched_demo.XXXXXX)
 . scripts/lib_demo.sh
 trap 'demo_stop_all' EXIT
 trap 'demo_stop_all; exit 130' INT TERM
+export DEMO_CC_OPTIONS='<report_results_immediately>1</report_results_immediately>'
 echo
-echo "== demo: a volsched project served to the real BOINC client (${DEMO_SECS}s)"
-demo_make_project 8 1500000
-echo "project:   $WORK/project (8 jobs of the primes app; volunteer key $AUTH)"
+echo "== demo: a volsched project served to the real BOINC client (at most ${DEMO_SECS}s)"
+demo_make_project "$NJOBS" 1500000
+db="$WORK/project/volsched.db"
+echo "project:   $WORK/project ($NJOBS jobs of the primes app; volunteer key $AUTH)"
 demo_serve
 echo "serving:   $URL  (server log: $WORK/serve.log)"
 demo_client_start
@@ -49,13 +54,18 @@ t0=$(date +%s)
 while [ $(( $(date +%s) - t0 )) -lt "$DEMO_SECS" ]; do
     sleep 5
     demo_progress_line $(( $(date +%s) - t0 ))
+    nassim=$(sqlite3 "$db" "select count(*) from workunit where assimilate_state=2" 2>/dev/null || echo 0)
+    printf '       server: uploads finished %s | reports acked %s | workunits assimilated %s/%s\n' \
+        "$(demo_count 'Finished upload of')" "$(demo_count 'got ack for task')" "$nassim" "$NJOBS"
+    [ "$nassim" -ge "$NJOBS" ] && break
 done
-echo "-- the client's tasks (boinccmd --get_tasks):"
-demo_bcmd --get_tasks 2>/dev/null | grep -E '^   (name|active_task_state|fraction done):' | head -24 || true
 demo_client_stop
 if demo_serve_stop; then echo "server stopped cleanly (SIGTERM)"; else echo "server exit status $?"; fi
-echo "-- the server's results by state (2 UNSENT, 4 IN_PROGRESS, 5 OVER):"
-sqlite3 "$WORK/project/volsched.db" \
-    "select server_state, count(*) from result group by server_state" | sed 's/|/: /'
-echo "(uploads and reports are issue 6: finished tasks wait on the client to upload)"
+echo "-- volsched status:"
+"$vs" status --project "$WORK/project" | sed 's/^/   /'
+echo "-- the jobs that came home (DIR/results/<wu>/out, checked by the validator, copied by the assimilator):"
+for d in "$WORK"/project/results/*/; do
+    [ -f "$d/out" ] || continue
+    printf '   %-14s %s\n' "$(basename "$d")" "$(tr '\n' ' ' < "$d/out")"
+done
 echo "demo files kept in $WORK"

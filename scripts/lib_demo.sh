@@ -53,6 +53,7 @@ demo_bcmd() { (cd "$BOINC_DIR" && boinccmd --host "127.0.0.1:$RPC_PORT" --passwd
 
 # Starts boinc in $WORK/boinc with short retry backoffs, small work buffers and
 # prefs that keep it computing on a busy machine; attaches it to $URL.
+# DEMO_CC_OPTIONS (optional) is extra XML for cc_config.xml's <options>.
 demo_client_start() {
     BOINC_DIR="$WORK/boinc"
     mkdir -p "$BOINC_DIR"
@@ -60,7 +61,7 @@ demo_client_start() {
     RPC_PW=$(head -c 12 /dev/urandom | od -An -tx1 | tr -d ' \n')
     printf '%s\n' "$RPC_PW" > "$BOINC_DIR/gui_rpc_auth.cfg"
     chmod 600 "$BOINC_DIR/gui_rpc_auth.cfg"
-    cat > "$BOINC_DIR/cc_config.xml" <<'EOF'
+    cat > "$BOINC_DIR/cc_config.xml" <<EOF
 <cc_config>
   <log_flags>
     <task>1</task><file_xfer>1</file_xfer><sched_ops>1</sched_ops>
@@ -72,6 +73,7 @@ demo_client_start() {
     <no_info_fetch>1</no_info_fetch>
     <dont_contact_ref_site>1</dont_contact_ref_site>
     <ncpus>2</ncpus>
+    ${DEMO_CC_OPTIONS:-}
   </options>
 </cc_config>
 EOF

@@ -1,8 +1,11 @@
 /*
  * volsched serve: run a project's server. The HTTP front end (master page,
- * scheduler, downloads) runs on its own threads; this thread runs the
- * feeder (job cache refill), the minimal transitioner and catalog reloads in
- * a loop until SIGINT or SIGTERM.
+ * scheduler, downloads, uploads) runs on its own threads; the back-end
+ * daemons (transitioner, validator, assimilator, file deleter) run on one
+ * more thread; this thread runs the feeder (job cache refill) and catalog
+ * reloads in a loop until SIGINT or SIGTERM. With --only NAME it runs that
+ * one daemon alone, without HTTP (for operators who spread the daemons over
+ * processes or machines).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -12,9 +15,10 @@
 #include <time.h>
 
 #include "cmd.h"
+#include "server/daemons.h"
+#include "server/h_upload.h"
 #include "server/http.h"
 #include "server/sched.h"
-#include "server/transitioner.h"
 #include "store/project.h"
 #include "volsched/config.h"
 #include "volsched/log.h"
@@ -32,19 +36,30 @@ static void usage(FILE *f)
 {
     fprintf(f, "usage: volsched serve [--project DIR] [--listen HOST:PORT] [--store URL]\n"
                "                      [--threads N] [--cache-slots N] [--max-body BYTES]\n"
+               "                      [--max-upload BYTES] [--daemon-interval MS]\n"
+               "                      [--daemons all|none|NAME,...]\n"
                "                      [--log-level error|warn|info|debug]\n"
+               "       volsched serve --only transitioner|validator|assimilator|file_deleter\n"
+               "                      [--project DIR] [--store URL] [--daemon-interval MS]\n"
                "\n"
                "Serves the project in DIR (default: the current directory): the master page at\n"
-               "the path of its master URL, the scheduler (<cgi_url>cgi), file downloads and\n"
-               "get_project_config.php. Runs the job cache feeder and the transitioner beside\n"
-               "it. Stops cleanly on SIGINT/SIGTERM.\n"
+               "the path of its master URL, the scheduler (<cgi_url>cgi), file downloads, the\n"
+               "file upload handler and get_project_config.php. Runs the job cache feeder and\n"
+               "the daemons (transitioner, validator, assimilator, file deleter) beside it.\n"
+               "With --only, runs that one daemon alone, without HTTP. Stops cleanly on\n"
+               "SIGINT/SIGTERM.\n"
                "\n"
                "  --project DIR      project directory made by `volsched init`\n"
                "  --listen H:P       address to listen on (default 127.0.0.1:8080)\n"
                "  --store URL        store URL instead of config.xml's <store_url>\n"
                "  --threads N        HTTP worker threads (default 8)\n"
                "  --cache-slots N    job cache size (default 1000)\n"
-               "  --max-body BYTES   largest request body accepted (default 4 MiB)\n"
+               "  --max-body BYTES   largest scheduler request body accepted (default 4 MiB)\n"
+               "  --max-upload BYTES largest upload request (default 64 MiB)\n"
+               "  --only NAME        run only this daemon, no HTTP\n"
+               "  --daemons LIST     daemons run beside HTTP (default all; none, or names\n"
+               "                     separated by commas, when others run them with --only)\n"
+               "  --daemon-interval MS  daemons' sleep when idle (default 1000)\n"
                "  --log-level L      default info\n");
 }
 
@@ -76,10 +91,89 @@ static double mono_now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+/* "all", "none" or a comma-separated list of daemon names. */
+static int parse_daemons(const char *s, unsigned *out_mask)
+{
+    if (strcmp(s, "all") == 0) {
+        *out_mask = VS_DAEMON_ALL;
+        return 0;
+    }
+    if (strcmp(s, "none") == 0) {
+        *out_mask = 0;
+        return 0;
+    }
+    unsigned mask = 0;
+    char name[64];
+    for (const char *p = s; *p;) {
+        const char *comma = strchr(p, ',');
+        size_t n = comma ? (size_t)(comma - p) : strlen(p);
+        if (n == 0 || n >= sizeof(name))
+            return VS_EINVAL;
+        memcpy(name, p, n);
+        name[n] = '\0';
+        unsigned bit = vs_daemon_by_name(name);
+        if (bit == 0)
+            return VS_EINVAL;
+        mask |= bit;
+        p += n;
+        if (*p == ',')
+            p++;
+    }
+    if (mask == 0)
+        return VS_EINVAL;
+    *out_mask = mask;
+    return 0;
+}
+
+static void install_signals(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    signal(SIGPIPE, SIG_IGN);
+}
+
+/* --only NAME: one daemon in this process's main thread, back to back while
+ * it finds work and every interval_ms when idle (as BOINC's daemons). */
+static int run_only(const struct vs_project_config *cfg, unsigned which, int interval_ms,
+                    struct vs_log *log)
+{
+    struct vs_store *st = NULL;
+    int rc = vs_project_store_open(cfg, false, log, &st);
+    if (rc != 0) {
+        VS_LOG(log, VS_LOG_ERROR, "cannot open store: %s", vs_strerror(rc));
+        return VS_EXIT_FAIL;
+    }
+    install_signals();
+    VS_LOG(log, VS_LOG_INFO, "running %s alone on %s", vs_daemon_name(which), cfg->store_url);
+    fflush(stderr);
+    uint64_t total = 0;
+    while (!stop_requested) {
+        int n = vs_daemons_run_once(st, cfg, (int64_t)time(NULL), which, log, NULL);
+        if (n > 0) {
+            total += (uint64_t)n;
+            continue;
+        }
+        struct timespec ts = {.tv_sec = interval_ms / 1000,
+                              .tv_nsec = (long)(interval_ms % 1000) * 1000000L};
+        while (nanosleep(&ts, &ts) != 0 && errno == EINTR && !stop_requested) {
+        }
+    }
+    VS_LOG(log, VS_LOG_INFO, "%s stopped after %llu items", vs_daemon_name(which),
+           (unsigned long long)total);
+    vs_store_close(st);
+    return VS_EXIT_OK;
+}
+
 int vs_cmd_serve(int argc, char **argv)
 {
     const char *project = ".", *listen = "127.0.0.1:8080", *store_url = NULL;
-    int64_t threads = 8, slots = 1000, max_body = 0;
+    const char *only = NULL;
+    unsigned daemons_mask = VS_DAEMON_ALL;
+    int64_t threads = 8, slots = 1000, max_body = 0, max_upload = 0, interval_ms = 1000;
     enum vs_log_level level = VS_LOG_INFO;
     static const struct option opts[] = {{"project", required_argument, NULL, 'p'},
                                          {"listen", required_argument, NULL, 'l'},
@@ -88,6 +182,10 @@ int vs_cmd_serve(int argc, char **argv)
                                          {"cache-slots", required_argument, NULL, 'c'},
                                          {"max-body", required_argument, NULL, 'b'},
                                          {"log-level", required_argument, NULL, 'L'},
+                                         {"max-upload", required_argument, NULL, 'u'},
+                                         {"only", required_argument, NULL, 'o'},
+                                         {"daemon-interval", required_argument, NULL, 'i'},
+                                         {"daemons", required_argument, NULL, 'd'},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
     optind = 1;
@@ -116,6 +214,21 @@ int vs_cmd_serve(int argc, char **argv)
             break;
         case 'L':
             bad = vs_log_level_parse(optarg, &level) != 0;
+            break;
+        case 'u':
+            bad = vs_parse_int64(optarg, &max_upload) != 0 || max_upload < 4096 ||
+                  max_upload > ((int64_t)1 << 32);
+            break;
+        case 'o':
+            only = optarg;
+            bad = vs_daemon_by_name(optarg) == 0;
+            break;
+        case 'd':
+            bad = parse_daemons(optarg, &daemons_mask) != 0;
+            break;
+        case 'i':
+            bad = vs_parse_int64(optarg, &interval_ms) != 0 || interval_ms < 1 ||
+                  interval_ms > 3600000;
             break;
         case 'h':
             usage(stdout);
@@ -171,17 +284,25 @@ int vs_cmd_serve(int argc, char **argv)
         return VS_EXIT_USAGE;
     }
 
+    if (only)
+        return run_only(&cfg, vs_daemon_by_name(only), (int)interval_ms, log);
+
     struct vs_sched_options so = {.cache_slots = (size_t)slots};
     struct vs_sched *sched = NULL;
     struct vs_http *http = NULL;
-    struct vs_store *tstore = NULL;
+    struct vs_upload *upload = NULL;
+    struct vs_daemons_runner *daemons = NULL;
     int exit_code = VS_EXIT_FAIL;
     rc = vs_sched_create(&cfg, log, &so, &sched);
     if (rc != 0)
         goto out;
-    rc = vs_project_store_open(&cfg, false, log, &tstore);
+    rc = vs_upload_create(&cfg, log, &upload);
+    if (rc != 0)
+        goto out;
+    rc = daemons_mask ? vs_daemons_runner_start(&cfg, daemons_mask, (int)interval_ms, log, &daemons)
+                      : 0;
     if (rc != 0) {
-        VS_LOG(log, VS_LOG_ERROR, "cannot open store: %s", vs_strerror(rc));
+        VS_LOG(log, VS_LOG_ERROR, "cannot start the daemons: %s", vs_strerror(rc));
         goto out;
     }
     size_t added = 0;
@@ -196,42 +317,28 @@ int vs_cmd_serve(int argc, char **argv)
         .project_name = cfg.long_name[0] ? cfg.long_name : NULL,
         .download_dir = cfg.download_dir,
         .max_body = (size_t)max_body,
+        .max_upload_body = (size_t)max_upload,
         .threads = (unsigned)threads,
         .log = log,
         .sched = vs_sched_http,
         .sched_ctx = sched,
+        .upload = vs_upload_http,
+        .upload_ctx = upload,
     };
     rc = vs_http_start(&hc, host, port, &http);
     if (rc != 0)
         goto out;
 
-    struct sigaction sa;
-    memset(&sa, 0, sizeof(sa));
-    sa.sa_handler = on_signal;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    signal(SIGPIPE, SIG_IGN);
+    install_signals();
 
     VS_LOG(log, VS_LOG_INFO, "serving %s on %s:%u (scheduler %s), %zu jobs cached", cfg.master_url,
            host, (unsigned)vs_http_port(http), sched_url, added);
     fflush(stderr);
 
-    double t_trans = 0, t_cat = mono_now(), t_stats = mono_now();
+    double t_cat = mono_now(), t_stats = mono_now();
     uint64_t last_rpcs = 0;
     while (!stop_requested) {
         double now = mono_now();
-        if (now - t_trans >= 1.0) {
-            t_trans = now;
-            struct vs_transitioner_stats ts = {0};
-            rc = vs_transitioner_pass(tstore, &cfg, (int64_t)time(NULL), 1000, log, &ts);
-            if (rc != 0)
-                VS_LOG(log, VS_LOG_WARN, "transitioner: %s", vs_strerror(rc));
-            else if (ts.nresults_created || ts.ntimed_out || ts.nerrored)
-                VS_LOG(log, VS_LOG_INFO,
-                       "transitioner: %d workunits, %d results created, %d timed out, %d errored",
-                       ts.nwus, ts.nresults_created, ts.ntimed_out, ts.nerrored);
-        }
         if (now - t_cat >= 10.0) {
             t_cat = now;
             if (vs_sched_reload_catalog(sched) != 0)
@@ -258,9 +365,9 @@ int vs_cmd_serve(int argc, char **argv)
     exit_code = VS_EXIT_OK;
 out:
     vs_http_stop(http);
+    vs_daemons_runner_stop(daemons);
+    vs_upload_destroy(upload);
     vs_sched_destroy(sched);
-    if (tstore)
-        vs_store_close(tstore);
     if (exit_code == VS_EXIT_OK)
         VS_LOG(log, VS_LOG_INFO, "stopped");
     return exit_code;

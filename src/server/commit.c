@@ -6,6 +6,7 @@
 #include <pthread.h>
 #include <time.h>
 
+#include "server/h_report.h"
 #include "volsched/alloc.h"
 #include "volsched/log.h"
 
@@ -67,6 +68,9 @@ static int run_item(struct vs_committer *c, struct vs_commit_item *it, bool alon
         rc = vs_store_host_add(c->store, it->host);
     else
         rc = vs_store_host_update(c->store, it->host);
+    /* Reports before sends: BOINC handles results before it chooses work. */
+    if (rc == 0 && it->reports)
+        rc = vs_reports_apply(c->store, it->reports, it->now);
     if (rc == 0 && it->nclaims > 0)
         rc = vs_store_results_claim(c->store, it->host->id, it->userid, it->teamid, it->now,
                                     it->claims, it->nclaims, &it->nclaimed);

@@ -22,6 +22,8 @@
 #include "volsched/error.h"
 #include "volsched/server_policy.h"
 
+struct vs_reports;
+
 struct vs_commit_item {
     /* in */
     struct vs_host *host; /* written: added when new_host (host->id set), else updated */
@@ -32,6 +34,7 @@ struct vs_commit_item {
     /* daily-quota rows whose n_jobs_today is written (host_app_version) */
     const struct vs_sp_hav *havs;
     size_t nhavs;
+    struct vs_reports *reports; /* reported results to record first; may be NULL */
     /* out */
     int rc;          /* 0, or the error that rolled this item back */
     size_t nclaimed; /* claims that moved UNSENT -> IN_PROGRESS */

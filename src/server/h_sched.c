@@ -15,6 +15,7 @@
 
 #include "server/cache.h"
 #include "server/commit.h"
+#include "server/h_report.h"
 #include "store/store_sched.h"
 #include "volsched/alloc.h"
 #include "volsched/log.h"
@@ -526,6 +527,14 @@ int vs_sched_handle(struct vs_sched *s, const char *body, size_t len, const char
     /* The daily quota's day boundary is between two RPCs of the host. */
     double prev_rpc_time = new_host ? 0 : (double)host.rpc_time;
     host_from_request(&host, &q, &user, peer, now);
+    struct vs_reports reports;
+    rc = vs_reports_prepare(st, &q, user.id, &a, s->log, &reports);
+    reports.daily_quota = s->cfg.policy.daily_result_quota;
+    if (rc != 0) {
+        status = refuse(s, peer, "reported results lookup failed", "Server error",
+                        DELAY_SERVER_ERROR, out);
+        goto done;
+    }
 
     struct vs_proto_reply r = {0};
     r.project_name = s->cfg.long_name[0] ? s->cfg.long_name : NULL;
@@ -584,6 +593,7 @@ int vs_sched_handle(struct vs_sched *s, const char *body, size_t len, const char
         .nclaims = njobs,
         .havs = send.write_havs > 0 ? send.st.havs : NULL,
         .nhavs = send.write_havs > 0 ? (size_t)send.write_havs : 0,
+        .reports = reports.n ? &reports : NULL,
     };
     announced = false; /* vs_committer_run takes the announcement over */
     rc = vs_committer_run(s->committer, &item);
@@ -603,6 +613,7 @@ int vs_sched_handle(struct vs_sched *s, const char *body, size_t len, const char
     if (new_host)
         r.hostid = host.id;
 
+    vs_reports_ack(&reports, &r, &a); /* durable now: the client may forget them */
     vs_send_reply_jobs(s, &send, claims, &a, &r);
     atomic_fetch_add_explicit(&s->n_sent, item.nclaimed, memory_order_relaxed);
     if (wants && item.nclaimed == 0) {
@@ -611,9 +622,9 @@ int vs_sched_handle(struct vs_sched *s, const char *body, size_t len, const char
             vs_sched__add_msg(&r, &a, "low", "No tasks sent");
     }
     status = write_reply(s, &r, out);
-    if (q.n_results > 0)
-        VS_LOG(s->log, VS_LOG_DEBUG, "host %lld reported %zu results (not processed yet)",
-               (long long)host.id, q.n_results);
+    if (reports.n > 0)
+        VS_LOG(s->log, VS_LOG_DEBUG, "host %lld reported %zu results: %zu recorded, %zu repeats",
+               (long long)host.id, reports.n, reports.nrecorded, reports.ndup);
     VS_LOG(s->log, VS_LOG_DEBUG, "host %lld (%s): %zu jobs sent", (long long)host.id,
            peer ? peer : "?", item.nclaimed);
 done:

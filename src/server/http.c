@@ -39,7 +39,7 @@ struct vs_http {
     char ul_path[PATH_MAX_LEN];
     char cfg_path[PATH_MAX_LEN]; /* "/demo/get_project_config.php" */
     size_t path_len, dl_path_len;
-    size_t max_body;
+    size_t max_body, max_upload;
     struct MHD_Response *master_resp;
     struct MHD_Response *config_resp;
     _Atomic uint64_t n_requests, n_sched, n_downloads, n_refused;
@@ -314,13 +314,14 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
     const char *cl =
         MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
     int64_t clen = 0;
-    if (cl && vs_parse_int64(cl, &clen) == 0 && clen > 0 && (uint64_t)clen > h->max_body)
+    size_t cap = route == R_UPLOAD ? h->max_upload : h->max_body;
+    if (cl && vs_parse_int64(cl, &clen) == 0 && clen > 0 && (uint64_t)clen > cap)
         return refuse(h, c, MHD_HTTP_CONTENT_TOO_LARGE, method, url, "request body over limit");
     if (route == R_SCHED)
         atomic_fetch_add_explicit(&h->n_sched, 1, memory_order_relaxed);
     pr = VS_NEW(struct post_req);
     pr->route = route;
-    vs_buf_init(&pr->body, h->max_body);
+    vs_buf_init(&pr->body, cap);
     *con_cls = pr;
     return MHD_YES;
 }
@@ -519,6 +520,7 @@ int vs_http_start(const struct vs_http_config *cfg, const char *host, uint16_t p
     h->cfg.download_dir = h->download_dir;
     h->cfg.project_name = NULL;
     h->max_body = cfg->max_body ? cfg->max_body : VS_HTTP_DEFAULT_MAX_BODY;
+    h->max_upload = cfg->max_upload_body ? cfg->max_upload_body : VS_HTTP_DEFAULT_MAX_UPLOAD;
     if (!h->cfg.upload)
         h->cfg.upload = upload_later;
     h->download_fd = open(h->download_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);

@@ -29,6 +29,9 @@
 /* Default cap on a POST body: a scheduler request with many reported results
  * stays well below it (the real client's are a few KB). */
 #define VS_HTTP_DEFAULT_MAX_BODY (4u * 1024u * 1024u)
+/* Default cap on an upload POST (header + file bytes, held in memory): outputs
+ * larger than this need a bigger cap (`serve --max-upload`). */
+#define VS_HTTP_DEFAULT_MAX_UPLOAD (64u * 1024u * 1024u)
 
 /*
  * A POST handler: body (NUL-terminated, len bytes) in, reply body appended to
@@ -47,6 +50,7 @@ struct vs_http_config {
     const char *project_name; /* shown on the master page; NULL: master_url */
     const char *download_dir; /* directory served under <path>download/ */
     size_t max_body;          /* POST body cap; 0: VS_HTTP_DEFAULT_MAX_BODY */
+    size_t max_upload_body;   /* cap of an upload POST; 0: VS_HTTP_DEFAULT_MAX_UPLOAD */
     unsigned threads;         /* worker threads; 0: 4 */
     unsigned max_connections; /* 0: 1024 */
     struct vs_log *log;       /* borrowed; may be NULL */

@@ -12,8 +12,8 @@
  *
  * Bad requests (malformed XML, limits, unknown authenticator) get a proper
  * scheduler reply with a message and a request_delay; they are logged.
- * Reported results are not processed yet (issue 6): they are ignored, and
- * the client keeps them until a later server acknowledges them.
+ * Reported results (h_report.h) are recorded in the same transaction, and
+ * acknowledged in the reply, whether or not new work is sent.
  */
 #ifndef VOLSCHED_SERVER_SCHED_H
 #define VOLSCHED_SERVER_SCHED_H

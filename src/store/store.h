@@ -640,7 +640,8 @@ struct vs_result_report {
  * already reported is a duplicate: 0 with *out_dup true, nothing changed.
  * An IN_PROGRESS result, or one the transitioner timed out (OVER/NO_REPLY,
  * accepted late as BOINC does), becomes OVER with outcome SUCCESS
- * (client_state FILES_UPLOADED and exit_status 0) or CLIENT_ERROR,
+ * (client_state FILES_UPLOADED and exit_status 0) or CLIENT_ERROR (with
+ * validate_state INVALID),
  * received_time = now, and its workunit's transition_time = now.
  */
 VS_MUST_CHECK int vs_store_result_report(struct vs_store *s, int64_t hostid, int64_t now,

@@ -214,9 +214,12 @@ static int build_sql(enum sq_stmt id, struct vs_buf *b)
                            "client_state = ?3, exit_status = ?4, cpu_time = ?5, "
                            "elapsed_time = ?6, peak_working_set_size = ?7, "
                            "peak_swap_size = ?8, peak_disk_usage = ?9, xml_doc_out = ?10, "
-                           "stderr_out = ?11, received_time = ?12, mod_time = ?12 "
+                           "stderr_out = ?11, received_time = ?12, mod_time = ?12, "
+                           /* BOINC-COMPAT: an errored result is invalid at once */
+                           "validate_state = CASE WHEN ?2 = %d THEN %d ELSE validate_state END "
                            "WHERE id = ?1",
-                           VS_RESULT_SERVER_STATE_OVER);
+                           VS_RESULT_SERVER_STATE_OVER, VS_RESULT_OUTCOME_CLIENT_ERROR,
+                           VS_VALIDATE_STATE_INVALID);
         break;
     case SQ_REPORT_WU:
         rc = vs_buf_puts(b, "UPDATE workunit SET transition_time = ?2, mod_time = ?2 "

@@ -21,6 +21,8 @@ trap cleanup EXIT
 "$VOLSCHED" serve --bogus >/dev/null 2>&1; [ $? -eq 2 ] || fail "unknown option not exit 2"
 "$VOLSCHED" serve --project "$W" --listen nonsense >/dev/null 2>&1; [ $? -eq 2 ] || fail "bad --listen not exit 2"
 "$VOLSCHED" serve --project "$W/none" >/dev/null 2>&1; [ $? -eq 2 ] || fail "not a project: not exit 2"
+"$VOLSCHED" serve --only bogus >/dev/null 2>&1; [ $? -eq 2 ] || fail "--only with an unknown daemon not exit 2"
+"$VOLSCHED" serve --daemons validator,bogus >/dev/null 2>&1; [ $? -eq 2 ] || fail "--daemons with an unknown daemon not exit 2"
 
 PORT=$(python3 -c 'import socket;s=socket.socket();s.bind(("127.0.0.1",0));print(s.getsockname()[1]);s.close()')
 URL="http://127.0.0.1:$PORT/t/"
@@ -74,9 +76,25 @@ grep -q 'refused request from 127.0.0.1: unknown authenticator' "$W/serve.log" |
 grep -q 'http 413' "$W/serve.log" || fail "413 not logged"
 grep -q 'http 404' "$W/serve.log" || fail "404 not logged"
 
+# Uploads: the handler answers the data server protocol (a size query for a
+# file we do not have answers 0; tests/unit/test_results.c covers the rest).
+upload=$(sed -n 's:.*<upload_url>\(.*\)</upload_url>.*:\1:p' "$W/p/config.xml")
+r=$(curl -sf --data-binary $'<data_server_request>\n<core_client_major_version>7</core_client_major_version>\n<get_file_size>job1_x_0</get_file_size>\n</data_server_request>\n' "$upload") || fail "size query"
+echo "$r" | grep -q '<status>0</status>' || fail "size query: $r"
+echo "$r" | grep -q '<file_size>0</file_size>' || fail "size query without file_size: $r"
+
 # Still serving after all that; stops cleanly on SIGINT.
 curl -sf "$URL" >/dev/null || fail "server died"
 kill -INT "$SPID"; wait "$SPID"; rc=$?; SPID=""
 [ $rc -eq 0 ] || fail "exit status $rc after SIGINT"
 grep -q 'stopped' "$W/serve.log" || fail "no clean stop in the log"
+# --only NAME: one daemon alone, no HTTP; it does its work and stops on SIGTERM.
+"$VOLSCHED" serve --project "$W/p" --only transitioner --daemon-interval 100 > "$W/only.log" 2>&1 &
+OPID=$!
+sleep 1
+kill -0 "$OPID" 2>/dev/null || fail "--only transitioner exited: $(cat "$W/only.log")"
+grep -q 'running transitioner alone' "$W/only.log" || fail "--only log: $(cat "$W/only.log")"
+kill -TERM "$OPID"; wait "$OPID"; rc=$?
+[ $rc -eq 0 ] || fail "--only exit status $rc after SIGTERM"
+grep -q 'transitioner stopped' "$W/only.log" || fail "--only: no clean stop"
 echo "ok: serve answers, refuses and stops as documented"

@@ -1,0 +1,129 @@
+#!/usr/bin/env bash
+# Results come home, with the real BOINC client (Debian's boinc-client 7.20):
+# a project with the examples/primes app and 4 jobs is served by `volsched
+# serve` (scheduler, downloads, upload handler, and the transitioner,
+# validator, assimilator and file deleter on their thread). A private client
+# attaches and must, within the time limit, compute, upload and report at
+# least 3 jobs, which the server must acknowledge, validate and assimilate.
+# Each assimilated output in DIR/results/<wu>/out is checked against the
+# answer computed here independently (a sieve in Python, not the app's trial
+# division). The store must show the results OVER/SUCCESS/VALID, the
+# workunits assimilated, and the client must have no result left to report.
+set -uo pipefail
+: "${VOLSCHED:?VOLSCHED must name the built binary}"
+: "${VS_SOURCE_DIR:?}" "${VS_BINARY_DIR:?}"
+LIMIT=${LIMIT:-240}
+NJOBS=4
+WANT=3
+STEP=1000000
+PRIMES="$VS_BINARY_DIR/examples/primes"
+
+for tool in boinc boinccmd curl python3 sqlite3; do
+    command -v "$tool" >/dev/null || { echo "FAIL: '$tool' is not installed (bash scripts/setup.sh)"; exit 1; }
+done
+[ -x "$PRIMES" ] || { echo "FAIL: example app not built: $PRIMES"; exit 1; }
+
+WORK=$(mktemp -d /tmp/vs_e2e.XXXXXX)
+# shellcheck source=../../scripts/lib_demo.sh
+. "$VS_SOURCE_DIR/scripts/lib_demo.sh"
+keep=0
+finish() {
+    demo_stop_all
+    if [ "$keep" = 1 ]; then echo "(work dir kept: $WORK)"; else rm -rf "$WORK"; fi
+}
+trap finish EXIT
+fail() {
+    echo "FAIL: $*"
+    if [ -n "${BOINC_DIR:-}" ] && [ -f "$BOINC_DIR/client.log" ]; then
+        echo "---- client log (last 40 lines) ----"; tail -40 "$BOINC_DIR/client.log"
+    fi
+    echo "---- server log (last 30 lines) ----"; tail -30 "$WORK/serve.log" 2>/dev/null
+    keep=1
+    exit 1
+}
+
+# The client reports at once (the deadline is a day away, which makes it
+# report at once anyway; the option makes it independent of that rule).
+export DEMO_CC_OPTIONS='<report_results_immediately>1</report_results_immediately>'
+demo_make_project "$NJOBS" "$STEP" || fail "could not create the project"
+demo_serve || fail "server did not start"
+demo_client_start || fail "client did not start or attach"
+db="$WORK/project/volsched.db"
+
+t0=$(date +%s)
+ok=0
+nassim=0
+while [ $(( $(date +%s) - t0 )) -lt "$LIMIT" ]; do
+    kill -0 "$SERVE_PID" 2>/dev/null || fail "server died"
+    kill -0 "$BOINC_PID" 2>/dev/null || fail "client died"
+    nassim=$(sqlite3 "$db" "select count(*) from workunit where assimilate_state=2" 2>/dev/null || echo 0)
+    if [ "$nassim" -ge "$WANT" ]; then ok=1; break; fi
+    sleep 2
+done
+el=$(( $(date +%s) - t0 ))
+demo_progress_line "$el"
+[ "$ok" = 1 ] || fail "within ${LIMIT}s only $nassim workunits were assimilated (want >= $WANT);" \
+    "uploads: $(demo_count 'Finished upload of'), acked: $(grep -c 'handle_scheduler_reply(): got ack for task' "$BOINC_DIR/client.log")"
+
+log="$BOINC_DIR/client.log"
+if grep -q 'Unrecoverable error for task' "$log"; then
+    fail "a task failed: $(grep -m1 'Unrecoverable error' "$log")"
+fi
+grep -q 'Error reported by file upload server' "$log" \
+    && fail "the upload handler refused: $(grep -m1 'Error reported by file upload server' "$log")"
+nup=$(demo_count 'Finished upload of')
+[ "$nup" -ge "$WANT" ] || fail "the client finished $nup uploads, want >= $WANT"
+
+# Every assimilated workunit: its result is OVER/SUCCESS/VALID and canonical,
+# and the copied output holds the right answer.
+nchecked=0
+while IFS='|' read -r wu canon; do
+    [ -n "$wu" ] || continue
+    row=$(sqlite3 "$db" "select server_state, outcome, validate_state from result where id=$canon")
+    [ "$row" = "5|1|1" ] || fail "$wu: canonical result $canon has state|outcome|validate $row, want 5|1|1"
+    out="$WORK/project/results/$wu/out"
+    [ -f "$out" ] || fail "$wu: no assimilated output $out"
+    [ -f "$WORK/project/results/$wu/summary.json" ] || fail "$wu: no summary.json"
+    python3 -m json.tool "$WORK/project/results/$wu/summary.json" >/dev/null || fail "$wu: summary.json is not JSON"
+    i=${wu##*_}
+    read -r lo hi < "$WORK/inputs/primes_in_$i"
+    want=$(python3 - "$lo" "$hi" <<'PY'
+import math, sys
+lo, hi = int(sys.argv[1]), int(sys.argv[2])
+r = math.isqrt(hi) + 1
+small = bytearray([1]) * (r + 1)
+small[0:2] = b"\0\0"
+for p in range(2, math.isqrt(r) + 1):
+    if small[p]:
+        small[p * p :: p] = bytearray(len(small[p * p :: p]))
+seg = bytearray([1]) * (hi - lo)
+for p in range(2, r + 1):
+    if small[p]:
+        start = max(p * p, (lo + p - 1) // p * p)
+        seg[start - lo :: p] = bytearray(len(seg[start - lo :: p]))
+for k in range(max(0, 2 - lo)):
+    seg[k] = 0
+primes = [lo + k for k, v in enumerate(seg) if v]
+print(f"range {lo} {hi}\ncount {len(primes)}\nlargest {primes[-1] if primes else 0}")
+PY
+)
+    got=$(cat "$out")
+    [ "$got" = "$want" ] || fail "$wu: assimilated output differs from the known answer:
+--- got
+$got
+--- want
+$want"
+    nchecked=$((nchecked + 1))
+done < <(sqlite3 "$db" "select name, canonical_resultid from workunit where assimilate_state=2")
+[ "$nchecked" -ge "$WANT" ] || fail "checked $nchecked outputs, want >= $WANT"
+
+# The server acknowledged what it recorded: the client's log shows the acks.
+nack=$(grep -c 'got ack for task' "$log" || true)
+[ "$nack" -ge "$WANT" ] || fail "the client logged $nack acks, want >= $WANT"
+nrep=$(sqlite3 "$db" "select count(*) from result where server_state=5 and received_time>0")
+[ "$nrep" -ge "$WANT" ] || fail "store has $nrep reported results, want >= $WANT"
+
+demo_client_stop
+demo_serve_stop; rc=$?
+[ "$rc" = 0 ] || fail "server exit status $rc after SIGTERM, want 0"
+echo "ok: $nchecked jobs computed, uploaded ($nup uploads), reported ($nack acks), validated and assimilated in ${el}s; outputs match the known answers"
