@@ -91,7 +91,8 @@ grep -q 'stopped' "$W/serve.log" || fail "no clean stop in the log"
 # --only NAME: one daemon alone, no HTTP; it does its work and stops on SIGTERM.
 "$VOLSCHED" serve --project "$W/p" --only transitioner --daemon-interval 100 > "$W/only.log" 2>&1 &
 OPID=$!
-sleep 1
+# Under a loaded machine the start can take a while: wait for the log line.
+for _ in $(seq 1 50); do grep -q 'running transitioner alone' "$W/only.log" && break; sleep 0.2; done
 kill -0 "$OPID" 2>/dev/null || fail "--only transitioner exited: $(cat "$W/only.log")"
 grep -q 'running transitioner alone' "$W/only.log" || fail "--only log: $(cat "$W/only.log")"
 kill -TERM "$OPID"; wait "$OPID"; rc=$?
