@@ -608,9 +608,7 @@ static void pass(struct sim *x)
 {
     for (int iter = 0; iter <= MAX_RPCS_PER_INSTANT; iter++) {
         compact(x);
-        int rc = vs_cdebt_update(x->policy, &x->st);
-        if (rc == 0)
-            rc = vs_cpolicy_pass(x->policy, &x->st, &x->ws, &x->out);
+        int rc = vs_cpolicy_step(x->policy, &x->st, &x->ws, &x->out);
         if (rc) {
             if (!x->rc)
                 x->rc = rc;

@@ -30,8 +30,8 @@ static bool simulated(enum vs_cpolicy policy, const struct vs_cstate *st, size_t
     /* Seed 000 simulates the nearly runnable results; seed 002 and the old
      * client know only runnable ones. */
     if (policy == VS_CPOLICY_SHORTFALL)
-        return vs_cresult_nearly_runnable(st, r);
-    return vs_cresult_runnable(st, r);
+        return vs_cpolicy__nearly_runnable(st, &st->results[r]);
+    return vs_cpolicy__runnable(st, &st->results[r]);
 }
 
 /*
@@ -253,8 +253,8 @@ static size_t retire(struct sim *s, size_t p, double t)
     return n;
 }
 
-int vs_rrsim__run(enum vs_cpolicy policy, const struct vs_cstate *st, struct vs_cpolicy_ws *ws,
-                  struct vs_rrsim_out *out)
+static int rrsim_run(enum vs_cpolicy policy, const struct vs_cstate *st, struct vs_cpolicy_ws *ws,
+                     struct vs_rrsim_out *out, bool states_ready)
 {
     size_t np = st->nprojects, nr = st->nresults;
     vs_cpolicy__reserve(ws, np, nr);
@@ -268,7 +268,8 @@ int vs_rrsim__run(enum vs_cpolicy policy, const struct vs_cstate *st, struct vs_
     out->frs = d->rr_frs;
     out->states = d->rr_states;
 
-    vs_cproject_states(st, out->states);
+    if (!states_ready)
+        vs_cproject_states(st, out->states);
     compute_frs(policy, st, out->states, out->frs);
 
     struct vs_cpkey *keys = d->keys;
@@ -300,14 +301,21 @@ int vs_rrsim__run(enum vs_cpolicy policy, const struct vs_cstate *st, struct vs_
         .mq = st->host.min_queue,
         .speed = vs_cpolicy__speed(&st->host),
     };
-    for (size_t p = 0; p < np; p++) {
+    /* One array a loop: a loop over all of them makes the compiler check
+     * every pair for overlap before it vectorizes, which costs more than
+     * the zeroing for the usual handful of projects. */
+    for (size_t p = 0; p < np; p++)
         s.next[p] = s.end[p] = 0;
-        s.work[p] = s.alloc[p] = s.t_empty[p] = s.tsync[p] = s.rate[p] = 0;
+    for (size_t p = 0; p < np; p++)
+        s.work[p] = s.alloc[p] = s.rate[p] = 0;
+    for (size_t p = 0; p < np; p++)
+        s.t_empty[p] = s.tsync[p] = 0;
+    for (size_t p = 0; p < np; p++)
         s.capped[p] = 0;
+    for (size_t p = 0; p < np; p++)
         out->deadlines_missed[p] = 0;
-        out->shortfall[p] = 0;
-        out->work_before_minq[p] = 0;
-    }
+    for (size_t p = 0; p < np; p++)
+        out->shortfall[p] = out->work_before_minq[p] = 0;
     for (size_t i = 0; i < m; i++) {
         size_t p = keys[i].group;
         if (i == 0 || keys[i - 1].group != p)
@@ -364,6 +372,18 @@ int vs_rrsim__run(enum vs_cpolicy policy, const struct vs_cstate *st, struct vs_
     out->total_work_before_minq = s.used;
     out->end = st->now + t;
     return 0;
+}
+
+int vs_rrsim__run(enum vs_cpolicy policy, const struct vs_cstate *st, struct vs_cpolicy_ws *ws,
+                  struct vs_rrsim_out *out)
+{
+    return rrsim_run(policy, st, ws, out, false);
+}
+
+int vs_rrsim__run_states(enum vs_cpolicy policy, const struct vs_cstate *st,
+                         struct vs_cpolicy_ws *ws, struct vs_rrsim_out *out)
+{
+    return rrsim_run(policy, st, ws, out, true);
 }
 
 int vs_rrsim_run(enum vs_cpolicy policy, const struct vs_cstate *st, struct vs_cpolicy_ws *ws,

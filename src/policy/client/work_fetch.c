@@ -126,7 +126,7 @@ int vs_cfetch__run(enum vs_cpolicy policy, const struct vs_cstate *st,
     }
     const double speed = vs_cpolicy__speed(&st->host);
     for (size_t r = 0; r < nr; r++) {
-        if (!vs_cresult_nearly_runnable(st, r))
+        if (!vs_cpolicy__nearly_runnable(st, &st->results[r]))
             continue;
         nearly[st->results[r].project]++;
         queued[st->results[r].project] += st->results[r].remaining / speed;
