@@ -142,7 +142,8 @@ int vs_csched__run(enum vs_cpolicy policy, const struct vs_cstate *st,
             const struct vs_cresult *res = &st->results[r];
             if (out->why[r] == VS_CSCHED_NO && res->task == VS_CTASK_RUNNING &&
                 st->now - res->running_since < st->host.sched_period &&
-                vs_cpolicy__runnable(st, &st->results[r]) && !st->projects[res->project].non_cpu_intensive)
+                vs_cpolicy__runnable(st, &st->results[r]) &&
+                !st->projects[res->project].non_cpu_intensive)
                 take(&s, r, VS_CSCHED_PERIOD);
         }
     }

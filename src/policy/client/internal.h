@@ -73,6 +73,16 @@ void vs_cpolicy__combine_states(const struct vs_cstate *st, const unsigned *fact
  * (vs_cdebt_update computes them). */
 void vs_cdebt__update(struct vs_cstate *st, const unsigned *flags);
 
+/* The rounding band of the client policies' times (see rr_sim.c): a time
+ * difference within this many seconds of the min_queue horizon is
+ * rounding, not work. */
+#define VS_CPOLICY_REL_EPS 1e-9
+static inline double vs_cpolicy__time_eps(const struct vs_cstate *st)
+{
+    double m = st->host.min_queue, n = st->now < 0 ? -st->now : st->now;
+    return VS_CPOLICY_REL_EPS * (m > n ? m : n);
+}
+
 /* Grows the workspace to hold np projects and nr results. */
 void vs_cpolicy__reserve(struct vs_cpolicy_ws *ws, size_t np, size_t nr);
 
