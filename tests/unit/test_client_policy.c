@@ -1726,7 +1726,7 @@ static void test_sort(void **state)
                 break;
             }
             size_t g = it % 2 ? vs_rng_below(&rng, 300) : 0;
-            a[i] = (struct vs_cpkey){g, x, i, 0};
+            a[i] = (struct vs_cpkey){.group = (uint32_t)g, .idx = (uint32_t)i, .key = x};
         }
         memcpy(b, a, n * sizeof(*a));
         vs_cpolicy__sort(a, tmp, n);

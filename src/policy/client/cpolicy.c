@@ -56,7 +56,8 @@ int vs_cstate_validate(const struct vs_cstate *st)
         !isfinite(h->sched_period) || h->sched_period <= 0 || !isfinite(h->flops_per_cpu) ||
         h->flops_per_cpu < 0)
         return VS_EINVAL;
-    if ((st->nprojects && !st->projects) || (st->nresults && !st->results))
+    if ((st->nprojects && !st->projects) || (st->nresults && !st->results) ||
+        st->nprojects > UINT32_MAX || st->nresults > UINT32_MAX)
         return VS_EINVAL;
     for (size_t i = 0; i < st->nprojects; i++) {
         const struct vs_cproject *p = &st->projects[i];
@@ -211,14 +212,17 @@ static uint64_t order_bits(double x)
  * high bytes usually are). Groups (project indexes) are sorted last by the
  * same passes over their low bytes.
  */
+static uint64_t digit_src(const struct vs_cpkey *k, bool by_group)
+{
+    return by_group ? (uint64_t)k->group : order_bits(k->key);
+}
+
 static void radix_pass(struct vs_cpkey **src, struct vs_cpkey **dst, size_t n, int shift,
                        bool by_group)
 {
     size_t count[256] = {0};
-    for (size_t i = 0; i < n; i++) {
-        uint64_t v = by_group ? (uint64_t)(*src)[i].group : (*src)[i].bits;
-        count[(v >> shift) & 0xff]++;
-    }
+    for (size_t i = 0; i < n; i++)
+        count[(digit_src(&(*src)[i], by_group) >> shift) & 0xff]++;
     for (int b = 0; b < 256; b++) {
         if (count[b] == n)
             return; /* every key has this digit: nothing moves */
@@ -229,10 +233,8 @@ static void radix_pass(struct vs_cpkey **src, struct vs_cpkey **dst, size_t n, i
         count[b] = pos;
         pos += c;
     }
-    for (size_t i = 0; i < n; i++) {
-        uint64_t v = by_group ? (uint64_t)(*src)[i].group : (*src)[i].bits;
-        (*dst)[count[(v >> shift) & 0xff]++] = (*src)[i];
-    }
+    for (size_t i = 0; i < n; i++)
+        (*dst)[count[(digit_src(&(*src)[i], by_group) >> shift) & 0xff]++] = (*src)[i];
     struct vs_cpkey *t = *src;
     *src = *dst;
     *dst = t;
@@ -275,7 +277,6 @@ void vs_cpolicy__sort(struct vs_cpkey *keys, struct vs_cpkey *tmp, size_t n)
     }
     size_t maxg = 0;
     for (size_t i = 0; i < n; i++) {
-        keys[i].bits = order_bits(keys[i].key);
         if (keys[i].group > maxg)
             maxg = keys[i].group;
     }
@@ -293,8 +294,8 @@ void vs_cpolicy__sort(struct vs_cpkey *keys, struct vs_cpkey *tmp, size_t n)
      * exactly equal keys, which are already in place. Finish each run. */
     for (size_t i = 0; i < n;) {
         size_t j = i + 1;
-        while (j < n && keys[j].group == keys[i].group &&
-               (keys[j].bits >> 32) == (keys[i].bits >> 32))
+        uint64_t hi = order_bits(keys[i].key) >> 32;
+        while (j < n && keys[j].group == keys[i].group && (order_bits(keys[j].key) >> 32) == hi)
             j++;
         if (j - i > 32)
             qsort(keys + i, j - i, sizeof(*keys), key_cmp);

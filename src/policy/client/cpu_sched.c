@@ -122,7 +122,8 @@ int vs_csched__run(enum vs_cpolicy policy, const struct vs_cstate *st,
             size_t p = st->results[r].project;
             if (dm[p] > 0 && out->why[r] == VS_CSCHED_NO && !st->projects[p].non_cpu_intensive &&
                 vs_cpolicy__runnable(st, &st->results[r]))
-                keys[m++] = (struct vs_cpkey){0, st->results[r].deadline, r, 0};
+                keys[m++] = (struct vs_cpkey){
+                    .group = 0, .idx = (uint32_t)r, .key = st->results[r].deadline};
         }
         vs_cpolicy__sort(keys, d->keys2, m);
         for (size_t i = 0; i < m && out->ncpu < s.cap; i++) {

@@ -313,7 +313,9 @@ static int rrsim_run(enum vs_cpolicy policy, const struct vs_cstate *st, struct 
         out->finish[r] = INFINITY;
         out->deadline_missed[r] = false;
         if (simulated(policy, st, r))
-            keys[m++] = (struct vs_cpkey){st->results[r].project, st->results[r].remaining, r, 0};
+            keys[m++] = (struct vs_cpkey){.group = (uint32_t)st->results[r].project,
+                                          .idx = (uint32_t)r,
+                                          .key = st->results[r].remaining};
     }
     vs_cpolicy__sort(keys, d->keys2, m);
 
