@@ -1136,8 +1136,9 @@ void vs_xml_int(struct vs_xml_writer *w, const char *name, int64_t v)
 }
 
 /*
- * The fast exact path of vs_xml_format_double, for |v| < 2^33 (most of what
- * a scheduler writes: times, fractions, FLOPS in GFLOPS, sizes below 8 GB).
+ * The fast exact path of vs_xml_format_double, for integers below 1e15
+ * (FLOP counts, byte sizes: "%f" prints them exactly, then ".000000") and
+ * for |v| < 2^33 (most of the rest a scheduler writes: times, fractions).
  * There one ulp is below 1e-6, so a six-decimal number that reads back as v
  * lies within half an ulp (< 0.5e-6) of v and is therefore the six-decimal
  * rounding of v that "%f" prints; and m / 1e6 with an integer m < 2^53 is
@@ -1151,23 +1152,33 @@ void vs_xml_int(struct vs_xml_writer *w, const char *name, int64_t v)
 static size_t format_fixed6(char *dst, size_t size, double v)
 {
     double a = fabs(v);
-    if (!(a < 8589934592.0) || size < 24)
+    if (size < 32)
         return 0;
-    double m0 = nearbyint(a * 1e6);
-    uint64_t m = 0;
-    bool found = false;
-    for (int d = -1; d <= 1 && !found; d++) {
-        double mm = m0 + d;
-        if (mm >= 0 && mm / 1e6 == a) {
-            m = (uint64_t)mm;
-            found = true;
+    uint64_t ip, fp;
+    if (a < 1e15 && a == floor(a)) {
+        /* an integer (FLOPS, bytes): "%f" prints it exactly, ".000000" */
+        ip = (uint64_t)a;
+        fp = 0;
+    } else if (a < 8589934592.0) {
+        double m0 = nearbyint(a * 1e6);
+        bool found = false;
+        uint64_t m = 0;
+        for (int d = -1; d <= 1 && !found; d++) {
+            double mm = m0 + d;
+            if (mm >= 0 && mm / 1e6 == a) {
+                m = (uint64_t)mm;
+                found = true;
+            }
         }
-    }
-    if (!found)
+        if (!found)
+            return 0;
+        ip = m / 1000000;
+        fp = m % 1000000;
+    } else {
         return 0;
-    char tmp[24];
+    }
+    char tmp[32];
     size_t k = sizeof(tmp);
-    uint64_t ip = m / 1000000, fp = m % 1000000;
     for (int i = 0; i < 6; i++) {
         tmp[--k] = (char)('0' + fp % 10);
         fp /= 10;

@@ -274,6 +274,9 @@ static void test_format_double(void **state)
                                    8589934591.999999,
                                    8589934592.0,
                                    8589934592.5,
+                                   1e13,
+                                   99999999999999.0,
+                                   999999999999999.0,
                                    1e15,
                                    9007199254740993.0,
                                    1e300,
@@ -291,7 +294,11 @@ static void test_format_double(void **state)
         case 0: /* six decimals: the common case */
             v = (double)vs_rng_below(&rng, 10000000000000ull) / 1e6;
             break;
-        case 1: /* fewer decimals, larger magnitudes */
+        case 1: /* integers up to and past 1e15, fewer decimals */
+            if (vs_rng_below(&rng, 2)) {
+                v = (double)vs_rng_below(&rng, 4000000000000000ull);
+                break;
+            }
             v = (double)vs_rng_below(&rng, 100000000ull) / 100 *
                 (double)(1 + vs_rng_below(&rng, 1000));
             break;
