@@ -16,7 +16,8 @@
  *   "wrr"                  the older client both seeds replace: weighted
  *                          round-robin by short-term debt among all projects
  *                          with runnable work, no deadline awareness, work
- *                          fetch that keeps at least one result per project.
+ *                          fetch that keeps at least one result per project
+ *                          and min_queue * ncpus of work, by share.
  *
  * Everything here is pure: the caller passes a snapshot (struct vs_cstate)
  * that includes the current time; the functions read it and write decisions
