@@ -72,8 +72,9 @@ int main(int argc, char **argv)
     bool quick = argc > 1 && strcmp(argv[1], "--quick") == 0;
     setvbuf(stdout, NULL, _IOLBF, 0);
     int reps = quick ? 1 : 3;
-    static const char *const files[] = {"seed000_scenario1.scn", "seed000_example.scn",
-                                        "einstein_resume.scn", "tight_deadline.scn"};
+    static const char *const files[] = {"seed000_scenario1.scn", "seed002_typical.scn",
+                                        "seed000_example.scn", "einstein_resume.scn",
+                                        "tight_deadline.scn"};
     static const char *const policies[] = {"shortfall", "debt", "wrr"};
     int status = 0;
     printf("%-22s %-10s %12s %12s %21s\n", "scenario", "policy", "simulated", "completed", "speed");

@@ -16,7 +16,8 @@
  *   "wrr"                  the older client both seeds replace: weighted
  *                          round-robin by short-term debt among all projects
  *                          with runnable work, no deadline awareness, work
- *                          fetch that keeps at least one result per project.
+ *                          fetch that keeps at least one result per project
+ *                          and min_queue * ncpus of work, by share.
  *
  * Everything here is pure: the caller passes a snapshot (struct vs_cstate)
  * that includes the current time; the functions read it and write decisions
@@ -51,6 +52,7 @@
  *      ...) current. Set st.now = now.
  *   2. Whenever the CPU scheduler is to run (result completed, end of the
  *      scheduling period, new results runnable, user action):
+ *        vs_cpolicy_step(policy, &st, &ws, &out), which is
  *        vs_cdebt_update(policy, &st);          debts from wall_cpu_period
  *        vs_cpolicy_pass(policy, &st, &ws, &out) or the four steps:
  *          vs_rrsim_run -> vs_csched_run -> vs_cenforce_run -> vs_cfetch_run
@@ -420,6 +422,16 @@ struct vs_cpolicy_out {
  * time). Returns 0 or VS_EINVAL (then nothing was written).
  */
 VS_MUST_CHECK int vs_cpolicy_pass(enum vs_cpolicy policy, struct vs_cstate *st,
+                                  struct vs_cpolicy_ws *ws, struct vs_cpolicy_out *out);
+
+/*
+ * The debt update followed by a whole pass: the same decisions as
+ * vs_cdebt_update then vs_cpolicy_pass, with one validation and one scan
+ * of the results for the project states instead of three. What a driver
+ * calls at each scheduler run. Returns 0 or VS_EINVAL (then nothing was
+ * written, debts included).
+ */
+VS_MUST_CHECK int vs_cpolicy_step(enum vs_cpolicy policy, struct vs_cstate *st,
                                   struct vs_cpolicy_ws *ws, struct vs_cpolicy_out *out);
 
 #endif

@@ -243,8 +243,12 @@ struct fast {
     char *text;
     size_t tlen, tcap;
     size_t tstart[VS_XML_MAX_DEPTH + 1];
-    unsigned line;
-    size_t line_pos; /* newlines are counted up to here */
+    /* bump allocation for nodes, names and texts: one arena allocation per
+     * few kilobytes instead of three per element */
+    char *bump;
+    size_t bump_left;
+    unsigned line; /* newlines consumed so far + 1: every step that consumes
+                    * bytes which may hold '\n' counts them */
 };
 
 #define FALLBACK 1
@@ -342,15 +346,89 @@ static size_t entity(const char *s, size_t len, size_t pos, char *out)
     return 0;
 }
 
-static unsigned line_at(struct fast *f, size_t pos)
+/* Bytes that need no attention in character data: printable ASCII but
+ * '<', '&' and ']', and tab. */
+/* clang-format off */
+static const bool text_plain[256] = {
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    1, 1, 1, 1, 1, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+};
+/* clang-format on */
+
+/*
+ * Returns the end of the run of text_plain bytes at s[i..len): eight bytes
+ * at a time while none is below 0x20 (tab and newline included, which the
+ * byte loop then takes), at or above 0x80, '<', '&' or ']'. (The zero-byte
+ * tests can report a byte after a real hit, never a hit that is not there.)
+ */
+static size_t plain_run(const char *s, size_t i, size_t len)
 {
-    const char *p = f->s + f->line_pos, *end = f->s + pos;
+    const uint64_t ones = 0x0101010101010101ull, high = 0x8080808080808080ull;
+    while (len - i >= 8) {
+        uint64_t w;
+        memcpy(&w, s + i, 8);
+        uint64_t lt = w ^ (ones * '<'), amp = w ^ (ones * '&'), br = w ^ (ones * ']');
+        uint64_t bad = (w | ((w - ones * 0x20) & ~w) | ((lt - ones) & ~lt) | ((amp - ones) & ~amp) |
+                        ((br - ones) & ~br)) &
+                       high;
+        if (bad)
+            break;
+        i += 8;
+    }
+    while (i < len && text_plain[(unsigned char)s[i]])
+        i++;
+    return i;
+}
+
+/* n bytes from the bump region, aligned for a node when align is set;
+ * not zeroed. */
+static void *bump_alloc(struct fast *f, size_t n, bool align)
+{
+    const size_t al = sizeof(void *);
+    size_t pad = align ? (al - ((uintptr_t)f->bump & (al - 1))) & (al - 1) : 0;
+    if (!f->bump || f->bump_left < n + pad) {
+        size_t sz = n + al > 8192 ? n + al : 8192;
+        f->bump = vs_arena_alloc(f->arena, sz); /* max_align_t-aligned */
+        f->bump_left = sz;
+        pad = 0;
+    }
+    void *p = f->bump + pad;
+    f->bump += pad + n;
+    f->bump_left -= pad + n;
+    return p;
+}
+
+static char *bump_strndup(struct fast *f, const char *src, size_t n)
+{
+    char *d = bump_alloc(f, n + 1, false);
+    if (n)
+        memcpy(d, src, n);
+    d[n] = '\0';
+    return d;
+}
+
+/* Counts the newlines of s[a..b) into f->line (comments, CDATA). */
+static void count_lines(struct fast *f, size_t a, size_t b)
+{
+    const char *p = f->s + a, *end = f->s + b;
     while (p < end && (p = memchr(p, '\n', (size_t)(end - p))) != NULL) {
         f->line++;
         p++;
     }
-    f->line_pos = pos;
-    return f->line;
 }
 
 /* Scans a name at f->pos; returns its length (0 when there is none). */
@@ -367,8 +445,10 @@ static size_t scan_name(struct fast *f)
 
 static void skip_ws(struct fast *f)
 {
-    while (f->pos < f->len && is_ws((unsigned char)f->s[f->pos]))
+    while (f->pos < f->len && is_ws((unsigned char)f->s[f->pos])) {
+        f->line += f->s[f->pos] == '\n';
         f->pos++;
+    }
 }
 
 /* Skips a comment at f->pos ("<!--"); FALLBACK when malformed. */
@@ -381,6 +461,7 @@ static int skip_comment(struct fast *f)
     size_t b = (size_t)(e - f->s);
     if (!chars_ok(f->s, a, b))
         return FALLBACK;
+    count_lines(f, a, b);
     f->pos = b + 3;
     return 0;
 }
@@ -405,35 +486,53 @@ static int fast_parse(const char *s, size_t len, const struct vs_xml_limits *lim
             if (depth == 0) {
                 if (!is_ws(c))
                     goto done;
+                f.line += c == '\n';
                 f.pos++;
                 continue;
             }
-            /* character data up to the next '<' */
-            size_t a = f.pos;
-            const char *lt = memchr(s + a, '<', len - a);
-            size_t b = lt ? (size_t)(lt - s) : len;
-            /* "]]>" is not allowed in text */
-            for (const char *br = memchr(s + a, ']', b - a); br;
-                 br = memchr(br + 1, ']', b - (size_t)(br + 1 - s)))
-                if ((size_t)(br - s) + 2 < len && br[1] == ']' && br[2] == '>')
-                    goto done;
-            size_t run = a;
-            const char *amp;
-            while ((amp = memchr(s + run, '&', b - run)) != NULL) {
-                size_t i = (size_t)(amp - s);
-                char ch;
-                size_t k = entity(s, b, i, &ch);
-                if (!k)
-                    goto done;
-                text_add(&f, s + run, i - run);
-                text_add(&f, &ch, 1);
-                run = i + k;
+            /* Character data up to the next '<', in one pass: plain bytes
+             * (printable ASCII and tab) by table; newlines counted for
+             * line_at; entities decoded; "]]>", control bytes and bad
+             * UTF-8 sent to expat. */
+            size_t a = f.pos, i = a, run = a;
+            unsigned nl = 0;
+            for (;;) {
+                i = plain_run(s, i, len);
+                if (i >= len)
+                    break;
+                unsigned char ch = (unsigned char)s[i];
+                if (ch == '<')
+                    break;
+                if (ch == '\n') {
+                    nl++;
+                    i++;
+                } else if (ch == ']') {
+                    if (i + 2 < len && s[i + 1] == ']' && s[i + 2] == '>')
+                        goto done; /* "]]>" is not allowed in text */
+                    i++;
+                } else if (ch == '&') {
+                    char ent;
+                    size_t k = entity(s, len, i, &ent);
+                    if (!k)
+                        goto done;
+                    text_add(&f, s + run, i - run);
+                    text_add(&f, &ent, 1);
+                    i += k;
+                    run = i;
+                } else if (ch >= 0x80) {
+                    size_t k = utf8_ok((const unsigned char *)s + i, len - i);
+                    if (!k)
+                        goto done;
+                    i += k;
+                } else {
+                    goto done; /* a control byte */
+                }
             }
-            if (!chars_ok(s, a, b))
-                goto done;
+            size_t b = i;
             text_add(&f, s + run, b - run);
             if (f.tlen - f.tstart[depth] > lim->max_text)
                 goto done;
+            f.line += nl;
             f.pos = b;
             continue;
         }
@@ -454,6 +553,7 @@ static int fast_parse(const char *s, size_t len, const struct vs_xml_limits *lim
                 size_t b = (size_t)(e - s);
                 if (!chars_ok(s, a, b))
                     goto done;
+                count_lines(&f, a, b);
                 text_add(&f, s + a, b - a);
                 if (f.tlen - f.tstart[depth] > lim->max_text)
                     goto done;
@@ -482,7 +582,7 @@ static int fast_parse(const char *s, size_t len, const struct vs_xml_limits *lim
             f.pos++;
             (void)start;
             size_t tl = f.tlen - f.tstart[depth];
-            n->text = vs_arena_strndup(arena, f.text ? f.text + f.tstart[depth] : "", tl);
+            n->text = tl ? bump_strndup(&f, f.text + f.tstart[depth], tl) : "";
             n->text_len = tl;
             f.tlen = f.tstart[depth];
             n->raw_len = f.pos - n->raw_off;
@@ -500,11 +600,13 @@ static int fast_parse(const char *s, size_t len, const struct vs_xml_limits *lim
         size_t nl = scan_name(&f);
         if (nl == 0 || nl > VS_XML_MAX_NAME)
             goto done;
-        struct vs_xml_node *n = vs_arena_alloc(arena, sizeof(*n));
-        n->name = vs_arena_strndup(arena, s + f.pos, nl);
-        n->text = "";
-        n->raw_off = start;
-        n->line = line_at(&f, start);
+        struct vs_xml_node *n = bump_alloc(&f, sizeof(*n), true);
+        *n = (struct vs_xml_node){
+            .name = bump_strndup(&f, s + f.pos, nl),
+            .text = "",
+            .raw_off = start,
+            .line = f.line,
+        };
         f.pos += nl;
         struct vs_xml_attr attrs[VS_XML_MAX_ATTRS];
         size_t na = 0;
@@ -1033,10 +1135,74 @@ void vs_xml_int(struct vs_xml_writer *w, const char *name, int64_t v)
     leaf(w, name, NULL, NULL, tmp, (size_t)n, false);
 }
 
+/*
+ * The fast exact path of vs_xml_format_double, for integers below 1e15
+ * (FLOP counts, byte sizes: "%f" prints them exactly, then ".000000") and
+ * for |v| < 2^33 (most of the rest a scheduler writes: times, fractions).
+ * There one ulp is below 1e-6, so a six-decimal number that reads back as v
+ * lies within half an ulp (< 0.5e-6) of v and is therefore the six-decimal
+ * rounding of v that "%f" prints; and m / 1e6 with an integer m < 2^53 is
+ * correctly rounded by one IEEE division (both operands exact), which is
+ * what strtod returns for that text. So: take the integer m nearest
+ * |v| * 1e6 (the product's rounding may put it one off: try m - 1 and
+ * m + 1 too) and accept it when m / 1e6 == |v|. Writes "%f"'s text and
+ * returns its length, or returns 0 when no six-decimal reads back as v
+ * (then "%f" would not either, and the caller falls back to "%.17g").
+ */
+static size_t format_fixed6(char *dst, size_t size, double v)
+{
+    double a = fabs(v);
+    if (size < 32)
+        return 0;
+    uint64_t ip, fp;
+    if (a < 1e15 && a == floor(a)) {
+        /* an integer (FLOPS, bytes): "%f" prints it exactly, ".000000" */
+        ip = (uint64_t)a;
+        fp = 0;
+    } else if (a < 8589934592.0) {
+        double m0 = nearbyint(a * 1e6);
+        bool found = false;
+        uint64_t m = 0;
+        for (int d = -1; d <= 1 && !found; d++) {
+            double mm = m0 + d;
+            if (mm >= 0 && mm / 1e6 == a) {
+                m = (uint64_t)mm;
+                found = true;
+            }
+        }
+        if (!found)
+            return 0;
+        ip = m / 1000000;
+        fp = m % 1000000;
+    } else {
+        return 0;
+    }
+    char tmp[32];
+    size_t k = sizeof(tmp);
+    for (int i = 0; i < 6; i++) {
+        tmp[--k] = (char)('0' + fp % 10);
+        fp /= 10;
+    }
+    tmp[--k] = '.';
+    do {
+        tmp[--k] = (char)('0' + ip % 10);
+        ip /= 10;
+    } while (ip);
+    if (signbit(v))
+        tmp[--k] = '-';
+    size_t n = sizeof(tmp) - k;
+    memcpy(dst, tmp + k, n);
+    dst[n] = '\0';
+    return n;
+}
+
 size_t vs_xml_format_double(char *dst, size_t size, double v)
 {
     if (!isfinite(v))
         v = 0; /* XML readers (BOINC's too) cannot take inf/nan */
+    size_t fast = format_fixed6(dst, size, v);
+    if (fast)
+        return fast;
     int n = -1;
     if (fabs(v) < 1e15) {
         n = snprintf(dst, size, "%f", v);

@@ -135,7 +135,9 @@ bool vs_proto__field_parse(struct vs_proto__ctx *c, const struct vs_proto__field
 {
     const struct vs_proto__field *f = NULL;
     for (size_t i = 0; i < n_tab; i++) {
-        if (tab[i].name[0] == n->name[0] && strcmp(tab[i].name, n->name) == 0) {
+        /* (name[0] matched and is not NUL, so name[1] exists) */
+        if (tab[i].name[0] == n->name[0] && tab[i].name[1] == n->name[1] &&
+            strcmp(tab[i].name, n->name) == 0) {
             f = &tab[i];
             break;
         }

@@ -38,11 +38,6 @@ const char *const vs_sim_policies[] = {"shortfall", "debt", "wrr", NULL};
 /* How long a server that refused work because of deadlines asks the client
  * to wait (the client is latency-limited meanwhile). */
 #define LATENCY_LIMIT_DELAY 600.0
-/* Work requests below this (project-normalized seconds) are rounding noise
- * from the policy's sums, not requests: the simulated client does not make
- * the RPC (a server answering with a whole job would let the noise fill the
- * queue; see docs/simulator.md). */
-#define MIN_WORK_REQUEST 1e-3
 /* Most jobs one reply carries. */
 #define MAX_JOBS_PER_RPC 1000
 /* Most RPCs at one instant, so a confused policy cannot loop forever. */
@@ -608,9 +603,7 @@ static void pass(struct sim *x)
 {
     for (int iter = 0; iter <= MAX_RPCS_PER_INSTANT; iter++) {
         compact(x);
-        int rc = vs_cdebt_update(x->policy, &x->st);
-        if (rc == 0)
-            rc = vs_cpolicy_pass(x->policy, &x->st, &x->ws, &x->out);
+        int rc = vs_cpolicy_step(x->policy, &x->st, &x->ws, &x->out);
         if (rc) {
             if (!x->rc)
                 x->rc = rc;
@@ -622,12 +615,10 @@ static void pass(struct sim *x)
         x->st.last_sched_time = x->st.now;
 
         const struct vs_cfetch_out *f = &x->out.fetch;
-        bool noise =
-            f->project >= 0 && f->reason == VS_CFETCH_WORK && f->request_pn < MIN_WORK_REQUEST;
-        if (iter == MAX_RPCS_PER_INSTANT || f->project < 0 || noise) {
+        if (iter == MAX_RPCS_PER_INSTANT || f->project < 0) {
             /* Nobody to ask now; if work is wanted but every candidate is
              * deferred, wake up when the first deferral ends. */
-            if (f->project < 0 && !noise && wants_work(x)) {
+            if (f->project < 0 && wants_work(x)) {
                 double t = INFINITY;
                 for (size_t p = 0; p < x->st.nprojects; p++)
                     if (x->cp[p].min_rpc_time > x->st.now && x->pj[p].jobs_left != 0)

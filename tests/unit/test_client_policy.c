@@ -1068,6 +1068,163 @@ static void test_fetch_wrr(void **state)
 }
 
 /*
+ * Rounding is not work (seed 000's shortfall): a 6-minute result that ends
+ * at min_queue in exact arithmetic but 1e-13 s before it in doubles, or a
+ * share ratio that sums to 2 - 1e-16 CPUs, asks for nothing; a real gap
+ * of a second still does.
+ */
+static void test_rrsim_rounding_band(void **state)
+{
+    (void)state;
+    struct fx f;
+    fx_init(&f, 2, 360);
+    size_t a = fx_project(&f, "A", .5);
+    size_t b = fx_project(&f, "B", .25);
+    size_t c = fx_project(&f, "C", .25);
+    size_t ra = fx_result(&f, "a", a, 360 - 1e-13, 1e9);
+    fx_result(&f, "b", b, 3600, 1e9);
+    fx_result(&f, "c", c, 3600, 1e9);
+    struct vs_rrsim_out rr;
+    struct vs_cfetch_out wf;
+    for (int pol = 0; pol < 2; pol++) {
+        fetch(&f, (enum vs_cpolicy)pol, &rr, &wf);
+        assert_true(rr.total_shortfall == 0);
+        assert_true(rr.shortfall[a] == 0);
+        assert_true(rr.total_work_before_minq == 720);
+        /* (debt still asks: seed 002's work_to_fill_buf is positive for a
+         * project with share < 1 even when the buffer is full; see
+         * docs/client-policies.md) */
+        if (pol == VS_CPOLICY_SHORTFALL)
+            assert_int_equal(wf.project, -1);
+    }
+    /* Later on the clock the band widens with the clock's own precision
+     * (1e-9 of now): 1e-4 s at now = 1e6 is rounding too... */
+    f.st.now = 1e6;
+    f.r[ra].remaining = 360 - 1e-4;
+    fetch(&f, VS_CPOLICY_SHORTFALL, &rr, &wf);
+    assert_true(rr.shortfall[a] == 0);
+    assert_int_equal(wf.project, -1);
+    /* ...but a second is a real shortfall: A lacks its CPU for 1 s. */
+    f.r[ra].remaining = 359;
+    fetch(&f, VS_CPOLICY_SHORTFALL, &rr, &wf);
+    assert_float_equal(rr.shortfall[a], 1, EPS);
+    assert_int_equal(wf.project, (long)a);
+    fx_cleanup(&f);
+
+    /* Thirds: 2 CPUs shared by three projects of share 1 with plenty of
+     * work; the allocations sum to 2 only approximately, the idle rate is
+     * exactly 0. */
+    fx_init(&f, 2, 1000);
+    for (int p = 0; p < 3; p++) {
+        fx_project(&f, "P", 1);
+        for (int k = 0; k < 3; k++)
+            fx_result(&f, "r", (size_t)p, 5000 + 7 * k, 1e9);
+    }
+    for (int pol = 0; pol < 3; pol++) {
+        fetch(&f, (enum vs_cpolicy)pol, &rr, &wf);
+        assert_true(rr.total_shortfall == 0);
+        assert_true(rr.total_work_before_minq == 2000);
+        for (int p = 0; p < 3; p++)
+            assert_true(rr.shortfall[p] == 0);
+    }
+    fx_cleanup(&f);
+}
+
+/*
+ * The old client keeps the buffer full, not only one result per project:
+ * seed 002's example on 4 CPUs, one 1000-hour P1 job and one 1-hour P2 job
+ * leave two CPUs idle; each project's own part of the buffer (720 s) is
+ * full, so the idle CPUs' 720 s go to the projects short of their share of
+ * CPUs, by share, and never by deadline.
+ */
+static void test_fetch_wrr_fills_buffer(void **state)
+{
+    (void)state;
+    struct fx f;
+    fx_init(&f, 4, 360);
+    size_t p1 = fx_project(&f, "P1", .5);
+    size_t p2 = fx_project(&f, "P2", .5);
+    fx_result(&f, "a", p1, 3.6e6, 7.2e6);
+    fx_result(&f, "b", p2, 3600, 36000);
+    struct vs_rrsim_out rr;
+    struct vs_cfetch_out wf;
+    fetch(&f, VS_CPOLICY_WRR, &rr, &wf);
+    assert_float_equal(rr.total_shortfall, 720, EPS);
+    assert_float_equal(wf.work_request_size[p1], 360, EPS);
+    assert_float_equal(wf.work_request_size[p2], 360, EPS);
+    assert_int_equal(wf.project, (long)p1); /* equal ltd: least index */
+    /* Deadlines play no part. */
+    f.r[0].deadline = 10;
+    f.r[1].deadline = 10;
+    fetch(&f, VS_CPOLICY_WRR, &rr, &wf);
+    assert_float_equal(wf.work_request_size[p1], 360, EPS);
+    assert_float_equal(wf.work_request_size[p2], 360, EPS);
+
+    /* P1 got a second job: it has its two CPUs. P2 is short but deferred:
+     * P1 must not take P2's CPU meanwhile, nobody is asked... */
+    fx_result(&f, "a2", p1, 3.6e6, 7.2e6);
+    f.p[p2].min_rpc_time = f.st.now + 60;
+    fetch(&f, VS_CPOLICY_WRR, &rr, &wf);
+    assert_float_equal(rr.total_shortfall, 360, EPS);
+    assert_int_equal(wf.project, -1);
+    /* ...and when the deferral ends, P2 gets it all. */
+    f.p[p2].min_rpc_time = 0;
+    fetch(&f, VS_CPOLICY_WRR, &rr, &wf);
+    assert_int_equal(wf.project, (long)p2);
+    assert_float_equal(wf.work_request_size[p2], 360, EPS);
+    assert_float_equal(wf.work_request_size[p1], 0, EPS);
+    /* Full: four results on four CPUs, nothing asked. */
+    fx_result(&f, "b2", p2, 3600, 36000);
+    fetch(&f, VS_CPOLICY_WRR, &rr, &wf);
+    assert_true(rr.total_shortfall == 0);
+    assert_int_equal(wf.project, -1);
+    fx_cleanup(&f);
+}
+
+static void random_state(struct fx *f, struct vs_rng *rng);
+
+/* vs_cpolicy_step decides exactly as vs_cdebt_update + vs_cpolicy_pass. */
+static void test_prop_step_equals_pass(void **state)
+{
+    (void)state;
+    struct vs_rng rng;
+    vs_rng_seed(&rng, 4242);
+    struct vs_cpolicy_ws ws2;
+    vs_cpolicy_ws_init(&ws2);
+    for (int it = 0; it < 1500; it++) {
+        struct fx f;
+        random_state(&f, &rng);
+        static struct fx g;
+        g = f;
+        g.st.projects = g.p;
+        g.st.results = g.r;
+        enum vs_cpolicy pol = (enum vs_cpolicy)(it % 3);
+        struct vs_cpolicy_out o1, o2;
+        assert_int_equal(vs_cpolicy_step(pol, &f.st, &f.ws, &o1), 0);
+        assert_int_equal(vs_cdebt_update(pol, &g.st), 0);
+        assert_int_equal(vs_cpolicy_pass(pol, &g.st, &ws2, &o2), 0);
+        for (size_t p = 0; p < f.st.nprojects; p++) {
+            assert_true(f.p[p].std == g.p[p].std && f.p[p].ltd == g.p[p].ltd);
+            assert_int_equal(o1.rr.states[p], o2.rr.states[p]);
+            assert_true(o1.rr.shortfall[p] == o2.rr.shortfall[p]);
+            assert_true(o1.fetch.work_request_size[p] == o2.fetch.work_request_size[p]);
+        }
+        assert_int_equal(o1.sched.n, o2.sched.n);
+        for (size_t i = 0; i < o1.sched.n; i++)
+            assert_int_equal(o1.sched.order[i], o2.sched.order[i]);
+        assert_int_equal(o1.enforce.n, o2.enforce.n);
+        for (size_t i = 0; i < o1.enforce.n; i++) {
+            assert_int_equal(o1.enforce.actions[i].result, o2.enforce.actions[i].result);
+            assert_int_equal(o1.enforce.actions[i].kind, o2.enforce.actions[i].kind);
+        }
+        assert_int_equal(o1.fetch.project, o2.fetch.project);
+        assert_true(o1.fetch.request_pn == o2.fetch.request_pn);
+        fx_cleanup(&f);
+    }
+    vs_cpolicy_ws_cleanup(&ws2);
+}
+
+/*
  * The documented driver protocol, end to end: account, debt update, pass,
  * apply the actions, every scheduling period. Over many periods the CPU
  * time follows the resource shares (3:1 on one CPU, then 1:1:2 on two),
@@ -1569,7 +1726,7 @@ static void test_sort(void **state)
                 break;
             }
             size_t g = it % 2 ? vs_rng_below(&rng, 300) : 0;
-            a[i] = (struct vs_cpkey){g, x, i, 0};
+            a[i] = (struct vs_cpkey){.group = (uint32_t)g, .idx = (uint32_t)i, .key = x};
         }
         memcpy(b, a, n * sizeof(*a));
         vs_cpolicy__sort(a, tmp, n);
@@ -1614,6 +1771,9 @@ int main(void)
         cmocka_unit_test(test_fetch_noncpu_forced_and_pn),
         cmocka_unit_test(test_rate_example),
         cmocka_unit_test(test_fetch_wrr),
+        cmocka_unit_test(test_fetch_wrr_fills_buffer),
+        cmocka_unit_test(test_rrsim_rounding_band),
+        cmocka_unit_test(test_prop_step_equals_pass),
         cmocka_unit_test(test_driver_shares),
         cmocka_unit_test(test_prop_debt_normalization),
         cmocka_unit_test(test_prop_requests_sum),

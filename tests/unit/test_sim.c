@@ -310,6 +310,14 @@ static void test_seed002_no_miss(void **state)
     assert_true(r.projects[1].jobs_completed > 4000);
     assert_true(r.idle_frac < 0.01);
     vs_sim_result_cleanup(&r);
+
+    /* The old client keeps its buffer full across projects, not just one
+     * result each (which left two of the four CPUs idle), and by share. */
+    run(&s, "wrr", 10, &r, NULL);
+    assert_true(r.idle_frac < 0.01);
+    assert_true(fabs(r.projects[0].cpu_share - 0.5) < 0.02);
+    assert_int_equal(r.deadline_misses, 0);
+    vs_sim_result_cleanup(&r);
     vs_scenario_cleanup(&s);
 }
 

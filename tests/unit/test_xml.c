@@ -5,10 +5,14 @@
  */
 #include "vs_test.h"
 
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "volsched/alloc.h"
 #include "volsched/buf.h"
+#include "volsched/rng.h"
 #include "volsched/xml.h"
 
 static int parse(struct vs_arena *a, const char *s, const struct vs_xml_limits *lim, unsigned flags,
@@ -223,12 +227,107 @@ static void test_writer(void **state)
     vs_buf_cleanup(&b);
 }
 
+/* The formatter before its fast path: "%f" when that reads back exactly,
+ * else "%.17g". The fast path must print the same text. */
+static void ref_format(char *dst, size_t size, double v)
+{
+    if (!isfinite(v))
+        v = 0;
+    if (fabs(v) < 1e15) {
+        int n = snprintf(dst, size, "%f", v);
+        if (n > 0 && (size_t)n < size && strtod(dst, NULL) == v)
+            return;
+    }
+    snprintf(dst, size, "%.17g", v);
+}
+
+static void check_format(double v)
+{
+    char got[64], want[64];
+    size_t n = vs_xml_format_double(got, sizeof(got), v);
+    ref_format(want, sizeof(want), v);
+    if (strcmp(got, want) != 0)
+        fail_msg("%.17g: got %s, want %s", v, got, want);
+    assert_int_equal(n, strlen(got));
+    if (isfinite(v))
+        assert_true(strtod(got, NULL) == v); /* exact round trip */
+}
+
+static void test_format_double(void **state)
+{
+    (void)state;
+    static const double fixed[] = {0.0,
+                                   -0.0,
+                                   1.0,
+                                   -1.0,
+                                   0.5,
+                                   1e-6,
+                                   -1e-6,
+                                   1e-7,
+                                   5e-7,
+                                   0.1,
+                                   0.3,
+                                   123.456789,
+                                   86400.0,
+                                   1e9,
+                                   3046847345.623431,
+                                   8589934591.999999,
+                                   8589934592.0,
+                                   8589934592.5,
+                                   1e13,
+                                   99999999999999.0,
+                                   999999999999999.0,
+                                   1e15,
+                                   9007199254740993.0,
+                                   1e300,
+                                   -1e-300,
+                                   5e-324,
+                                   INFINITY,
+                                   NAN};
+    for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
+        check_format(fixed[i]);
+    struct vs_rng rng;
+    vs_rng_seed(&rng, 7);
+    for (int i = 0; i < 200000; i++) {
+        double v;
+        switch (i % 5) {
+        case 0: /* six decimals: the common case */
+            v = (double)vs_rng_below(&rng, 10000000000000ull) / 1e6;
+            break;
+        case 1: /* integers up to and past 1e15, fewer decimals */
+            if (vs_rng_below(&rng, 2)) {
+                v = (double)vs_rng_below(&rng, 4000000000000000ull);
+                break;
+            }
+            v = (double)vs_rng_below(&rng, 100000000ull) / 100 *
+                (double)(1 + vs_rng_below(&rng, 1000));
+            break;
+        case 2: /* any double of any magnitude near the fast path's range */
+            v = ldexp(vs_rng_double(&rng), (int)vs_rng_below(&rng, 80) - 40);
+            break;
+        case 3: { /* a six-decimal value nudged by an ulp */
+            double x = (double)vs_rng_below(&rng, 9000000000000000ull) / 1e6;
+            v = vs_rng_below(&rng, 2) ? nextafter(x, INFINITY) : nextafter(x, 0);
+            break;
+        }
+        default: { /* random bits */
+            uint64_t u = vs_rng_u64(&rng);
+            memcpy(&v, &u, sizeof(v));
+            break;
+        }
+        }
+        if (vs_rng_below(&rng, 2))
+            v = -v;
+        check_format(v);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_tree),   cmocka_unit_test(test_malformed),
         cmocka_unit_test(test_limits), cmocka_unit_test(test_repair),
-        cmocka_unit_test(test_writer),
+        cmocka_unit_test(test_writer), cmocka_unit_test(test_format_double),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

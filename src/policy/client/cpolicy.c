@@ -56,7 +56,8 @@ int vs_cstate_validate(const struct vs_cstate *st)
         !isfinite(h->sched_period) || h->sched_period <= 0 || !isfinite(h->flops_per_cpu) ||
         h->flops_per_cpu < 0)
         return VS_EINVAL;
-    if ((st->nprojects && !st->projects) || (st->nresults && !st->results))
+    if ((st->nprojects && !st->projects) || (st->nresults && !st->results) ||
+        st->nprojects > UINT32_MAX || st->nresults > UINT32_MAX)
         return VS_EINVAL;
     for (size_t i = 0; i < st->nprojects; i++) {
         const struct vs_cproject *p = &st->projects[i];
@@ -79,41 +80,46 @@ int vs_cstate_validate(const struct vs_cstate *st)
 
 bool vs_cresult_runnable(const struct vs_cstate *st, size_t r)
 {
-    const struct vs_cresult *res = &st->results[r];
-    return !res->done && !res->suspended && !st->projects[res->project].suspended &&
-           res->files == VS_CFILES_READY;
+    return vs_cpolicy__runnable(st, &st->results[r]);
 }
 
 bool vs_cresult_nearly_runnable(const struct vs_cstate *st, size_t r)
 {
-    const struct vs_cresult *res = &st->results[r];
-    return !res->done && !res->suspended && !st->projects[res->project].suspended &&
-           res->files != VS_CFILES_DEFERRED;
+    return vs_cpolicy__nearly_runnable(st, &st->results[r]);
 }
 
-void vs_cproject_states(const struct vs_cstate *st, unsigned *out_flags)
+/* Private fact bits of vs_cpolicy__result_facts, cleared by the combine. */
+enum { HAS_DOWNLOADING = 0x10000u, HAS_DEFERRED = 0x20000u };
+
+void vs_cpolicy__result_facts(const struct vs_cstate *st, unsigned *out_facts)
 {
-    /* First the per-result facts, then the definitions that combine them. */
-    enum { HAS_DOWNLOADING = 0x10000u, HAS_DEFERRED = 0x20000u };
     for (size_t p = 0; p < st->nprojects; p++)
-        out_flags[p] = 0;
+        out_facts[p] = 0;
     for (size_t r = 0; r < st->nresults; r++) {
         const struct vs_cresult *res = &st->results[r];
         if (res->done)
             continue;
-        unsigned *f = &out_flags[res->project];
-        if (vs_cresult_runnable(st, r))
-            *f |= VS_CPS_RUNNABLE;
-        if (vs_cresult_nearly_runnable(st, r))
-            *f |= VS_CPS_NEARLY_RUNNABLE;
-        if (res->files == VS_CFILES_DOWNLOADING)
+        unsigned *f = &out_facts[res->project];
+        bool open = !res->suspended && !st->projects[res->project].suspended;
+        if (res->files == VS_CFILES_READY) {
+            if (open)
+                *f |= VS_CPS_RUNNABLE | VS_CPS_NEARLY_RUNNABLE;
+        } else if (res->files == VS_CFILES_DOWNLOADING) {
             *f |= HAS_DOWNLOADING;
-        else if (res->files == VS_CFILES_DEFERRED)
+            if (open)
+                *f |= VS_CPS_NEARLY_RUNNABLE;
+        } else {
             *f |= HAS_DEFERRED;
+        }
     }
+}
+
+void vs_cpolicy__combine_states(const struct vs_cstate *st, const unsigned *facts,
+                                unsigned *out_flags)
+{
     for (size_t p = 0; p < st->nprojects; p++) {
         const struct vs_cproject *pr = &st->projects[p];
-        unsigned f = out_flags[p];
+        unsigned f = facts[p];
         if (!pr->suspended && (f & HAS_DOWNLOADING) && !(f & HAS_DEFERRED))
             f |= VS_CPS_DOWNLOADING;
         if (st->now < pr->min_rpc_time)
@@ -132,6 +138,14 @@ void vs_cproject_states(const struct vs_cstate *st, unsigned *out_flags)
     }
 }
 
+void vs_cproject_states(const struct vs_cstate *st, unsigned *out_flags)
+{
+    /* First the per-result facts, then the definitions that combine them
+     * (in place: the combine reads facts[p] before writing flags[p]). */
+    vs_cpolicy__result_facts(st, out_flags);
+    vs_cpolicy__combine_states(st, out_flags, out_flags);
+}
+
 /* ---------------------------------------------------------------- workspace */
 
 void vs_cpolicy_ws_init(struct vs_cpolicy_ws *ws)
@@ -143,7 +157,7 @@ void vs_cpolicy_ws_init(struct vs_cpolicy_ws *ws)
 #define P_ARRAYS(X)                                                            \
     X(rr_dm) X(rr_shortfall) X(rr_wbm) X(rr_frs) X(rr_states) X(wf_wrs)        \
     X(wf_prr) X(pd0) X(pd1) X(pd2) X(pd3) X(pd4) X(pd5) X(pz0) X(pz1) X(pz2)   \
-    X(pz3) X(pz4) X(pi0)
+    X(pz3) X(pz4) X(pi0) X(pfacts)
 /* clang-format on */
 #define R_ARRAYS(X)                                                                                \
     X(rr_finish) X(rr_missed) X(sc_order) X(sc_why) X(en_act) X(keys) X(keys2) X(rz0)
@@ -198,14 +212,17 @@ static uint64_t order_bits(double x)
  * high bytes usually are). Groups (project indexes) are sorted last by the
  * same passes over their low bytes.
  */
+static uint64_t digit_src(const struct vs_cpkey *k, bool by_group)
+{
+    return by_group ? (uint64_t)k->group : order_bits(k->key);
+}
+
 static void radix_pass(struct vs_cpkey **src, struct vs_cpkey **dst, size_t n, int shift,
                        bool by_group)
 {
     size_t count[256] = {0};
-    for (size_t i = 0; i < n; i++) {
-        uint64_t v = by_group ? (uint64_t)(*src)[i].group : (*src)[i].bits;
-        count[(v >> shift) & 0xff]++;
-    }
+    for (size_t i = 0; i < n; i++)
+        count[(digit_src(&(*src)[i], by_group) >> shift) & 0xff]++;
     for (int b = 0; b < 256; b++) {
         if (count[b] == n)
             return; /* every key has this digit: nothing moves */
@@ -216,10 +233,8 @@ static void radix_pass(struct vs_cpkey **src, struct vs_cpkey **dst, size_t n, i
         count[b] = pos;
         pos += c;
     }
-    for (size_t i = 0; i < n; i++) {
-        uint64_t v = by_group ? (uint64_t)(*src)[i].group : (*src)[i].bits;
-        (*dst)[count[(v >> shift) & 0xff]++] = (*src)[i];
-    }
+    for (size_t i = 0; i < n; i++)
+        (*dst)[count[(digit_src(&(*src)[i], by_group) >> shift) & 0xff]++] = (*src)[i];
     struct vs_cpkey *t = *src;
     *src = *dst;
     *dst = t;
@@ -262,7 +277,6 @@ void vs_cpolicy__sort(struct vs_cpkey *keys, struct vs_cpkey *tmp, size_t n)
     }
     size_t maxg = 0;
     for (size_t i = 0; i < n; i++) {
-        keys[i].bits = order_bits(keys[i].key);
         if (keys[i].group > maxg)
             maxg = keys[i].group;
     }
@@ -280,8 +294,8 @@ void vs_cpolicy__sort(struct vs_cpkey *keys, struct vs_cpkey *tmp, size_t n)
      * exactly equal keys, which are already in place. Finish each run. */
     for (size_t i = 0; i < n;) {
         size_t j = i + 1;
-        while (j < n && keys[j].group == keys[i].group &&
-               (keys[j].bits >> 32) == (keys[i].bits >> 32))
+        uint64_t hi = order_bits(keys[i].key) >> 32;
+        while (j < n && keys[j].group == keys[i].group && (order_bits(keys[j].key) >> 32) == hi)
             j++;
         if (j - i > 32)
             qsort(keys + i, j - i, sizeof(*keys), key_cmp);
@@ -316,6 +330,30 @@ int vs_cpolicy_pass(enum vs_cpolicy policy, struct vs_cstate *st, struct vs_cpol
         vs_cstate_validate(st) != 0)
         return VS_EINVAL;
     int rc = vs_rrsim__run(policy, st, ws, &out->rr);
+    if (rc == 0)
+        rc = vs_csched__run(policy, st, &out->rr, ws, &out->sched);
+    if (rc == 0)
+        rc = vs_cenforce__run(policy, st, &out->rr, &out->sched, ws, &out->enforce);
+    if (rc == 0)
+        rc = vs_cfetch__run(policy, st, &out->rr, ws, &out->fetch);
+    return rc;
+}
+
+int vs_cpolicy_step(enum vs_cpolicy policy, struct vs_cstate *st, struct vs_cpolicy_ws *ws,
+                    struct vs_cpolicy_out *out)
+{
+    if ((int)policy < 0 || (int)policy >= VS_CPOLICY_COUNT || !ws || !ws->d || !out ||
+        vs_cstate_validate(st) != 0)
+        return VS_EINVAL;
+    vs_cpolicy__reserve(ws, st->nprojects, st->nresults);
+    struct vs_cpolicy_wsd *d = ws->d;
+    /* The result facts do not change in the debt update; the combined
+     * states do (OVERWORKED follows ltd), so they are combined twice. */
+    vs_cpolicy__result_facts(st, d->pfacts);
+    vs_cpolicy__combine_states(st, d->pfacts, d->rr_states);
+    vs_cdebt__update(st, d->rr_states);
+    vs_cpolicy__combine_states(st, d->pfacts, d->rr_states);
+    int rc = vs_rrsim__run_states(policy, st, ws, &out->rr);
     if (rc == 0)
         rc = vs_csched__run(policy, st, &out->rr, ws, &out->sched);
     if (rc == 0)

@@ -89,7 +89,7 @@ int vs_csched__run(enum vs_cpolicy policy, const struct vs_cstate *st,
     /* Non-CPU-intensive results first: they always run, beside the CPUs. */
     for (size_t r = 0; r < nr; r++) {
         out->why[r] = VS_CSCHED_NO;
-        if (!vs_cresult_runnable(st, r))
+        if (!vs_cpolicy__runnable(st, &st->results[r]))
             continue;
         size_t p = st->results[r].project;
         if (st->projects[p].non_cpu_intensive) {
@@ -106,7 +106,7 @@ int vs_csched__run(enum vs_cpolicy policy, const struct vs_cstate *st,
         off += avail[p];
     }
     for (size_t r = 0; r < nr; r++) {
-        if (out->why[r] == VS_CSCHED_NO && vs_cresult_runnable(st, r))
+        if (out->why[r] == VS_CSCHED_NO && vs_cpolicy__runnable(st, &st->results[r]))
             group[gfill[st->results[r].project]++] = r;
     }
 
@@ -121,8 +121,9 @@ int vs_csched__run(enum vs_cpolicy policy, const struct vs_cstate *st,
         for (size_t r = 0; r < nr; r++) {
             size_t p = st->results[r].project;
             if (dm[p] > 0 && out->why[r] == VS_CSCHED_NO && !st->projects[p].non_cpu_intensive &&
-                vs_cresult_runnable(st, r))
-                keys[m++] = (struct vs_cpkey){0, st->results[r].deadline, r, 0};
+                vs_cpolicy__runnable(st, &st->results[r]))
+                keys[m++] = (struct vs_cpkey){
+                    .group = 0, .idx = (uint32_t)r, .key = st->results[r].deadline};
         }
         vs_cpolicy__sort(keys, d->keys2, m);
         for (size_t i = 0; i < m && out->ncpu < s.cap; i++) {
@@ -142,7 +143,8 @@ int vs_csched__run(enum vs_cpolicy policy, const struct vs_cstate *st,
             const struct vs_cresult *res = &st->results[r];
             if (out->why[r] == VS_CSCHED_NO && res->task == VS_CTASK_RUNNING &&
                 st->now - res->running_since < st->host.sched_period &&
-                vs_cresult_runnable(st, r) && !st->projects[res->project].non_cpu_intensive)
+                vs_cpolicy__runnable(st, &st->results[r]) &&
+                !st->projects[res->project].non_cpu_intensive)
                 take(&s, r, VS_CSCHED_PERIOD);
         }
     }

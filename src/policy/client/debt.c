@@ -37,19 +37,9 @@ static void adjust(struct vs_cstate *st, const unsigned *flags, unsigned in_set,
     }
 }
 
-int vs_cdebt_update(enum vs_cpolicy policy, struct vs_cstate *st)
+void vs_cdebt__update(struct vs_cstate *st, const unsigned *flags)
 {
-    if ((int)policy < 0 || (int)policy >= VS_CPOLICY_COUNT || vs_cstate_validate(st) != 0)
-        return VS_EINVAL;
     size_t np = st->nprojects;
-    if (np == 0)
-        return 0;
-    /* Called once per scheduling step, outside any inner loop: a heap
-     * array is fine when the stack one is too small. */
-    unsigned flags_small[64];
-    unsigned *flags = np <= 64 ? flags_small : vs_xmalloc(np * sizeof(*flags));
-    vs_cproject_states(st, flags);
-
     /* Short-term: over runnable projects; min 0, max VS_CDEBT_STD_MAX. */
     adjust(st, flags, VS_CPS_RUNNABLE, true);
     double min_std = INFINITY;
@@ -91,6 +81,21 @@ int vs_cdebt_update(enum vs_cpolicy policy, struct vs_cstate *st)
             pr->ltd -= mean;
         pr->wall_cpu_period = 0;
     }
+}
+
+int vs_cdebt_update(enum vs_cpolicy policy, struct vs_cstate *st)
+{
+    if ((int)policy < 0 || (int)policy >= VS_CPOLICY_COUNT || vs_cstate_validate(st) != 0)
+        return VS_EINVAL;
+    size_t np = st->nprojects;
+    if (np == 0)
+        return 0;
+    /* Called once per scheduling step, outside any inner loop: a heap
+     * array is fine when the stack one is too small. */
+    unsigned flags_small[64];
+    unsigned *flags = np <= 64 ? flags_small : vs_xmalloc(np * sizeof(*flags));
+    vs_cproject_states(st, flags);
+    vs_cdebt__update(st, flags);
     if (flags != flags_small)
         vs_free(flags);
     return 0;

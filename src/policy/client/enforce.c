@@ -105,7 +105,7 @@ int vs_cenforce__run(enum vs_cpolicy policy, struct vs_cstate *st, const struct 
             res->preempt_pending = false;
             continue;
         }
-        if (!vs_cresult_runnable(st, r)) {
+        if (!vs_cpolicy__runnable(st, &st->results[r])) {
             /* Suspended by the user or lost its files: stop it now. */
             act(&e, vs_cpolicy__suspend_kind(st, r, e.old), r);
             res->preempt_pending = false;

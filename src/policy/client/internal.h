@@ -5,17 +5,19 @@
 #ifndef VOLSCHED_POLICY_CLIENT_INTERNAL_H
 #define VOLSCHED_POLICY_CLIENT_INTERNAL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "volsched/client_policy.h"
 
-/* A sort key: (group, key, index) ascending. */
+/* A sort key: (group, key, index) ascending. 16 bytes: the radix passes
+ * over 100,000 keys are bound by memory traffic (vs_cstate_validate
+ * guarantees indexes below 2^32). */
 struct vs_cpkey {
-    size_t group;
+    uint32_t group;
+    uint32_t idx;
     double key;
-    size_t idx;
-    uint64_t bits; /* scratch of the sort */
 };
 
 struct vs_cpolicy_wsd {
@@ -37,10 +39,50 @@ struct vs_cpolicy_wsd {
     double *pd0, *pd1, *pd2, *pd3, *pd4, *pd5;
     size_t *pz0, *pz1, *pz2, *pz3, *pz4;
     int *pi0;
+    unsigned *pfacts;
     /* scratch, per result */
     struct vs_cpkey *keys, *keys2;
     size_t *rz0;
 };
+
+/* Seed 000's result states, inline for the per-result loops (the public
+ * vs_cresult_runnable / _nearly_runnable call these). */
+static inline bool vs_cpolicy__runnable(const struct vs_cstate *st, const struct vs_cresult *res)
+{
+    return !res->done && !res->suspended && res->files == VS_CFILES_READY &&
+           !st->projects[res->project].suspended;
+}
+
+static inline bool vs_cpolicy__nearly_runnable(const struct vs_cstate *st,
+                                               const struct vs_cresult *res)
+{
+    return !res->done && !res->suspended && res->files != VS_CFILES_DEFERRED &&
+           !st->projects[res->project].suspended;
+}
+
+/* Project states in two halves: the facts that come from the results
+ * (O(nresults); VS_CPS_RUNNABLE, VS_CPS_NEARLY_RUNNABLE and private bits),
+ * then the definitions that combine them with the project's own fields
+ * (O(nprojects)). The debt update changes ltd, hence OVERWORKED and what
+ * follows from it, but no result fact: a pass computes the facts once and
+ * combines them before and after the update. */
+void vs_cpolicy__result_facts(const struct vs_cstate *st, unsigned *out_facts);
+void vs_cpolicy__combine_states(const struct vs_cstate *st, const unsigned *facts,
+                                unsigned *out_flags);
+
+/* The debt update without validation, from states computed by the caller
+ * (vs_cdebt_update computes them). */
+void vs_cdebt__update(struct vs_cstate *st, const unsigned *flags);
+
+/* The rounding band of the client policies' times (see rr_sim.c): a time
+ * difference within this many seconds of the min_queue horizon is
+ * rounding, not work. */
+#define VS_CPOLICY_REL_EPS 1e-9
+static inline double vs_cpolicy__time_eps(const struct vs_cstate *st)
+{
+    double m = st->host.min_queue, n = st->now < 0 ? -st->now : st->now;
+    return VS_CPOLICY_REL_EPS * (m > n ? m : n);
+}
 
 /* Grows the workspace to hold np projects and nr results. */
 void vs_cpolicy__reserve(struct vs_cpolicy_ws *ws, size_t np, size_t nr);
@@ -59,6 +101,10 @@ enum vs_cact_kind vs_cpolicy__suspend_kind(const struct vs_cstate *st, size_t r,
  * vs_cpolicy_pass validates once for the four steps. */
 int vs_rrsim__run(enum vs_cpolicy policy, const struct vs_cstate *st, struct vs_cpolicy_ws *ws,
                   struct vs_rrsim_out *out);
+/* The same when the caller has already written the project states of st
+ * into the workspace's rr_states (vs_cpolicy_step does). */
+int vs_rrsim__run_states(enum vs_cpolicy policy, const struct vs_cstate *st,
+                         struct vs_cpolicy_ws *ws, struct vs_rrsim_out *out);
 int vs_csched__run(enum vs_cpolicy policy, const struct vs_cstate *st,
                    const struct vs_rrsim_out *rr, struct vs_cpolicy_ws *ws,
                    struct vs_csched_out *out);

@@ -18,6 +18,7 @@
  * results has had. An event is the next finish among the projects' cursors,
  * found with a heap, so a pass costs O(n log projects) plus the sort.
  */
+#include <float.h>
 #include <math.h>
 
 #include "internal.h"
@@ -30,8 +31,8 @@ static bool simulated(enum vs_cpolicy policy, const struct vs_cstate *st, size_t
     /* Seed 000 simulates the nearly runnable results; seed 002 and the old
      * client know only runnable ones. */
     if (policy == VS_CPOLICY_SHORTFALL)
-        return vs_cresult_nearly_runnable(st, r);
-    return vs_cresult_runnable(st, r);
+        return vs_cpolicy__nearly_runnable(st, &st->results[r]);
+    return vs_cpolicy__runnable(st, &st->results[r]);
 }
 
 /*
@@ -83,14 +84,36 @@ struct sim {
     size_t *heap, *pos, nheap;
     double *work, *alloc, *tsync, *rate, *fin, *t_empty;
     int *capped; /* the project got as many CPUs as it has results */
-    double ncpus, mq, speed;
+    double ncpus, mq, mq_lo, speed;
+    double lack_eps; /* see sync_project */
     double tg, idle_rate, used_rate, idle, used;
 };
 
-/* Length of [a, b] inside [0, mq] (a <= b). */
-static double overlap(double a, double b, double mq)
+/*
+ * Rounding. The simulated times are sums and quotients of the queue's
+ * numbers, each event adding a relative error of a few ulps; and the
+ * snapshot's own numbers come from a driver's clock arithmetic, as precise
+ * as absolute times of now's magnitude after many operations (a simulator
+ * 12 hours in, two completions that coincide in exact arithmetic land
+ * 1e-5 s apart). A result that ends exactly at min_queue in exact
+ * arithmetic (a 6-minute job with a 6-minute min_queue) may so end a hair
+ * before it and leave a "shortfall" of 1e-13 .. 1e-5 s, which work fetch
+ * would turn into a request and a server into a whole job. So the end of
+ * the window is a band: a time within 1e-9 * max(min_queue,
+ * |now|) of min_queue counts as min_queue (VS_CPOLICY_REL_EPS = 1e-9, internal.h).
+ * That is far above the rounding
+ * of any realistic run, far below any real gap (0.36 us for a 6-minute
+ * min_queue early on, 1.7 ms 20 days into a simulation, 1.7 s at Unix
+ * times, all far below a scheduling decision's grain).
+ */
+
+/* Length of [a, b] inside [0, mq] (a <= b), with b snapped to mq when it
+ * is within the band (mq_lo = mq minus the band). */
+static double overlap(double a, double b, double mq, double mq_lo)
 {
-    return a >= mq ? 0 : fmin(b, mq) - a;
+    if (a >= mq_lo)
+        return 0;
+    return (b >= mq_lo ? mq : b) - a;
 }
 
 static size_t left_k(const struct sim *s, size_t p)
@@ -104,12 +127,15 @@ static void sync_project(struct sim *s, size_t p, double t)
     double from = s->tsync[p];
     if (t > from) {
         s->work[p] += s->rate[p] * (t - from);
-        double o = overlap(from, t, s->mq);
+        double o = overlap(from, t, s->mq, s->mq_lo);
         if (o > 0) {
             s->out->work_before_minq[p] += s->alloc[p] * o;
             /* shortfall(P) integrates max(0, ncpus * frs(P) - n_running(P)). */
+            /* ncpus * frs(P) is a ratio of shares times an integer, off
+             * by a few ulps: a project that has exactly its share of CPUs
+             * must not lack 1e-16 of one. */
             double lack = s->ncpus * s->out->frs[p] - (double)left_k(s, p);
-            if (lack > 0)
+            if (lack > s->lack_eps)
                 s->out->shortfall[p] += lack * o;
         }
     }
@@ -118,7 +144,7 @@ static void sync_project(struct sim *s, size_t p, double t)
 
 static void sync_global(struct sim *s, double t)
 {
-    double o = overlap(s->tg, t, s->mq);
+    double o = overlap(s->tg, t, s->mq, s->mq_lo);
     if (o > 0) {
         s->idle += s->idle_rate * o;
         s->used += s->used_rate * o;
@@ -223,16 +249,25 @@ static void reallocate(struct sim *s, double t)
         cpus = c2;
         shares = s2;
     }
-    double used = 0;
+    /* The CPUs in use, exactly: every CPU when some project is uncapped
+     * (the uncapped ones share all the capped ones leave), else the capped
+     * projects' result counts, integers. Summing the allocations instead
+     * would leave an idle rate of 1e-16 CPU when there is none. */
+    double capped_k = 0;
+    bool any_uncapped = false;
     for (size_t i = 0; i < s->nheap; i++) {
         size_t p = s->heap[i];
-        s->alloc[p] = s->capped[p] ? (double)left_k(s, p)
-                                   : cpus * (s->st->projects[p].resource_share / shares);
-        used += s->alloc[p];
+        if (s->capped[p]) {
+            s->alloc[p] = (double)left_k(s, p);
+            capped_k += s->alloc[p];
+        } else {
+            s->alloc[p] = cpus * (s->st->projects[p].resource_share / shares);
+            any_uncapped = true;
+        }
         set_finish_time(s, p, t);
     }
-    s->used_rate = used;
-    s->idle_rate = s->ncpus - used > 0 ? s->ncpus - used : 0;
+    s->used_rate = any_uncapped ? s->ncpus : capped_k;
+    s->idle_rate = s->ncpus - s->used_rate;
     for (size_t i = 0; i < s->nheap; i++)
         s->pos[s->heap[i]] = i;
     for (size_t i = s->nheap / 2; i-- > 0;)
@@ -253,8 +288,8 @@ static size_t retire(struct sim *s, size_t p, double t)
     return n;
 }
 
-int vs_rrsim__run(enum vs_cpolicy policy, const struct vs_cstate *st, struct vs_cpolicy_ws *ws,
-                  struct vs_rrsim_out *out)
+static int rrsim_run(enum vs_cpolicy policy, const struct vs_cstate *st, struct vs_cpolicy_ws *ws,
+                     struct vs_rrsim_out *out, bool states_ready)
 {
     size_t np = st->nprojects, nr = st->nresults;
     vs_cpolicy__reserve(ws, np, nr);
@@ -268,7 +303,8 @@ int vs_rrsim__run(enum vs_cpolicy policy, const struct vs_cstate *st, struct vs_
     out->frs = d->rr_frs;
     out->states = d->rr_states;
 
-    vs_cproject_states(st, out->states);
+    if (!states_ready)
+        vs_cproject_states(st, out->states);
     compute_frs(policy, st, out->states, out->frs);
 
     struct vs_cpkey *keys = d->keys;
@@ -277,7 +313,9 @@ int vs_rrsim__run(enum vs_cpolicy policy, const struct vs_cstate *st, struct vs_
         out->finish[r] = INFINITY;
         out->deadline_missed[r] = false;
         if (simulated(policy, st, r))
-            keys[m++] = (struct vs_cpkey){st->results[r].project, st->results[r].remaining, r, 0};
+            keys[m++] = (struct vs_cpkey){.group = (uint32_t)st->results[r].project,
+                                          .idx = (uint32_t)r,
+                                          .key = st->results[r].remaining};
     }
     vs_cpolicy__sort(keys, d->keys2, m);
 
@@ -298,16 +336,25 @@ int vs_rrsim__run(enum vs_cpolicy policy, const struct vs_cstate *st, struct vs_
         .capped = d->pi0,
         .ncpus = st->host.ncpus,
         .mq = st->host.min_queue,
+        .mq_lo = st->host.min_queue - vs_cpolicy__time_eps(st),
+        .lack_eps = 8 * DBL_EPSILON * st->host.ncpus,
         .speed = vs_cpolicy__speed(&st->host),
     };
-    for (size_t p = 0; p < np; p++) {
+    /* One array a loop: a loop over all of them makes the compiler check
+     * every pair for overlap before it vectorizes, which costs more than
+     * the zeroing for the usual handful of projects. */
+    for (size_t p = 0; p < np; p++)
         s.next[p] = s.end[p] = 0;
-        s.work[p] = s.alloc[p] = s.t_empty[p] = s.tsync[p] = s.rate[p] = 0;
+    for (size_t p = 0; p < np; p++)
+        s.work[p] = s.alloc[p] = s.rate[p] = 0;
+    for (size_t p = 0; p < np; p++)
+        s.t_empty[p] = s.tsync[p] = 0;
+    for (size_t p = 0; p < np; p++)
         s.capped[p] = 0;
+    for (size_t p = 0; p < np; p++)
         out->deadlines_missed[p] = 0;
-        out->shortfall[p] = 0;
-        out->work_before_minq[p] = 0;
-    }
+    for (size_t p = 0; p < np; p++)
+        out->shortfall[p] = out->work_before_minq[p] = 0;
     for (size_t i = 0; i < m; i++) {
         size_t p = keys[i].group;
         if (i == 0 || keys[i - 1].group != p)
@@ -349,7 +396,7 @@ int vs_rrsim__run(enum vs_cpolicy policy, const struct vs_cstate *st, struct vs_
     for (size_t p = 0; p < np; p++) {
         /* After its last result a project runs on nothing: it lacks its
          * whole share of the CPUs until min_queue. */
-        if (s.t_empty[p] < s.mq)
+        if (s.t_empty[p] < s.mq_lo)
             out->shortfall[p] += s.ncpus * out->frs[p] * (s.mq - s.t_empty[p]);
     }
     /* In index order: sequential over the results (finish is INFINITY
@@ -364,6 +411,18 @@ int vs_rrsim__run(enum vs_cpolicy policy, const struct vs_cstate *st, struct vs_
     out->total_work_before_minq = s.used;
     out->end = st->now + t;
     return 0;
+}
+
+int vs_rrsim__run(enum vs_cpolicy policy, const struct vs_cstate *st, struct vs_cpolicy_ws *ws,
+                  struct vs_rrsim_out *out)
+{
+    return rrsim_run(policy, st, ws, out, false);
+}
+
+int vs_rrsim__run_states(enum vs_cpolicy policy, const struct vs_cstate *st,
+                         struct vs_cpolicy_ws *ws, struct vs_rrsim_out *out)
+{
+    return rrsim_run(policy, st, ws, out, true);
 }
 
 int vs_rrsim_run(enum vs_cpolicy policy, const struct vs_cstate *st, struct vs_cpolicy_ws *ws,

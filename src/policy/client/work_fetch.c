@@ -16,10 +16,14 @@
  *   shortfall(P), and min_queue * ncpus - total_work_before_minq in place of
  *   total_shortfall.
  * wrr (the older client): keep at least one result per project and the
- *   queue full: a project that is not suspended, deferred or no-new-work
- *   asks for min_queue * ncpus * frs(P) minus its queued normalized work,
- *   and for at least 1 s when it has no result at all; projects without
- *   work are asked first, then the greatest ltd.
+ *   buffer (min_queue * ncpus) full: a project that is not suspended,
+ *   deferred or no-new-work asks for min_queue * ncpus * frs(P) minus its
+ *   queued normalized work, and for at least 1 s when it has no result at
+ *   all; when every such part is full but the round-robin simulation still
+ *   leaves CPUs idle before min_queue (total_shortfall > 0), those projects
+ *   ask for total_shortfall by resource share, the ones that would run on
+ *   fewer CPUs than their share (shortfall(P) > 0) first (wrr_fill). Projects without
+ *   work are asked first, then the greatest ltd. No deadline is consulted.
  *
  * All policies: a non-CPU-intensive project asks for 1 s when it has no
  * nearly-runnable result (seed 000), 0 otherwise. A pending master file
@@ -100,6 +104,53 @@ static void fallback_and_normalize(const struct vs_cstate *st, const struct vs_r
     }
 }
 
+/*
+ * wrr's second rule: keep the buffer full. Each project's own part of the
+ * buffer (min_queue * ncpus * frs(P)) can be full while CPUs still go idle
+ * before min_queue: one long job fills a project's part but runs on one
+ * CPU. Then (the round-robin simulation leaves total_shortfall > 0 and no
+ * project asks for anything) the projects that may be asked (not
+ * suspended, deferred or no-new-work), those short of their share of CPUs
+ * first, ask for total_shortfall in proportion to resource share. No
+ * deadline plays any part.
+ */
+static void wrr_fill(const struct vs_cstate *st, const struct vs_rrsim_out *rr, double *wrs,
+                     double eps)
+{
+    if (!(rr->total_shortfall > eps))
+        return;
+    /* The projects that would run on fewer CPUs than their share (rr
+     * shortfall(P) > 0) are the ones to fill, so that long jobs of one
+     * project do not take the idle CPUs from the others; while one of them
+     * is deferred, the others wait for it. Only when there is none, any
+     * project that may be asked. */
+    bool any_short = false;
+    for (size_t p = 0; p < st->nprojects; p++) {
+        const struct vs_cproject *pr = &st->projects[p];
+        if (pr->non_cpu_intensive)
+            continue;
+        if (wrs[p] > 0)
+            return;
+        if (!pr->suspended && !pr->no_new_work && rr->shortfall[p] > eps)
+            any_short = true;
+    }
+    double shares = 0;
+    for (size_t p = 0; p < st->nprojects; p++) {
+        const struct vs_cproject *pr = &st->projects[p];
+        if (!pr->non_cpu_intensive && !blocked(pr, rr->states[p], false) &&
+            (!any_short || rr->shortfall[p] > eps))
+            shares += pr->resource_share;
+    }
+    if (shares <= 0)
+        return;
+    for (size_t p = 0; p < st->nprojects; p++) {
+        const struct vs_cproject *pr = &st->projects[p];
+        if (!pr->non_cpu_intensive && !blocked(pr, rr->states[p], false) &&
+            (!any_short || rr->shortfall[p] > eps))
+            wrs[p] = rr->total_shortfall * (pr->resource_share / shares);
+    }
+}
+
 int vs_cfetch__run(enum vs_cpolicy policy, const struct vs_cstate *st,
                    const struct vs_rrsim_out *rr, struct vs_cpolicy_ws *ws,
                    struct vs_cfetch_out *out)
@@ -125,8 +176,11 @@ int vs_cfetch__run(enum vs_cpolicy policy, const struct vs_cstate *st,
         queued[p] = 0;
     }
     const double speed = vs_cpolicy__speed(&st->host);
+    const double buffer = st->host.min_queue * st->host.ncpus;
+    /* Below this a difference of work is clock rounding (internal.h). */
+    const double eps = st->host.ncpus * vs_cpolicy__time_eps(st);
     for (size_t r = 0; r < nr; r++) {
-        if (!vs_cresult_nearly_runnable(st, r))
+        if (!vs_cpolicy__nearly_runnable(st, &st->results[r]))
             continue;
         nearly[st->results[r].project]++;
         queued[st->results[r].project] += st->results[r].remaining / speed;
@@ -160,18 +214,20 @@ int vs_cfetch__run(enum vs_cpolicy policy, const struct vs_cstate *st,
         default: {
             if (blocked(pr, f, false))
                 break;
-            double want = st->host.min_queue * st->host.ncpus * rr->frs[p] - queued[p];
+            double want = buffer * rr->frs[p] - queued[p];
             if (nearly[p] == 0) {
                 /* The old client's first rule: one result per project. */
                 wrs[p] = fmax(want, 1);
                 prio[p] = INFINITY;
-            } else if (want > 0) {
+            } else if (want > eps) {
                 wrs[p] = want;
             }
             break;
         }
         }
     }
+    if (policy == VS_CPOLICY_WRR)
+        wrr_fill(st, rr, wrs, eps);
     if (policy == VS_CPOLICY_SHORTFALL)
         fallback_and_normalize(st, rr, wrs, rr->total_shortfall);
     else if (policy == VS_CPOLICY_DEBT)
