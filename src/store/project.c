@@ -234,7 +234,8 @@ static int block_error(struct vs_config_error *err, const char *file, unsigned l
                        const char *msg, const char *what)
 {
     if (err) {
-        snprintf(err->file, sizeof(err->file), "%s", file);
+        if (vs_strlcpy(err->file, file, sizeof(err->file)) != 0) { /* a long path is cut */
+        }
         err->line = line;
         snprintf(err->msg, sizeof(err->msg), "%s%s", msg, what ? what : "");
     }
