@@ -11,11 +11,16 @@
  * hostid, an incremented rpc_seqno and the code-signing key, and ask for
  * one job (20 s of CPU, one idle CPU).
  *
+ * Each host reports, in its next RPC, the jobs it got in the previous one
+ * (the real client's <result> element: success, one output file), so that
+ * a steady state has one send and one report per RPC.
+ *
  * For 1, 64 and 512 concurrent hosts it prints scheduler RPCs per second,
- * jobs dispatched per second and latency p50/p99, then checks that every
- * job the hosts received is recorded IN_PROGRESS in the store (durable
- * before the reply left). Reporting results back is not exercised yet: the
- * scheduler does not process reports (issue 6).
+ * jobs dispatched per second, reports acknowledged per second and latency
+ * p50/p99, then checks that every job the hosts received is recorded in
+ * the store (IN_PROGRESS, or OVER once reported: durable before the reply
+ * left). The job count defaults to enough for every RPC of every phase
+ * (--rpcs per phase plus --direct), so no phase runs dry.
  *
  * Bounded: each phase stops after --secs seconds or --rpcs requests,
  * whichever comes first; loopback only.
@@ -250,8 +255,57 @@ struct host {
     int64_t hostid;
     int64_t seqno;
     struct vs_buf req, reply;
+    struct vs_buf got; /* names of the jobs of the last reply, '\n'-terminated */
     double t_sent;
 };
+
+/* Appends a report of every job in h->got: the shape of the 7.20 client's
+ * <result> (tests/data/boinc/sched_request_04.xml), files uploaded. */
+static int append_reports(struct host *h)
+{
+    const char *p = h->got.data;
+    for (size_t off = 0; p && off < h->got.len;) {
+        const char *nl = memchr(p + off, '\n', h->got.len - off);
+        if (!nl)
+            break;
+        int n = (int)(nl - (p + off));
+        char tmp[1024];
+        int k = snprintf(tmp, sizeof(tmp),
+                         "<result>\n    <name>%.*s</name>\n"
+                         "    <final_cpu_time>19.5</final_cpu_time>\n"
+                         "    <final_elapsed_time>20.1</final_elapsed_time>\n"
+                         "    <exit_status>0</exit_status>\n    <state>5</state>\n"
+                         "    <platform>x86_64-pc-linux-gnu</platform>\n"
+                         "    <version_num>100</version_num>\n"
+                         "    <app_version_num>100</app_version_num>\n<file_info>\n"
+                         "    <name>%.*s_r0</name>\n    <nbytes>12.000000</nbytes>\n"
+                         "    <max_nbytes>100000.000000</max_nbytes>\n"
+                         "    <md5_cksum>00000000000000000000000000000000</md5_cksum>\n"
+                         "</file_info>\n</result>\n",
+                         n, p + off, n, p + off);
+        if (k < 0 || (size_t)k >= sizeof(tmp) || vs_buf_append(&h->req, tmp, (size_t)k) != 0)
+            return -1;
+        off = (size_t)(nl - p) + 1;
+    }
+    return 0;
+}
+
+/* Remembers the names of the jobs in a reply (to report them next time);
+ * returns how many there were. */
+static uint64_t collect_jobs(struct host *h, const char *body)
+{
+    uint64_t n = 0;
+    vs_buf_reset(&h->got);
+    for (const char *q = strstr(body, "<result>"); q; q = strstr(q + 8, "<result>")) {
+        n++;
+        const char *a = strstr(q, "<name>"), *b = a ? strstr(a, "</name>") : NULL;
+        if (a && b &&
+            (vs_buf_append(&h->got, a + 6, (size_t)(b - a - 6)) != 0 ||
+             vs_buf_puts(&h->got, "\n") != 0))
+            exit(1);
+    }
+    return n;
+}
 
 /* The sample request with this host's id, sequence number and a one-job
  * work request; hosts that have an id also echo the signing key. */
@@ -282,7 +336,10 @@ static void build_request(struct host *h, const char *tmpl)
             exit(1);
         p = end;
     }
-    if (vs_buf_puts(&h->req, p) != 0)
+    /* The reports go before </scheduler_request>. */
+    const char *tail = strstr(p, "</scheduler_request>");
+    if (!tail || vs_buf_append(&h->req, p, (size_t)(tail - p)) != 0 || append_reports(h) != 0 ||
+        vs_buf_puts(&h->req, tail) != 0)
         exit(1);
     if (h->hostid == 0) {
         /* The template echoes a key; a new client has none yet. */
@@ -309,7 +366,7 @@ static int cmp_double(const void *a, const void *b)
 }
 
 struct phase_result {
-    uint64_t rpcs, jobs, errors, new_hosts;
+    uint64_t rpcs, jobs, reports, errors, new_hosts;
     double secs, p50, p99;
     double cpu_server, cpu_client; /* CPU seconds used during the phase */
 };
@@ -344,6 +401,7 @@ static void run_phase(const char *url, const char *tmpl, int conc, double secs, 
         h->easy = curl_easy_init();
         vs_buf_init(&h->req, 1u << 20);
         vs_buf_init(&h->reply, 16u << 20);
+        vs_buf_init(&h->got, 1u << 20);
         curl_easy_setopt(h->easy, CURLOPT_WRITEFUNCTION, on_data);
         curl_easy_setopt(h->easy, CURLOPT_WRITEDATA, h);
         curl_easy_setopt(h->easy, CURLOPT_PRIVATE, h);
@@ -392,11 +450,13 @@ static void run_phase(const char *url, const char *tmpl, int conc, double secs, 
                 } else {
                     h->seqno++;
                 }
-                uint64_t before = out->jobs;
-                for (const char *q = strstr(body, "<result>"); q; q = strstr(q + 8, "<result>"))
-                    out->jobs++;
+                for (const char *q = strstr(body, "<result_ack>"); q;
+                     q = strstr(q + 12, "<result_ack>"))
+                    out->reports++;
+                uint64_t got = collect_jobs(h, body);
+                out->jobs += got;
                 static int shown;
-                if (out->jobs == before && getenv("BENCH_DEBUG") && shown++ < 2)
+                if (got == 0 && getenv("BENCH_DEBUG") && shown++ < 2)
                     fprintf(stderr, "reply without a job:\n%s\n", body);
             }
             if (t < t_end && started < max_rpcs) {
@@ -422,6 +482,7 @@ static void run_phase(const char *url, const char *tmpl, int conc, double secs, 
         curl_easy_cleanup(hosts[i].easy);
         vs_buf_cleanup(&hosts[i].req);
         vs_buf_cleanup(&hosts[i].reply);
+        vs_buf_cleanup(&hosts[i].got);
     }
     curl_slist_free_all(hdr);
     vs_free(hosts);
@@ -431,7 +492,7 @@ static void run_phase(const char *url, const char *tmpl, int conc, double secs, 
 
 int main(int argc, char **argv)
 {
-    int64_t njobs = 60000, max_rpcs = 40000, threads = 4;
+    int64_t njobs = 0, max_rpcs = 40000, threads = 4;
     double secs = 5;
     bool sync_full = false, keep = false, rules = true;
     int64_t direct = 0, commit_delay = 0;
@@ -468,6 +529,14 @@ int main(int argc, char **argv)
                             " [--keep] [--rules on|off]\n");
             return 2;
         }
+    }
+    if (njobs <= 0) {
+        /* One job per RPC of every phase and of --direct, plus the cache's
+         * share, so that no phase runs out of work. */
+        int64_t nphases = 1;
+        for (const char *q = conc_list; *q; q++)
+            nphases += *q == ',';
+        njobs = direct + nphases * max_rpcs + 4000;
     }
     curl_global_init(CURL_GLOBAL_DEFAULT);
     char dir[] = "/tmp/vs_bench_server_XXXXXX";
@@ -510,7 +579,7 @@ int main(int argc, char **argv)
     }
     printf("job cache: filled in %.2f s\n", now_s() - tw);
 
-    uint64_t total_jobs = 0;
+    uint64_t total_jobs = 0, total_reports = 0;
     if (direct > 0) {
         /* The handler alone, on this thread: its CPU cost per RPC without
          * HTTP, threads or the load generator. Hosts are new each time
@@ -540,8 +609,8 @@ int main(int argc, char **argv)
     printf("server: %" PRId64 " HTTP threads, durability %s, request %zu bytes\n", threads,
            sync_full ? "synchronous=FULL (power loss)" : "synchronous=NORMAL (process crash)",
            strlen(tmpl));
-    printf("%6s %9s %10s %10s %9s %9s %7s %8s\n", "hosts", "rpcs", "rpcs/s", "jobs/s", "p50_ms",
-           "p99_ms", "errors", "jobs");
+    printf("%6s %8s %8s %8s %9s %8s %8s %6s %7s %11s %11s\n", "hosts", "rpcs", "rpcs/s", "jobs/s",
+           "reports/s", "p50_ms", "p99_ms", "errors", "jobs", "srv_cpu_us", "cli_cpu_us");
     char *save = NULL;
     for (char *tok = strtok_r(conc_list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
         int64_t conc;
@@ -550,11 +619,13 @@ int main(int argc, char **argv)
         struct phase_result pr;
         run_phase(url, tmpl, (int)conc, secs, (uint64_t)max_rpcs, &pr);
         total_jobs += pr.jobs;
+        total_reports += pr.reports;
         double n = pr.rpcs ? (double)pr.rpcs : 1;
-        printf("%6" PRId64 " %8" PRIu64 " %8.0f %8.0f %8.2f %8.2f %6" PRIu64 " %7" PRIu64
+        printf("%6" PRId64 " %8" PRIu64 " %8.0f %8.0f %9.0f %8.2f %8.2f %6" PRIu64 " %7" PRIu64
                " %11.0f %11.0f\n",
-               conc, pr.rpcs, (double)pr.rpcs / pr.secs, (double)pr.jobs / pr.secs, pr.p50 * 1e3,
-               pr.p99 * 1e3, pr.errors, pr.jobs, pr.cpu_server / n * 1e6, pr.cpu_client / n * 1e6);
+               conc, pr.rpcs, (double)pr.rpcs / pr.secs, (double)pr.jobs / pr.secs,
+               (double)pr.reports / pr.secs, pr.p50 * 1e3, pr.p99 * 1e3, pr.errors, pr.jobs,
+               pr.cpu_server / n * 1e6, pr.cpu_client / n * 1e6);
         fflush(stdout);
     }
     struct vs_sched_stats ss;
@@ -574,16 +645,20 @@ int main(int argc, char **argv)
 
     /* Every job a host received must be recorded as sent. */
     struct vs_store *st;
-    int64_t in_progress = -1;
+    int64_t in_progress = -1, over = -1;
     if (vs_store_open(cfg.store_url, 0, NULL, &st) == 0) {
         if (vs_store_count_results(st, 0, VS_RESULT_SERVER_STATE_IN_PROGRESS, &in_progress) != 0)
             in_progress = -1;
+        if (vs_store_count_results(st, 0, VS_RESULT_SERVER_STATE_OVER, &over) != 0)
+            over = -1;
         vs_store_close(st);
     }
-    bool ok = in_progress == (int64_t)total_jobs;
-    printf("durability: hosts received %" PRIu64 " jobs, store has %" PRId64 " IN_PROGRESS: %s\n",
-           total_jobs, in_progress, ok ? "match" : "MISMATCH");
-    printf("reporting: not exercised (the scheduler does not process reports yet)\n");
+    /* Every job sent is IN_PROGRESS or, once its report was acknowledged, OVER. */
+    bool ok = in_progress >= 0 && over == (int64_t)total_reports &&
+              in_progress + over == (int64_t)total_jobs;
+    printf("durability: hosts received %" PRIu64 " jobs and had %" PRIu64
+           " reports acknowledged; store has %" PRId64 " IN_PROGRESS + %" PRId64 " OVER: %s\n",
+           total_jobs, total_reports, in_progress, over, ok ? "match" : "MISMATCH");
     vs_free(tmpl);
     if (!keep) {
         char cmd[128];
