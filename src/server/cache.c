@@ -156,8 +156,10 @@ static int page_add(void *ctx, const struct vs_job *job)
 {
     struct page *p = ctx;
     p->rows++;
-    if (p->n < p->max)
+    if (p->n < p->max) {
+        p->jobs[p->n].prep = NULL;
         job_copy(&p->jobs[p->n++].job, job);
+    }
     return 0;
 }
 
@@ -173,7 +175,9 @@ int vs_cache_refill(struct vs_cache *c, struct vs_store *s, size_t *out_added)
         goto done;
     /* Read a page a bit larger than the gap: some rows may be known already. */
     struct page p = {.max = free_slots + free_slots / 2 + 16};
-    p.jobs = vs_xcalloc(p.max, sizeof(*p.jobs));
+    /* Not zeroed: page_add fills every entry it hands out, and zeroing
+     * a page of these large rows cost more than the rest of the refill. */
+    p.jobs = vs_xreallocarray(NULL, p.max, sizeof(*p.jobs));
     int64_t last = after;
     int rc = vs_store_jobs_unsent(s, after, (int)p.max, page_add, &p, &last);
     if (rc != 0) {
