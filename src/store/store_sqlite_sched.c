@@ -8,9 +8,9 @@
 int vs_store_sched_tune(struct vs_store *s, bool writer)
 {
     /* 64 MiB of page cache, 1 GiB of address space for mapped reads. */
-    const char *sql = writer ? "PRAGMA cache_size=-65536; PRAGMA mmap_size=1073741824; "
+    const char *sql = writer ? "PRAGMA cache_size=-65536; PRAGMA mmap_size=0; "
                                "PRAGMA temp_store=MEMORY; PRAGMA wal_autocheckpoint=0"
-                             : "PRAGMA cache_size=-16384; PRAGMA mmap_size=1073741824";
+                             : "PRAGMA cache_size=-16384; PRAGMA mmap_size=0";
     int rc = sqlite3_exec(s->db, sql, NULL, NULL, NULL);
     return rc == SQLITE_OK ? 0 : vs_sq__err(s, rc, "tune");
 }
