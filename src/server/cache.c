@@ -24,6 +24,11 @@ struct vs_cache {
     vs_cache_prep_fn prep;
     vs_cache_unprep_fn unprep;
     void *ctx;
+    /* The refill's page of rows, kept between refills: allocating megabytes
+     * anew each time made glibc grow and trim the heap (page faults) on
+     * every refill. Taken out (NULL) while a refill uses it. */
+    struct vs_cache_job *page;
+    size_t page_cap;
 };
 
 static size_t hash_id(int64_t id, size_t cap)
@@ -142,6 +147,7 @@ void vs_cache_destroy(struct vs_cache *c)
     }
     vs_free(c->slots);
     vs_free(c->known);
+    vs_free(c->page);
     pthread_mutex_destroy(&c->mu);
     vs_free(c);
 }
@@ -163,6 +169,20 @@ static int page_add(void *ctx, const struct vs_job *job)
     return 0;
 }
 
+/* Keeps the larger of the cache's page and this one; frees the other. */
+static void page_give_back(struct vs_cache *c, struct vs_cache_job *page, size_t cap)
+{
+    pthread_mutex_lock(&c->mu);
+    if (cap > c->page_cap) {
+        struct vs_cache_job *old = c->page;
+        c->page = page;
+        c->page_cap = cap;
+        page = old;
+    }
+    pthread_mutex_unlock(&c->mu);
+    vs_free(page);
+}
+
 int vs_cache_refill(struct vs_cache *c, struct vs_store *s, size_t *out_added)
 {
     pthread_mutex_lock(&c->mu);
@@ -177,13 +197,23 @@ int vs_cache_refill(struct vs_cache *c, struct vs_store *s, size_t *out_added)
     struct page p = {.max = free_slots + free_slots / 2 + 16};
     /* Not zeroed: page_add fills every entry it hands out, and zeroing
      * a page of these large rows cost more than the rest of the refill. */
-    p.jobs = vs_xreallocarray(NULL, p.max, sizeof(*p.jobs));
+    pthread_mutex_lock(&c->mu);
+    p.jobs = c->page;
+    size_t cap = c->page_cap;
+    c->page = NULL;
+    c->page_cap = 0;
+    pthread_mutex_unlock(&c->mu);
+    if (cap < p.max) {
+        vs_free(p.jobs);
+        p.jobs = vs_xreallocarray(NULL, p.max, sizeof(*p.jobs));
+        cap = p.max;
+    }
     int64_t last = after;
     int rc = vs_store_jobs_unsent(s, after, (int)p.max, page_add, &p, &last);
     if (rc != 0) {
         for (size_t i = 0; i < p.n; i++)
             job_free(c, &p.jobs[i]);
-        vs_free(p.jobs);
+        page_give_back(c, p.jobs, cap);
         return rc;
     }
     /* Rows the cache already knows are dropped here, so that prep (which
@@ -257,7 +287,7 @@ int vs_cache_refill(struct vs_cache *c, struct vs_store *s, size_t *out_added)
     pthread_mutex_unlock(&c->mu);
     for (; i < p.n; i++)
         job_free(c, &p.jobs[i]);
-    vs_free(p.jobs);
+    page_give_back(c, p.jobs, cap);
     vs_free(skip);
 done:
     if (out_added)

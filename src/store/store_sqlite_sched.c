@@ -7,7 +7,8 @@
 
 int vs_store_sched_tune(struct vs_store *s, bool writer)
 {
-    /* 64 MiB of page cache, 1 GiB of address space for mapped reads. */
+    /* 64 MiB of page cache. No mmap: the file grows under load and SQLite
+     * then remaps it, whose munmap and page faults cost more than reads. */
     const char *sql = writer ? "PRAGMA cache_size=-65536; PRAGMA mmap_size=0; "
                                "PRAGMA temp_store=MEMORY; PRAGMA wal_autocheckpoint=0"
                              : "PRAGMA cache_size=-16384; PRAGMA mmap_size=0";
