@@ -90,6 +90,7 @@ enum sq_stmt {
     SQ_CLAIM,
     SQ_CLAIM_WU,
     SQ_REPORT,
+    SQ_REPORT_STATE,
     SQ_REPORT_WU,
     SQ_WUS_TO_TRANSITION,
     SQ_WUS_TO_VALIDATE,

@@ -221,6 +221,10 @@ static int build_sql(enum sq_stmt id, struct vs_buf *b)
                            VS_RESULT_SERVER_STATE_OVER, VS_RESULT_OUTCOME_CLIENT_ERROR,
                            VS_VALIDATE_STATE_INVALID);
         break;
+    case SQ_REPORT_STATE:
+        rc = vs_buf_puts(b, "SELECT id, hostid, server_state, outcome, received_time, workunitid "
+                            "FROM result WHERE name = ?1");
+        break;
     case SQ_REPORT_WU:
         rc = vs_buf_puts(b, "UPDATE workunit SET transition_time = ?2, mod_time = ?2 "
                             "WHERE id = ?1");
