@@ -109,6 +109,7 @@ struct sim {
 
     struct vs_cpolicy_ws ws;
     struct vs_cpolicy_out out;
+    bool validated;  /* the snapshot passed vs_cstate_validate once */
     bool have_sched; /* out.rr / out.sched describe the current arrays */
     uint32_t enforce_gen;
 
@@ -607,7 +608,13 @@ static void pass(struct sim *x)
 {
     for (int iter = 0; iter <= MAX_RPCS_PER_INSTANT; iter++) {
         compact(x);
-        int rc = vs_cpolicy_step(x->policy, &x->st, &x->ws, &x->out);
+        /* The host and projects come from the scenario and never change
+         * shape; results are built here. One full validation at the first
+         * pass catches a scenario the policy cannot take. */
+        int rc = x->validated ? 0 : vs_cstate_validate(&x->st);
+        x->validated = true;
+        if (rc == 0)
+            rc = vs_cpolicy_step_trusted(x->policy, &x->st, &x->ws, &x->out);
         if (rc) {
             if (!x->rc)
                 x->rc = rc;
