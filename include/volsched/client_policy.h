@@ -434,4 +434,14 @@ VS_MUST_CHECK int vs_cpolicy_pass(enum vs_cpolicy policy, struct vs_cstate *st,
 VS_MUST_CHECK int vs_cpolicy_step(enum vs_cpolicy policy, struct vs_cstate *st,
                                   struct vs_cpolicy_ws *ws, struct vs_cpolicy_out *out);
 
+/*
+ * vs_cpolicy_step for a driver that builds the snapshot itself and keeps it
+ * valid (the simulator): the same decisions without the validation of every
+ * result, which costs as much as a pass's scheduling on a small queue.
+ * Only debug builds validate (an assertion). Returns 0, or VS_EINVAL for a
+ * bad policy or missing workspace/output.
+ */
+VS_MUST_CHECK int vs_cpolicy_step_trusted(enum vs_cpolicy policy, struct vs_cstate *st,
+                                          struct vs_cpolicy_ws *ws, struct vs_cpolicy_out *out);
+
 #endif

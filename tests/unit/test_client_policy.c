@@ -1183,7 +1183,8 @@ static void test_fetch_wrr_fills_buffer(void **state)
 
 static void random_state(struct fx *f, struct vs_rng *rng);
 
-/* vs_cpolicy_step decides exactly as vs_cdebt_update + vs_cpolicy_pass. */
+/* vs_cpolicy_step (and vs_cpolicy_step_trusted, every other iteration)
+ * decides exactly as vs_cdebt_update + vs_cpolicy_pass. */
 static void test_prop_step_equals_pass(void **state)
 {
     (void)state;
@@ -1200,7 +1201,16 @@ static void test_prop_step_equals_pass(void **state)
         g.st.results = g.r;
         enum vs_cpolicy pol = (enum vs_cpolicy)(it % 3);
         struct vs_cpolicy_out o1, o2;
-        assert_int_equal(vs_cpolicy_step(pol, &f.st, &f.ws, &o1), 0);
+        if ((it / 3) % 2)
+            assert_int_equal(vs_cpolicy_step_trusted(pol, &f.st, &f.ws, &o1), 0);
+        else
+            assert_int_equal(vs_cpolicy_step(pol, &f.st, &f.ws, &o1), 0);
+        if (it == 0) {
+            /* The trusted step still refuses a bad policy or workspace. */
+            assert_int_equal(vs_cpolicy_step_trusted(VS_CPOLICY_COUNT, &f.st, &f.ws, &o2),
+                             VS_EINVAL);
+            assert_int_equal(vs_cpolicy_step_trusted(pol, &f.st, NULL, &o2), VS_EINVAL);
+        }
         assert_int_equal(vs_cdebt_update(pol, &g.st), 0);
         assert_int_equal(vs_cpolicy_pass(pol, &g.st, &ws2, &o2), 0);
         for (size_t p = 0; p < f.st.nprojects; p++) {

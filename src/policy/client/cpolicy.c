@@ -2,6 +2,7 @@
  * Client policies: names, snapshot validation, result and project states
  * (seed 000's definitions), the workspace, and the one-pass entry point.
  */
+#include <assert.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -114,28 +115,33 @@ void vs_cpolicy__result_facts(const struct vs_cstate *st, unsigned *out_facts)
     }
 }
 
+/* Project p's flags from its result facts and its own fields. */
+static inline unsigned combine_one(const struct vs_cstate *st, const unsigned *facts, size_t p)
+{
+    const struct vs_cproject *pr = &st->projects[p];
+    unsigned f = facts[p];
+    if (!pr->suspended && (f & HAS_DOWNLOADING) && !(f & HAS_DEFERRED))
+        f |= VS_CPS_DOWNLOADING;
+    if (st->now < pr->min_rpc_time)
+        f |= VS_CPS_DEFERRED;
+    if (pr->ltd < -st->host.sched_period)
+        f |= VS_CPS_OVERWORKED;
+    if (!pr->suspended && !(f & VS_CPS_DEFERRED) && !pr->no_new_work && !(f & VS_CPS_OVERWORKED) &&
+        !pr->master_fetch_pending)
+        f |= VS_CPS_FETCHABLE;
+    if (st->now < pr->latency_limited_until)
+        f |= VS_CPS_LATENCY_LIMITED;
+    if (f & (VS_CPS_RUNNABLE | VS_CPS_DOWNLOADING | VS_CPS_FETCHABLE | VS_CPS_OVERWORKED |
+             VS_CPS_LATENCY_LIMITED))
+        f |= VS_CPS_POT_RUNNABLE;
+    return f & ~(unsigned)(HAS_DOWNLOADING | HAS_DEFERRED);
+}
+
 void vs_cpolicy__combine_states(const struct vs_cstate *st, const unsigned *facts,
                                 unsigned *out_flags)
 {
-    for (size_t p = 0; p < st->nprojects; p++) {
-        const struct vs_cproject *pr = &st->projects[p];
-        unsigned f = facts[p];
-        if (!pr->suspended && (f & HAS_DOWNLOADING) && !(f & HAS_DEFERRED))
-            f |= VS_CPS_DOWNLOADING;
-        if (st->now < pr->min_rpc_time)
-            f |= VS_CPS_DEFERRED;
-        if (pr->ltd < -st->host.sched_period)
-            f |= VS_CPS_OVERWORKED;
-        if (!pr->suspended && !(f & VS_CPS_DEFERRED) && !pr->no_new_work &&
-            !(f & VS_CPS_OVERWORKED) && !pr->master_fetch_pending)
-            f |= VS_CPS_FETCHABLE;
-        if (st->now < pr->latency_limited_until)
-            f |= VS_CPS_LATENCY_LIMITED;
-        if (f & (VS_CPS_RUNNABLE | VS_CPS_DOWNLOADING | VS_CPS_FETCHABLE | VS_CPS_OVERWORKED |
-                 VS_CPS_LATENCY_LIMITED))
-            f |= VS_CPS_POT_RUNNABLE;
-        out_flags[p] = f & ~(unsigned)(HAS_DOWNLOADING | HAS_DEFERRED);
-    }
+    for (size_t p = 0; p < st->nprojects; p++)
+        out_flags[p] = combine_one(st, facts, p);
 }
 
 void vs_cproject_states(const struct vs_cstate *st, unsigned *out_flags)
@@ -339,20 +345,23 @@ int vs_cpolicy_pass(enum vs_cpolicy policy, struct vs_cstate *st, struct vs_cpol
     return rc;
 }
 
-int vs_cpolicy_step(enum vs_cpolicy policy, struct vs_cstate *st, struct vs_cpolicy_ws *ws,
-                    struct vs_cpolicy_out *out)
+static int step(enum vs_cpolicy policy, struct vs_cstate *st, struct vs_cpolicy_ws *ws,
+                struct vs_cpolicy_out *out)
 {
-    if ((int)policy < 0 || (int)policy >= VS_CPOLICY_COUNT || !ws || !ws->d || !out ||
-        vs_cstate_validate(st) != 0)
-        return VS_EINVAL;
     vs_cpolicy__reserve(ws, st->nprojects, st->nresults);
     struct vs_cpolicy_wsd *d = ws->d;
     /* The result facts do not change in the debt update; the combined
-     * states do (OVERWORKED follows ltd), so they are combined twice. */
+     * states may (OVERWORKED follows ltd). */
     vs_cpolicy__result_facts(st, d->pfacts);
     vs_cpolicy__combine_states(st, d->pfacts, d->rr_states);
     vs_cdebt__update(st, d->rr_states);
-    vs_cpolicy__combine_states(st, d->pfacts, d->rr_states);
+    /* Of the combine's inputs the debt update changes only ltd, so only a
+     * project whose OVERWORKED bit flips needs combining again. */
+    for (size_t p = 0; p < st->nprojects; p++) {
+        bool ow = st->projects[p].ltd < -st->host.sched_period;
+        if (ow != ((d->rr_states[p] & VS_CPS_OVERWORKED) != 0))
+            d->rr_states[p] = combine_one(st, d->pfacts, p);
+    }
     int rc = vs_rrsim__run_states(policy, st, ws, &out->rr);
     if (rc == 0)
         rc = vs_csched__run(policy, st, &out->rr, ws, &out->sched);
@@ -361,4 +370,24 @@ int vs_cpolicy_step(enum vs_cpolicy policy, struct vs_cstate *st, struct vs_cpol
     if (rc == 0)
         rc = vs_cfetch__run(policy, st, &out->rr, ws, &out->fetch);
     return rc;
+}
+
+int vs_cpolicy_step(enum vs_cpolicy policy, struct vs_cstate *st, struct vs_cpolicy_ws *ws,
+                    struct vs_cpolicy_out *out)
+{
+    if ((int)policy < 0 || (int)policy >= VS_CPOLICY_COUNT || !ws || !ws->d || !out ||
+        vs_cstate_validate(st) != 0)
+        return VS_EINVAL;
+    return step(policy, st, ws, out);
+}
+
+int vs_cpolicy_step_trusted(enum vs_cpolicy policy, struct vs_cstate *st, struct vs_cpolicy_ws *ws,
+                            struct vs_cpolicy_out *out)
+{
+    if ((int)policy < 0 || (int)policy >= VS_CPOLICY_COUNT || !ws || !ws->d || !out || !st)
+        return VS_EINVAL;
+    /* The caller vouches for the snapshot; debug builds still check it, so
+     * the tests catch a driver that breaks the promise. */
+    assert(vs_cstate_validate(st) == 0);
+    return step(policy, st, ws, out);
 }
