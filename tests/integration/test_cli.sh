@@ -6,12 +6,12 @@ set -uo pipefail
 fail() { echo "FAIL: $*"; exit 1; }
 
 out=$("$VOLSCHED" --help) || fail "--help exit $?"
-echo "$out" | grep -q '^usage: volsched' || fail "--help prints no usage"
+grep -q <<<"$out" '^usage: volsched' || fail "--help prints no usage"
 cmds=$(echo "$out" | awk '/^Commands:/{on=1; next} on && /^  [a-z_]/{print $1}')
 [ -n "$cmds" ] || fail "no commands listed"
 for c in $cmds; do
     h=$("$VOLSCHED" "$c" --help) || fail "$c --help exit $?"
-    echo "$h" | grep -q "usage: volsched" || fail "$c --help prints no usage"
+    grep -q <<<"$h" "usage: volsched" || fail "$c --help prints no usage"
 done
 "$VOLSCHED" no-such-command >/dev/null 2>&1; rc=$?
 [ $rc -eq 2 ] || fail "unknown command exit $rc, want 2"

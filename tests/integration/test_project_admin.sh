@@ -92,7 +92,7 @@ team=$(cat "$T/out")
 expect 2 $V team add --name Crunchers
 expect 0 $V user add --name alice --team Crunchers
 auth=$(cat "$T/out")
-echo "$auth" | grep -qxE '[0-9a-f]{32}' || fail "user add did not print only an authenticator: $auth"
+grep -qxE <<<"$auth" '[0-9a-f]{32}' || fail "user add did not print only an authenticator: $auth"
 [ "$(q "SELECT name FROM user WHERE authenticator='$auth'")" = alice ] || fail "authenticator"
 [ "$(q "SELECT teamid FROM user WHERE name='alice'")" = "$team" ] || fail "user team"
 [ "$(q "SELECT nusers FROM team WHERE id=$team")" = 1 ] || fail "team nusers"

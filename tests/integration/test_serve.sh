@@ -38,16 +38,16 @@ SPID=$!
 for _ in $(seq 1 50); do curl -sf "$URL" >/dev/null 2>&1 && break; sleep 0.2; done
 page=$(curl -sf "$URL") || fail "master page"
 sched="${URL}cgi-bin/cgi"
-echo "$page" | grep -qx "<link rel=\"boinc_scheduler\" href=\"$sched\">" || fail "master page lacks the scheduler link: $page"
-echo "$page" | grep -q "<scheduler>$sched</scheduler>" || fail "master page lacks <scheduler>"
+grep -qx <<<"$page" "<link rel=\"boinc_scheduler\" href=\"$sched\">" || fail "master page lacks the scheduler link: $page"
+grep -q <<<"$page" "<scheduler>$sched</scheduler>" || fail "master page lacks <scheduler>"
 curl -sf "${URL}get_project_config.php" | grep -q "<master_url>$URL</master_url>" || fail "get_project_config.php"
 
 # A real first RPC (the captured attach request with this user's key): one job.
 sed "s/0123456789abcdef0123456789abcdef/$AUTH/" "$VS_SOURCE_DIR/tests/data/boinc/sched_request_01.xml" > "$W/req.xml"
 reply=$(curl -sf --data-binary @"$W/req.xml" "$sched") || fail "scheduler POST"
-echo "$reply" | grep -q '<name>job1_0</name>' || fail "no job in reply: $reply"
-echo "$reply" | grep -q '<hostid>1</hostid>' || fail "no hostid in reply"
-echo "$reply" | grep -q '<code_sign_key>' || fail "no code_sign_key in reply"
+grep -q <<<"$reply" '<name>job1_0</name>' || fail "no job in reply: $reply"
+grep -q <<<"$reply" '<hostid>1</hostid>' || fail "no hostid in reply"
+grep -q <<<"$reply" '<code_sign_key>' || fail "no code_sign_key in reply"
 st=$(sqlite3 "$W/p/volsched.db" "select server_state||' '||hostid from result where name='job1_0'")
 [ "$st" = "4 1" ] || fail "store: job1_0 is '$st', want IN_PROGRESS on host 1"
 
@@ -61,12 +61,12 @@ code=$(curl -s -o /dev/null -w '%{http_code}' --path-as-is "${URL}download/../co
 
 # Refusals: a scheduler reply with a message and a delay, or an HTTP error.
 r=$(curl -sf --data-binary 'garbage<' "$sched") || fail "malformed POST"
-echo "$r" | grep -q '<request_delay>600' || fail "malformed: $r"
-echo "$r" | grep -q '</scheduler_reply>' || fail "malformed: reply not closed"
+grep -q <<<"$r" '<request_delay>600' || fail "malformed: $r"
+grep -q <<<"$r" '</scheduler_reply>' || fail "malformed: reply not closed"
 sed "s/$AUTH/ffffffffffffffffffffffffffffffff/" "$W/req.xml" > "$W/bad.xml"
 r=$(curl -sf --data-binary @"$W/bad.xml" "$sched") || fail "bad key POST"
-echo "$r" | grep -q 'account key' || fail "unknown key: $r"
-echo "$r" | grep -q '<request_delay>3600' || fail "unknown key: no delay"
+grep -q <<<"$r" 'account key' || fail "unknown key: $r"
+grep -q <<<"$r" '<request_delay>3600' || fail "unknown key: no delay"
 head -c 30000 /dev/zero | tr '\0' x > "$W/big"
 code=$(curl -s -o /dev/null -w '%{http_code}' --data-binary @"$W/big" "$sched")
 [ "$code" = 413 ] || fail "oversized body answered $code"
@@ -80,8 +80,8 @@ grep -q 'http 404' "$W/serve.log" || fail "404 not logged"
 # file we do not have answers 0; tests/unit/test_results.c covers the rest).
 upload=$(sed -n 's:.*<upload_url>\(.*\)</upload_url>.*:\1:p' "$W/p/config.xml")
 r=$(curl -sf --data-binary $'<data_server_request>\n<core_client_major_version>7</core_client_major_version>\n<get_file_size>job1_x_0</get_file_size>\n</data_server_request>\n' "$upload") || fail "size query"
-echo "$r" | grep -q '<status>0</status>' || fail "size query: $r"
-echo "$r" | grep -q '<file_size>0</file_size>' || fail "size query without file_size: $r"
+grep -q <<<"$r" '<status>0</status>' || fail "size query: $r"
+grep -q <<<"$r" '<file_size>0</file_size>' || fail "size query without file_size: $r"
 
 # Still serving after all that; stops cleanly on SIGINT.
 curl -sf "$URL" >/dev/null || fail "server died"

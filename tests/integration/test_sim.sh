@@ -14,8 +14,8 @@ scn="$VS_SOURCE_DIR/examples/scenarios"
 
 # Inline, the seed's one-line form; a readable table by default.
 out=$("$VOLSCHED" sim '(P1(1000, 2000, .5), P2(1, 10, .5), NCPUS=4)' --days 2) || fail "inline run"
-echo "$out" | grep -q "^deadline_misses  *0$" || fail "inline: table without deadline_misses 0: $out"
-echo "$out" | grep -q "^P2 (target share 0.500)" || fail "inline: no per-project rows"
+grep -q <<<"$out" "^deadline_misses  *0$" || fail "inline: table without deadline_misses 0: $out"
+grep -q <<<"$out" "^P2 (target share 0.500)" || fail "inline: no per-project rows"
 
 # --json: one object with the documented keys.
 "$VOLSCHED" sim "$scn/seed000_scenario1.scn" --days 1 --json >"$tmp/a.json" || fail "json run"
@@ -47,7 +47,7 @@ for p in debt shortfall wrr; do [ -s "$tmp/c-$p.svg" ] || fail "no c-$p.svg"; do
 printf 'P1(1, 2, .5)\nP2(1, 2)\n' >"$tmp/bad.scn"
 err=$("$VOLSCHED" sim "$tmp/bad.scn" 2>&1); rc=$?
 [ $rc -eq 2 ] || fail "bad scenario exit $rc"
-echo "$err" | grep -q "bad.scn:2:8:" || fail "error without line:col: $err"
+grep -q <<<"$err" "bad.scn:2:8:" || fail "error without line:col: $err"
 "$VOLSCHED" sim "P1(1, 2, .5)" --policy fifo >/dev/null 2>&1; rc=$?
 [ $rc -eq 2 ] || fail "unknown policy exit $rc"
 "$VOLSCHED" sim /no/such/file >/dev/null 2>&1; rc=$?
