@@ -12,7 +12,8 @@
 
 struct vs_committer {
     pthread_mutex_t mu;
-    pthread_cond_t cv;
+    pthread_cond_t cv;      /* the leader's delay wait: an item arrived or left */
+    pthread_cond_t done_cv; /* followers: a batch finished (done, or leader free) */
     struct vs_store *store;
     struct vs_log *log;
     struct vs_commit_item *head, *tail;
@@ -33,6 +34,7 @@ struct vs_committer *vs_committer_create(struct vs_store *store, struct vs_log *
     pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
     pthread_cond_init(&c->cv, &ca);
     pthread_condattr_destroy(&ca);
+    pthread_cond_init(&c->done_cv, NULL);
     c->max_delay_us = max_delay_us;
     c->store = store;
     c->log = log;
@@ -45,6 +47,7 @@ void vs_committer_destroy(struct vs_committer *c)
         return;
     vs_store_close(c->store);
     pthread_cond_destroy(&c->cv);
+    pthread_cond_destroy(&c->done_cv);
     pthread_mutex_destroy(&c->mu);
     vs_free(c);
 }
@@ -133,7 +136,8 @@ void vs_committer_leave(struct vs_committer *c)
     pthread_mutex_lock(&c->mu);
     if (c->announced > 0)
         c->announced--;
-    pthread_cond_broadcast(&c->cv);
+    if (c->busy)
+        pthread_cond_signal(&c->cv); /* only a delaying leader waits on cv */
     pthread_mutex_unlock(&c->mu);
 }
 
@@ -166,7 +170,10 @@ int vs_committer_run(struct vs_committer *c, struct vs_commit_item *item)
     pthread_mutex_lock(&c->mu);
     if (c->announced > 0)
         c->announced--;
-    pthread_cond_broadcast(&c->cv); /* a waiting leader may take us along */
+    /* A delaying leader may take us along. Followers wait on done_cv, so
+     * an arrival wakes one thread, not every waiting request. */
+    if (c->busy)
+        pthread_cond_signal(&c->cv);
     if (c->tail)
         c->tail->next = item;
     else
@@ -174,7 +181,7 @@ int vs_committer_run(struct vs_committer *c, struct vs_commit_item *item)
     c->tail = item;
     while (!item->done) {
         if (c->busy) {
-            pthread_cond_wait(&c->cv, &c->mu);
+            pthread_cond_wait(&c->done_cv, &c->mu);
             continue;
         }
         /* Become the leader for everything queued so far (our item included). */
@@ -198,7 +205,7 @@ int vs_committer_run(struct vs_committer *c, struct vs_commit_item *item)
         if (n > c->stats.max_batch)
             c->stats.max_batch = n;
         c->busy = false;
-        pthread_cond_broadcast(&c->cv);
+        pthread_cond_broadcast(&c->done_cv);
     }
     int rc = item->rc;
     pthread_mutex_unlock(&c->mu);
