@@ -259,6 +259,29 @@ static void complete(struct sim *x, size_t r)
 /* ---------------------------------------------------------------- time */
 
 /*
+ * fmod(x, c) for x >= 0, c > 0, without the libm call (1.4% of a run): binary
+ * long division by c * 2^k, k falling. Each subtraction takes x in [d, 2d)
+ * to x - d, exact by Sterbenz's lemma, and doubling or halving d is exact,
+ * so the result is the exact remainder, as fmod's is: the two agree to the
+ * bit. Usually x < 2c and no loop runs.
+ */
+static double ckpt_rest(double x, double c)
+{
+    if (x < c)
+        return x;
+    double d = c;
+    while (x >= 2 * d && isfinite(2 * d))
+        d *= 2;
+    for (;;) {
+        if (x >= d)
+            x -= d;
+        if (d == c)
+            return x;
+        d /= 2;
+    }
+}
+
+/*
  * Moves the clock to t: running results progress (when the host can
  * compute), their checkpoints are brought up to date, and the figures
  * integrate the interval. Returns true when a result that is running but no
@@ -291,11 +314,7 @@ static bool advance(struct sim *x, double t)
             /* (Within a microsecond counts as reached, so that a wake-up
              * computed from it always makes progress.) */
             if (c > 0 && w >= c - 1e-6) {
-                /* fmod without the call in the usual case of one period
-                 * passed: for c <= x < 2c, x - c is exact (Sterbenz), as
-                 * fmod is, so the two agree to the bit. */
-                double x1 = w + 1e-6;
-                double rest = x1 < c ? x1 : x1 < 2 * c ? x1 - c : fmod(x1, c);
+                double rest = ckpt_rest(w + 1e-6, c);
                 res->checkpointed = true;
                 res->checkpoint_time = t - rest;
                 res->wall_since_checkpoint = rest;
