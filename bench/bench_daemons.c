@@ -93,13 +93,8 @@ int main(int argc, char **argv)
         return 2;
     }
     char dir[512];
-    snprintf(dir, sizeof(dir), "%s/vs_bench_daemons_XXXXXX", base);
-    if (!mkdtemp(dir)) {
-        perror("mkdtemp");
-        return 1;
-    }
     struct vs_project_config cfg;
-    bench_check(vs_project_config_defaults(&cfg, dir, "bench", "http://127.0.0.1:1/b/"), "config");
+    bench_project(base, "vs_bench_daemons", dir, sizeof(dir), &cfg);
     cfg.dont_generate_upload_certificates = true;
     const char *subs[] = {"templates", "download", "upload"};
     for (int i = 0; i < 3; i++) {

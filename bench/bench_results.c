@@ -44,13 +44,8 @@ int main(int argc, char **argv)
         return 2;
     }
     char dir[512];
-    snprintf(dir, sizeof(dir), "%s/vs_bench_results_XXXXXX", base);
-    if (!mkdtemp(dir)) {
-        perror("mkdtemp");
-        return 1;
-    }
     struct vs_project_config cfg;
-    bench_check(vs_project_config_defaults(&cfg, dir, "bench", "http://127.0.0.1:1/b/"), "config");
+    bench_project(base, "vs_bench_results", dir, sizeof(dir), &cfg);
     char p[1200];
     snprintf(p, sizeof(p), "%s/upload", dir);
     mkdir(p, 0755);

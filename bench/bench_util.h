@@ -13,6 +13,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "store/project.h"
 #include "store/store.h"
 #include "volsched/str.h"
 
@@ -36,6 +37,22 @@ static inline void bench_check(int rc, const char *what)
         fprintf(stderr, BENCH_NAME ": %s: %s\n", what, vs_strerror(rc));
         exit(1);
     }
+}
+
+/*
+ * Makes a fresh directory BASE/STEM_XXXXXX (name in dir, size n) and fills
+ * cfg with a project's defaults there (name "bench", an unreachable URL).
+ * Exits 1 when either fails.
+ */
+static inline void bench_project(const char *base, const char *stem, char *dir, size_t n,
+                                 struct vs_project_config *cfg)
+{
+    snprintf(dir, n, "%s/%s_XXXXXX", base, stem);
+    if (!mkdtemp(dir)) {
+        perror("mkdtemp");
+        exit(1);
+    }
+    bench_check(vs_project_config_defaults(cfg, dir, "bench", "http://127.0.0.1:1/b/"), "config");
 }
 
 /*
