@@ -92,24 +92,14 @@ int vs_cli_exit_for(int rc)
 /* getopt values: 'h' for help, OPT_BASE + row for the table's rows. */
 #define OPT_BASE 256
 
-static bool same_target(const struct vs_cli_opt *a, const struct vs_cli_opt *b)
-{
-    return a->str == b->str && a->flag == b->flag && a->num == b->num;
-}
-
 int vs_cli_getopt(const char *cmd, int argc, char **argv, const struct vs_cli_opt *opts,
                   size_t n_opts, void (*usage)(FILE *), int *out_next)
 {
-    /* getopt_long_only only calls two rows one option (no ambiguity) when
-     * they return the same value, so aliases share their first row's value. */
     struct option *lo = vs_xcalloc(n_opts + 2, sizeof(*lo));
     for (size_t i = 0; i < n_opts; i++) {
-        size_t first = 0;
-        while (!same_target(&opts[first], &opts[i]))
-            first++;
         lo[i].name = opts[i].name;
         lo[i].has_arg = opts[i].flag ? no_argument : required_argument;
-        lo[i].val = OPT_BASE + (int)first;
+        lo[i].val = OPT_BASE + (int)i;
     }
     lo[n_opts].name = "help";
     lo[n_opts].has_arg = no_argument;

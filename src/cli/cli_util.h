@@ -35,9 +35,8 @@ bool vs_cli_open_project(const char *cmd, const char *dir, struct vs_project_con
  * One option of a subcommand, for vs_cli_getopt(). Exactly one target is set:
  * str takes an argument and stores it; flag takes none and stores true; num
  * takes an argument that must be a number >= num_min (checked as soon as it
- * is read, with vs_cli_double()'s message). Rows with the same target are
- * spellings of one option (--plan-class / --plan_class), so a prefix of both
- * is not ambiguous.
+ * is read, with vs_cli_double()'s message). Two rows may share a target
+ * (--plan-class / --plan_class).
  */
 struct vs_cli_opt {
     const char *name;
@@ -52,13 +51,15 @@ struct vs_cli_opt {
 
 /*
  * Reads the options of argv[1..argc) the way every admin subcommand does:
- * getopt_long_only (so -name and unique prefixes work too), stopping at the
- * first operand only where getopt does. --help, -help and -h print usage to
- * stdout and return VS_EXIT_OK. An unknown option or one missing its
- * argument prints "volsched CMD: unknown or incomplete option 'ARG'" and
- * usage to stderr and returns VS_EXIT_USAGE, as does a bad num value
- * (without usage). Otherwise returns VS_CLI_GO with *out_next = the index of
- * the first operand. Stored strings point into argv.
+ * getopt_long_only, so -name works too, and so does a prefix that only one
+ * option starts with (in this mode any two matches are ambiguous, even two
+ * spellings of one option: "--plan" is refused beside --plan-class and
+ * --plan_class). --help, -help and -h print usage to stdout and return
+ * VS_EXIT_OK. An unknown, ambiguous or incomplete option prints "volsched
+ * CMD: unknown or incomplete option 'ARG'" and usage to stderr and returns
+ * VS_EXIT_USAGE, as does a bad num value (without usage). Otherwise returns
+ * VS_CLI_GO with *out_next = the index of the first operand. Stored strings
+ * point into argv.
  */
 int vs_cli_getopt(const char *cmd, int argc, char **argv, const struct vs_cli_opt *opts,
                   size_t n_opts, void (*usage)(FILE *), int *out_next);
