@@ -11,18 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz_check.h"
 #include "volsched/alloc.h"
 #include "volsched/buf.h"
 #include "volsched/error.h"
 #include "volsched/proto.h"
-
-#define CHECK(x)                                                                                   \
-    do {                                                                                           \
-        if (!(x))                                                                                  \
-            abort();                                                                               \
-    } while (0)
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* Every list the parser fills: within the cap, and present when non-empty. */
 static void check_lists(const struct vs_proto_reply *r)
