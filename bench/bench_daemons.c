@@ -20,6 +20,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#define BENCH_NAME "bench_daemons"
+#include "bench_util.h"
 #include "server/daemon_util.h"
 #include "server/daemons.h"
 #include "server/templates.h"
@@ -29,21 +31,6 @@
 #include "volsched/str.h"
 
 #define T0 1700000000
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static void check(int rc, const char *what)
-{
-    if (rc < 0) {
-        fprintf(stderr, "bench_daemons: %s: %s\n", what, vs_strerror(rc));
-        exit(1);
-    }
-}
 
 static void write_text(const char *path, const char *text)
 {
@@ -85,15 +72,15 @@ static int on_result(void *ctx, const struct vs_result *r)
     vs_arena_reset(&x->arena);
     struct vs_daemon_file files[VS_DAEMON_MAX_FILES];
     size_t n = 0;
-    check(vs_daemon_files(r->xml_doc_in, &x->arena, files, &n), "files");
+    bench_check(vs_daemon_files(r->xml_doc_in, &x->arena, files, &n), "files");
     char path[VS_PATH_MAX + VS_NAME_MAX];
-    check(vs_project_upload_path(x->cfg, files[0].name, true, path, sizeof(path)), "path");
+    bench_check(vs_project_upload_path(x->cfg, files[0].name, true, path, sizeof(path)), "path");
     write_text(path, "the same answer\n");
     struct vs_result_report rep;
     memset(&rep, 0, sizeof(rep));
-    check(vs_strlcpy(rep.name, r->name, sizeof(rep.name)), "name");
+    bench_check(vs_strlcpy(rep.name, r->name, sizeof(rep.name)), "name");
     rep.client_state = VS_RESULT_CLIENT_STATE_FILES_UPLOADED;
-    check(vs_store_result_report(x->s, x->host, T0 + 2, &rep, NULL), "report");
+    bench_check(vs_store_result_report(x->s, x->host, T0 + 2, &rep, NULL), "report");
     return 0;
 }
 
@@ -106,13 +93,8 @@ int main(int argc, char **argv)
         return 2;
     }
     char dir[512];
-    snprintf(dir, sizeof(dir), "%s/vs_bench_daemons_XXXXXX", base);
-    if (!mkdtemp(dir)) {
-        perror("mkdtemp");
-        return 1;
-    }
     struct vs_project_config cfg;
-    check(vs_project_config_defaults(&cfg, dir, "bench", "http://127.0.0.1:1/b/"), "config");
+    bench_project(base, "vs_bench_daemons", dir, sizeof(dir), &cfg);
     cfg.dont_generate_upload_certificates = true;
     const char *subs[] = {"templates", "download", "upload"};
     for (int i = 0; i < 3; i++) {
@@ -124,21 +106,14 @@ int main(int argc, char **argv)
     snprintf(p, sizeof(p), "%s/templates/app_out", dir);
     write_text(p, vs_template_default_out);
     struct vs_store *s;
-    check(vs_project_store_open(&cfg, true, NULL, &s), "open");
+    bench_check(vs_project_store_open(&cfg, true, NULL, &s), "open");
     struct vs_app app;
-    memset(&app, 0, sizeof(app));
-    check(vs_strlcpy(app.name, "app", sizeof(app.name)), "name");
-    check(vs_store_app_add(s, &app), "app");
     struct vs_user u;
-    memset(&u, 0, sizeof(u));
-    check(vs_strlcpy(u.name, "u", sizeof(u.name)), "name");
-    check(vs_store_user_add(s, &u), "user");
     struct vs_host h;
     memset(&h, 0, sizeof(h));
-    h.userid = u.id;
-    check(vs_store_host_add(s, &h), "host");
+    bench_add_app_user_host(s, "app", &app, &u, &h);
 
-    check(vs_store_begin(s), "begin");
+    bench_check(vs_store_begin(s), "begin");
     for (long i = 0; i < nwu; i++) {
         struct vs_workunit wu;
         vs_workunit_defaults(&wu);
@@ -150,23 +125,23 @@ int main(int argc, char **argv)
         wu.min_quorum = wu.target_nresults = 2;
         wu.max_total_results = wu.max_success_results = 4;
         wu.transition_time = T0;
-        check(vs_strlcpy(wu.result_template_file, "templates/app_out", VS_NAME_MAX), "tmpl");
-        check(vs_store_workunit_add(s, &wu), "wu");
+        bench_check(vs_strlcpy(wu.result_template_file, "templates/app_out", VS_NAME_MAX), "tmpl");
+        bench_check(vs_store_workunit_add(s, &wu), "wu");
         vs_workunit_cleanup(&wu);
     }
-    check(vs_store_commit(s), "commit");
+    bench_check(vs_store_commit(s), "commit");
 
     int limit = (int)nwu;
     struct vs_transitioner_stats ts;
-    double t = now_s();
-    check(vs_transitioner_pass(s, &cfg, T0, limit, NULL, &ts), "transitioner");
-    report("transitioner: create 2 results", ts.nwus, now_s() - t);
+    double t = bench_now_s();
+    bench_check(vs_transitioner_pass(s, &cfg, T0, limit, NULL, &ts), "transitioner");
+    report("transitioner: create 2 results", ts.nwus, bench_now_s() - t);
 
     /* Untimed: send every result and report it with its output file. */
     int64_t last = 0;
     for (;;) {
         struct collect col = {.n = 0};
-        check(vs_store_jobs_unsent(s, last, 256, on_job, &col, &last), "scan");
+        bench_check(vs_store_jobs_unsent(s, last, 256, on_job, &col, &last), "scan");
         if (!col.n)
             break;
         struct vs_claim claims[256];
@@ -177,43 +152,43 @@ int main(int argc, char **argv)
             claims[i].app_version_id = 1;
         }
         size_t got = 0;
-        check(vs_store_results_claim(s, h.id, u.id, 0, T0 + 1, claims, col.n, &got), "claim");
+        bench_check(vs_store_results_claim(s, h.id, u.id, 0, T0 + 1, claims, col.n, &got), "claim");
     }
     struct sent x = {.s = s, .cfg = &cfg, .host = h.id};
     vs_arena_init(&x.arena, 8192);
-    check(vs_store_begin(s), "begin");
+    bench_check(vs_store_begin(s), "begin");
     for (long i = 0; i < nwu; i++) {
         struct vs_workunit wu;
         memset(&wu, 0, sizeof(wu));
         char name[64];
         snprintf(name, sizeof(name), "wu%ld", i);
-        check(vs_store_workunit_by_name(s, name, &wu), "wu");
-        check(vs_store_results_of_wu(s, wu.id, on_result, &x), "report");
+        bench_check(vs_store_workunit_by_name(s, name, &wu), "wu");
+        bench_check(vs_store_results_of_wu(s, wu.id, on_result, &x), "report");
         vs_workunit_cleanup(&wu);
     }
-    check(vs_store_commit(s), "commit");
+    bench_check(vs_store_commit(s), "commit");
     vs_arena_cleanup(&x.arena);
 
-    t = now_s();
-    check(vs_transitioner_pass(s, &cfg, T0 + 3, limit, NULL, &ts), "transitioner");
-    report("transitioner: need_validate", ts.nneed_validate, now_s() - t);
+    t = bench_now_s();
+    bench_check(vs_transitioner_pass(s, &cfg, T0 + 3, limit, NULL, &ts), "transitioner");
+    report("transitioner: need_validate", ts.nneed_validate, bench_now_s() - t);
     struct vs_validator_stats vst;
-    t = now_s();
-    check(vs_validator_pass(s, &cfg, T0 + 4, limit, NULL, &vst), "validator");
-    report("validator: bitwise, quorum 2", vst.ncanonical, now_s() - t);
+    t = bench_now_s();
+    bench_check(vs_validator_pass(s, &cfg, T0 + 4, limit, NULL, &vst), "validator");
+    report("validator: bitwise, quorum 2", vst.ncanonical, bench_now_s() - t);
     struct vs_assimilator_stats ast;
-    t = now_s();
-    check(vs_assimilator_pass(s, &cfg, T0 + 5, limit, NULL, &ast), "assimilator");
-    report("assimilator: copy + summary.json", ast.ndone, now_s() - t);
-    t = now_s();
-    check(vs_transitioner_pass(s, &cfg, T0 + 6, limit, NULL, &ts), "transitioner");
-    report("transitioner: mark files to delete", ts.nwus, now_s() - t);
+    t = bench_now_s();
+    bench_check(vs_assimilator_pass(s, &cfg, T0 + 5, limit, NULL, &ast), "assimilator");
+    report("assimilator: copy + summary.json", ast.ndone, bench_now_s() - t);
+    t = bench_now_s();
+    bench_check(vs_transitioner_pass(s, &cfg, T0 + 6, limit, NULL, &ts), "transitioner");
+    report("transitioner: mark files to delete", ts.nwus, bench_now_s() - t);
     struct vs_file_deleter_stats fst;
-    t = now_s();
-    check(vs_file_deleter_pass(s, &cfg, T0 + 7, limit, NULL, &fst), "file_deleter");
-    report("file deleter: WUs (2 results each)", fst.nwus, now_s() - t);
+    t = bench_now_s();
+    bench_check(vs_file_deleter_pass(s, &cfg, T0 + 7, limit, NULL, &fst), "file_deleter");
+    report("file deleter: WUs (2 results each)", fst.nwus, bench_now_s() - t);
     printf("files deleted %d, errors %d\n", fst.nfiles, fst.nerrors);
     vs_store_close(s);
-    check(vs_daemon_rm_tree(dir), "cleanup");
+    bench_check(vs_daemon_rm_tree(dir), "cleanup");
     return 0;
 }

@@ -19,6 +19,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#define BENCH_NAME "bench_results"
+#include "bench_util.h"
 #include "server/h_upload.h"
 #include "server/sched.h"
 #include "store/project.h"
@@ -32,21 +34,6 @@
 
 #define T0 1800000000
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static void check(int rc, const char *what)
-{
-    if (rc < 0) {
-        fprintf(stderr, "bench_results: %s: %s\n", what, vs_strerror(rc));
-        exit(1);
-    }
-}
-
 int main(int argc, char **argv)
 {
     long n = argc > 1 ? strtol(argv[1], NULL, 10) : 2000;
@@ -57,35 +44,23 @@ int main(int argc, char **argv)
         return 2;
     }
     char dir[512];
-    snprintf(dir, sizeof(dir), "%s/vs_bench_results_XXXXXX", base);
-    if (!mkdtemp(dir)) {
-        perror("mkdtemp");
-        return 1;
-    }
     struct vs_project_config cfg;
-    check(vs_project_config_defaults(&cfg, dir, "bench", "http://127.0.0.1:1/b/"), "config");
+    bench_project(base, "vs_bench_results", dir, sizeof(dir), &cfg);
     char p[1200];
     snprintf(p, sizeof(p), "%s/upload", dir);
     mkdir(p, 0755);
-    check(vs_project_config_write(&cfg), "config write");
-    check(vs_sign_keygen_write(cfg.key_dir, 1024), "keygen");
+    bench_check(vs_project_config_write(&cfg), "config write");
+    bench_check(vs_sign_keygen_write(cfg.key_dir, 1024), "keygen");
     struct vs_store *s;
-    check(vs_project_store_open(&cfg, true, NULL, &s), "open");
+    bench_check(vs_project_store_open(&cfg, true, NULL, &s), "open");
     struct vs_app app;
-    memset(&app, 0, sizeof(app));
-    check(vs_strlcpy(app.name, "app", sizeof(app.name)), "name");
-    check(vs_store_app_add(s, &app), "app");
     struct vs_user u;
-    memset(&u, 0, sizeof(u));
-    check(vs_strlcpy(u.name, "u", sizeof(u.name)), "name");
-    check(vs_store_user_add(s, &u), "user");
     struct vs_host h;
     memset(&h, 0, sizeof(h));
-    h.userid = u.id;
     h.rpc_seqno = 1;
-    check(vs_store_host_add(s, &h), "host");
+    bench_add_app_user_host(s, "app", &app, &u, &h);
 
-    check(vs_store_begin(s), "begin");
+    bench_check(vs_store_begin(s), "begin");
     for (long i = 0; i < n; i++) {
         struct vs_workunit wu;
         vs_workunit_defaults(&wu);
@@ -93,7 +68,7 @@ int main(int argc, char **argv)
         snprintf(wu.name, sizeof(wu.name), "wu%ld", i);
         wu.transition_time = VS_TIME_NEVER;
         wu.xml_doc = vs_xstrdup("<workunit>\n</workunit>\n");
-        check(vs_store_workunit_add(s, &wu), "wu");
+        bench_check(vs_store_workunit_add(s, &wu), "wu");
         struct vs_result r;
         memset(&r, 0, sizeof(r));
         r.workunitid = wu.id;
@@ -107,26 +82,26 @@ int main(int argc, char **argv)
                  "<open_name>out</open_name>\n</file_ref>\n</result>\n",
                  i, fbytes, i);
         r.xml_doc_in = vs_xstrdup(doc);
-        check(vs_store_result_add(s, &r), "result");
+        bench_check(vs_store_result_add(s, &r), "result");
         struct vs_claim c = {.result_id = r.id, .report_deadline = T0 + 86400};
         size_t nc = 0;
-        check(vs_store_results_claim(s, h.id, u.id, 0, T0, &c, 1, &nc), "claim");
+        bench_check(vs_store_results_claim(s, h.id, u.id, 0, T0, &c, 1, &nc), "claim");
         vs_workunit_cleanup(&wu);
         vs_result_cleanup(&r);
     }
-    check(vs_store_commit(s), "commit");
+    bench_check(vs_store_commit(s), "commit");
 
     /* ---- uploads ---- */
     struct vs_upload *up;
-    check(vs_upload_create(&cfg, NULL, &up), "upload create");
+    bench_check(vs_upload_create(&cfg, NULL, &up), "upload create");
     struct vs_sign_key *key;
     snprintf(p, sizeof(p), "%s/%s", cfg.key_dir, VS_SIGN_UPLOAD_PRIVATE);
-    check(vs_sign_key_load(p, true, &key), "key");
+    bench_check(vs_sign_key_load(p, true, &key), "key");
     char *data = vs_xmalloc((size_t)fbytes);
     for (long i = 0; i < fbytes; i++)
         data[i] = (char)('a' + i % 26);
     char md5[VS_MD5_HEX_LEN + 1];
-    check(vs_md5_hex(data, (size_t)fbytes, md5), "md5");
+    bench_check(vs_md5_hex(data, (size_t)fbytes, md5), "md5");
     /* The client's requests are built before the clock starts. */
     struct vs_buf *bodies = vs_xcalloc((size_t)n, sizeof(*bodies));
     for (long i = 0; i < n; i++) {
@@ -134,7 +109,7 @@ int main(int argc, char **argv)
         snprintf(name, sizeof(name), "wu%ld_0_r1_0", i);
         struct vs_buf sig;
         vs_buf_init(&sig, 8192);
-        check(vs_sign_upload_cert(key, name, (double)fbytes, &sig), "sign");
+        bench_check(vs_sign_upload_cert(key, name, (double)fbytes, &sig), "sign");
         struct vs_proto_upload_request q = {.kind = VS_PROTO_UPLOAD_FILE,
                                             .core_client_major_version = 7,
                                             .name = name,
@@ -143,18 +118,18 @@ int main(int argc, char **argv)
                                             .nbytes = fbytes,
                                             .md5_cksum = md5};
         vs_buf_init(&bodies[i], VS_BUF_UNLIMITED);
-        check(vs_proto_upload_write_header(&q, &bodies[i]), "header");
-        check(vs_buf_append(&bodies[i], data, (size_t)fbytes), "data");
+        bench_check(vs_proto_upload_write_header(&q, &bodies[i]), "header");
+        bench_check(vs_buf_append(&bodies[i], data, (size_t)fbytes), "data");
         vs_buf_cleanup(&sig);
     }
     struct vs_buf out;
     vs_buf_init(&out, 1u << 20);
-    double t = now_s();
+    double t = bench_now_s();
     for (long i = 0; i < n; i++) {
         vs_buf_reset(&out);
         vs_upload_http(up, bodies[i].data, bodies[i].len, "127.0.0.1", &out);
     }
-    double dt = now_s() - t;
+    double dt = bench_now_s() - t;
     struct vs_upload_stats us;
     vs_upload_get_stats(up, &us);
     printf("uploads of %ld B (cert + lookup + write + md5 + fsync): %llu of %ld taken in %.3f s: "
@@ -166,7 +141,7 @@ int main(int argc, char **argv)
 
     /* ---- reports ---- */
     struct vs_sched *sched;
-    check(vs_sched_create(&cfg, NULL, NULL, &sched), "sched");
+    bench_check(vs_sched_create(&cfg, NULL, NULL, &sched), "sched");
     long half = n / 2;
     for (int pass = 0; pass < 2; pass++) {
         long per = pass == 0 ? 1 : 10, first = pass == 0 ? 0 : half, last = pass == 0 ? half : n;
@@ -176,24 +151,25 @@ int main(int argc, char **argv)
         double busy = 0;
         for (long i = first; i < last; i += per) {
             vs_buf_reset(&req);
-            check(vs_buf_printf(&req,
-                                "<scheduler_request>\n<authenticator>%s</authenticator>\n"
-                                "<hostid>%lld</hostid>\n<rpc_seqno>%ld</rpc_seqno>\n"
-                                "<platform_name>x86_64-pc-linux-gnu</platform_name>\n",
-                                u.authenticator, (long long)h.id, 2 + nrpc),
-                  "req");
+            bench_check(vs_buf_printf(&req,
+                                      "<scheduler_request>\n<authenticator>%s</authenticator>\n"
+                                      "<hostid>%lld</hostid>\n<rpc_seqno>%ld</rpc_seqno>\n"
+                                      "<platform_name>x86_64-pc-linux-gnu</platform_name>\n",
+                                      u.authenticator, (long long)h.id, 2 + nrpc),
+                        "req");
             for (long k = i; k < i + per && k < last; k++)
-                check(vs_buf_printf(&req,
-                                    "<result>\n<name>wu%ld_0</name>\n<exit_status>0</exit_status>\n"
-                                    "<state>5</state>\n<final_cpu_time>10</final_cpu_time>\n"
-                                    "<final_elapsed_time>11</final_elapsed_time>\n</result>\n",
-                                    k),
-                      "req");
-            check(vs_buf_puts(&req, "</scheduler_request>\n"), "req");
+                bench_check(
+                    vs_buf_printf(&req,
+                                  "<result>\n<name>wu%ld_0</name>\n<exit_status>0</exit_status>\n"
+                                  "<state>5</state>\n<final_cpu_time>10</final_cpu_time>\n"
+                                  "<final_elapsed_time>11</final_elapsed_time>\n</result>\n",
+                                  k),
+                    "req");
+            bench_check(vs_buf_puts(&req, "</scheduler_request>\n"), "req");
             vs_buf_reset(&out);
-            t = now_s();
+            t = bench_now_s();
             vs_sched_handle(sched, req.data, req.len, "127.0.0.1", T0 + 100, &out);
-            busy += now_s() - t;
+            busy += bench_now_s() - t;
             nrpc++;
             for (const char *a = strstr(out.data, "<result_ack>"); a;
                  a = strstr(a + 1, "<result_ack>"))
@@ -206,7 +182,7 @@ int main(int argc, char **argv)
         vs_buf_cleanup(&req);
     }
     int64_t over = 0;
-    check(vs_store_count_results(s, 0, VS_RESULT_SERVER_STATE_OVER, &over), "count");
+    bench_check(vs_store_count_results(s, 0, VS_RESULT_SERVER_STATE_OVER, &over), "count");
     printf("store: %lld of %ld results OVER\n", (long long)over, n);
     vs_buf_cleanup(&out);
     vs_sched_destroy(sched);

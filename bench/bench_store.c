@@ -17,24 +17,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#define BENCH_NAME "bench_store"
+#include "bench_util.h"
 #include "store/store.h"
 #include "volsched/alloc.h"
 #include "volsched/str.h"
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static void check(int rc, const char *what)
-{
-    if (rc != 0) {
-        fprintf(stderr, "bench_store: %s: %s\n", what, vs_strerror(rc));
-        exit(1);
-    }
-}
 
 struct scan {
     int64_t *ids;
@@ -64,24 +51,18 @@ int main(int argc, char **argv)
      * checkpointer sees on its request path. */
     bool noauto = getenv("BENCH_NO_AUTOCHECKPOINT") != NULL;
     struct vs_store *s;
-    check(vs_store_open(url, VS_STORE_CREATE | (noauto ? VS_STORE_NO_AUTOCHECKPOINT : 0), NULL, &s),
-          "open");
+    bench_check(
+        vs_store_open(url, VS_STORE_CREATE | (noauto ? VS_STORE_NO_AUTOCHECKPOINT : 0), NULL, &s),
+        "open");
 
     struct vs_app app;
-    memset(&app, 0, sizeof(app));
-    check(vs_strlcpy(app.name, "bench", sizeof(app.name)), "name");
-    check(vs_store_app_add(s, &app), "app");
     struct vs_user u;
-    memset(&u, 0, sizeof(u));
-    check(vs_strlcpy(u.name, "u", sizeof(u.name)), "name");
-    check(vs_store_user_add(s, &u), "user");
     struct vs_host h;
     memset(&h, 0, sizeof(h));
-    h.userid = u.id;
-    check(vs_store_host_add(s, &h), "host");
+    bench_add_app_user_host(s, "bench", &app, &u, &h);
 
     /* Fill: one WU + one result each, 1000 per transaction. */
-    double t0 = now_s();
+    double t0 = bench_now_s();
     char xml[512];
     snprintf(xml, sizeof(xml), "%s",
              "<file_info>\n    <name>in</name>\n    <url>http://h/download/1/in</url>\n"
@@ -91,13 +72,13 @@ int main(int argc, char **argv)
              "    </file_ref>\n</workunit>\n");
     for (long i = 0; i < nres; i++) {
         if (i % 1000 == 0)
-            check(vs_store_begin(s), "begin");
+            bench_check(vs_store_begin(s), "begin");
         struct vs_workunit wu;
         vs_workunit_defaults(&wu);
         wu.appid = app.id;
         snprintf(wu.name, sizeof(wu.name), "wu_%ld", i);
         wu.xml_doc = xml;
-        check(vs_store_workunit_add(s, &wu), "wu");
+        bench_check(vs_store_workunit_add(s, &wu), "wu");
         struct vs_result r;
         memset(&r, 0, sizeof(r));
         r.workunitid = wu.id;
@@ -105,34 +86,34 @@ int main(int argc, char **argv)
         r.server_state = VS_RESULT_SERVER_STATE_UNSENT;
         snprintf(r.name, sizeof(r.name), "wu_%ld_0", i);
         r.xml_doc_in = xml;
-        check(vs_store_result_add(s, &r), "result");
+        bench_check(vs_store_result_add(s, &r), "result");
         if (i % 1000 == 999 || i == nres - 1)
-            check(vs_store_commit(s), "commit");
+            bench_check(vs_store_commit(s), "commit");
     }
-    double t_fill = now_s() - t0;
+    double t_fill = bench_now_s() - t0;
 
     /* Feeder scan, 1000 rows a page. */
     struct scan sc = {vs_xcalloc((size_t)nres, sizeof(int64_t)), 0, (size_t)nres};
-    t0 = now_s();
+    t0 = bench_now_s();
     int64_t last = 0;
     for (;;) {
         size_t before = sc.n;
-        check(vs_store_jobs_unsent(s, last, 1000, on_job, &sc, &last), "scan");
+        bench_check(vs_store_jobs_unsent(s, last, 1000, on_job, &sc, &last), "scan");
         if (sc.n == before)
             break;
     }
-    double t_scan = now_s() - t0;
+    double t_scan = bench_now_s() - t0;
 
     /* Claims: a quarter with 1 result per transaction, a quarter with 4. */
     size_t next = 0, n1 = sc.n / 4, n4 = sc.n / 4;
-    t0 = now_s();
+    t0 = bench_now_s();
     for (size_t i = 0; i < n1; i++) {
         struct vs_claim c = {.result_id = sc.ids[next++], .report_deadline = 2000000000};
         size_t got;
-        check(vs_store_results_claim(s, h.id, u.id, 0, 1700000000, &c, 1, &got), "claim");
+        bench_check(vs_store_results_claim(s, h.id, u.id, 0, 1700000000, &c, 1, &got), "claim");
     }
-    double t_claim1 = now_s() - t0;
-    t0 = now_s();
+    double t_claim1 = bench_now_s() - t0;
+    t0 = bench_now_s();
     for (size_t i = 0; i + 4 <= n4; i += 4) {
         struct vs_claim c[4];
         memset(c, 0, sizeof(c));
@@ -141,32 +122,32 @@ int main(int argc, char **argv)
             c[k].report_deadline = 2000000000;
         }
         size_t got;
-        check(vs_store_results_claim(s, h.id, u.id, 0, 1700000000, c, 4, &got), "claim4");
+        bench_check(vs_store_results_claim(s, h.id, u.id, 0, 1700000000, c, 4, &got), "claim4");
     }
-    double t_claim4 = now_s() - t0;
+    double t_claim4 = bench_now_s() - t0;
     /* The scheduler's commit: host update + claim of 1, one transaction. */
     size_t nrpc = sc.n / 4;
-    t0 = now_s();
+    t0 = bench_now_s();
     for (size_t i = 0; i < nrpc && next < sc.n; i++) {
-        check(vs_store_begin(s), "begin");
+        bench_check(vs_store_begin(s), "begin");
         h.rpc_seqno++;
         h.rpc_time = 1700000000 + (int64_t)i;
-        check(vs_store_host_update(s, &h), "host update");
+        bench_check(vs_store_host_update(s, &h), "host update");
         struct vs_claim c = {.result_id = sc.ids[next++], .report_deadline = 2000000000};
         size_t got;
-        check(vs_store_results_claim(s, h.id, u.id, 0, 1700000000, &c, 1, &got), "claim");
-        check(vs_store_commit(s), "commit");
+        bench_check(vs_store_results_claim(s, h.id, u.id, 0, 1700000000, &c, 1, &got), "claim");
+        bench_check(vs_store_commit(s), "commit");
     }
-    double t_rpc = now_s() - t0;
+    double t_rpc = bench_now_s() - t0;
     /* Authenticator lookups. */
-    t0 = now_s();
+    t0 = bench_now_s();
     int nauth = 20000;
     for (int i = 0; i < nauth; i++) {
         struct vs_user got;
-        check(vs_store_user_by_auth(s, u.authenticator, &got), "auth");
+        bench_check(vs_store_user_by_auth(s, u.authenticator, &got), "auth");
         vs_user_cleanup(&got);
     }
-    double t_auth = now_s() - t0;
+    double t_auth = bench_now_s() - t0;
 
     printf("bench_store: %ld results, SQLite WAL synchronous=NORMAL, %s, %s\n", nres, dir,
            noauto ? "no autocheckpoint" : "autocheckpoint");

@@ -1,10 +1,14 @@
 #include "cli_util.h"
 
 #include <errno.h>
+#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cmd.h"
+#include "volsched/alloc.h"
+#include "volsched/buf.h"
+#include "volsched/json.h"
 #include "volsched/str.h"
 
 bool vs_cli_is_help(const char *arg)
@@ -83,4 +87,76 @@ int vs_cli_exit_for(int rc)
     default:
         return VS_EXIT_FAIL;
     }
+}
+
+/* getopt values: 'h' for help, OPT_BASE + row for the table's rows. */
+#define OPT_BASE 256
+
+int vs_cli_getopt(const char *cmd, int argc, char **argv, const struct vs_cli_opt *opts,
+                  size_t n_opts, void (*usage)(FILE *), int *out_next)
+{
+    struct option *lo = vs_xcalloc(n_opts + 2, sizeof(*lo));
+    for (size_t i = 0; i < n_opts; i++) {
+        lo[i].name = opts[i].name;
+        lo[i].has_arg = opts[i].flag ? no_argument : required_argument;
+        lo[i].val = OPT_BASE + (int)i;
+    }
+    lo[n_opts].name = "help";
+    lo[n_opts].has_arg = no_argument;
+    lo[n_opts].val = 'h';
+    int status = VS_CLI_GO;
+    optind = 0;
+    opterr = 0;
+    int ch;
+    while (status == VS_CLI_GO && (ch = getopt_long_only(argc, argv, "h", lo, NULL)) != -1) {
+        if (ch == 'h') {
+            usage(stdout);
+            status = VS_EXIT_OK;
+        } else if (ch < OPT_BASE || (size_t)(ch - OPT_BASE) >= n_opts) {
+            fprintf(stderr, "volsched %s: unknown or incomplete option '%s'\n", cmd,
+                    argv[optind - 1]);
+            usage(stderr);
+            status = VS_EXIT_USAGE;
+        } else {
+            const struct vs_cli_opt *o = &opts[ch - OPT_BASE];
+            if (o->str)
+                *o->str = optarg;
+            else if (o->flag)
+                *o->flag = true;
+            else if (!vs_cli_double(cmd, o->name, optarg, o->num_min, o->num))
+                status = VS_EXIT_USAGE;
+        }
+    }
+    vs_free(lo);
+    *out_next = optind;
+    return status;
+}
+
+int vs_cli_add_group(const char *group, int argc, char **argv, void (*usage)(FILE *),
+                     int (*add)(int argc, char **argv))
+{
+    if (argc < 2 || vs_cli_is_help(argv[1])) {
+        usage(argc < 2 ? stderr : stdout);
+        return argc < 2 ? VS_EXIT_USAGE : VS_EXIT_OK;
+    }
+    if (strcmp(argv[1], "add") == 0)
+        return add(argc - 1, argv + 1);
+    fprintf(stderr, "volsched %s: unknown subcommand '%s' (known: add)\n", group, argv[1]);
+    return VS_EXIT_USAGE;
+}
+
+void vs_cli_print_id_json(int64_t id, const char *key, const char *value)
+{
+    struct vs_buf b;
+    vs_buf_init(&b, 4096);
+    struct vs_json j;
+    vs_json_init(&j, &b, false);
+    vs_json_obj_begin(&j);
+    vs_json_key(&j, "id");
+    vs_json_int(&j, id);
+    vs_json_key(&j, key);
+    vs_json_str(&j, value);
+    vs_json_obj_end(&j);
+    printf("%s\n", vs_buf_str(&b));
+    vs_buf_cleanup(&b);
 }

@@ -7,7 +7,9 @@
 #define VOLSCHED_CLI_UTIL_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "store/project.h"
 #include "store/store.h"
@@ -28,6 +30,52 @@ bool vs_cli_double(const char *cmd, const char *name, const char *s, double min,
  */
 bool vs_cli_open_project(const char *cmd, const char *dir, struct vs_project_config *out_cfg,
                          struct vs_store **out_store);
+
+/*
+ * One option of a subcommand, for vs_cli_getopt(). Exactly one target is set:
+ * str takes an argument and stores it; flag takes none and stores true; num
+ * takes an argument that must be a number >= num_min (checked as soon as it
+ * is read, with vs_cli_double()'s message). Two rows may share a target
+ * (--plan-class / --plan_class).
+ */
+struct vs_cli_opt {
+    const char *name;
+    const char **str;
+    bool *flag;
+    double *num;
+    double num_min;
+};
+
+/* vs_cli_getopt() returned this: the options were fine, go on. */
+#define VS_CLI_GO (-1)
+
+/*
+ * Reads the options of argv[1..argc) the way every admin subcommand does:
+ * getopt_long_only, so -name works too, and so does a prefix that only one
+ * option starts with (in this mode any two matches are ambiguous, even two
+ * spellings of one option: "--plan" is refused beside --plan-class and
+ * --plan_class). --help, -help and -h print usage to stdout and return
+ * VS_EXIT_OK. An unknown, ambiguous or incomplete option prints "volsched
+ * CMD: unknown or incomplete option 'ARG'" and usage to stderr and returns
+ * VS_EXIT_USAGE, as does a bad num value (without usage). Otherwise returns
+ * VS_CLI_GO with *out_next = the index of the first operand. Stored strings
+ * point into argv.
+ */
+int vs_cli_getopt(const char *cmd, int argc, char **argv, const struct vs_cli_opt *opts,
+                  size_t n_opts, void (*usage)(FILE *), int *out_next);
+
+/*
+ * The entry point of a command group whose only subcommand is "add" (app,
+ * user, team): no argument prints usage to stderr (exit 2), a help flag to
+ * stdout (exit 0); "add" runs add(argc - 1, argv + 1); anything else is
+ * "volsched GROUP: unknown subcommand" (exit 2).
+ */
+int vs_cli_add_group(const char *group, int argc, char **argv, void (*usage)(FILE *),
+                     int (*add)(int argc, char **argv));
+
+/* Prints {"id":ID,"KEY":"VALUE"} and a newline to stdout (the --json answer
+ * of user add and team add). */
+void vs_cli_print_id_json(int64_t id, const char *key, const char *value);
 
 /* Exit status for a volsched error from an operation on user input: bad
  * input (2) for EINVAL/NOTFOUND/EXISTS/PARSE/LIMIT, failure (1) otherwise. */

@@ -6,7 +6,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -145,68 +144,31 @@ static int default_templates(const struct vs_project_config *cfg, const char *ap
 
 static int app_add(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"project", required_argument, NULL, 'p'},
-        {"name", required_argument, NULL, 'n'},
-        {"platform", required_argument, NULL, 'P'},
-        {"version", required_argument, NULL, 'v'},
-        {"plan-class", required_argument, NULL, 'c'},
-        {"plan_class", required_argument, NULL, 'c'},
-        {"user-friendly-name", required_argument, NULL, 'u'},
-        {"api-version", required_argument, NULL, 'a'},
-        {"avg-ncpus", required_argument, NULL, 'N'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
     const char *project = NULL, *name = NULL, *platform = NULL, *version = NULL;
     const char *plan_class = "", *friendly = NULL, *api = "";
     double avg_ncpus = 1;
-    optind = 0;
-    opterr = 0;
-    int ch;
-    while ((ch = getopt_long_only(argc, argv, "h", opts, NULL)) != -1) {
-        switch (ch) {
-        case 'p':
-            project = optarg;
-            break;
-        case 'n':
-            name = optarg;
-            break;
-        case 'P':
-            platform = optarg;
-            break;
-        case 'v':
-            version = optarg;
-            break;
-        case 'c':
-            plan_class = optarg;
-            break;
-        case 'u':
-            friendly = optarg;
-            break;
-        case 'a':
-            api = optarg;
-            break;
-        case 'N':
-            if (!vs_cli_double("app add", "avg-ncpus", optarg, 0.0001, &avg_ncpus))
-                return VS_EXIT_USAGE;
-            break;
-        case 'h':
-            usage(stdout);
-            return VS_EXIT_OK;
-        default:
-            fprintf(stderr, "volsched app add: unknown or incomplete option '%s'\n",
-                    argv[optind - 1]);
-            usage(stderr);
-            return VS_EXIT_USAGE;
-        }
-    }
+    const struct vs_cli_opt opts[] = {
+        {.name = "project", .str = &project},
+        {.name = "name", .str = &name},
+        {.name = "platform", .str = &platform},
+        {.name = "version", .str = &version},
+        {.name = "plan-class", .str = &plan_class},
+        {.name = "plan_class", .str = &plan_class},
+        {.name = "user-friendly-name", .str = &friendly},
+        {.name = "api-version", .str = &api},
+        {.name = "avg-ncpus", .num = &avg_ncpus, .num_min = 0.0001},
+    };
+    int next;
+    int st =
+        vs_cli_getopt("app add", argc, argv, opts, sizeof(opts) / sizeof(opts[0]), usage, &next);
+    if (st != VS_CLI_GO)
+        return st;
     if (!name || !platform || !version) {
         fprintf(stderr, "volsched app add: --name, --platform and --version are required\n");
         usage(stderr);
         return VS_EXIT_USAGE;
     }
-    int nfiles = argc - optind;
+    int nfiles = argc - next;
     if (nfiles < 1 || nfiles > MAX_FILES) {
         fprintf(stderr, "volsched app add: give 1 to %d FILEs (the first is the main program)\n",
                 MAX_FILES);
@@ -259,7 +221,7 @@ static int app_add(int argc, char **argv)
         goto out;
     }
     for (int i = 0; i < nfiles; i++) {
-        const char *src = argv[optind + i];
+        const char *src = argv[next + i];
         struct vs_app_version_file *f = &av.files[i];
         struct stat sb;
         if (stat(src, &sb) != 0 || !S_ISREG(sb.st_mode)) {
@@ -321,8 +283,8 @@ static int app_add(int argc, char **argv)
         if (access(dst[i], F_OK) == 0)
             continue; /* same content already there */
         if ((rc = vs_project_download_path(&cfg, av.files[i].name, true, dst[i], VS_PATH_MAX)) ||
-            (rc = copy_file(argv[optind + i], dst[i], av.files[i].executable ? 0755 : 0644))) {
-            fprintf(stderr, "volsched app add: copying %s to %s: %s\n", argv[optind + i], dst[i],
+            (rc = copy_file(argv[next + i], dst[i], av.files[i].executable ? 0755 : 0644))) {
+            fprintf(stderr, "volsched app add: copying %s to %s: %s\n", argv[next + i], dst[i],
                     vs_strerror(rc));
             goto out;
         }
@@ -408,12 +370,5 @@ out:
 
 int vs_cmd_app(int argc, char **argv)
 {
-    if (argc < 2 || vs_cli_is_help(argv[1])) {
-        usage(argc < 2 ? stderr : stdout);
-        return argc < 2 ? VS_EXIT_USAGE : VS_EXIT_OK;
-    }
-    if (strcmp(argv[1], "add") == 0)
-        return app_add(argc - 1, argv + 1);
-    fprintf(stderr, "volsched app: unknown subcommand '%s' (known: add)\n", argv[1]);
-    return VS_EXIT_USAGE;
+    return vs_cli_add_group("app", argc, argv, usage, app_add);
 }

@@ -1,7 +1,6 @@
 /* volsched init DIR: create a project directory (BOINC's make_project). */
 #include <dirent.h>
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -131,44 +130,23 @@ static const char *base_name(const char *dir)
 
 int vs_cmd_init(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"name", required_argument, NULL, 'n'},
-        {"url", required_argument, NULL, 'u'},
-        {"force", no_argument, NULL, 'f'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
     const char *name = NULL, *url = NULL;
     bool force = false;
-    optind = 0;
-    opterr = 0;
-    int ch;
-    while ((ch = getopt_long_only(argc, argv, "h", opts, NULL)) != -1) {
-        switch (ch) {
-        case 'n':
-            name = optarg;
-            break;
-        case 'u':
-            url = optarg;
-            break;
-        case 'f':
-            force = true;
-            break;
-        case 'h':
-            usage(stdout);
-            return VS_EXIT_OK;
-        default:
-            fprintf(stderr, "volsched init: unknown or incomplete option '%s'\n", argv[optind - 1]);
-            usage(stderr);
-            return VS_EXIT_USAGE;
-        }
-    }
-    if (argc - optind != 1) {
+    const struct vs_cli_opt opts[] = {
+        {.name = "name", .str = &name},
+        {.name = "url", .str = &url},
+        {.name = "force", .flag = &force},
+    };
+    int next;
+    int st = vs_cli_getopt("init", argc, argv, opts, sizeof(opts) / sizeof(opts[0]), usage, &next);
+    if (st != VS_CLI_GO)
+        return st;
+    if (argc - next != 1) {
         fprintf(stderr, "volsched init: give exactly one project directory\n");
         usage(stderr);
         return VS_EXIT_USAGE;
     }
-    const char *dir = argv[optind];
+    const char *dir = argv[next];
     if (!name)
         name = base_name(dir);
     char defurl[VS_URL_MAX];

@@ -3,7 +3,6 @@
  * by server_state and outcome, hosts, users, the job cache) and the last
  * pass and last error of each back-end daemon.
  */
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -229,37 +228,19 @@ static void print_text(const char *dir, const struct vs_store_counts *c, const s
 
 int vs_cmd_status(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"project", required_argument, NULL, 'p'},
-        {"json", no_argument, NULL, 'j'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
     const char *project = NULL;
     bool json = false;
-    optind = 0;
-    opterr = 0;
-    int ch;
-    while ((ch = getopt_long_only(argc, argv, "h", opts, NULL)) != -1) {
-        switch (ch) {
-        case 'p':
-            project = optarg;
-            break;
-        case 'j':
-            json = true;
-            break;
-        case 'h':
-            usage(stdout);
-            return VS_EXIT_OK;
-        default:
-            fprintf(stderr, "volsched status: unknown or incomplete option '%s'\n",
-                    argv[optind - 1]);
-            usage(stderr);
-            return VS_EXIT_USAGE;
-        }
-    }
-    if (optind != argc) {
-        fprintf(stderr, "volsched status: unexpected argument '%s'\n", argv[optind]);
+    const struct vs_cli_opt opts[] = {
+        {.name = "project", .str = &project},
+        {.name = "json", .flag = &json},
+    };
+    int next;
+    int st =
+        vs_cli_getopt("status", argc, argv, opts, sizeof(opts) / sizeof(opts[0]), usage, &next);
+    if (st != VS_CLI_GO)
+        return st;
+    if (next != argc) {
+        fprintf(stderr, "volsched status: unexpected argument '%s'\n", argv[next]);
         usage(stderr);
         return VS_EXIT_USAGE;
     }

@@ -1,13 +1,10 @@
 /* volsched team add: create a team; prints its id. */
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cli_util.h"
 #include "cmd.h"
 #include "store/store.h"
-#include "volsched/buf.h"
-#include "volsched/json.h"
 #include "volsched/str.h"
 
 static void usage(FILE *f)
@@ -24,41 +21,20 @@ static void usage(FILE *f)
 
 static int team_add(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"project", required_argument, NULL, 'p'}, {"name", required_argument, NULL, 'n'},
-        {"founder", required_argument, NULL, 'f'}, {"json", no_argument, NULL, 'j'},
-        {"help", no_argument, NULL, 'h'},          {NULL, 0, NULL, 0},
-    };
     const char *project = NULL, *name = NULL, *founder = NULL;
     bool json = false;
-    optind = 0;
-    opterr = 0;
-    int ch;
-    while ((ch = getopt_long_only(argc, argv, "h", opts, NULL)) != -1) {
-        switch (ch) {
-        case 'p':
-            project = optarg;
-            break;
-        case 'n':
-            name = optarg;
-            break;
-        case 'f':
-            founder = optarg;
-            break;
-        case 'j':
-            json = true;
-            break;
-        case 'h':
-            usage(stdout);
-            return VS_EXIT_OK;
-        default:
-            fprintf(stderr, "volsched team add: unknown or incomplete option '%s'\n",
-                    argv[optind - 1]);
-            usage(stderr);
-            return VS_EXIT_USAGE;
-        }
-    }
-    if (!name || !*name || optind != argc) {
+    const struct vs_cli_opt opts[] = {
+        {.name = "project", .str = &project},
+        {.name = "name", .str = &name},
+        {.name = "founder", .str = &founder},
+        {.name = "json", .flag = &json},
+    };
+    int next;
+    int st =
+        vs_cli_getopt("team add", argc, argv, opts, sizeof(opts) / sizeof(opts[0]), usage, &next);
+    if (st != VS_CLI_GO)
+        return st;
+    if (!name || !*name || next != argc) {
         fprintf(stderr, "volsched team add: --name is required (and nothing else)\n");
         usage(stderr);
         return VS_EXIT_USAGE;
@@ -95,18 +71,7 @@ static int team_add(int argc, char **argv)
         fprintf(stderr, "volsched team add: store: %s\n", vs_strerror(rc));
         status = VS_EXIT_FAIL;
     } else if (json) {
-        struct vs_buf b;
-        vs_buf_init(&b, 4096);
-        struct vs_json j;
-        vs_json_init(&j, &b, false);
-        vs_json_obj_begin(&j);
-        vs_json_key(&j, "id");
-        vs_json_int(&j, t.id);
-        vs_json_key(&j, "name");
-        vs_json_str(&j, t.name);
-        vs_json_obj_end(&j);
-        printf("%s\n", vs_buf_str(&b));
-        vs_buf_cleanup(&b);
+        vs_cli_print_id_json(t.id, "name", t.name);
     } else {
         printf("%lld\n", (long long)t.id);
     }
@@ -116,12 +81,5 @@ static int team_add(int argc, char **argv)
 
 int vs_cmd_team(int argc, char **argv)
 {
-    if (argc < 2 || vs_cli_is_help(argv[1])) {
-        usage(argc < 2 ? stderr : stdout);
-        return argc < 2 ? VS_EXIT_USAGE : VS_EXIT_OK;
-    }
-    if (strcmp(argv[1], "add") == 0)
-        return team_add(argc - 1, argv + 1);
-    fprintf(stderr, "volsched team: unknown subcommand '%s' (known: add)\n", argv[1]);
-    return VS_EXIT_USAGE;
+    return vs_cli_add_group("team", argc, argv, usage, team_add);
 }

@@ -1,13 +1,10 @@
 /* volsched user add: create a user account; prints its authenticator. */
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cli_util.h"
 #include "cmd.h"
 #include "store/store.h"
-#include "volsched/buf.h"
-#include "volsched/json.h"
 #include "volsched/str.h"
 
 static void usage(FILE *f)
@@ -35,48 +32,19 @@ static int find_team(struct vs_store *s, const char *t, struct vs_team *out)
 
 static int user_add(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"project", required_argument, NULL, 'p'},
-        {"name", required_argument, NULL, 'n'},
-        {"team", required_argument, NULL, 't'},
-        {"email", required_argument, NULL, 'e'},
-        {"json", no_argument, NULL, 'j'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
     const char *project = NULL, *name = NULL, *team = NULL, *email = "";
     bool json = false;
-    optind = 0;
-    opterr = 0;
-    int ch;
-    while ((ch = getopt_long_only(argc, argv, "h", opts, NULL)) != -1) {
-        switch (ch) {
-        case 'p':
-            project = optarg;
-            break;
-        case 'n':
-            name = optarg;
-            break;
-        case 't':
-            team = optarg;
-            break;
-        case 'e':
-            email = optarg;
-            break;
-        case 'j':
-            json = true;
-            break;
-        case 'h':
-            usage(stdout);
-            return VS_EXIT_OK;
-        default:
-            fprintf(stderr, "volsched user add: unknown or incomplete option '%s'\n",
-                    argv[optind - 1]);
-            usage(stderr);
-            return VS_EXIT_USAGE;
-        }
-    }
-    if (!name || !*name || optind != argc) {
+    const struct vs_cli_opt opts[] = {
+        {.name = "project", .str = &project}, {.name = "name", .str = &name},
+        {.name = "team", .str = &team},       {.name = "email", .str = &email},
+        {.name = "json", .flag = &json},
+    };
+    int next;
+    int st =
+        vs_cli_getopt("user add", argc, argv, opts, sizeof(opts) / sizeof(opts[0]), usage, &next);
+    if (st != VS_CLI_GO)
+        return st;
+    if (!name || !*name || next != argc) {
         fprintf(stderr, "volsched user add: --name is required (and nothing else)\n");
         usage(stderr);
         return VS_EXIT_USAGE;
@@ -113,18 +81,7 @@ static int user_add(int argc, char **argv)
         fprintf(stderr, "volsched user add: store: %s\n", vs_strerror(rc));
         status = VS_EXIT_FAIL;
     } else if (json) {
-        struct vs_buf b;
-        vs_buf_init(&b, 4096);
-        struct vs_json j;
-        vs_json_init(&j, &b, false);
-        vs_json_obj_begin(&j);
-        vs_json_key(&j, "id");
-        vs_json_int(&j, u.id);
-        vs_json_key(&j, "authenticator");
-        vs_json_str(&j, u.authenticator);
-        vs_json_obj_end(&j);
-        printf("%s\n", vs_buf_str(&b));
-        vs_buf_cleanup(&b);
+        vs_cli_print_id_json(u.id, "authenticator", u.authenticator);
     } else {
         printf("%s\n", u.authenticator);
     }
@@ -134,12 +91,5 @@ static int user_add(int argc, char **argv)
 
 int vs_cmd_user(int argc, char **argv)
 {
-    if (argc < 2 || vs_cli_is_help(argv[1])) {
-        usage(argc < 2 ? stderr : stdout);
-        return argc < 2 ? VS_EXIT_USAGE : VS_EXIT_OK;
-    }
-    if (strcmp(argv[1], "add") == 0)
-        return user_add(argc - 1, argv + 1);
-    fprintf(stderr, "volsched user: unknown subcommand '%s' (known: add)\n", argv[1]);
-    return VS_EXIT_USAGE;
+    return vs_cli_add_group("user", argc, argv, usage, user_add);
 }

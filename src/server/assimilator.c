@@ -22,12 +22,8 @@
 #define SUMMARY       "summary.json"
 
 struct pass {
-    struct vs_store *s;
-    const struct vs_project_config *cfg;
-    int64_t now;
-    struct vs_log *log;
+    struct vs_daemon_pass d; /* store, config, now, log, arena */
     struct vs_assimilator_stats st;
-    struct vs_arena arena;
 };
 
 int vs_assimilator_dir(const struct vs_project_config *cfg, const char *wu_name, char *out,
@@ -132,7 +128,7 @@ static int write_summary(struct pass *p, const char *dir, const struct vs_workun
         json_result(&j, &res[i]);
     vs_json_arr_end(&j);
     vs_json_key(&j, "assimilated_time");
-    vs_json_int(&j, p->now);
+    vs_json_int(&j, p->d.now);
     vs_json_obj_end(&j);
     int rc = vs_json_error(&j);
     if (rc == 0)
@@ -165,12 +161,12 @@ static int copy_outputs(struct pass *p, const struct vs_workunit *wu, const char
 {
     char final[VS_PATH_MAX + VS_NAME_MAX], tmp[VS_PATH_MAX + VS_NAME_MAX + 32];
     char top[VS_PATH_MAX + 16];
-    int rc = vs_assimilator_dir(p->cfg, wu->name, final, sizeof(final));
+    int rc = vs_assimilator_dir(p->d.cfg, wu->name, final, sizeof(final));
     if (rc) {
         vs_daemon_msg(err, errsize, "no results directory for this name: %s", vs_strerror(rc));
         return rc;
     }
-    int k = snprintf(top, sizeof(top), "%s/results", p->cfg->dir);
+    int k = snprintf(top, sizeof(top), "%s/results", p->d.cfg->dir);
     if (k < 0 || (size_t)k >= sizeof(top))
         return VS_ELIMIT;
     if (mkdir(top, 0755) != 0 && errno != EEXIST) {
@@ -191,7 +187,7 @@ static int copy_outputs(struct pass *p, const struct vs_workunit *wu, const char
     struct copied copied[VS_DAEMON_MAX_FILES];
     size_t nfiles = 0;
     if (canon) {
-        rc = vs_daemon_files(canon->xml_doc_in, &p->arena, files, &nfiles);
+        rc = vs_daemon_files(canon->xml_doc_in, &p->d.arena, files, &nfiles);
         if (rc)
             vs_daemon_msg(err, errsize, "result %s: bad xml_doc_in", canon->name);
     }
@@ -203,7 +199,7 @@ static int copy_outputs(struct pass *p, const struct vs_workunit *wu, const char
         copied[i].file = as;
         copied[i].name = files[i].name;
         copied[i].nbytes = 0;
-        rc = vs_project_upload_path(p->cfg, files[i].name, false, src, sizeof(src));
+        rc = vs_project_upload_path(p->d.cfg, files[i].name, false, src, sizeof(src));
         if (rc == 0) {
             k = snprintf(dst, sizeof(dst), "%s/%s", tmp, as);
             rc = k < 0 || (size_t)k >= sizeof(dst) ? VS_ELIMIT : 0;
@@ -230,7 +226,7 @@ static int copy_outputs(struct pass *p, const struct vs_workunit *wu, const char
     if (rc == 0)
         rc = vs_daemon_sync_dir(top);
     if (rc && vs_daemon_rm_tree(tmp) != 0)
-        VS_LOG(p->log, VS_LOG_WARN, "assimilator: cannot remove %s", tmp);
+        VS_LOG(p->d.log, VS_LOG_WARN, "assimilator: cannot remove %s", tmp);
     return rc;
 }
 
@@ -253,22 +249,22 @@ static int run_command(struct pass *p, const struct vs_assimilator_config *ac,
         args[nargs++] = canon->name;
         struct vs_daemon_file files[VS_DAEMON_MAX_FILES];
         size_t nfiles = 0;
-        int rc = vs_daemon_files(canon->xml_doc_in, &p->arena, files, &nfiles);
+        int rc = vs_daemon_files(canon->xml_doc_in, &p->d.arena, files, &nfiles);
         if (rc) {
             vs_daemon_msg(err, errsize, "result %s: bad xml_doc_in", canon->name);
             return rc;
         }
         for (size_t i = 0; i < nfiles; i++) {
             char path[VS_PATH_MAX + VS_NAME_MAX];
-            rc = vs_project_upload_path(p->cfg, files[i].name, false, path, sizeof(path));
+            rc = vs_project_upload_path(p->d.cfg, files[i].name, false, path, sizeof(path));
             if (rc)
                 return rc;
-            args[nargs++] = vs_arena_strndup(&p->arena, path, strlen(path));
+            args[nargs++] = vs_arena_strndup(&p->d.arena, path, strlen(path));
         }
     }
     int status = 0;
-    int rc =
-        vs_daemon_run(ac->command, args, nargs, p->cfg->daemon_command_timeout, p->log, &status);
+    int rc = vs_daemon_run(ac->command, args, nargs, p->d.cfg->daemon_command_timeout, p->d.log,
+                           &status);
     if (rc) {
         vs_daemon_msg(err, errsize, "command %s: %s", ac->command, vs_strerror(rc));
         return rc;
@@ -283,38 +279,35 @@ static int run_command(struct pass *p, const struct vs_assimilator_config *ac,
 /* Writes the outcome in one transaction, if the WU is still READY. */
 static int finish(struct pass *p, int64_t wuid, int add_mask, bool ok)
 {
-    int rc = vs_store_begin(p->s);
+    int rc = vs_store_begin(p->d.s);
     if (rc)
         return rc;
     struct vs_workunit wu;
     memset(&wu, 0, sizeof(wu));
-    rc = vs_store_workunit_get(p->s, wuid, &wu);
+    rc = vs_store_workunit_get(p->d.s, wuid, &wu);
     if (rc == 0 && wu.assimilate_state == VS_ASSIMILATE_READY) {
         wu.error_mask |= add_mask;
         if (ok) {
             wu.assimilate_state = VS_ASSIMILATE_DONE;
-            wu.transition_time = p->now;
+            wu.transition_time = p->d.now;
         } else {
             /* BOINC-COMPAT: DEFER_ASSIMILATION; the transitioner makes it
              * READY again when transition_time comes. */
             wu.assimilate_state = VS_ASSIMILATE_INIT;
-            wu.transition_time = p->now + p->cfg->assimilator_retry_secs;
+            wu.transition_time = p->d.now + p->d.cfg->assimilator_retry_secs;
         }
-        rc = vs_store_workunit_update(p->s, &wu);
+        rc = vs_store_workunit_update(p->d.s, &wu);
     } else if (rc == VS_ENOTFOUND) {
         rc = 0;
     }
     vs_workunit_cleanup(&wu);
-    if (rc == 0)
-        return vs_store_commit(p->s);
-    (void)vs_store_rollback(p->s);
-    return rc;
+    return vs_daemon_txn_end(p->d.s, rc);
 }
 
 static int on_wu(void *ctx, struct vs_workunit *wu, struct vs_result *res, size_t n)
 {
     struct pass *p = ctx;
-    vs_arena_reset(&p->arena);
+    vs_arena_reset(&p->d.arena);
     p->st.nwus++;
     const struct vs_result *canon = NULL;
     for (size_t i = 0; i < n; i++)
@@ -329,17 +322,17 @@ static int on_wu(void *ctx, struct vs_workunit *wu, struct vs_result *res, size_
 
     struct vs_app app;
     memset(&app, 0, sizeof(app));
-    if (vs_store_app_get(p->s, wu->appid, &app) != 0)
+    if (vs_store_app_get(p->d.s, wu->appid, &app) != 0)
         app.name[0] = '\0';
-    const struct vs_assimilator_config *ac = vs_project_assimilator(p->cfg, app.name);
+    const struct vs_assimilator_config *ac = vs_project_assimilator(p->d.cfg, app.name);
     char err[VS_NAME_MAX] = "";
     int rc = ac->command[0] ? run_command(p, ac, wu, canon, err, sizeof(err))
                             : copy_outputs(p, wu, app.name, canon, res, n, err, sizeof(err));
     if (rc) {
         p->st.ndeferred++;
         vs_daemon_msg(p->st.last_error, sizeof(p->st.last_error), "WU %s: %s; retry in %d s",
-                      wu->name, err[0] ? err : vs_strerror(rc), p->cfg->assimilator_retry_secs);
-        VS_LOG(p->log, VS_LOG_WARN, "assimilator: %s", p->st.last_error);
+                      wu->name, err[0] ? err : vs_strerror(rc), p->d.cfg->assimilator_retry_secs);
+        VS_LOG(p->d.log, VS_LOG_WARN, "assimilator: %s", p->st.last_error);
     }
     int frc = finish(p, wu->id, add_mask, rc == 0);
     if (frc)
@@ -355,21 +348,15 @@ static int on_wu(void *ctx, struct vs_workunit *wu, struct vs_result *res, size_
 int vs_assimilator_pass(struct vs_store *s, const struct vs_project_config *cfg, int64_t now,
                         int limit, struct vs_log *log, struct vs_assimilator_stats *stats)
 {
-    if (!s || !cfg)
-        return VS_EINVAL;
     struct pass p;
     memset(&p, 0, sizeof(p));
-    p.s = s;
-    p.cfg = cfg;
-    p.now = now;
-    p.log = log;
-    vs_arena_init(&p.arena, 16384);
-    int rc = vs_store_wus_in_queue(s, VS_WU_QUEUE_ASSIMILATE, 0, limit > 0 ? limit : DEFAULT_LIMIT,
-                                   on_wu, &p);
-    vs_arena_cleanup(&p.arena);
+    int rc = vs_daemon_pass_begin(&p.d, s, cfg, now, log);
     if (rc)
-        vs_daemon_msg(p.st.last_error, sizeof(p.st.last_error), "%s", vs_strerror(rc));
+        return rc;
+    rc = vs_store_wus_in_queue(s, VS_WU_QUEUE_ASSIMILATE, 0, limit > 0 ? limit : DEFAULT_LIMIT,
+                               on_wu, &p);
+    rc = vs_daemon_pass_end(&p.d, rc, p.st.nwus, p.st.last_error, sizeof(p.st.last_error));
     if (stats)
         *stats = p.st;
-    return rc ? rc : p.st.nwus;
+    return rc;
 }

@@ -36,6 +36,36 @@ void vs_daemon_msg(char *buf, size_t n, const char *fmt, ...)
         buf[0] = '\0';
 }
 
+int vs_daemon_pass_begin(struct vs_daemon_pass *d, struct vs_store *s,
+                         const struct vs_project_config *cfg, int64_t now, struct vs_log *log)
+{
+    if (!s || !cfg)
+        return VS_EINVAL;
+    d->s = s;
+    d->cfg = cfg;
+    d->now = now;
+    d->log = log;
+    vs_arena_init(&d->arena, 16384);
+    return 0;
+}
+
+int vs_daemon_pass_end(struct vs_daemon_pass *d, int rc, int count, char *last_error,
+                       size_t last_error_size)
+{
+    vs_arena_cleanup(&d->arena);
+    if (rc && last_error)
+        vs_daemon_msg(last_error, last_error_size, "%s", vs_strerror(rc));
+    return rc ? rc : count;
+}
+
+int vs_daemon_txn_end(struct vs_store *s, int rc)
+{
+    if (rc == 0)
+        return vs_store_commit(s);
+    (void)vs_store_rollback(s);
+    return rc;
+}
+
 bool vs_daemon_safe_name(const char *name)
 {
     return name && *name && !strchr(name, '/') && strcmp(name, ".") != 0 && strcmp(name, "..") != 0;

@@ -14,6 +14,7 @@
 #include "volsched/error.h"
 
 struct vs_log;
+struct vs_store;
 
 #define VS_DAEMON_MAX_FILES 64 /* files of one workunit or result we handle */
 
@@ -54,6 +55,40 @@ VS_MUST_CHECK int vs_daemon_run(const char *cmdline, const char *const *args, si
 void vs_daemon_msg(char *buf, size_t n, const char *fmt, ...) VS_PRINTF(3, 4);
 
 #endif
+
+/*
+ * What every daemon pass carries (first member of each daemon's own pass
+ * state): its inputs and an arena the daemon resets per item.
+ */
+struct vs_daemon_pass {
+    struct vs_store *s;
+    const struct vs_project_config *cfg;
+    int64_t now;
+    struct vs_log *log;
+    struct vs_arena arena;
+};
+
+/*
+ * Starts a pass: VS_EINVAL (and nothing set up) without a store or config,
+ * else fills d and sets up its arena (allocates nothing yet) and returns 0.
+ */
+VS_MUST_CHECK int vs_daemon_pass_begin(struct vs_daemon_pass *d, struct vs_store *s,
+                                       const struct vs_project_config *cfg, int64_t now,
+                                       struct vs_log *log);
+
+/*
+ * Ends a pass started with vs_daemon_pass_begin: frees the arena and, when
+ * rc is an error and last_error is not NULL, writes its message there.
+ * Returns rc when it is not 0, else count (what the pass did).
+ */
+int vs_daemon_pass_end(struct vs_daemon_pass *d, int rc, int count, char *last_error,
+                       size_t last_error_size);
+
+/*
+ * Ends the transaction a daemon began for one item: commits when rc is 0
+ * and returns the commit's result, else rolls back and returns rc.
+ */
+VS_MUST_CHECK int vs_daemon_txn_end(struct vs_store *s, int rc);
 
 /* What happened to a host's result, for its quota record. */
 enum vs_hav_event {

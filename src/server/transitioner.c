@@ -23,10 +23,7 @@
 #define RETRY_LATER_SECS 3600
 
 struct pass {
-    struct vs_store *s;
-    const struct vs_project_config *cfg;
-    int64_t now;
-    struct vs_log *log;
+    struct vs_daemon_pass d;        /* store, config, now, log, arena */
     struct vs_sign_key *upload_key; /* NULL: results go out without certificates */
     struct vs_transitioner_stats st;
 };
@@ -54,14 +51,14 @@ static int create_results(struct pass *p, const struct vs_workunit *wu, long fir
                           int needed)
 {
     char path[VS_PATH_MAX + VS_NAME_MAX + 2];
-    int n = snprintf(path, sizeof(path), "%s/%s", p->cfg->dir, wu->result_template_file);
+    int n = snprintf(path, sizeof(path), "%s/%s", p->d.cfg->dir, wu->result_template_file);
     if (n < 0 || (size_t)n >= sizeof(path))
         return VS_ELIMIT;
     char *tmpl = NULL;
     size_t len = 0;
     int rc = vs_template_read(path, &tmpl, &len);
     if (rc) {
-        VS_LOG(p->log, VS_LOG_ERROR, "transitioner: WU %s: cannot read result template %s: %s",
+        VS_LOG(p->d.log, VS_LOG_ERROR, "transitioner: WU %s: cannot read result template %s: %s",
                wu->name, path, vs_strerror(rc));
         return rc;
     }
@@ -75,14 +72,14 @@ static int create_results(struct pass *p, const struct vs_workunit *wu, long fir
         }
         char err[256] = "";
         uint32_t rnd = random_u32();
-        rc = vs_template_output(tmpl, len, r.name, rnd, p->cfg->upload_url, p->upload_key,
+        rc = vs_template_output(tmpl, len, r.name, rnd, p->d.cfg->upload_url, p->upload_key,
                                 &r.xml_doc_in, err, sizeof(err));
         if (rc) {
-            VS_LOG(p->log, VS_LOG_ERROR, "transitioner: WU %s: result template %s: %s", wu->name,
+            VS_LOG(p->d.log, VS_LOG_ERROR, "transitioner: WU %s: result template %s: %s", wu->name,
                    path, err);
             break;
         }
-        r.create_time = p->now;
+        r.create_time = p->d.now;
         r.workunitid = wu->id;
         r.appid = wu->appid;
         r.batch = wu->batch;
@@ -91,7 +88,7 @@ static int create_results(struct pass *p, const struct vs_workunit *wu, long fir
         r.priority = wu->priority;
         r.size_class = wu->size_class;
         r.opaque = wu->opaque;
-        rc = vs_store_result_add(p->s, &r);
+        rc = vs_store_result_add(p->d.s, &r);
         vs_result_cleanup(&r);
         if (rc == 0)
             p->st.nresults_created++;
@@ -141,13 +138,13 @@ static int handle_wu(struct pass *p, struct vs_workunit *wu, struct vs_result *r
             nunsent++;
             break;
         case VS_RESULT_SERVER_STATE_IN_PROGRESS:
-            if (r->report_deadline < p->now) {
+            if (r->report_deadline < p->d.now) {
                 r->server_state = VS_RESULT_SERVER_STATE_OVER;
                 r->outcome = VS_RESULT_OUTCOME_NO_REPLY;
-                rc = vs_store_result_update(p->s, r);
+                rc = vs_store_result_update(p->d.s, r);
                 if (rc == 0)
-                    rc = vs_daemon_hav_event(p->s, r->hostid, r->app_version_id,
-                                             p->cfg->policy.daily_result_quota, VS_HAV_TIMEOUT,
+                    rc = vs_daemon_hav_event(p->d.s, r->hostid, r->app_version_id,
+                                             p->d.cfg->policy.daily_result_quota, VS_HAV_TIMEOUT,
                                              wu->delay_bound);
                 p->st.ntimed_out++;
                 nover++;
@@ -165,7 +162,7 @@ static int handle_wu(struct pass *p, struct vs_workunit *wu, struct vs_result *r
             case VS_RESULT_OUTCOME_SUCCESS:
                 if (r->validate_state == VS_VALIDATE_STATE_INIT && canonical_gone) {
                     r->validate_state = VS_VALIDATE_STATE_TOO_LATE;
-                    rc = vs_store_result_update(p->s, r);
+                    rc = vs_store_result_update(p->d.s, r);
                     p->st.ntoo_late++;
                 }
                 if (r->validate_state != VS_VALIDATE_STATE_INVALID)
@@ -210,7 +207,7 @@ static int handle_wu(struct pass *p, struct vs_workunit *wu, struct vs_result *r
         wu->error_mask |= VS_WU_ERROR_COULDNT_SEND_RESULT;
     /* Everything failed: let another platform or version try next. */
     if (nerrors > 0 && nsuccess == 0 && ninprogress == 0 && nno_reply == 0 &&
-        !p->cfg->hr_class_static) {
+        !p->d.cfg->hr_class_static) {
         wu->hr_class = 0;
         wu->app_version_id = 0;
     }
@@ -248,7 +245,7 @@ static int handle_wu(struct pass *p, struct vs_workunit *wu, struct vs_result *r
                 changed = true;
             }
             if (changed)
-                rc = vs_store_result_update(p->s, r);
+                rc = vs_store_result_update(p->d.s, r);
         }
         if (rc)
             return rc;
@@ -259,10 +256,10 @@ static int handle_wu(struct pass *p, struct vs_workunit *wu, struct vs_result *r
     } else if (!wu->canonical_resultid && wu->transitioner_flags != VS_TRANSITION_NO_NEW_RESULTS &&
                needed > 0) {
         /* 7. New replicas; the replacement of a failed one goes first. */
-        if (nover > 0 && nerrors == 0 && p->cfg->reliable_priority_on_over_except_error)
-            wu->priority += p->cfg->reliable_priority_on_over_except_error;
-        else if (nover > 0 && p->cfg->reliable_priority_on_over)
-            wu->priority += p->cfg->reliable_priority_on_over;
+        if (nover > 0 && nerrors == 0 && p->d.cfg->reliable_priority_on_over_except_error)
+            wu->priority += p->d.cfg->reliable_priority_on_over_except_error;
+        else if (nover > 0 && p->d.cfg->reliable_priority_on_over)
+            wu->priority += p->d.cfg->reliable_priority_on_over;
         rc = create_results(p, wu, max_suffix + 1, needed);
         if (rc) {
             /* Leave the WU for later rather than block the whole queue. */
@@ -282,7 +279,7 @@ static int handle_wu(struct pass *p, struct vs_workunit *wu, struct vs_result *r
         } else if (r->outcome == VS_RESULT_OUTCOME_SUCCESS &&
                    r->validate_state == VS_VALIDATE_STATE_INIT) {
             all_over_and_validated = all_over_ready = false;
-        } else if (r->outcome == VS_RESULT_OUTCOME_NO_REPLY && r->report_deadline >= p->now) {
+        } else if (r->outcome == VS_RESULT_OUTCOME_NO_REPLY && r->report_deadline >= p->d.now) {
             all_over_and_validated = false;
         }
     }
@@ -295,8 +292,8 @@ static int handle_wu(struct pass *p, struct vs_workunit *wu, struct vs_result *r
     /* 9. File deletion, once assimilated and the delay has passed. */
     int64_t delete_at = VS_TIME_NEVER;
     if (wu->assimilate_state == VS_ASSIMILATE_DONE) {
-        int64_t when = latest_received + (int64_t)p->cfg->delete_delay_hours * 3600;
-        if (p->now < when) {
+        int64_t when = latest_received + (int64_t)p->d.cfg->delete_delay_hours * 3600;
+        if (p->d.now < when) {
             delete_at = when;
         } else {
             if (all_over_and_validated && wu->file_delete_state == VS_FILE_DELETE_INIT) {
@@ -318,7 +315,7 @@ static int handle_wu(struct pass *p, struct vs_workunit *wu, struct vs_result *r
                     ready = r->validate_state != VS_VALIDATE_STATE_INIT;
                 if (ready) {
                     r->file_delete_state = VS_FILE_DELETE_READY;
-                    rc = vs_store_result_update(p->s, r);
+                    rc = vs_store_result_update(p->d.s, r);
                     p->st.nfile_delete++;
                 }
             }
@@ -334,7 +331,7 @@ static int handle_wu(struct pass *p, struct vs_workunit *wu, struct vs_result *r
         int64_t safety = (int64_t)(1.5 * wu->delay_bound);
         if (safety < 10 * 86400)
             safety = 10 * 86400;
-        wu->transition_time = p->now + safety;
+        wu->transition_time = p->d.now + safety;
     }
     /* Results still out time out whatever the WU's state. */
     for (size_t i = 0; i < n; i++)
@@ -343,14 +340,14 @@ static int handle_wu(struct pass *p, struct vs_workunit *wu, struct vs_result *r
             wu->transition_time = res[i].report_deadline;
     if (delete_at < wu->transition_time)
         wu->transition_time = delete_at;
-    if (wu->transition_time < p->now) {
+    if (wu->transition_time < p->d.now) {
         /* BOINC-COMPAT: the daemon is behind (or an operator edited rows):
          * come back after twice the lag, within [1 minute, 1 day]. */
-        int64_t lag = 2 * (p->now - wu->transition_time);
-        wu->transition_time = p->now + (lag < 60 ? 60 : lag > 86400 ? 86400 : lag);
+        int64_t lag = 2 * (p->d.now - wu->transition_time);
+        wu->transition_time = p->d.now + (lag < 60 ? 60 : lag > 86400 ? 86400 : lag);
     }
     p->st.nwus++;
-    return vs_store_workunit_update(p->s, wu);
+    return vs_store_workunit_update(p->d.s, wu);
 }
 
 struct rvec {
@@ -385,11 +382,11 @@ static int handle_locked(struct pass *p, int64_t wuid)
     struct vs_workunit wu;
     memset(&wu, 0, sizeof(wu));
     struct rvec rv = {0};
-    int rc = vs_store_workunit_get(p->s, wuid, &wu);
-    if (rc == 0 && (wu.transition_time > p->now || wu.transitioner_flags == VS_TRANSITION_NONE))
+    int rc = vs_store_workunit_get(p->d.s, wuid, &wu);
+    if (rc == 0 && (wu.transition_time > p->d.now || wu.transitioner_flags == VS_TRANSITION_NONE))
         goto done; /* handled meanwhile */
     if (rc == 0)
-        rc = vs_store_results_of_wu(p->s, wuid, collect, &rv);
+        rc = vs_store_results_of_wu(p->d.s, wuid, collect, &rv);
     if (rc == 0)
         rc = handle_wu(p, &wu, rv.v, rv.n);
 done:
@@ -406,37 +403,34 @@ static int on_wu(void *ctx, struct vs_workunit *wu, struct vs_result *res, size_
     (void)res;
     (void)n;
     struct vs_transitioner_stats st = p->st;
-    int rc = vs_store_begin(p->s);
+    int rc = vs_store_begin(p->d.s);
     if (rc)
         return rc;
     rc = handle_locked(p, wu->id);
     if (rc == 0)
-        return vs_store_commit(p->s);
-    (void)vs_store_rollback(p->s);
+        return vs_store_commit(p->d.s);
+    (void)vs_store_rollback(p->d.s);
     p->st = st;
     if (rc == VS_ESTORE || rc == VS_EBUSY)
         return rc;
     /* A WU-specific problem (its template is gone or bad): log it, retry it
      * later, and go on with the others. */
-    VS_LOG(p->log, VS_LOG_WARN, "transitioner: WU %s deferred %d s: %s", wu->name, RETRY_LATER_SECS,
-           vs_strerror(rc));
+    VS_LOG(p->d.log, VS_LOG_WARN, "transitioner: WU %s deferred %d s: %s", wu->name,
+           RETRY_LATER_SECS, vs_strerror(rc));
     /* The scan's copy is as good as any: nothing was written for this WU. */
     struct vs_workunit later = *wu;
-    later.transition_time = p->now + RETRY_LATER_SECS;
-    return vs_store_workunit_update(p->s, &later);
+    later.transition_time = p->d.now + RETRY_LATER_SECS;
+    return vs_store_workunit_update(p->d.s, &later);
 }
 
 int vs_transitioner_pass(struct vs_store *s, const struct vs_project_config *cfg, int64_t now,
                          int limit, struct vs_log *log, struct vs_transitioner_stats *stats)
 {
-    if (!s || !cfg)
-        return VS_EINVAL;
     struct pass p;
     memset(&p, 0, sizeof(p));
-    p.s = s;
-    p.cfg = cfg;
-    p.now = now;
-    p.log = log;
+    int rc = vs_daemon_pass_begin(&p.d, s, cfg, now, log);
+    if (rc)
+        return rc;
     if (!cfg->dont_generate_upload_certificates) {
         char path[VS_PATH_MAX + 32];
         int n = snprintf(path, sizeof(path), "%s/%s", cfg->key_dir, VS_SIGN_UPLOAD_PRIVATE);
@@ -445,8 +439,10 @@ int vs_transitioner_pass(struct vs_store *s, const struct vs_project_config *cfg
             p.upload_key = NULL;
         }
     }
-    int rc = vs_store_wus_to_transition(s, now, limit > 0 ? limit : DEFAULT_LIMIT, on_wu, &p);
+    rc = vs_store_wus_to_transition(s, now, limit > 0 ? limit : DEFAULT_LIMIT, on_wu, &p);
     vs_sign_key_destroy(p.upload_key);
+    /* no last_error here: the transitioner's stats have none */
+    rc = vs_daemon_pass_end(&p.d, rc, rc, NULL, 0);
     if (stats)
         *stats = p.st;
     return rc;

@@ -22,12 +22,8 @@
 enum verdict { V_OK, V_BAD, V_TRANSIENT };
 
 struct pass {
-    struct vs_store *s;
-    const struct vs_project_config *cfg;
-    int64_t now;
-    struct vs_log *log;
+    struct vs_daemon_pass d; /* store, config, now, log, arena */
     struct vs_validator_stats st;
-    struct vs_arena arena; /* per workunit */
 };
 
 /* The output files of one result, as absolute paths in the upload hierarchy. */
@@ -59,7 +55,7 @@ static void note(struct pass *p, const char *wu, const char *what, int rc)
 {
     vs_daemon_msg(p->st.last_error, sizeof(p->st.last_error), "WU %s: %s%s%s", wu, what,
                   rc ? ": " : "", rc ? vs_strerror(rc) : "");
-    VS_LOG(p->log, VS_LOG_WARN, "validator: %s", p->st.last_error);
+    VS_LOG(p->d.log, VS_LOG_WARN, "validator: %s", p->st.last_error);
 }
 
 static void outputs_of(struct pass *p, const struct vs_result *r, struct outputs *o)
@@ -67,18 +63,18 @@ static void outputs_of(struct pass *p, const struct vs_result *r, struct outputs
     struct vs_daemon_file files[VS_DAEMON_MAX_FILES];
     size_t n = 0;
     memset(o, 0, sizeof(*o));
-    if (vs_daemon_files(r->xml_doc_in, &p->arena, files, &n) != 0) {
+    if (vs_daemon_files(r->xml_doc_in, &p->d.arena, files, &n) != 0) {
         o->bad = true;
         return;
     }
-    o->paths = vs_arena_alloc(&p->arena, (n ? n : 1) * sizeof(*o->paths));
+    o->paths = vs_arena_alloc(&p->d.arena, (n ? n : 1) * sizeof(*o->paths));
     for (size_t i = 0; i < n; i++) {
         char path[VS_PATH_MAX + VS_NAME_MAX];
-        if (vs_project_upload_path(p->cfg, files[i].name, false, path, sizeof(path)) != 0) {
+        if (vs_project_upload_path(p->d.cfg, files[i].name, false, path, sizeof(path)) != 0) {
             o->bad = true;
             return;
         }
-        o->paths[i] = vs_arena_strndup(&p->arena, path, strlen(path));
+        o->paths[i] = vs_arena_strndup(&p->d.arena, path, strlen(path));
     }
     o->n = n;
 }
@@ -88,7 +84,7 @@ static enum verdict run_verdict(struct pass *p, const char *cmd, const char *con
                                 size_t nargs)
 {
     int status = 0;
-    int rc = vs_daemon_run(cmd, args, nargs, p->cfg->daemon_command_timeout, p->log, &status);
+    int rc = vs_daemon_run(cmd, args, nargs, p->d.cfg->daemon_command_timeout, p->d.log, &status);
     if (rc)
         return V_TRANSIENT;
     return status == 0 ? V_OK : status == 1 ? V_BAD : V_TRANSIENT;
@@ -170,7 +166,7 @@ static enum verdict compare(struct pass *p, const struct vs_validator_config *vc
     if (vc->method == VS_VALIDATE_ALWAYS)
         return V_OK;
     if (vc->method == VS_VALIDATE_COMMAND && vc->compare_command[0]) {
-        const char **args = vs_arena_alloc(&p->arena, (a->n + b->n + 1) * sizeof(*args));
+        const char **args = vs_arena_alloc(&p->d.arena, (a->n + b->n + 1) * sizeof(*args));
         size_t k = 0;
         for (size_t i = 0; i < a->n; i++)
             args[k++] = a->paths[i];
@@ -245,7 +241,7 @@ static void plan_against_canonical(struct pass *p, const struct vs_validator_con
         else
             plan_change(pl, r, r->outcome, VS_VALIDATE_STATE_INVALID, VS_HAV_INVALID);
     }
-    pl->transition_time = p->now;
+    pl->transition_time = p->d.now;
 }
 
 /* BOINC's check_set: look for a quorum among the viable results. */
@@ -260,7 +256,7 @@ static void plan_quorum(struct pass *p, const struct vs_validator_config *vc,
         if (is_success(&res[i]) && (res[i].validate_state == VS_VALIDATE_STATE_INIT ||
                                     res[i].validate_state == VS_VALIDATE_STATE_INCONCLUSIVE))
             viable[nv++] = &res[i];
-    pl->transition_time = p->now;
+    pl->transition_time = p->d.now;
     if ((int)nv < wu->min_quorum)
         return;
     /* Check each; the ones that fail permanently drop out. */
@@ -341,14 +337,14 @@ static int apply_changes(struct pass *p, struct vs_workunit *wu, const struct pl
         const struct change *c = &pl->ch[i];
         struct vs_result r;
         memset(&r, 0, sizeof(r));
-        rc = vs_store_result_get(p->s, c->id, &r);
+        rc = vs_store_result_get(p->d.s, c->id, &r);
         if (rc == 0 && r.outcome == c->old_outcome && r.validate_state == c->old_validate) {
             r.outcome = c->outcome;
             r.validate_state = c->validate;
-            rc = vs_store_result_update(p->s, &r);
+            rc = vs_store_result_update(p->d.s, &r);
             if (rc == 0 && c->hav >= 0)
-                rc = vs_daemon_hav_event(p->s, r.hostid, r.app_version_id,
-                                         p->cfg->policy.daily_result_quota,
+                rc = vs_daemon_hav_event(p->d.s, r.hostid, r.app_version_id,
+                                         p->d.cfg->policy.daily_result_quota,
                                          (enum vs_hav_event)c->hav, wu->delay_bound);
             if (c->validate == VS_VALIDATE_STATE_VALID)
                 p->st.nvalid++;
@@ -384,12 +380,12 @@ static int didnt_need(void *ctx, const struct vs_result *r)
 /* Applies a plan in one transaction, against fresh copies of the rows. */
 static int apply(struct pass *p, int64_t wuid, const struct plan *pl)
 {
-    int rc = vs_store_begin(p->s);
+    int rc = vs_store_begin(p->d.s);
     if (rc)
         return rc;
     struct vs_workunit wu;
     memset(&wu, 0, sizeof(wu));
-    rc = vs_store_workunit_get(p->s, wuid, &wu);
+    rc = vs_store_workunit_get(p->d.s, wuid, &wu);
     if (rc == VS_ENOTFOUND || (rc == 0 && !wu.need_validate)) {
         rc = 0; /* gone or handled meanwhile */
         goto done;
@@ -398,41 +394,38 @@ static int apply(struct pass *p, int64_t wuid, const struct plan *pl)
         goto done;
     wu.need_validate = 0;
     if (pl->defer) {
-        wu.transition_time = p->now + p->cfg->validator_retry_secs;
+        wu.transition_time = p->d.now + p->d.cfg->validator_retry_secs;
     } else {
         rc = apply_changes(p, &wu, pl);
         if (rc == 0 && pl->canonical && !wu.canonical_resultid && !wu.error_mask) {
             wu.canonical_resultid = pl->canonical;
             if (wu.assimilate_state == VS_ASSIMILATE_INIT)
                 wu.assimilate_state = VS_ASSIMILATE_READY;
-            struct unsent_ctx u = {p->s, 0};
-            rc = vs_store_results_of_wu(p->s, wuid, didnt_need, &u);
+            struct unsent_ctx u = {p->d.s, 0};
+            rc = vs_store_results_of_wu(p->d.s, wuid, didnt_need, &u);
             p->st.ncanonical++;
         }
         if (pl->target_nresults > wu.target_nresults)
             wu.target_nresults = pl->target_nresults;
         wu.error_mask |= pl->add_mask;
-        wu.transition_time = pl->add_mask ? p->now : pl->transition_time;
+        wu.transition_time = pl->add_mask ? p->d.now : pl->transition_time;
     }
     if (rc == 0)
-        rc = vs_store_workunit_update(p->s, &wu);
+        rc = vs_store_workunit_update(p->d.s, &wu);
 done:
     vs_workunit_cleanup(&wu);
-    if (rc == 0)
-        return vs_store_commit(p->s);
-    (void)vs_store_rollback(p->s);
-    return rc;
+    return vs_daemon_txn_end(p->d.s, rc);
 }
 
 static int on_wu(void *ctx, struct vs_workunit *wu, struct vs_result *res, size_t n)
 {
     struct pass *p = ctx;
-    vs_arena_reset(&p->arena);
+    vs_arena_reset(&p->d.arena);
     struct vs_app app;
     memset(&app, 0, sizeof(app));
-    if (vs_store_app_get(p->s, wu->appid, &app) != 0)
+    if (vs_store_app_get(p->d.s, wu->appid, &app) != 0)
         app.name[0] = '\0';
-    const struct vs_validator_config *vc = vs_project_validator(p->cfg, app.name);
+    const struct vs_validator_config *vc = vs_project_validator(p->d.cfg, app.name);
     struct plan *pl = vs_xcalloc(1, sizeof(*pl));
     if (wu->canonical_resultid)
         plan_against_canonical(p, vc, wu, res, n, pl);
@@ -442,8 +435,8 @@ static int on_wu(void *ctx, struct vs_workunit *wu, struct vs_result *res, size_
         p->st.ndeferred++;
         vs_daemon_msg(p->st.last_error, sizeof(p->st.last_error),
                       "WU %s: transient validation failure; retry in %d s", wu->name,
-                      p->cfg->validator_retry_secs);
-        VS_LOG(p->log, VS_LOG_WARN, "validator: %s", p->st.last_error);
+                      p->d.cfg->validator_retry_secs);
+        VS_LOG(p->d.log, VS_LOG_WARN, "validator: %s", p->st.last_error);
     }
     int rc = apply(p, wu->id, pl);
     vs_free(pl);
@@ -455,21 +448,15 @@ static int on_wu(void *ctx, struct vs_workunit *wu, struct vs_result *res, size_
 int vs_validator_pass(struct vs_store *s, const struct vs_project_config *cfg, int64_t now,
                       int limit, struct vs_log *log, struct vs_validator_stats *stats)
 {
-    if (!s || !cfg)
-        return VS_EINVAL;
     struct pass p;
     memset(&p, 0, sizeof(p));
-    p.s = s;
-    p.cfg = cfg;
-    p.now = now;
-    p.log = log;
-    vs_arena_init(&p.arena, 16384);
-    int rc = vs_store_wus_in_queue(s, VS_WU_QUEUE_VALIDATE, 0, limit > 0 ? limit : DEFAULT_LIMIT,
-                                   on_wu, &p);
-    vs_arena_cleanup(&p.arena);
+    int rc = vs_daemon_pass_begin(&p.d, s, cfg, now, log);
     if (rc)
-        vs_daemon_msg(p.st.last_error, sizeof(p.st.last_error), "%s", vs_strerror(rc));
+        return rc;
+    rc = vs_store_wus_in_queue(s, VS_WU_QUEUE_VALIDATE, 0, limit > 0 ? limit : DEFAULT_LIMIT, on_wu,
+                               &p);
+    rc = vs_daemon_pass_end(&p.d, rc, p.st.nwus, p.st.last_error, sizeof(p.st.last_error));
     if (stats)
         *stats = p.st;
-    return rc ? rc : p.st.nwus;
+    return rc;
 }

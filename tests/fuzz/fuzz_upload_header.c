@@ -8,17 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz_check.h"
 #include "volsched/alloc.h"
 #include "volsched/buf.h"
 #include "volsched/proto.h"
-
-#define CHECK(x)                                                                                   \
-    do {                                                                                           \
-        if (!(x))                                                                                  \
-            abort();                                                                               \
-    } while (0)
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static void same_str(const char *a, const char *b)
 {

@@ -10,16 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz_check.h"
 #include "volsched/alloc.h"
 #include "volsched/xml.h"
-
-#define CHECK(x)                                                                                   \
-    do {                                                                                           \
-        if (!(x))                                                                                  \
-            abort();                                                                               \
-    } while (0)
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static void same(const struct vs_xml_node *a, const struct vs_xml_node *b)
 {

@@ -9,34 +9,10 @@
 # stop cleanly on SIGTERM. Evidence comes from the client's own log and its
 # GUI RPC (boinccmd).
 set -uo pipefail
-: "${VOLSCHED:?VOLSCHED must name the built binary}"
-: "${VS_SOURCE_DIR:?}" "${VS_BINARY_DIR:?}"
 LIMIT=${LIMIT:-150}
-PRIMES="$VS_BINARY_DIR/examples/primes"
-
-for tool in boinc boinccmd curl python3 sqlite3; do
-    command -v "$tool" >/dev/null || { echo "FAIL: '$tool' is not installed (bash scripts/setup.sh)"; exit 1; }
-done
-[ -x "$PRIMES" ] || { echo "FAIL: example app not built: $PRIMES"; exit 1; }
-
-WORK=$(mktemp -d /tmp/vs_real_client.XXXXXX)
-# shellcheck source=../../scripts/lib_demo.sh
-. "$VS_SOURCE_DIR/scripts/lib_demo.sh"
-keep=0
-finish() {
-    demo_stop_all
-    if [ "$keep" = 1 ]; then echo "(work dir kept: $WORK)"; else rm -rf "$WORK"; fi
-}
-trap finish EXIT
-fail() {
-    echo "FAIL: $*"
-    if [ -n "${BOINC_DIR:-}" ] && [ -f "$BOINC_DIR/client.log" ]; then
-        echo "---- client log (last 40 lines) ----"; tail -40 "$BOINC_DIR/client.log"
-    fi
-    echo "---- server log (last 20 lines) ----"; tail -20 "$WORK/serve.log" 2>/dev/null
-    keep=1
-    exit 1
-}
+RC_WORK_PREFIX=vs_real_client
+# shellcheck source=lib_real_client.sh
+. "$VS_SOURCE_DIR/tests/integration/lib_real_client.sh"
 
 # Each job counts primes over 4e6 numbers near 1e9 (a few seconds): long enough to be seen
 # running, short enough not to matter.

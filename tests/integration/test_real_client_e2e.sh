@@ -10,37 +10,14 @@
 # division). The store must show the results OVER/SUCCESS/VALID, the
 # workunits assimilated, and the client must have no result left to report.
 set -uo pipefail
-: "${VOLSCHED:?VOLSCHED must name the built binary}"
-: "${VS_SOURCE_DIR:?}" "${VS_BINARY_DIR:?}"
 LIMIT=${LIMIT:-240}
 NJOBS=4
 WANT=3
 STEP=1000000
-PRIMES="$VS_BINARY_DIR/examples/primes"
-
-for tool in boinc boinccmd curl python3 sqlite3; do
-    command -v "$tool" >/dev/null || { echo "FAIL: '$tool' is not installed (bash scripts/setup.sh)"; exit 1; }
-done
-[ -x "$PRIMES" ] || { echo "FAIL: example app not built: $PRIMES"; exit 1; }
-
-WORK=$(mktemp -d /tmp/vs_e2e.XXXXXX)
-# shellcheck source=../../scripts/lib_demo.sh
-. "$VS_SOURCE_DIR/scripts/lib_demo.sh"
-keep=0
-finish() {
-    demo_stop_all
-    if [ "$keep" = 1 ]; then echo "(work dir kept: $WORK)"; else rm -rf "$WORK"; fi
-}
-trap finish EXIT
-fail() {
-    echo "FAIL: $*"
-    if [ -n "${BOINC_DIR:-}" ] && [ -f "$BOINC_DIR/client.log" ]; then
-        echo "---- client log (last 40 lines) ----"; tail -40 "$BOINC_DIR/client.log"
-    fi
-    echo "---- server log (last 30 lines) ----"; tail -30 "$WORK/serve.log" 2>/dev/null
-    keep=1
-    exit 1
-}
+RC_WORK_PREFIX=vs_e2e
+RC_SERVER_LOG_LINES=30
+# shellcheck source=lib_real_client.sh
+. "$VS_SOURCE_DIR/tests/integration/lib_real_client.sh"
 
 # The client reports at once (the deadline is a day away, which makes it
 # report at once anyway; the option makes it independent of that rule).

@@ -582,6 +582,60 @@ static void test_schema_v1_migrates(void **state)
     assert_int_equal(pf_sql(f, "SELECT count(*) FROM app"), 1); /* data kept */
 }
 
+/* The pass helpers every daemon shares (daemon_util.c). */
+static void test_pass_helpers(void **state)
+{
+    struct project_fixture *f = *state;
+    /* No store or config: VS_EINVAL from every pass, stats untouched. */
+    struct vs_daemon_pass d;
+    assert_int_equal(vs_daemon_pass_begin(&d, NULL, &f->cfg, NOW, NULL), VS_EINVAL);
+    assert_int_equal(vs_daemon_pass_begin(&d, f->s, NULL, NOW, NULL), VS_EINVAL);
+    struct vs_validator_stats vst;
+    memset(&vst, 0x5a, sizeof(vst));
+    assert_int_equal(vs_validator_pass(NULL, &f->cfg, NOW, 0, NULL, &vst), VS_EINVAL);
+    assert_int_equal((unsigned char)vst.last_error[0], 0x5a);
+    struct vs_assimilator_stats ast;
+    memset(&ast, 0x5a, sizeof(ast));
+    assert_int_equal(vs_assimilator_pass(f->s, NULL, NOW, 0, NULL, &ast), VS_EINVAL);
+    assert_int_equal((unsigned char)ast.last_error[0], 0x5a);
+    assert_int_equal(vs_file_deleter_pass(NULL, NULL, NOW, 0, NULL, NULL), VS_EINVAL);
+    assert_int_equal(vs_transitioner_pass(NULL, &f->cfg, NOW, 0, NULL, NULL), VS_EINVAL);
+
+    /* begin fills the pass; end returns the count, or the error and its text. */
+    assert_int_equal(vs_daemon_pass_begin(&d, f->s, &f->cfg, NOW, NULL), 0);
+    assert_ptr_equal(d.s, f->s);
+    assert_ptr_equal(d.cfg, &f->cfg);
+    assert_int_equal(d.now, NOW);
+    assert_non_null(vs_arena_strndup(&d.arena, "freed by end", 12));
+    assert_int_equal(vs_daemon_pass_end(&d, 0, 7, NULL, 0), 7);
+    char err[64] = "";
+    assert_int_equal(vs_daemon_pass_begin(&d, f->s, &f->cfg, NOW, NULL), 0);
+    assert_int_equal(vs_daemon_pass_end(&d, 0, 3, err, sizeof(err)), 3);
+    assert_string_equal(err, "");
+    assert_int_equal(vs_daemon_pass_begin(&d, f->s, &f->cfg, NOW, NULL), 0);
+    assert_int_equal(vs_daemon_pass_end(&d, VS_EBUSY, 3, err, sizeof(err)), VS_EBUSY);
+    assert_string_equal(err, vs_strerror(VS_EBUSY));
+    char tiny[4];
+    assert_int_equal(vs_daemon_pass_begin(&d, f->s, &f->cfg, NOW, NULL), 0);
+    assert_int_equal(vs_daemon_pass_end(&d, VS_EBUSY, 0, tiny, sizeof(tiny)), VS_EBUSY);
+    assert_int_equal(strlen(tiny), 3); /* cut, terminated */
+
+    /* txn_end: commit on 0, roll back and pass the error on otherwise. */
+    struct vs_team t;
+    memset(&t, 0, sizeof(t));
+    assert_int_equal(vs_strlcpy(t.name, "kept", sizeof(t.name)), 0);
+    assert_int_equal(vs_store_begin(f->s), 0);
+    assert_int_equal(vs_store_team_add(f->s, &t), 0);
+    assert_int_equal(vs_daemon_txn_end(f->s, 0), 0);
+    memset(&t, 0, sizeof(t));
+    assert_int_equal(vs_strlcpy(t.name, "dropped", sizeof(t.name)), 0);
+    assert_int_equal(vs_store_begin(f->s), 0);
+    assert_int_equal(vs_store_team_add(f->s, &t), 0);
+    assert_int_equal(vs_daemon_txn_end(f->s, VS_EINVAL), VS_EINVAL);
+    assert_int_equal(pf_sql(f, "SELECT count(*) FROM team WHERE name='kept'"), 1);
+    assert_int_equal(pf_sql(f, "SELECT count(*) FROM team WHERE name='dropped'"), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -600,6 +654,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_runner_thread, df_setup, df_teardown),
         cmocka_unit_test_setup_teardown(test_config_blocks, df_setup, df_teardown),
         cmocka_unit_test_setup_teardown(test_schema_v1_migrates, df_setup, df_teardown),
+        cmocka_unit_test_setup_teardown(test_pass_helpers, df_setup, df_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,39 @@
+# shellcheck shell=bash
+# Set-up shared by the tests that run the real BOINC client against
+# `volsched serve` (test_real_client.sh, test_real_client_e2e.sh). Not named
+# test_*.sh, so CTest does not run it on its own. Source it after setting:
+#   RC_WORK_PREFIX     name of the work directory under /tmp (mktemp template stem)
+#   RC_SERVER_LOG_LINES  how many server log lines fail() shows (default 20)
+# It checks the tools and the example app, makes $WORK, sources
+# scripts/lib_demo.sh, stops everything on exit (keeping $WORK after a
+# failure), and defines fail MESSAGE..., which prints the message and the
+# tails of the client and server logs and exits 1.
+: "${VOLSCHED:?VOLSCHED must name the built binary}"
+: "${VS_SOURCE_DIR:?}" "${VS_BINARY_DIR:?}"
+: "${RC_WORK_PREFIX:?}"
+PRIMES="$VS_BINARY_DIR/examples/primes"
+
+for tool in boinc boinccmd curl python3 sqlite3; do
+    command -v "$tool" >/dev/null || { echo "FAIL: '$tool' is not installed (bash scripts/setup.sh)"; exit 1; }
+done
+[ -x "$PRIMES" ] || { echo "FAIL: example app not built: $PRIMES"; exit 1; }
+
+WORK=$(mktemp -d "/tmp/$RC_WORK_PREFIX.XXXXXX")
+# shellcheck source=../../scripts/lib_demo.sh
+. "$VS_SOURCE_DIR/scripts/lib_demo.sh"
+keep=0
+finish() {
+    demo_stop_all
+    if [ "$keep" = 1 ]; then echo "(work dir kept: $WORK)"; else rm -rf "$WORK"; fi
+}
+trap finish EXIT
+fail() {
+    local n=${RC_SERVER_LOG_LINES:-20}
+    echo "FAIL: $*"
+    if [ -n "${BOINC_DIR:-}" ] && [ -f "$BOINC_DIR/client.log" ]; then
+        echo "---- client log (last 40 lines) ----"; tail -40 "$BOINC_DIR/client.log"
+    fi
+    echo "---- server log (last $n lines) ----"; tail -"$n" "$WORK/serve.log" 2>/dev/null
+    keep=1
+    exit 1
+}
