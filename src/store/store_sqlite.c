@@ -4,6 +4,7 @@
  * The domain operations are in store_sqlite_<concept>.c.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -643,8 +644,20 @@ static int ensure_schema(struct vs_store *s)
     return vs_sq__leave(s, rc);
 }
 
+/* SQLite's memory statistics take one process-wide mutex around every
+ * allocation it makes; nothing here reads them, and with several request
+ * threads that mutex is contended on every statement. sqlite3_config must
+ * run before SQLite initializes: if something in the process already
+ * initialized it, the call fails and the statistics simply stay on. */
+static void sqlite_once(void)
+{
+    (void)sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+}
+
 int vs_store_open(const char *url, int flags, struct vs_log *log, struct vs_store **out_store)
 {
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, sqlite_once);
     if (!url || !*url || !out_store)
         return VS_EINVAL;
     if (vs_str_has_prefix(url, "postgresql:") || vs_str_has_prefix(url, "postgres:")) {
