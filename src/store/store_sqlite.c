@@ -209,6 +209,11 @@ static int build_sql(enum sq_stmt id, struct vs_buf *b)
                             "hr_class END WHERE id = (SELECT workunitid FROM result WHERE "
                             "id = ?1)");
         break;
+    case SQ_CLAIM_WU_ID:
+        rc = vs_buf_puts(b, "UPDATE workunit SET transition_time = min(transition_time, ?2), "
+                            "mod_time = ?3, hr_class = CASE WHEN hr_class = 0 THEN ?4 ELSE "
+                            "hr_class END WHERE id = ?1");
+        break;
     case SQ_REPORT:
         rc = vs_buf_printf(b,
                            "UPDATE result SET server_state = %d, outcome = ?2, "
@@ -223,8 +228,8 @@ static int build_sql(enum sq_stmt id, struct vs_buf *b)
                            VS_VALIDATE_STATE_INVALID);
         break;
     case SQ_REPORT_STATE:
-        rc = vs_buf_puts(b, "SELECT id, hostid, server_state, outcome, received_time, workunitid "
-                            "FROM result WHERE name = ?1");
+        rc = vs_buf_puts(b, "SELECT id, hostid, server_state, outcome, received_time, workunitid, "
+                            "userid, app_version_id FROM result WHERE name = ?1");
         break;
     case SQ_REPORT_WU:
         rc = vs_buf_puts(b, "UPDATE workunit SET transition_time = ?2, mod_time = ?2 "
