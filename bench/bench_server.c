@@ -344,6 +344,7 @@ struct host {
     bool want_out;     /* registered for EPOLLOUT */
     struct vs_buf got; /* names of the jobs of the last reply, '\n'-terminated */
     double t_sent;
+    bool busy; /* an RPC is in flight */
 };
 
 /* Appends a report of every job in h->got: the shape of the 7.20 client's
@@ -424,8 +425,14 @@ static int cmp_double(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+/* An RPC without a reply after this long is given up (counted in errors
+ * and in stalled; its connection closed, the host stops), so that a phase
+ * always ends: microhttpd 0.9.75 has been seen to leave a burst of fresh
+ * connections unread until its 120 s idle timeout. */
+#define RPC_STALL_SECS 10.0
+
 struct phase_result {
-    uint64_t rpcs, jobs, reports, errors, new_hosts;
+    uint64_t rpcs, jobs, reports, errors, new_hosts, stalled;
     double secs, p50, p99;
     double cpu_server, cpu_client; /* CPU seconds used during the phase */
 };
@@ -515,9 +522,15 @@ static int send_one(struct loadgen *lg, struct host *h)
     h->in_len = h->body_off = h->body_len = 0;
     h->conn_close = false;
     h->t_sent = now_s();
-    if (h->fd < 0 && host_connect(lg, h) != 0)
-        return -1;
-    return h->want_out ? 0 : host_flush(lg, h);
+    h->busy = true;
+    int rc = h->fd < 0 ? host_connect(lg, h) : 0;
+    if (rc == 0 && !h->want_out)
+        rc = host_flush(lg, h);
+    if (rc != 0) {
+        h->busy = false;
+        host_close(lg, h);
+    }
+    return rc;
 }
 
 /* Case-insensitive header lookup in [hdr, end); returns the value or NULL. */
@@ -612,16 +625,31 @@ static void run_phase(const char *path, uint16_t port, const struct tmpl *t, int
         running++;
     }
     struct epoll_event evs[256];
+    double next_stall_check = t0 + 1;
     while (running > 0) {
-        int n = epoll_wait(lg.ep, evs, 256, 1000);
+        int n = epoll_wait(lg.ep, evs, 256, 200);
         if (n < 0 && errno == EINTR)
             continue;
         if (n < 0)
             exit(1);
+        double tc = n < 256 ? now_s() : 0;
+        if (tc > next_stall_check) {
+            next_stall_check = tc + 1;
+            for (int i = 0; i < conc; i++) {
+                struct host *h = &hosts[i];
+                if (h->busy && tc - h->t_sent > RPC_STALL_SECS) {
+                    h->busy = false;
+                    host_close(&lg, h);
+                    out->stalled++;
+                    out->errors++;
+                    running--;
+                }
+            }
+        }
         for (int i = 0; i < n; i++) {
             struct host *h = evs[i].data.ptr;
             int st = 0;
-            if (h->fd < 0)
+            if (h->fd < 0 || !h->busy)
                 continue;
             if ((evs[i].events & EPOLLOUT) && host_flush(&lg, h) != 0)
                 st = -1;
@@ -630,6 +658,7 @@ static void run_phase(const char *path, uint16_t port, const struct tmpl *t, int
             if (st == 0)
                 continue;
             double tn = now_s();
+            h->busy = false;
             out->rpcs++;
             if (nlat < lat_cap)
                 lat[nlat++] = tn - h->t_sent;
@@ -837,6 +866,9 @@ int main(int argc, char **argv)
                conc, pr.rpcs, (double)pr.rpcs / pr.secs, (double)pr.jobs / pr.secs,
                (double)pr.reports / pr.secs, pr.p50 * 1e3, pr.p99 * 1e3, pr.errors, pr.jobs,
                pr.cpu_server / n * 1e6, pr.cpu_client / n * 1e6);
+        if (pr.stalled)
+            printf("       (%" PRIu64 " RPCs had no reply after %.0f s and were given up)\n",
+                   pr.stalled, RPC_STALL_SECS);
         fflush(stdout);
     }
     struct vs_sched_stats ss;
