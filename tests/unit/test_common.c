@@ -68,7 +68,7 @@ static void test_arena(void **state)
     /* Raw allocations are aligned like the others and do not overlap the
      * zeroed ones that follow. */
     unsigned char *raw = vs_arena_alloc_raw(&a, 300);
-    assert_int_equal((uintptr_t)raw % sizeof(max_align_t), 0);
+    assert_int_equal((uintptr_t)raw % _Alignof(max_align_t), 0);
     memset(raw, 0xab, 300);
     int *z = vs_arena_alloc(&a, 64 * sizeof(int));
     for (int i = 0; i < 64; i++)
