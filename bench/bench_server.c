@@ -5,7 +5,9 @@
  * N workunits with one UNSENT result each), serves it in-process exactly as
  * `volsched serve` does (HTTP front end, job cache with a feeder thread,
  * group-committed claims into SQLite), and plays many hosts against it over
- * loopback with libcurl's multi interface in one thread. Each host sends the
+ * loopback from one thread (non-blocking sockets, epoll, HTTP/1.1 keep-alive,
+ * one connection per host; requests built from pieces of the template cut
+ * once, replies parsed only for what the host needs). Each host sends the
  * real 7.20.5 client's work request (tests/data/boinc/sched_request_02.xml):
  * its first RPC has hostid 0 and gets a host record; later ones carry the
  * hostid, an incremented rpc_seqno and the code-signing key, and ask for
@@ -35,13 +37,19 @@
  * --direct N first times N calls of the handler on one thread, without HTTP
  * (each as a new host), to show its own cost.
  */
-#include <curl/curl.h>
+#include <arpa/inet.h>
+#include <errno.h>
 #include <inttypes.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -250,13 +258,93 @@ static void *feeder_main(void *arg)
 
 /* ---------------- the hosts ---------------- */
 
+/* The sample request cut once into constant pieces around the values a host
+ * changes (hostid, rpc_seqno) so that building a request is a few copies:
+ * no scans of the 7 KB template per RPC. The work request (one job: 20 s,
+ * one idle CPU) is patched into the constant part once. */
+struct tmpl {
+    struct vs_buf head;     /* up to and including <hostid> */
+    struct vs_buf mid;      /* </hostid> ... <rpc_seqno> */
+    struct vs_buf rest;     /* </rpc_seqno> ... before </scheduler_request> */
+    struct vs_buf rest_new; /* the same without <code_sign_key> (a new host has none) */
+    struct vs_buf tail;     /* </scheduler_request> and what follows */
+};
+
+static void tmpl_cut(struct tmpl *t, const char *doc)
+{
+    vs_buf_init(&t->head, 1u << 20);
+    vs_buf_init(&t->mid, 1u << 20);
+    vs_buf_init(&t->rest, 1u << 20);
+    vs_buf_init(&t->rest_new, 1u << 20);
+    vs_buf_init(&t->tail, 1u << 20);
+    const char *hid = strstr(doc, "<hostid>");
+    const char *hid_end = hid ? strchr(hid + 8, '<') : NULL;
+    const char *seq = hid_end ? strstr(hid_end, "<rpc_seqno>") : NULL;
+    const char *seq_end = seq ? strchr(seq + 11, '<') : NULL;
+    const char *tail = seq_end ? strstr(seq_end, "</scheduler_request>") : NULL;
+    if (!tail)
+        exit(1);
+    if (vs_buf_append(&t->head, doc, (size_t)(hid - doc) + 8) != 0 ||
+        vs_buf_append(&t->mid, hid_end, (size_t)(seq - hid_end) + 11) != 0 ||
+        vs_buf_puts(&t->tail, tail) != 0)
+        exit(1);
+    /* The constant middle with the one-job work request patched in. */
+    const char *p = seq_end;
+    const struct {
+        const char *tag, *value;
+    } subs[] = {{"<cpu_req_secs>", "20.000000"}, {"<cpu_req_instances>", "1.000000"}};
+    for (size_t i = 0; i < sizeof(subs) / sizeof(subs[0]); i++) {
+        size_t tl = strlen(subs[i].tag);
+        const char *at = strstr(p, subs[i].tag);
+        const char *end = at ? strchr(at + tl, '<') : NULL;
+        if (!at || !end || at > tail)
+            exit(1);
+        if (vs_buf_append(&t->rest, p, (size_t)(at - p) + tl) != 0 ||
+            vs_buf_puts(&t->rest, subs[i].value) != 0)
+            exit(1);
+        p = end;
+    }
+    if (vs_buf_append(&t->rest, p, (size_t)(tail - p)) != 0)
+        exit(1);
+    /* The template echoes a key; a new client has none yet. */
+    const char *r = vs_buf_str(&t->rest);
+    const char *k = strstr(r, "<code_sign_key>");
+    const char *ke = k ? strstr(k, "</code_sign_key>\n") : NULL;
+    if (k && ke) {
+        if (vs_buf_append(&t->rest_new, r, (size_t)(k - r)) != 0 ||
+            vs_buf_puts(&t->rest_new, ke + 17) != 0)
+            exit(1);
+    } else if (vs_buf_puts(&t->rest_new, r) != 0) {
+        exit(1);
+    }
+}
+
+static void tmpl_cleanup(struct tmpl *t)
+{
+    vs_buf_cleanup(&t->head);
+    vs_buf_cleanup(&t->mid);
+    vs_buf_cleanup(&t->rest);
+    vs_buf_cleanup(&t->rest_new);
+    vs_buf_cleanup(&t->tail);
+}
+
+/* One simulated host: one keep-alive connection, one RPC in flight. */
 struct host {
-    CURL *easy;
+    int fd;
     int64_t hostid;
     int64_t seqno;
-    struct vs_buf req, reply;
+    struct vs_buf req; /* the scheduler request body */
+    struct vs_buf out; /* HTTP request: header and body */
+    size_t out_off;    /* bytes of out already written */
+    char *in;          /* the response as it arrives */
+    size_t in_len, in_cap;
+    size_t body_off;   /* where the body starts once the header is in, else 0 */
+    size_t body_len;   /* its Content-Length */
+    bool conn_close;   /* the server asked to close after this response */
+    bool want_out;     /* registered for EPOLLOUT */
     struct vs_buf got; /* names of the jobs of the last reply, '\n'-terminated */
     double t_sent;
+    bool busy; /* an RPC is in flight */
 };
 
 /* Appends a report of every job in h->got: the shape of the 7.20 client's
@@ -290,15 +378,24 @@ static int append_reports(struct host *h)
     return 0;
 }
 
+/* Finds needle in [p, p + n). */
+static const char *find(const char *p, size_t n, const char *needle)
+{
+    return memmem(p, n, needle, strlen(needle));
+}
+
 /* Remembers the names of the jobs in a reply (to report them next time);
  * returns how many there were. */
-static uint64_t collect_jobs(struct host *h, const char *body)
+static uint64_t collect_jobs(struct host *h, const char *body, size_t len)
 {
     uint64_t n = 0;
+    const char *end = body + len;
     vs_buf_reset(&h->got);
-    for (const char *q = strstr(body, "<result>"); q; q = strstr(q + 8, "<result>")) {
+    for (const char *q = find(body, len, "<result>"); q;
+         q = find(q + 8, (size_t)(end - q - 8), "<result>")) {
         n++;
-        const char *a = strstr(q, "<name>"), *b = a ? strstr(a, "</name>") : NULL;
+        const char *a = find(q, (size_t)(end - q), "<name>");
+        const char *b = a ? find(a, (size_t)(end - a), "</name>") : NULL;
         if (a && b &&
             (vs_buf_append(&h->got, a + 6, (size_t)(b - a - 6)) != 0 ||
              vs_buf_puts(&h->got, "\n") != 0))
@@ -309,54 +406,17 @@ static uint64_t collect_jobs(struct host *h, const char *body)
 
 /* The sample request with this host's id, sequence number and a one-job
  * work request; hosts that have an id also echo the signing key. */
-static void build_request(struct host *h, const char *tmpl)
+static void build_request(struct host *h, const struct tmpl *t)
 {
     vs_buf_reset(&h->req);
-    const char *p = tmpl;
-    struct {
-        const char *tag;
-        char value[64];
-    } subs[4];
-    snprintf(subs[0].value, sizeof(subs[0].value), "%" PRId64, h->hostid);
-    subs[0].tag = "<hostid>";
-    snprintf(subs[1].value, sizeof(subs[1].value), "%" PRId64, h->seqno);
-    subs[1].tag = "<rpc_seqno>";
-    snprintf(subs[2].value, sizeof(subs[2].value), "20.000000");
-    subs[2].tag = "<cpu_req_secs>";
-    snprintf(subs[3].value, sizeof(subs[3].value), "1.000000");
-    subs[3].tag = "<cpu_req_instances>";
-    for (int i = 0; i < 4; i++) {
-        size_t tl = strlen(subs[i].tag);
-        const char *at = strstr(p, subs[i].tag);
-        const char *end = at ? strchr(at + tl, '<') : NULL;
-        if (!at || !end)
-            exit(1);
-        if (vs_buf_append(&h->req, p, (size_t)(at - p) + tl) != 0 ||
-            vs_buf_puts(&h->req, subs[i].value) != 0)
-            exit(1);
-        p = end;
-    }
-    /* The reports go before </scheduler_request>. */
-    const char *tail = strstr(p, "</scheduler_request>");
-    if (!tail || vs_buf_append(&h->req, p, (size_t)(tail - p)) != 0 || append_reports(h) != 0 ||
-        vs_buf_puts(&h->req, tail) != 0)
+    const struct vs_buf *rest = h->hostid == 0 ? &t->rest_new : &t->rest;
+    if (vs_buf_append(&h->req, t->head.data, t->head.len) != 0 ||
+        vs_buf_printf(&h->req, "%" PRId64, h->hostid) != 0 ||
+        vs_buf_append(&h->req, t->mid.data, t->mid.len) != 0 ||
+        vs_buf_printf(&h->req, "%" PRId64, h->seqno) != 0 ||
+        vs_buf_append(&h->req, rest->data, rest->len) != 0 || append_reports(h) != 0 ||
+        vs_buf_append(&h->req, t->tail.data, t->tail.len) != 0)
         exit(1);
-    if (h->hostid == 0) {
-        /* The template echoes a key; a new client has none yet. */
-        char *k = strstr(h->req.data, "<code_sign_key>");
-        char *ke = k ? strstr(k, "</code_sign_key>\n") : NULL;
-        if (k && ke)
-            memmove(k, ke + 17, strlen(ke + 17) + 1);
-        h->req.len = strlen(h->req.data);
-    }
-}
-
-static size_t on_data(char *ptr, size_t size, size_t nmemb, void *ud)
-{
-    struct host *h = ud;
-    if (vs_buf_append(&h->reply, ptr, size * nmemb) != 0)
-        return 0;
-    return size * nmemb;
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -365,76 +425,252 @@ static int cmp_double(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+/* An RPC without a reply after this long is given up (counted in errors
+ * and in stalled; its connection closed, the host stops), so that a phase
+ * always ends: microhttpd 0.9.75 has been seen to leave a burst of fresh
+ * connections unread until its 120 s idle timeout. */
+#define RPC_STALL_SECS 10.0
+
 struct phase_result {
-    uint64_t rpcs, jobs, reports, errors, new_hosts;
+    uint64_t rpcs, jobs, reports, errors, new_hosts, stalled;
     double secs, p50, p99;
     double cpu_server, cpu_client; /* CPU seconds used during the phase */
 };
 
-static void send_one(CURLM *m, struct host *h, const char *url, const char *tmpl)
+struct loadgen {
+    int ep;
+    struct sockaddr_in addr;
+    const char *path; /* the scheduler's URL path */
+    const struct tmpl *t;
+};
+
+static int host_connect(struct loadgen *lg, struct host *h)
 {
-    build_request(h, tmpl);
-    vs_buf_reset(&h->reply);
-    curl_easy_setopt(h->easy, CURLOPT_URL, url);
-    curl_easy_setopt(h->easy, CURLOPT_POSTFIELDS, h->req.data);
-    curl_easy_setopt(h->easy, CURLOPT_POSTFIELDSIZE, (long)h->req.len);
-    h->t_sent = now_s();
-    curl_multi_add_handle(m, h->easy);
+    h->fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (h->fd < 0)
+        return -1;
+    int one = 1;
+    setsockopt(h->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+    if (connect(h->fd, (struct sockaddr *)&lg->addr, sizeof(lg->addr)) != 0 &&
+        errno != EINPROGRESS) {
+        close(h->fd);
+        h->fd = -1;
+        return -1;
+    }
+    struct epoll_event ev = {.events = EPOLLIN | EPOLLOUT, .data.ptr = h};
+    h->want_out = true;
+    if (epoll_ctl(lg->ep, EPOLL_CTL_ADD, h->fd, &ev) != 0) {
+        close(h->fd);
+        h->fd = -1;
+        return -1;
+    }
+    return 0;
 }
 
-static void run_phase(const char *url, const char *tmpl, int conc, double secs, uint64_t max_rpcs,
-                      struct phase_result *out)
+static void host_close(struct loadgen *lg, struct host *h)
+{
+    if (h->fd >= 0) {
+        epoll_ctl(lg->ep, EPOLL_CTL_DEL, h->fd, NULL);
+        close(h->fd);
+        h->fd = -1;
+    }
+}
+
+static void set_want_out(struct loadgen *lg, struct host *h, bool want)
+{
+    if (h->want_out == want)
+        return;
+    struct epoll_event ev = {.events = EPOLLIN | (want ? EPOLLOUT : 0u), .data.ptr = h};
+    epoll_ctl(lg->ep, EPOLL_CTL_MOD, h->fd, &ev);
+    h->want_out = want;
+}
+
+/* Writes what is left of the request; returns -1 on a dead connection. */
+static int host_flush(struct loadgen *lg, struct host *h)
+{
+    while (h->out_off < h->out.len) {
+        ssize_t n = send(h->fd, h->out.data + h->out_off, h->out.len - h->out_off, MSG_NOSIGNAL);
+        if (n > 0) {
+            h->out_off += (size_t)n;
+        } else if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == ENOTCONN)) {
+            set_want_out(lg, h, true);
+            return 0;
+        } else if (n < 0 && errno == EINTR) {
+            continue;
+        } else {
+            return -1;
+        }
+    }
+    set_want_out(lg, h, false);
+    return 0;
+}
+
+/* Starts this host's next RPC on its connection (a new one if it has none). */
+static int send_one(struct loadgen *lg, struct host *h)
+{
+    build_request(h, lg->t);
+    vs_buf_reset(&h->out);
+    if (vs_buf_printf(&h->out,
+                      "POST %s HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                      "User-Agent: BOINC client (x86_64-pc-linux-gnu 7.20.5)\r\n"
+                      "Accept: */*\r\nContent-Type: application/x-www-form-urlencoded\r\n"
+                      "Content-Length: %zu\r\n\r\n",
+                      lg->path, h->req.len) != 0 ||
+        vs_buf_append(&h->out, h->req.data, h->req.len) != 0)
+        exit(1);
+    h->out_off = 0;
+    h->in_len = h->body_off = h->body_len = 0;
+    h->conn_close = false;
+    h->t_sent = now_s();
+    h->busy = true;
+    int rc = h->fd < 0 ? host_connect(lg, h) : 0;
+    if (rc == 0 && !h->want_out)
+        rc = host_flush(lg, h);
+    if (rc != 0) {
+        h->busy = false;
+        host_close(lg, h);
+    }
+    return rc;
+}
+
+/* Case-insensitive header lookup in [hdr, end); returns the value or NULL. */
+static const char *header_value(const char *hdr, const char *end, const char *name)
+{
+    size_t nl = strlen(name);
+    for (const char *line = hdr; line < end;) {
+        const char *eol = memchr(line, '\n', (size_t)(end - line));
+        if (!eol)
+            break;
+        if ((size_t)(eol - line) > nl && strncasecmp(line, name, nl) == 0 && line[nl] == ':') {
+            const char *v = line + nl + 1;
+            while (*v == ' ')
+                v++;
+            return v;
+        }
+        line = eol + 1;
+    }
+    return NULL;
+}
+
+/* Reads what arrived; returns 1 when the whole response is in, 0 when more
+ * is to come, -1 on an error or a closed connection. */
+static int host_read(struct host *h)
+{
+    for (;;) {
+        if (h->in_cap - h->in_len < 16384) {
+            h->in_cap = h->in_cap ? h->in_cap * 2 : 65536;
+            h->in = vs_xrealloc(h->in, h->in_cap + 1);
+        }
+        ssize_t n = recv(h->fd, h->in + h->in_len, h->in_cap - h->in_len, 0);
+        if (n == 0)
+            return -1;
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            return errno == EAGAIN || errno == EWOULDBLOCK ? 0 : -1;
+        }
+        h->in_len += (size_t)n;
+        h->in[h->in_len] = '\0';
+        if (h->body_off == 0) {
+            const char *e = find(h->in, h->in_len, "\r\n\r\n");
+            if (!e)
+                continue;
+            h->body_off = (size_t)(e - h->in) + 4;
+            const char *cl = header_value(h->in, e + 2, "Content-Length");
+            int64_t v = -1;
+            char tmp[24];
+            size_t k = 0;
+            for (; cl && *cl >= '0' && *cl <= '9' && k + 1 < sizeof(tmp); cl++)
+                tmp[k++] = *cl;
+            tmp[k] = '\0';
+            if (!cl || vs_parse_int64(tmp, &v) != 0 || v < 0)
+                return -1; /* the server always sends a length */
+            h->body_len = (size_t)v;
+            const char *conn = header_value(h->in, e + 2, "Connection");
+            h->conn_close = conn && strncasecmp(conn, "close", 5) == 0;
+        }
+        if (h->in_len >= h->body_off + h->body_len)
+            return 1;
+    }
+}
+
+static void run_phase(const char *path, uint16_t port, const struct tmpl *t, int conc, double secs,
+                      uint64_t max_rpcs, struct phase_result *out)
 {
     memset(out, 0, sizeof(*out));
-    CURLM *m = curl_multi_init();
-    curl_multi_setopt(m, CURLMOPT_MAX_TOTAL_CONNECTIONS, (long)conc);
+    struct loadgen lg = {.ep = epoll_create1(EPOLL_CLOEXEC), .path = path, .t = t};
+    if (lg.ep < 0)
+        exit(1);
+    lg.addr.sin_family = AF_INET;
+    lg.addr.sin_port = htons(port);
+    lg.addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     struct host *hosts = vs_xcalloc((size_t)conc, sizeof(*hosts));
     size_t lat_cap = 1u << 20, nlat = 0;
     double *lat = vs_xmalloc(lat_cap * sizeof(*lat));
-    struct curl_slist *hdr = curl_slist_append(NULL, "Expect:");
-    hdr = curl_slist_append(hdr, "Content-Type: application/x-www-form-urlencoded");
     double t0 = now_s(), t_end = t0 + secs;
     double c_proc0 = cpu_s(CLOCK_PROCESS_CPUTIME_ID), c_me0 = cpu_s(CLOCK_THREAD_CPUTIME_ID);
     uint64_t started = 0;
+    int running = 0;
     for (int i = 0; i < conc; i++) {
         struct host *h = &hosts[i];
-        h->easy = curl_easy_init();
+        h->fd = -1;
         vs_buf_init(&h->req, 1u << 20);
-        vs_buf_init(&h->reply, 16u << 20);
+        vs_buf_init(&h->out, 1u << 20);
         vs_buf_init(&h->got, 1u << 20);
-        curl_easy_setopt(h->easy, CURLOPT_WRITEFUNCTION, on_data);
-        curl_easy_setopt(h->easy, CURLOPT_WRITEDATA, h);
-        curl_easy_setopt(h->easy, CURLOPT_PRIVATE, h);
-        curl_easy_setopt(h->easy, CURLOPT_HTTPHEADER, hdr);
-        curl_easy_setopt(h->easy, CURLOPT_NOPROXY, "*");
-        curl_easy_setopt(h->easy, CURLOPT_NOSIGNAL, 1L);
-        curl_easy_setopt(h->easy, CURLOPT_USERAGENT, "BOINC client (x86_64-pc-linux-gnu 7.20.5)");
-        send_one(m, h, url, tmpl);
+        if (send_one(&lg, h) != 0) {
+            out->errors++;
+            continue;
+        }
         started++;
+        running++;
     }
-    int running = conc;
+    struct epoll_event evs[256];
+    double next_stall_check = t0 + 1;
     while (running > 0) {
-        curl_multi_perform(m, &running);
-        CURLMsg *msg;
-        int left;
-        while ((msg = curl_multi_info_read(m, &left)) != NULL) {
-            if (msg->msg != CURLMSG_DONE)
+        int n = epoll_wait(lg.ep, evs, 256, 200);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            exit(1);
+        double tc = n < 256 ? now_s() : 0;
+        if (tc > next_stall_check) {
+            next_stall_check = tc + 1;
+            for (int i = 0; i < conc; i++) {
+                struct host *h = &hosts[i];
+                if (h->busy && tc - h->t_sent > RPC_STALL_SECS) {
+                    h->busy = false;
+                    host_close(&lg, h);
+                    out->stalled++;
+                    out->errors++;
+                    running--;
+                }
+            }
+        }
+        for (int i = 0; i < n; i++) {
+            struct host *h = evs[i].data.ptr;
+            int st = 0;
+            if (h->fd < 0 || !h->busy)
                 continue;
-            struct host *h;
-            curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, (char **)&h);
-            double t = now_s();
-            long status = 0;
-            curl_easy_getinfo(h->easy, CURLINFO_RESPONSE_CODE, &status);
-            CURLcode res = msg->data.result;
-            curl_multi_remove_handle(m, h->easy);
+            if ((evs[i].events & EPOLLOUT) && host_flush(&lg, h) != 0)
+                st = -1;
+            if (st == 0 && (evs[i].events & (EPOLLIN | EPOLLERR | EPOLLHUP)))
+                st = host_read(h);
+            if (st == 0)
+                continue;
+            double tn = now_s();
+            h->busy = false;
             out->rpcs++;
             if (nlat < lat_cap)
-                lat[nlat++] = t - h->t_sent;
-            const char *body = h->reply.data ? h->reply.data : "";
-            if (res != CURLE_OK || status != 200 || !strstr(body, "</scheduler_reply>")) {
+                lat[nlat++] = tn - h->t_sent;
+            const char *body = h->in ? h->in + h->body_off : "";
+            size_t blen = st == 1 ? h->body_len : 0;
+            bool ok = st == 1 && h->in_len > 12 && memcmp(h->in + 9, "200", 3) == 0 &&
+                      find(body, blen, "</scheduler_reply>");
+            if (!ok) {
                 out->errors++;
+                host_close(&lg, h);
             } else {
-                const char *hid = strstr(body, "<hostid>");
+                const char *hid = find(body, blen, "<hostid>");
                 if (hid) {
                     int64_t id = 0;
                     char tmp[32];
@@ -450,23 +686,27 @@ static void run_phase(const char *url, const char *tmpl, int conc, double secs, 
                 } else {
                     h->seqno++;
                 }
-                for (const char *q = strstr(body, "<result_ack>"); q;
-                     q = strstr(q + 12, "<result_ack>"))
+                for (const char *q = find(body, blen, "<result_ack>"); q;
+                     q = find(q + 12, (size_t)(body + blen - q - 12), "<result_ack>"))
                     out->reports++;
-                uint64_t got = collect_jobs(h, body);
+                uint64_t got = collect_jobs(h, body, blen);
                 out->jobs += got;
                 static int shown;
                 if (got == 0 && getenv("BENCH_DEBUG") && shown++ < 2)
-                    fprintf(stderr, "reply without a job:\n%s\n", body);
+                    fprintf(stderr, "reply without a job:\n%.*s\n", (int)blen, body);
+                if (h->conn_close)
+                    host_close(&lg, h);
             }
-            if (t < t_end && started < max_rpcs) {
-                send_one(m, h, url, tmpl);
+            running--;
+            if (tn < t_end && started < max_rpcs) {
+                if (send_one(&lg, h) != 0) {
+                    out->errors++;
+                    continue;
+                }
                 started++;
                 running++;
             }
         }
-        if (running > 0)
-            curl_multi_poll(m, NULL, 0, 100, NULL);
     }
     out->secs = now_s() - t0;
     /* This thread is the load generator; every other thread is the server
@@ -479,15 +719,15 @@ static void run_phase(const char *url, const char *tmpl, int conc, double secs, 
         out->p99 = lat[(size_t)((double)nlat * 0.99)];
     }
     for (int i = 0; i < conc; i++) {
-        curl_easy_cleanup(hosts[i].easy);
+        host_close(&lg, &hosts[i]);
         vs_buf_cleanup(&hosts[i].req);
-        vs_buf_cleanup(&hosts[i].reply);
+        vs_buf_cleanup(&hosts[i].out);
         vs_buf_cleanup(&hosts[i].got);
+        vs_free(hosts[i].in);
     }
-    curl_slist_free_all(hdr);
+    close(lg.ep);
     vs_free(hosts);
     vs_free(lat);
-    curl_multi_cleanup(m);
 }
 
 int main(int argc, char **argv)
@@ -538,7 +778,6 @@ int main(int argc, char **argv)
             nphases += *q == ',';
         njobs = direct + nphases * max_rpcs + 4000;
     }
-    curl_global_init(CURL_GLOBAL_DEFAULT);
     char dir[] = "/tmp/vs_bench_server_XXXXXX";
     if (!mkdtemp(dir))
         return 1;
@@ -562,11 +801,12 @@ int main(int argc, char **argv)
     struct vs_http *http;
     if ((rc = vs_http_start(&hc, "127.0.0.1", 0, &http)))
         die("http", rc);
-    char url[128];
-    snprintf(url, sizeof(url), "http://127.0.0.1:%u/bench/cgi", (unsigned)vs_http_port(http));
+    uint16_t port = (uint16_t)vs_http_port(http);
     char path[512];
     snprintf(path, sizeof(path), "%s/tests/data/boinc/sched_request_02.xml", VS_SOURCE_DIR);
     char *tmpl = read_file(path);
+    struct tmpl tp;
+    tmpl_cut(&tp, tmpl);
     /* Let the feeder fill the cache before timing. */
     double tw = now_s();
     for (;;) {
@@ -591,7 +831,7 @@ int main(int argc, char **argv)
         uint64_t jobs = 0;
         double t1 = now_s(), c1 = cpu_s(CLOCK_THREAD_CPUTIME_ID);
         for (int64_t k = 0; k < direct; k++) {
-            build_request(&h, tmpl);
+            build_request(&h, &tp);
             vs_buf_reset(&out);
             vs_sched_handle(s, h.req.data, h.req.len, "127.0.0.1", (int64_t)time(NULL), &out);
             for (const char *q = strstr(vs_buf_str(&out), "<result>"); q;
@@ -617,7 +857,7 @@ int main(int argc, char **argv)
         if (vs_parse_int64(tok, &conc) != 0 || conc < 1 || conc > 4096)
             continue;
         struct phase_result pr;
-        run_phase(url, tmpl, (int)conc, secs, (uint64_t)max_rpcs, &pr);
+        run_phase("/bench/cgi", port, &tp, (int)conc, secs, (uint64_t)max_rpcs, &pr);
         total_jobs += pr.jobs;
         total_reports += pr.reports;
         double n = pr.rpcs ? (double)pr.rpcs : 1;
@@ -626,6 +866,9 @@ int main(int argc, char **argv)
                conc, pr.rpcs, (double)pr.rpcs / pr.secs, (double)pr.jobs / pr.secs,
                (double)pr.reports / pr.secs, pr.p50 * 1e3, pr.p99 * 1e3, pr.errors, pr.jobs,
                pr.cpu_server / n * 1e6, pr.cpu_client / n * 1e6);
+        if (pr.stalled)
+            printf("       (%" PRIu64 " RPCs had no reply after %.0f s and were given up)\n",
+                   pr.stalled, RPC_STALL_SECS);
         fflush(stdout);
     }
     struct vs_sched_stats ss;
@@ -660,6 +903,7 @@ int main(int argc, char **argv)
            " reports acknowledged; store has %" PRId64 " IN_PROGRESS + %" PRId64 " OVER: %s\n",
            total_jobs, total_reports, in_progress, over, ok ? "match" : "MISMATCH");
     vs_free(tmpl);
+    tmpl_cleanup(&tp);
     if (!keep) {
         char cmd[128];
         snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
@@ -668,6 +912,5 @@ int main(int argc, char **argv)
     } else {
         printf("kept %s\n", dir);
     }
-    curl_global_cleanup();
     return ok ? 0 : 1;
 }

@@ -25,7 +25,8 @@ void vs_free(void *p);
 
 /*
  * An arena: many small allocations freed in one call. One per scheduler RPC
- * or client poll cycle. Memory is zeroed. Not thread-safe; one owner.
+ * or client poll cycle. Memory is zeroed (except from vs_arena_alloc_raw).
+ * Not thread-safe; one owner.
  */
 struct vs_arena_chunk;
 struct vs_arena {
@@ -35,6 +36,9 @@ struct vs_arena {
 
 void vs_arena_init(struct vs_arena *a, size_t chunk_size);
 void *vs_arena_alloc(struct vs_arena *a, size_t n);
+/* Like vs_arena_alloc but not zeroed: for buffers the caller fills at once
+ * (the XML parser's string and node region, copies). */
+void *vs_arena_alloc_raw(struct vs_arena *a, size_t n);
 char *vs_arena_strndup(struct vs_arena *a, const char *s, size_t n);
 /* Frees every chunk but keeps the first, for reuse. */
 void vs_arena_reset(struct vs_arena *a);

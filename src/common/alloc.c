@@ -73,7 +73,7 @@ void vs_arena_init(struct vs_arena *a, size_t chunk_size)
     a->chunk_size = chunk_size ? chunk_size : 16384;
 }
 
-void *vs_arena_alloc(struct vs_arena *a, size_t n)
+void *vs_arena_alloc_raw(struct vs_arena *a, size_t n)
 {
     const size_t align = sizeof(max_align_t);
     size_t need = (n + align - 1) / align * align;
@@ -90,13 +90,19 @@ void *vs_arena_alloc(struct vs_arena *a, size_t n)
     }
     void *p = (char *)c->data + c->used;
     c->used += need;
+    return p;
+}
+
+void *vs_arena_alloc(struct vs_arena *a, size_t n)
+{
+    void *p = vs_arena_alloc_raw(a, n);
     memset(p, 0, n);
     return p;
 }
 
 char *vs_arena_strndup(struct vs_arena *a, const char *s, size_t n)
 {
-    char *d = vs_arena_alloc(a, n + 1);
+    char *d = vs_arena_alloc_raw(a, n + 1);
     memcpy(d, s, n);
     d[n] = '\0';
     return d;

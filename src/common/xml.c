@@ -402,7 +402,7 @@ static void *bump_alloc(struct fast *f, size_t n, bool align)
     size_t pad = align ? (al - ((uintptr_t)f->bump & (al - 1))) & (al - 1) : 0;
     if (!f->bump || f->bump_left < n + pad) {
         size_t sz = n + al > 8192 ? n + al : 8192;
-        f->bump = vs_arena_alloc(f->arena, sz); /* max_align_t-aligned */
+        f->bump = vs_arena_alloc_raw(f->arena, sz); /* max_align_t-aligned */
         f->bump_left = sz;
         pad = 0;
     }

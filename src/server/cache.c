@@ -12,8 +12,12 @@
 
 struct vs_cache {
     pthread_mutex_t mu;
-    struct vs_cache_job **slots; /* [0, npresent) present, each heap-allocated */
-    size_t nslots, npresent, nchecked_out;
+    /* [first, first + npresent) present, each heap-allocated, in order.
+     * Taking the first job (the usual case) only moves `first`: shifting
+     * thousands of pointers on every take cost ~30 k instructions per RPC
+     * under the lock. */
+    struct vs_cache_job **slots;
+    size_t nslots, first, npresent, nchecked_out;
     /* Open addressing, linear probing, backward-shift deletion; 0 = empty. */
     int64_t *known;
     size_t known_cap; /* power of two */
@@ -120,6 +124,17 @@ static void job_copy(struct vs_job *dst, const struct vs_job *src)
     dst->result.stderr_out = src->result.stderr_out ? vs_xstrdup(src->result.stderr_out) : NULL;
 }
 
+/* Appends a job after the present ones (npresent < nslots); moves the
+ * present ones to the front of the array first when the end is reached. */
+static void append_slot(struct vs_cache *c, struct vs_cache_job *slot)
+{
+    if (c->first + c->npresent == c->nslots) {
+        memmove(c->slots, &c->slots[c->first], c->npresent * sizeof(*c->slots));
+        c->first = 0;
+    }
+    c->slots[c->first + c->npresent++] = slot;
+}
+
 struct vs_cache *vs_cache_create(size_t nslots, vs_cache_prep_fn prep, vs_cache_unprep_fn unprep,
                                  void *ctx)
 {
@@ -141,7 +156,7 @@ void vs_cache_destroy(struct vs_cache *c)
 {
     if (!c)
         return;
-    for (size_t i = 0; i < c->npresent; i++) {
+    for (size_t i = c->first; i < c->first + c->npresent; i++) {
         job_free(c, c->slots[i]);
         vs_free(c->slots[i]);
     }
@@ -265,7 +280,7 @@ int vs_cache_refill(struct vs_cache *c, struct vs_store *s, size_t *out_added)
             break;
         struct vs_cache_job *slot = vs_xmalloc(sizeof(*slot));
         *slot = *j; /* moves the heap strings */
-        c->slots[c->npresent++] = slot;
+        append_slot(c, slot);
         known_add(c, j->job.result.id);
         c->loaded++;
         added++;
@@ -302,18 +317,28 @@ size_t vs_cache_take(struct vs_cache *c, vs_cache_pick_fn pick, void *ctx, struc
     pthread_mutex_lock(&c->mu);
     size_t i = 0;
     while (i < c->npresent && n < max) {
-        enum vs_cache_pick d = pick(ctx, c->slots[i]);
+        struct vs_cache_job **at = &c->slots[c->first + i];
+        enum vs_cache_pick d = pick(ctx, *at);
         if (d == VS_PICK_STOP)
             break;
         if (d == VS_PICK_SKIP) {
             i++;
             continue;
         }
-        out[n++] = *c->slots[i];
-        vs_free(c->slots[i]);
-        /* Keep slot order (priority/id order from the store) stable. */
-        memmove(&c->slots[i], &c->slots[i + 1], (c->npresent - i - 1) * sizeof(*c->slots));
+        out[n++] = **at;
+        vs_free(*at);
+        /* Keep slot order (priority/id order from the store) stable: close
+         * the gap from whichever side is shorter. */
+        size_t after = c->npresent - i - 1;
+        if (i <= after) {
+            memmove(&c->slots[c->first + 1], &c->slots[c->first], i * sizeof(*c->slots));
+            c->first++;
+        } else {
+            memmove(at, at + 1, after * sizeof(*c->slots));
+        }
         c->npresent--;
+        if (c->npresent == 0)
+            c->first = 0;
         c->nchecked_out++;
         c->taken++;
         if (d == VS_PICK_TAKE_STOP)
@@ -332,7 +357,7 @@ void vs_cache_put_back(struct vs_cache *c, struct vs_cache_job *job)
         struct vs_cache_job *slot = vs_xmalloc(sizeof(*slot));
         *slot = *job;
         memset(job, 0, sizeof(*job));
-        c->slots[c->npresent++] = slot;
+        append_slot(c, slot);
     } else {
         /* No room: forget it; a later rescan reads it again from the store. */
         known_del(c, job->job.result.id);

@@ -94,7 +94,7 @@ int vs_reports_prepare(struct vs_store *st, const struct vs_proto_request *q, in
 
         vs_result_cleanup(&r);
         memset(&r, 0, sizeof(r));
-        rc = vs_store_result_by_name(st, e->rep.name, &r);
+        rc = vs_store_result_state_by_name(st, e->rep.name, &r);
         if (rc == VS_ENOTFOUND) {
             e->skip = VS_REPORT_UNKNOWN;
             rc = 0;

@@ -575,6 +575,7 @@ int vs_sched_handle(struct vs_sched *s, const char *body, size_t len, const char
         const struct vs_job *j = &send.jobs[i].job;
         const struct send_job *sj = &send.sent[i];
         claims[i].result_id = j->result.id;
+        claims[i].workunit_id = j->result.workunitid;
         claims[i].app_version_id = sj->av ? sj->av->av->id : 0;
         claims[i].app_version_num =
             sj->av ? sj->av->av->version_num : (sj->anon_av ? sj->anon_av->version_num : 0);

@@ -244,6 +244,12 @@ static enum MHD_Result finish_post(struct vs_http *h, struct MHD_Connection *c, 
         return MHD_NO;
     }
     MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "text/xml");
+    /* One POST per connection. libmicrohttpd 0.9.75 in its epoll mode
+     * sometimes leaves a request that arrives on a kept-alive connection
+     * right after the previous reply unread until its idle timeout (the
+     * bench's load generator, or a proxy in front, sends that fast; the
+     * BOINC client makes one RPC per connection anyway). */
+    MHD_add_response_header(r, MHD_HTTP_HEADER_CONNECTION, "close");
     enum MHD_Result ret = MHD_queue_response(c, (unsigned)status, r);
     MHD_destroy_response(r);
     return ret;

@@ -89,6 +89,7 @@ enum sq_stmt {
     SQ_JOBS_UNSENT,
     SQ_CLAIM,
     SQ_CLAIM_WU,
+    SQ_CLAIM_WU_ID,
     SQ_REPORT,
     SQ_REPORT_STATE,
     SQ_REPORT_WU,

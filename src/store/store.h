@@ -564,6 +564,15 @@ VS_MUST_CHECK int vs_store_result_add(struct vs_store *s, struct vs_result *r);
 VS_MUST_CHECK int vs_store_result_get(struct vs_store *s, int64_t id, struct vs_result *out);
 VS_MUST_CHECK int vs_store_result_by_name(struct vs_store *s, const char *name,
                                           struct vs_result *out);
+/*
+ * The columns a report is checked against, by result name: fills id,
+ * workunitid, hostid, userid, app_version_id, server_state, outcome and
+ * received_time of *out (zeroed first; no strings, nothing to clean up).
+ * The scheduler's report path reads these on every RPC; the whole row
+ * (templates, stderr) costs several times more. VS_ENOTFOUND if none.
+ */
+VS_MUST_CHECK int vs_store_result_state_by_name(struct vs_store *s, const char *name,
+                                                struct vs_result *out);
 /* Writes every field of r to row r->id (mod_time = now); VS_ENOTFOUND if gone. */
 VS_MUST_CHECK int vs_store_result_update(struct vs_store *s, const struct vs_result *r);
 
@@ -602,6 +611,9 @@ struct vs_claim {
     /* Homogeneous redundancy: commit the workunit to this class when it has
      * none yet (0: leave the workunit's class alone). */
     int hr_class;
+    /* The result's workunit when the caller knows it (the workunit update
+     * is then keyed by id); 0: looked up from the result row. */
+    int64_t workunit_id;
     bool claimed; /* out: true if this call moved it from UNSENT to IN_PROGRESS */
 };
 

@@ -4,6 +4,7 @@
  * The domain operations are in store_sqlite_<concept>.c.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -208,6 +209,11 @@ static int build_sql(enum sq_stmt id, struct vs_buf *b)
                             "hr_class END WHERE id = (SELECT workunitid FROM result WHERE "
                             "id = ?1)");
         break;
+    case SQ_CLAIM_WU_ID:
+        rc = vs_buf_puts(b, "UPDATE workunit SET transition_time = min(transition_time, ?2), "
+                            "mod_time = ?3, hr_class = CASE WHEN hr_class = 0 THEN ?4 ELSE "
+                            "hr_class END WHERE id = ?1");
+        break;
     case SQ_REPORT:
         rc = vs_buf_printf(b,
                            "UPDATE result SET server_state = %d, outcome = ?2, "
@@ -222,8 +228,8 @@ static int build_sql(enum sq_stmt id, struct vs_buf *b)
                            VS_VALIDATE_STATE_INVALID);
         break;
     case SQ_REPORT_STATE:
-        rc = vs_buf_puts(b, "SELECT id, hostid, server_state, outcome, received_time, workunitid "
-                            "FROM result WHERE name = ?1");
+        rc = vs_buf_puts(b, "SELECT id, hostid, server_state, outcome, received_time, workunitid, "
+                            "userid, app_version_id FROM result WHERE name = ?1");
         break;
     case SQ_REPORT_WU:
         rc = vs_buf_puts(b, "UPDATE workunit SET transition_time = ?2, mod_time = ?2 "
@@ -643,8 +649,20 @@ static int ensure_schema(struct vs_store *s)
     return vs_sq__leave(s, rc);
 }
 
+/* SQLite's memory statistics take one process-wide mutex around every
+ * allocation it makes; nothing here reads them, and with several request
+ * threads that mutex is contended on every statement. sqlite3_config must
+ * run before SQLite initializes: if something in the process already
+ * initialized it, the call fails and the statistics simply stay on. */
+static void sqlite_once(void)
+{
+    (void)sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+}
+
 int vs_store_open(const char *url, int flags, struct vs_log *log, struct vs_store **out_store)
 {
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, sqlite_once);
     if (!url || !*url || !out_store)
         return VS_EINVAL;
     if (vs_str_has_prefix(url, "postgresql:") || vs_str_has_prefix(url, "postgres:")) {

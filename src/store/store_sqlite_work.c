@@ -95,6 +95,32 @@ int vs_store_result_by_name(struct vs_store *s, const char *name, struct vs_resu
     return vs_sq__get_text(s, SQ_RESULT_BY_NAME, &vs_sq__result, name, out);
 }
 
+int vs_store_result_state_by_name(struct vs_store *s, const char *name, struct vs_result *out)
+{
+    if (!name || !out)
+        return VS_EINVAL;
+    memset(out, 0, sizeof(*out));
+    sqlite3_stmt *q = vs_sq__stmt(s, SQ_REPORT_STATE);
+    if (!q)
+        return VS_ESTORE;
+    sqlite3_bind_text(q, 1, name, -1, SQLITE_STATIC);
+    int qs = sqlite3_step(q);
+    if (qs == SQLITE_ROW) {
+        out->id = sqlite3_column_int64(q, 0);
+        out->hostid = sqlite3_column_int64(q, 1);
+        out->server_state = sqlite3_column_int(q, 2);
+        out->outcome = sqlite3_column_int(q, 3);
+        out->received_time = sqlite3_column_int64(q, 4);
+        out->workunitid = sqlite3_column_int64(q, 5);
+        out->userid = sqlite3_column_int64(q, 6);
+        out->app_version_id = sqlite3_column_int64(q, 7);
+    }
+    sqlite3_reset(q);
+    if (qs == SQLITE_ROW)
+        return 0;
+    return qs == SQLITE_DONE ? VS_ENOTFOUND : vs_sq__err(s, qs, "result state");
+}
+
 int vs_store_result_update(struct vs_store *s, const struct vs_result *r)
 {
     if (!r->id)
@@ -239,12 +265,12 @@ int vs_store_results_claim(struct vs_store *s, int64_t hostid, int64_t userid, i
         /* Zero rows changed: it was not UNSENT any more. Not an error. */
         if (sqlite3_changes(s->db) != 1)
             continue;
-        st = vs_sq__stmt(s, SQ_CLAIM_WU);
+        st = vs_sq__stmt(s, c->workunit_id > 0 ? SQ_CLAIM_WU_ID : SQ_CLAIM_WU);
         if (!st) {
             rc = VS_ESTORE;
             break;
         }
-        sqlite3_bind_int64(st, 1, c->result_id);
+        sqlite3_bind_int64(st, 1, c->workunit_id > 0 ? c->workunit_id : c->result_id);
         sqlite3_bind_int64(st, 2, c->report_deadline);
         sqlite3_bind_int64(st, 3, now);
         sqlite3_bind_int(st, 4, c->hr_class);

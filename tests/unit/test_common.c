@@ -65,6 +65,16 @@ static void test_arena(void **state)
         assert_int_equal(*p, 0);
         *p = i;
     }
+    /* Raw allocations are aligned like the others and do not overlap the
+     * zeroed ones that follow. */
+    unsigned char *raw = vs_arena_alloc_raw(&a, 300);
+    assert_int_equal((uintptr_t)raw % _Alignof(max_align_t), 0);
+    memset(raw, 0xab, 300);
+    int *z = vs_arena_alloc(&a, 64 * sizeof(int));
+    for (int i = 0; i < 64; i++)
+        assert_int_equal(z[i], 0);
+    for (int i = 0; i < 300; i++)
+        assert_int_equal(raw[i], 0xab);
     vs_arena_reset(&a);
     assert_non_null(vs_arena_alloc(&a, 16));
     vs_arena_cleanup(&a);
