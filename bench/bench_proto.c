@@ -3,9 +3,12 @@
  * captured from the real BOINC client (tests/golden/boinc), and parse + reply
  * write per second (the reply acks every reported result and carries one
  * job, like a server's answer). One arena and one buffer are reused, as the
- * server does per RPC.
+ * server does per RPC. Each figure is given for the full tree parser
+ * (vs_proto_request_parse, the library's reference) and for the server's
+ * parse (vs_proto_request_parse_fast: one pass, no tree), or for the one
+ * named.
  *
- *   build/release/bench_proto [SECONDS_PER_CASE]
+ *   build/release/bench_proto [SECONDS_PER_CASE] [full|fast]
  */
 #include <dirent.h>
 #include <stdio.h>
@@ -146,6 +149,10 @@ static int write_reply(const struct vs_proto_request *req, struct vs_arena *a, s
     return vs_proto_reply_write(&rep, out);
 }
 
+typedef int (*parse_fn)(const char *, size_t, struct vs_arena *, struct vs_proto_request *,
+                        struct vs_proto_error *);
+static parse_fn g_parse = vs_proto_request_parse;
+
 /* Runs for about secs; returns operations per second. */
 static struct rate run(const struct msg *m, size_t n, double secs, bool reply, size_t *out_bytes)
 {
@@ -159,7 +166,7 @@ static struct rate run(const struct msg *m, size_t n, double secs, bool reply, s
         for (int k = 0; k < 64; k++) {
             const struct msg *x = &m[ops % n];
             struct vs_proto_request req;
-            if (vs_proto_request_parse(x->data, x->len, &a, &req, NULL) != 0) {
+            if (g_parse(x->data, x->len, &a, &req, NULL) != 0) {
                 fprintf(stderr, "bench: %s does not parse\n", x->name);
                 exit(1);
             }
@@ -193,26 +200,37 @@ int main(int argc, char **argv)
         fprintf(stderr, "bench: no requests under %s\n", GOLDEN);
         return 1;
     }
-    size_t avg = 0;
-    struct rate all = run(msgs, n, secs, false, &avg);
-    printf("requests parsed (all %zu captured requests, avg %zu bytes): %.0f/s wall, %.0f per "
-           "CPU-second\n",
-           n, avg, all.wall, all.cpu);
-    struct rate both = run(msgs, n, secs, true, NULL);
-    printf("parse + reply write (all captured requests): %.0f/s wall, %.0f per CPU-second\n",
-           both.wall, both.cpu);
-    /* the typical cases: a work request without reports, and one reporting 2 results */
-    static const char *const typical[] = {"signed/sched_request_02.xml",
-                                          "signed/sched_request_04.xml"};
-    for (size_t t = 0; t < 2; t++) {
-        for (size_t i = 0; i < n; i++) {
-            if (strcmp(msgs[i].name, typical[t]) != 0)
-                continue;
-            struct rate p = run(&msgs[i], 1, secs, false, NULL);
-            struct rate q = run(&msgs[i], 1, secs, true, NULL);
-            printf("%-28s %5zu bytes: parse %.0f/s wall, %.0f/CPU-s; parse + reply %.0f/s wall, "
-                   "%.0f/CPU-s\n",
-                   typical[t], msgs[i].len, p.wall, p.cpu, q.wall, q.cpu);
+    static const struct {
+        const char *name;
+        parse_fn fn;
+    } parsers[] = {{"full", vs_proto_request_parse}, {"fast", vs_proto_request_parse_fast}};
+    for (size_t k = 0; k < 2; k++) {
+        if (argc > 2 && strcmp(argv[2], parsers[k].name) != 0)
+            continue;
+        g_parse = parsers[k].fn;
+        const char *pn = parsers[k].name;
+        size_t avg = 0;
+        struct rate all = run(msgs, n, secs, false, &avg);
+        printf("[%s] requests parsed (all %zu captured requests, avg %zu bytes): %.0f/s wall, "
+               "%.0f per CPU-second\n",
+               pn, n, avg, all.wall, all.cpu);
+        struct rate both = run(msgs, n, secs, true, NULL);
+        printf("[%s] parse + reply write (all captured requests): %.0f/s wall, %.0f per "
+               "CPU-second\n",
+               pn, both.wall, both.cpu);
+        /* the typical cases: a work request without reports, and one reporting 2 results */
+        static const char *const typical[] = {"signed/sched_request_02.xml",
+                                              "signed/sched_request_04.xml"};
+        for (size_t t = 0; t < 2; t++) {
+            for (size_t i = 0; i < n; i++) {
+                if (strcmp(msgs[i].name, typical[t]) != 0)
+                    continue;
+                struct rate p = run(&msgs[i], 1, secs, false, NULL);
+                struct rate q = run(&msgs[i], 1, secs, true, NULL);
+                printf("[%s] %-28s %5zu bytes: parse %.0f/s wall, %.0f/CPU-s; parse + reply "
+                       "%.0f/s wall, %.0f/CPU-s\n",
+                       pn, typical[t], msgs[i].len, p.wall, p.cpu, q.wall, q.cpu);
+            }
         }
     }
     for (size_t i = 0; i < n; i++)

@@ -262,6 +262,29 @@ VS_MUST_CHECK int vs_proto_request_parse(const char *body, size_t len, struct vs
                                          struct vs_proto_request *out,
                                          struct vs_proto_error *out_err);
 
+/*
+ * The server's parse: the same contract and the same struct as
+ * vs_proto_request_parse(), read in one pass without an XML tree when the
+ * body is in the subset vs_proto_request_parse_direct() reads (the real
+ * client's requests are), else by vs_proto_request_parse().
+ */
+VS_MUST_CHECK int vs_proto_request_parse_fast(const char *body, size_t len, struct vs_arena *arena,
+                                              struct vs_proto_request *out,
+                                              struct vs_proto_error *out_err);
+
+/*
+ * The one-pass reader alone: 0 with *out exactly as vs_proto_request_parse()
+ * would fill it, or VS_EUNSUPPORTED (nothing in *out; arena may hold
+ * garbage) for anything outside its subset: attributes, comments,
+ * processing instructions, '\r', bytes >= 0x80, entities inside a stored
+ * field, <coprocs>, <msg_from_host>, <client_opaque>, a body over
+ * VS_XML_MAX_TEXT, any limit or malformed value (whose error message is the
+ * full parser's to give).
+ */
+VS_MUST_CHECK int vs_proto_request_parse_direct(const char *body, size_t len,
+                                                struct vs_arena *arena,
+                                                struct vs_proto_request *out);
+
 /* Writes a request the way the 7.20.5 client does (client side). */
 VS_MUST_CHECK int vs_proto_request_write(const struct vs_proto_request *req, struct vs_buf *out);
 

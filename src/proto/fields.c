@@ -144,6 +144,23 @@ bool vs_proto__field_parse(struct vs_proto__ctx *c, const struct vs_proto__field
     }
     if (!f)
         return false;
+    vs_proto__field_set(c, f, n, base);
+    return true;
+}
+
+const struct vs_proto__field *vs_proto__field_find(const struct vs_proto__field *tab, size_t n_tab,
+                                                   const char *name, size_t len)
+{
+    for (size_t i = 0; i < n_tab; i++)
+        if (tab[i].name_len == len && tab[i].name[0] == name[0] &&
+            memcmp(tab[i].name, name, len) == 0)
+            return &tab[i];
+    return NULL;
+}
+
+void vs_proto__field_set(struct vs_proto__ctx *c, const struct vs_proto__field *f,
+                         const struct vs_xml_node *n, void *base)
+{
     char *p = (char *)base + f->off;
     double d;
     int64_t v;
@@ -177,7 +194,6 @@ bool vs_proto__field_parse(struct vs_proto__ctx *c, const struct vs_proto__field
         }
         break;
     }
-    return true;
 }
 
 void vs_proto__block_write(struct vs_xml_writer *w, const char *name, const char *text)

@@ -29,11 +29,12 @@ struct vs_proto__field {
     const char *name;
     enum vs_proto__ftype type;
     size_t off;
+    size_t name_len; /* strlen(name), for the one-pass reader's lookup */
 };
 
 #define FLD(T, name, type)                                                                         \
     {                                                                                              \
-#name, type, offsetof(T, name)                                                             \
+#name, type, offsetof(T, name), sizeof(#name) - 1                                          \
     }
 
 struct vs_proto__ctx {
@@ -52,6 +53,12 @@ int vs_proto__fail(struct vs_proto__ctx *c, int code, const char *fmt, ...) VS_P
  */
 bool vs_proto__field_parse(struct vs_proto__ctx *c, const struct vs_proto__field *tab, size_t n_tab,
                            const struct vs_xml_node *n, void *base);
+/* The field of tab named name[0..len) (len >= 1, name not NUL-terminated), or NULL. */
+const struct vs_proto__field *vs_proto__field_find(const struct vs_proto__field *tab, size_t n_tab,
+                                                   const char *name, size_t len);
+/* Stores n's value into base as field f (a malformed value sets c->rc). */
+void vs_proto__field_set(struct vs_proto__ctx *c, const struct vs_proto__field *f,
+                         const struct vs_xml_node *n, void *base);
 void vs_proto__fields_write(struct vs_xml_writer *w, const struct vs_proto__field *tab,
                             size_t n_tab, const void *base);
 

@@ -4,6 +4,8 @@
  * BOINC-COMPAT: the element order written is the 7.20.5 client's
  * (cs_scheduler.cpp); the parser accepts any order and skips unknown elements.
  */
+#include <ctype.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "proto/proto_int.h"
@@ -431,6 +433,602 @@ int vs_proto_request_parse(const char *body, size_t len, struct vs_arena *arena,
         return c.rc;
     *out = r;
     return 0;
+}
+
+/*
+ * ---- direct parse (the server's request path) ----
+ *
+ * One pass over the body straight into the struct, no XML tree. It reads a
+ * strict subset of XML: elements without attributes, ASCII text (printable,
+ * tab, newline), the five predefined entities outside the fields it stores,
+ * CDATA sections, and nothing else (no comments, no processing
+ * instructions, no '\r', no bytes >= 0x80, no <coprocs>, <msg_from_host> or
+ * <client_opaque>). Every value goes through the same field tables and
+ * vs_proto__field_set() as the tree parser, so a request it accepts gives
+ * the very struct vs_proto_request_parse() gives; anything else, any limit
+ * near and any malformed value is left to that parser (DP_FALLBACK), which
+ * then has the last word, error messages included.
+ */
+#define DP_FALLBACK 1
+/* stricter than VS_XML_MAX_DEPTH, so the tree parser's depth error stays its own */
+#define DP_MAX_DEPTH (VS_XML_MAX_DEPTH - 2)
+
+struct dp {
+    const char *s;
+    size_t len, pos;
+    size_t last_lt; /* offset of the last '<' of the body */
+    struct vs_proto__ctx *c;
+    int depth;
+    size_t n_elements;
+};
+
+/* Plain character data: tab, newline and printable ASCII but '<', '&', ']'. */
+/* clang-format off */
+static const bool dp_plain[256] = {
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    1, 1, 1, 1, 1, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+};
+/* clang-format on */
+
+/* 1: may start a name, 2: may continue one (ASCII only, as xml.c's fast scanner) */
+/* clang-format off */
+static const unsigned char dp_name[256] = {
+    ['-'] = 2, ['.'] = 2, ['0'] = 2, ['1'] = 2, ['2'] = 2, ['3'] = 2, ['4'] = 2, ['5'] = 2,
+    ['6'] = 2, ['7'] = 2, ['8'] = 2, ['9'] = 2, [':'] = 3, ['_'] = 3, ['A'] = 3, ['B'] = 3,
+    ['C'] = 3, ['D'] = 3, ['E'] = 3, ['F'] = 3, ['G'] = 3, ['H'] = 3, ['I'] = 3, ['J'] = 3,
+    ['K'] = 3, ['L'] = 3, ['M'] = 3, ['N'] = 3, ['O'] = 3, ['P'] = 3, ['Q'] = 3, ['R'] = 3,
+    ['S'] = 3, ['T'] = 3, ['U'] = 3, ['V'] = 3, ['W'] = 3, ['X'] = 3, ['Y'] = 3, ['Z'] = 3,
+    ['a'] = 3, ['b'] = 3, ['c'] = 3, ['d'] = 3, ['e'] = 3, ['f'] = 3, ['g'] = 3, ['h'] = 3,
+    ['i'] = 3, ['j'] = 3, ['k'] = 3, ['l'] = 3, ['m'] = 3, ['n'] = 3, ['o'] = 3, ['p'] = 3,
+    ['q'] = 3, ['r'] = 3, ['s'] = 3, ['t'] = 3, ['u'] = 3, ['v'] = 3, ['w'] = 3, ['x'] = 3,
+    ['y'] = 3, ['z'] = 3,
+};
+/* clang-format on */
+
+static void dp_ws(struct dp *f)
+{
+    while (f->pos < f->len && (f->s[f->pos] == ' ' || f->s[f->pos] == '\t' || f->s[f->pos] == '\n'))
+        f->pos++;
+}
+
+/* Length of the predefined entity at s[i] == '&', 0 if it is none. */
+static size_t dp_entity(const char *s, size_t len, size_t i)
+{
+    static const char *const ents[] = {"&lt;", "&gt;", "&amp;", "&quot;", "&apos;"};
+    for (size_t k = 0; k < VS_NELEM(ents); k++) {
+        size_t n = strlen(ents[k]);
+        if (len - i >= n && memcmp(s + i, ents[k], n) == 0)
+            return n;
+    }
+    return 0;
+}
+
+/*
+ * Validates character data from f->pos to the next '<' and moves there.
+ * *out_amp is set when it holds an entity (its bytes are then not the text).
+ */
+static int dp_text(struct dp *f, bool *out_amp)
+{
+    const char *s = f->s;
+    size_t i = f->pos, len = f->len;
+    /* A '<' at f->last_lt or before ends every run below, so the runs need
+     * no bounds check: the text before a '<' is the common case. */
+    if (i > f->last_lt)
+        return DP_FALLBACK; /* an element left open */
+    for (;;) {
+        /* Most runs are short (indentation, a number): byte by byte; after
+         * 16 plain bytes, eight at a time while none is below 0x20, at or
+         * above 0x80, '<', '&' or ']' (a word may show a false hit, never
+         * misses one). */
+        unsigned k = 0;
+        while (dp_plain[(unsigned char)s[i]]) {
+            i++;
+            if (++k == 16) {
+                const uint64_t ones = 0x0101010101010101ull, high = 0x8080808080808080ull;
+                while (len - i >= 8) {
+                    uint64_t w;
+                    memcpy(&w, s + i, 8);
+                    uint64_t lt = w ^ (ones * '<'), amp = w ^ (ones * '&'), br = w ^ (ones * ']');
+                    if ((w | ((w - ones * 0x20) & ~w) | ((lt - ones) & ~lt) |
+                         ((amp - ones) & ~amp) | ((br - ones) & ~br)) &
+                        high)
+                        break;
+                    i += 8;
+                }
+            }
+        }
+        char ch = s[i];
+        if (ch == '<')
+            break;
+        if (ch == ']') {
+            if (i + 2 < len && s[i + 1] == ']' && s[i + 2] == '>')
+                return DP_FALLBACK;
+            i++;
+        } else if (ch == '&') {
+            size_t m = dp_entity(s, len, i);
+            if (!m)
+                return DP_FALLBACK;
+            *out_amp = true;
+            i += m;
+        } else {
+            return DP_FALLBACK; /* control byte or non-ASCII: the tree parser's business */
+        }
+    }
+    f->pos = i;
+    return 0;
+}
+
+/* At "<![CDATA[": validates the section, returns its content span and moves past it. */
+static int dp_cdata(struct dp *f, size_t *out_a, size_t *out_b)
+{
+    size_t a = f->pos + 9;
+    const char *e = memmem(f->s + a, f->len - a, "]]>", 3);
+    if (!e)
+        return DP_FALLBACK;
+    size_t b = (size_t)(e - f->s);
+    for (size_t i = a; i < b; i++) {
+        unsigned char ch = (unsigned char)f->s[i];
+        if (ch >= 0x80 || (ch < 0x20 && ch != '\t' && ch != '\n'))
+            return DP_FALLBACK;
+    }
+    *out_a = a;
+    *out_b = b;
+    f->pos = b + 3;
+    return 0;
+}
+
+/* At '<' of a start tag: reads it (no attributes); opens it unless it is empty. */
+static int dp_open(struct dp *f, const char **out_name, size_t *out_nl, bool *out_empty)
+{
+    if (f->depth >= DP_MAX_DEPTH || f->n_elements >= VS_XML_MAX_ELEMENTS - 1)
+        return DP_FALLBACK;
+    size_t p = f->pos + 1;
+    if (p >= f->len || !(dp_name[(unsigned char)f->s[p]] & 1))
+        return DP_FALLBACK;
+    size_t a = p;
+    while (dp_name[(unsigned char)f->s[p]] & 2) /* stops at the body's last '>' at worst */
+        p++;
+    if (p - a > VS_XML_MAX_NAME)
+        return DP_FALLBACK;
+    *out_name = f->s + a;
+    *out_nl = p - a;
+    f->pos = p;
+    dp_ws(f);
+    if (f->pos < f->len && f->s[f->pos] == '>') {
+        f->pos++;
+        *out_empty = false;
+        f->depth++;
+    } else if (f->pos + 1 < f->len && f->s[f->pos] == '/' && f->s[f->pos + 1] == '>') {
+        f->pos += 2;
+        *out_empty = true;
+    } else {
+        return DP_FALLBACK; /* attributes, or garbage */
+    }
+    f->n_elements++;
+    return 0;
+}
+
+/* At "</": reads the end tag of the open element name[0..nl) and closes it. */
+static int dp_close(struct dp *f, const char *name, size_t nl)
+{
+    size_t p = f->pos + 2;
+    if (f->len - p < nl || memcmp(f->s + p, name, nl) != 0)
+        return DP_FALLBACK;
+    f->pos = p + nl;
+    dp_ws(f);
+    if (f->pos >= f->len || f->s[f->pos] != '>')
+        return DP_FALLBACK;
+    f->pos++;
+    f->depth--;
+    return 0;
+}
+
+enum { DP_END = 0, DP_CHILD = 2 };
+
+/*
+ * Moves to the next child of the open element name[0..nl): DP_CHILD with
+ * the child's start tag read (its name, whether empty, the offset of its
+ * '<'), or DP_END with the element's end tag read, or DP_FALLBACK. When own
+ * is not NULL the element's own text (CDATA included) is appended to it.
+ */
+static int dp_next(struct dp *f, const char *name, size_t nl, struct vs_buf *own,
+                   const char **out_name, size_t *out_nl, bool *out_empty, size_t *out_start)
+{
+    for (;;) {
+        size_t a = f->pos;
+        bool amp = false;
+        if (dp_text(f, &amp))
+            return DP_FALLBACK;
+        if (own && f->pos > a && (amp || vs_buf_append(own, f->s + a, f->pos - a) != 0))
+            return DP_FALLBACK;
+        if (f->pos + 1 >= f->len)
+            return DP_FALLBACK;
+        char n1 = f->s[f->pos + 1];
+        if (n1 == '/')
+            return dp_close(f, name, nl) ? DP_FALLBACK : DP_END;
+        if (n1 == '!') {
+            size_t ca, cb;
+            if (f->len - f->pos < 9 || memcmp(f->s + f->pos, "<![CDATA[", 9) != 0 ||
+                dp_cdata(f, &ca, &cb))
+                return DP_FALLBACK; /* comments and the rest */
+            if (own && cb > ca && vs_buf_append(own, f->s + ca, cb - ca) != 0)
+                return DP_FALLBACK;
+            continue;
+        }
+        *out_start = f->pos;
+        return dp_open(f, out_name, out_nl, out_empty) ? DP_FALLBACK : DP_CHILD;
+    }
+}
+
+/* Skips (validating) the element whose start tag was just read. */
+static int dp_skip(struct dp *f, const char *name, size_t nl, bool empty)
+{
+    if (empty)
+        return 0;
+    const char *cn;
+    size_t cl, st;
+    bool ce;
+    int k;
+    while ((k = dp_next(f, name, nl, NULL, &cn, &cl, &ce, &st)) == DP_CHILD)
+        if (dp_skip(f, cn, cl, ce))
+            return DP_FALLBACK;
+    return k;
+}
+
+/* Reads a text-only element (start tag just read) as field fd of base. */
+static int dp_field(struct dp *f, const struct vs_proto__field *fd, const char *name, size_t nl,
+                    bool empty, void *base)
+{
+    size_t a = f->pos;
+    if (!empty) {
+        bool amp = false;
+        if (dp_text(f, &amp) || amp || f->pos + 1 >= f->len || f->s[f->pos + 1] != '/')
+            return DP_FALLBACK; /* entities, children, CDATA, comments: the tree parser */
+    }
+    size_t b = empty ? a : f->pos;
+    if (!empty && dp_close(f, name, nl))
+        return DP_FALLBACK;
+    char num[128];
+    const char *text;
+    if (b == a) {
+        text = ""; /* as the tree parser's empty text */
+    } else if (fd->type == F_STR || fd->type == F_BLOCK || b - a >= sizeof(num)) {
+        text = vs_arena_strndup(f->c->arena, f->s + a, b - a);
+    } else {
+        memcpy(num, f->s + a, b - a);
+        num[b - a] = '\0';
+        text = num;
+    }
+    /* (fd->name is this element's name: the table's copy, NUL-terminated) */
+    struct vs_xml_node n = {.name = fd->name, .text = text, .text_len = b - a};
+    vs_proto__field_set(f->c, fd, &n, base);
+    return f->c->rc ? DP_FALLBACK : 0;
+}
+
+/* parse_struct(): the table's fields of the element, the rest skipped. */
+static int dp_struct(struct dp *f, const struct vs_proto__field *tab, size_t n_tab,
+                     const char *name, size_t nl, bool empty, void *base)
+{
+    if (empty)
+        return 0;
+    const char *cn;
+    size_t cl, st;
+    bool ce;
+    int k;
+    while ((k = dp_next(f, name, nl, NULL, &cn, &cl, &ce, &st)) == DP_CHILD) {
+        const struct vs_proto__field *fd = vs_proto__field_find(tab, n_tab, cn, cl);
+        if (fd ? dp_field(f, fd, cn, cl, ce, base) : dp_skip(f, cn, cl, ce))
+            return DP_FALLBACK;
+    }
+    return k;
+}
+
+/* Room for one more element of an arena array (grown by doubling), or NULL over max. */
+static void *dp_grow(struct dp *f, void *arr, size_t n, size_t *cap, size_t size, size_t max)
+{
+    if (n + 1 > max)
+        return NULL;
+    if (n < *cap)
+        return arr;
+    size_t nc = *cap ? *cap * 2 : 4;
+    char *p = vs_arena_alloc(f->c->arena, nc * size);
+    if (n)
+        memcpy(p, arr, n * size);
+    *cap = nc;
+    return p;
+}
+
+static bool dp_is(const char *name, size_t nl, const char *lit)
+{
+    return strncmp(name, lit, nl) == 0 && lit[nl] == '\0';
+}
+
+/* Verbatim copy of s[a..f->pos) (an element just skipped) into *out, within max. */
+static int dp_raw(struct dp *f, size_t a, size_t max, const char **out)
+{
+    if (f->pos - a > max)
+        return DP_FALLBACK;
+    *out = vs_arena_strndup(f->c->arena, f->s + a, f->pos - a);
+    return 0;
+}
+
+struct dp_lists {
+    size_t alt, res, sticky, av, other, ip;
+};
+
+/* parse_result(): fields, <stderr_out> and output <file_info>s. */
+static int dp_result(struct dp *f, const char *name, size_t nl, bool empty,
+                     struct vs_proto_reported_result *res)
+{
+    size_t cap_files = 0;
+    const char *cn;
+    size_t cl, st;
+    bool ce;
+    int k = DP_END;
+    while (!empty && (k = dp_next(f, name, nl, NULL, &cn, &cl, &ce, &st)) == DP_CHILD) {
+        const struct vs_proto__field *fd =
+            vs_proto__field_find(result_fields, VS_NELEM(result_fields), cn, cl);
+        int rc;
+        if (fd) {
+            rc = dp_field(f, fd, cn, cl, ce, res);
+        } else if (dp_is(cn, cl, "file_info")) {
+            res->files = dp_grow(f, res->files, res->n_files, &cap_files, sizeof(*res->files),
+                                 VS_PROTO_MAX_LIST);
+            rc = !res->files ? DP_FALLBACK
+                             : dp_struct(f, result_file_fields, VS_NELEM(result_file_fields), cn,
+                                         cl, ce, &res->files[res->n_files++]);
+        } else if (dp_is(cn, cl, "stderr_out")) {
+            /* its own text, and its first <core_client_version> */
+            struct vs_buf own;
+            vs_buf_init(&own, VS_XML_MAX_TEXT);
+            bool got_ccv = false;
+            const char *gn;
+            size_t gl, gs;
+            bool ge;
+            int g = DP_END;
+            while (!ce && (g = dp_next(f, cn, cl, &own, &gn, &gl, &ge, &gs)) == DP_CHILD) {
+                if (!got_ccv && dp_is(gn, gl, "core_client_version")) {
+                    static const struct vs_proto__field ccv = {
+                        "core_client_version", F_STR,
+                        offsetof(struct vs_proto_reported_result, core_client_version), 19};
+                    got_ccv = true;
+                    if (dp_field(f, &ccv, gn, gl, ge, res))
+                        g = DP_FALLBACK;
+                } else if (dp_skip(f, gn, gl, ge)) {
+                    g = DP_FALLBACK;
+                }
+                if (g == DP_FALLBACK)
+                    break;
+            }
+            rc = g;
+            if (rc == DP_END) {
+                const char *t = own.data ? own.data : "";
+                size_t a = 0, e = own.len;
+                while (a < e && isspace((unsigned char)t[a]))
+                    a++;
+                while (e > a && isspace((unsigned char)t[e - 1]))
+                    e--;
+                size_t cut = e - a;
+                if (cut > VS_PROTO_MAX_STDERR) {
+                    cut = VS_PROTO_MAX_STDERR;
+                    while (cut > 0 && ((unsigned char)t[a + cut] & 0xc0) == 0x80)
+                        cut--;
+                }
+                res->stderr_text = vs_arena_strndup(f->c->arena, t + a, cut);
+            }
+            vs_buf_cleanup(&own);
+        } else {
+            rc = dp_skip(f, cn, cl, ce);
+        }
+        if (rc)
+            return DP_FALLBACK;
+    }
+    if (k != DP_END || !res->name || !*res->name)
+        return DP_FALLBACK;
+    return 0;
+}
+
+/* One child of <scheduler_request> (parse_top()). */
+static int dp_top(struct dp *f, const char *cn, size_t cl, bool ce, size_t st,
+                  struct vs_proto_request *r, struct dp_lists *cap)
+{
+    static const struct {
+        const struct vs_proto__field *tab;
+        size_t n;
+    } tabs[] = {{head_fields, VS_NELEM(head_fields)},
+                {key_fields, VS_NELEM(key_fields)},
+                {mid_fields, VS_NELEM(mid_fields)},
+                {tail_fields, VS_NELEM(tail_fields)}};
+    for (size_t i = 0; i < VS_NELEM(tabs); i++) {
+        const struct vs_proto__field *fd = vs_proto__field_find(tabs[i].tab, tabs[i].n, cn, cl);
+        if (fd)
+            return dp_field(f, fd, cn, cl, ce, r);
+    }
+    const char *gn;
+    size_t gl, gs;
+    bool ge;
+    int k;
+    if (dp_is(cn, cl, "alt_platform")) {
+        const char *nm = NULL;
+        k = DP_END;
+        while (!ce && (k = dp_next(f, cn, cl, NULL, &gn, &gl, &ge, &gs)) == DP_CHILD) {
+            static const struct vs_proto__field namef = {"name", F_STR, 0, 4};
+            int rc = (!nm && dp_is(gn, gl, "name")) ? dp_field(f, &namef, gn, gl, ge, (void *)&nm)
+                                                    : dp_skip(f, gn, gl, ge);
+            if (rc)
+                return DP_FALLBACK;
+        }
+        if (k != DP_END)
+            return DP_FALLBACK;
+        if (nm) {
+            r->alt_platforms = dp_grow(f, r->alt_platforms, r->n_alt_platforms, &cap->alt,
+                                       sizeof(char *), VS_PROTO_MAX_LIST);
+            if (!r->alt_platforms)
+                return DP_FALLBACK;
+            r->alt_platforms[r->n_alt_platforms++] = nm;
+        }
+        return 0;
+    }
+    if (dp_is(cn, cl, "working_global_preferences")) {
+        bool got = false;
+        k = DP_END;
+        while (!ce && (k = dp_next(f, cn, cl, NULL, &gn, &gl, &ge, &gs)) == DP_CHILD) {
+            if (dp_skip(f, gn, gl, ge))
+                return DP_FALLBACK;
+            if (!got && dp_is(gn, gl, "global_preferences")) {
+                got = true;
+                if (dp_raw(f, gs, VS_PROTO_MAX_PREFS, &r->working_global_prefs))
+                    return DP_FALLBACK;
+            }
+        }
+        return k;
+    }
+    if (dp_is(cn, cl, "global_preferences"))
+        return dp_skip(f, cn, cl, ce) || dp_raw(f, st, VS_PROTO_MAX_PREFS, &r->global_prefs);
+    if (dp_is(cn, cl, "time_stats"))
+        return dp_struct(f, time_stats_fields, VS_NELEM(time_stats_fields), cn, cl, ce,
+                         &r->time_stats);
+    if (dp_is(cn, cl, "net_stats"))
+        return dp_struct(f, net_stats_fields, VS_NELEM(net_stats_fields), cn, cl, ce,
+                         &r->net_stats);
+    if (dp_is(cn, cl, "disk_usage"))
+        return dp_struct(f, disk_fields, VS_NELEM(disk_fields), cn, cl, ce, &r->disk_usage);
+    if (dp_is(cn, cl, "host_info")) {
+        k = DP_END;
+        while (!ce && (k = dp_next(f, cn, cl, NULL, &gn, &gl, &ge, &gs)) == DP_CHILD) {
+            if (dp_is(gn, gl, "coprocs"))
+                return DP_FALLBACK;
+            const struct vs_proto__field *fd =
+                vs_proto__field_find(host_fields, VS_NELEM(host_fields), gn, gl);
+            if (fd ? dp_field(f, fd, gn, gl, ge, &r->host) : dp_skip(f, gn, gl, ge))
+                return DP_FALLBACK;
+        }
+        return k;
+    }
+    if (dp_is(cn, cl, "result")) {
+        r->results = dp_grow(f, r->results, r->n_results, &cap->res, sizeof(*r->results),
+                             VS_PROTO_MAX_RESULTS);
+        if (!r->results)
+            return DP_FALLBACK;
+        return dp_result(f, cn, cl, ce, &r->results[r->n_results++]);
+    }
+    if (dp_is(cn, cl, "file_info")) {
+        r->sticky_files = dp_grow(f, r->sticky_files, r->n_sticky_files, &cap->sticky,
+                                  sizeof(*r->sticky_files), VS_PROTO_MAX_FILE_INFOS);
+        if (!r->sticky_files)
+            return DP_FALLBACK;
+        return dp_struct(f, sticky_fields, VS_NELEM(sticky_fields), cn, cl, ce,
+                         &r->sticky_files[r->n_sticky_files++]);
+    }
+    if (dp_is(cn, cl, "app_versions") || dp_is(cn, cl, "other_results") ||
+        dp_is(cn, cl, "in_progress_results")) {
+        /* as parse_app_versions() & co.: each such element replaces the list */
+        char kind = cn[0];
+        if (kind == 'a') {
+            r->app_versions = NULL;
+            r->n_app_versions = cap->av = 0;
+        } else if (kind == 'o') {
+            r->other_results = NULL;
+            r->n_other_results = cap->other = 0;
+        } else {
+            r->has_in_progress_results = true;
+            r->ip_results = NULL;
+            r->n_ip_results = cap->ip = 0;
+        }
+        k = DP_END;
+        while (!ce && (k = dp_next(f, cn, cl, NULL, &gn, &gl, &ge, &gs)) == DP_CHILD) {
+            int rc;
+            if (kind == 'a' && dp_is(gn, gl, "app_version")) {
+                r->app_versions = dp_grow(f, r->app_versions, r->n_app_versions, &cap->av,
+                                          sizeof(*r->app_versions), VS_PROTO_MAX_APP_VERSIONS);
+                rc = !r->app_versions ? DP_FALLBACK
+                                      : dp_struct(f, cav_fields, VS_NELEM(cav_fields), gn, gl, ge,
+                                                  &r->app_versions[r->n_app_versions++]);
+            } else if (kind == 'o' && dp_is(gn, gl, "other_result")) {
+                r->other_results = dp_grow(f, r->other_results, r->n_other_results, &cap->other,
+                                           sizeof(*r->other_results), VS_PROTO_MAX_OTHER_RESULTS);
+                if (!r->other_results)
+                    return DP_FALLBACK;
+                struct vs_proto_other_result *o = &r->other_results[r->n_other_results++];
+                o->app_version = -1;
+                rc = dp_struct(f, other_fields, VS_NELEM(other_fields), gn, gl, ge, o);
+            } else if (kind == 'i' && dp_is(gn, gl, "ip_result")) {
+                r->ip_results = dp_grow(f, r->ip_results, r->n_ip_results, &cap->ip,
+                                        sizeof(*r->ip_results), VS_PROTO_MAX_OTHER_RESULTS);
+                rc = !r->ip_results ? DP_FALLBACK
+                                    : dp_struct(f, ip_fields, VS_NELEM(ip_fields), gn, gl, ge,
+                                                &r->ip_results[r->n_ip_results++]);
+            } else {
+                rc = dp_skip(f, gn, gl, ge);
+            }
+            if (rc)
+                return DP_FALLBACK;
+        }
+        return k;
+    }
+    if (dp_is(cn, cl, "coprocs") || dp_is(cn, cl, "msg_from_host") ||
+        dp_is(cn, cl, "client_opaque"))
+        return DP_FALLBACK; /* rare: the tree parser handles them */
+    return dp_skip(f, cn, cl, ce);
+}
+
+int vs_proto_request_parse_direct(const char *body, size_t len, struct vs_arena *arena,
+                                  struct vs_proto_request *out)
+{
+    /* Under VS_XML_MAX_TEXT no element's text can reach that limit. */
+    if (len > VS_XML_MAX_TEXT || memchr(body, '\r', len))
+        return VS_EUNSUPPORTED;
+    struct vs_proto__ctx c = {.arena = arena};
+    const char *lt = memrchr(body, '<', len);
+    size_t end = len;
+    while (end > 0 && (body[end - 1] == ' ' || body[end - 1] == '\t' || body[end - 1] == '\n'))
+        end--;
+    if (!lt || end == 0 || body[end - 1] != '>')
+        return VS_EUNSUPPORTED; /* (so that a name scan always meets a non-name byte) */
+    struct dp f = {.s = body, .len = len, .c = &c, .last_lt = (size_t)(lt - body)};
+    struct vs_proto_request r;
+    memset(&r, 0, sizeof(r));
+    struct dp_lists cap = {0};
+    const char *rn;
+    size_t rl;
+    bool re;
+    dp_ws(&f);
+    if (f.pos >= len || body[f.pos] != '<' || dp_open(&f, &rn, &rl, &re) || re ||
+        !dp_is(rn, rl, "scheduler_request"))
+        return VS_EUNSUPPORTED;
+    const char *cn;
+    size_t cl, st;
+    bool ce;
+    int k;
+    while ((k = dp_next(&f, rn, rl, NULL, &cn, &cl, &ce, &st)) == DP_CHILD)
+        if (dp_top(&f, cn, cl, ce, st, &r, &cap))
+            return VS_EUNSUPPORTED;
+    if (k != DP_END)
+        return VS_EUNSUPPORTED;
+    dp_ws(&f);
+    if (f.pos != len)
+        return VS_EUNSUPPORTED;
+    *out = r;
+    return 0;
+}
+
+int vs_proto_request_parse_fast(const char *body, size_t len, struct vs_arena *arena,
+                                struct vs_proto_request *out, struct vs_proto_error *out_err)
+{
+    if (vs_proto_request_parse_direct(body, len, arena, out) == 0) {
+        if (out_err) {
+            out_err->code = 0;
+            out_err->msg[0] = '\0';
+        }
+        return 0;
+    }
+    return vs_proto_request_parse(body, len, arena, out, out_err);
 }
 
 bool vs_proto_request_wants_work(const struct vs_proto_request *req)
