@@ -472,7 +472,7 @@ int vs_sched_handle(struct vs_sched *s, const char *body, size_t len, const char
 
     struct vs_proto_request q;
     struct vs_proto_error perr = {0};
-    int rc = vs_proto_request_parse(body, len, &a, &q, &perr);
+    int rc = vs_proto_request_parse_fast(body, len, &a, &q, &perr);
     if (rc != 0) {
         char why[300];
         snprintf(why, sizeof(why), "%s: %s", vs_strerror(rc), perr.msg);
