@@ -85,7 +85,8 @@ enum sq_stmt {
     SQ_RESULTS_IN_PROGRESS,
     SQ_HOST_HAS_WU,
     SQ_COUNT_RESULTS,
-    SQ_COUNT_RESULTS_APP,
+    SQ_COUNT_UNSENT,
+    SQ_COUNT_IN_PROGRESS,
     SQ_JOBS_UNSENT,
     SQ_CLAIM,
     SQ_CLAIM_WU,
@@ -100,6 +101,7 @@ enum sq_stmt {
     SQ_RESULTS_TO_DELETE,
     SQ_DELETE_RETRY_WU,
     SQ_DELETE_RETRY_RESULT,
+    SQ_HOST_UPDATE_KEYS,
     SQ_HAV_GET,
     SQ_HAV_PUT,
     SQ_HAVS_OF_HOST,
@@ -167,6 +169,7 @@ int64_t vs_sq__now(void);
 /* The schema (store_sqlite_schema.c). */
 extern const char *const vs_sq__schema_v1[]; /* NULL-terminated */
 extern const char *const vs_sq__schema_v2[]; /* v1 -> v2 */
-#define VS_SQ_SCHEMA_VERSION 2
+extern const char *const vs_sq__schema_v3[]; /* v2 -> v3 */
+#define VS_SQ_SCHEMA_VERSION 3
 
 #endif

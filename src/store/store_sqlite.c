@@ -77,6 +77,27 @@ char *vs_sq__select_list(const struct sq_table *t, const char *alias)
     return vs_buf_take(&b, &n);
 }
 
+/* The host columns of index host_user. The scheduler rewrites its host row
+ * on every RPC; naming an indexed column in an UPDATE's SET rewrites its
+ * index entry (a dirty page, a WAL frame) even when the value is the same,
+ * so the row update leaves these to SQ_HOST_UPDATE_KEYS, which changes them
+ * only when they differ. */
+static bool host_key_col(const struct sq_table *t, size_t i)
+{
+    return t == &vs_sq__host &&
+           (strcmp(t->cols[i].name, "userid") == 0 || strcmp(t->cols[i].name, "host_cpid") == 0);
+}
+
+/* The parameter number of host column name in SQ_HOST_UPDATE's numbering. */
+static size_t host_param(const char *name)
+{
+    for (size_t i = 1; i < vs_sq__host.ncols; i++) {
+        if (strcmp(vs_sq__host.cols[i].name, name) == 0)
+            return i;
+    }
+    return 0;
+}
+
 static int table_sql(const struct sq_table *t, int kind, struct vs_buf *b)
 {
     int rc = 0;
@@ -91,13 +112,18 @@ static int table_sql(const struct sq_table *t, int kind, struct vs_buf *b)
             rc |= vs_buf_printf(b, "%s?%zu", i > first ? ", " : "", i - first + 1);
         rc |= vs_buf_puts(b, ")");
         break;
-    case 1: /* UPDATE every column by id */
+    case 1: { /* UPDATE every column by id (but a host's index keys, below) */
         rc |= vs_buf_printf(b, "UPDATE %s SET ", t->name);
-        for (size_t i = first; i < t->ncols; i++)
-            rc |= vs_buf_printf(b, "%s%s = ?%zu", i > first ? ", " : "", t->cols[i].name,
-                                i - first + 1);
+        bool sep = false;
+        for (size_t i = first; i < t->ncols; i++) {
+            if (host_key_col(t, i))
+                continue;
+            rc |= vs_buf_printf(b, "%s%s = ?%zu", sep ? ", " : "", t->cols[i].name, i - first + 1);
+            sep = true;
+        }
         rc |= vs_buf_printf(b, " WHERE id = ?%zu", t->ncols - first + 1);
         break;
+    }
     case 2:
     case 3: {
         char *cols = vs_sq__select_list(t, NULL);
@@ -181,10 +207,20 @@ static int build_sql(enum sq_stmt id, struct vs_buf *b)
                             "AND hostid = ?1)");
         break;
     case SQ_COUNT_RESULTS:
-        rc = vs_buf_puts(b, "SELECT count(*) FROM result WHERE server_state = ?1");
+        /* Other states: operator and bench counts, which scan. */
+        rc = vs_buf_puts(b, "SELECT count(*) FROM result WHERE server_state = ?1 AND "
+                            "(?2 = 0 OR appid = ?2)");
         break;
-    case SQ_COUNT_RESULTS_APP:
-        rc = vs_buf_puts(b, "SELECT count(*) FROM result WHERE appid = ?2 AND server_state = ?1");
+    case SQ_COUNT_UNSENT:
+    case SQ_COUNT_IN_PROGRESS:
+        /* The state is a literal so that the planner can use the partial
+         * index of that state (res_unsent, res_host_ip); a bound state
+         * cannot prove the index's WHERE and scans. */
+        rc = vs_buf_printf(b,
+                           "SELECT count(*) FROM result WHERE server_state = %d AND "
+                           "(?2 = 0 OR appid = ?2)",
+                           id == SQ_COUNT_UNSENT ? VS_RESULT_SERVER_STATE_UNSENT
+                                                 : VS_RESULT_SERVER_STATE_IN_PROGRESS);
         break;
     case SQ_JOBS_UNSENT:
         r = vs_sq__select_list(&vs_sq__result, "r");
@@ -268,6 +304,15 @@ static int build_sql(enum sq_stmt id, struct vs_buf *b)
                            id == SQ_DELETE_RETRY_WU ? "workunit" : "result", VS_FILE_DELETE_READY,
                            VS_FILE_DELETE_ERROR);
         break;
+    case SQ_HOST_UPDATE_KEYS: {
+        /* Bound like SQ_HOST_UPDATE (every column, id last). */
+        size_t u = host_param("userid"), c = host_param("host_cpid");
+        rc = vs_buf_printf(b,
+                           "UPDATE host SET userid = ?%zu, host_cpid = ?%zu WHERE id = ?%zu "
+                           "AND (userid <> ?%zu OR host_cpid <> ?%zu)",
+                           u, c, vs_sq__host.ncols, u, c);
+        break;
+    }
     case SQ_HAV_GET:
         rc = vs_buf_puts(b, "SELECT host_id, app_version_id, max_jobs_per_day, n_jobs_today, "
                             "consecutive_valid, turnaround_n, turnaround_avg FROM "
@@ -639,6 +684,8 @@ static int ensure_schema(struct vs_store *s)
         rc = exec(s, vs_sq__schema_v1[i]);
     for (size_t i = 0; rc == 0 && version < 2 && vs_sq__schema_v2[i]; i++)
         rc = exec(s, vs_sq__schema_v2[i]);
+    for (size_t i = 0; rc == 0 && version < 3 && vs_sq__schema_v3[i]; i++)
+        rc = exec(s, vs_sq__schema_v3[i]);
     if (rc == 0 && version < VS_SQ_SCHEMA_VERSION) {
         char sql[128];
         snprintf(sql, sizeof(sql),

@@ -190,12 +190,15 @@ int vs_store_host_has_wu(struct vs_store *s, int64_t hostid, int64_t wuid, bool 
 
 int vs_store_count_results(struct vs_store *s, int64_t appid, int state, int64_t *out_count)
 {
-    sqlite3_stmt *st = vs_sq__stmt(s, appid ? SQ_COUNT_RESULTS_APP : SQ_COUNT_RESULTS);
+    enum sq_stmt id = state == VS_RESULT_SERVER_STATE_UNSENT        ? SQ_COUNT_UNSENT
+                      : state == VS_RESULT_SERVER_STATE_IN_PROGRESS ? SQ_COUNT_IN_PROGRESS
+                                                                    : SQ_COUNT_RESULTS;
+    sqlite3_stmt *st = vs_sq__stmt(s, id);
     if (!st)
         return VS_ESTORE;
     sqlite3_bind_int(st, 1, state);
-    if (appid)
-        sqlite3_bind_int64(st, 2, appid);
+    /* Always bound: the per-state counts test ?2 = 0 for "every app". */
+    sqlite3_bind_int64(st, 2, appid);
     return one_i64(s, st, out_count);
 }
 

@@ -575,11 +575,52 @@ static void test_schema_v1_migrates(void **state)
                      SQLITE_OK);
     sqlite3_close(db);
     assert_int_equal(vs_project_store_open(&f->cfg, false, NULL, &f->s), 0);
-    assert_int_equal(pf_sql(f, "SELECT value FROM store_meta WHERE key = 'schema_version'"), 2);
+    assert_int_equal(pf_sql(f, "SELECT value FROM store_meta WHERE key = 'schema_version'"),
+                     vs_store_schema_version());
     struct vs_daemon_status d = {.name = "x", .last_run = 5};
     assert_int_equal(vs_store_daemon_status_put(f->s, &d), 0);
     assert_int_equal(pf_sql(f, "SELECT last_run FROM daemon_status WHERE name = 'x'"), 5);
     assert_int_equal(pf_sql(f, "SELECT count(*) FROM app"), 1); /* data kept */
+}
+
+/* A version 2 store (the full result indexes) gets the partial ones on
+ * open; results are kept and the feeder's and a host's queries use the new
+ * indexes. */
+static void test_schema_v2_migrates(void **state)
+{
+    struct project_fixture *f = *state;
+    vs_store_close(f->s);
+    f->s = NULL;
+    char path[1200];
+    snprintf(path, sizeof(path), "%s/volsched.db", f->cfg.dir);
+    sqlite3 *db;
+    assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(db,
+                                  "DROP INDEX res_unsent; DROP INDEX res_host_ip;"
+                                  "CREATE INDEX ind_res_st ON result(server_state, id);"
+                                  "CREATE INDEX res_hostid ON result(hostid, id);"
+                                  "INSERT INTO workunit(id, appid, name, xml_doc) "
+                                  "VALUES(900, 1, 'wu900', '');"
+                                  "INSERT INTO result(workunitid, name, appid, server_state, "
+                                  "hostid) VALUES(900, 'r1', 1, 2, 0), (900, 'r2', 1, 4, 3);"
+                                  "UPDATE store_meta SET value = 2 WHERE key = 'schema_version'",
+                                  NULL, NULL, NULL),
+                     SQLITE_OK);
+    sqlite3_close(db);
+    assert_int_equal(vs_project_store_open(&f->cfg, false, NULL, &f->s), 0);
+    assert_int_equal(pf_sql(f, "SELECT value FROM store_meta WHERE key = 'schema_version'"), 3);
+    assert_int_equal(pf_sql(f, "SELECT count(*) FROM sqlite_master WHERE name IN "
+                               "('ind_res_st', 'res_hostid')"),
+                     0);
+    assert_int_equal(pf_sql(f, "SELECT count(*) FROM sqlite_master WHERE name IN "
+                               "('res_unsent', 'res_host_ip')"),
+                     2);
+    int64_t n;
+    assert_int_equal(vs_store_count_results(f->s, 0, VS_RESULT_SERVER_STATE_UNSENT, &n), 0);
+    assert_int_equal(n, 1);
+    assert_int_equal(vs_store_count_results(f->s, 0, VS_RESULT_SERVER_STATE_IN_PROGRESS, &n), 0);
+    assert_int_equal(n, 1);
+    assert_int_equal(pf_sql(f, "SELECT count(*) FROM result WHERE workunitid = 900"), 2);
 }
 
 /* The pass helpers every daemon shares (daemon_util.c). */
@@ -653,6 +694,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_run_once_pipeline_and_counts, df_setup, df_teardown),
         cmocka_unit_test_setup_teardown(test_runner_thread, df_setup, df_teardown),
         cmocka_unit_test_setup_teardown(test_config_blocks, df_setup, df_teardown),
+        cmocka_unit_test_setup_teardown(test_schema_v2_migrates, df_setup, df_teardown),
         cmocka_unit_test_setup_teardown(test_schema_v1_migrates, df_setup, df_teardown),
         cmocka_unit_test_setup_teardown(test_pass_helpers, df_setup, df_teardown),
     };

@@ -354,6 +354,22 @@ static void test_hosts(void **state)
     assert_int_equal(g.id, h2.id);
     assert_int_equal(vs_store_host_by_cpid(f->s, 8, "cpid-1", &g), VS_ENOTFOUND);
     assert_int_equal(vs_store_host_by_cpid(f->s, 7, "", &g), VS_ENOTFOUND);
+    /* The index keys are written by their own statement: a new owner is
+     * stored and found through host_user, the other columns still are. */
+    h.userid = 8;
+    h.rpc_seqno = 6;
+    assert_int_equal(vs_store_host_update(f->s, &h), 0);
+    assert_int_equal(vs_store_host_by_cpid(f->s, 8, "cpid-1", &g), 0);
+    assert_int_equal(g.id, h.id);
+    assert_int_equal(g.rpc_seqno, 6);
+    assert_int_equal(vs_store_host_by_cpid(f->s, 7, "cpid-1", &g), 0);
+    assert_int_equal(g.id, h2.id);
+    /* Unchanged keys: still one row updated, no error. */
+    h.rpc_seqno = 7;
+    assert_int_equal(vs_store_host_update(f->s, &h), 0);
+    assert_int_equal(vs_store_host_get(f->s, h.id, &g), 0);
+    assert_int_equal(g.rpc_seqno, 7);
+    assert_int_equal(g.userid, 8);
 
     g.id = 999;
     assert_int_equal(vs_store_host_update(f->s, &g), VS_ENOTFOUND);
@@ -479,7 +495,13 @@ static void test_jobs_unsent_paging(void **state)
     int64_t n;
     assert_int_equal(vs_store_count_results(f->s, appid, VS_RESULT_SERVER_STATE_UNSENT, &n), 0);
     assert_int_equal(n, 6);
+    assert_int_equal(vs_store_count_results(f->s, 0, VS_RESULT_SERVER_STATE_UNSENT, &n), 0);
+    assert_int_equal(n, 6);
+    assert_int_equal(vs_store_count_results(f->s, appid + 1, VS_RESULT_SERVER_STATE_UNSENT, &n), 0);
+    assert_int_equal(n, 0);
     assert_int_equal(vs_store_count_results(f->s, 0, VS_RESULT_SERVER_STATE_OVER, &n), 0);
+    assert_int_equal(n, 0);
+    assert_int_equal(vs_store_count_results(f->s, appid, VS_RESULT_SERVER_STATE_OVER, &n), 0);
     assert_int_equal(n, 0);
 }
 
