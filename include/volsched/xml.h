@@ -184,4 +184,12 @@ VS_MUST_CHECK int vs_xml_escape(struct vs_buf *b, const char *s, size_t n);
 /* Formats v as vs_xml_double() does into dst (size >= 40); returns the length. */
 size_t vs_xml_format_double(char *dst, size_t size, double v);
 
+/*
+ * The XML name characters both strict scanners accept (the tree builder's
+ * fast path here and the protocol library's one-pass request reader), per
+ * byte: bit 1 set = may start a name, bit 2 set = may continue one. ASCII
+ * only; any other byte sends the input to the full (expat) parser.
+ */
+extern const unsigned char vs_xml_name_class[256];
+
 #endif

@@ -253,8 +253,8 @@ struct fast {
 
 #define FALLBACK 1
 
-/* 1: may start a name, 2: may continue one (ASCII only; the rest goes to expat) */
-static const unsigned char name_class[256] = {
+/* Declared in volsched/xml.h. */
+const unsigned char vs_xml_name_class[256] = {
     ['-'] = 2, ['.'] = 2, ['0'] = 2, ['1'] = 2, ['2'] = 2, ['3'] = 2, ['4'] = 2, ['5'] = 2,
     ['6'] = 2, ['7'] = 2, ['8'] = 2, ['9'] = 2, [':'] = 3, ['_'] = 3, ['A'] = 3, ['B'] = 3,
     ['C'] = 3, ['D'] = 3, ['E'] = 3, ['F'] = 3, ['G'] = 3, ['H'] = 3, ['I'] = 3, ['J'] = 3,
@@ -268,12 +268,12 @@ static const unsigned char name_class[256] = {
 
 static bool name_start(unsigned char c)
 {
-    return name_class[c] & 1;
+    return vs_xml_name_class[c] & 1;
 }
 
 static bool name_char(unsigned char c)
 {
-    return name_class[c] & 2;
+    return vs_xml_name_class[c] & 2;
 }
 
 static bool is_ws(unsigned char c)

@@ -476,21 +476,6 @@ static const bool dp_plain[256] = {
 };
 /* clang-format on */
 
-/* 1: may start a name, 2: may continue one (ASCII only, as xml.c's fast scanner) */
-/* clang-format off */
-static const unsigned char dp_name[256] = {
-    ['-'] = 2, ['.'] = 2, ['0'] = 2, ['1'] = 2, ['2'] = 2, ['3'] = 2, ['4'] = 2, ['5'] = 2,
-    ['6'] = 2, ['7'] = 2, ['8'] = 2, ['9'] = 2, [':'] = 3, ['_'] = 3, ['A'] = 3, ['B'] = 3,
-    ['C'] = 3, ['D'] = 3, ['E'] = 3, ['F'] = 3, ['G'] = 3, ['H'] = 3, ['I'] = 3, ['J'] = 3,
-    ['K'] = 3, ['L'] = 3, ['M'] = 3, ['N'] = 3, ['O'] = 3, ['P'] = 3, ['Q'] = 3, ['R'] = 3,
-    ['S'] = 3, ['T'] = 3, ['U'] = 3, ['V'] = 3, ['W'] = 3, ['X'] = 3, ['Y'] = 3, ['Z'] = 3,
-    ['a'] = 3, ['b'] = 3, ['c'] = 3, ['d'] = 3, ['e'] = 3, ['f'] = 3, ['g'] = 3, ['h'] = 3,
-    ['i'] = 3, ['j'] = 3, ['k'] = 3, ['l'] = 3, ['m'] = 3, ['n'] = 3, ['o'] = 3, ['p'] = 3,
-    ['q'] = 3, ['r'] = 3, ['s'] = 3, ['t'] = 3, ['u'] = 3, ['v'] = 3, ['w'] = 3, ['x'] = 3,
-    ['y'] = 3, ['z'] = 3,
-};
-/* clang-format on */
-
 static void dp_ws(struct dp *f)
 {
     while (f->pos < f->len && (f->s[f->pos] == ' ' || f->s[f->pos] == '\t' || f->s[f->pos] == '\n'))
@@ -592,10 +577,11 @@ static inline __attribute__((always_inline)) int dp_open(struct dp *f, const cha
     if (f->depth >= DP_MAX_DEPTH || f->n_elements >= VS_XML_MAX_ELEMENTS - 1)
         return DP_FALLBACK;
     size_t p = f->pos + 1;
-    if (p >= f->len || !(dp_name[(unsigned char)f->s[p]] & 1))
+    if (p >= f->len || !(vs_xml_name_class[(unsigned char)f->s[p]] & 1))
         return DP_FALLBACK;
     size_t a = p;
-    while (dp_name[(unsigned char)f->s[p]] & 2) /* stops at the body's last '>' at worst */
+    while (vs_xml_name_class[(unsigned char)f->s[p]] &
+           2) /* stops at the body's last '>' at worst */
         p++;
     if (p - a > VS_XML_MAX_NAME)
         return DP_FALLBACK;

@@ -29,21 +29,6 @@
 #define GOLDEN VS_SOURCE_DIR "/tests/golden/boinc"
 #define DATA   VS_SOURCE_DIR "/tests/data/boinc"
 
-static char *slurp(const char *path, size_t *out_len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        fail_msg("cannot open %s", path);
-    struct vs_buf b;
-    vs_buf_init(&b, 16u << 20);
-    char tmp[8192];
-    size_t n;
-    while ((n = fread(tmp, 1, sizeof(tmp), f)) > 0)
-        assert_int_equal(vs_buf_append(&b, tmp, n), 0);
-    fclose(f);
-    return vs_buf_take(&b, out_len);
-}
-
 static void same_str(const char *a, const char *b, const char *what)
 {
     if ((a == NULL) != (b == NULL) || (a && strcmp(a, b) != 0))
@@ -213,7 +198,7 @@ static int check_dir(const char *dir)
         char path[1024];
         snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
         size_t len;
-        char *body = slurp(path, &len);
+        char *body = vs_test_slurp(path, &len);
         check_direct(body, len, path);
         vs_free(body);
         count++;

@@ -32,21 +32,6 @@
 
 #define GOLDEN VS_SOURCE_DIR "/tests/golden/boinc"
 
-static char *slurp(const char *path, size_t *out_len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        fail_msg("cannot open %s", path);
-    struct vs_buf b;
-    vs_buf_init(&b, 16u << 20);
-    char tmp[8192];
-    size_t n;
-    while ((n = fread(tmp, 1, sizeof(tmp), f)) > 0)
-        assert_int_equal(vs_buf_append(&b, tmp, n), 0);
-    fclose(f);
-    return vs_buf_take(&b, out_len);
-}
-
 /* Calls fn for every file in every variant directory whose name starts with prefix. */
 static int for_each(const char *prefix, void (*fn)(const char *variant, const char *path))
 {
@@ -191,7 +176,7 @@ static size_t count_top(const char *xml, size_t len, struct vs_arena *a, const c
 static void check_request(const char *variant, const char *path)
 {
     size_t len;
-    char *body = slurp(path, &len);
+    char *body = vs_test_slurp(path, &len);
     struct vs_arena a;
     vs_arena_init(&a, 0);
     struct vs_proto_request req;
@@ -306,7 +291,7 @@ static void test_request_facts(void **state)
     struct vs_proto_request r;
     struct vs_proto_error err;
     size_t len;
-    char *b = slurp(GOLDEN "/signed/sched_request_04.xml", &len);
+    char *b = vs_test_slurp(GOLDEN "/signed/sched_request_04.xml", &len);
     assert_int_equal(vs_proto_request_parse(b, len, &a, &r, &err), 0);
     assert_string_equal(r.authenticator, "0123456789abcdef0123456789abcdef");
     assert_int_equal(r.hostid, 7);
@@ -343,7 +328,7 @@ static void test_request_facts(void **state)
     vs_free(b);
 
     /* first RPC: no key yet, hostid 0, 1 s of CPU work */
-    b = slurp(GOLDEN "/signed/sched_request_01.xml", &len);
+    b = vs_test_slurp(GOLDEN "/signed/sched_request_01.xml", &len);
     assert_int_equal(vs_proto_request_parse(b, len, &a, &r, &err), 0);
     assert_null(r.code_sign_key);
     assert_int_equal(r.hostid, 0);
@@ -351,7 +336,7 @@ static void test_request_facts(void **state)
     vs_free(b);
 
     /* anonymous platform */
-    b = slurp(GOLDEN "/anon/sched_request_02.xml", &len);
+    b = vs_test_slurp(GOLDEN "/anon/sched_request_02.xml", &len);
     assert_int_equal(vs_proto_request_parse(b, len, &a, &r, &err), 0);
     assert_string_equal(r.platform_name, "anonymous");
     assert_int_equal(r.n_alt_platforms, 0);
@@ -361,7 +346,7 @@ static void test_request_facts(void **state)
     vs_free(b);
 
     /* locality: the sticky file list */
-    b = slurp(GOLDEN "/sticky/sched_request_03.xml", &len);
+    b = vs_test_slurp(GOLDEN "/sticky/sched_request_03.xml", &len);
     assert_int_equal(vs_proto_request_parse(b, len, &a, &r, &err), 0);
     assert_int_equal(r.n_sticky_files, 1);
     assert_string_equal(r.sticky_files[0].name, "in_1795969060_1.txt");
@@ -370,7 +355,7 @@ static void test_request_facts(void **state)
     vs_free(b);
 
     /* an errored result: state 3, exit 0, the client's message inside the CDATA */
-    b = slurp(GOLDEN "/plain_nocopy/sched_request_03.xml", &len);
+    b = vs_test_slurp(GOLDEN "/plain_nocopy/sched_request_03.xml", &len);
     assert_int_equal(vs_proto_request_parse(b, len, &a, &r, &err), 0);
     assert_int_equal(r.n_results, 1);
     assert_int_equal(r.results[0].state, 3);
@@ -386,7 +371,7 @@ static void test_request_facts(void **state)
 static void check_reply(const char *variant, const char *path)
 {
     size_t len;
-    char *body = slurp(path, &len);
+    char *body = vs_test_slurp(path, &len);
     struct vs_arena a;
     vs_arena_init(&a, 0);
     struct vs_proto_reply rep;
@@ -433,7 +418,7 @@ static void test_reply_facts(void **state)
     struct vs_proto_reply r;
     struct vs_proto_error err;
     size_t len;
-    char *b = slurp(GOLDEN "/signed/sched_reply_01.xml", &len);
+    char *b = vs_test_slurp(GOLDEN "/signed/sched_reply_01.xml", &len);
     assert_int_equal(vs_proto_reply_parse(b, len, &a, &r, &err), 0);
     assert_int_equal(r.scheduler_version, 720);
     assert_string_equal(r.master_url, "http://127.0.0.1:31480/proj/");
@@ -472,7 +457,7 @@ static void test_reply_facts(void **state)
     vs_sign_key_destroy(pub);
     vs_free(b);
 
-    b = slurp(GOLDEN "/sticky/sched_reply_03.xml", &len);
+    b = vs_test_slurp(GOLDEN "/sticky/sched_reply_03.xml", &len);
     assert_int_equal(vs_proto_reply_parse(b, len, &a, &r, &err), 0);
     assert_int_equal(r.n_delete_file_infos, 1);
     assert_string_equal(r.delete_file_infos[0], "in_1795969060_1.txt");
@@ -481,7 +466,7 @@ static void test_reply_facts(void **state)
     assert_string_equal(r.messages[0].text, "No work available");
     vs_free(b);
 
-    b = slurp(GOLDEN "/upload_url_tag/sched_reply_01.xml", &len);
+    b = vs_test_slurp(GOLDEN "/upload_url_tag/sched_reply_01.xml", &len);
     assert_int_equal(vs_proto_reply_parse(b, len, &a, &r, &err), 0);
     bool seen = false;
     for (size_t i = 0; i < r.n_file_infos; i++)
@@ -509,7 +494,7 @@ static void check_upload_request(const char *variant, const char *path)
 {
     (void)variant;
     size_t len;
-    char *file = slurp(path, &len);
+    char *file = vs_test_slurp(path, &len);
     const char *body = strstr(file, "<data_server_request>");
     assert_non_null(body);
     size_t blen = len - (size_t)(body - file);
@@ -550,7 +535,7 @@ static void check_upload_reply(const char *variant, const char *path)
 {
     (void)variant;
     size_t len;
-    char *body = slurp(path, &len);
+    char *body = vs_test_slurp(path, &len);
     struct vs_arena a;
     vs_arena_init(&a, 0);
     struct vs_proto_upload_reply r;
@@ -582,7 +567,7 @@ static void test_upload(void **state)
     struct vs_arena a;
     vs_arena_init(&a, 0);
     size_t len;
-    char *file = slurp(GOLDEN "/resume_upload/upload_request_04_header.txt", &len);
+    char *file = vs_test_slurp(GOLDEN "/resume_upload/upload_request_04_header.txt", &len);
     const char *body = strstr(file, "<data_server_request>");
     struct vs_proto_upload_request u;
     struct vs_proto_error err;
@@ -611,7 +596,7 @@ static void test_master_page(void **state)
     struct vs_arena a;
     vs_arena_init(&a, 0);
     size_t len;
-    char *page = slurp(GOLDEN "/master_page.html", &len);
+    char *page = vs_test_slurp(GOLDEN "/master_page.html", &len);
     const char **urls;
     size_t n;
     assert_int_equal(vs_proto_master_urls_parse(page, len, &a, &urls, &n), 0);
@@ -718,7 +703,7 @@ static void check_fast(const char *variant, const char *path)
 {
     (void)variant;
     size_t len;
-    char *body = slurp(path, &len);
+    char *body = vs_test_slurp(path, &len);
     struct vs_arena a;
     vs_arena_init(&a, 0);
     struct vs_xml_doc fast, ref;
@@ -752,7 +737,7 @@ static void test_synthetic(void **state)
     struct vs_arena a;
     vs_arena_init(&a, 0);
     size_t len;
-    char *b = slurp(VS_SOURCE_DIR "/tests/golden/synthetic/sched_request_full.xml", &len);
+    char *b = vs_test_slurp(VS_SOURCE_DIR "/tests/golden/synthetic/sched_request_full.xml", &len);
     struct vs_proto_request r;
     struct vs_proto_error err;
     assert_int_equal(vs_proto_request_parse(b, len, &a, &r, &err), 0);
@@ -782,7 +767,7 @@ static void test_synthetic(void **state)
     assert_string_equal(r.host.virtualbox_version, "7.0.10");
     vs_free(b);
 
-    b = slurp(VS_SOURCE_DIR "/tests/golden/synthetic/sched_reply_full.xml", &len);
+    b = vs_test_slurp(VS_SOURCE_DIR "/tests/golden/synthetic/sched_reply_full.xml", &len);
     struct vs_proto_reply p;
     assert_int_equal(vs_proto_reply_parse(b, len, &a, &p, &err), 0);
     assert_string_equal(p.project_name, "Full & Complete");

@@ -46,24 +46,10 @@ struct fx {
     int64_t avid;
 };
 
-static char *read_all(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    assert_non_null(f);
-    struct vs_buf b;
-    vs_buf_init(&b, 16u << 20);
-    char chunk[8192];
-    size_t n;
-    while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
-        assert_int_equal(vs_buf_append(&b, chunk, n), 0);
-    fclose(f);
-    return vs_buf_take(&b, NULL);
-}
-
 /* sched_request_01.xml with (old, new) pairs substituted. */
 static char *request(const char *const *subst, size_t n)
 {
-    char *text = read_all(SAMPLES "/sched_request_01.xml");
+    char *text = vs_test_slurp(SAMPLES "/sched_request_01.xml", NULL);
     const char *base[] = {"<cpu_req_secs>1.000000</cpu_req_secs>",
                           "<cpu_req_secs>100000.000000</cpu_req_secs>"};
     for (size_t pass = 0; pass < 2; pass++) {

@@ -18,20 +18,6 @@
 
 #define VEC VS_SOURCE_DIR "/tests/golden/signing/"
 
-static char *slurp(const char *path, size_t *out_len)
-{
-    FILE *f = fopen(path, "rb");
-    assert_non_null(f);
-    struct vs_buf b;
-    vs_buf_init(&b, 1u << 20);
-    char tmp[4096];
-    size_t n;
-    while ((n = fread(tmp, 1, sizeof(tmp), f)) > 0)
-        assert_int_equal(vs_buf_append(&b, tmp, n), 0);
-    fclose(f);
-    return vs_buf_take(&b, out_len);
-}
-
 static void test_md5(void **state)
 {
     (void)state;
@@ -41,7 +27,7 @@ static void test_md5(void **state)
     int64_t n = 0;
     assert_int_equal(vs_md5_file(VEC "data.txt", hex, &n), 0);
     size_t len;
-    char *want = slurp(VEC "data.txt.md5", &len);
+    char *want = vs_test_slurp(VEC "data.txt.md5", &len);
     assert_memory_equal(hex, want, 32);
     assert_int_equal(n, 29);
     vs_free(want);
@@ -59,7 +45,7 @@ static void test_known_answer(void **state)
     vs_buf_init(&sig, 4096);
     assert_int_equal(vs_sign_file(priv, VEC "data.txt", &sig), 0);
     size_t len;
-    char *want = slurp(VEC "data.txt.sig", &len);
+    char *want = vs_test_slurp(VEC "data.txt.sig", &len);
     assert_int_equal(sig.len, len);
     assert_memory_equal(sig.data, want, len);
 
@@ -68,7 +54,7 @@ static void test_known_answer(void **state)
     vs_buf_init(&pubtext, 4096);
     assert_int_equal(vs_sign_key_write_public(priv, &pubtext), 0);
     size_t plen;
-    char *pubwant = slurp(VEC "public_key.txt", &plen);
+    char *pubwant = vs_test_slurp(VEC "public_key.txt", &plen);
     assert_int_equal(pubtext.len, plen);
     assert_memory_equal(pubtext.data, pubwant, plen);
 
@@ -77,7 +63,7 @@ static void test_known_answer(void **state)
     assert_false(vs_sign_key_is_private(pub));
     assert_int_equal(vs_sign_verify_file(pub, VEC "data.txt", want, len), 0);
     size_t dlen;
-    char *data = slurp(VEC "data.txt", &dlen);
+    char *data = vs_test_slurp(VEC "data.txt", &dlen);
     assert_int_equal(vs_sign_verify_data(pub, data, dlen, want, len), 0);
     /* a corrupted file fails */
     data[0] ^= 1;
