@@ -53,8 +53,6 @@ static void read_prefs(const char *xml, struct vs_sp_host *h)
         /* Most tags (closing ones, other preferences) fail on the first
          * letter: test it before comparing whole names. */
         char c1 = p[1];
-        if (c1 != 'd' && c1 != 'r' && c1 != 'w')
-            continue;
         for (size_t i = 0; i < NPREFS; i++) {
             if (pref_names[i][0] != c1)
                 continue;

@@ -311,26 +311,9 @@ int vs_store_result_report(struct vs_store *s, int64_t hostid, int64_t now,
     bool dup = false;
     /* Only the columns the checks need: the whole row (templates, stderr)
      * cost more to read than the update. */
-    sqlite3_stmt *q = vs_sq__stmt(s, SQ_REPORT_STATE);
-    if (!q) {
-        rc = VS_ESTORE;
+    rc = vs_store_result_state_by_name(s, rep->name, &r);
+    if (rc)
         goto done;
-    }
-    sqlite3_bind_text(q, 1, rep->name, -1, SQLITE_STATIC);
-    int qs = sqlite3_step(q);
-    if (qs == SQLITE_ROW) {
-        r.id = sqlite3_column_int64(q, 0);
-        r.hostid = sqlite3_column_int64(q, 1);
-        r.server_state = sqlite3_column_int(q, 2);
-        r.outcome = sqlite3_column_int(q, 3);
-        r.received_time = sqlite3_column_int64(q, 4);
-        r.workunitid = sqlite3_column_int64(q, 5);
-    }
-    sqlite3_reset(q);
-    if (qs != SQLITE_ROW) {
-        rc = qs == SQLITE_DONE ? VS_ENOTFOUND : vs_sq__err(s, qs, "report state");
-        goto done;
-    }
     if (r.hostid != hostid) {
         rc = VS_ESTATE;
         goto done;
