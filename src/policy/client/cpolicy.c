@@ -111,7 +111,9 @@ static inline unsigned with_ltd_bits(const struct vs_cstate *st, const struct vs
     return f;
 }
 
-void vs_cproject_states(const struct vs_cstate *st, unsigned *out_flags)
+/* vs_cproject_states, and vs_cpolicy__states_sums when sums is not NULL. */
+static inline void project_states(const struct vs_cstate *st, unsigned *out_flags,
+                                  struct vs_cdebt_sums *sums)
 {
     size_t np = st->nprojects;
     const struct vs_cproject *pj = st->projects;
@@ -146,8 +148,22 @@ void vs_cproject_states(const struct vs_cstate *st, unsigned *out_flags)
         unsigned f = out_flags[p];
         if (!pj[p].suspended && (f & HAS_DOWNLOADING) && !(f & HAS_DEFERRED))
             f |= VS_CPS_DOWNLOADING;
-        out_flags[p] = with_ltd_bits(st, &pj[p], f & ~(unsigned)(HAS_DOWNLOADING | HAS_DEFERRED));
+        f = with_ltd_bits(st, &pj[p], f & ~(unsigned)(HAS_DOWNLOADING | HAS_DEFERRED));
+        out_flags[p] = f;
+        if (sums)
+            vs_cdebt__add(sums, &pj[p], f);
     }
+}
+
+void vs_cproject_states(const struct vs_cstate *st, unsigned *out_flags)
+{
+    project_states(st, out_flags, NULL);
+}
+
+void vs_cpolicy__states_sums(const struct vs_cstate *st, unsigned *out_flags,
+                             struct vs_cdebt_sums *out_sums)
+{
+    project_states(st, out_flags, out_sums);
 }
 
 /* ---------------------------------------------------------------- workspace */
@@ -353,8 +369,9 @@ static int step(enum vs_cpolicy policy, struct vs_cstate *st, struct vs_cpolicy_
      * pass: the update changes ltd, no other input of the states, so only
      * the bits that follow from ltd may change, and only in a project
      * whose OVERWORKED bit flips. */
-    vs_cproject_states(st, states);
-    if (vs_cdebt__update(st, states)) {
+    struct vs_cdebt_sums sums = {0};
+    project_states(st, states, &sums);
+    if (vs_cdebt__update(st, states, &sums)) {
         for (size_t p = 0; p < st->nprojects; p++) {
             const struct vs_cproject *pr = &st->projects[p];
             bool ow = pr->ltd < -st->host.sched_period;

@@ -7,10 +7,11 @@
  * used by S, R = sum of their shares, and each P in S gets
  * debt += A * share/R - its own wall CPU time. Short-term debt applies it
  * over the runnable projects, long-term debt over the potentially runnable
- * ones. The update below makes three passes over the projects (both sets'
- * sums; rule F/W with the minimum and the sum it needs; the normalization)
- * and keeps every sum in project order, so the arithmetic is exactly that
- * of applying the rule set by set.
+ * ones. Both sets' sums (A, R) come from the pass that computes the project
+ * states (vs_cpolicy__states_sums); the update below makes two passes (rule
+ * F/W with the minimum and the sum the normalization needs; the
+ * normalization). Every sum runs in project order, so the arithmetic is
+ * exactly that of applying the rule set by set.
  */
 #include <math.h>
 
@@ -18,29 +19,17 @@
 #include "volsched/alloc.h"
 #include "volsched/client_policy.h"
 
-bool vs_cdebt__update(struct vs_cstate *st, const unsigned *flags)
+bool vs_cdebt__update(struct vs_cstate *st, const unsigned *flags, const struct vs_cdebt_sums *sums)
 {
     size_t np = st->nprojects;
     struct vs_cproject *pj = st->projects;
+    const double a_std = sums->a_std, r_std = sums->r_std;
+    const double a_ltd = sums->a_ltd, r_ltd = sums->r_ltd;
 
-    /* Rule A and R for both sets. */
-    double a_std = 0, r_std = 0, a_ltd = 0, r_ltd = 0;
-    for (size_t p = 0; p < np; p++) {
-        if (pj[p].non_cpu_intensive)
-            continue;
-        if (flags[p] & VS_CPS_RUNNABLE) {
-            a_std += pj[p].wall_cpu_period;
-            r_std += pj[p].resource_share;
-        }
-        if (flags[p] & VS_CPS_POT_RUNNABLE) {
-            a_ltd += pj[p].wall_cpu_period;
-            r_ltd += pj[p].resource_share;
-        }
-    }
-
-    /* Rule F/W (skipped for a set without share, i.e. an empty one), then
-     * the minimum short-term debt of the runnable projects and the sum of
-     * the long-term debts of all CPU-intensive projects. */
+    /* Rule F/W, then the minimum short-term debt of the runnable projects
+     * and the sum of the long-term debts of all CPU-intensive projects. A
+     * project in a set makes its R at least its share, > 0 in a valid
+     * snapshot: no division by zero. */
     double min_std = INFINITY, ltd_sum = 0;
     size_t n = 0;
     for (size_t p = 0; p < np; p++) {
@@ -48,14 +37,12 @@ bool vs_cdebt__update(struct vs_cstate *st, const unsigned *flags)
         if (pr->non_cpu_intensive)
             continue;
         if (flags[p] & VS_CPS_RUNNABLE) {
-            if (r_std > 0) {
-                double w = a_std * (pr->resource_share / r_std);
-                pr->std += w - pr->wall_cpu_period;
-            }
+            double w = a_std * (pr->resource_share / r_std);
+            pr->std += w - pr->wall_cpu_period;
             if (pr->std < min_std)
                 min_std = pr->std;
         }
-        if ((flags[p] & VS_CPS_POT_RUNNABLE) && r_ltd > 0) {
+        if (flags[p] & VS_CPS_POT_RUNNABLE) {
             double w = a_ltd * (pr->resource_share / r_ltd);
             pr->ltd += w - pr->wall_cpu_period;
         }
@@ -102,8 +89,9 @@ int vs_cdebt_update(enum vs_cpolicy policy, struct vs_cstate *st)
      * array is fine when the stack one is too small. */
     unsigned flags_small[64];
     unsigned *flags = np <= 64 ? flags_small : vs_xmalloc(np * sizeof(*flags));
-    vs_cproject_states(st, flags);
-    (void)vs_cdebt__update(st, flags);
+    struct vs_cdebt_sums sums = {0};
+    vs_cpolicy__states_sums(st, flags, &sums);
+    (void)vs_cdebt__update(st, flags, &sums);
     if (flags != flags_small)
         vs_free(flags);
     return 0;

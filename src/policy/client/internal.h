@@ -59,10 +59,39 @@ static inline bool vs_cpolicy__nearly_runnable(const struct vs_cstate *st,
            !st->projects[res->project].suspended;
 }
 
-/* The debt update without validation, from states computed by the caller
- * (vs_cdebt_update computes them). Returns whether the OVERWORKED bit of
- * some project changed with its ltd (its flags then need computing again). */
-bool vs_cdebt__update(struct vs_cstate *st, const unsigned *flags);
+/* Rule A and R of the debt update (debt.c) for its two sets: the wall CPU
+ * time and the share sum of the runnable and of the potentially runnable
+ * CPU-intensive projects. Zero it, then add every project in index order. */
+struct vs_cdebt_sums {
+    double a_std, r_std, a_ltd, r_ltd;
+};
+
+static inline void vs_cdebt__add(struct vs_cdebt_sums *s, const struct vs_cproject *pr,
+                                 unsigned flags)
+{
+    if (pr->non_cpu_intensive)
+        return;
+    if (flags & VS_CPS_RUNNABLE) {
+        s->a_std += pr->wall_cpu_period;
+        s->r_std += pr->resource_share;
+    }
+    if (flags & VS_CPS_POT_RUNNABLE) {
+        s->a_ltd += pr->wall_cpu_period;
+        s->r_ltd += pr->resource_share;
+    }
+}
+
+/* vs_cproject_states that also sums *out_sums over the states it computes
+ * (so the debt update needs no pass of its own for them). */
+void vs_cpolicy__states_sums(const struct vs_cstate *st, unsigned *out_flags,
+                             struct vs_cdebt_sums *out_sums);
+
+/* The debt update without validation, from states and sums computed by
+ * the caller (vs_cdebt_update computes them). Returns whether the
+ * OVERWORKED bit of some project changed with its ltd (its flags then need
+ * computing again). */
+bool vs_cdebt__update(struct vs_cstate *st, const unsigned *flags,
+                      const struct vs_cdebt_sums *sums);
 
 /* The rounding band of the client policies' times (see rr_sim.c): a time
  * difference within this many seconds of the min_queue horizon is
