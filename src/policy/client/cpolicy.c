@@ -89,19 +89,50 @@ bool vs_cresult_nearly_runnable(const struct vs_cstate *st, size_t r)
     return vs_cpolicy__nearly_runnable(st, &st->results[r]);
 }
 
-/* Private fact bits of vs_cpolicy__result_facts, cleared by the combine. */
+/* Private bits of the result scan in vs_cproject_states, cleared before
+ * the flags are returned: some result's files are downloading / deferred. */
 enum { HAS_DOWNLOADING = 0x10000u, HAS_DEFERRED = 0x20000u };
 
-void vs_cpolicy__result_facts(const struct vs_cstate *st, unsigned *out_facts)
+/* The bits that follow from ltd, which the debt update changes. */
+#define LTD_BITS (VS_CPS_OVERWORKED | VS_CPS_FETCHABLE | VS_CPS_POT_RUNNABLE)
+
+/* Adds project pr's LTD_BITS to f, which holds all its other bits. */
+static inline unsigned with_ltd_bits(const struct vs_cstate *st, const struct vs_cproject *pr,
+                                     unsigned f)
 {
-    for (size_t p = 0; p < st->nprojects; p++)
-        out_facts[p] = 0;
+    if (pr->ltd < -st->host.sched_period)
+        f |= VS_CPS_OVERWORKED;
+    if (!pr->suspended && !(f & VS_CPS_DEFERRED) && !pr->no_new_work && !(f & VS_CPS_OVERWORKED) &&
+        !pr->master_fetch_pending)
+        f |= VS_CPS_FETCHABLE;
+    if (f & (VS_CPS_RUNNABLE | VS_CPS_DOWNLOADING | VS_CPS_FETCHABLE | VS_CPS_OVERWORKED |
+             VS_CPS_LATENCY_LIMITED))
+        f |= VS_CPS_POT_RUNNABLE;
+    return f;
+}
+
+/* vs_cproject_states, and vs_cpolicy__states_sums when sums is not NULL. */
+static inline void project_states(const struct vs_cstate *st, unsigned *out_flags,
+                                  struct vs_cdebt_sums *sums)
+{
+    size_t np = st->nprojects;
+    const struct vs_cproject *pj = st->projects;
+    /* The bits from the projects' own fields, then what the results say
+     * about their projects, then the definitions that combine both. */
+    for (size_t p = 0; p < np; p++) {
+        unsigned f = 0;
+        if (st->now < pj[p].min_rpc_time)
+            f |= VS_CPS_DEFERRED;
+        if (st->now < pj[p].latency_limited_until)
+            f |= VS_CPS_LATENCY_LIMITED;
+        out_flags[p] = f;
+    }
     for (size_t r = 0; r < st->nresults; r++) {
         const struct vs_cresult *res = &st->results[r];
         if (res->done)
             continue;
-        unsigned *f = &out_facts[res->project];
-        bool open = !res->suspended && !st->projects[res->project].suspended;
+        unsigned *f = &out_flags[res->project];
+        bool open = !res->suspended && !pj[res->project].suspended;
         if (res->files == VS_CFILES_READY) {
             if (open)
                 *f |= VS_CPS_RUNNABLE | VS_CPS_NEARLY_RUNNABLE;
@@ -113,43 +144,26 @@ void vs_cpolicy__result_facts(const struct vs_cstate *st, unsigned *out_facts)
             *f |= HAS_DEFERRED;
         }
     }
-}
-
-/* Project p's flags from its result facts and its own fields. */
-static inline unsigned combine_one(const struct vs_cstate *st, const unsigned *facts, size_t p)
-{
-    const struct vs_cproject *pr = &st->projects[p];
-    unsigned f = facts[p];
-    if (!pr->suspended && (f & HAS_DOWNLOADING) && !(f & HAS_DEFERRED))
-        f |= VS_CPS_DOWNLOADING;
-    if (st->now < pr->min_rpc_time)
-        f |= VS_CPS_DEFERRED;
-    if (pr->ltd < -st->host.sched_period)
-        f |= VS_CPS_OVERWORKED;
-    if (!pr->suspended && !(f & VS_CPS_DEFERRED) && !pr->no_new_work && !(f & VS_CPS_OVERWORKED) &&
-        !pr->master_fetch_pending)
-        f |= VS_CPS_FETCHABLE;
-    if (st->now < pr->latency_limited_until)
-        f |= VS_CPS_LATENCY_LIMITED;
-    if (f & (VS_CPS_RUNNABLE | VS_CPS_DOWNLOADING | VS_CPS_FETCHABLE | VS_CPS_OVERWORKED |
-             VS_CPS_LATENCY_LIMITED))
-        f |= VS_CPS_POT_RUNNABLE;
-    return f & ~(unsigned)(HAS_DOWNLOADING | HAS_DEFERRED);
-}
-
-void vs_cpolicy__combine_states(const struct vs_cstate *st, const unsigned *facts,
-                                unsigned *out_flags)
-{
-    for (size_t p = 0; p < st->nprojects; p++)
-        out_flags[p] = combine_one(st, facts, p);
+    for (size_t p = 0; p < np; p++) {
+        unsigned f = out_flags[p];
+        if (!pj[p].suspended && (f & HAS_DOWNLOADING) && !(f & HAS_DEFERRED))
+            f |= VS_CPS_DOWNLOADING;
+        f = with_ltd_bits(st, &pj[p], f & ~(unsigned)(HAS_DOWNLOADING | HAS_DEFERRED));
+        out_flags[p] = f;
+        if (sums)
+            vs_cdebt__add(sums, &pj[p], f);
+    }
 }
 
 void vs_cproject_states(const struct vs_cstate *st, unsigned *out_flags)
 {
-    /* First the per-result facts, then the definitions that combine them
-     * (in place: the combine reads facts[p] before writing flags[p]). */
-    vs_cpolicy__result_facts(st, out_flags);
-    vs_cpolicy__combine_states(st, out_flags, out_flags);
+    project_states(st, out_flags, NULL);
+}
+
+void vs_cpolicy__states_sums(const struct vs_cstate *st, unsigned *out_flags,
+                             struct vs_cdebt_sums *out_sums)
+{
+    project_states(st, out_flags, out_sums);
 }
 
 /* ---------------------------------------------------------------- workspace */
@@ -163,7 +177,7 @@ void vs_cpolicy_ws_init(struct vs_cpolicy_ws *ws)
 #define P_ARRAYS(X)                                                            \
     X(rr_dm) X(rr_shortfall) X(rr_wbm) X(rr_frs) X(rr_states) X(wf_wrs)        \
     X(wf_prr) X(pd0) X(pd1) X(pd2) X(pd3) X(pd4) X(pd5) X(pz0) X(pz1) X(pz2)   \
-    X(pz3) X(pz4) X(pi0) X(pfacts)
+    X(pz3) X(pz4) X(pi0)
 /* clang-format on */
 #define R_ARRAYS(X)                                                                                \
     X(rr_finish) X(rr_missed) X(sc_order) X(sc_why) X(en_act) X(keys) X(keys2) X(rz0)
@@ -181,7 +195,7 @@ void vs_cpolicy_ws_cleanup(struct vs_cpolicy_ws *ws)
     ws->d = NULL;
 }
 
-void vs_cpolicy__reserve(struct vs_cpolicy_ws *ws, size_t np, size_t nr)
+void vs_cpolicy__grow(struct vs_cpolicy_ws *ws, size_t np, size_t nr)
 {
     struct vs_cpolicy_wsd *d = ws->d;
     if (np > d->cap_p) {
@@ -335,6 +349,7 @@ int vs_cpolicy_pass(enum vs_cpolicy policy, struct vs_cstate *st, struct vs_cpol
     if ((int)policy < 0 || (int)policy >= VS_CPOLICY_COUNT || !ws || !ws->d || !out ||
         vs_cstate_validate(st) != 0)
         return VS_EINVAL;
+    vs_cpolicy__reserve(ws, st->nprojects, st->nresults);
     int rc = vs_rrsim__run(policy, st, ws, &out->rr);
     if (rc == 0)
         rc = vs_csched__run(policy, st, &out->rr, ws, &out->sched);
@@ -349,18 +364,20 @@ static int step(enum vs_cpolicy policy, struct vs_cstate *st, struct vs_cpolicy_
                 struct vs_cpolicy_out *out)
 {
     vs_cpolicy__reserve(ws, st->nprojects, st->nresults);
-    struct vs_cpolicy_wsd *d = ws->d;
-    /* The result facts do not change in the debt update; the combined
-     * states may (OVERWORKED follows ltd). */
-    vs_cpolicy__result_facts(st, d->pfacts);
-    vs_cpolicy__combine_states(st, d->pfacts, d->rr_states);
-    vs_cdebt__update(st, d->rr_states);
-    /* Of the combine's inputs the debt update changes only ltd, so only a
-     * project whose OVERWORKED bit flips needs combining again. */
-    for (size_t p = 0; p < st->nprojects; p++) {
-        bool ow = st->projects[p].ltd < -st->host.sched_period;
-        if (ow != ((d->rr_states[p] & VS_CPS_OVERWORKED) != 0))
-            d->rr_states[p] = combine_one(st, d->pfacts, p);
+    unsigned *states = ws->d->rr_states;
+    /* One scan of the results for the states of the debt update and of the
+     * pass: the update changes ltd, no other input of the states, so only
+     * the bits that follow from ltd may change, and only in a project
+     * whose OVERWORKED bit flips. */
+    struct vs_cdebt_sums sums = {0};
+    project_states(st, states, &sums);
+    if (vs_cdebt__update(st, states, &sums)) {
+        for (size_t p = 0; p < st->nprojects; p++) {
+            const struct vs_cproject *pr = &st->projects[p];
+            bool ow = pr->ltd < -st->host.sched_period;
+            if (ow != ((states[p] & VS_CPS_OVERWORKED) != 0))
+                states[p] = with_ltd_bits(st, pr, states[p] & ~LTD_BITS);
+        }
     }
     int rc = vs_rrsim__run_states(policy, st, ws, &out->rr);
     if (rc == 0)

@@ -2,6 +2,16 @@
  * Debts (seeds 000 and 002, identical in both): how much wall CPU time each
  * project is owed relative to the others. Short-term debt drives the CPU
  * scheduler, long-term debt the work fetch.
+ *
+ * Rule A/R/F/W over a set S of (CPU-intensive) projects: A = wall CPU time
+ * used by S, R = sum of their shares, and each P in S gets
+ * debt += A * share/R - its own wall CPU time. Short-term debt applies it
+ * over the runnable projects, long-term debt over the potentially runnable
+ * ones. Both sets' sums (A, R) come from the pass that computes the project
+ * states (vs_cpolicy__states_sums); the update below makes two passes (rule
+ * F/W with the minimum and the sum the normalization needs; the
+ * normalization). Every sum runs in project order, so the arithmetic is
+ * exactly that of applying the rule set by set.
  */
 #include <math.h>
 
@@ -9,78 +19,63 @@
 #include "volsched/alloc.h"
 #include "volsched/client_policy.h"
 
-/*
- * Rule A/R/F/W over the set S (projects whose bit `in_set` is set):
- * A = wall CPU time used by S, R = sum of their shares, and each P in S gets
- * debt += A * share/R - its own wall CPU time.
- */
-static void adjust(struct vs_cstate *st, const unsigned *flags, unsigned in_set, bool is_std)
-{
-    double a = 0, rsum = 0;
-    for (size_t p = 0; p < st->nprojects; p++) {
-        if (!(flags[p] & in_set) || st->projects[p].non_cpu_intensive)
-            continue;
-        a += st->projects[p].wall_cpu_period;
-        rsum += st->projects[p].resource_share;
-    }
-    if (rsum <= 0)
-        return;
-    for (size_t p = 0; p < st->nprojects; p++) {
-        struct vs_cproject *pr = &st->projects[p];
-        if (!(flags[p] & in_set) || pr->non_cpu_intensive)
-            continue;
-        double w = a * (pr->resource_share / rsum);
-        if (is_std)
-            pr->std += w - pr->wall_cpu_period;
-        else
-            pr->ltd += w - pr->wall_cpu_period;
-    }
-}
-
-void vs_cdebt__update(struct vs_cstate *st, const unsigned *flags)
+bool vs_cdebt__update(struct vs_cstate *st, const unsigned *flags, const struct vs_cdebt_sums *sums)
 {
     size_t np = st->nprojects;
-    /* Short-term: over runnable projects; min 0, max VS_CDEBT_STD_MAX. */
-    adjust(st, flags, VS_CPS_RUNNABLE, true);
-    double min_std = INFINITY;
-    for (size_t p = 0; p < np; p++) {
-        if ((flags[p] & VS_CPS_RUNNABLE) && !st->projects[p].non_cpu_intensive &&
-            st->projects[p].std < min_std)
-            min_std = st->projects[p].std;
-    }
-    for (size_t p = 0; p < np; p++) {
-        struct vs_cproject *pr = &st->projects[p];
-        if (!(flags[p] & VS_CPS_RUNNABLE) || pr->non_cpu_intensive) {
-            /* Not in the set: owed nothing now, so it re-enters at the
-             * minimum when it becomes runnable again. */
-            pr->std = 0;
-            continue;
-        }
-        pr->std -= min_std;
-        if (pr->std > VS_CDEBT_STD_MAX)
-            pr->std = VS_CDEBT_STD_MAX;
-    }
+    struct vs_cproject *pj = st->projects;
+    const double a_std = sums->a_std, r_std = sums->r_std;
+    const double a_ltd = sums->a_ltd, r_ltd = sums->r_ltd;
 
-    /* Long-term: over potentially runnable projects; mean 0 over all
-     * (CPU-intensive) projects. */
-    adjust(st, flags, VS_CPS_POT_RUNNABLE, false);
-    double sum = 0;
+    /* Rule F/W, then the minimum short-term debt of the runnable projects
+     * and the sum of the long-term debts of all CPU-intensive projects. A
+     * project in a set makes its R at least its share, > 0 in a valid
+     * snapshot: no division by zero. */
+    double min_std = INFINITY, ltd_sum = 0;
     size_t n = 0;
     for (size_t p = 0; p < np; p++) {
-        if (st->projects[p].non_cpu_intensive)
+        struct vs_cproject *pr = &pj[p];
+        if (pr->non_cpu_intensive)
             continue;
-        sum += st->projects[p].ltd;
+        if (flags[p] & VS_CPS_RUNNABLE) {
+            double w = a_std * (pr->resource_share / r_std);
+            pr->std += w - pr->wall_cpu_period;
+            if (pr->std < min_std)
+                min_std = pr->std;
+        }
+        if (flags[p] & VS_CPS_POT_RUNNABLE) {
+            double w = a_ltd * (pr->resource_share / r_ltd);
+            pr->ltd += w - pr->wall_cpu_period;
+        }
+        ltd_sum += pr->ltd;
         n++;
     }
-    double mean = n ? sum / (double)n : 0;
+
+    /* Short-term debt: min 0 over the runnable projects, at most
+     * VS_CDEBT_STD_MAX; a project outside the set is owed nothing now, so
+     * it re-enters at the minimum when it becomes runnable again.
+     * Long-term debt: mean 0 over the CPU-intensive projects. */
+    double mean = n ? ltd_sum / (double)n : 0;
+    const double overworked_below = -st->host.sched_period;
+    bool changed = false;
     for (size_t p = 0; p < np; p++) {
-        struct vs_cproject *pr = &st->projects[p];
-        if (pr->non_cpu_intensive)
+        struct vs_cproject *pr = &pj[p];
+        if (pr->non_cpu_intensive) {
+            pr->std = 0;
             pr->ltd = 0;
-        else
+        } else {
+            if (flags[p] & VS_CPS_RUNNABLE) {
+                pr->std -= min_std;
+                if (pr->std > VS_CDEBT_STD_MAX)
+                    pr->std = VS_CDEBT_STD_MAX;
+            } else {
+                pr->std = 0;
+            }
             pr->ltd -= mean;
+        }
         pr->wall_cpu_period = 0;
+        changed |= (pr->ltd < overworked_below) != ((flags[p] & VS_CPS_OVERWORKED) != 0);
     }
+    return changed;
 }
 
 int vs_cdebt_update(enum vs_cpolicy policy, struct vs_cstate *st)
@@ -94,8 +89,9 @@ int vs_cdebt_update(enum vs_cpolicy policy, struct vs_cstate *st)
      * array is fine when the stack one is too small. */
     unsigned flags_small[64];
     unsigned *flags = np <= 64 ? flags_small : vs_xmalloc(np * sizeof(*flags));
-    vs_cproject_states(st, flags);
-    vs_cdebt__update(st, flags);
+    struct vs_cdebt_sums sums = {0};
+    vs_cpolicy__states_sums(st, flags, &sums);
+    (void)vs_cdebt__update(st, flags, &sums);
     if (flags != flags_small)
         vs_free(flags);
     return 0;

@@ -39,7 +39,6 @@ struct vs_cpolicy_wsd {
     double *pd0, *pd1, *pd2, *pd3, *pd4, *pd5;
     size_t *pz0, *pz1, *pz2, *pz3, *pz4;
     int *pi0;
-    unsigned *pfacts;
     /* scratch, per result */
     struct vs_cpkey *keys, *keys2;
     size_t *rz0;
@@ -60,19 +59,39 @@ static inline bool vs_cpolicy__nearly_runnable(const struct vs_cstate *st,
            !st->projects[res->project].suspended;
 }
 
-/* Project states in two halves: the facts that come from the results
- * (O(nresults); VS_CPS_RUNNABLE, VS_CPS_NEARLY_RUNNABLE and private bits),
- * then the definitions that combine them with the project's own fields
- * (O(nprojects)). The debt update changes ltd, hence OVERWORKED and what
- * follows from it, but no result fact: a pass computes the facts once and
- * combines them before and after the update. */
-void vs_cpolicy__result_facts(const struct vs_cstate *st, unsigned *out_facts);
-void vs_cpolicy__combine_states(const struct vs_cstate *st, const unsigned *facts,
-                                unsigned *out_flags);
+/* Rule A and R of the debt update (debt.c) for its two sets: the wall CPU
+ * time and the share sum of the runnable and of the potentially runnable
+ * CPU-intensive projects. Zero it, then add every project in index order. */
+struct vs_cdebt_sums {
+    double a_std, r_std, a_ltd, r_ltd;
+};
 
-/* The debt update without validation, from states computed by the caller
- * (vs_cdebt_update computes them). */
-void vs_cdebt__update(struct vs_cstate *st, const unsigned *flags);
+static inline void vs_cdebt__add(struct vs_cdebt_sums *s, const struct vs_cproject *pr,
+                                 unsigned flags)
+{
+    if (pr->non_cpu_intensive)
+        return;
+    if (flags & VS_CPS_RUNNABLE) {
+        s->a_std += pr->wall_cpu_period;
+        s->r_std += pr->resource_share;
+    }
+    if (flags & VS_CPS_POT_RUNNABLE) {
+        s->a_ltd += pr->wall_cpu_period;
+        s->r_ltd += pr->resource_share;
+    }
+}
+
+/* vs_cproject_states that also sums *out_sums over the states it computes
+ * (so the debt update needs no pass of its own for them). */
+void vs_cpolicy__states_sums(const struct vs_cstate *st, unsigned *out_flags,
+                             struct vs_cdebt_sums *out_sums);
+
+/* The debt update without validation, from states and sums computed by
+ * the caller (vs_cdebt_update computes them). Returns whether the
+ * OVERWORKED bit of some project changed with its ltd (its flags then need
+ * computing again). */
+bool vs_cdebt__update(struct vs_cstate *st, const unsigned *flags,
+                      const struct vs_cdebt_sums *sums);
 
 /* The rounding band of the client policies' times (see rr_sim.c): a time
  * difference within this many seconds of the min_queue horizon is
@@ -85,7 +104,16 @@ static inline double vs_cpolicy__time_eps(const struct vs_cstate *st)
 }
 
 /* Grows the workspace to hold np projects and nr results. */
-void vs_cpolicy__reserve(struct vs_cpolicy_ws *ws, size_t np, size_t nr);
+void vs_cpolicy__grow(struct vs_cpolicy_ws *ws, size_t np, size_t nr);
+
+/* Makes the workspace hold np projects and nr results. Inline: every entry
+ * point calls it and it almost never grows. */
+static inline void vs_cpolicy__reserve(struct vs_cpolicy_ws *ws, size_t np, size_t nr)
+{
+    const struct vs_cpolicy_wsd *d = ws->d;
+    if (np > d->cap_p || nr > d->cap_r)
+        vs_cpolicy__grow(ws, np, nr);
+}
 
 /* Sorts keys by (group, key, idx); tmp holds n keys. O(n) radix sort. */
 void vs_cpolicy__sort(struct vs_cpkey *keys, struct vs_cpkey *tmp, size_t n);
@@ -111,6 +139,7 @@ int vs_csched__run(enum vs_cpolicy policy, const struct vs_cstate *st,
 int vs_cenforce__run(enum vs_cpolicy policy, struct vs_cstate *st, const struct vs_rrsim_out *rr,
                      const struct vs_csched_out *sched, struct vs_cpolicy_ws *ws,
                      struct vs_cenforce_out *out);
+/* The work fetch when the caller has also reserved the workspace. */
 int vs_cfetch__run(enum vs_cpolicy policy, const struct vs_cstate *st,
                    const struct vs_rrsim_out *rr, struct vs_cpolicy_ws *ws,
                    struct vs_cfetch_out *out);

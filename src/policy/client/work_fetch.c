@@ -59,8 +59,9 @@ const char *vs_cfetch_reason_name(enum vs_cfetch_reason reason)
 
 static bool blocked(const struct vs_cproject *p, unsigned flags, bool count_overworked)
 {
-    return p->suspended || (flags & VS_CPS_DEFERRED) || p->no_new_work ||
-           (count_overworked && (flags & VS_CPS_OVERWORKED));
+    /* | rather than ||: two tests instead of four branches. */
+    unsigned bits = VS_CPS_DEFERRED | (count_overworked ? VS_CPS_OVERWORKED : 0);
+    return (p->suspended | p->no_new_work) || (flags & bits);
 }
 
 /* Seed 002's work_to_fill_buf(P). */
@@ -151,15 +152,42 @@ static void wrr_fill(const struct vs_cstate *st, const struct vs_rrsim_out *rr, 
     }
 }
 
+/* wrr: each project's queued (nearly runnable) work in wall seconds. */
+static void queued_work(const struct vs_cstate *st, double *queued)
+{
+    const double speed = vs_cpolicy__speed(&st->host);
+    for (size_t p = 0; p < st->nprojects; p++)
+        queued[p] = 0;
+    for (size_t r = 0; r < st->nresults; r++) {
+        const struct vs_cresult *res = &st->results[r];
+        if (vs_cpolicy__nearly_runnable(st, res))
+            queued[res->project] += res->remaining / speed;
+    }
+}
+
+/* The most urgent reason to force an RPC to project pr (user request,
+ * trickle-up, overdue report, in that order), or VS_CFETCH_NONE. */
+static enum vs_cfetch_reason forced_reason(const struct vs_cproject *pr, unsigned flags)
+{
+    if (pr->rpc_user_request)
+        return VS_CFETCH_USER;
+    /* A backed-off project waits out its deferral. */
+    if (pr->suspended || (flags & VS_CPS_DEFERRED))
+        return VS_CFETCH_NONE;
+    if (pr->trickle_up_pending)
+        return VS_CFETCH_TRICKLE;
+    return pr->report_overdue ? VS_CFETCH_REPORT_OVERDUE : VS_CFETCH_NONE;
+}
+
 int vs_cfetch__run(enum vs_cpolicy policy, const struct vs_cstate *st,
                    const struct vs_rrsim_out *rr, struct vs_cpolicy_ws *ws,
                    struct vs_cfetch_out *out)
 {
-    size_t np = st->nprojects, nr = st->nresults;
-    vs_cpolicy__reserve(ws, np, nr);
+    size_t np = st->nprojects;
+    const struct vs_cproject *pj = st->projects;
+    const unsigned *states = rr->states;
     struct vs_cpolicy_wsd *d = ws->d;
     double *wrs = d->wf_wrs, *prr = d->wf_prr, *prio = d->pd3, *queued = d->pd2;
-    size_t *nearly = d->pz3;
     out->work_request_size = wrs;
     out->prr_frac = prr;
     out->project = -1;
@@ -167,64 +195,69 @@ int vs_cfetch__run(enum vs_cpolicy policy, const struct vs_cstate *st,
     out->request = 0;
     out->request_pn = 0;
 
-    /* Share fraction among potentially runnable (CPU-intensive) projects. */
-    double prr_sum = 0;
-    for (size_t p = 0; p < np; p++) {
-        if ((rr->states[p] & VS_CPS_POT_RUNNABLE) && !st->projects[p].non_cpu_intensive)
-            prr_sum += st->projects[p].resource_share;
-        nearly[p] = 0;
-        queued[p] = 0;
-    }
-    const double speed = vs_cpolicy__speed(&st->host);
-    const double buffer = st->host.min_queue * st->host.ncpus;
-    /* Below this a difference of work is clock rounding (internal.h). */
-    const double eps = st->host.ncpus * vs_cpolicy__time_eps(st);
-    for (size_t r = 0; r < nr; r++) {
-        if (!vs_cpolicy__nearly_runnable(st, &st->results[r]))
-            continue;
-        nearly[st->results[r].project]++;
-        queued[st->results[r].project] += st->results[r].remaining / speed;
+    double buffer = 0, eps = 0;
+    if (policy == VS_CPOLICY_WRR) {
+        queued_work(st, queued);
+        buffer = st->host.min_queue * st->host.ncpus;
+        /* Below this a difference of work is clock rounding (internal.h). */
+        eps = st->host.ncpus * vs_cpolicy__time_eps(st);
     }
 
+    /* Each project's request and priority before the fallback rounds, the
+     * share sum among potentially runnable (CPU-intensive) projects, and
+     * the forced RPC: the most urgent reason, the least index within it.
+     * "Has no nearly-runnable result" is the VS_CPS_NEARLY_RUNNABLE bit
+     * unset (rr->states are st's). */
+    double prr_sum = 0;
     for (size_t p = 0; p < np; p++) {
-        const struct vs_cproject *pr = &st->projects[p];
-        unsigned f = rr->states[p];
-        bool in_prr = (f & VS_CPS_POT_RUNNABLE) && !pr->non_cpu_intensive;
-        prr[p] = pr->resource_share / (in_prr ? prr_sum : prr_sum + pr->resource_share);
-        wrs[p] = 0;
-        prio[p] = pr->ltd;
+        const struct vs_cproject *pr = &pj[p];
+        unsigned f = states[p];
+        if (pr->rpc_user_request || pr->trickle_up_pending || pr->report_overdue) {
+            enum vs_cfetch_reason why = forced_reason(pr, f);
+            if (why != VS_CFETCH_NONE && (out->project < 0 || why < out->reason)) {
+                out->project = (long)p;
+                out->reason = why;
+            }
+        }
+        double w = 0, pri = pr->ltd;
         if (pr->non_cpu_intensive) {
-            if (!blocked(pr, f, false) && nearly[p] == 0)
-                wrs[p] = 1;
+            if (!blocked(pr, f, false) && !(f & VS_CPS_NEARLY_RUNNABLE))
+                w = 1;
+            wrs[p] = w;
+            prio[p] = pri;
             continue;
         }
+        if (f & VS_CPS_POT_RUNNABLE)
+            prr_sum += pr->resource_share;
         switch (policy) {
         case VS_CPOLICY_SHORTFALL:
             if (!blocked(pr, f, true))
-                wrs[p] = rr->shortfall[p];
-            prio[p] += rr->shortfall[p];
+                w = rr->shortfall[p];
+            pri += rr->shortfall[p];
             break;
         case VS_CPOLICY_DEBT: {
-            double w = work_to_fill_buf(st, rr, p);
+            double fill = work_to_fill_buf(st, rr, p);
             if (!blocked(pr, f, true))
-                wrs[p] = w;
-            prio[p] += w;
+                w = fill;
+            pri += fill;
             break;
         }
         default: {
             if (blocked(pr, f, false))
                 break;
             double want = buffer * rr->frs[p] - queued[p];
-            if (nearly[p] == 0) {
+            if (!(f & VS_CPS_NEARLY_RUNNABLE)) {
                 /* The old client's first rule: one result per project. */
-                wrs[p] = fmax(want, 1);
-                prio[p] = INFINITY;
+                w = fmax(want, 1);
+                pri = INFINITY;
             } else if (want > eps) {
-                wrs[p] = want;
+                w = want;
             }
             break;
         }
         }
+        wrs[p] = w;
+        prio[p] = pri;
     }
     if (policy == VS_CPOLICY_WRR)
         wrr_fill(st, rr, wrs, eps);
@@ -234,33 +267,20 @@ int vs_cfetch__run(enum vs_cpolicy policy, const struct vs_cstate *st,
         fallback_and_normalize(st, rr, wrs,
                                st->host.min_queue * st->host.ncpus - rr->total_work_before_minq);
 
-    /* Forced RPCs first, then the work fetch choice. */
-    for (size_t p = 0; p < np && out->project < 0; p++) {
-        if (st->projects[p].rpc_user_request) {
-            out->project = (long)p;
-            out->reason = VS_CFETCH_USER;
-        }
+    /* The share fractions, and the work fetch choice: the greatest
+     * priority among the final requests > 0, least index on ties. */
+    long best = -1;
+    for (size_t p = 0; p < np; p++) {
+        const struct vs_cproject *pr = &pj[p];
+        bool in_prr = (states[p] & VS_CPS_POT_RUNNABLE) && !pr->non_cpu_intensive;
+        prr[p] = pr->resource_share / (in_prr ? prr_sum : prr_sum + pr->resource_share);
+        if (wrs[p] > 0 && (best < 0 || prio[p] > prio[best]))
+            best = (long)p;
     }
-    for (int reason = VS_CFETCH_TRICKLE; reason <= VS_CFETCH_REPORT_OVERDUE; reason++) {
-        for (size_t p = 0; p < np && out->project < 0; p++) {
-            const struct vs_cproject *pr = &st->projects[p];
-            bool want = reason == VS_CFETCH_TRICKLE ? pr->trickle_up_pending : pr->report_overdue;
-            /* A backed-off project waits out its deferral. */
-            if (want && !pr->suspended && !(rr->states[p] & VS_CPS_DEFERRED)) {
-                out->project = (long)p;
-                out->reason = (enum vs_cfetch_reason)reason;
-            }
-        }
-    }
-    if (out->project < 0) {
-        for (size_t p = 0; p < np; p++) {
-            if (!(wrs[p] > 0))
-                continue;
-            if (out->project < 0 || prio[p] > prio[out->project])
-                out->project = (long)p;
-        }
-        if (out->project >= 0)
-            out->reason = VS_CFETCH_WORK;
+    /* A forced RPC comes first. */
+    if (out->project < 0 && best >= 0) {
+        out->project = best;
+        out->reason = VS_CFETCH_WORK;
     }
     if (out->project >= 0) {
         out->request = wrs[out->project];
@@ -275,5 +295,6 @@ int vs_cfetch_run(enum vs_cpolicy policy, const struct vs_cstate *st, const stru
     if ((int)policy < 0 || (int)policy >= VS_CPOLICY_COUNT || vs_cstate_validate(st) != 0 || !ws ||
         !ws->d || !rr)
         return VS_EINVAL;
+    vs_cpolicy__reserve(ws, st->nprojects, st->nresults);
     return vs_cfetch__run(policy, st, rr, ws, out);
 }
