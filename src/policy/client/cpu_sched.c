@@ -31,11 +31,24 @@
 #include "internal.h"
 #include "volsched/client_policy.h"
 
-static void take(struct vs_csched_out *out, size_t r, enum vs_csched_why why)
+/*
+ * The schedule being built. The hot loops read and write it through this
+ * local copy (written back to the vs_csched_out at the end): the why bytes
+ * may alias anything, so counters and pointers kept in *out would be
+ * reloaded after every store.
+ */
+struct sched {
+    const struct vs_cresult *res; /* st->results */
+    size_t *order;
+    uint8_t *why;
+    size_t n, ncpu, cap;
+};
+
+static void take(struct sched *s, size_t r, enum vs_csched_why why)
 {
-    out->order[out->n++] = r;
-    out->why[r] = (uint8_t)why;
-    out->ncpu++;
+    s->order[s->n++] = r;
+    s->why[r] = (uint8_t)why;
+    s->ncpu++;
 }
 
 /* Is result a preferred over b for step 6 (both unscheduled, same project)?
@@ -85,33 +98,31 @@ static void sift_down(struct vs_cpkey *h, size_t n, size_t i)
  */
 #define EDF_SCAN_MAX_CPUS 4
 
-static void edf(enum vs_cpolicy policy, const struct vs_cstate *st, const struct vs_rrsim_out *rr,
-                const size_t *el, size_t ne, struct vs_cpolicy_wsd *d, double payoff,
-                struct vs_csched_out *out)
+static void edf(struct sched *s, enum vs_cpolicy policy, const struct vs_cstate *st,
+                const struct vs_rrsim_out *rr, const size_t *el, size_t ne,
+                struct vs_cpolicy_wsd *d, double payoff)
 {
-    size_t cap = (size_t)st->host.ncpus;
     int *dm = d->pi0;
     double *ad = d->pd0;
     for (size_t p = 0; p < st->nprojects; p++)
         dm[p] = rr->deadlines_missed[p];
-    if (cap <= EDF_SCAN_MAX_CPUS) {
-        while (out->ncpu < cap) {
+    if (s->cap <= EDF_SCAN_MAX_CPUS) {
+        while (s->ncpu < s->cap) {
             size_t pick = SIZE_MAX;
             double dl = 0;
             for (size_t i = 0; i < ne; i++) {
                 size_t r = el[i];
-                const struct vs_cresult *res = &st->results[r];
-                if (out->why[r] != VS_CSCHED_NO || dm[res->project] <= 0)
+                if (s->why[r] != VS_CSCHED_NO || dm[s->res[r].project] <= 0)
                     continue;
-                if (pick == SIZE_MAX || res->deadline < dl) {
+                if (pick == SIZE_MAX || s->res[r].deadline < dl) {
                     pick = r;
-                    dl = res->deadline;
+                    dl = s->res[r].deadline;
                 }
             }
             if (pick == SIZE_MAX)
                 break;
-            size_t p = st->results[pick].project;
-            take(out, pick, VS_CSCHED_EDF);
+            size_t p = s->res[pick].project;
+            take(s, pick, VS_CSCHED_EDF);
             dm[p]--;
             if (policy == VS_CPOLICY_SHORTFALL)
                 ad[p] -= payoff;
@@ -121,19 +132,19 @@ static void edf(enum vs_cpolicy policy, const struct vs_cstate *st, const struct
     struct vs_cpkey *h = d->keys;
     size_t m = 0;
     for (size_t i = 0; i < ne; i++) {
-        const struct vs_cresult *res = &st->results[el[i]];
+        const struct vs_cresult *res = &s->res[el[i]];
         if (dm[res->project] > 0)
             h[m++] = (struct vs_cpkey){.group = 0, .idx = (uint32_t)el[i], .key = res->deadline};
     }
     for (size_t i = m / 2; i-- > 0;)
         sift_down(h, m, i);
-    while (m > 0 && out->ncpu < cap) {
-        size_t r = h[0].idx, p = st->results[r].project;
+    while (m > 0 && s->ncpu < s->cap) {
+        size_t r = h[0].idx, p = s->res[r].project;
         h[0] = h[--m];
         sift_down(h, m, 0);
         if (dm[p] <= 0)
             continue;
-        take(out, r, VS_CSCHED_EDF);
+        take(s, r, VS_CSCHED_EDF);
         dm[p]--;
         if (policy == VS_CPOLICY_SHORTFALL)
             ad[p] -= payoff;
@@ -148,27 +159,26 @@ static void edf(enum vs_cpolicy policy, const struct vs_cstate *st, const struct
  * strict and total: ad is never NaN), so the leader's pick was compared
  * with all its results.
  */
-static void debt_few(enum vs_cpolicy policy, const struct vs_cstate *st, const size_t *el,
-                     size_t ne, double *ad, double payoff, struct vs_csched_out *out)
+static void debt_few(struct sched *s, enum vs_cpolicy policy, size_t np, const size_t *el,
+                     size_t ne, double *ad, double payoff)
 {
-    size_t np = st->nprojects, cap = (size_t)st->host.ncpus;
-    while (out->ncpu < cap) {
+    while (s->ncpu < s->cap) {
         size_t best = np, pick = 0;
         for (size_t i = 0; i < ne; i++) {
             size_t r = el[i];
-            if (out->why[r] != VS_CSCHED_NO)
+            if (s->why[r] != VS_CSCHED_NO)
                 continue;
-            size_t p = st->results[r].project;
+            size_t p = s->res[r].project;
             if (best == np || ad[p] > ad[best] || (ad[p] == ad[best] && p < best)) {
                 best = p;
                 pick = r;
-            } else if (p == best && better(policy, &st->results[r], r, &st->results[pick], pick)) {
+            } else if (p == best && better(policy, &s->res[r], r, &s->res[pick], pick)) {
                 pick = r;
             }
         }
         if (best == np)
             break;
-        take(out, pick, VS_CSCHED_DEBT);
+        take(s, pick, VS_CSCHED_DEBT);
         ad[best] -= payoff;
     }
 }
@@ -178,10 +188,9 @@ static void debt_few(enum vs_cpolicy policy, const struct vs_cstate *st, const s
  * (a counting sort, index order kept), then each pick scans the projects
  * and one group.
  */
-static void debt_many(enum vs_cpolicy policy, const struct vs_cstate *st, const size_t *el,
-                      size_t ne, struct vs_cpolicy_wsd *d, double payoff, struct vs_csched_out *out)
+static void debt_many(struct sched *s, enum vs_cpolicy policy, size_t np, const size_t *el,
+                      size_t ne, struct vs_cpolicy_wsd *d, double payoff)
 {
-    size_t np = st->nprojects, cap = (size_t)st->host.ncpus;
     size_t *avail = d->pz0, *gstart = d->pz1, *gfill = d->pz2;
     /* keys is free once EDF is done; a vs_cpkey is larger than a size_t,
      * so its storage holds nresults indexes. */
@@ -190,8 +199,8 @@ static void debt_many(enum vs_cpolicy policy, const struct vs_cstate *st, const 
     for (size_t p = 0; p < np; p++)
         avail[p] = 0;
     for (size_t i = 0; i < ne; i++) {
-        if (out->why[el[i]] == VS_CSCHED_NO)
-            avail[st->results[el[i]].project]++;
+        if (s->why[el[i]] == VS_CSCHED_NO)
+            avail[s->res[el[i]].project]++;
     }
     size_t off = 0;
     for (size_t p = 0; p < np; p++) {
@@ -199,10 +208,10 @@ static void debt_many(enum vs_cpolicy policy, const struct vs_cstate *st, const 
         off += avail[p];
     }
     for (size_t i = 0; i < ne; i++) {
-        if (out->why[el[i]] == VS_CSCHED_NO)
-            group[gfill[st->results[el[i]].project]++] = el[i];
+        if (s->why[el[i]] == VS_CSCHED_NO)
+            group[gfill[s->res[el[i]].project]++] = el[i];
     }
-    while (out->ncpu < cap) {
+    while (s->ncpu < s->cap) {
         size_t best = np;
         for (size_t p = 0; p < np; p++) {
             if (avail[p] > 0 && (best == np || ad[p] > ad[best]))
@@ -213,14 +222,14 @@ static void debt_many(enum vs_cpolicy policy, const struct vs_cstate *st, const 
         size_t pick = SIZE_MAX;
         for (size_t i = gstart[best]; i < gfill[best]; i++) {
             size_t r = group[i];
-            if (out->why[r] != VS_CSCHED_NO)
+            if (s->why[r] != VS_CSCHED_NO)
                 continue;
-            if (pick == SIZE_MAX || better(policy, &st->results[r], r, &st->results[pick], pick))
+            if (pick == SIZE_MAX || better(policy, &s->res[r], r, &s->res[pick], pick))
                 pick = r;
         }
         if (VS_NEVER(pick == SIZE_MAX))
             break;
-        take(out, pick, VS_CSCHED_DEBT);
+        take(s, pick, VS_CSCHED_DEBT);
         avail[best]--;
         ad[best] -= payoff;
     }
@@ -235,13 +244,10 @@ int vs_csched__run(enum vs_cpolicy policy, const struct vs_cstate *st,
     if (np > d->cap_p || nr > d->cap_r)
         vs_cpolicy__reserve(ws, np, nr);
 
-    out->order = d->sc_order;
-    out->why = d->sc_why;
-    out->n = 0;
-    out->ncpu = 0;
-
-    const size_t cap = (size_t)st->host.ncpus;
-    const double payoff = st->host.sched_period / st->host.ncpus;
+    struct sched s = {st->results, d->sc_order, d->sc_why, 0, 0, (size_t)st->host.ncpus};
+    const struct vs_cproject *prj = st->projects;
+    const double now = st->now, period = st->host.sched_period;
+    const double payoff = period / st->host.ncpus;
     /* Deadline misses as the EDF steps see them: none under wrr (a zeroed
      * scratch array keeps the test out of the per-result loop). */
     const int *dmv = rr ? rr->deadlines_missed : NULL;
@@ -255,52 +261,58 @@ int vs_csched__run(enum vs_cpolicy policy, const struct vs_cstate *st,
      * only theirs are set, as the candidates are found. */
     double *ad = d->pd0;
     /* The candidates: runnable results of CPU-intensive projects, in index
-     * order. Every later step walks this list, not the whole queue. */
+     * order. Every later step walks this list, not the whole queue; step 5
+     * walks the shorter list of those inside their first period (keys2 is
+     * free: nothing here sorts). */
     size_t *el = d->rz0, ne = 0;
+    size_t *young = (size_t *)d->keys2, nyoung = 0;
     bool any_dm = false;
 
     /* One pass: non-CPU-intensive results first, as they always run beside
      * the CPUs; the others become candidates. */
     for (size_t r = 0; r < nr; r++) {
-        const struct vs_cresult *res = &st->results[r];
-        out->why[r] = VS_CSCHED_NO;
+        const struct vs_cresult *res = &s.res[r];
+        s.why[r] = VS_CSCHED_NO;
         if (!vs_cpolicy__runnable(st, res))
             continue;
         size_t p = res->project;
-        if (st->projects[p].non_cpu_intensive) {
-            out->order[out->n++] = r;
-            out->why[r] = VS_CSCHED_NONCPU;
+        if (prj[p].non_cpu_intensive) {
+            s.order[s.n++] = r;
+            s.why[r] = VS_CSCHED_NONCPU;
             continue;
         }
         el[ne++] = r;
-        ad[p] = st->projects[p].std;
+        if (res->task == VS_CTASK_RUNNING && now - res->running_since < period)
+            young[nyoung++] = r;
+        ad[p] = prj[p].std;
         any_dm |= dmv[p] > 0;
     }
 
     /* Steps 1-3: EDF for projects that the simulation says miss deadlines. */
     if (any_dm)
-        edf(policy, st, rr, el, ne, d, payoff, out);
+        edf(&s, policy, st, rr, el, ne, d, payoff);
 
     /* Step 5 (seed 000): a result keeps its CPU for a whole period. */
     if (policy == VS_CPOLICY_SHORTFALL) {
-        for (size_t i = 0; i < ne && out->ncpu < cap; i++) {
-            size_t r = el[i];
-            const struct vs_cresult *res = &st->results[r];
-            if (out->why[r] == VS_CSCHED_NO && res->task == VS_CTASK_RUNNING &&
-                st->now - res->running_since < st->host.sched_period)
-                take(out, r, VS_CSCHED_PERIOD);
+        for (size_t i = 0; i < nyoung && s.ncpu < s.cap; i++) {
+            if (s.why[young[i]] == VS_CSCHED_NO)
+                take(&s, young[i], VS_CSCHED_PERIOD);
         }
     }
 
     /* Steps 6-7: weighted round-robin by anticipated debt. A scan of the
      * list per pick costs about ne; grouping costs about 2 ne + 3 np once,
      * then np plus a group per pick. Both pick the same results. */
-    if (out->ncpu < cap) {
-        if ((cap - out->ncpu) * ne <= 4 * (ne + np))
-            debt_few(policy, st, el, ne, ad, payoff, out);
+    if (s.ncpu < s.cap) {
+        if ((s.cap - s.ncpu) * ne <= 4 * (ne + np))
+            debt_few(&s, policy, np, el, ne, ad, payoff);
         else
-            debt_many(policy, st, el, ne, d, payoff, out);
+            debt_many(&s, policy, np, el, ne, d, payoff);
     }
+    out->order = s.order;
+    out->why = s.why;
+    out->n = s.n;
+    out->ncpu = s.ncpu;
     return 0;
 }
 

@@ -89,8 +89,9 @@ int vs_cenforce__run(enum vs_cpolicy policy, struct vs_cstate *st, const struct 
                      struct vs_cenforce_out *out)
 {
     size_t nr = st->nresults;
-    vs_cpolicy__reserve(ws, st->nprojects, nr);
     struct vs_cpolicy_wsd *d = ws->d;
+    if (st->nprojects > d->cap_p || nr > d->cap_r)
+        vs_cpolicy__reserve(ws, st->nprojects, nr);
     out->actions = d->en_act;
     out->n = 0;
     out->recheck_at = INFINITY;
@@ -130,9 +131,12 @@ int vs_cenforce__run(enum vs_cpolicy policy, struct vs_cstate *st, const struct 
             e.x[e.nx++] = r;
     }
 
-    /* Idle CPUs need no preemption. */
-    for (long free_cpus = st->host.ncpus - nrun; free_cpus > 0 && next_x(&e) != DONE; free_cpus--)
-        start_next_x(&e);
+    /* Idle CPUs need no preemption (nothing in X has started yet). */
+    for (long free_cpus = st->host.ncpus - nrun; free_cpus > 0 && e.xi < e.nx; free_cpus--)
+        start(&e, e.x[e.xi++]);
+    /* Without a running result to preempt, the rest has nothing to do. */
+    if (e.ny == 0)
+        return 0;
 
     /* A result that would miss its deadline runs now, in place of the
      * result of Y that loses least by stopping (no grace). */
