@@ -248,25 +248,17 @@ int vs_csched__run(enum vs_cpolicy policy, const struct vs_cstate *st,
     const struct vs_cproject *prj = st->projects;
     const double now = st->now, period = st->host.sched_period;
     const double payoff = period / st->host.ncpus;
-    /* Deadline misses as the EDF steps see them: none under wrr (a zeroed
-     * scratch array keeps the test out of the per-result loop). */
-    const int *dmv = rr ? rr->deadlines_missed : NULL;
-    if (!rr || policy == VS_CPOLICY_WRR) {
-        int *zero = d->pi0;
-        for (size_t p = 0; p < np; p++)
-            zero[p] = 0;
-        dmv = zero;
-    }
-    /* Anticipated debts: only projects with a candidate are ever read, so
-     * only theirs are set, as the candidates are found. */
+    /* Anticipated debts. */
     double *ad = d->pd0;
+    for (size_t p = 0; p < np; p++)
+        ad[p] = prj[p].std;
     /* The candidates: runnable results of CPU-intensive projects, in index
      * order. Every later step walks this list, not the whole queue; step 5
      * walks the shorter list of those inside their first period (keys2 is
      * free: nothing here sorts). */
     size_t *el = d->rz0, ne = 0;
     size_t *young = (size_t *)d->keys2, nyoung = 0;
-    bool any_dm = false;
+    const bool period_rule = policy == VS_CPOLICY_SHORTFALL;
 
     /* One pass: non-CPU-intensive results first, as they always run beside
      * the CPUs; the others become candidates. */
@@ -282,18 +274,23 @@ int vs_csched__run(enum vs_cpolicy policy, const struct vs_cstate *st,
             continue;
         }
         el[ne++] = r;
-        if (res->task == VS_CTASK_RUNNING && now - res->running_since < period)
+        if (period_rule && res->task == VS_CTASK_RUNNING && now - res->running_since < period)
             young[nyoung++] = r;
-        ad[p] = prj[p].std;
-        any_dm |= dmv[p] > 0;
     }
 
-    /* Steps 1-3: EDF for projects that the simulation says miss deadlines. */
+    /* Steps 1-3: EDF for projects that the simulation says miss deadlines
+     * (when none has a candidate, edf() picks nothing). */
+    bool any_dm = false;
+    if (rr && policy != VS_CPOLICY_WRR && ne > 0) {
+        const int *dmv = rr->deadlines_missed;
+        for (size_t p = 0; p < np && !any_dm; p++)
+            any_dm = dmv[p] > 0;
+    }
     if (any_dm)
         edf(&s, policy, st, rr, el, ne, d, payoff);
 
     /* Step 5 (seed 000): a result keeps its CPU for a whole period. */
-    if (policy == VS_CPOLICY_SHORTFALL) {
+    if (period_rule) {
         for (size_t i = 0; i < nyoung && s.ncpu < s.cap; i++) {
             if (s.why[young[i]] == VS_CSCHED_NO)
                 take(&s, young[i], VS_CSCHED_PERIOD);
