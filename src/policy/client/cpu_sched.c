@@ -248,7 +248,8 @@ int vs_csched__run(enum vs_cpolicy policy, const struct vs_cstate *st,
     const struct vs_cproject *prj = st->projects;
     const double now = st->now, period = st->host.sched_period;
     const double payoff = period / st->host.ncpus;
-    /* Anticipated debts. */
+    /* Anticipated debts: short-term debt, less the payoff of each CPU
+     * given below. Never NaN: std is a number and payoff finite. */
     double *ad = d->pd0;
     for (size_t p = 0; p < np; p++)
         ad[p] = prj[p].std;
@@ -278,8 +279,9 @@ int vs_csched__run(enum vs_cpolicy policy, const struct vs_cstate *st,
             young[nyoung++] = r;
     }
 
-    /* Steps 1-3: EDF for projects that the simulation says miss deadlines
-     * (when none has a candidate, edf() picks nothing). */
+    /* Steps 1-3: EDF for projects that the simulation says miss deadlines.
+     * Checked per project, not per result: when no such project has a
+     * candidate, edf() finds none and picks nothing, as if never called. */
     bool any_dm = false;
     if (rr && policy != VS_CPOLICY_WRR && ne > 0) {
         const int *dmv = rr->deadlines_missed;
