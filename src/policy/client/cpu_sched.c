@@ -21,7 +21,8 @@
  *
  * EDF as written is a single walk over the results sorted by (deadline,
  * index): the result the steps pick next is always the earliest unscheduled
- * one whose project still has deadlines_missed > 0.
+ * one whose project still has deadlines_missed > 0. A heap yields that
+ * order as far as the walk goes.
  *
  * Results of non-CPU-intensive projects always run and take no CPU.
  */
@@ -30,22 +31,28 @@
 #include "internal.h"
 #include "volsched/client_policy.h"
 
+/*
+ * The schedule being built. The hot loops read and write it through this
+ * local copy (written back to the vs_csched_out at the end): the why bytes
+ * may alias anything, so counters and pointers kept in *out would be
+ * reloaded after every store.
+ */
 struct sched {
-    const struct vs_cstate *st;
-    struct vs_csched_out *out;
-    size_t *avail; /* per project: runnable CPU-intensive results not scheduled */
-    size_t cap;
+    const struct vs_cresult *res; /* st->results */
+    size_t *order;
+    uint8_t *why;
+    size_t n, ncpu, cap;
 };
 
 static void take(struct sched *s, size_t r, enum vs_csched_why why)
 {
-    s->out->order[s->out->n++] = r;
-    s->out->why[r] = (uint8_t)why;
-    s->out->ncpu++;
-    s->avail[s->st->results[r].project]--;
+    s->order[s->n++] = r;
+    s->why[r] = (uint8_t)why;
+    s->ncpu++;
 }
 
-/* Is result a preferred over b for step 6 (both unscheduled, same project)? */
+/* Is result a preferred over b for step 6 (both unscheduled, same project)?
+ * A strict total order: deadline and received are never NaN (validated). */
 static bool better(enum vs_cpolicy policy, const struct vs_cresult *a, size_t ai,
                    const struct vs_cresult *b, size_t bi)
 {
@@ -61,96 +68,150 @@ static bool better(enum vs_cpolicy policy, const struct vs_cresult *a, size_t ai
     return ai < bi;
 }
 
-int vs_csched__run(enum vs_cpolicy policy, const struct vs_cstate *st,
-                   const struct vs_rrsim_out *rr, struct vs_cpolicy_ws *ws,
-                   struct vs_csched_out *out)
+/* The EDF walk's order: (deadline, index) ascending. */
+static bool edf_before(const struct vs_cpkey *a, const struct vs_cpkey *b)
 {
-    size_t np = st->nprojects, nr = st->nresults;
-    vs_cpolicy__reserve(ws, np, nr);
-    struct vs_cpolicy_wsd *d = ws->d;
+    return a->key < b->key || (a->key == b->key && a->idx < b->idx);
+}
 
-    out->order = d->sc_order;
-    out->why = d->sc_why;
-    out->n = 0;
-    out->ncpu = 0;
+static void sift_down(struct vs_cpkey *h, size_t n, size_t i)
+{
+    struct vs_cpkey v = h[i];
+    for (size_t c; (c = 2 * i + 1) < n; i = c) {
+        if (c + 1 < n && edf_before(&h[c + 1], &h[c]))
+            c++;
+        if (!edf_before(&h[c], &v))
+            break;
+        h[i] = h[c];
+    }
+    h[i] = v;
+}
 
-    size_t *gstart = d->pz0, *gfill = d->pz1, *avail = d->pz2;
-    size_t *group = d->rz0;
-    double *ad = d->pd0;
+/*
+ * Steps 1-3: the next pick is the earliest unscheduled candidate whose
+ * project still has deadlines_missed > 0. On a few CPUs one scan of the
+ * list per pick is cheapest (the list is in index order, so the first of
+ * equal deadlines is the least index). On many, a binary heap over the
+ * candidates of projects that miss deadlines yields the walk's (deadline,
+ * index) order as far as the walk goes: O(m + k log m) for k of m results,
+ * where a full sort cost O(m) radix passes of a large constant.
+ */
+#define EDF_SCAN_MAX_CPUS 4
+
+static void edf(struct sched *s, enum vs_cpolicy policy, const struct vs_cstate *st,
+                const struct vs_rrsim_out *rr, const size_t *el, size_t ne,
+                struct vs_cpolicy_wsd *d, double payoff)
+{
     int *dm = d->pi0;
-    struct sched s = {st, out, avail, (size_t)st->host.ncpus};
-    const double payoff = st->host.sched_period / st->host.ncpus;
-
-    for (size_t p = 0; p < np; p++) {
-        avail[p] = 0;
-        ad[p] = st->projects[p].std;
-        dm[p] = (rr && policy != VS_CPOLICY_WRR) ? rr->deadlines_missed[p] : 0;
-    }
-    /* Non-CPU-intensive results first: they always run, beside the CPUs. */
-    for (size_t r = 0; r < nr; r++) {
-        out->why[r] = VS_CSCHED_NO;
-        if (!vs_cpolicy__runnable(st, &st->results[r]))
-            continue;
-        size_t p = st->results[r].project;
-        if (st->projects[p].non_cpu_intensive) {
-            out->order[out->n++] = r;
-            out->why[r] = VS_CSCHED_NONCPU;
-        } else {
-            avail[p]++;
+    double *ad = d->pd0;
+    for (size_t p = 0; p < st->nprojects; p++)
+        dm[p] = rr->deadlines_missed[p];
+    if (s->cap <= EDF_SCAN_MAX_CPUS) {
+        while (s->ncpu < s->cap) {
+            size_t pick = SIZE_MAX;
+            double dl = 0;
+            for (size_t i = 0; i < ne; i++) {
+                size_t r = el[i];
+                if (s->why[r] != VS_CSCHED_NO || dm[s->res[r].project] <= 0)
+                    continue;
+                if (pick == SIZE_MAX || s->res[r].deadline < dl) {
+                    pick = r;
+                    dl = s->res[r].deadline;
+                }
+            }
+            if (pick == SIZE_MAX)
+                break;
+            size_t p = s->res[pick].project;
+            take(s, pick, VS_CSCHED_EDF);
+            dm[p]--;
+            if (policy == VS_CPOLICY_SHORTFALL)
+                ad[p] -= payoff;
         }
+        return;
     }
-    /* Group the runnable CPU-intensive results by project, in index order. */
+    struct vs_cpkey *h = d->keys;
+    size_t m = 0;
+    for (size_t i = 0; i < ne; i++) {
+        const struct vs_cresult *res = &s->res[el[i]];
+        if (dm[res->project] > 0)
+            h[m++] = (struct vs_cpkey){.group = 0, .idx = (uint32_t)el[i], .key = res->deadline};
+    }
+    for (size_t i = m / 2; i-- > 0;)
+        sift_down(h, m, i);
+    while (m > 0 && s->ncpu < s->cap) {
+        size_t r = h[0].idx, p = s->res[r].project;
+        h[0] = h[--m];
+        sift_down(h, m, 0);
+        if (dm[p] <= 0)
+            continue;
+        take(s, r, VS_CSCHED_EDF);
+        dm[p]--;
+        if (policy == VS_CPOLICY_SHORTFALL)
+            ad[p] -= payoff;
+    }
+}
+
+/*
+ * Steps 6-7 over a short list: each pick is one scan of the unscheduled
+ * candidates for the project with the greatest anticipated debt (ties: least
+ * index) and its preferred result. A project that loses to the leader when
+ * its first result is seen never leads later (the order of projects is
+ * strict and total: ad is never NaN), so the leader's pick was compared
+ * with all its results.
+ */
+static void debt_few(struct sched *s, enum vs_cpolicy policy, size_t np, const size_t *el,
+                     size_t ne, double *ad, double payoff)
+{
+    while (s->ncpu < s->cap) {
+        size_t best = np, pick = 0;
+        for (size_t i = 0; i < ne; i++) {
+            size_t r = el[i];
+            if (s->why[r] != VS_CSCHED_NO)
+                continue;
+            size_t p = s->res[r].project;
+            if (best == np || ad[p] > ad[best] || (ad[p] == ad[best] && p < best)) {
+                best = p;
+                pick = r;
+            } else if (p == best && better(policy, &s->res[r], r, &s->res[pick], pick)) {
+                pick = r;
+            }
+        }
+        if (best == np)
+            break;
+        take(s, pick, VS_CSCHED_DEBT);
+        ad[best] -= payoff;
+    }
+}
+
+/*
+ * Steps 6-7 over a long list: the unscheduled candidates grouped by project
+ * (a counting sort, index order kept), then each pick scans the projects
+ * and one group.
+ */
+static void debt_many(struct sched *s, enum vs_cpolicy policy, size_t np, const size_t *el,
+                      size_t ne, struct vs_cpolicy_wsd *d, double payoff)
+{
+    size_t *avail = d->pz0, *gstart = d->pz1, *gfill = d->pz2;
+    /* keys is free once EDF is done; a vs_cpkey is larger than a size_t,
+     * so its storage holds nresults indexes. */
+    size_t *group = (size_t *)d->keys;
+    double *ad = d->pd0;
+    for (size_t p = 0; p < np; p++)
+        avail[p] = 0;
+    for (size_t i = 0; i < ne; i++) {
+        if (s->why[el[i]] == VS_CSCHED_NO)
+            avail[s->res[el[i]].project]++;
+    }
     size_t off = 0;
     for (size_t p = 0; p < np; p++) {
         gstart[p] = gfill[p] = off;
         off += avail[p];
     }
-    for (size_t r = 0; r < nr; r++) {
-        if (out->why[r] == VS_CSCHED_NO && vs_cpolicy__runnable(st, &st->results[r]))
-            group[gfill[st->results[r].project]++] = r;
+    for (size_t i = 0; i < ne; i++) {
+        if (s->why[el[i]] == VS_CSCHED_NO)
+            group[gfill[s->res[el[i]].project]++] = el[i];
     }
-
-    /* Steps 1-3: EDF for projects that the simulation says miss deadlines. */
-    bool any_dm = false;
-    for (size_t p = 0; p < np && !any_dm; p++)
-        any_dm = dm[p] > 0 && avail[p] > 0;
-    if (any_dm) {
-        struct vs_cpkey *keys = d->keys;
-        size_t m = 0;
-        /* Built in index order: the stable sort keeps that for ties. */
-        for (size_t r = 0; r < nr; r++) {
-            size_t p = st->results[r].project;
-            if (dm[p] > 0 && out->why[r] == VS_CSCHED_NO && !st->projects[p].non_cpu_intensive &&
-                vs_cpolicy__runnable(st, &st->results[r]))
-                keys[m++] = (struct vs_cpkey){
-                    .group = 0, .idx = (uint32_t)r, .key = st->results[r].deadline};
-        }
-        vs_cpolicy__sort(keys, d->keys2, m);
-        for (size_t i = 0; i < m && out->ncpu < s.cap; i++) {
-            size_t r = keys[i].idx, p = st->results[r].project;
-            if (dm[p] <= 0)
-                continue;
-            take(&s, r, VS_CSCHED_EDF);
-            dm[p]--;
-            if (policy == VS_CPOLICY_SHORTFALL)
-                ad[p] -= payoff;
-        }
-    }
-
-    /* Step 5 (seed 000): a result keeps its CPU for a whole period. */
-    if (policy == VS_CPOLICY_SHORTFALL) {
-        for (size_t r = 0; r < nr && out->ncpu < s.cap; r++) {
-            const struct vs_cresult *res = &st->results[r];
-            if (out->why[r] == VS_CSCHED_NO && res->task == VS_CTASK_RUNNING &&
-                st->now - res->running_since < st->host.sched_period &&
-                vs_cpolicy__runnable(st, &st->results[r]) &&
-                !st->projects[res->project].non_cpu_intensive)
-                take(&s, r, VS_CSCHED_PERIOD);
-        }
-    }
-
-    /* Steps 6-7: weighted round-robin by anticipated debt. */
-    while (out->ncpu < s.cap) {
+    while (s->ncpu < s->cap) {
         size_t best = np;
         for (size_t p = 0; p < np; p++) {
             if (avail[p] > 0 && (best == np || ad[p] > ad[best]))
@@ -158,19 +219,99 @@ int vs_csched__run(enum vs_cpolicy policy, const struct vs_cstate *st,
         }
         if (best == np)
             break;
-        size_t pick = nr;
+        size_t pick = SIZE_MAX;
         for (size_t i = gstart[best]; i < gfill[best]; i++) {
             size_t r = group[i];
-            if (out->why[r] != VS_CSCHED_NO)
+            if (s->why[r] != VS_CSCHED_NO)
                 continue;
-            if (pick == nr || better(policy, &st->results[r], r, &st->results[pick], pick))
+            if (pick == SIZE_MAX || better(policy, &s->res[r], r, &s->res[pick], pick))
                 pick = r;
         }
-        if (VS_NEVER(pick == nr))
+        if (VS_NEVER(pick == SIZE_MAX))
             break;
-        take(&s, pick, VS_CSCHED_DEBT);
+        take(s, pick, VS_CSCHED_DEBT);
+        avail[best]--;
         ad[best] -= payoff;
     }
+}
+
+int vs_csched__run(enum vs_cpolicy policy, const struct vs_cstate *st,
+                   const struct vs_rrsim_out *rr, struct vs_cpolicy_ws *ws,
+                   struct vs_csched_out *out)
+{
+    size_t np = st->nprojects, nr = st->nresults;
+    struct vs_cpolicy_wsd *d = ws->d;
+    if (np > d->cap_p || nr > d->cap_r)
+        vs_cpolicy__reserve(ws, np, nr);
+
+    struct sched s = {st->results, d->sc_order, d->sc_why, 0, 0, (size_t)st->host.ncpus};
+    const struct vs_cproject *prj = st->projects;
+    const double now = st->now, period = st->host.sched_period;
+    const double payoff = period / st->host.ncpus;
+    /* Anticipated debts: short-term debt, less the payoff of each CPU
+     * given below. Never NaN: std is a number and payoff finite. */
+    double *ad = d->pd0;
+    for (size_t p = 0; p < np; p++)
+        ad[p] = prj[p].std;
+    /* The candidates: runnable results of CPU-intensive projects, in index
+     * order. Every later step walks this list, not the whole queue; step 5
+     * walks the shorter list of those inside their first period (keys2 is
+     * free: nothing here sorts). */
+    size_t *el = d->rz0, ne = 0;
+    size_t *young = (size_t *)d->keys2, nyoung = 0;
+    const bool period_rule = policy == VS_CPOLICY_SHORTFALL;
+
+    /* One pass: non-CPU-intensive results first, as they always run beside
+     * the CPUs; the others become candidates. */
+    for (size_t r = 0; r < nr; r++) {
+        const struct vs_cresult *res = &s.res[r];
+        s.why[r] = VS_CSCHED_NO;
+        if (!vs_cpolicy__runnable(st, res))
+            continue;
+        size_t p = res->project;
+        if (prj[p].non_cpu_intensive) {
+            s.order[s.n++] = r;
+            s.why[r] = VS_CSCHED_NONCPU;
+            continue;
+        }
+        el[ne++] = r;
+        if (period_rule && res->task == VS_CTASK_RUNNING && now - res->running_since < period)
+            young[nyoung++] = r;
+    }
+
+    /* Steps 1-3: EDF for projects that the simulation says miss deadlines.
+     * Checked per project, not per result: when no such project has a
+     * candidate, edf() finds none and picks nothing, as if never called. */
+    bool any_dm = false;
+    if (rr && policy != VS_CPOLICY_WRR && ne > 0) {
+        const int *dmv = rr->deadlines_missed;
+        for (size_t p = 0; p < np && !any_dm; p++)
+            any_dm = dmv[p] > 0;
+    }
+    if (any_dm)
+        edf(&s, policy, st, rr, el, ne, d, payoff);
+
+    /* Step 5 (seed 000): a result keeps its CPU for a whole period. */
+    if (period_rule) {
+        for (size_t i = 0; i < nyoung && s.ncpu < s.cap; i++) {
+            if (s.why[young[i]] == VS_CSCHED_NO)
+                take(&s, young[i], VS_CSCHED_PERIOD);
+        }
+    }
+
+    /* Steps 6-7: weighted round-robin by anticipated debt. A scan of the
+     * list per pick costs about ne; grouping costs about 2 ne + 3 np once,
+     * then np plus a group per pick. Both pick the same results. */
+    if (s.ncpu < s.cap) {
+        if ((s.cap - s.ncpu) * ne <= 4 * (ne + np))
+            debt_few(&s, policy, np, el, ne, ad, payoff);
+        else
+            debt_many(&s, policy, np, el, ne, d, payoff);
+    }
+    out->order = s.order;
+    out->why = s.why;
+    out->n = s.n;
+    out->ncpu = s.ncpu;
     return 0;
 }
 

@@ -41,9 +41,14 @@ enum vs_cact_kind vs_cpolicy__suspend_kind(const struct vs_cstate *st, size_t r,
 
 #define DONE SIZE_MAX
 
+/*
+ * The actions are counted here and written to the vs_cenforce_out at the
+ * end: kept in *out, the count would be reloaded after every store.
+ */
 struct enf {
     struct vs_cstate *st;
-    struct vs_cenforce_out *out;
+    struct vs_caction *act;
+    size_t nact;
     bool old;
     size_t *x, nx, xi; /* scheduled, not running; x[i] = DONE once started */
     size_t *y, ny;     /* running, not scheduled; y[i] = DONE once preempted */
@@ -51,7 +56,7 @@ struct enf {
 
 static void act(struct enf *e, enum vs_cact_kind kind, size_t r)
 {
-    e->out->actions[e->out->n++] = (struct vs_caction){kind, r};
+    e->act[e->nact++] = (struct vs_caction){kind, r};
 }
 
 static void start(struct enf *e, size_t r)
@@ -84,85 +89,40 @@ static void start_next_x(struct enf *e)
     }
 }
 
-int vs_cenforce__run(enum vs_cpolicy policy, struct vs_cstate *st, const struct vs_rrsim_out *rr,
-                     const struct vs_csched_out *sched, struct vs_cpolicy_ws *ws,
-                     struct vs_cenforce_out *out)
+/* Results of Y give their CPUs to results of X, by the policy's rules. */
+static void preempt_y(struct enf *e, enum vs_cpolicy policy, const struct vs_rrsim_out *rr,
+                      double *recheck_at)
 {
-    size_t nr = st->nresults;
-    vs_cpolicy__reserve(ws, st->nprojects, nr);
-    struct vs_cpolicy_wsd *d = ws->d;
-    out->actions = d->en_act;
-    out->n = 0;
-    out->recheck_at = INFINITY;
-
-    struct enf e = {st, out, policy == VS_CPOLICY_WRR, d->rz0, 0, 0, (size_t *)d->keys, 0};
-    /* keys is only scratch here: reuse its storage as a second index list
-     * (a vs_cpkey is larger than a size_t, so it holds nr of them). */
-    long nrun = 0;
-    for (size_t r = 0; r < nr; r++) {
-        struct vs_cresult *res = &st->results[r];
-        if (res->task != VS_CTASK_RUNNING || res->done) {
-            res->preempt_pending = false;
-            continue;
-        }
-        if (!vs_cpolicy__runnable(st, &st->results[r])) {
-            /* Suspended by the user or lost its files: stop it now. */
-            act(&e, vs_cpolicy__suspend_kind(st, r, e.old), r);
-            res->preempt_pending = false;
-            continue;
-        }
-        if (st->projects[res->project].non_cpu_intensive)
-            continue;
-        nrun++;
-        if (sched->why[r] == VS_CSCHED_NO)
-            e.y[e.ny++] = r;
-        else
-            res->preempt_pending = false;
-    }
-    for (size_t i = 0; i < sched->n; i++) {
-        size_t r = sched->order[i];
-        const struct vs_cresult *res = &st->results[r];
-        if (res->task == VS_CTASK_RUNNING)
-            continue;
-        if (st->projects[res->project].non_cpu_intensive)
-            start(&e, r);
-        else
-            e.x[e.nx++] = r;
-    }
-
-    /* Idle CPUs need no preemption. */
-    for (long free_cpus = st->host.ncpus - nrun; free_cpus > 0 && next_x(&e) != DONE; free_cpus--)
-        start_next_x(&e);
-
+    struct vs_cstate *st = e->st;
     /* A result that would miss its deadline runs now, in place of the
      * result of Y that loses least by stopping (no grace). */
     if (policy != VS_CPOLICY_WRR) {
-        for (size_t i = e.xi; i < e.nx; i++) {
-            size_t r = e.x[i];
+        for (size_t i = e->xi; i < e->nx; i++) {
+            size_t r = e->x[i];
             if (r == DONE || !rr->deadline_missed[r])
                 continue;
             size_t victim = DONE;
-            for (size_t j = 0; j < e.ny; j++) {
-                if (e.y[j] == DONE)
+            for (size_t j = 0; j < e->ny; j++) {
+                if (e->y[j] == DONE)
                     continue;
-                if (victim == DONE || st->results[e.y[j]].wall_since_checkpoint <
-                                          st->results[e.y[victim]].wall_since_checkpoint)
+                if (victim == DONE || st->results[e->y[j]].wall_since_checkpoint <
+                                          st->results[e->y[victim]].wall_since_checkpoint)
                     victim = j;
             }
             if (victim == DONE)
                 break;
-            preempt(&e, victim);
-            start(&e, r);
-            e.x[i] = DONE;
+            preempt(e, victim);
+            start(e, r);
+            e->x[i] = DONE;
         }
     }
 
-    for (size_t j = 0; j < e.ny; j++) {
-        size_t r = e.y[j];
+    for (size_t j = 0; j < e->ny; j++) {
+        size_t r = e->y[j];
         if (r == DONE)
             continue;
         struct vs_cresult *res = &st->results[r];
-        if (next_x(&e) == DONE) {
+        if (next_x(e) == DONE) {
             /* Nothing waits for its CPU: let it run. */
             res->preempt_pending = false;
             continue;
@@ -184,18 +144,77 @@ int vs_cenforce__run(enum vs_cpolicy policy, struct vs_cstate *st, const struct 
             double until = res->preempt_since + st->host.sched_period / 2;
             now_ok = (res->checkpointed && res->checkpoint_time >= res->preempt_since) ||
                      st->now >= until;
-            if (!now_ok && until < out->recheck_at)
-                out->recheck_at = until;
+            if (!now_ok && until < *recheck_at)
+                *recheck_at = until;
             break;
         default:
             now_ok = true;
             break;
         }
         if (now_ok) {
-            preempt(&e, j);
-            start_next_x(&e);
+            preempt(e, j);
+            start_next_x(e);
         }
     }
+}
+
+int vs_cenforce__run(enum vs_cpolicy policy, struct vs_cstate *st, const struct vs_rrsim_out *rr,
+                     const struct vs_csched_out *sched, struct vs_cpolicy_ws *ws,
+                     struct vs_cenforce_out *out)
+{
+    size_t nr = st->nresults;
+    struct vs_cpolicy_wsd *d = ws->d;
+    if (st->nprojects > d->cap_p || nr > d->cap_r)
+        vs_cpolicy__reserve(ws, st->nprojects, nr);
+    out->actions = d->en_act;
+    out->recheck_at = INFINITY;
+
+    /* keys is only scratch here: reuse its storage as a second index list
+     * (a vs_cpkey is larger than a size_t, so it holds nr of them). */
+    struct enf e = {st, d->en_act, 0, policy == VS_CPOLICY_WRR, d->rz0, 0, 0, (size_t *)d->keys, 0};
+    struct vs_cresult *results = st->results;
+    const struct vs_cproject *prj = st->projects;
+    const uint8_t *why = sched->why;
+    long nrun = 0;
+    for (size_t r = 0; r < nr; r++) {
+        struct vs_cresult *res = &results[r];
+        if (res->task != VS_CTASK_RUNNING || res->done) {
+            res->preempt_pending = false;
+            continue;
+        }
+        if (!vs_cpolicy__runnable(st, res)) {
+            /* Suspended by the user or lost its files: stop it now. */
+            act(&e, vs_cpolicy__suspend_kind(st, r, e.old), r);
+            res->preempt_pending = false;
+            continue;
+        }
+        if (prj[res->project].non_cpu_intensive)
+            continue;
+        nrun++;
+        if (why[r] == VS_CSCHED_NO)
+            e.y[e.ny++] = r;
+        else
+            res->preempt_pending = false;
+    }
+    const size_t *order = sched->order;
+    for (size_t i = 0, n = sched->n; i < n; i++) {
+        size_t r = order[i];
+        const struct vs_cresult *res = &results[r];
+        if (res->task == VS_CTASK_RUNNING)
+            continue;
+        if (prj[res->project].non_cpu_intensive)
+            start(&e, r);
+        else
+            e.x[e.nx++] = r;
+    }
+
+    /* Idle CPUs need no preemption (nothing in X has started yet). */
+    for (long free_cpus = st->host.ncpus - nrun; free_cpus > 0 && e.xi < e.nx; free_cpus--)
+        start(&e, e.x[e.xi++]);
+    /* Without a running result to preempt, the rest has nothing to do. */
+    if (e.ny > 0)
+        preempt_y(&e, policy, rr, &out->recheck_at);
+    out->n = e.nact;
     return 0;
 }
 
