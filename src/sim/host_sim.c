@@ -65,7 +65,9 @@ struct job {
     double cpu_used;  /* CPU seconds consumed so far, lost work included */
     double seg_start; /* start of the open timeline segment, or -1 */
     int cpu;          /* CPU slot while running, -1 otherwise */
-    bool in_sched;    /* in the last schedule */
+    /* In the last schedule when equal to sim.sched_gen: marking a schedule
+     * then touches only the scheduled results, not all of them. */
+    uint64_t sched_gen;
 };
 
 /* A finished result waiting to be reported to its server. */
@@ -80,7 +82,8 @@ struct report {
 struct proj {
     bool server_up;
     int backoff_n;
-    int64_t jobs_left; /* -1: unlimited */
+    int64_t jobs_left;  /* -1: unlimited */
+    int64_t unfinished; /* this project's results in st.results not done */
 };
 
 struct sim {
@@ -105,12 +108,18 @@ struct sim {
     double off_since; /* when the host last stopped computing */
     bool *slot_used;
     int nslots;
-    int *running; /* per project, for metrics */
+    /* Results that are RUNNING and not done, per project (for the figures)
+     * and in all; kept up to date at every change of task or done, so that
+     * neither needs a scan per event. */
+    int *running;
+    int nrunning;
+    size_t ndone; /* done results still in st.results (compact drops them) */
 
     struct vs_cpolicy_ws ws;
     struct vs_cpolicy_out out;
-    bool validated;  /* the snapshot passed vs_cstate_validate once */
-    bool have_sched; /* out.rr / out.sched describe the current arrays */
+    bool validated;     /* the snapshot passed vs_cstate_validate once */
+    bool have_sched;    /* out.rr / out.sched describe the current arrays */
+    uint64_t sched_gen; /* bumped by each schedule (see job.sched_gen) */
     uint32_t enforce_gen;
 
     /* Scratch for the server-side deadline check. */
@@ -124,6 +133,35 @@ struct sim {
 static bool available(const struct sim *x)
 {
     return x->host_on && x->active;
+}
+
+/*
+ * fmin and fmax without the libm call (the compiler cannot inline them
+ * because of their NaN rules; they were a visible share of a run). The
+ * simulator's times and amounts are never NaN, and for operands that are not
+ * NaN these return the same value as fmin and fmax.
+ */
+static inline double min2(double a, double b)
+{
+    return b < a ? b : a;
+}
+
+static inline double max2(double a, double b)
+{
+    return b > a ? b : a;
+}
+
+/* A result's task becomes, or stops being, RUNNING (while not done). */
+static void run_begin(struct sim *x, size_t r)
+{
+    x->running[x->st.results[r].project]++;
+    x->nrunning++;
+}
+
+static void run_end(struct sim *x, size_t r)
+{
+    x->running[x->st.results[r].project]--;
+    x->nrunning--;
 }
 
 /* ---------------------------------------------------------------- timeline */
@@ -193,12 +231,16 @@ static void add_result(struct sim *x, size_t p, double len, double deadline)
     res->files = VS_CFILES_READY;
     res->task = VS_CTASK_UNSTARTED;
     x->jobs[r] = (struct job){.id = x->next_job_id++, .seg_start = -1, .cpu = -1};
+    x->pj[p].unfinished++;
     x->have_sched = false;
 }
 
 /* Drops finished results from the arrays (they wait in x->reports). */
 static void compact(struct sim *x)
 {
+    if (x->ndone == 0)
+        return;
+    x->ndone = 0;
     size_t w = 0;
     for (size_t r = 0; r < x->st.nresults; r++) {
         if (x->st.results[r].done)
@@ -229,8 +271,11 @@ static void complete(struct sim *x, size_t r)
     seg_close(x, r);
     slot_give(x, j->cpu);
     j->cpu = -1;
+    run_end(x, r);
     res->done = true;
     res->remaining = 0;
+    x->ndone++;
+    x->pj[res->project].unfinished--;
     vs_metrics_job_end(&x->m, (int)res->project, j->cpu_used, true, missed);
     if (missed && x->tl)
         vs_timeline_add_mark(x->tl, now, (int32_t)res->project, j->id);
@@ -238,7 +283,7 @@ static void complete(struct sim *x, size_t r)
     /* Report it at the next RPC to its project, or on its own when it is
      * about to be late (or already is). */
     double D = x->s->projects[res->project].delay_bound;
-    double due = fmax(now, fmin(now + 86400, res->deadline - fmin(3600, 0.1 * D)));
+    double due = max2(now, min2(now + 86400, res->deadline - min2(3600, 0.1 * D)));
     if (x->nreports == x->capreports) {
         x->capreports = x->capreports ? x->capreports * 2 : 64;
         x->reports = vs_xreallocarray(x->reports, x->capreports, sizeof(*x->reports));
@@ -282,34 +327,37 @@ static double ckpt_rest(double x, double c)
 }
 
 /*
- * Moves the clock to t: running results progress (when the host can
- * compute), their checkpoints are brought up to date, and the figures
- * integrate the interval. Returns true when a result that is running but no
- * longer scheduled checkpointed (enforcement may now preempt it).
+ * Moves the clock to t: the figures integrate the interval, running results
+ * progress (when the host can compute), their checkpoints are brought up to
+ * date, and those that reached their end complete, all in one scan. Sets
+ * *need_enforce when a result that is running but no longer scheduled
+ * checkpointed (enforcement may now preempt it), *need_pass when a result
+ * completed.
  */
-static bool advance(struct sim *x, double t)
+static void advance(struct sim *x, double t, bool *need_enforce, bool *need_pass)
 {
     double dt = t - x->st.now;
-    bool ckpt_of_unscheduled = false;
-    if (dt <= 0)
-        return false;
     bool avail = available(x);
-    memset(x->running, 0, x->s->nprojects * sizeof(*x->running));
-    if (avail) {
-        for (size_t r = 0; r < x->st.nresults; r++) {
-            struct vs_cresult *res = &x->st.results[r];
-            if (res->done || res->task != VS_CTASK_RUNNING)
-                continue;
+    if (dt > 0) {
+        /* What ran during the interval is what runs at its start. */
+        vs_metrics_interval(&x->m, dt, avail, avail ? x->running : NULL);
+        x->st.now = t;
+    }
+    if (!avail || x->nrunning == 0)
+        return;
+    for (size_t r = 0; r < x->st.nresults; r++) {
+        struct vs_cresult *res = &x->st.results[r];
+        if (res->done || res->task != VS_CTASK_RUNNING)
+            continue;
+        if (dt > 0) {
             struct job *j = &x->jobs[r];
-            const struct vs_scn_project *sp = &x->s->projects[res->project];
-            double step = fmin(dt, res->remaining);
+            double step = min2(dt, res->remaining);
             res->remaining -= step;
             j->cpu_used += step;
             x->cp[res->project].wall_cpu_period += dt;
-            x->running[res->project]++;
             /* Checkpoints every checkpoint_period of run time, computed
              * lazily: no event per checkpoint. */
-            double c = sp->checkpoint_period;
+            double c = x->s->projects[res->project].checkpoint_period;
             double w = res->wall_since_checkpoint + dt;
             /* (Within a microsecond counts as reached, so that a wake-up
              * computed from it always makes progress.) */
@@ -318,32 +366,33 @@ static bool advance(struct sim *x, double t)
                 res->checkpointed = true;
                 res->checkpoint_time = t - rest;
                 res->wall_since_checkpoint = rest;
-                if (!j->in_sched)
-                    ckpt_of_unscheduled = true;
+                if (j->sched_gen != x->sched_gen)
+                    *need_enforce = true;
             } else {
                 res->wall_since_checkpoint = w;
             }
         }
+        if (res->remaining <= DONE_EPS) {
+            complete(x, r);
+            *need_pass = true;
+        }
     }
-    vs_metrics_interval(&x->m, dt, avail, x->running);
-    x->st.now = t;
-    return ckpt_of_unscheduled;
 }
 
 /* The next time a running result finishes or an unscheduled one checkpoints. */
 static double next_internal(const struct sim *x)
 {
     double best = INFINITY;
-    if (!available(x))
+    if (!available(x) || x->nrunning == 0)
         return best;
     for (size_t r = 0; r < x->st.nresults; r++) {
         const struct vs_cresult *res = &x->st.results[r];
         if (res->done || res->task != VS_CTASK_RUNNING)
             continue;
-        best = fmin(best, x->st.now + res->remaining);
+        best = min2(best, x->st.now + res->remaining);
         double c = x->s->projects[res->project].checkpoint_period;
-        if (!x->jobs[r].in_sched && c > 0)
-            best = fmin(best, x->st.now + fmax(c - res->wall_since_checkpoint, 1e-3));
+        if (x->jobs[r].sched_gen != x->sched_gen && c > 0)
+            best = min2(best, x->st.now + max2(c - res->wall_since_checkpoint, 1e-3));
     }
     return best;
 }
@@ -352,6 +401,8 @@ static double next_internal(const struct sim *x)
 
 static void apply_actions(struct sim *x, const struct vs_cenforce_out *e)
 {
+    if (e->n == 0)
+        goto recheck;
     for (size_t i = 0; i < e->n; i++) {
         size_t r = e->actions[i].result;
         if (!VS_ALWAYS(r < x->st.nresults))
@@ -371,6 +422,8 @@ static void apply_actions(struct sim *x, const struct vs_cenforce_out *e)
                 vs_metrics_restart_lost(&x->m, sp->resume_cost);
             }
             res->task = VS_CTASK_RUNNING;
+            if (!res->done)
+                run_begin(x, r);
             res->running_since = x->st.now;
             j->cpu = sp->non_cpu_intensive ? -1 : slot_take(x);
             if (available(x))
@@ -380,6 +433,8 @@ static void apply_actions(struct sim *x, const struct vs_cenforce_out *e)
         case VS_CACT_SUSPEND_REMOVE:
             if (res->task != VS_CTASK_RUNNING)
                 break;
+            if (!res->done)
+                run_end(x, r);
             seg_close(x, r);
             slot_give(x, j->cpu);
             j->cpu = -1;
@@ -397,19 +452,20 @@ static void apply_actions(struct sim *x, const struct vs_cenforce_out *e)
             break;
         }
     }
+recheck:
     /* Re-check enforcement when the policy asks to. */
     x->enforce_gen++;
     if (isfinite(e->recheck_at) && e->recheck_at < x->end)
-        vs_eventq_push(&x->q, fmax(e->recheck_at, x->st.now), EV_ENFORCE, 0, x->enforce_gen);
+        vs_eventq_push(&x->q, max2(e->recheck_at, x->st.now), EV_ENFORCE, 0, x->enforce_gen);
 }
 
 static void mark_scheduled(struct sim *x)
 {
-    for (size_t r = 0; r < x->st.nresults; r++)
-        x->jobs[r].in_sched = false;
+    /* A new generation unmarks every result at once. */
+    x->sched_gen++;
     for (size_t i = 0; i < x->out.sched.n; i++)
         if (x->out.sched.order[i] < x->st.nresults)
-            x->jobs[x->out.sched.order[i]].in_sched = true;
+            x->jobs[x->out.sched.order[i]].sched_gen = x->sched_gen;
 }
 
 /* ---------------------------------------------------------------- server */
@@ -420,7 +476,7 @@ static void backoff(struct sim *x, size_t p)
     double d = BACKOFF_MIN * pow(2, pj->backoff_n < 16 ? pj->backoff_n : 16);
     if (pj->backoff_n < 16)
         pj->backoff_n++;
-    x->cp[p].min_rpc_time = x->st.now + fmin(d, BACKOFF_MAX);
+    x->cp[p].min_rpc_time = x->st.now + min2(d, BACKOFF_MAX);
     push_wake(x, x->cp[p].min_rpc_time);
 }
 
@@ -559,13 +615,8 @@ static int rpc(struct sim *x, size_t p, double request_pn, double share_frac)
     /* The server's job limit (BOINC's max_wus_in_progress): it counts this
      * host's unfinished jobs of the project. */
     int64_t room = INT64_MAX;
-    if (sp->max_in_progress > 0) {
-        int64_t in_progress = 0;
-        for (size_t r = 0; r < x->st.nresults; r++)
-            if (!x->st.results[r].done && x->st.results[r].project == p)
-                in_progress++;
-        room = sp->max_in_progress - in_progress;
-    }
+    if (sp->max_in_progress > 0)
+        room = sp->max_in_progress - pj->unfinished;
     if (request_pn > 0 && pj->jobs_left != 0 && room > 0) {
         struct vs_chost h = x->st.host;
         double cpu_req = request_pn * vs_cpolicy_pn_rate(&h, share_frac > 0 ? share_frac : 1);
@@ -652,7 +703,7 @@ static void pass(struct sim *x)
                 double t = INFINITY;
                 for (size_t p = 0; p < x->st.nprojects; p++)
                     if (x->cp[p].min_rpc_time > x->st.now && x->pj[p].jobs_left != 0)
-                        t = fmin(t, x->cp[p].min_rpc_time);
+                        t = min2(t, x->cp[p].min_rpc_time);
                 if (isfinite(t))
                     push_wake(x, t);
             }
@@ -699,7 +750,7 @@ static void schedule_toggle(struct sim *x, enum ev_type ev, double frac, bool no
                             double cycle, struct vs_rng *rng)
 {
     double mean = now_on ? frac * cycle : (1 - frac) * cycle;
-    double t = x->st.now + fmax(1.0, draw(rng, mean));
+    double t = x->st.now + max2(1.0, draw(rng, mean));
     if (t < x->end)
         vs_eventq_push(&x->q, t, ev, a, 0);
 }
@@ -714,6 +765,7 @@ static void host_stops(struct sim *x, bool power_off, bool was_available)
             continue;
         seg_close(x, r);
         if (power_off) {
+            run_end(x, r);
             double lost = res->wall_since_checkpoint;
             res->remaining += lost;
             vs_metrics_restart_lost(&x->m, lost);
@@ -770,6 +822,7 @@ static void sim_init(struct sim *x, const struct vs_scenario *s, enum vs_cpolicy
     x->running = vs_xcalloc(s->nprojects, sizeof(int));
     x->edf_free = vs_xcalloc((size_t)s->ncpus, sizeof(double));
     x->host_on = x->active = true;
+    x->sched_gen = 1; /* a new result's 0 then means "not scheduled" */
     if (tl) {
         vs_timeline_init(tl);
         tl->duration = duration;
@@ -862,7 +915,7 @@ int vs_sim_run(const struct vs_scenario *s, const struct vs_sim_options *o,
     double last_t = -1;
     int stuck = 0;
     for (;;) {
-        double t = fmin(vs_eventq_peek_time(&x->q), next_internal(x));
+        double t = min2(vs_eventq_peek_time(&x->q), next_internal(x));
         if (t > duration)
             t = duration;
         /* Many steps at one instant mean a bug (events rescheduling each
@@ -873,17 +926,8 @@ int vs_sim_run(const struct vs_scenario *s, const struct vs_sim_options *o,
             x->rc = VS_EINTERNAL;
             break;
         }
-        bool need_enforce = advance(x, t);
-        bool need_pass = false, end = false;
-
-        for (size_t r = 0; r < x->st.nresults; r++) {
-            struct vs_cresult *res = &x->st.results[r];
-            if (!res->done && res->task == VS_CTASK_RUNNING && res->remaining <= DONE_EPS &&
-                available(x)) {
-                complete(x, r);
-                need_pass = true;
-            }
-        }
+        bool need_enforce = false, need_pass = false, end = false;
+        advance(x, t, &need_enforce, &need_pass);
         struct vs_event ev;
         while (vs_eventq_peek_time(&x->q) <= t && vs_eventq_pop(&x->q, &ev)) {
             switch ((enum ev_type)ev.type) {

@@ -29,7 +29,7 @@ void vs_metrics_interval(struct vs_metrics *m, double dt, bool available, const 
         m->capacity += (double)m->s->ncpus * dt;
     for (size_t i = 0; i < m->s->nprojects; i++) {
         struct vs_metrics_proj *p = &m->p[i];
-        if (running[i] > 0) {
+        if (running && running[i] > 0) {
             if (!m->s->projects[i].non_cpu_intensive)
                 p->used += (double)running[i] * dt;
             p->since = 0;

@@ -38,6 +38,7 @@ void vs_metrics_cleanup(struct vs_metrics *m);
  * Integrates dt seconds during which the host was available (or not) and
  * running[p] CPUs ran jobs of project p (for a non-CPU-intensive project:
  * its number of running jobs, which counts for monotony but not for U).
+ * running may be NULL: nothing ran.
  */
 void vs_metrics_interval(struct vs_metrics *m, double dt, bool available, const int *running);
 
