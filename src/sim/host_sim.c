@@ -108,11 +108,13 @@ struct sim {
     double off_since; /* when the host last stopped computing */
     bool *slot_used;
     int nslots;
-    /* Results that are RUNNING and not done, per project (for the figures)
-     * and in all; kept up to date at every change of task or done, so that
-     * neither needs a scan per event. */
+    /* The results that are RUNNING and not done: their indexes in
+     * increasing order (run[nrun], capacity cap like st.results) and their
+     * number per project (for the figures). Kept up to date at every change
+     * of task, done or index, so that no event scans all the results. */
+    size_t *run;
+    size_t nrun;
     int *running;
-    int nrunning;
     size_t ndone; /* done results still in st.results (compact drops them) */
 
     struct vs_cpolicy_ws ws;
@@ -151,17 +153,28 @@ static inline double max2(double a, double b)
     return b > a ? b : a;
 }
 
-/* A result's task becomes, or stops being, RUNNING (while not done). */
+/* A result's task becomes, or stops being, RUNNING (while not done). The
+ * list is short (about NCPUS), so a shift is cheap. */
 static void run_begin(struct sim *x, size_t r)
 {
+    size_t k = x->nrun++;
+    for (; k > 0 && x->run[k - 1] > r; k--)
+        x->run[k] = x->run[k - 1];
+    x->run[k] = r;
     x->running[x->st.results[r].project]++;
-    x->nrunning++;
 }
 
 static void run_end(struct sim *x, size_t r)
 {
+    size_t k = 0;
+    while (k < x->nrun && x->run[k] != r)
+        k++;
+    if (VS_NEVER(k == x->nrun))
+        return;
+    x->nrun--;
+    for (; k < x->nrun; k++)
+        x->run[k] = x->run[k + 1];
     x->running[x->st.results[r].project]--;
-    x->nrunning--;
 }
 
 /* ---------------------------------------------------------------- timeline */
@@ -219,6 +232,7 @@ static void add_result(struct sim *x, size_t p, double len, double deadline)
         x->cap = x->cap ? x->cap * 2 : 64;
         x->st.results = vs_xreallocarray(x->st.results, x->cap, sizeof(*x->st.results));
         x->jobs = vs_xreallocarray(x->jobs, x->cap, sizeof(*x->jobs));
+        x->run = vs_xreallocarray(x->run, x->cap, sizeof(*x->run));
     }
     size_t r = x->st.nresults++;
     struct vs_cresult *res = &x->st.results[r];
@@ -242,6 +256,7 @@ static void compact(struct sim *x)
         return;
     x->ndone = 0;
     size_t w = 0;
+    x->nrun = 0;
     for (size_t r = 0; r < x->st.nresults; r++) {
         if (x->st.results[r].done)
             continue;
@@ -249,6 +264,9 @@ static void compact(struct sim *x)
             x->st.results[w] = x->st.results[r];
             x->jobs[w] = x->jobs[r];
         }
+        /* Indexes shift: list the running results again. */
+        if (x->st.results[w].task == VS_CTASK_RUNNING)
+            x->run[x->nrun++] = w;
         w++;
     }
     if (w != x->st.nresults)
@@ -308,14 +326,16 @@ static void complete(struct sim *x, size_t r)
  * long division by c * 2^k, k falling. Each subtraction takes x in [d, 2d)
  * to x - d, exact by Sterbenz's lemma, and doubling or halving d is exact,
  * so the result is the exact remainder, as fmod's is: the two agree to the
- * bit. Usually x < 2c and no loop runs.
+ * bit. x is finite (a sum of finite times).
  */
 static double ckpt_rest(double x, double c)
 {
     if (x < c)
         return x;
     double d = c;
-    while (x >= 2 * d && isfinite(2 * d))
+    /* x - d >= d is x >= 2d (exact for x < 2d by Sterbenz, and rounding is
+     * monotone), and it cannot overflow. */
+    while (x - d >= d)
         d *= 2;
     for (;;) {
         if (x >= d)
@@ -343,12 +363,11 @@ static void advance(struct sim *x, double t, bool *need_enforce, bool *need_pass
         vs_metrics_interval(&x->m, dt, avail, avail ? x->running : NULL);
         x->st.now = t;
     }
-    if (!avail || x->nrunning == 0)
+    if (!avail)
         return;
-    for (size_t r = 0; r < x->st.nresults; r++) {
+    for (size_t k = 0; k < x->nrun;) {
+        size_t r = x->run[k];
         struct vs_cresult *res = &x->st.results[r];
-        if (res->done || res->task != VS_CTASK_RUNNING)
-            continue;
         if (dt > 0) {
             struct job *j = &x->jobs[r];
             double step = min2(dt, res->remaining);
@@ -373,8 +392,11 @@ static void advance(struct sim *x, double t, bool *need_enforce, bool *need_pass
             }
         }
         if (res->remaining <= DONE_EPS) {
+            /* This takes r out of the list: run[k] is now the next one. */
             complete(x, r);
             *need_pass = true;
+        } else {
+            k++;
         }
     }
 }
@@ -383,12 +405,11 @@ static void advance(struct sim *x, double t, bool *need_enforce, bool *need_pass
 static double next_internal(const struct sim *x)
 {
     double best = INFINITY;
-    if (!available(x) || x->nrunning == 0)
+    if (!available(x))
         return best;
-    for (size_t r = 0; r < x->st.nresults; r++) {
+    for (size_t k = 0; k < x->nrun; k++) {
+        size_t r = x->run[k];
         const struct vs_cresult *res = &x->st.results[r];
-        if (res->done || res->task != VS_CTASK_RUNNING)
-            continue;
         best = min2(best, x->st.now + res->remaining);
         double c = x->s->projects[res->project].checkpoint_period;
         if (x->jobs[r].sched_gen != x->sched_gen && c > 0)
@@ -399,63 +420,68 @@ static double next_internal(const struct sim *x)
 
 /* ---------------------------------------------------------------- actions */
 
+/* Carries out one of enforcement's decisions. */
+static void apply_action(struct sim *x, const struct vs_caction *a)
+{
+    size_t r = a->result;
+    if (!VS_ALWAYS(r < x->st.nresults))
+        return;
+    struct vs_cresult *res = &x->st.results[r];
+    struct job *j = &x->jobs[r];
+    const struct vs_scn_project *sp = &x->s->projects[res->project];
+    switch (a->kind) {
+    case VS_CACT_START:
+    case VS_CACT_RESUME:
+        if (res->task == VS_CTASK_RUNNING)
+            break;
+        if (res->task == VS_CTASK_REMOVED && sp->resume_cost > 0) {
+            /* Restarting from a checkpoint costs the app this much CPU
+             * before it makes progress again (seed 000's Einstein@home). */
+            res->remaining += sp->resume_cost;
+            vs_metrics_restart_lost(&x->m, sp->resume_cost);
+        }
+        res->task = VS_CTASK_RUNNING;
+        if (!res->done)
+            run_begin(x, r);
+        res->running_since = x->st.now;
+        j->cpu = sp->non_cpu_intensive ? -1 : slot_take(x);
+        if (available(x))
+            seg_open(x, r);
+        break;
+    case VS_CACT_SUSPEND_KEEP:
+    case VS_CACT_SUSPEND_REMOVE:
+        if (res->task != VS_CTASK_RUNNING)
+            break;
+        if (!res->done)
+            run_end(x, r);
+        seg_close(x, r);
+        slot_give(x, j->cpu);
+        j->cpu = -1;
+        vs_metrics_preempt(&x->m);
+        if (a->kind == VS_CACT_SUSPEND_KEEP) {
+            res->task = VS_CTASK_SUSPENDED;
+        } else {
+            /* The process exits: work since the last checkpoint is lost. */
+            double lost = res->wall_since_checkpoint;
+            res->remaining += lost;
+            vs_metrics_restart_lost(&x->m, lost);
+            res->wall_since_checkpoint = 0;
+            res->task = VS_CTASK_REMOVED;
+        }
+        break;
+    }
+}
+
+/* Carries out enforcement's decisions (most passes have none) and arms its
+ * re-check. */
 static void apply_actions(struct sim *x, const struct vs_cenforce_out *e)
 {
-    if (e->n == 0)
-        goto recheck;
-    for (size_t i = 0; i < e->n; i++) {
-        size_t r = e->actions[i].result;
-        if (!VS_ALWAYS(r < x->st.nresults))
-            continue;
-        struct vs_cresult *res = &x->st.results[r];
-        struct job *j = &x->jobs[r];
-        const struct vs_scn_project *sp = &x->s->projects[res->project];
-        switch (e->actions[i].kind) {
-        case VS_CACT_START:
-        case VS_CACT_RESUME:
-            if (res->task == VS_CTASK_RUNNING)
-                break;
-            if (res->task == VS_CTASK_REMOVED && sp->resume_cost > 0) {
-                /* Restarting from a checkpoint costs the app this much CPU
-                 * before it makes progress again (seed 000's Einstein@home). */
-                res->remaining += sp->resume_cost;
-                vs_metrics_restart_lost(&x->m, sp->resume_cost);
-            }
-            res->task = VS_CTASK_RUNNING;
-            if (!res->done)
-                run_begin(x, r);
-            res->running_since = x->st.now;
-            j->cpu = sp->non_cpu_intensive ? -1 : slot_take(x);
-            if (available(x))
-                seg_open(x, r);
-            break;
-        case VS_CACT_SUSPEND_KEEP:
-        case VS_CACT_SUSPEND_REMOVE:
-            if (res->task != VS_CTASK_RUNNING)
-                break;
-            if (!res->done)
-                run_end(x, r);
-            seg_close(x, r);
-            slot_give(x, j->cpu);
-            j->cpu = -1;
-            vs_metrics_preempt(&x->m);
-            if (e->actions[i].kind == VS_CACT_SUSPEND_KEEP) {
-                res->task = VS_CTASK_SUSPENDED;
-            } else {
-                /* The process exits: work since the last checkpoint is lost. */
-                double lost = res->wall_since_checkpoint;
-                res->remaining += lost;
-                vs_metrics_restart_lost(&x->m, lost);
-                res->wall_since_checkpoint = 0;
-                res->task = VS_CTASK_REMOVED;
-            }
-            break;
-        }
-    }
-recheck:
-    /* Re-check enforcement when the policy asks to. */
+    for (size_t i = 0; i < e->n; i++)
+        apply_action(x, &e->actions[i]);
+    /* Re-check enforcement when the policy asks to (usually it does not:
+     * recheck_at is infinite, which the first test rules out). */
     x->enforce_gen++;
-    if (isfinite(e->recheck_at) && e->recheck_at < x->end)
+    if (e->recheck_at < x->end && isfinite(e->recheck_at))
         vs_eventq_push(&x->q, max2(e->recheck_at, x->st.now), EV_ENFORCE, 0, x->enforce_gen);
 }
 
@@ -842,6 +868,7 @@ static void sim_cleanup(struct sim *x)
     vs_free(x->reports);
     vs_free(x->slot_used);
     vs_free(x->running);
+    vs_free(x->run);
     vs_free(x->edf_rem);
     vs_free(x->edf_dl);
     vs_free(x->edf_late);
