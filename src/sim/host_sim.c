@@ -185,10 +185,10 @@ static void seg_open(struct sim *x, size_t r)
         x->jobs[r].seg_start = x->st.now;
 }
 
-static void seg_close(struct sim *x, size_t r)
+static void seg_emit(struct sim *x, size_t r)
 {
     struct job *j = &x->jobs[r];
-    if (!x->tl || j->seg_start < 0)
+    if (j->seg_start < 0)
         return;
     struct vs_tl_segment g = {
         .t0 = j->seg_start,
@@ -199,6 +199,14 @@ static void seg_close(struct sim *x, size_t r)
     };
     vs_timeline_add_segment(x->tl, &g);
     j->seg_start = -1;
+}
+
+/* Ends result r's open timeline segment. The test stays apart from the
+ * work, so that a run without a timeline pays only for it. */
+static inline void seg_close(struct sim *x, size_t r)
+{
+    if (x->tl)
+        seg_emit(x, r);
 }
 
 /* ---------------------------------------------------------------- CPU slots */
