@@ -115,7 +115,8 @@ struct sim {
     size_t *run;
     size_t nrun;
     int *running;
-    size_t ndone; /* done results still in st.results (compact drops them) */
+    size_t ndone;     /* done results still in st.results (compact drops them) */
+    size_t done_from; /* with ndone > 0: the least index of a done result */
 
     struct vs_cpolicy_ws ws;
     struct vs_cpolicy_out out;
@@ -263,22 +264,23 @@ static void compact(struct sim *x)
     if (x->ndone == 0)
         return;
     x->ndone = 0;
-    size_t w = 0;
-    x->nrun = 0;
-    for (size_t r = 0; r < x->st.nresults; r++) {
+    /* Nothing moves before the first done result. */
+    size_t w = x->done_from;
+    size_t k = 0;
+    while (k < x->nrun && x->run[k] < w)
+        k++;
+    x->nrun = k;
+    for (size_t r = w + 1; r < x->st.nresults; r++) {
         if (x->st.results[r].done)
             continue;
-        if (w != r) {
-            x->st.results[w] = x->st.results[r];
-            x->jobs[w] = x->jobs[r];
-        }
+        x->st.results[w] = x->st.results[r];
+        x->jobs[w] = x->jobs[r];
         /* Indexes shift: list the running results again. */
         if (x->st.results[w].task == VS_CTASK_RUNNING)
             x->run[x->nrun++] = w;
         w++;
     }
-    if (w != x->st.nresults)
-        x->have_sched = false;
+    x->have_sched = false;
     x->st.nresults = w;
 }
 
@@ -300,7 +302,8 @@ static void complete(struct sim *x, size_t r)
     run_end(x, r);
     res->done = true;
     res->remaining = 0;
-    x->ndone++;
+    if (x->ndone++ == 0 || r < x->done_from)
+        x->done_from = r;
     x->pj[res->project].unfinished--;
     vs_metrics_job_end(&x->m, (int)res->project, j->cpu_used, true, missed);
     if (missed && x->tl)
