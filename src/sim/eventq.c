@@ -32,7 +32,9 @@ void vs_eventq_push(struct vs_eventq *q, double t, int type, int a, uint32_t gen
     size_t i = q->n++;
     while (i > 0) {
         size_t parent = (i - 1) / 2;
-        if (!before(&e, &q->heap[parent]))
+        /* e has the greatest seq of all, so it goes before its parent
+         * exactly when its time is earlier. */
+        if (!(t < q->heap[parent].t))
             break;
         q->heap[i] = q->heap[parent];
         i = parent;
@@ -45,21 +47,25 @@ bool vs_eventq_pop(struct vs_eventq *q, struct vs_event *out)
     if (q->n == 0)
         return false;
     *out = q->heap[0];
-    struct vs_event last = q->heap[--q->n];
+    size_t n = --q->n;
+    if (n == 0)
+        return true;
+    /* The last event fills the hole at the root and sinks. */
+    struct vs_event *h = q->heap;
+    struct vs_event last = h[n];
     size_t i = 0;
     for (;;) {
         size_t c = 2 * i + 1;
-        if (c >= q->n)
+        if (c >= n)
             break;
-        if (c + 1 < q->n && before(&q->heap[c + 1], &q->heap[c]))
+        if (c + 1 < n && before(&h[c + 1], &h[c]))
             c++;
-        if (!before(&q->heap[c], &last))
+        if (!before(&h[c], &last))
             break;
-        q->heap[i] = q->heap[c];
+        h[i] = h[c];
         i = c;
     }
-    if (q->n > 0)
-        q->heap[i] = last;
+    h[i] = last;
     return true;
 }
 

@@ -65,7 +65,9 @@ struct job {
     double cpu_used;  /* CPU seconds consumed so far, lost work included */
     double seg_start; /* start of the open timeline segment, or -1 */
     int cpu;          /* CPU slot while running, -1 otherwise */
-    bool in_sched;    /* in the last schedule */
+    /* In the last schedule when equal to sim.sched_gen: marking a schedule
+     * then touches only the scheduled results, not all of them. */
+    uint64_t sched_gen;
 };
 
 /* A finished result waiting to be reported to its server. */
@@ -80,7 +82,8 @@ struct report {
 struct proj {
     bool server_up;
     int backoff_n;
-    int64_t jobs_left; /* -1: unlimited */
+    int64_t jobs_left;  /* -1: unlimited */
+    int64_t unfinished; /* this project's results in st.results not done */
 };
 
 struct sim {
@@ -105,12 +108,21 @@ struct sim {
     double off_since; /* when the host last stopped computing */
     bool *slot_used;
     int nslots;
-    int *running; /* per project, for metrics */
+    /* The results that are RUNNING and not done: their indexes in
+     * increasing order (run[nrun], capacity cap like st.results) and their
+     * number per project (for the figures). Kept up to date at every change
+     * of task, done or index, so that no event scans all the results. */
+    size_t *run;
+    size_t nrun;
+    int *running;
+    size_t ndone;     /* done results still in st.results (compact drops them) */
+    size_t done_from; /* with ndone > 0: the least index of a done result */
 
     struct vs_cpolicy_ws ws;
     struct vs_cpolicy_out out;
-    bool validated;  /* the snapshot passed vs_cstate_validate once */
-    bool have_sched; /* out.rr / out.sched describe the current arrays */
+    bool validated;     /* the snapshot passed vs_cstate_validate once */
+    bool have_sched;    /* out.rr / out.sched describe the current arrays */
+    uint64_t sched_gen; /* bumped by each schedule (see job.sched_gen) */
     uint32_t enforce_gen;
 
     /* Scratch for the server-side deadline check. */
@@ -126,6 +138,46 @@ static bool available(const struct sim *x)
     return x->host_on && x->active;
 }
 
+/*
+ * fmin and fmax without the libm call (the compiler cannot inline them
+ * because of their NaN rules; they were a visible share of a run). The
+ * simulator's times and amounts are never NaN, and for operands that are not
+ * NaN these return the same value as fmin and fmax.
+ */
+static inline double min2(double a, double b)
+{
+    return b < a ? b : a;
+}
+
+static inline double max2(double a, double b)
+{
+    return b > a ? b : a;
+}
+
+/* A result's task becomes, or stops being, RUNNING (while not done). The
+ * list is short (about NCPUS), so a shift is cheap. */
+static void run_begin(struct sim *x, size_t r)
+{
+    size_t k = x->nrun++;
+    for (; k > 0 && x->run[k - 1] > r; k--)
+        x->run[k] = x->run[k - 1];
+    x->run[k] = r;
+    x->running[x->st.results[r].project]++;
+}
+
+static void run_end(struct sim *x, size_t r)
+{
+    size_t k = 0;
+    while (k < x->nrun && x->run[k] != r)
+        k++;
+    if (VS_NEVER(k == x->nrun))
+        return;
+    x->nrun--;
+    for (; k < x->nrun; k++)
+        x->run[k] = x->run[k + 1];
+    x->running[x->st.results[r].project]--;
+}
+
 /* ---------------------------------------------------------------- timeline */
 
 static void seg_open(struct sim *x, size_t r)
@@ -134,10 +186,10 @@ static void seg_open(struct sim *x, size_t r)
         x->jobs[r].seg_start = x->st.now;
 }
 
-static void seg_close(struct sim *x, size_t r)
+static void seg_emit(struct sim *x, size_t r)
 {
     struct job *j = &x->jobs[r];
-    if (!x->tl || j->seg_start < 0)
+    if (j->seg_start < 0)
         return;
     struct vs_tl_segment g = {
         .t0 = j->seg_start,
@@ -148,6 +200,14 @@ static void seg_close(struct sim *x, size_t r)
     };
     vs_timeline_add_segment(x->tl, &g);
     j->seg_start = -1;
+}
+
+/* Ends result r's open timeline segment. The test stays apart from the
+ * work, so that a run without a timeline pays only for it. */
+static inline void seg_close(struct sim *x, size_t r)
+{
+    if (x->tl)
+        seg_emit(x, r);
 }
 
 /* ---------------------------------------------------------------- CPU slots */
@@ -181,6 +241,7 @@ static void add_result(struct sim *x, size_t p, double len, double deadline)
         x->cap = x->cap ? x->cap * 2 : 64;
         x->st.results = vs_xreallocarray(x->st.results, x->cap, sizeof(*x->st.results));
         x->jobs = vs_xreallocarray(x->jobs, x->cap, sizeof(*x->jobs));
+        x->run = vs_xreallocarray(x->run, x->cap, sizeof(*x->run));
     }
     size_t r = x->st.nresults++;
     struct vs_cresult *res = &x->st.results[r];
@@ -193,24 +254,33 @@ static void add_result(struct sim *x, size_t p, double len, double deadline)
     res->files = VS_CFILES_READY;
     res->task = VS_CTASK_UNSTARTED;
     x->jobs[r] = (struct job){.id = x->next_job_id++, .seg_start = -1, .cpu = -1};
+    x->pj[p].unfinished++;
     x->have_sched = false;
 }
 
 /* Drops finished results from the arrays (they wait in x->reports). */
 static void compact(struct sim *x)
 {
-    size_t w = 0;
-    for (size_t r = 0; r < x->st.nresults; r++) {
+    if (x->ndone == 0)
+        return;
+    x->ndone = 0;
+    /* Nothing moves before the first done result. */
+    size_t w = x->done_from;
+    size_t k = 0;
+    while (k < x->nrun && x->run[k] < w)
+        k++;
+    x->nrun = k;
+    for (size_t r = w + 1; r < x->st.nresults; r++) {
         if (x->st.results[r].done)
             continue;
-        if (w != r) {
-            x->st.results[w] = x->st.results[r];
-            x->jobs[w] = x->jobs[r];
-        }
+        x->st.results[w] = x->st.results[r];
+        x->jobs[w] = x->jobs[r];
+        /* Indexes shift: list the running results again. */
+        if (x->st.results[w].task == VS_CTASK_RUNNING)
+            x->run[x->nrun++] = w;
         w++;
     }
-    if (w != x->st.nresults)
-        x->have_sched = false;
+    x->have_sched = false;
     x->st.nresults = w;
 }
 
@@ -229,8 +299,12 @@ static void complete(struct sim *x, size_t r)
     seg_close(x, r);
     slot_give(x, j->cpu);
     j->cpu = -1;
+    run_end(x, r);
     res->done = true;
     res->remaining = 0;
+    if (x->ndone++ == 0 || r < x->done_from)
+        x->done_from = r;
+    x->pj[res->project].unfinished--;
     vs_metrics_job_end(&x->m, (int)res->project, j->cpu_used, true, missed);
     if (missed && x->tl)
         vs_timeline_add_mark(x->tl, now, (int32_t)res->project, j->id);
@@ -238,7 +312,7 @@ static void complete(struct sim *x, size_t r)
     /* Report it at the next RPC to its project, or on its own when it is
      * about to be late (or already is). */
     double D = x->s->projects[res->project].delay_bound;
-    double due = fmax(now, fmin(now + 86400, res->deadline - fmin(3600, 0.1 * D)));
+    double due = max2(now, min2(now + 86400, res->deadline - min2(3600, 0.1 * D)));
     if (x->nreports == x->capreports) {
         x->capreports = x->capreports ? x->capreports * 2 : 64;
         x->reports = vs_xreallocarray(x->reports, x->capreports, sizeof(*x->reports));
@@ -263,14 +337,16 @@ static void complete(struct sim *x, size_t r)
  * long division by c * 2^k, k falling. Each subtraction takes x in [d, 2d)
  * to x - d, exact by Sterbenz's lemma, and doubling or halving d is exact,
  * so the result is the exact remainder, as fmod's is: the two agree to the
- * bit. Usually x < 2c and no loop runs.
+ * bit. x is finite (a sum of finite times).
  */
 static double ckpt_rest(double x, double c)
 {
     if (x < c)
         return x;
     double d = c;
-    while (x >= 2 * d && isfinite(2 * d))
+    /* x - d >= d is x >= 2d (exact for x < 2d by Sterbenz, and rounding is
+     * monotone), and it cannot overflow. */
+    while (x - d >= d)
         d *= 2;
     for (;;) {
         if (x >= d)
@@ -282,34 +358,36 @@ static double ckpt_rest(double x, double c)
 }
 
 /*
- * Moves the clock to t: running results progress (when the host can
- * compute), their checkpoints are brought up to date, and the figures
- * integrate the interval. Returns true when a result that is running but no
- * longer scheduled checkpointed (enforcement may now preempt it).
+ * Moves the clock to t: the figures integrate the interval, running results
+ * progress (when the host can compute), their checkpoints are brought up to
+ * date, and those that reached their end complete, all in one scan. Sets
+ * *need_enforce when a result that is running but no longer scheduled
+ * checkpointed (enforcement may now preempt it), *need_pass when a result
+ * completed.
  */
-static bool advance(struct sim *x, double t)
+static void advance(struct sim *x, double t, bool *need_enforce, bool *need_pass)
 {
     double dt = t - x->st.now;
-    bool ckpt_of_unscheduled = false;
-    if (dt <= 0)
-        return false;
     bool avail = available(x);
-    memset(x->running, 0, x->s->nprojects * sizeof(*x->running));
-    if (avail) {
-        for (size_t r = 0; r < x->st.nresults; r++) {
-            struct vs_cresult *res = &x->st.results[r];
-            if (res->done || res->task != VS_CTASK_RUNNING)
-                continue;
+    if (dt > 0) {
+        /* What ran during the interval is what runs at its start. */
+        vs_metrics_interval(&x->m, dt, avail, avail ? x->running : NULL);
+        x->st.now = t;
+    }
+    if (!avail)
+        return;
+    for (size_t k = 0; k < x->nrun;) {
+        size_t r = x->run[k];
+        struct vs_cresult *res = &x->st.results[r];
+        if (dt > 0) {
             struct job *j = &x->jobs[r];
-            const struct vs_scn_project *sp = &x->s->projects[res->project];
-            double step = fmin(dt, res->remaining);
+            double step = min2(dt, res->remaining);
             res->remaining -= step;
             j->cpu_used += step;
             x->cp[res->project].wall_cpu_period += dt;
-            x->running[res->project]++;
             /* Checkpoints every checkpoint_period of run time, computed
              * lazily: no event per checkpoint. */
-            double c = sp->checkpoint_period;
+            double c = x->s->projects[res->project].checkpoint_period;
             double w = res->wall_since_checkpoint + dt;
             /* (Within a microsecond counts as reached, so that a wake-up
              * computed from it always makes progress.) */
@@ -318,16 +396,20 @@ static bool advance(struct sim *x, double t)
                 res->checkpointed = true;
                 res->checkpoint_time = t - rest;
                 res->wall_since_checkpoint = rest;
-                if (!j->in_sched)
-                    ckpt_of_unscheduled = true;
+                if (j->sched_gen != x->sched_gen)
+                    *need_enforce = true;
             } else {
                 res->wall_since_checkpoint = w;
             }
         }
+        if (res->remaining <= DONE_EPS) {
+            /* This takes r out of the list: run[k] is now the next one. */
+            complete(x, r);
+            *need_pass = true;
+        } else {
+            k++;
+        }
     }
-    vs_metrics_interval(&x->m, dt, avail, x->running);
-    x->st.now = t;
-    return ckpt_of_unscheduled;
 }
 
 /* The next time a running result finishes or an unscheduled one checkpoints. */
@@ -336,80 +418,105 @@ static double next_internal(const struct sim *x)
     double best = INFINITY;
     if (!available(x))
         return best;
-    for (size_t r = 0; r < x->st.nresults; r++) {
+    for (size_t k = 0; k < x->nrun; k++) {
+        size_t r = x->run[k];
         const struct vs_cresult *res = &x->st.results[r];
-        if (res->done || res->task != VS_CTASK_RUNNING)
-            continue;
-        best = fmin(best, x->st.now + res->remaining);
+        best = min2(best, x->st.now + res->remaining);
         double c = x->s->projects[res->project].checkpoint_period;
-        if (!x->jobs[r].in_sched && c > 0)
-            best = fmin(best, x->st.now + fmax(c - res->wall_since_checkpoint, 1e-3));
+        if (x->jobs[r].sched_gen != x->sched_gen && c > 0)
+            best = min2(best, x->st.now + max2(c - res->wall_since_checkpoint, 1e-3));
     }
     return best;
 }
 
 /* ---------------------------------------------------------------- actions */
 
+/* Carries out one of enforcement's decisions. */
+static void apply_action(struct sim *x, const struct vs_caction *a)
+{
+    size_t r = a->result;
+    if (!VS_ALWAYS(r < x->st.nresults))
+        return;
+    struct vs_cresult *res = &x->st.results[r];
+    struct job *j = &x->jobs[r];
+    const struct vs_scn_project *sp = &x->s->projects[res->project];
+    switch (a->kind) {
+    case VS_CACT_START:
+    case VS_CACT_RESUME:
+        if (res->task == VS_CTASK_RUNNING)
+            break;
+        if (res->task == VS_CTASK_REMOVED && sp->resume_cost > 0) {
+            /* Restarting from a checkpoint costs the app this much CPU
+             * before it makes progress again (seed 000's Einstein@home). */
+            res->remaining += sp->resume_cost;
+            vs_metrics_restart_lost(&x->m, sp->resume_cost);
+        }
+        res->task = VS_CTASK_RUNNING;
+        if (!res->done)
+            run_begin(x, r);
+        res->running_since = x->st.now;
+        j->cpu = sp->non_cpu_intensive ? -1 : slot_take(x);
+        if (available(x))
+            seg_open(x, r);
+        break;
+    case VS_CACT_SUSPEND_KEEP:
+    case VS_CACT_SUSPEND_REMOVE:
+        if (res->task != VS_CTASK_RUNNING)
+            break;
+        if (!res->done)
+            run_end(x, r);
+        seg_close(x, r);
+        slot_give(x, j->cpu);
+        j->cpu = -1;
+        vs_metrics_preempt(&x->m);
+        if (a->kind == VS_CACT_SUSPEND_KEEP) {
+            res->task = VS_CTASK_SUSPENDED;
+        } else {
+            /* The process exits: work since the last checkpoint is lost. */
+            double lost = res->wall_since_checkpoint;
+            res->remaining += lost;
+            vs_metrics_restart_lost(&x->m, lost);
+            res->wall_since_checkpoint = 0;
+            res->task = VS_CTASK_REMOVED;
+        }
+        break;
+    }
+}
+
+/*
+ * Carries out enforcement's decisions and arms its re-check. Most passes
+ * decide nothing; the loop stays out of line so that such a pass does not
+ * pay for saving the registers its body needs (18 instructions a pass).
+ */
+static __attribute__((noinline)) void apply_action_list(struct sim *x,
+                                                        const struct vs_cenforce_out *e)
+{
+    for (size_t i = 0; i < e->n; i++)
+        apply_action(x, &e->actions[i]);
+}
+
 static void apply_actions(struct sim *x, const struct vs_cenforce_out *e)
 {
-    for (size_t i = 0; i < e->n; i++) {
-        size_t r = e->actions[i].result;
-        if (!VS_ALWAYS(r < x->st.nresults))
-            continue;
-        struct vs_cresult *res = &x->st.results[r];
-        struct job *j = &x->jobs[r];
-        const struct vs_scn_project *sp = &x->s->projects[res->project];
-        switch (e->actions[i].kind) {
-        case VS_CACT_START:
-        case VS_CACT_RESUME:
-            if (res->task == VS_CTASK_RUNNING)
-                break;
-            if (res->task == VS_CTASK_REMOVED && sp->resume_cost > 0) {
-                /* Restarting from a checkpoint costs the app this much CPU
-                 * before it makes progress again (seed 000's Einstein@home). */
-                res->remaining += sp->resume_cost;
-                vs_metrics_restart_lost(&x->m, sp->resume_cost);
-            }
-            res->task = VS_CTASK_RUNNING;
-            res->running_since = x->st.now;
-            j->cpu = sp->non_cpu_intensive ? -1 : slot_take(x);
-            if (available(x))
-                seg_open(x, r);
-            break;
-        case VS_CACT_SUSPEND_KEEP:
-        case VS_CACT_SUSPEND_REMOVE:
-            if (res->task != VS_CTASK_RUNNING)
-                break;
-            seg_close(x, r);
-            slot_give(x, j->cpu);
-            j->cpu = -1;
-            vs_metrics_preempt(&x->m);
-            if (e->actions[i].kind == VS_CACT_SUSPEND_KEEP) {
-                res->task = VS_CTASK_SUSPENDED;
-            } else {
-                /* The process exits: work since the last checkpoint is lost. */
-                double lost = res->wall_since_checkpoint;
-                res->remaining += lost;
-                vs_metrics_restart_lost(&x->m, lost);
-                res->wall_since_checkpoint = 0;
-                res->task = VS_CTASK_REMOVED;
-            }
-            break;
-        }
-    }
-    /* Re-check enforcement when the policy asks to. */
+    if (e->n > 0)
+        apply_action_list(x, e);
+    /* Re-check enforcement when the policy asks to (usually it does not:
+     * recheck_at is infinite, which the first test rules out). */
     x->enforce_gen++;
-    if (isfinite(e->recheck_at) && e->recheck_at < x->end)
-        vs_eventq_push(&x->q, fmax(e->recheck_at, x->st.now), EV_ENFORCE, 0, x->enforce_gen);
+    if (e->recheck_at < x->end && isfinite(e->recheck_at))
+        vs_eventq_push(&x->q, max2(e->recheck_at, x->st.now), EV_ENFORCE, 0, x->enforce_gen);
 }
 
 static void mark_scheduled(struct sim *x)
 {
-    for (size_t r = 0; r < x->st.nresults; r++)
-        x->jobs[r].in_sched = false;
-    for (size_t i = 0; i < x->out.sched.n; i++)
-        if (x->out.sched.order[i] < x->st.nresults)
-            x->jobs[x->out.sched.order[i]].in_sched = true;
+    /* A new generation unmarks every result at once. (Locals: the stores
+     * below would otherwise make the compiler reload each field.) */
+    uint64_t gen = ++x->sched_gen;
+    const size_t *order = x->out.sched.order;
+    size_t n = x->out.sched.n, nr = x->st.nresults;
+    struct job *jobs = x->jobs;
+    for (size_t i = 0; i < n; i++)
+        if (order[i] < nr)
+            jobs[order[i]].sched_gen = gen;
 }
 
 /* ---------------------------------------------------------------- server */
@@ -420,7 +527,7 @@ static void backoff(struct sim *x, size_t p)
     double d = BACKOFF_MIN * pow(2, pj->backoff_n < 16 ? pj->backoff_n : 16);
     if (pj->backoff_n < 16)
         pj->backoff_n++;
-    x->cp[p].min_rpc_time = x->st.now + fmin(d, BACKOFF_MAX);
+    x->cp[p].min_rpc_time = x->st.now + min2(d, BACKOFF_MAX);
     push_wake(x, x->cp[p].min_rpc_time);
 }
 
@@ -559,13 +666,8 @@ static int rpc(struct sim *x, size_t p, double request_pn, double share_frac)
     /* The server's job limit (BOINC's max_wus_in_progress): it counts this
      * host's unfinished jobs of the project. */
     int64_t room = INT64_MAX;
-    if (sp->max_in_progress > 0) {
-        int64_t in_progress = 0;
-        for (size_t r = 0; r < x->st.nresults; r++)
-            if (!x->st.results[r].done && x->st.results[r].project == p)
-                in_progress++;
-        room = sp->max_in_progress - in_progress;
-    }
+    if (sp->max_in_progress > 0)
+        room = sp->max_in_progress - pj->unfinished;
     if (request_pn > 0 && pj->jobs_left != 0 && room > 0) {
         struct vs_chost h = x->st.host;
         double cpu_req = request_pn * vs_cpolicy_pn_rate(&h, share_frac > 0 ? share_frac : 1);
@@ -652,7 +754,7 @@ static void pass(struct sim *x)
                 double t = INFINITY;
                 for (size_t p = 0; p < x->st.nprojects; p++)
                     if (x->cp[p].min_rpc_time > x->st.now && x->pj[p].jobs_left != 0)
-                        t = fmin(t, x->cp[p].min_rpc_time);
+                        t = min2(t, x->cp[p].min_rpc_time);
                 if (isfinite(t))
                     push_wake(x, t);
             }
@@ -699,7 +801,7 @@ static void schedule_toggle(struct sim *x, enum ev_type ev, double frac, bool no
                             double cycle, struct vs_rng *rng)
 {
     double mean = now_on ? frac * cycle : (1 - frac) * cycle;
-    double t = x->st.now + fmax(1.0, draw(rng, mean));
+    double t = x->st.now + max2(1.0, draw(rng, mean));
     if (t < x->end)
         vs_eventq_push(&x->q, t, ev, a, 0);
 }
@@ -714,6 +816,7 @@ static void host_stops(struct sim *x, bool power_off, bool was_available)
             continue;
         seg_close(x, r);
         if (power_off) {
+            run_end(x, r);
             double lost = res->wall_since_checkpoint;
             res->remaining += lost;
             vs_metrics_restart_lost(&x->m, lost);
@@ -770,6 +873,7 @@ static void sim_init(struct sim *x, const struct vs_scenario *s, enum vs_cpolicy
     x->running = vs_xcalloc(s->nprojects, sizeof(int));
     x->edf_free = vs_xcalloc((size_t)s->ncpus, sizeof(double));
     x->host_on = x->active = true;
+    x->sched_gen = 1; /* a new result's 0 then means "not scheduled" */
     if (tl) {
         vs_timeline_init(tl);
         tl->duration = duration;
@@ -789,6 +893,7 @@ static void sim_cleanup(struct sim *x)
     vs_free(x->reports);
     vs_free(x->slot_used);
     vs_free(x->running);
+    vs_free(x->run);
     vs_free(x->edf_rem);
     vs_free(x->edf_dl);
     vs_free(x->edf_late);
@@ -862,7 +967,7 @@ int vs_sim_run(const struct vs_scenario *s, const struct vs_sim_options *o,
     double last_t = -1;
     int stuck = 0;
     for (;;) {
-        double t = fmin(vs_eventq_peek_time(&x->q), next_internal(x));
+        double t = min2(vs_eventq_peek_time(&x->q), next_internal(x));
         if (t > duration)
             t = duration;
         /* Many steps at one instant mean a bug (events rescheduling each
@@ -873,17 +978,8 @@ int vs_sim_run(const struct vs_scenario *s, const struct vs_sim_options *o,
             x->rc = VS_EINTERNAL;
             break;
         }
-        bool need_enforce = advance(x, t);
-        bool need_pass = false, end = false;
-
-        for (size_t r = 0; r < x->st.nresults; r++) {
-            struct vs_cresult *res = &x->st.results[r];
-            if (!res->done && res->task == VS_CTASK_RUNNING && res->remaining <= DONE_EPS &&
-                available(x)) {
-                complete(x, r);
-                need_pass = true;
-            }
-        }
+        bool need_enforce = false, need_pass = false, end = false;
+        advance(x, t, &need_enforce, &need_pass);
         struct vs_event ev;
         while (vs_eventq_peek_time(&x->q) <= t && vs_eventq_pop(&x->q, &ev)) {
             switch ((enum ev_type)ev.type) {

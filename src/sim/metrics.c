@@ -10,6 +10,10 @@ void vs_metrics_init(struct vs_metrics *m, const struct vs_scenario *s)
     memset(m, 0, sizeof(*m));
     m->s = s;
     m->p = vs_xcalloc(s->nprojects ? s->nprojects : 1, sizeof(*m->p));
+    m->np = s->nprojects;
+    m->ncpus = (double)s->ncpus;
+    for (size_t i = 0; i < s->nprojects; i++)
+        m->p[i].cpu_intensive = !s->projects[i].non_cpu_intensive;
 }
 
 void vs_metrics_cleanup(struct vs_metrics *m)
@@ -26,11 +30,11 @@ void vs_metrics_interval(struct vs_metrics *m, double dt, bool available, const 
     /* The emulator keeps computing while its host is off; we do not: F only
      * counts time the host could compute. */
     if (available)
-        m->capacity += (double)m->s->ncpus * dt;
-    for (size_t i = 0; i < m->s->nprojects; i++) {
+        m->capacity += m->ncpus * dt;
+    for (size_t i = 0; i < m->np; i++) {
         struct vs_metrics_proj *p = &m->p[i];
-        if (running[i] > 0) {
-            if (!m->s->projects[i].non_cpu_intensive)
+        if (running && running[i] > 0) {
+            if (p->cpu_intensive)
                 p->used += (double)running[i] * dt;
             p->since = 0;
         } else {

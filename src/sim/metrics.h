@@ -20,11 +20,14 @@ struct vs_metrics_proj {
     double wasted; /* W_p */
     double wasted_reported;
     int64_t sent, completed, met, missed, rpcs;
+    bool cpu_intensive; /* from the scenario, kept here for the per-event loop */
 };
 
 struct vs_metrics {
     const struct vs_scenario *s; /* borrowed */
     struct vs_metrics_proj *p;   /* owned, s->nprojects entries */
+    size_t np;                   /* s->nprojects */
+    double ncpus;                /* s->ncpus */
     double t;                    /* time integrated so far */
     double capacity;             /* F */
     double restart_waste;
@@ -38,6 +41,7 @@ void vs_metrics_cleanup(struct vs_metrics *m);
  * Integrates dt seconds during which the host was available (or not) and
  * running[p] CPUs ran jobs of project p (for a non-CPU-intensive project:
  * its number of running jobs, which counts for monotony but not for U).
+ * running may be NULL: nothing ran.
  */
 void vs_metrics_interval(struct vs_metrics *m, double dt, bool available, const int *running);
 
