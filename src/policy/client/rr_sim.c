@@ -41,9 +41,9 @@ static bool simulated(enum vs_cpolicy policy, const struct vs_cstate *st, size_t
  * The simulation state. Projects are updated lazily: between changes of
  * its CPU allocation a project's results advance at a constant rate, so
  * W, the integrals and the time of its next finish are brought up to date
- * only when something about it changes. The active projects are a dense
- * array of records in index order (so that sums over them do not depend
- * on the history of the simulation).
+ * only when something about it changes. The active projects are a list
+ * of records in index order (so that sums over them do not depend on the
+ * history of the simulation).
  *
  * The allocations only change when the set of active projects changes, or
  * when a capped project (one with no more results than the CPUs it is
@@ -56,8 +56,10 @@ struct sim {
     const struct vs_cstate *st;
     struct vs_rrsim_out *out;
     const struct vs_cpkey *keys;
-    struct vs_rrproj *act; /* the active projects, increasing index */
-    size_t nact;
+    const struct vs_cresult *results;
+    double *finish;
+    double now;
+    struct vs_rrproj *first; /* the active projects, linked by increasing index */
     double ncpus, mq, mq_lo, speed;
     double lack_eps; /* see sync_project */
     double tg, idle_rate, used_rate, idle, used;
@@ -175,14 +177,15 @@ static void sync_global(struct sim *s, double t)
     s->tg = t;
 }
 
-/* The active project whose next result finishes first; the lowest index
- * among equal times, so that the order of events is fixed. */
-static size_t next_event(const struct sim *s)
+/* The link to the active project whose next result finishes first (so
+ * that it can be unlinked); the lowest index among equal times, so that
+ * the order of events is fixed. */
+static struct vs_rrproj **next_event(struct sim *s)
 {
-    size_t best = 0;
-    for (size_t i = 1; i < s->nact; i++) {
-        if (s->act[i].fin < s->act[best].fin)
-            best = i;
+    struct vs_rrproj **best = &s->first;
+    for (struct vs_rrproj **l = &s->first->link; *l; l = &(*l)->link) {
+        if ((*l)->fin < (*best)->fin)
+            best = l;
     }
     return best;
 }
@@ -194,7 +197,7 @@ static void set_finish_time(const struct sim *s, struct vs_rrproj *e, double t)
 }
 
 /*
- * Recomputes every active project's CPUs at time t (all already synced):
+ * Brings every active project to time t and recomputes its CPUs:
  * proportional to share, capped at the project's number of unfinished
  * results, water-filling the CPUs the capped ones leave. Only a project
  * with fewer results than CPUs can hit its cap.
@@ -202,22 +205,40 @@ static void set_finish_time(const struct sim *s, struct vs_rrproj *e, double t)
 static void reallocate(struct sim *s, double t)
 {
     sync_global(s, t);
-    struct vs_rrproj *act = s->act;
-    size_t nact = s->nact;
     double cpus = s->ncpus, shares = 0;
-    for (size_t i = 0; i < nact; i++) {
-        shares += act[i].share;
-        act[i].capped = 0;
+    for (struct vs_rrproj *e = s->first; e; e = e->link) {
+        sync_project(s, e, t);
+        shares += e->share;
     }
-    /* Cap every project that has fewer results than its proportional CPUs;
-     * capping raises the level for the others, so repeat until none is
-     * newly capped (a project over the level stays over it). Usually one
-     * or two rounds. */
+    /* Cap every project that has fewer results than its proportional CPUs.
+     * The first round also allocates the uncapped ones: when it caps
+     * nothing, as it mostly does, that is the answer. */
+    double c2 = cpus, s2 = shares;
+    bool any_capped = false;
+    for (struct vs_rrproj *e = s->first; e; e = e->link) {
+        double k = (double)left_k(e);
+        e->capped = k * shares < cpus * e->share;
+        if (e->capped) {
+            c2 -= k;
+            s2 -= e->share;
+            any_capped = true;
+        } else {
+            e->alloc = cpus * (e->share / shares);
+            set_finish_time(s, e, t);
+        }
+    }
+    if (!any_capped) {
+        s->used_rate = s->first ? s->ncpus : 0;
+        s->idle_rate = s->ncpus - s->used_rate;
+        return;
+    }
+    /* Capping raises the level for the others, so repeat until none is
+     * newly capped (a project over the level stays over it). */
     for (bool changed = true; changed;) {
         changed = false;
-        double c2 = cpus, s2 = shares;
-        for (size_t i = 0; i < nact; i++) {
-            struct vs_rrproj *e = &act[i];
+        cpus = c2;
+        shares = s2;
+        for (struct vs_rrproj *e = s->first; e; e = e->link) {
             if (e->capped)
                 continue;
             double k = (double)left_k(e);
@@ -228,8 +249,6 @@ static void reallocate(struct sim *s, double t)
                 changed = true;
             }
         }
-        cpus = c2;
-        shares = s2;
     }
     /* The CPUs in use, exactly: every CPU when some project is uncapped
      * (the uncapped ones share all the capped ones leave), else the capped
@@ -237,8 +256,7 @@ static void reallocate(struct sim *s, double t)
      * would leave an idle rate of 1e-16 CPU when there is none. */
     double capped_k = 0;
     bool any_uncapped = false;
-    for (size_t i = 0; i < nact; i++) {
-        struct vs_rrproj *e = &act[i];
+    for (struct vs_rrproj *e = s->first; e; e = e->link) {
         if (e->capped) {
             e->alloc = (double)left_k(e);
             capped_k += e->alloc;
@@ -252,36 +270,40 @@ static void reallocate(struct sim *s, double t)
     s->idle_rate = s->ncpus - s->used_rate;
 }
 
-/* Retires project e's results whose work is done at time t; several may
- * finish at once (the tolerance absorbs rounding). Checks their deadlines
- * on the way. */
-static void retire(struct sim *s, struct vs_rrproj *e, double t)
+/* A result is done when its project's work is within this of its
+ * remaining work (several may finish at once: it absorbs rounding). */
+static double done_at(double work)
 {
-    double done = e->work + 1e-9 * (1 + e->work);
-    double finish = s->st->now + t;
-    while (e->next < e->end && s->keys[e->next].key <= done) {
-        size_t r = s->keys[e->next].idx;
-        s->out->finish[r] = finish;
-        /* An infinite finish is no deadline miss (nor a finish). */
-        if (finish != INFINITY && finish > s->st->results[r].deadline) {
-            s->out->deadline_missed[r] = true;
-            s->out->deadlines_missed[e->p]++;
-        }
-        e->next++;
-    }
-    if (e->next < e->end)
-        e->nextkey = s->keys[e->next].key;
+    return work + 1e-9 * (1 + work);
 }
 
-/* Project act[i] has no result left at time t: its outputs are final. */
-static void act_remove(struct sim *s, size_t i, double t)
+/* Retires project e's results whose work is done at time t, checking
+ * their deadlines on the way. */
+static void retire(const struct sim *s, struct vs_rrproj *e, double t)
 {
-    struct vs_rrproj *e = &s->act[i];
+    double done = done_at(e->work);
+    double finish = s->now + t;
+    const struct vs_cpkey *k = s->keys + e->next, *end = s->keys + e->end;
+    for (; k < end && k->key <= done; k++) {
+        s->finish[k->idx] = finish;
+        /* An infinite finish is no deadline miss (nor a finish). */
+        if (finish != INFINITY && finish > s->results[k->idx].deadline) {
+            s->out->deadline_missed[k->idx] = true;
+            s->out->deadlines_missed[e->p]++;
+        }
+    }
+    e->next = (uint32_t)(k - s->keys);
+    if (k < end)
+        e->nextkey = k->key;
+}
+
+/* Project *link has no result left at time t: its outputs are final. */
+static void act_remove(struct sim *s, struct vs_rrproj **link, double t)
+{
+    struct vs_rrproj *e = *link;
     s->out->work_before_minq[e->p] = e->wbm;
     s->out->shortfall[e->p] = final_shortfall(s, e->sf, e->nf, t);
-    s->nact--;
-    for (; i < s->nact; i++)
-        s->act[i] = s->act[i + 1];
+    *link = e->link;
 }
 
 static int rrsim_run(enum vs_cpolicy policy, const struct vs_cstate *st, struct vs_cpolicy_ws *ws,
@@ -304,7 +326,9 @@ static int rrsim_run(enum vs_cpolicy policy, const struct vs_cstate *st, struct 
         .st = st,
         .out = out,
         .keys = keys,
-        .act = d->rr_proj,
+        .results = st->results,
+        .finish = out->finish,
+        .now = st->now,
         .ncpus = st->host.ncpus,
         .mq = st->host.min_queue,
         .mq_lo = st->host.min_queue - vs_cpolicy__time_eps(st),
@@ -327,26 +351,36 @@ static int rrsim_run(enum vs_cpolicy policy, const struct vs_cstate *st, struct 
     vs_cpolicy__sort(keys, d->keys2, m);
 
     /* One record per project with simulated results, in index order. */
+    struct vs_rrproj *e = d->rr_proj, **tail = &s.first;
     for (size_t i = 0, j; i < m; i = j) {
         uint32_t p = keys[i].group;
         for (j = i + 1; j < m && keys[j].group == p; j++)
             ;
-        struct vs_rrproj *e = &s.act[s.nact];
-        *e = (struct vs_rrproj){.p = p,
-                                .next = (uint32_t)i,
-                                .end = (uint32_t)j,
-                                .share = st->projects[p].resource_share,
-                                .nf = s.ncpus * out->frs[p]};
-        retire(&s, e, 0); /* results with nothing left finish now */
-        if (left_k(e) > 0)
-            s.nact++;
+        /* The fields reallocate() does not set. */
+        e->work = e->tsync = e->sf = e->wbm = 0;
+        e->share = st->projects[p].resource_share;
+        e->nf = s.ncpus * out->frs[p];
+        e->p = p;
+        e->next = (uint32_t)i;
+        e->end = (uint32_t)j;
+        /* Results with nothing left finish now (a retire() at work 0, but
+         * mostly there are none). */
+        e->nextkey = keys[i].key;
+        if (e->nextkey <= done_at(0))
+            retire(&s, e, 0);
+        if (left_k(e) > 0) {
+            *tail = e;
+            tail = &e->link;
+            e++;
+        }
     }
+    *tail = NULL;
     reallocate(&s, 0);
 
     double t = 0;
-    while (s.nact > 0) {
-        size_t i = next_event(&s);
-        struct vs_rrproj *e = &s.act[i];
+    while (s.first) {
+        struct vs_rrproj **link = next_event(&s);
+        e = *link;
         t = e->fin;
         sync_project(&s, e, t);
         /* It defined the event: its next result finishes exactly now,
@@ -355,14 +389,12 @@ static int rrsim_run(enum vs_cpolicy policy, const struct vs_cstate *st, struct 
         retire(&s, e, t);
         size_t k_after = left_k(e);
         if (k_after == 0) {
-            act_remove(&s, i, t);
+            act_remove(&s, link, t);
         } else if (!e->capped && e->alloc <= (double)k_after) {
             /* Allocations unchanged: only its per-result rate moves. */
             set_finish_time(&s, e, t);
             continue;
         }
-        for (size_t a = 0; a < s.nact; a++)
-            sync_project(&s, &s.act[a], t);
         reallocate(&s, t);
     }
     sync_global(&s, INFINITY);
