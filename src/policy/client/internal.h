@@ -24,19 +24,18 @@ struct vs_cpkey {
  * its state in one record, so that an event's loops over the few active
  * projects walk one array. */
 struct vs_rrproj {
-    double work;            /* CPU seconds each of its unfinished results has had */
-    double alloc;           /* CPUs */
-    double rate;            /* CPU seconds per second each of its results gets */
-    double tsync;           /* when work and the integrals were last brought up */
-    double fin;             /* when its next result finishes */
-    double nextkey;         /* the work at which that result is done */
-    double share;           /* resource share */
-    double nf;              /* ncpus * frs(P) */
-    double sf, wbm;         /* its shortfall and work_before_minq so far */
-    struct vs_rrproj *link; /* the next active project by index */
-    uint32_t p;             /* project index */
-    uint32_t next, end;     /* its unfinished results: keys[next .. end) */
-    uint32_t capped;        /* it got as many CPUs as it has results */
+    double work;        /* CPU seconds each of its unfinished results has had */
+    double alloc;       /* CPUs */
+    double rate;        /* CPU seconds per second each of its results gets */
+    double tsync;       /* when work and the integrals were last brought up */
+    double fin;         /* when its next result finishes */
+    double nextkey;     /* the work at which that result is done */
+    double share;       /* resource share */
+    double nf;          /* ncpus * frs(P) */
+    double sf, wbm;     /* its shortfall and work_before_minq so far */
+    uint32_t p;         /* project index */
+    uint32_t next, end; /* its unfinished results: keys[next .. end) */
+    uint32_t capped;    /* it got as many CPUs as it has results */
 };
 
 struct vs_cpolicy_wsd {

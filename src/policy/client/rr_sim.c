@@ -41,9 +41,11 @@ static bool simulated(enum vs_cpolicy policy, const struct vs_cstate *st, size_t
  * The simulation state. Projects are updated lazily: between changes of
  * its CPU allocation a project's results advance at a constant rate, so
  * W, the integrals and the time of its next finish are brought up to date
- * only when something about it changes. The active projects are a list
- * of records in index order (so that sums over them do not depend on the
- * history of the simulation).
+ * only when something about it changes. The active projects are listed
+ * in index order (so that sums over them do not depend on the history of
+ * the simulation). A list of record numbers rather than a linked list:
+ * the loops over it then load independently, which at 50 projects and
+ * 100,000 results cost a quarter of a pass.
  *
  * The allocations only change when the set of active projects changes, or
  * when a capped project (one with no more results than the CPUs it is
@@ -59,7 +61,8 @@ struct sim {
     const struct vs_cresult *results;
     double *finish;
     double now;
-    struct vs_rrproj *first; /* the active projects, linked by increasing index */
+    struct vs_rrproj *rec; /* one record per project with simulated results */
+    size_t *act, nact;     /* the active ones' records, by increasing index */
     double ncpus, mq, mq_lo, speed;
     double lack_eps; /* see sync_project */
     double tg, idle_rate, used_rate, idle, used;
@@ -177,15 +180,18 @@ static void sync_global(struct sim *s, double t)
     s->tg = t;
 }
 
-/* The link to the active project whose next result finishes first (so
- * that it can be unlinked); the lowest index among equal times, so that
- * the order of events is fixed. */
-static struct vs_rrproj **next_event(struct sim *s)
+/* The position in act of the project whose next result finishes first;
+ * the lowest index among equal times, so that the order of events is
+ * fixed. */
+static size_t next_event(const struct sim *s)
 {
-    struct vs_rrproj **best = &s->first;
-    for (struct vs_rrproj **l = &s->first->link; *l; l = &(*l)->link) {
-        if ((*l)->fin < (*best)->fin)
-            best = l;
+    size_t best = 0;
+    double tbest = s->rec[s->act[0]].fin;
+    for (size_t i = 1; i < s->nact; i++) {
+        if (s->rec[s->act[i]].fin < tbest) {
+            best = i;
+            tbest = s->rec[s->act[i]].fin;
+        }
     }
     return best;
 }
@@ -206,7 +212,8 @@ static void reallocate(struct sim *s, double t)
 {
     sync_global(s, t);
     double cpus = s->ncpus, shares = 0;
-    for (struct vs_rrproj *e = s->first; e; e = e->link) {
+    for (size_t i = 0; i < s->nact; i++) {
+        struct vs_rrproj *e = &s->rec[s->act[i]];
         sync_project(s, e, t);
         shares += e->share;
     }
@@ -215,7 +222,8 @@ static void reallocate(struct sim *s, double t)
      * nothing, as it mostly does, that is the answer. */
     double c2 = cpus, s2 = shares;
     bool any_capped = false;
-    for (struct vs_rrproj *e = s->first; e; e = e->link) {
+    for (size_t i = 0; i < s->nact; i++) {
+        struct vs_rrproj *e = &s->rec[s->act[i]];
         double k = (double)left_k(e);
         e->capped = k * shares < cpus * e->share;
         if (e->capped) {
@@ -228,7 +236,7 @@ static void reallocate(struct sim *s, double t)
         }
     }
     if (!any_capped) {
-        s->used_rate = s->first ? s->ncpus : 0;
+        s->used_rate = s->nact > 0 ? s->ncpus : 0;
         s->idle_rate = s->ncpus - s->used_rate;
         return;
     }
@@ -238,7 +246,8 @@ static void reallocate(struct sim *s, double t)
         changed = false;
         cpus = c2;
         shares = s2;
-        for (struct vs_rrproj *e = s->first; e; e = e->link) {
+        for (size_t i = 0; i < s->nact; i++) {
+            struct vs_rrproj *e = &s->rec[s->act[i]];
             if (e->capped)
                 continue;
             double k = (double)left_k(e);
@@ -256,7 +265,8 @@ static void reallocate(struct sim *s, double t)
      * would leave an idle rate of 1e-16 CPU when there is none. */
     double capped_k = 0;
     bool any_uncapped = false;
-    for (struct vs_rrproj *e = s->first; e; e = e->link) {
+    for (size_t i = 0; i < s->nact; i++) {
+        struct vs_rrproj *e = &s->rec[s->act[i]];
         if (e->capped) {
             e->alloc = (double)left_k(e);
             capped_k += e->alloc;
@@ -286,24 +296,21 @@ static void retire(const struct sim *s, struct vs_rrproj *e, double t)
     const struct vs_cpkey *k = s->keys + e->next, *end = s->keys + e->end;
     for (; k < end && k->key <= done; k++) {
         s->finish[k->idx] = finish;
-        /* An infinite finish is no deadline miss (nor a finish). */
-        if (finish != INFINITY && finish > s->results[k->idx].deadline) {
-            s->out->deadline_missed[k->idx] = true;
-            s->out->deadlines_missed[e->p]++;
-        }
     }
     e->next = (uint32_t)(k - s->keys);
     if (k < end)
         e->nextkey = k->key;
 }
 
-/* Project *link has no result left at time t: its outputs are final. */
-static void act_remove(struct sim *s, struct vs_rrproj **link, double t)
+/* Project act[i] has no result left at time t: its outputs are final. */
+static void act_remove(struct sim *s, size_t i, double t)
 {
-    struct vs_rrproj *e = *link;
+    struct vs_rrproj *e = &s->rec[s->act[i]];
     s->out->work_before_minq[e->p] = e->wbm;
     s->out->shortfall[e->p] = final_shortfall(s, e->sf, e->nf, t);
-    *link = e->link;
+    s->nact--;
+    for (; i < s->nact; i++)
+        s->act[i] = s->act[i + 1];
 }
 
 static int rrsim_run(enum vs_cpolicy policy, const struct vs_cstate *st, struct vs_cpolicy_ws *ws,
@@ -326,6 +333,8 @@ static int rrsim_run(enum vs_cpolicy policy, const struct vs_cstate *st, struct 
         .st = st,
         .out = out,
         .keys = keys,
+        .rec = d->rr_proj,
+        .act = d->pz3,
         .results = st->results,
         .finish = out->finish,
         .now = st->now,
@@ -351,11 +360,12 @@ static int rrsim_run(enum vs_cpolicy policy, const struct vs_cstate *st, struct 
     vs_cpolicy__sort(keys, d->keys2, m);
 
     /* One record per project with simulated results, in index order. */
-    struct vs_rrproj *e = d->rr_proj, **tail = &s.first;
+    size_t nrec = 0;
     for (size_t i = 0, j; i < m; i = j) {
         uint32_t p = keys[i].group;
         for (j = i + 1; j < m && keys[j].group == p; j++)
             ;
+        struct vs_rrproj *e = &s.rec[nrec];
         /* The fields reallocate() does not set. */
         e->work = e->tsync = e->sf = e->wbm = 0;
         e->share = st->projects[p].resource_share;
@@ -368,19 +378,15 @@ static int rrsim_run(enum vs_cpolicy policy, const struct vs_cstate *st, struct 
         e->nextkey = keys[i].key;
         if (e->nextkey <= done_at(0))
             retire(&s, e, 0);
-        if (left_k(e) > 0) {
-            *tail = e;
-            tail = &e->link;
-            e++;
-        }
+        if (left_k(e) > 0)
+            s.act[s.nact++] = nrec++;
     }
-    *tail = NULL;
     reallocate(&s, 0);
 
     double t = 0;
-    while (s.first) {
-        struct vs_rrproj **link = next_event(&s);
-        e = *link;
+    while (s.nact > 0) {
+        size_t i = next_event(&s);
+        struct vs_rrproj *e = &s.rec[s.act[i]];
         t = e->fin;
         sync_project(&s, e, t);
         /* It defined the event: its next result finishes exactly now,
@@ -389,7 +395,7 @@ static int rrsim_run(enum vs_cpolicy policy, const struct vs_cstate *st, struct 
         retire(&s, e, t);
         size_t k_after = left_k(e);
         if (k_after == 0) {
-            act_remove(&s, link, t);
+            act_remove(&s, i, t);
         } else if (!e->capped && e->alloc <= (double)k_after) {
             /* Allocations unchanged: only its per-result rate moves. */
             set_finish_time(&s, e, t);
@@ -398,6 +404,14 @@ static int rrsim_run(enum vs_cpolicy policy, const struct vs_cstate *st, struct 
         reallocate(&s, t);
     }
     sync_global(&s, INFINITY);
+    /* In index order: sequential over the results (finish is INFINITY
+     * only for results that were not simulated). */
+    for (size_t r = 0; r < nr; r++) {
+        if (out->finish[r] != INFINITY && out->finish[r] > st->results[r].deadline) {
+            out->deadline_missed[r] = true;
+            out->deadlines_missed[st->results[r].project]++;
+        }
+    }
 
     out->total_shortfall = s.idle;
     out->total_work_before_minq = s.used;
