@@ -163,7 +163,7 @@ void vs_cpolicy_ws_init(struct vs_cpolicy_ws *ws)
 #define P_ARRAYS(X)                                                            \
     X(rr_dm) X(rr_shortfall) X(rr_wbm) X(rr_frs) X(rr_states) X(wf_wrs)        \
     X(wf_prr) X(pd0) X(pd1) X(pd2) X(pd3) X(pd4) X(pd5) X(pz0) X(pz1) X(pz2)   \
-    X(pz3) X(pz4) X(pi0) X(pfacts) X(rr_proj)
+    X(pz3) X(pz4) X(pi0) X(pfacts) X(rr_proj) X(rr_act)
 /* clang-format on */
 #define R_ARRAYS(X)                                                                                \
     X(rr_finish) X(rr_missed) X(sc_order) X(sc_why) X(en_act) X(keys) X(keys2) X(rz0)

@@ -58,7 +58,7 @@ struct vs_cpolicy_wsd {
     size_t *pz0, *pz1, *pz2, *pz3, *pz4;
     int *pi0;
     unsigned *pfacts;
-    struct vs_rrproj *rr_proj;
+    struct vs_rrproj *rr_proj, **rr_act;
     /* scratch, per result */
     struct vs_cpkey *keys, *keys2;
     size_t *rz0;
