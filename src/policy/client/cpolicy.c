@@ -177,7 +177,7 @@ void vs_cpolicy_ws_init(struct vs_cpolicy_ws *ws)
 #define P_ARRAYS(X)                                                            \
     X(rr_dm) X(rr_shortfall) X(rr_wbm) X(rr_frs) X(rr_states) X(wf_wrs)        \
     X(wf_prr) X(pd0) X(pd1) X(pd2) X(pd3) X(pd4) X(pd5) X(pz0) X(pz1) X(pz2)   \
-    X(pz3) X(pz4) X(pi0)
+    X(pz3) X(pz4) X(pi0) X(rr_proj) X(rr_act)
 /* clang-format on */
 #define R_ARRAYS(X)                                                                                \
     X(rr_finish) X(rr_missed) X(sc_order) X(sc_why) X(en_act) X(keys) X(keys2) X(rz0)
@@ -228,8 +228,8 @@ static uint64_t order_bits(double x)
 /*
  * LSD radix sort, 8 bits a pass, stable, so equal keys keep their input
  * order; callers build the keys in index order, which gives the least-index
- * tie-break. Passes whose digit is the same for every key are skipped (the
- * high bytes usually are). Groups (project indexes) are sorted last by the
+ * tie-break. Only the digits that differ between keys get a pass (the high
+ * bytes usually do not). Groups (project indexes) are sorted last by the
  * same passes over their low bytes.
  */
 static uint64_t digit_src(const struct vs_cpkey *k, bool by_group)
@@ -237,19 +237,20 @@ static uint64_t digit_src(const struct vs_cpkey *k, bool by_group)
     return by_group ? (uint64_t)k->group : order_bits(k->key);
 }
 
+/* One pass on the digit at shift, whose values all lie in [lo, hi]: only
+ * that part of the table is cleared and summed, which for a few hundred
+ * keys is most of a pass. */
 static void radix_pass(struct vs_cpkey **src, struct vs_cpkey **dst, size_t n, int shift,
-                       bool by_group)
+                       bool by_group, unsigned lo, unsigned hi)
 {
-    size_t count[256] = {0};
+    /* n <= UINT32_MAX (vs_cstate_validate): 32-bit counts. */
+    uint32_t count[256];
+    memset(&count[lo], 0, (hi - lo + 1) * sizeof(count[0]));
     for (size_t i = 0; i < n; i++)
         count[(digit_src(&(*src)[i], by_group) >> shift) & 0xff]++;
-    for (int b = 0; b < 256; b++) {
-        if (count[b] == n)
-            return; /* every key has this digit: nothing moves */
-    }
-    size_t pos = 0;
-    for (int b = 0; b < 256; b++) {
-        size_t c = count[b];
+    uint32_t pos = 0;
+    for (unsigned b = lo; b <= hi; b++) {
+        uint32_t c = count[b];
         count[b] = pos;
         pos += c;
     }
@@ -288,6 +289,53 @@ static void insertion_sort(struct vs_cpkey *keys, size_t n)
     }
 }
 
+/*
+ * A queue changes little from one pass to the next and grows by appending
+ * a server's batch of alike results, so the keys, built in index order,
+ * mostly come as a few ascending runs. Up to this many runs a natural merge
+ * sort (log2(runs) merging passes, a handful of instructions a key each)
+ * beats the radix passes (several passes, each clearing and summing a
+ * count table).
+ */
+#define MERGE_MAX_RUNS 16
+
+/* Stable merge of the sorted a[0..na) and b[0..nb) into out. */
+static void merge(const struct vs_cpkey *a, size_t na, const struct vs_cpkey *b, size_t nb,
+                  struct vs_cpkey *out)
+{
+    size_t i = 0, j = 0, o = 0;
+    while (i < na && j < nb)
+        out[o++] = key_less(&b[j], &a[i]) ? b[j++] : a[i++];
+    while (i < na)
+        out[o++] = a[i++];
+    while (j < nb)
+        out[o++] = b[j++];
+}
+
+/* Merges the runs that start at start[0 .. nruns) (start[nruns] = n),
+ * pairwise, until one is left; tmp holds n keys. */
+static void merge_runs(struct vs_cpkey *keys, struct vs_cpkey *tmp, size_t n, size_t *start,
+                       size_t nruns)
+{
+    struct vs_cpkey *src = keys, *dst = tmp;
+    while (nruns > 1) {
+        size_t w = 0;
+        for (size_t r = 0; r < nruns; r += 2) {
+            /* start[nruns] = n: an odd last run is copied over. */
+            size_t a = start[r], b = start[r + 1], e = r + 2 <= nruns ? start[r + 2] : n;
+            merge(src + a, b - a, src + b, e - b, dst + a);
+            start[w++] = a;
+        }
+        start[w] = n;
+        nruns = w;
+        struct vs_cpkey *t = src;
+        src = dst;
+        dst = t;
+    }
+    if (src != keys)
+        memcpy(keys, src, n * sizeof(*keys));
+}
+
 void vs_cpolicy__sort(struct vs_cpkey *keys, struct vs_cpkey *tmp, size_t n)
 {
     if (n < 64) {
@@ -295,31 +343,66 @@ void vs_cpolicy__sort(struct vs_cpkey *keys, struct vs_cpkey *tmp, size_t n)
         insertion_sort(keys, n);
         return;
     }
-    size_t maxg = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (keys[i].group > maxg)
-            maxg = keys[i].group;
+    /* Find the ascending runs; give up on the first one too many (a
+     * shuffled queue gives up within a few dozen keys). */
+    size_t start[MERGE_MAX_RUNS + 1] = {0}, nruns = 1;
+    for (size_t i = 1; i < n && nruns <= MERGE_MAX_RUNS; i++) {
+        if (key_less(&keys[i], &keys[i - 1])) {
+            if (nruns < MERGE_MAX_RUNS)
+                start[nruns] = i;
+            nruns++;
+        }
+    }
+    if (nruns <= MERGE_MAX_RUNS) {
+        start[nruns] = n;
+        merge_runs(keys, tmp, n, start, nruns);
+        return;
     }
     /* Radix passes over the high 32 bits of the key (sign, exponent and 20
-     * bits of mantissa: a relative resolution near 1e-6), then the group. */
+     * bits of mantissa: a relative resolution near 1e-6), then the group.
+     * A digit that is the same in the AND and the OR of all keys is the
+     * same in every key: its pass would move nothing. Else its values lie
+     * between its value in the AND and in the OR. */
+    uint32_t hand = UINT32_MAX, hor = 0, gand = UINT32_MAX, gor = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint32_t hi = (uint32_t)(order_bits(keys[i].key) >> 32);
+        hand &= hi;
+        hor |= hi;
+        gand &= keys[i].group;
+        gor |= keys[i].group;
+    }
     struct vs_cpkey *src = keys, *dst = tmp;
-    for (int shift = 32; shift < 64; shift += 8)
-        radix_pass(&src, &dst, n, shift, false);
-    for (int shift = 0; shift < 64 && (maxg >> shift) != 0; shift += 8)
-        radix_pass(&src, &dst, n, shift, true);
+    for (int shift = 0; shift < 32; shift += 8) {
+        unsigned lo = (hand >> shift) & 0xff, hi = (hor >> shift) & 0xff;
+        if (lo != hi)
+            radix_pass(&src, &dst, n, 32 + shift, false, lo, hi);
+    }
+    for (int shift = 0; shift < 32; shift += 8) {
+        unsigned lo = (gand >> shift) & 0xff, hi = (gor >> shift) & 0xff;
+        if (lo != hi)
+            radix_pass(&src, &dst, n, shift, true, lo, hi);
+    }
     if (src != keys)
         memcpy(keys, src, n * sizeof(*keys));
     /* Keys equal in (group, high bits) are adjacent and, the passes being
      * stable, in input order; such runs are rare and short except for
-     * exactly equal keys, which are already in place. Finish each run. */
+     * exactly equal keys, which are already in place (many unstarted
+     * results have the same remaining work): finish each run that is not
+     * in order already. */
     for (size_t i = 0; i < n;) {
         size_t j = i + 1;
         uint64_t hi = order_bits(keys[i].key) >> 32;
-        while (j < n && keys[j].group == keys[i].group && (order_bits(keys[j].key) >> 32) == hi)
-            j++;
-        if (j - i > 32)
+        bool ordered = true;
+        for (; j < n && keys[j].group == keys[i].group && (order_bits(keys[j].key) >> 32) == hi;
+             j++) {
+            if (key_less(&keys[j], &keys[j - 1]))
+                ordered = false;
+        }
+        if (ordered)
+            ;
+        else if (j - i > 32)
             qsort(keys + i, j - i, sizeof(*keys), key_cmp);
-        else if (j - i > 1)
+        else
             insertion_sort(keys + i, j - i);
         i = j;
     }

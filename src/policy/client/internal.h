@@ -20,6 +20,24 @@ struct vs_cpkey {
     double key;
 };
 
+/* One project of the round-robin simulation (rr_sim.c), scratch: all of
+ * its state in one record, so that an event's loops over the few active
+ * projects walk one array. */
+struct vs_rrproj {
+    double work;        /* CPU seconds each of its unfinished results has had */
+    double alloc;       /* CPUs */
+    double rate;        /* CPU seconds per second each of its results gets */
+    double tsync;       /* when work and the integrals were last brought up */
+    double fin;         /* when its next result finishes */
+    double nextkey;     /* the work at which that result is done */
+    double share;       /* resource share */
+    double nf;          /* ncpus * frs(P) */
+    double sf, wbm;     /* its shortfall and work_before_minq so far */
+    uint32_t p;         /* project index */
+    uint32_t next, end; /* its unfinished results: keys[next .. end) */
+    uint32_t capped;    /* it got as many CPUs as it has results */
+};
+
 struct vs_cpolicy_wsd {
     size_t cap_p, cap_r;
 
@@ -39,6 +57,7 @@ struct vs_cpolicy_wsd {
     double *pd0, *pd1, *pd2, *pd3, *pd4, *pd5;
     size_t *pz0, *pz1, *pz2, *pz3, *pz4;
     int *pi0;
+    struct vs_rrproj *rr_proj, **rr_act;
     /* scratch, per result */
     struct vs_cpkey *keys, *keys2;
     size_t *rz0;
