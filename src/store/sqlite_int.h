@@ -135,6 +135,11 @@ sqlite3_stmt *vs_sq__stmt(struct vs_store *s, enum sq_stmt id);
  * (SQLITE_CONSTRAINT -> VS_EEXISTS, else VS_ESTORE). */
 int vs_sq__err(struct vs_store *s, int rc, const char *what);
 
+/* Ends a one-row lookup whose sqlite3_step returned rc: resets st and
+ * returns 0 for a row, VS_ENOTFOUND for none, else vs_sq__err's code. The
+ * caller reads the row's columns before calling this. */
+int vs_sq__one_row_end(struct vs_store *s, sqlite3_stmt *st, int rc, const char *what);
+
 /* Binds the columns of row except id to ?first, ?first+1, ...; then, when
  * with_id, the id to the next parameter. Returns the next free parameter. */
 int vs_sq__bind_row(sqlite3_stmt *st, int first, const struct sq_table *t, const void *row,

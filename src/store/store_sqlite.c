@@ -42,6 +42,14 @@ int vs_sq__err(struct vs_store *s, int rc, const char *what)
     return VS_ESTORE;
 }
 
+int vs_sq__one_row_end(struct vs_store *s, sqlite3_stmt *st, int rc, const char *what)
+{
+    sqlite3_reset(st);
+    if (rc == SQLITE_ROW)
+        return 0;
+    return rc == SQLITE_DONE ? VS_ENOTFOUND : vs_sq__err(s, rc, what);
+}
+
 /* ------------------------------------------------------------------------ */
 /* SQL text of each statement slot                                          */
 

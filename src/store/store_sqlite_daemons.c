@@ -55,10 +55,7 @@ int vs_store_hav_get(struct vs_store *s, int64_t host_id, int64_t app_version_id
         out->turnaround_n = sqlite3_column_double(st, 5);
         out->turnaround_avg = sqlite3_column_double(st, 6);
     }
-    sqlite3_reset(st);
-    if (rc == SQLITE_ROW)
-        return 0;
-    return rc == SQLITE_DONE ? VS_ENOTFOUND : vs_sq__err(s, rc, "host_app_version");
+    return vs_sq__one_row_end(s, st, rc, "host_app_version");
 }
 
 int vs_store_hav_put(struct vs_store *s, const struct vs_host_app_version *h)
@@ -147,10 +144,7 @@ int vs_store_daemon_status_get(struct vs_store *s, const char *name, struct vs_d
     int rc = sqlite3_step(st);
     if (rc == SQLITE_ROW)
         read_status(st, out);
-    sqlite3_reset(st);
-    if (rc == SQLITE_ROW)
-        return 0;
-    return rc == SQLITE_DONE ? VS_ENOTFOUND : vs_sq__err(s, rc, "daemon_status");
+    return vs_sq__one_row_end(s, st, rc, "daemon_status");
 }
 
 int vs_store_daemon_status_put(struct vs_store *s, const struct vs_daemon_status *d)

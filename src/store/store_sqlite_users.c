@@ -122,10 +122,7 @@ int vs_store_host_by_cpid(struct vs_store *s, int64_t userid, const char *host_c
     int rc = sqlite3_step(st);
     if (rc == SQLITE_ROW)
         vs_sq__read_row(st, 0, &vs_sq__host, out);
-    sqlite3_reset(st);
-    if (rc == SQLITE_ROW)
-        return 0;
-    return rc == SQLITE_DONE ? VS_ENOTFOUND : vs_sq__err(s, rc, "host by cpid");
+    return vs_sq__one_row_end(s, st, rc, "host by cpid");
 }
 
 int vs_store_host_add(struct vs_store *s, struct vs_host *h)

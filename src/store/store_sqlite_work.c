@@ -115,10 +115,7 @@ int vs_store_result_state_by_name(struct vs_store *s, const char *name, struct v
         out->userid = sqlite3_column_int64(q, 6);
         out->app_version_id = sqlite3_column_int64(q, 7);
     }
-    sqlite3_reset(q);
-    if (qs == SQLITE_ROW)
-        return 0;
-    return qs == SQLITE_DONE ? VS_ENOTFOUND : vs_sq__err(s, qs, "result state");
+    return vs_sq__one_row_end(s, q, qs, "result state");
 }
 
 int vs_store_result_update(struct vs_store *s, const struct vs_result *r)

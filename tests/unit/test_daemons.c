@@ -217,18 +217,6 @@ static void to_ready(struct project_fixture *f, const char *wu, const char *out,
     assert_int_equal(df_w(f, wu, "assimilate_state"), VS_ASSIMILATE_READY);
 }
 
-static char *slurp(const char *path)
-{
-    FILE *fp = fopen(path, "r");
-    if (!fp)
-        return NULL;
-    char *buf = vs_xcalloc(1, 65536);
-    size_t n = fread(buf, 1, 65535, fp);
-    buf[n] = '\0';
-    fclose(fp);
-    return buf;
-}
-
 static void test_assimilate_default_copy(void **state)
 {
     struct project_fixture *f = *state;
@@ -248,8 +236,7 @@ static void test_assimilate_default_copy(void **state)
     assert_int_equal(vs_assimilator_dir(&f->cfg, "as", path, sizeof(path)), 0);
     char file[1300];
     snprintf(file, sizeof(file), "%s/out", path); /* the output's open name */
-    char *text = slurp(file);
-    assert_non_null(text);
+    char *text = vs_test_slurp(file, NULL);
     assert_string_equal(text, "the answer is 42\n");
     vs_free(text);
     snprintf(file, sizeof(file), "%s/summary.json", path);
@@ -317,8 +304,7 @@ static void test_assimilate_command_and_retry(void **state)
         vs_assimilator_pass(f->s, &f->cfg, NOW + 11 + f->cfg.assimilator_retry_secs, 0, NULL, NULL),
         1);
     assert_int_equal(df_w(f, "ac", "assimilate_state"), VS_ASSIMILATE_DONE);
-    char *text = slurp(log);
-    assert_non_null(text);
+    char *text = vs_test_slurp(log, NULL);
     /* WU name, canonical result name, output path; then the output itself. */
     assert_true(strncmp(text, "ac ac_0 /", 9) == 0);
     assert_non_null(strstr(text, "/upload/"));

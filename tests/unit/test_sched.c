@@ -42,30 +42,12 @@ struct fixture {
     int64_t userid;
 };
 
-static char *read_file(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    struct vs_buf b;
-    vs_buf_init(&b, 16u << 20);
-    char chunk[8192];
-    size_t n;
-    while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
-        assert_int_equal(vs_buf_append(&b, chunk, n), 0);
-    fclose(f);
-    if (!b.data)
-        assert_int_equal(vs_buf_puts(&b, ""), 0);
-    return vs_buf_take(&b, NULL);
-}
-
 /* A sample request with some elements rewritten: each pair is (old, new). */
 static char *sample(const char *name, const char *const *subst, size_t nsubst)
 {
     char path[256];
     snprintf(path, sizeof(path), "%s/%s", SAMPLES, name);
-    char *text = read_file(path);
-    assert_non_null(text);
+    char *text = vs_test_slurp(path, NULL);
     for (size_t i = 0; i + 1 < nsubst; i += 2) {
         char *at = strstr(text, subst[i]);
         assert_non_null(at);
@@ -261,9 +243,9 @@ static void check_golden(const char *text, const char *name)
         fputs(norm, f);
         fclose(f);
     } else {
-        char *want = read_file(path);
-        if (!want)
+        if (access(path, R_OK) != 0)
             fail_msg("missing golden file %s (run with VS_UPDATE_GOLDEN=1)", path);
+        char *want = vs_test_slurp(path, NULL);
         if (strcmp(want, norm) != 0)
             fail_msg("reply differs from %s:\n%s", path, norm);
         vs_free(want);
