@@ -241,8 +241,7 @@ int vs_csched__run(enum vs_cpolicy policy, const struct vs_cstate *st,
 {
     size_t np = st->nprojects, nr = st->nresults;
     struct vs_cpolicy_wsd *d = ws->d;
-    if (np > d->cap_p || nr > d->cap_r)
-        vs_cpolicy__reserve(ws, np, nr);
+    vs_cpolicy__reserve(ws, np, nr);
 
     struct sched s = {st->results, d->sc_order, d->sc_why, 0, 0, (size_t)st->host.ncpus};
     const struct vs_cproject *prj = st->projects;

@@ -164,8 +164,7 @@ int vs_cenforce__run(enum vs_cpolicy policy, struct vs_cstate *st, const struct 
 {
     size_t nr = st->nresults;
     struct vs_cpolicy_wsd *d = ws->d;
-    if (st->nprojects > d->cap_p || nr > d->cap_r)
-        vs_cpolicy__reserve(ws, st->nprojects, nr);
+    vs_cpolicy__reserve(ws, st->nprojects, nr);
     out->actions = d->en_act;
     out->recheck_at = INFINITY;
 
