@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "store/store.h"
+#include "volsched/buf.h"
 #include "volsched/str.h"
 
 /* Copies with deliberate truncation (GCC ignores a (void) cast on a
@@ -161,6 +162,10 @@ int vs_sq__get_text(struct vs_store *s, enum sq_stmt id, const struct sq_table *
 
 /* Builds "SELECT <cols of t, prefixed with alias.> " into a heap string. */
 char *vs_sq__select_list(const struct sq_table *t, const char *alias);
+
+/* Appends the SQL text of statement slot id to b (store_sqlite_sql.c).
+ * Returns 0, or VS_EINTERNAL for a slot without text. */
+int vs_sq__build_sql(enum sq_stmt id, struct vs_buf *b);
 
 /* Transaction helpers for single operations: enter starts a transaction or a
  * savepoint; leave commits/releases on rc == 0, else rolls back. Returns rc

@@ -1,0 +1,325 @@
+/*
+ * The SQLite backend's statement catalogue: the SQL text of every prepared
+ * statement slot. The generic insert/update/get statements are generated from
+ * the column descriptors (store_sqlite_cols.c); the domain statements are
+ * written out. vs_sq__stmt (store_sqlite.c) prepares a slot on first use.
+ */
+#include <string.h>
+
+#include "store/sqlite_int.h"
+#include "volsched/alloc.h"
+#include "volsched/buf.h"
+
+/* ------------------------------------------------------------------------ */
+/* SQL text of each statement slot                                          */
+
+struct table_slot {
+    const struct sq_table *t;
+    enum sq_stmt base; /* its _INSERT slot; UPDATE, GET, BY_NAME follow */
+};
+
+static const struct table_slot table_slots[] = {
+    {&vs_sq__platform, SQ_PLATFORM_INSERT},
+    {&vs_sq__app, SQ_APP_INSERT},
+    {&vs_sq__app_version, SQ_APP_VERSION_INSERT},
+    {&vs_sq__user, SQ_USER_INSERT},
+    {&vs_sq__team, SQ_TEAM_INSERT},
+    {&vs_sq__host, SQ_HOST_INSERT},
+    {&vs_sq__workunit, SQ_WORKUNIT_INSERT},
+    {&vs_sq__result, SQ_RESULT_INSERT},
+    {&vs_sq__assignment, SQ_ASSIGNMENT_INSERT},
+};
+
+char *vs_sq__select_list(const struct sq_table *t, const char *alias)
+{
+    struct vs_buf b;
+    vs_buf_init(&b, VS_BUF_UNLIMITED);
+    int rc = 0;
+    for (size_t i = 0; i < t->ncols; i++)
+        rc |= vs_buf_printf(&b, "%s%s%s%s", i ? ", " : "", alias ? alias : "", alias ? "." : "",
+                            t->cols[i].name);
+    /* An unlimited buffer cannot refuse; OOM aborts inside the allocator. */
+    if (VS_NEVER(rc != 0))
+        vs_buf_reset(&b);
+    size_t n;
+    return vs_buf_take(&b, &n);
+}
+
+/* The host columns of index host_user. The scheduler rewrites its host row
+ * on every RPC; naming an indexed column in an UPDATE's SET rewrites its
+ * index entry (a dirty page, a WAL frame) even when the value is the same,
+ * so the row update leaves these to SQ_HOST_UPDATE_KEYS, which changes them
+ * only when they differ. */
+static bool host_key_col(const struct sq_table *t, size_t i)
+{
+    return t == &vs_sq__host &&
+           (strcmp(t->cols[i].name, "userid") == 0 || strcmp(t->cols[i].name, "host_cpid") == 0);
+}
+
+/* The parameter number of host column name in SQ_HOST_UPDATE's numbering. */
+static size_t host_param(const char *name)
+{
+    for (size_t i = 1; i < vs_sq__host.ncols; i++) {
+        if (strcmp(vs_sq__host.cols[i].name, name) == 0)
+            return i;
+    }
+    return 0;
+}
+
+static int table_sql(const struct sq_table *t, int kind, struct vs_buf *b)
+{
+    int rc = 0;
+    size_t first = t->has_id ? 1 : 0;
+    switch (kind) {
+    case 0: /* INSERT without id: the store assigns it */
+        rc |= vs_buf_printf(b, "INSERT INTO %s(", t->name);
+        for (size_t i = first; i < t->ncols; i++)
+            rc |= vs_buf_printf(b, "%s%s", i > first ? ", " : "", t->cols[i].name);
+        rc |= vs_buf_puts(b, ") VALUES(");
+        for (size_t i = first; i < t->ncols; i++)
+            rc |= vs_buf_printf(b, "%s?%zu", i > first ? ", " : "", i - first + 1);
+        rc |= vs_buf_puts(b, ")");
+        break;
+    case 1: { /* UPDATE every column by id (but a host's index keys, below) */
+        rc |= vs_buf_printf(b, "UPDATE %s SET ", t->name);
+        bool sep = false;
+        for (size_t i = first; i < t->ncols; i++) {
+            if (host_key_col(t, i))
+                continue;
+            rc |= vs_buf_printf(b, "%s%s = ?%zu", sep ? ", " : "", t->cols[i].name, i - first + 1);
+            sep = true;
+        }
+        rc |= vs_buf_printf(b, " WHERE id = ?%zu", t->ncols - first + 1);
+        break;
+    }
+    case 2:
+    case 3: {
+        char *cols = vs_sq__select_list(t, NULL);
+        rc |= vs_buf_printf(b, "SELECT %s FROM %s WHERE %s = ?1", cols, t->name,
+                            kind == 2 ? "id" : "name");
+        vs_free(cols);
+        break;
+    }
+    }
+    return rc;
+}
+
+int vs_sq__build_sql(enum sq_stmt id, struct vs_buf *b)
+{
+    for (size_t i = 0; i < sizeof(table_slots) / sizeof(table_slots[0]); i++) {
+        if (id >= table_slots[i].base && id < table_slots[i].base + 4)
+            return table_sql(table_slots[i].t, (int)(id - table_slots[i].base), b);
+    }
+    char *r = NULL, *w = NULL;
+    int rc = 0;
+    switch (id) {
+    case SQ_AVFILE_INSERT:
+        rc = vs_buf_puts(b, "INSERT INTO app_version_file(app_version_id, seqno, name, "
+                            "open_name, path, md5_cksum, nbytes, file_signature, main_program, "
+                            "executable, copy_file) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, "
+                            "?10, ?11)");
+        break;
+    case SQ_AVFILES_OF:
+        r = vs_sq__select_list(&vs_sq__app_version_file, NULL);
+        rc = vs_buf_printf(b,
+                           "SELECT %s FROM app_version_file WHERE app_version_id = ?1 "
+                           "ORDER BY seqno",
+                           r);
+        break;
+    case SQ_USER_BY_AUTH:
+        r = vs_sq__select_list(&vs_sq__user, NULL);
+        rc = vs_buf_printf(b, "SELECT %s FROM \"user\" WHERE authenticator = ?1", r);
+        break;
+    case SQ_HOST_BY_CPID:
+        r = vs_sq__select_list(&vs_sq__host, NULL);
+        rc = vs_buf_printf(b,
+                           "SELECT %s FROM host WHERE userid = ?1 AND host_cpid = ?2 "
+                           "ORDER BY id DESC LIMIT 1",
+                           r);
+        break;
+    case SQ_TEAM_NUSERS_INC:
+        rc = vs_buf_puts(b, "UPDATE team SET nusers = nusers + 1 WHERE id = ?1");
+        break;
+    case SQ_PLATFORM_ALL:
+        r = vs_sq__select_list(&vs_sq__platform, NULL);
+        rc = vs_buf_printf(b, "SELECT %s FROM platform ORDER BY id", r);
+        break;
+    case SQ_APP_ALL:
+        r = vs_sq__select_list(&vs_sq__app, NULL);
+        rc = vs_buf_printf(b, "SELECT %s FROM app ORDER BY id", r);
+        break;
+    case SQ_APP_VERSION_ALL:
+        r = vs_sq__select_list(&vs_sq__app_version, NULL);
+        rc = vs_buf_printf(b, "SELECT %s FROM app_version ORDER BY id", r);
+        break;
+    case SQ_ASSIGNMENTS:
+        r = vs_sq__select_list(&vs_sq__assignment, NULL);
+        rc = vs_buf_printf(b,
+                           "SELECT %s FROM assignment WHERE (?1 < 0 OR target_type = ?1) "
+                           "AND (?2 < 0 OR multi = ?2) ORDER BY id",
+                           r);
+        break;
+    case SQ_RESULTS_OF_WU:
+        r = vs_sq__select_list(&vs_sq__result, NULL);
+        rc = vs_buf_printf(b, "SELECT %s FROM result WHERE workunitid = ?1 ORDER BY id", r);
+        break;
+    case SQ_RESULTS_IN_PROGRESS:
+        r = vs_sq__select_list(&vs_sq__result, NULL);
+        rc = vs_buf_printf(b,
+                           "SELECT %s FROM result WHERE hostid = ?1 AND server_state = %d "
+                           "ORDER BY id",
+                           r, VS_RESULT_SERVER_STATE_IN_PROGRESS);
+        break;
+    case SQ_HOST_HAS_WU:
+        rc = vs_buf_puts(b, "SELECT EXISTS(SELECT 1 FROM result WHERE workunitid = ?2 "
+                            "AND hostid = ?1)");
+        break;
+    case SQ_COUNT_RESULTS:
+        /* Other states: operator and bench counts, which scan. */
+        rc = vs_buf_puts(b, "SELECT count(*) FROM result WHERE server_state = ?1 AND "
+                            "(?2 = 0 OR appid = ?2)");
+        break;
+    case SQ_COUNT_UNSENT:
+    case SQ_COUNT_IN_PROGRESS:
+        /* The state is a literal so that the planner can use the partial
+         * index of that state (res_unsent, res_host_ip); a bound state
+         * cannot prove the index's WHERE and scans. */
+        rc = vs_buf_printf(b,
+                           "SELECT count(*) FROM result WHERE server_state = %d AND "
+                           "(?2 = 0 OR appid = ?2)",
+                           id == SQ_COUNT_UNSENT ? VS_RESULT_SERVER_STATE_UNSENT
+                                                 : VS_RESULT_SERVER_STATE_IN_PROGRESS);
+        break;
+    case SQ_JOBS_UNSENT:
+        r = vs_sq__select_list(&vs_sq__result, "r");
+        w = vs_sq__select_list(&vs_sq__workunit, "w");
+        rc = vs_buf_printf(b,
+                           "SELECT %s, %s FROM result r JOIN workunit w ON w.id = "
+                           "r.workunitid WHERE r.server_state = %d AND r.id > ?1 AND "
+                           "w.transitioner_flags = 0 ORDER BY r.id LIMIT ?2",
+                           r, w, VS_RESULT_SERVER_STATE_UNSENT);
+        break;
+    case SQ_CLAIM:
+        rc = vs_buf_printf(b,
+                           "UPDATE result SET server_state = %d, hostid = ?2, userid = ?3, "
+                           "teamid = ?4, sent_time = ?5, report_deadline = ?6, "
+                           "app_version_id = ?7, app_version_num = ?8, flops_estimate = ?9, "
+                           "mod_time = ?5 WHERE id = ?1 AND server_state = %d",
+                           VS_RESULT_SERVER_STATE_IN_PROGRESS, VS_RESULT_SERVER_STATE_UNSENT);
+        break;
+    case SQ_CLAIM_WU:
+        rc = vs_buf_puts(b, "UPDATE workunit SET transition_time = min(transition_time, ?2), "
+                            "mod_time = ?3, hr_class = CASE WHEN hr_class = 0 THEN ?4 ELSE "
+                            "hr_class END WHERE id = (SELECT workunitid FROM result WHERE "
+                            "id = ?1)");
+        break;
+    case SQ_CLAIM_WU_ID:
+        rc = vs_buf_puts(b, "UPDATE workunit SET transition_time = min(transition_time, ?2), "
+                            "mod_time = ?3, hr_class = CASE WHEN hr_class = 0 THEN ?4 ELSE "
+                            "hr_class END WHERE id = ?1");
+        break;
+    case SQ_REPORT:
+        rc = vs_buf_printf(b,
+                           "UPDATE result SET server_state = %d, outcome = ?2, "
+                           "client_state = ?3, exit_status = ?4, cpu_time = ?5, "
+                           "elapsed_time = ?6, peak_working_set_size = ?7, "
+                           "peak_swap_size = ?8, peak_disk_usage = ?9, xml_doc_out = ?10, "
+                           "stderr_out = ?11, received_time = ?12, mod_time = ?12, "
+                           /* BOINC-COMPAT: an errored result is invalid at once */
+                           "validate_state = CASE WHEN ?2 = %d THEN %d ELSE validate_state END "
+                           "WHERE id = ?1",
+                           VS_RESULT_SERVER_STATE_OVER, VS_RESULT_OUTCOME_CLIENT_ERROR,
+                           VS_VALIDATE_STATE_INVALID);
+        break;
+    case SQ_REPORT_STATE:
+        rc = vs_buf_puts(b, "SELECT id, hostid, server_state, outcome, received_time, workunitid, "
+                            "userid, app_version_id FROM result WHERE name = ?1");
+        break;
+    case SQ_REPORT_WU:
+        rc = vs_buf_puts(b, "UPDATE workunit SET transition_time = ?2, mod_time = ?2 "
+                            "WHERE id = ?1");
+        break;
+    case SQ_WUS_TO_TRANSITION:
+        w = vs_sq__select_list(&vs_sq__workunit, NULL);
+        rc = vs_buf_printf(b,
+                           "SELECT %s FROM workunit WHERE transition_time <= ?1 AND "
+                           "transitioner_flags <> %d ORDER BY transition_time, id LIMIT ?2",
+                           w, VS_TRANSITION_NONE);
+        break;
+    case SQ_WUS_TO_VALIDATE:
+    case SQ_WUS_TO_ASSIMILATE:
+    case SQ_WUS_TO_DELETE: {
+        w = vs_sq__select_list(&vs_sq__workunit, NULL);
+        const char *cond = id == SQ_WUS_TO_VALIDATE     ? "need_validate = 1"
+                           : id == SQ_WUS_TO_ASSIMILATE ? "assimilate_state = 1"
+                                                        : "file_delete_state = 1";
+        rc = vs_buf_printf(b,
+                           "SELECT %s FROM workunit WHERE %s AND (?1 = 0 OR appid = ?1) "
+                           "ORDER BY id LIMIT ?2",
+                           w, cond);
+        break;
+    }
+    case SQ_RESULTS_TO_DELETE:
+        r = vs_sq__select_list(&vs_sq__result, NULL);
+        rc = vs_buf_printf(b,
+                           "SELECT %s FROM result WHERE file_delete_state = %d ORDER BY id "
+                           "LIMIT ?1",
+                           r, VS_FILE_DELETE_READY);
+        break;
+    case SQ_DELETE_RETRY_WU:
+    case SQ_DELETE_RETRY_RESULT:
+        rc = vs_buf_printf(b, "UPDATE %s SET file_delete_state = %d WHERE file_delete_state = %d",
+                           id == SQ_DELETE_RETRY_WU ? "workunit" : "result", VS_FILE_DELETE_READY,
+                           VS_FILE_DELETE_ERROR);
+        break;
+    case SQ_HOST_UPDATE_KEYS: {
+        /* Bound like SQ_HOST_UPDATE (every column, id last). */
+        size_t u = host_param("userid"), c = host_param("host_cpid");
+        rc = vs_buf_printf(b,
+                           "UPDATE host SET userid = ?%zu, host_cpid = ?%zu WHERE id = ?%zu "
+                           "AND (userid <> ?%zu OR host_cpid <> ?%zu)",
+                           u, c, vs_sq__host.ncols, u, c);
+        break;
+    }
+    case SQ_HAV_GET:
+        rc = vs_buf_puts(b, "SELECT host_id, app_version_id, max_jobs_per_day, n_jobs_today, "
+                            "consecutive_valid, turnaround_n, turnaround_avg FROM "
+                            "host_app_version WHERE host_id = ?1 AND app_version_id = ?2");
+        break;
+    case SQ_HAV_PUT:
+        rc = vs_buf_puts(b, "INSERT OR REPLACE INTO host_app_version(host_id, app_version_id, "
+                            "max_jobs_per_day, n_jobs_today, consecutive_valid, turnaround_n, "
+                            "turnaround_avg) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)");
+        break;
+    case SQ_HAVS_OF_HOST:
+        rc = vs_buf_puts(b, "SELECT host_id, app_version_id, max_jobs_per_day, n_jobs_today, "
+                            "consecutive_valid, turnaround_n, turnaround_avg FROM "
+                            "host_app_version WHERE host_id = ?1 ORDER BY app_version_id");
+        break;
+    case SQ_HAV_SENT:
+        /* Only the day's count: max_jobs_per_day belongs to the validator
+         * and transitioner, which may have changed it since it was read. */
+        rc = vs_buf_puts(b, "INSERT INTO host_app_version(host_id, app_version_id, "
+                            "max_jobs_per_day, n_jobs_today) VALUES(?1, ?2, ?3, ?4) "
+                            "ON CONFLICT(host_id, app_version_id) DO UPDATE SET "
+                            "n_jobs_today = excluded.n_jobs_today");
+        break;
+    case SQ_DAEMON_GET:
+    case SQ_DAEMON_ALL:
+        rc = vs_buf_printf(b,
+                           "SELECT name, last_run, last_work, total_work, last_error_time, "
+                           "last_error, retry_time FROM daemon_status %s ORDER BY name",
+                           id == SQ_DAEMON_GET ? "WHERE name = ?1" : "");
+        break;
+    case SQ_DAEMON_PUT:
+        rc = vs_buf_puts(b, "INSERT OR REPLACE INTO daemon_status(name, last_run, last_work, "
+                            "total_work, last_error_time, last_error, retry_time) "
+                            "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)");
+        break;
+    default:
+        rc = VS_EINTERNAL;
+    }
+    vs_free(r);
+    vs_free(w);
+    return rc;
+}
