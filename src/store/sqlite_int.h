@@ -136,6 +136,10 @@ sqlite3_stmt *vs_sq__stmt(struct vs_store *s, enum sq_stmt id);
  * (SQLITE_CONSTRAINT -> VS_EEXISTS, else VS_ESTORE). */
 int vs_sq__err(struct vs_store *s, int rc, const char *what);
 
+/* Runs a statement that returns no rows and resets it. Returns 0 when it ran
+ * to completion, else the mapped error (vs_sq__err, logged with what). */
+int vs_sq__step_done(struct vs_store *s, sqlite3_stmt *st, const char *what);
+
 /* Ends a one-row lookup whose sqlite3_step returned rc: resets st and
  * returns 0 for a row, VS_ENOTFOUND for none, else vs_sq__err's code. The
  * caller reads the row's columns before calling this. */

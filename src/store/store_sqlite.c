@@ -43,6 +43,13 @@ int vs_sq__err(struct vs_store *s, int rc, const char *what)
     return VS_ESTORE;
 }
 
+int vs_sq__step_done(struct vs_store *s, sqlite3_stmt *st, const char *what)
+{
+    int rc = sqlite3_step(st);
+    sqlite3_reset(st);
+    return rc == SQLITE_DONE ? 0 : vs_sq__err(s, rc, what);
+}
+
 int vs_sq__one_row_end(struct vs_store *s, sqlite3_stmt *st, int rc, const char *what)
 {
     sqlite3_reset(st);

@@ -65,10 +65,7 @@ int vs_store_app_version_add(struct vs_store *s, struct vs_app_version *av)
             rc = vs_sq__err(s, sqlite3_errcode(s->db), "bind file");
             break;
         }
-        int step = sqlite3_step(st);
-        sqlite3_reset(st);
-        if (step != SQLITE_DONE)
-            rc = vs_sq__err(s, step, "app_version_file");
+        rc = vs_sq__step_done(s, st, "app_version_file");
     }
     rc = vs_sq__leave(s, rc);
     if (rc)

@@ -21,11 +21,8 @@ int vs_store_file_delete_retry(struct vs_store *s, int64_t *out_n)
             rc = VS_ESTORE;
             break;
         }
-        int step = sqlite3_step(st);
-        sqlite3_reset(st);
-        if (step != SQLITE_DONE)
-            rc = vs_sq__err(s, step, "delete retry");
-        else
+        rc = vs_sq__step_done(s, st, "delete retry");
+        if (rc == 0)
             n += sqlite3_changes(s->db);
     }
     rc = vs_sq__leave(s, rc);
@@ -37,6 +34,19 @@ int vs_store_file_delete_retry(struct vs_store *s, int64_t *out_n)
 /* ------------------------------------------------------------------------ */
 /* host_app_version                                                          */
 
+/* One host_app_version row, in SQ_HAV_GET's and SQ_HAVS_OF_HOST's column
+ * order. */
+static void read_hav(sqlite3_stmt *st, struct vs_host_app_version *out)
+{
+    out->host_id = sqlite3_column_int64(st, 0);
+    out->app_version_id = sqlite3_column_int64(st, 1);
+    out->max_jobs_per_day = sqlite3_column_int(st, 2);
+    out->n_jobs_today = sqlite3_column_int(st, 3);
+    out->consecutive_valid = sqlite3_column_int(st, 4);
+    out->turnaround_n = sqlite3_column_double(st, 5);
+    out->turnaround_avg = sqlite3_column_double(st, 6);
+}
+
 int vs_store_hav_get(struct vs_store *s, int64_t host_id, int64_t app_version_id,
                      struct vs_host_app_version *out)
 {
@@ -46,15 +56,8 @@ int vs_store_hav_get(struct vs_store *s, int64_t host_id, int64_t app_version_id
     sqlite3_bind_int64(st, 1, host_id);
     sqlite3_bind_int64(st, 2, app_version_id);
     int rc = sqlite3_step(st);
-    if (rc == SQLITE_ROW) {
-        out->host_id = sqlite3_column_int64(st, 0);
-        out->app_version_id = sqlite3_column_int64(st, 1);
-        out->max_jobs_per_day = sqlite3_column_int(st, 2);
-        out->n_jobs_today = sqlite3_column_int(st, 3);
-        out->consecutive_valid = sqlite3_column_int(st, 4);
-        out->turnaround_n = sqlite3_column_double(st, 5);
-        out->turnaround_avg = sqlite3_column_double(st, 6);
-    }
+    if (rc == SQLITE_ROW)
+        read_hav(st, out);
     return vs_sq__one_row_end(s, st, rc, "host_app_version");
 }
 
@@ -70,9 +73,7 @@ int vs_store_hav_put(struct vs_store *s, const struct vs_host_app_version *h)
     sqlite3_bind_int(st, 5, h->consecutive_valid);
     sqlite3_bind_double(st, 6, h->turnaround_n);
     sqlite3_bind_double(st, 7, h->turnaround_avg);
-    int rc = sqlite3_step(st);
-    sqlite3_reset(st);
-    return rc == SQLITE_DONE ? 0 : vs_sq__err(s, rc, "host_app_version");
+    return vs_sq__step_done(s, st, "host_app_version");
 }
 
 int vs_store_havs_of_host(struct vs_store *s, int64_t host_id, vs_store_hav_fn fn, void *ctx)
@@ -85,13 +86,7 @@ int vs_store_havs_of_host(struct vs_store *s, int64_t host_id, vs_store_hav_fn f
     /* Rows are copied out one at a time; fn must not use this handle. */
     while ((step = sqlite3_step(st)) == SQLITE_ROW) {
         struct vs_host_app_version h;
-        h.host_id = sqlite3_column_int64(st, 0);
-        h.app_version_id = sqlite3_column_int64(st, 1);
-        h.max_jobs_per_day = sqlite3_column_int(st, 2);
-        h.n_jobs_today = sqlite3_column_int(st, 3);
-        h.consecutive_valid = sqlite3_column_int(st, 4);
-        h.turnaround_n = sqlite3_column_double(st, 5);
-        h.turnaround_avg = sqlite3_column_double(st, 6);
+        read_hav(st, &h);
         if ((rc = fn(ctx, &h)) != 0) {
             sqlite3_reset(st);
             return rc;
@@ -111,9 +106,7 @@ int vs_store_hav_set_today(struct vs_store *s, int64_t host_id, int64_t app_vers
     sqlite3_bind_int64(st, 2, app_version_id);
     sqlite3_bind_int(st, 3, max_jobs_per_day);
     sqlite3_bind_int(st, 4, n_jobs_today);
-    int rc = sqlite3_step(st);
-    sqlite3_reset(st);
-    return rc == SQLITE_DONE ? 0 : vs_sq__err(s, rc, "host_app_version");
+    return vs_sq__step_done(s, st, "host_app_version");
 }
 
 /* ------------------------------------------------------------------------ */
@@ -161,9 +154,7 @@ int vs_store_daemon_status_put(struct vs_store *s, const struct vs_daemon_status
     sqlite3_bind_int64(st, 5, d->last_error_time);
     sqlite3_bind_text(st, 6, d->last_error, -1, SQLITE_STATIC);
     sqlite3_bind_int64(st, 7, d->retry_time);
-    int rc = sqlite3_step(st);
-    sqlite3_reset(st);
-    return rc == SQLITE_DONE ? 0 : vs_sq__err(s, rc, "daemon_status");
+    return vs_sq__step_done(s, st, "daemon_status");
 }
 
 int vs_store_daemon_status_list(struct vs_store *s, vs_store_daemon_status_fn fn, void *ctx)

@@ -67,11 +67,8 @@ int vs_store_user_add(struct vs_store *s, struct vs_user *u)
             rc = VS_ESTORE;
         } else {
             sqlite3_bind_int64(st, 1, u->teamid);
-            int step = sqlite3_step(st);
-            sqlite3_reset(st);
-            if (step != SQLITE_DONE)
-                rc = vs_sq__err(s, step, "team nusers");
-            else if (sqlite3_changes(s->db) != 1)
+            rc = vs_sq__step_done(s, st, "team nusers");
+            if (rc == 0 && sqlite3_changes(s->db) != 1)
                 rc = VS_ENOTFOUND; /* no such team */
         }
     }

@@ -11,15 +11,21 @@
 /* ------------------------------------------------------------------------ */
 /* Workunits and assignments                                                 */
 
+/* A new row's create and mod times default to now. */
+static void stamp(int64_t *create_time, int64_t *mod_time)
+{
+    int64_t now = vs_sq__now();
+    if (!*create_time)
+        *create_time = now;
+    if (!*mod_time)
+        *mod_time = now;
+}
+
 int vs_store_workunit_add(struct vs_store *s, struct vs_workunit *wu)
 {
     if (!wu->name[0] || !wu->appid || !wu->xml_doc)
         return VS_EINVAL;
-    int64_t now = vs_sq__now();
-    if (!wu->create_time)
-        wu->create_time = now;
-    if (!wu->mod_time)
-        wu->mod_time = now;
+    stamp(&wu->create_time, &wu->mod_time);
     return vs_sq__insert(s, SQ_WORKUNIT_INSERT, &vs_sq__workunit, wu);
 }
 
@@ -77,11 +83,7 @@ int vs_store_result_add(struct vs_store *s, struct vs_result *r)
 {
     if (!r->name[0] || !r->workunitid || !r->appid)
         return VS_EINVAL;
-    int64_t now = vs_sq__now();
-    if (!r->create_time)
-        r->create_time = now;
-    if (!r->mod_time)
-        r->mod_time = now;
+    stamp(&r->create_time, &r->mod_time);
     return vs_sq__insert(s, SQ_RESULT_INSERT, &vs_sq__result, r);
 }
 
@@ -256,12 +258,9 @@ int vs_store_results_claim(struct vs_store *s, int64_t hostid, int64_t userid, i
         sqlite3_bind_int64(st, 7, c->app_version_id);
         sqlite3_bind_int(st, 8, c->app_version_num);
         sqlite3_bind_double(st, 9, c->flops_estimate);
-        int step = sqlite3_step(st);
-        sqlite3_reset(st);
-        if (step != SQLITE_DONE) {
-            rc = vs_sq__err(s, step, "claim");
+        rc = vs_sq__step_done(s, st, "claim");
+        if (rc != 0)
             break;
-        }
         /* Zero rows changed: it was not UNSENT any more. Not an error. */
         if (sqlite3_changes(s->db) != 1)
             continue;
@@ -274,12 +273,9 @@ int vs_store_results_claim(struct vs_store *s, int64_t hostid, int64_t userid, i
         sqlite3_bind_int64(st, 2, c->report_deadline);
         sqlite3_bind_int64(st, 3, now);
         sqlite3_bind_int(st, 4, c->hr_class);
-        step = sqlite3_step(st);
-        sqlite3_reset(st);
-        if (step != SQLITE_DONE) {
-            rc = vs_sq__err(s, step, "claim wu");
+        rc = vs_sq__step_done(s, st, "claim wu");
+        if (rc != 0)
             break;
-        }
         c->claimed = true;
         nclaimed++;
     }
@@ -350,12 +346,9 @@ int vs_store_result_report(struct vs_store *s, int64_t hostid, int64_t now,
     if (rep->stderr_out)
         sqlite3_bind_text(st, 11, rep->stderr_out, -1, SQLITE_STATIC);
     sqlite3_bind_int64(st, 12, now);
-    int step = sqlite3_step(st);
-    sqlite3_reset(st);
-    if (step != SQLITE_DONE) {
-        rc = vs_sq__err(s, step, "report");
+    rc = vs_sq__step_done(s, st, "report");
+    if (rc != 0)
         goto done;
-    }
     st = vs_sq__stmt(s, SQ_REPORT_WU);
     if (!st) {
         rc = VS_ESTORE;
@@ -363,10 +356,7 @@ int vs_store_result_report(struct vs_store *s, int64_t hostid, int64_t now,
     }
     sqlite3_bind_int64(st, 1, r.workunitid);
     sqlite3_bind_int64(st, 2, now);
-    step = sqlite3_step(st);
-    sqlite3_reset(st);
-    if (step != SQLITE_DONE)
-        rc = vs_sq__err(s, step, "report wu");
+    rc = vs_sq__step_done(s, st, "report wu");
 done:
     vs_result_cleanup(&r);
     rc = vs_sq__leave(s, rc);
