@@ -25,9 +25,9 @@
 #include "server/daemon_util.h"
 #include "server/daemons.h"
 #include "server/templates.h"
-#include "store/project.h"
 #include "store/store.h"
 #include "volsched/alloc.h"
+#include "volsched/layout.h"
 #include "volsched/str.h"
 
 #define T0 1700000000

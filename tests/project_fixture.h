@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "server/templates.h"
-#include "store/project.h"
+#include "volsched/config.h"
 #include "store/store.h"
 #include "volsched/alloc.h"
 #include "volsched/sign.h"
