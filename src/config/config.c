@@ -138,14 +138,14 @@ int vs_config__int(const struct vs_config_ctx *x, const struct vs_xml_node *n, l
         return rc;
     int64_t v;
     if (!*t || vs_xml_get_int64(n, &v) != 0)
-        return vs_config__fail(x, VS_ECONFIG, n->line, "<%s> must be an integer, not '%s'",
-                               n->name, t);
+        return vs_config__fail(x, VS_ECONFIG, n->line, "<%s> must be an integer, not '%s'", n->name,
+                               t);
     if (v < min) {
         if (min == 0)
             return vs_config__fail(x, VS_ECONFIG, n->line, "<%s> must not be negative (%lld)",
                                    n->name, (long long)v);
-        return vs_config__fail(x, VS_ECONFIG, n->line, "<%s> must be at least %lld (%lld)",
-                               n->name, min, (long long)v);
+        return vs_config__fail(x, VS_ECONFIG, n->line, "<%s> must be at least %lld (%lld)", n->name,
+                               min, (long long)v);
     }
     if (v > max)
         return vs_config__fail(x, VS_ECONFIG, n->line, "<%s> must be at most %lld (%lld)", n->name,

@@ -74,7 +74,6 @@ VS_MUST_CHECK int vs_config__bool(const struct vs_config_ctx *x, const struct vs
 const char *vs_config__method_name(int method);
 
 /* config_aux.xml's <config> children (config_aux.c). */
-VS_MUST_CHECK int vs_config__aux_body(const struct vs_config_ctx *x,
-                                      const struct vs_xml_node *cfg);
+VS_MUST_CHECK int vs_config__aux_body(const struct vs_config_ctx *x, const struct vs_xml_node *cfg);
 
 #endif

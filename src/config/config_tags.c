@@ -72,8 +72,7 @@ const struct vs_config_tag vs_config__tags[] = {
     /* locality scheduling (seed 001) */
     {"locality_scheduler_fraction", K_DOUBLE, F(locality_scheduler_fraction), 0, 1, 0},
     {"locality_scheduling_send_timeout", K_INT, F(locality_scheduling_send_timeout), 0, 0, 0},
-    {"locality_scheduling_workunit_file", K_STRLIST, F(locality_scheduling_workunit_file), 0, 0,
-     0},
+    {"locality_scheduling_workunit_file", K_STRLIST, F(locality_scheduling_workunit_file), 0, 0, 0},
     {"locality_scheduling_sticky_file", K_STRLIST, F(locality_scheduling_sticky_file), 0, 0, 0},
     {"file_deletion_strategy", K_INT, F(file_deletion_strategy), 0, 0, 0},
     /* work-send rules (seeds 004, 000) */

@@ -40,10 +40,17 @@ int vs_project_layout_defaults(struct vs_project_config *cfg, const char *dir, c
             return -errno;
         rc |= join(cfg->dir, sizeof(cfg->dir), cwd, dir);
     }
-    /* Drop trailing slashes so joined paths read cleanly. */
+    /* Drop trailing slashes and "/." (the current directory, the commands'
+     * default) so joined paths and messages read cleanly. */
     size_t dl = strlen(cfg->dir);
-    while (dl > 1 && cfg->dir[dl - 1] == '/')
-        cfg->dir[--dl] = '\0';
+    for (;;) {
+        if (dl > 1 && cfg->dir[dl - 1] == '/')
+            cfg->dir[--dl] = '\0';
+        else if (dl > 2 && cfg->dir[dl - 1] == '.' && cfg->dir[dl - 2] == '/')
+            cfg->dir[dl -= 2] = '\0';
+        else
+            break;
+    }
     size_t ul = strlen(url);
     if (fmt2(cfg->master_url, sizeof(cfg->master_url), url, url[ul - 1] == '/' ? "" : "/"))
         return VS_ELIMIT;
