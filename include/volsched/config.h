@@ -8,8 +8,9 @@
  * <store_url>, <validator> and <assimilator>, which are volsched's.)
  *
  * Every command and daemon gets its configuration from vs_project_config_load
- * (serve and its daemons, create_work, status, app/user/team add, workgen
- * ...): one table of tags, one parse, one error type. A bad value, a value of
+ * (serve and the daemons it runs, create_work, status, app/user/team add;
+ * the CLI through vs_cli_load_project): one table of tags, one parse, one
+ * error type. A bad value, a value of
  * the wrong type or malformed XML is an error naming file, line and reason
  * (struct vs_config_error). A tag volsched does not know is not an error
  * (projects carry BOINC's hundreds of tags over): it is a warning
@@ -27,8 +28,10 @@
  *   2. add one row to the table in src/config/config_tags.c:
  *          {"next_rpc_delay", K_INT, F(next_rpc_delay), 0, 0, 0},
  *      with its kind (K_BOOL, K_INT with min/max, K_LLONG, K_DOUBLE, K_STR,
- *      K_PATH, K_STRLIST ...), bounds, and W in the last column when
- *      `volsched init` should write it into a new config.xml.
+ *      K_PATH, K_STRLIST ...: src/config/config_int.h), bounds, and W
+ *      (VS_CONFIG_WRITTEN) in the last column when `volsched init` should
+ *      write it into a new config.xml (rows with W come first, in the order
+ *      they are written).
  *   That is all: the reader then accepts, checks and stores it (errors with
  *   file:line come from the kind and bounds), the writer writes it, and no
  *   command warns about it any more. A tag that takes a new kind of value

@@ -1,7 +1,8 @@
 /*
  * Helpers shared by the project-admin subcommands (init, app, user, team,
- * create_work): help detection, number parsing with clear messages, and
- * opening a project directory with its store.
+ * create_work, status) and serve: help detection, number parsing with clear
+ * messages, and loading a project's configuration (one message format for
+ * every command) and opening its store.
  */
 #ifndef VOLSCHED_CLI_UTIL_H
 #define VOLSCHED_CLI_UTIL_H

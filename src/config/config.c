@@ -439,24 +439,6 @@ int vs_project_config_parse_aux(struct vs_project_config *cfg, const char *data,
 
 /* ---- files ---- */
 
-static int read_file(const char *path, struct vs_buf *out)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return -errno;
-    char chunk[8192];
-    size_t n;
-    int rc = 0;
-    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) {
-        if ((rc = vs_buf_append(out, chunk, n)) != 0)
-            break;
-    }
-    if (!rc && ferror(f))
-        rc = VS_EIO;
-    fclose(f);
-    return rc;
-}
-
 static int load_one(struct vs_project_config *cfg, const char *name, bool aux, bool optional,
                     struct vs_log *log, struct vs_config_error *err)
 {
@@ -469,7 +451,7 @@ static int load_one(struct vs_project_config *cfg, const char *name, bool aux, b
         rc = vs_config__fail(&x, VS_ELIMIT, 0, "project path too long");
         goto out;
     }
-    rc = read_file(vs_buf_str(&path), &text);
+    rc = vs_buf_append_file(&text, vs_buf_str(&path));
     if (rc == -ENOENT && optional) {
         rc = 0;
         goto out;
