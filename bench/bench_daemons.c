@@ -26,6 +26,7 @@
 #include "server/daemons.h"
 #include "server/templates.h"
 #include "store/store.h"
+#include "store/store_project.h"
 #include "volsched/alloc.h"
 #include "volsched/layout.h"
 #include "volsched/str.h"

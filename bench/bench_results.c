@@ -24,6 +24,7 @@
 #include "server/h_upload.h"
 #include "server/sched.h"
 #include "store/store.h"
+#include "store/store_project.h"
 #include "volsched/alloc.h"
 #include "volsched/buf.h"
 #include "volsched/config.h"

@@ -17,6 +17,7 @@
 #include "server/templates.h"
 #include "volsched/config.h"
 #include "store/store.h"
+#include "store/store_project.h"
 #include "volsched/alloc.h"
 #include "volsched/sign.h"
 #include "volsched/str.h"

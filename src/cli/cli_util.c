@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "store/store_project.h"
 #include "volsched/alloc.h"
 #include "volsched/buf.h"
 #include "volsched/json.h"

@@ -9,6 +9,7 @@
 #include "cli_util.h"
 #include "cmd.h"
 #include "store/store.h"
+#include "store/store_project.h"
 #include "volsched/buf.h"
 #include "volsched/layout.h"
 #include "volsched/proto.h"

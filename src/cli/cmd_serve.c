@@ -21,6 +21,7 @@
 #include "server/http.h"
 #include "server/sched.h"
 #include "store/store.h"
+#include "store/store_project.h"
 #include "volsched/config.h"
 #include "volsched/layout.h"
 #include "volsched/log.h"

@@ -14,6 +14,7 @@
 
 #include "server/daemon_util.h"
 #include "server/http.h"
+#include "store/store_project.h"
 #include "volsched/alloc.h"
 #include "volsched/layout.h"
 #include "volsched/log.h"

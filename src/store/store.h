@@ -32,7 +32,6 @@
 #include <stdint.h>
 
 #include "volsched/error.h"
-#include "volsched/str.h"
 
 struct vs_log;
 struct vs_store;
@@ -129,9 +128,10 @@ enum vs_assign_type {
 #define VS_TIME_NEVER ((int64_t)2147483647)
 
 /* Sizes of the fixed string fields (including the NUL). */
-/* (VS_NAME_MAX and VS_PATH_MAX: volsched/str.h) */
-#define VS_AUTH_MAX  64 /* authenticators, host_cpid */
-#define VS_SHORT_MAX 64 /* platform names, plan classes, IP addresses, md5 */
+#define VS_NAME_MAX  256 /* names of apps, users, teams, WUs, results, files */
+#define VS_AUTH_MAX  64  /* authenticators, host_cpid */
+#define VS_SHORT_MAX 64  /* platform names, plan classes, IP addresses, md5 */
+#define VS_PATH_MAX  1024
 
 /* ---------------------------------------------------------------------------
  * Domain structs. Field names are BOINC's column names.
@@ -432,12 +432,6 @@ void vs_workunit_defaults(struct vs_workunit *wu);
 VS_MUST_CHECK int vs_store_open(const char *url, int flags, struct vs_log *log,
                                 struct vs_store **out_store);
 void vs_store_close(struct vs_store *s);
-
-struct vs_project_config;
-/* Opens the project's store (cfg->store_url, volsched/config.h) with
- * vs_store_open, creating it when create is true. */
-VS_MUST_CHECK int vs_project_store_open(const struct vs_project_config *cfg, bool create,
-                                        struct vs_log *log, struct vs_store **out_store);
 
 /*
  * Copies committed pages from the write-ahead log into the database without

@@ -19,6 +19,7 @@
 
 #include "server/h_upload.h"
 #include "store/store.h"
+#include "store/store_project.h"
 #include "volsched/alloc.h"
 #include "volsched/buf.h"
 #include "volsched/config.h"
