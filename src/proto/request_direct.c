@@ -401,7 +401,7 @@ static int dp_stderr(struct dp *f, const struct dp_el *el, struct vs_proto_repor
     return k == DP_END ? 0 : DP_FALLBACK;
 }
 
-/* parse_result(): fields, <stderr_out> and output <file_info>s. */
+/* parse_result() in request_parse.c: fields, <stderr_out> and output <file_info>s. */
 static int dp_result(struct dp *f, const struct dp_el *el, struct vs_proto_reported_result *res)
 {
     size_t cap_files = 0;
