@@ -201,4 +201,3 @@ int vs_sim__rpc(struct sim *x, size_t p, double request_pn, double share_frac)
     }
     return sent;
 }
-

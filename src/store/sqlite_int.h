@@ -120,6 +120,7 @@ struct vs_store {
     struct vs_log *log;
     sqlite3_stmt *stmts[SQ__COUNT];
     int txn_depth;
+    bool txn_lost; /* SQLite rolled the open transaction back (store_sqlite.c, txn_lost) */
     /* Transaction control, prepared once (store_sqlite.c, run_tx): BEGIN
      * IMMEDIATE, COMMIT, ROLLBACK, and per savepoint depth SAVEPOINT spN,
      * RELEASE spN, ROLLBACK TO spN. Compiling their text on every call was

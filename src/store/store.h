@@ -85,6 +85,14 @@ int vs_store_schema_version(void);
  * open: the caller decides to roll back.
  */
 VS_MUST_CHECK int vs_store_begin(struct vs_store *s);
+/*
+ * True while a transaction opened with vs_store_begin is still open. False
+ * outside one, and after an error that made the backend roll the whole
+ * transaction back (disk full, I/O error, a trigger's RAISE(ROLLBACK)):
+ * then every nested begin and commit fails without touching the store until
+ * the outermost level is committed or rolled back (both report the loss).
+ */
+bool vs_store_in_transaction(struct vs_store *s);
 VS_MUST_CHECK int vs_store_commit(struct vs_store *s);
 int vs_store_rollback(struct vs_store *s);
 
