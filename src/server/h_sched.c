@@ -583,6 +583,10 @@ int vs_sched_handle(struct vs_sched *s, const char *body, size_t len, const char
         claims[i].report_deadline = now + bound;
         claims[i].flops_estimate = sj->flops;
         claims[i].hr_class = sj->hr_class;
+        /* The send policy checked the rule against what it read; the claim
+         * checks it again against what is committed (issue 19). */
+        claims[i].one_per_user = send.cfg.one_result_per_user_per_wu;
+        claims[i].one_per_host = send.cfg.one_result_per_host_per_wu;
     }
     struct vs_commit_item item = {
         .host = &host,

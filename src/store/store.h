@@ -255,6 +255,14 @@ struct vs_claim {
     /* The result's workunit when the caller knows it (the workunit update
      * is then keyed by id); 0: looked up from the result row. */
     int64_t workunit_id;
+    /* Refuse it when a result of the same workunit is held by this host
+     * (one_result_per_host_per_wu) or this user (one_result_per_user_per_wu).
+     * The scheduler sets them; tools that place results by hand need not. */
+    bool one_per_host, one_per_user;
+    /* Refuse it when the host already has this many results IN_PROGRESS
+     * (0: no cap). Counted inside the claim, so parallel requests of one
+     * host cannot pass the cap together. */
+    int host_max_in_progress;
     bool claimed; /* out: true if this call moved it from UNSENT to IN_PROGRESS */
 };
 
@@ -265,8 +273,11 @@ struct vs_claim {
  * app_version_id/num and flops_estimate, and its workunit's
  * transition_time becomes min(transition_time, report_deadline) so the
  * transitioner notices a timeout. A result that is no longer UNSENT (sent
- * to another host meanwhile, cancelled) is left alone with claimed = false,
- * so a result is never sent twice. Returns the number claimed in
+ * to another host meanwhile, cancelled), one whose workunit has a result on
+ * this host or user already (with one_per_host, one_per_user), or one over the host's
+ * host_max_in_progress is left alone with claimed = false, so a result is
+ * never sent twice and the rules hold however requests interleave. These
+ * checks are in the claiming statement itself. Returns the number claimed in
  * *out_nclaimed.
  */
 VS_MUST_CHECK int vs_store_results_claim(struct vs_store *s, int64_t hostid, int64_t userid,

@@ -258,10 +258,15 @@ int vs_store_results_claim(struct vs_store *s, int64_t hostid, int64_t userid, i
         sqlite3_bind_int64(st, 7, c->app_version_id);
         sqlite3_bind_int(st, 8, c->app_version_num);
         sqlite3_bind_double(st, 9, c->flops_estimate);
+        sqlite3_bind_int(st, 10, c->one_per_user);
+        sqlite3_bind_int(st, 11, c->host_max_in_progress);
+        sqlite3_bind_int(st, 12, c->one_per_host);
         rc = vs_sq__step_done(s, st, "claim");
         if (rc != 0)
             break;
-        /* Zero rows changed: it was not UNSENT any more. Not an error. */
+        /* Zero rows changed: it was not UNSENT any more, this host or user
+         * holds a result of its workunit already, or the host is at its
+         * in-progress cap. Not an error. */
         if (sqlite3_changes(s->db) != 1)
             continue;
         st = vs_sq__stmt(s, c->workunit_id > 0 ? SQ_CLAIM_WU_ID : SQ_CLAIM_WU);
