@@ -323,6 +323,7 @@ int vs_cmd_serve(int argc, char **argv)
         .sched = vs_sched_http,
         .sched_ctx = sched,
         .upload = vs_upload_http,
+        .upload_stream = &vs_upload_stream_ops,
         .upload_ctx = upload,
     };
     rc = vs_http_start(&hc, host, port, &http);

@@ -13,12 +13,14 @@
 #include <string.h>
 #include <time.h>
 
+#include "server/auth_limit.h"
 #include "server/cache.h"
 #include "server/commit.h"
 #include "server/h_report.h"
 #include "store/store_sched.h"
 #include "volsched/alloc.h"
 #include "volsched/log.h"
+#include "volsched/logsafe.h"
 #include "volsched/proto.h"
 #include "volsched/str.h"
 
@@ -484,6 +486,13 @@ int vs_sched_handle(struct vs_sched *s, const char *body, size_t len, const char
                         DELAY_MISSING_KEY, out);
         goto done;
     }
+    int wait = 0;
+    if (!vs_auth_limit_allow(s->auth_limit, peer, now, &wait)) {
+        status = refuse(s, peer, "too many failed account keys",
+                        "Too many invalid account keys from this address; try later",
+                        wait > DELAY_BAD_REQUEST ? wait : DELAY_BAD_REQUEST, out);
+        goto done;
+    }
     rc = pool_get(s, &st);
     if (rc != 0) {
         VS_LOG(s->log, VS_LOG_ERROR, "scheduler: cannot open store: %s", vs_strerror(rc));
@@ -493,9 +502,14 @@ int vs_sched_handle(struct vs_sched *s, const char *body, size_t len, const char
     }
     rc = user_lookup(s, st, q.authenticator, now, &user);
     if (rc != 0) {
-        char why[160];
-        snprintf(why, sizeof(why), "%s authenticator '%.40s'",
-                 rc == VS_ENOTFOUND ? "unknown" : vs_strerror(rc), q.authenticator);
+        /* Never the authenticator itself: a mistyped one is one character
+         * from the real key (issue 19). */
+        char fp[VS_LOGSAFE_SECRET_LEN + 1], why[160];
+        vs_logsafe_secret(q.authenticator, fp, sizeof(fp));
+        if (rc == VS_ENOTFOUND)
+            vs_auth_limit_failed(s->auth_limit, peer, now);
+        snprintf(why, sizeof(why), "%s authenticator %s",
+                 rc == VS_ENOTFOUND ? "unknown" : vs_strerror(rc), fp);
         status = refuse(s, peer, why,
                         rc == VS_ENOTFOUND ? "Invalid or missing account key" : "Server error",
                         rc == VS_ENOTFOUND ? DELAY_MISSING_KEY : DELAY_SERVER_ERROR, out);
@@ -731,6 +745,11 @@ int vs_sched_create(const struct vs_project_config *cfg, struct vs_log *log,
     if (vs_store_sched_tune(w, true) != 0 || vs_store_sched_tune(s->feed_store, false) != 0)
         VS_LOG(log, VS_LOG_WARN, "could not tune the store handles (continuing)");
     s->committer = vs_committer_create(w, log, s->opt.commit_delay_us);
+    if (s->opt.auth_fail_burst >= 0)
+        s->auth_limit = vs_auth_limit_create(
+            s->opt.auth_fail_burst ? (unsigned)s->opt.auth_fail_burst : VS_AUTH_LIMIT_BURST,
+            s->opt.auth_fail_per_hour > 0 ? (unsigned)s->opt.auth_fail_per_hour
+                                          : VS_AUTH_LIMIT_PER_HOUR);
     rc = load_catalog(s, s->feed_store, &s->cat);
     if (rc != 0) {
         VS_LOG(log, VS_LOG_ERROR, "cannot load apps: %s", vs_strerror(rc));
@@ -750,6 +769,7 @@ void vs_sched_destroy(struct vs_sched *s)
         return;
     vs_cache_destroy(s->cache);
     vs_committer_destroy(s->committer);
+    vs_auth_limit_destroy(s->auth_limit);
     for (size_t i = 0; i < s->npool; i++)
         vs_store_close(s->pool[i]);
     vs_free(s->pool);

@@ -50,6 +50,11 @@ struct post_req {
     enum route route;
     bool too_big;
     struct vs_buf body;
+    /* A streamed route: the handler's state, bytes seen, handler done. */
+    const struct vs_http_stream_ops *ops;
+    void *sreq;
+    uint64_t nread;
+    bool stop;
 };
 
 static void peer_text(struct MHD_Connection *c, char *out, size_t n)
@@ -225,11 +230,16 @@ static enum MHD_Result finish_post(struct vs_http *h, struct MHD_Connection *c, 
     peer_text(c, peer, sizeof(peer));
     struct vs_buf out;
     vs_buf_init(&out, MAX_REPLY);
-    vs_http_post_fn fn = pr->route == R_SCHED ? h->cfg.sched : h->cfg.upload;
-    void *ctx = pr->route == R_SCHED ? h->cfg.sched_ctx : h->cfg.upload_ctx;
-    /* The body buffer is NULL until the first byte; handlers get "" instead. */
-    const char *body = pr->body.data ? pr->body.data : "";
-    int status = fn(ctx, body, pr->body.len, peer, &out);
+    int status;
+    if (pr->ops) {
+        status = pr->ops->finish(pr->sreq, &out);
+    } else {
+        vs_http_post_fn fn = pr->route == R_SCHED ? h->cfg.sched : h->cfg.upload;
+        void *ctx = pr->route == R_SCHED ? h->cfg.sched_ctx : h->cfg.upload_ctx;
+        /* The body buffer is NULL until the first byte; handlers get "" instead. */
+        const char *body = pr->body.data ? pr->body.data : "";
+        status = fn(ctx, body, pr->body.len, peer, &out);
+    }
     if (status != MHD_HTTP_OK) {
         atomic_fetch_add_explicit(&h->n_refused, 1, memory_order_relaxed);
         VS_LOG(h->cfg.log, VS_LOG_WARN, "http %d %s %s from %s: handler refused", status, method,
@@ -281,9 +291,20 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
     if (pr) {
         /* Later calls of a POST: collect the body, then answer. */
         if (*upload_data_size > 0) {
-            if (!pr->too_big && vs_buf_append(&pr->body, upload_data, *upload_data_size) != 0)
-                pr->too_big = true;
+            size_t n = *upload_data_size;
             *upload_data_size = 0;
+            if (pr->ops) {
+                /* Streamed: the chunk goes to the handler, nothing stays
+                 * here; bytes after its decision are dropped. */
+                pr->nread += n;
+                if (pr->nread > pr->body.max_len)
+                    pr->too_big = true;
+                if (!pr->too_big && !pr->stop && pr->ops->data(pr->sreq, upload_data, n) != 0)
+                    pr->stop = true;
+                return MHD_YES;
+            }
+            if (!pr->too_big && vs_buf_append(&pr->body, upload_data, n) != 0)
+                pr->too_big = true;
             return MHD_YES;
         }
         return finish_post(h, c, pr, method, url);
@@ -327,7 +348,13 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         atomic_fetch_add_explicit(&h->n_sched, 1, memory_order_relaxed);
     pr = VS_NEW(struct post_req);
     pr->route = route;
-    vs_buf_init(&pr->body, cap);
+    vs_buf_init(&pr->body, cap); /* a streamed route only uses its cap */
+    if (route == R_UPLOAD && h->cfg.upload_stream) {
+        char peer[64];
+        peer_text(c, peer, sizeof(peer));
+        pr->ops = h->cfg.upload_stream;
+        pr->sreq = pr->ops->open(h->cfg.upload_ctx, peer);
+    }
     *con_cls = pr;
     return MHD_YES;
 }
@@ -340,6 +367,8 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
     (void)toe;
     struct post_req *pr = *con_cls;
     if (pr) {
+        if (pr->ops)
+            pr->ops->close(pr->sreq);
         vs_buf_cleanup(&pr->body);
         vs_free(pr);
         *con_cls = NULL;

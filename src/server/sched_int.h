@@ -94,6 +94,7 @@ struct vs_sched {
     struct vs_store **pool; /* idle read handles */
     size_t npool, cap_pool;
     struct vs_committer *committer;
+    struct vs_auth_limit *auth_limit; /* failed account keys per address */
     /* Read-through caches of the rows every RPC needs (see user_lookup). */
     pthread_mutex_t ucache_mu, hcache_mu;
     struct ucache_ent *ucache; /* UCACHE_SIZE entries */

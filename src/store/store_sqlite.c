@@ -5,6 +5,7 @@
  * The domain operations are in store_sqlite_<concept>.c.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -475,6 +476,14 @@ int vs_store_open(const char *url, int flags, struct vs_log *log, struct vs_stor
     struct stat sb;
     if (!(flags & VS_STORE_CREATE) && stat(file, &sb) != 0)
         return VS_ENOTFOUND;
+    if ((flags & VS_STORE_CREATE) && stat(file, &sb) != 0) {
+        /* The store holds every volunteer's authenticator: only the
+         * project's user may read it. SQLite gives the -wal and -shm files
+         * the database file's mode, so creating it empty here is enough. */
+        int fd = open(file, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+        if (fd >= 0)
+            close(fd);
+    }
 
     struct vs_store *s = VS_NEW(struct vs_store);
     s->log = log;

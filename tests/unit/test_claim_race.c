@@ -108,8 +108,8 @@ static void *race(void *arg)
     char *text = vs_test_slurp(SAMPLE_PATH, NULL);
     char auth[VS_AUTH_MAX + 40];
     snprintf(auth, sizeof(auth), "<authenticator>%s</authenticator>", r->e->auth[r->user]);
-    char *a = replace(text, "<authenticator>0123456789abcdef0123456789abcdef</authenticator>",
-                      auth);
+    char *a =
+        replace(text, "<authenticator>0123456789abcdef0123456789abcdef</authenticator>", auth);
     char *b = replace(a, "<cpu_req_secs>1.000000</cpu_req_secs>",
                       "<cpu_req_secs>1000000.000000</cpu_req_secs>");
     char *req = replace(b, "<p_ncpus>2</p_ncpus>", "<p_ncpus>8</p_ncpus>");
