@@ -74,6 +74,8 @@ static int run_item(struct vs_committer *c, struct vs_commit_item *it, bool alon
     /* Reports before sends: BOINC handles results before it chooses work. */
     if (rc == 0 && it->reports)
         rc = vs_reports_apply(c->store, it->reports, it->now);
+    if (rc == 0 && it->nresends > 0)
+        rc = vs_store_results_resend(c->store, it->host->id, it->now, it->resends, it->nresends);
     if (rc == 0 && it->nclaims > 0)
         rc = vs_store_results_claim(c->store, it->host->id, it->userid, it->teamid, it->now,
                                     it->claims, it->nclaims, &it->nclaimed);

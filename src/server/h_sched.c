@@ -310,7 +310,7 @@ static int parse_doc(struct vs_arena *a, const char *doc, struct vs_proto_reply 
     return vs_proto_reply_parse(buf, n, a, out, err);
 }
 
-static void unprep_job(void *ctx, void *prep)
+void vs_sched__unprep_job(void *ctx, void *prep)
 {
     (void)ctx;
     struct prep_job *pj = prep;
@@ -318,7 +318,7 @@ static void unprep_job(void *ctx, void *prep)
     vs_free(pj);
 }
 
-static int prep_job(void *ctx, struct vs_cache_job *cj)
+int vs_sched__prep_job(void *ctx, struct vs_cache_job *cj)
 {
     struct vs_sched *s = ctx;
     const struct vs_job *j = &cj->job;
@@ -360,7 +360,7 @@ static int prep_job(void *ctx, struct vs_cache_job *cj)
     cj->prep = pj;
     return 0;
 fail:
-    unprep_job(s, pj);
+    vs_sched__unprep_job(s, pj);
     return rc;
 }
 
@@ -462,6 +462,7 @@ int vs_sched_handle(struct vs_sched *s, const char *body, size_t len, const char
     struct vs_send send;
     bool have_send = false;
     struct vs_claim *claims = NULL;
+    struct vs_resend lost = {0};
     int status;
     bool have_cat_lock = false;
 
@@ -579,6 +580,11 @@ int vs_sched_handle(struct vs_sched *s, const char *body, size_t len, const char
     vs_send_choose(s, st, &q, new_host ? 0 : host.id, user.id, prev_rpc_time, now, wants,
                    new_host ? NULL : &cached_havs, &a, &r, &send);
     have_send = true;
+    /* The parser keeps no mark of an empty <other_results/>: the body
+     * tells whether the client sent its list (h_resend.c). */
+    if (s->opt.resend_lost_results && !new_host && !send.client_refused &&
+        memmem(body, len, "<other_results", 14))
+        vs_resend_find(s, st, &q, host.id, now, &a, &r, &lost);
     pool_put(s, st);
     st = NULL;
     size_t njobs = send.njobs;
@@ -613,6 +619,8 @@ int vs_sched_handle(struct vs_sched *s, const char *body, size_t len, const char
         .havs = send.write_havs > 0 ? send.st.havs : NULL,
         .nhavs = send.write_havs > 0 ? (size_t)send.write_havs : 0,
         .reports = reports.n ? &reports : NULL,
+        .resends = lost.items,
+        .nresends = lost.nitems,
     };
     announced = false; /* vs_committer_run takes the announcement over */
     rc = vs_committer_run(s->committer, &item);
@@ -633,7 +641,7 @@ int vs_sched_handle(struct vs_sched *s, const char *body, size_t len, const char
         r.hostid = host.id;
 
     vs_reports_ack(&reports, &r, &a); /* durable now: the client may forget them */
-    vs_send_reply_jobs(s, &send, claims, &a, &r);
+    vs_resend_reply(s, &send, claims, &lost, &a, &r);
     atomic_fetch_add_explicit(&s->n_sent, item.nclaimed, memory_order_relaxed);
     if (wants && item.nclaimed == 0) {
         atomic_fetch_add_explicit(&s->n_nowork, 1, memory_order_relaxed);
@@ -655,6 +663,7 @@ done:
         vs_cache_forget(s->cache, &send.jobs[i], !claims[i].claimed);
     if (have_send)
         vs_send_cleanup(&send);
+    vs_resend_cleanup(s, &lost);
     vs_free(claims);
     if (st)
         pool_put(s, st);
@@ -755,7 +764,7 @@ int vs_sched_create(const struct vs_project_config *cfg, struct vs_log *log,
         VS_LOG(log, VS_LOG_ERROR, "cannot load apps: %s", vs_strerror(rc));
         goto fail;
     }
-    s->cache = vs_cache_create(s->opt.cache_slots, prep_job, unprep_job, s);
+    s->cache = vs_cache_create(s->opt.cache_slots, vs_sched__prep_job, vs_sched__unprep_job, s);
     *out = s;
     return 0;
 fail:

@@ -68,6 +68,11 @@ struct vs_http_config {
     const char *download_dir; /* directory served under <path>download/ */
     size_t max_body;          /* POST body cap; 0: VS_HTTP_DEFAULT_MAX_BODY */
     size_t max_upload_body;   /* cap of an upload POST; 0: VS_HTTP_DEFAULT_MAX_UPLOAD */
+    /* HTTPS: with both PEM files named, a second listener on https_port
+     * (0: a free one) serves the same paths over TLS, and the master page
+     * advertises only the https scheduler URL (master URL's host). */
+    const char *tls_cert_file, *tls_key_file;
+    uint16_t https_port;
     unsigned threads;         /* worker threads; 0: 4 */
     unsigned max_connections; /* 0: 1024 */
     struct vs_log *log;       /* borrowed; may be NULL */
@@ -93,6 +98,10 @@ VS_MUST_CHECK int vs_http_start(const struct vs_http_config *cfg, const char *ho
 
 /* The port actually bound. */
 uint16_t vs_http_port(const struct vs_http *h);
+/* The HTTPS port bound, 0 without HTTPS; and the scheduler URL the master
+ * page advertises for it (NULL without HTTPS). */
+uint16_t vs_http_https_port(const struct vs_http *h);
+const char *vs_http_https_sched_url(const struct vs_http *h);
 
 /* Counters since start (read without locking; approximate while running). */
 struct vs_http_stats {

@@ -18,6 +18,7 @@
 #ifndef VOLSCHED_SERVER_SCHED_H
 #define VOLSCHED_SERVER_SCHED_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -37,6 +38,9 @@ struct vs_sched_options {
     /* Failed account-key lookups per client address (auth_limit.h): burst
      * and refill per hour; 0: the defaults; negative burst: no limit. */
     int auth_fail_burst, auth_fail_per_hour;
+    /* config.xml <resend_lost_results>: send a host's lost results again
+     * (h_resend.c). */
+    bool resend_lost_results;
 };
 
 struct vs_sched;

@@ -150,6 +150,34 @@ void vs_send_reply_jobs(const struct vs_sched *s, const struct vs_send *x,
 void vs_send_cleanup(struct vs_send *x);
 
 /* h_sched.c helpers used by h_send.c */
+/* Lost results (h_resend.c, resend_lost_results). */
+struct vs_resend_job {
+    struct vs_cache_job cj; /* the store's rows, prep'ed; owned */
+    struct send_job sj;
+    int64_t deadline;
+};
+struct vs_resend {
+    struct vs_resend_item *items; /* for the commit (in the request's arena) */
+    size_t nitems;
+    struct vs_resend_job *jobs; /* for the reply (owned) */
+    size_t njobs;
+};
+/* Finds host hostid's lost results (IN_PROGRESS in the store, neither
+ * reported nor listed by q), decides resend or expiry and adds the reply's
+ * messages. Call with the catalog lock held. */
+void vs_resend_find(struct vs_sched *s, struct vs_store *st, const struct vs_proto_request *q,
+                    int64_t hostid, int64_t now, struct vs_arena *a, struct vs_proto_reply *r,
+                    struct vs_resend *out);
+/* The jobs' part of the reply: x's claimed jobs and rs's resent ones. */
+void vs_resend_reply(const struct vs_sched *s, const struct vs_send *x,
+                     const struct vs_claim *claims, const struct vs_resend *rs, struct vs_arena *a,
+                     struct vs_proto_reply *r);
+void vs_resend_cleanup(struct vs_sched *s, struct vs_resend *rs);
+
+/* The job cache's hooks (h_sched.c): the parsed templates of a job. */
+int vs_sched__prep_job(void *ctx, struct vs_cache_job *cj);
+void vs_sched__unprep_job(void *ctx, void *prep);
+
 void vs_sched__add_msg(struct vs_proto_reply *r, struct vs_arena *a, const char *prio,
                        const char *text);
 const struct vs_app *vs_sched__find_app(const struct vs_catalog *cat, int64_t id);

@@ -284,6 +284,25 @@ VS_MUST_CHECK int vs_store_results_claim(struct vs_store *s, int64_t hostid, int
                                          int64_t teamid, int64_t now, struct vs_claim *claims,
                                          size_t n, size_t *out_nclaimed);
 
+/* A result sent to a host that the host no longer lists (BOINC's
+ * resend_lost_results): sent again with a new deadline, or expired. */
+struct vs_resend_item {
+    int64_t result_id, workunit_id;
+    int64_t sent_time;       /* unchanged when expiring */
+    int64_t report_deadline; /* the new one; in the past to expire it */
+};
+
+/*
+ * Records resends of lost results in one transaction (or inside the
+ * caller's): each result still IN_PROGRESS on hostid gets the item's
+ * sent_time and report_deadline, and its workunit's transition_time becomes
+ * min(transition_time, report_deadline), so an expired one times out at the
+ * transitioner's next pass. Rows no longer IN_PROGRESS on the host are left
+ * alone. Returns 0 or a store error.
+ */
+VS_MUST_CHECK int vs_store_results_resend(struct vs_store *s, int64_t hostid, int64_t now,
+                                          const struct vs_resend_item *items, size_t n);
+
 /* What a client reported about one result (scheduler, issue 6). */
 struct vs_result_report {
     char name[VS_NAME_MAX];

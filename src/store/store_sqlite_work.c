@@ -2,6 +2,7 @@
  * SQLite backend: workunits, assignments and results, the feeder's scan, the
  * scheduler's atomic claim, result reports and the transitioner's scan.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "store/sqlite_int.h"
@@ -294,6 +295,46 @@ int vs_store_results_claim(struct vs_store *s, int64_t hostid, int64_t userid, i
     if (out_nclaimed)
         *out_nclaimed = nclaimed;
     return 0;
+}
+
+int vs_store_results_resend(struct vs_store *s, int64_t hostid, int64_t now,
+                            const struct vs_resend_item *items, size_t n)
+{
+    if (n == 0)
+        return 0;
+    /* A rare path (a client lost a reply): statements prepared per call. */
+    sqlite3_stmt *res = NULL, *wu = NULL;
+    char sql[256];
+    snprintf(sql, sizeof(sql),
+             "UPDATE result SET sent_time = ?3, report_deadline = ?4, mod_time = ?5 "
+             "WHERE id = ?1 AND hostid = ?2 AND server_state = %d",
+             VS_RESULT_SERVER_STATE_IN_PROGRESS);
+    int rc = vs_sq__enter(s);
+    if (rc)
+        return rc;
+    if (sqlite3_prepare_v2(s->db, sql, -1, &res, NULL) != SQLITE_OK ||
+        sqlite3_prepare_v2(s->db,
+                           "UPDATE workunit SET transition_time = min(transition_time, ?2), "
+                           "mod_time = ?3 WHERE id = ?1",
+                           -1, &wu, NULL) != SQLITE_OK)
+        rc = vs_sq__err(s, sqlite3_errcode(s->db), "resend");
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        sqlite3_bind_int64(res, 1, items[i].result_id);
+        sqlite3_bind_int64(res, 2, hostid);
+        sqlite3_bind_int64(res, 3, items[i].sent_time);
+        sqlite3_bind_int64(res, 4, items[i].report_deadline);
+        sqlite3_bind_int64(res, 5, now);
+        rc = vs_sq__step_done(s, res, "resend");
+        if (rc != 0 || sqlite3_changes(s->db) != 1)
+            continue;
+        sqlite3_bind_int64(wu, 1, items[i].workunit_id);
+        sqlite3_bind_int64(wu, 2, items[i].report_deadline);
+        sqlite3_bind_int64(wu, 3, now);
+        rc = vs_sq__step_done(s, wu, "resend wu");
+    }
+    sqlite3_finalize(res);
+    sqlite3_finalize(wu);
+    return vs_sq__leave(s, rc);
 }
 
 int vs_store_result_report(struct vs_store *s, int64_t hostid, int64_t now,

@@ -11,13 +11,13 @@
 #include <pthread.h>
 
 #include "project_fixture.h"
+#include "sched_request.h"
 #include "server/sched.h"
 
-#define NUSERS      8
-#define PER_USER    4
-#define NWU         300
-#define NOW         1800000000
-#define SAMPLE_PATH VS_SOURCE_DIR "/tests/data/boinc/sched_request_01.xml"
+#define NUSERS   8
+#define PER_USER 4
+#define NWU      300
+#define NOW      1800000000
 
 struct env {
     struct project_fixture *f;
@@ -25,18 +25,6 @@ struct env {
     char auth[NUSERS][VS_AUTH_MAX];
     pthread_barrier_t go;
 };
-
-static char *replace(const char *text, const char *from, const char *to)
-{
-    const char *at = strstr(text, from);
-    assert_non_null(at);
-    struct vs_buf b;
-    vs_buf_init(&b, VS_BUF_UNLIMITED);
-    assert_int_equal(vs_buf_append(&b, text, (size_t)(at - text)), 0);
-    assert_int_equal(vs_buf_puts(&b, to), 0);
-    assert_int_equal(vs_buf_puts(&b, at + strlen(from)), 0);
-    return vs_buf_take(&b, NULL);
-}
 
 static int setup(void **state)
 {
@@ -105,14 +93,7 @@ struct racer {
 static void *race(void *arg)
 {
     struct racer *r = arg;
-    char *text = vs_test_slurp(SAMPLE_PATH, NULL);
-    char auth[VS_AUTH_MAX + 40];
-    snprintf(auth, sizeof(auth), "<authenticator>%s</authenticator>", r->e->auth[r->user]);
-    char *a =
-        replace(text, "<authenticator>0123456789abcdef0123456789abcdef</authenticator>", auth);
-    char *b = replace(a, "<cpu_req_secs>1.000000</cpu_req_secs>",
-                      "<cpu_req_secs>1000000.000000</cpu_req_secs>");
-    char *req = replace(b, "<p_ncpus>2</p_ncpus>", "<p_ncpus>8</p_ncpus>");
+    char *req = sr_request(r->e->auth[r->user], "1000000.000000", "8");
     pthread_barrier_wait(&r->e->go);
     struct vs_buf out;
     vs_buf_init(&out, 16u << 20);
@@ -121,9 +102,6 @@ static void *race(void *arg)
     for (const char *p = out.data; (p = strstr(p, "<result>")) != NULL; p++)
         r->njobs++;
     vs_buf_cleanup(&out);
-    vs_free(text);
-    vs_free(a);
-    vs_free(b);
     vs_free(req);
     return NULL;
 }
