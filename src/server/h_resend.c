@@ -25,7 +25,7 @@
 #include "volsched/log.h"
 
 /* Lost results looked at in one request. */
-#define MAX_LOST 64
+#define MAX_LOST    64
 #define RESEND_FRAC 0.5
 
 struct lost_scan {
@@ -148,8 +148,8 @@ void vs_resend_find(struct vs_sched *s, struct vs_store *st, const struct vs_pro
 }
 
 void vs_resend_reply(const struct vs_sched *s, const struct vs_send *x,
-                     const struct vs_claim *claims, const struct vs_resend *rs,
-                     struct vs_arena *a, struct vs_proto_reply *r)
+                     const struct vs_claim *claims, const struct vs_resend *rs, struct vs_arena *a,
+                     struct vs_proto_reply *r)
 {
     if (rs->njobs == 0) {
         vs_send_reply_jobs(s, x, claims, a, r);

@@ -42,15 +42,6 @@
 #define HCACHE_SIZE 4096
 #define CACHE_TTL   10
 
-/* Copies src into a fixed field, truncating (client strings are capped by
- * the store's field sizes; a long model name is not an error). */
-static void set_field(char *dst, size_t size, const char *src)
-{
-    if (vs_strlcpy(dst, src ? src : "", size) != 0) {
-        /* truncated: fine for descriptive host fields */
-    }
-}
-
 /* ------------------------------------------------------------------------ */
 /* Store handles                                                             */
 /* ------------------------------------------------------------------------ */
@@ -415,41 +406,6 @@ static int refuse(struct vs_sched *s, const char *peer, const char *why, const c
 /* The request                                                               */
 /* ------------------------------------------------------------------------ */
 
-static void host_from_request(struct vs_host *h, const struct vs_proto_request *q,
-                              const struct vs_user *u, const char *peer, int64_t now)
-{
-    const struct vs_proto_host_info *hi = &q->host;
-    h->userid = u->id;
-    h->teamid = u->teamid;
-    h->rpc_time = now;
-    set_field(h->host_cpid, sizeof(h->host_cpid), hi->host_cpid);
-    set_field(h->domain_name, sizeof(h->domain_name), hi->domain_name);
-    set_field(h->last_ip_addr, sizeof(h->last_ip_addr), hi->ip_addr);
-    set_field(h->external_ip_addr, sizeof(h->external_ip_addr), peer);
-    h->on_frac = q->time_stats.on_frac;
-    h->connected_frac = q->time_stats.connected_frac;
-    h->active_frac = q->time_stats.active_frac;
-    h->gpu_active_frac = q->time_stats.gpu_active_frac;
-    h->p_ncpus = hi->p_ncpus;
-    set_field(h->p_vendor, sizeof(h->p_vendor), hi->p_vendor);
-    set_field(h->p_model, sizeof(h->p_model), hi->p_model);
-    h->p_fpops = hi->p_fpops;
-    h->p_iops = hi->p_iops;
-    h->p_membw = hi->p_membw;
-    set_field(h->os_name, sizeof(h->os_name), hi->os_name);
-    set_field(h->os_version, sizeof(h->os_version), hi->os_version);
-    set_field(h->platform_name, sizeof(h->platform_name), q->platform_name);
-    h->m_nbytes = hi->m_nbytes;
-    h->m_swap = hi->m_swap;
-    h->d_total = hi->d_total;
-    h->d_free = hi->d_free;
-    h->d_boinc_used_total = q->disk_usage.d_boinc_used_total;
-    h->d_boinc_used_project = q->disk_usage.d_boinc_used_project;
-    h->d_boinc_max = q->disk_usage.d_project_share;
-    h->n_bwup = q->net_stats.bwup;
-    h->n_bwdown = q->net_stats.bwdown;
-}
-
 int vs_sched_handle(struct vs_sched *s, const char *body, size_t len, const char *peer, int64_t now,
                     struct vs_buf *out)
 {
@@ -532,6 +488,12 @@ int vs_sched_handle(struct vs_sched *s, const char *body, size_t len, const char
             goto done;
         }
     }
+    if (new_host && !vs_sched__new_host_allowed(s, st, user.id, now)) {
+        status = refuse(s, peer, "too many new hosts for one account today",
+                        "This account has added too many computers today; try again later",
+                        DELAY_MISSING_KEY, out);
+        goto done;
+    }
     if (new_host) {
         memset(&host, 0, sizeof(host));
         host.create_time = now;
@@ -541,7 +503,7 @@ int vs_sched_handle(struct vs_sched *s, const char *body, size_t len, const char
     }
     /* The daily quota's day boundary is between two RPCs of the host. */
     double prev_rpc_time = new_host ? 0 : (double)host.rpc_time;
-    host_from_request(&host, &q, &user, peer, now);
+    vs_sched__host_from_request(&host, &q, &user, peer, now);
     struct vs_reports reports;
     rc = vs_reports_prepare(st, &q, user.id, &a, s->log, &reports);
     reports.daily_quota = s->cfg.policy.daily_result_quota;
@@ -607,6 +569,7 @@ int vs_sched_handle(struct vs_sched *s, const char *body, size_t len, const char
          * checks it again against what is committed (issue 19). */
         claims[i].one_per_user = send.cfg.one_result_per_user_per_wu;
         claims[i].one_per_host = send.cfg.one_result_per_host_per_wu;
+        claims[i].host_max_in_progress = send.host_cap;
     }
     struct vs_commit_item item = {
         .host = &host,

@@ -125,6 +125,7 @@ struct vs_send {
     size_t njobs;
     int write_havs; /* quota rows to write with the commit (st.havs[0..n)) */
     bool havs_read; /* the host's quota rows were read (st.havs is their state) */
+    int host_cap;   /* the host's in-progress cap for the claim (0: none) */
 };
 
 /* Builds c's policy view of apps and versions (in c's arena). */
@@ -177,6 +178,13 @@ void vs_resend_cleanup(struct vs_sched *s, struct vs_resend *rs);
 /* The job cache's hooks (h_sched.c): the parsed templates of a job. */
 int vs_sched__prep_job(void *ctx, struct vs_cache_job *cj);
 void vs_sched__unprep_job(void *ctx, void *prep);
+
+/* The host row's fields from the request (h_host.c). */
+void vs_sched__host_from_request(struct vs_host *h, const struct vs_proto_request *q,
+                                 const struct vs_user *u, const char *peer, int64_t now);
+/* May user userid create one more host now (max_new_hosts_per_day)? */
+bool vs_sched__new_host_allowed(struct vs_sched *s, struct vs_store *st, int64_t userid,
+                                int64_t now);
 
 void vs_sched__add_msg(struct vs_proto_reply *r, struct vs_arena *a, const char *prio,
                        const char *text);

@@ -85,6 +85,8 @@ enum sq_stmt {
     SQ_RESULTS_OF_WU,
     SQ_RESULTS_IN_PROGRESS,
     SQ_HOST_HAS_WU,
+    SQ_HOST_IN_PROGRESS, /* issue 19: the host's in-progress cap */
+    SQ_USER_NEW_HOSTS,   /* issue 19: new hosts per account per day */
     SQ_COUNT_RESULTS,
     SQ_COUNT_UNSENT,
     SQ_COUNT_IN_PROGRESS,

@@ -227,6 +227,12 @@ VS_MUST_CHECK int vs_store_results_in_progress(struct vs_store *s, int64_t hosti
 /* Sets *out to true when host hostid has any result of workunit wuid. */
 VS_MUST_CHECK int vs_store_host_has_wu(struct vs_store *s, int64_t hostid, int64_t wuid, bool *out);
 
+/* The host's results IN_PROGRESS (its in-progress cap, issue 19). */
+VS_MUST_CHECK int vs_store_host_count_in_progress(struct vs_store *s, int64_t hostid, int64_t *out);
+/* The user's hosts created after since (new hosts per account per day). */
+VS_MUST_CHECK int vs_store_user_count_new_hosts(struct vs_store *s, int64_t userid, int64_t since,
+                                                int64_t *out);
+
 /* Number of results of app appid (all apps when appid is 0) in server_state state. */
 VS_MUST_CHECK int vs_store_count_results(struct vs_store *s, int64_t appid, int state,
                                          int64_t *out_count);

@@ -174,6 +174,13 @@ int vs_sq__build_sql(enum sq_stmt id, struct vs_buf *b)
         rc = vs_buf_puts(b, "SELECT EXISTS(SELECT 1 FROM result WHERE workunitid = ?2 "
                             "AND hostid = ?1)");
         break;
+    case SQ_HOST_IN_PROGRESS:
+        rc = vs_buf_printf(b, "SELECT count(*) FROM result WHERE hostid = ?1 AND server_state = %d",
+                           VS_RESULT_SERVER_STATE_IN_PROGRESS);
+        break;
+    case SQ_USER_NEW_HOSTS:
+        rc = vs_buf_puts(b, "SELECT count(*) FROM host WHERE userid = ?1 AND create_time > ?2");
+        break;
     case SQ_COUNT_RESULTS:
         /* Other states: operator and bench counts, which scan. */
         rc = vs_buf_puts(b, "SELECT count(*) FROM result WHERE server_state = ?1 AND "

@@ -188,6 +188,27 @@ int vs_store_host_has_wu(struct vs_store *s, int64_t hostid, int64_t wuid, bool 
     return rc;
 }
 
+/* One count with one or two int64 keys. */
+static int count2(struct vs_store *s, enum sq_stmt id, int64_t a, int64_t b, int64_t *out)
+{
+    sqlite3_stmt *st = vs_sq__stmt(s, id);
+    if (!st)
+        return VS_ESTORE;
+    sqlite3_bind_int64(st, 1, a);
+    sqlite3_bind_int64(st, 2, b);
+    return one_i64(s, st, out);
+}
+
+int vs_store_host_count_in_progress(struct vs_store *s, int64_t hostid, int64_t *out)
+{
+    return count2(s, SQ_HOST_IN_PROGRESS, hostid, 0, out);
+}
+
+int vs_store_user_count_new_hosts(struct vs_store *s, int64_t userid, int64_t since, int64_t *out)
+{
+    return count2(s, SQ_USER_NEW_HOSTS, userid, since, out);
+}
+
 int vs_store_count_results(struct vs_store *s, int64_t appid, int state, int64_t *out_count)
 {
     enum sq_stmt id = state == VS_RESULT_SERVER_STATE_UNSENT        ? SQ_COUNT_UNSENT

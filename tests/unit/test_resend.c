@@ -128,8 +128,7 @@ static void test_lost_reply_resent(void **state)
     snprintf(sql, sizeof(sql),
              "SELECT count(*) FROM result WHERE hostid = %lld AND server_state = %d AND "
              "sent_time = %d AND report_deadline = %d",
-             (long long)hostid, VS_RESULT_SERVER_STATE_IN_PROGRESS, NOW + 3600,
-             NOW + 86400);
+             (long long)hostid, VS_RESULT_SERVER_STATE_IN_PROGRESS, NOW + 3600, NOW + 86400);
     assert_int_equal(pf_sql(e->f, sql), NWU);
     vs_free(reply);
     free_env(e);
@@ -145,10 +144,10 @@ static void test_lost_and_late_expired(void **state)
     snprintf(path, sizeof(path), "%s/volsched.db", e->f->cfg.dir);
     sqlite3 *db;
     assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
-    assert_int_equal(
-        sqlite3_exec(db, "UPDATE workunit SET rsc_fpops_est = 1e18 WHERE name = 'lost_1'", NULL,
-                     NULL, NULL),
-        SQLITE_OK);
+    assert_int_equal(sqlite3_exec(db,
+                                  "UPDATE workunit SET rsc_fpops_est = 1e18 WHERE name = 'lost_1'",
+                                  NULL, NULL, NULL),
+                     SQLITE_OK);
     sqlite3_close(db);
     char *reply = second_rpc(e, hostid);
     assert_int_equal(count(reply, "<result>"), NWU - 1);
