@@ -29,8 +29,9 @@
 #include <stdint.h>
 
 #include "server/http.h"
-#include "store/project.h"
+#include "store/store.h"
 #include "volsched/buf.h"
+#include "volsched/config.h"
 #include "volsched/error.h"
 
 struct vs_log;
