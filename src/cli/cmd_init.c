@@ -163,12 +163,8 @@ int vs_cmd_init(int argc, char **argv)
         snprintf(p, sizeof(p), "%s/%s", cfg.dir, subdirs[i]);
         rc = mkdir_p(p, 0755);
     }
-    if (rc == 0) {
-        /* config.xml may hold the store's password: owner-only (issue 19). */
-        mode_t um = umask(077);
+    if (rc == 0)
         rc = vs_project_config_write(&cfg);
-        umask(um);
-    }
     if (rc == 0)
         rc = vs_project_config_write_aux(&cfg);
     if (rc) {

@@ -17,10 +17,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/* Defaults: 20 failures at once, then 60 an hour (one a minute). */
-#define VS_AUTH_LIMIT_BURST    20
-#define VS_AUTH_LIMIT_PER_HOUR 60
-
+/* The defaults (config.xml <failed_auth_burst>, <failed_auth_per_hour>) are
+ * 20 failures at once, then 60 an hour (one a minute). */
 struct vs_auth_limit;
 
 /* burst 0 turns the limit off (every call allows). */

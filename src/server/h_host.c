@@ -19,7 +19,7 @@ static void set_field(char *dst, size_t size, const char *src)
 }
 
 void vs_sched__host_from_request(struct vs_host *h, const struct vs_proto_request *q,
-                              const struct vs_user *u, const char *peer, int64_t now)
+                                 const struct vs_user *u, const char *peer, int64_t now)
 {
     const struct vs_proto_host_info *hi = &q->host;
     h->userid = u->id;

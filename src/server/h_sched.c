@@ -544,7 +544,7 @@ int vs_sched_handle(struct vs_sched *s, const char *body, size_t len, const char
     have_send = true;
     /* The parser keeps no mark of an empty <other_results/>: the body
      * tells whether the client sent its list (h_resend.c). */
-    if (s->opt.resend_lost_results && !new_host && !send.client_refused &&
+    if (s->cfg.resend_lost_results && !new_host && !send.client_refused &&
         memmem(body, len, "<other_results", 14))
         vs_resend_find(s, st, &q, host.id, now, &a, &r, &lost);
     pool_put(s, st);
@@ -709,11 +709,9 @@ int vs_sched_create(const struct vs_project_config *cfg, struct vs_log *log,
     if (vs_store_sched_tune(w, true) != 0 || vs_store_sched_tune(s->feed_store, false) != 0)
         VS_LOG(log, VS_LOG_WARN, "could not tune the store handles (continuing)");
     s->committer = vs_committer_create(w, log, s->opt.commit_delay_us);
-    if (s->opt.auth_fail_burst >= 0)
-        s->auth_limit = vs_auth_limit_create(
-            s->opt.auth_fail_burst ? (unsigned)s->opt.auth_fail_burst : VS_AUTH_LIMIT_BURST,
-            s->opt.auth_fail_per_hour > 0 ? (unsigned)s->opt.auth_fail_per_hour
-                                          : VS_AUTH_LIMIT_PER_HOUR);
+    if (cfg->failed_auth_burst > 0)
+        s->auth_limit = vs_auth_limit_create((unsigned)cfg->failed_auth_burst,
+                                             (unsigned)cfg->failed_auth_per_hour);
     rc = load_catalog(s, s->feed_store, &s->cat);
     if (rc != 0) {
         VS_LOG(log, VS_LOG_ERROR, "cannot load apps: %s", vs_strerror(rc));

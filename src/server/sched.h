@@ -35,12 +35,6 @@ struct vs_sched_options {
     /* How long a commit waits for concurrent requests to join it, in
      * microseconds (group commit); 0: 1000; negative: never waits. */
     int commit_delay_us;
-    /* Failed account-key lookups per client address (auth_limit.h): burst
-     * and refill per hour; 0: the defaults; negative burst: no limit. */
-    int auth_fail_burst, auth_fail_per_hour;
-    /* config.xml <resend_lost_results>: send a host's lost results again
-     * (h_resend.c). */
-    bool resend_lost_results;
 };
 
 struct vs_sched;

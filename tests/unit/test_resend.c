@@ -47,8 +47,8 @@ static struct env *make_env(bool resend)
         vs_result_cleanup(&r);
         vs_workunit_cleanup(&wu);
     }
-    struct vs_sched_options opt = {.resend_lost_results = resend};
-    assert_int_equal(vs_sched_create(&e->f->cfg, NULL, &opt, &e->s), 0);
+    e->f->cfg.resend_lost_results = resend;
+    assert_int_equal(vs_sched_create(&e->f->cfg, NULL, NULL, &e->s), 0);
     size_t added = 0;
     assert_int_equal(vs_sched_refill(e->s, &added), 0);
     assert_int_equal(added, NWU);
