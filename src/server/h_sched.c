@@ -539,6 +539,9 @@ int vs_sched_handle(struct vs_sched *s, const char *body, size_t len, const char
         r.request_delay = DELAY_PLATFORM;
         wants = false;
     }
+    send.n_reporting = 0;
+    for (size_t i = 0; !new_host && i < reports.n; i++)
+        send.n_reporting += reports.e[i].skip == VS_REPORT_RECORD && reports.e[i].hostid == host.id;
     vs_send_choose(s, st, &q, new_host ? 0 : host.id, user.id, prev_rpc_time, now, wants,
                    new_host ? NULL : &cached_havs, &a, &r, &send);
     have_send = true;
@@ -587,9 +590,13 @@ int vs_sched_handle(struct vs_sched *s, const char *body, size_t len, const char
     };
     announced = false; /* vs_committer_run takes the announcement over */
     rc = vs_committer_run(s->committer, &item);
+    /* Reported errors lowered max_jobs_per_day in the store after the
+     * quota rows were read: those rows are not cached (a host that only
+     * errs must meet its lowered quota on its next RPC, not 10 s later). */
+    bool havs_fresh = send.havs_read && reports.nrecorded == 0;
     if (host.id > 0)
-        host_remember(s, &host, now, rc == 0, send.havs_read ? send.st.havs : NULL,
-                      send.havs_read ? send.st.n_havs : 0);
+        host_remember(s, &host, now, rc == 0, havs_fresh ? send.st.havs : NULL,
+                      havs_fresh ? send.st.n_havs : 0);
     if (rc != 0) {
         for (size_t i = 0; i < njobs; i++)
             vs_cache_put_back(s->cache, &send.jobs[i]);

@@ -337,6 +337,9 @@ static bool host_cap_allows(struct vs_sched *s, struct vs_store *st, struct vs_s
         VS_LOG(s->log, VS_LOG_WARN, "host %lld: cannot count its jobs; no work", (long long)hostid);
         return false;
     }
+    /* Results this request reports leave IN_PROGRESS in the commit, before
+     * the claim (BOINC handles reports before it sends). */
+    n -= x->n_reporting;
     if (n >= x->host_cap) {
         vs_sched__add_msg(r, a, "low", "This computer has reached a limit on tasks in progress");
         if (r->request_delay < 3600)

@@ -126,6 +126,9 @@ struct vs_send {
     int write_havs; /* quota rows to write with the commit (st.havs[0..n)) */
     bool havs_read; /* the host's quota rows were read (st.havs is their state) */
     int host_cap;   /* the host's in-progress cap for the claim (0: none) */
+    /* in, set by the caller before vs_send_choose: the host's IN_PROGRESS
+     * results this request reports (they leave before the claim) */
+    int n_reporting;
 };
 
 /* Builds c's policy view of apps and versions (in c's arena). */
