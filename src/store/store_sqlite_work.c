@@ -174,19 +174,6 @@ static int one_i64(struct vs_store *s, sqlite3_stmt *st, int64_t *out)
     return rc == SQLITE_ROW ? 0 : vs_sq__err(s, rc, "count");
 }
 
-int vs_store_host_has_wu(struct vs_store *s, int64_t hostid, int64_t wuid, bool *out)
-{
-    sqlite3_stmt *st = vs_sq__stmt(s, SQ_HOST_HAS_WU);
-    if (!st)
-        return VS_ESTORE;
-    sqlite3_bind_int64(st, 1, hostid);
-    sqlite3_bind_int64(st, 2, wuid);
-    int64_t v = 0;
-    int rc = one_i64(s, st, &v);
-    if (rc == 0)
-        *out = v != 0;
-    return rc;
-}
 
 /* One count with one or two int64 keys. */
 static int count2(struct vs_store *s, enum sq_stmt id, int64_t a, int64_t b, int64_t *out)
@@ -197,6 +184,15 @@ static int count2(struct vs_store *s, enum sq_stmt id, int64_t a, int64_t b, int
     sqlite3_bind_int64(st, 1, a);
     sqlite3_bind_int64(st, 2, b);
     return one_i64(s, st, out);
+}
+
+int vs_store_host_has_wu(struct vs_store *s, int64_t hostid, int64_t wuid, bool *out)
+{
+    int64_t v = 0;
+    int rc = count2(s, SQ_HOST_HAS_WU, hostid, wuid, &v);
+    if (rc == 0)
+        *out = v != 0;
+    return rc;
 }
 
 int vs_store_host_count_in_progress(struct vs_store *s, int64_t hostid, int64_t *out)

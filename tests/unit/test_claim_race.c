@@ -39,30 +39,7 @@ static int setup(void **state)
         memcpy(e->auth[u], user.authenticator, sizeof(e->auth[u]));
         vs_user_cleanup(&user);
     }
-    assert_int_equal(vs_store_begin(f->s), 0);
-    for (int i = 0; i < NWU; i++) {
-        struct vs_workunit wu;
-        vs_workunit_defaults(&wu);
-        wu.appid = f->appid;
-        snprintf(wu.name, sizeof(wu.name), "rep_%d", i);
-        wu.rsc_fpops_est = 1e9;
-        wu.delay_bound = 7 * 86400;
-        wu.min_quorum = 2;
-        wu.target_nresults = 2;
-        wu.transition_time = VS_TIME_NEVER;
-        wu.xml_doc = vs_xstrdup("<workunit>\n</workunit>\n");
-        assert_int_equal(vs_store_workunit_add(f->s, &wu), 0);
-        for (int k = 0; k < 2; k++) {
-            struct vs_result r = {.workunitid = wu.id, .appid = f->appid};
-            r.server_state = VS_RESULT_SERVER_STATE_UNSENT;
-            snprintf(r.name, sizeof(r.name), "rep_%d_%d", i, k);
-            r.xml_doc_in = vs_xstrdup("<result>\n</result>\n");
-            assert_int_equal(vs_store_result_add(f->s, &r), 0);
-            vs_result_cleanup(&r);
-        }
-        vs_workunit_cleanup(&wu);
-    }
-    assert_int_equal(vs_store_commit(f->s), 0);
+    pf_add_jobs(f, "rep", NWU, 2, 1e9);
     /* A commit waits up to 0.5 s for announced requests: the 32 requests
      * read who holds what, then commit together (as a busy server's batch
      * does), which is the interleaving that broke the rule. */

@@ -21,25 +21,6 @@ struct env {
     int64_t results[3];
 };
 
-static int64_t add_job(struct project_fixture *f, int i)
-{
-    struct vs_workunit wu;
-    vs_workunit_defaults(&wu);
-    wu.appid = f->appid;
-    snprintf(wu.name, sizeof(wu.name), "wu_%d", i);
-    wu.xml_doc = vs_xstrdup("<workunit>\n</workunit>\n");
-    assert_int_equal(vs_store_workunit_add(f->s, &wu), 0);
-    struct vs_result r = {.workunitid = wu.id, .appid = f->appid};
-    r.server_state = VS_RESULT_SERVER_STATE_UNSENT;
-    snprintf(r.name, sizeof(r.name), "wu_%d_0", i);
-    r.xml_doc_in = vs_xstrdup("<result>\n</result>\n");
-    assert_int_equal(vs_store_result_add(f->s, &r), 0);
-    int64_t id = r.id;
-    vs_workunit_cleanup(&wu);
-    vs_result_cleanup(&r);
-    return id;
-}
-
 static int setup(void **state)
 {
     struct env *e = VS_NEW(struct env);
@@ -49,7 +30,9 @@ static int setup(void **state)
         h->userid = e->f->userid;
         snprintf(h->host_cpid, sizeof(h->host_cpid), "host%d", i);
         assert_int_equal(vs_store_host_add(e->f->s, h), 0);
-        e->results[i] = add_job(e->f, i);
+        char prefix[16];
+        snprintf(prefix, sizeof(prefix), "wu%d", i);
+        e->results[i] = pf_add_jobs(e->f, prefix, 1, 1, 1e9);
     }
     struct vs_store *w = NULL;
     assert_int_equal(vs_project_store_open(&e->f->cfg, false, NULL, &w), 0);
@@ -136,8 +119,16 @@ static void check_matches(struct env *e, const struct job *j, int i)
     }
 }
 
-static void exec_sql(struct env *e, const char *sql)
+/* Makes host victim's update RAISE(kind) (ROLLBACK: SQLite ends the whole
+ * transaction; ABORT: only the statement), then runs the items of hosts 0
+ * and 1 as one batch, in that order; checks each reply against the store. */
+static void abort_pair(struct env *e, int victim, const char *kind, struct job *a, struct job *b)
 {
+    char sql[256];
+    snprintf(sql, sizeof(sql),
+             "CREATE TRIGGER boom BEFORE UPDATE ON host WHEN NEW.id = %lld "
+             "BEGIN SELECT RAISE(%s, 'injected'); END",
+             (long long)e->hosts[victim].id, kind);
     char path[1200];
     snprintf(path, sizeof(path), "%s/volsched.db", e->f->cfg.dir);
     sqlite3 *db;
@@ -146,30 +137,24 @@ static void exec_sql(struct env *e, const char *sql)
     if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK)
         fail_msg("%s: %s", sql, msg);
     sqlite3_close(db);
+    job_init(a, e, 0);
+    job_init(b, e, 1);
+    run_pair(e, a, b);
+    check_matches(e, a, 0);
+    check_matches(e, b, 1);
 }
 
 /* Host 0's update RAISEs ROLLBACK: SQLite ends the whole transaction. The
- * next item (host 1) must fail too, without being committed on its own. */
+ * next item (host 1) must fail too, without being committed on its own
+ * (the bug: its SAVEPOINT opened a fresh transaction and its RELEASE
+ * committed it; it was answered "failed" with its job IN_PROGRESS). */
 static void test_whole_transaction_abort(void **state)
 {
     struct env *e = *state;
-    char sql[256];
-    snprintf(sql, sizeof(sql),
-             "CREATE TRIGGER boom BEFORE UPDATE ON host WHEN NEW.id = %lld "
-             "BEGIN SELECT RAISE(ROLLBACK, 'injected whole-transaction abort'); END",
-             (long long)e->hosts[0].id);
-    exec_sql(e, sql);
     struct job a, b;
-    job_init(&a, e, 0);
-    job_init(&b, e, 1);
-    run_pair(e, &a, &b);
+    abort_pair(e, 0, "ROLLBACK", &a, &b);
     assert_int_not_equal(a.rc, 0);
-    check_matches(e, &a, 0);
-    /* The bug: b's SAVEPOINT opened a fresh transaction and its RELEASE
-     * committed it; b was answered "failed" with its job IN_PROGRESS. */
     assert_int_not_equal(b.rc, 0);
-    check_matches(e, &b, 1);
-
     /* The handle is usable afterwards: a lone item commits. */
     struct job c;
     job_init(&c, e, 2);
@@ -184,20 +169,10 @@ static void test_whole_transaction_abort(void **state)
 static void test_item_abort_spares_the_batch(void **state)
 {
     struct env *e = *state;
-    char sql[256];
-    snprintf(sql, sizeof(sql),
-             "CREATE TRIGGER boom BEFORE UPDATE ON host WHEN NEW.id = %lld "
-             "BEGIN SELECT RAISE(ABORT, 'injected statement abort'); END",
-             (long long)e->hosts[0].id);
-    exec_sql(e, sql);
     struct job a, b;
-    job_init(&a, e, 0);
-    job_init(&b, e, 1);
-    run_pair(e, &a, &b);
+    abort_pair(e, 0, "ABORT", &a, &b);
     assert_int_not_equal(a.rc, 0);
-    check_matches(e, &a, 0);
     assert_int_equal(b.rc, 0);
-    check_matches(e, &b, 1);
 }
 
 /* The aborting item second: the first item, already done inside the lost
@@ -205,18 +180,8 @@ static void test_item_abort_spares_the_batch(void **state)
 static void test_abort_after_a_good_item(void **state)
 {
     struct env *e = *state;
-    char sql[256];
-    snprintf(sql, sizeof(sql),
-             "CREATE TRIGGER boom BEFORE UPDATE ON host WHEN NEW.id = %lld "
-             "BEGIN SELECT RAISE(ROLLBACK, 'injected whole-transaction abort'); END",
-             (long long)e->hosts[1].id);
-    exec_sql(e, sql);
     struct job a, b;
-    job_init(&a, e, 0);
-    job_init(&b, e, 1);
-    run_pair(e, &a, &b);
-    check_matches(e, &a, 0);
-    check_matches(e, &b, 1);
+    abort_pair(e, 1, "ROLLBACK", &a, &b);
     assert_int_not_equal(a.rc, 0);
     assert_int_not_equal(b.rc, 0);
 }

@@ -21,35 +21,11 @@ struct env {
     struct vs_sched *s;
 };
 
-static void add_jobs(struct project_fixture *f, int n)
-{
-    assert_int_equal(vs_store_begin(f->s), 0);
-    for (int i = 0; i < n; i++) {
-        struct vs_workunit wu;
-        vs_workunit_defaults(&wu);
-        wu.appid = f->appid;
-        snprintf(wu.name, sizeof(wu.name), "job_%d", i);
-        wu.rsc_fpops_est = 1e10;
-        wu.delay_bound = 7 * 86400;
-        wu.transition_time = VS_TIME_NEVER;
-        wu.xml_doc = vs_xstrdup("<workunit>\n</workunit>\n");
-        assert_int_equal(vs_store_workunit_add(f->s, &wu), 0);
-        struct vs_result r = {.workunitid = wu.id, .appid = f->appid};
-        r.server_state = VS_RESULT_SERVER_STATE_UNSENT;
-        snprintf(r.name, sizeof(r.name), "job_%d_0", i);
-        r.xml_doc_in = vs_xstrdup("<result>\n</result>\n");
-        assert_int_equal(vs_store_result_add(f->s, &r), 0);
-        vs_result_cleanup(&r);
-        vs_workunit_cleanup(&wu);
-    }
-    assert_int_equal(vs_store_commit(f->s), 0);
-}
-
 static struct env *make_env(int njobs)
 {
     struct env *e = VS_NEW(struct env);
     e->f = pf_create();
-    add_jobs(e->f, njobs);
+    pf_add_jobs(e->f, "job", njobs, 1, 1e10);
     assert_int_equal(vs_sched_create(&e->f->cfg, NULL, NULL, &e->s), 0);
     size_t added = 0;
     assert_int_equal(vs_sched_refill(e->s, &added), 0);
@@ -98,14 +74,16 @@ static char *rpc(struct env *e, const char *auth, int64_t hostid, int64_t seqno,
                       hostile ? "1e18" : "1e9"),
         0);
     for (size_t i = 0; i < nerrs; i++)
-        assert_int_equal(vs_buf_printf(&b,
-                                       "<result>\n<name>%s</name>\n<final_cpu_time>1</final_cpu_time>\n"
-                                       "<exit_status>-1</exit_status>\n<state>3</state>\n"
-                                       "<platform>x86_64-pc-linux-gnu</platform>\n"
-                                       "<version_num>101</version_num>\n</result>\n",
-                                       errs[i]),
-                         0);
-    assert_int_equal(vs_buf_puts(&b, "<other_results>\n</other_results>\n</scheduler_request>\n"), 0);
+        assert_int_equal(
+            vs_buf_printf(&b,
+                          "<result>\n<name>%s</name>\n<final_cpu_time>1</final_cpu_time>\n"
+                          "<exit_status>-1</exit_status>\n<state>3</state>\n"
+                          "<platform>x86_64-pc-linux-gnu</platform>\n"
+                          "<version_num>101</version_num>\n</result>\n",
+                          errs[i]),
+            0);
+    assert_int_equal(vs_buf_puts(&b, "<other_results>\n</other_results>\n</scheduler_request>\n"),
+                     0);
     struct vs_buf out;
     vs_buf_init(&out, 16u << 20);
     assert_int_equal(vs_sched_handle(e->s, b.data, b.len, "127.0.0.1", now, &out), 200);
@@ -156,7 +134,8 @@ static void test_hoarding_account(void **state)
             vs_free(rpc(e, mallory, hosts[i], 6 + round, true, NULL, 0, t++, NULL));
     char sql[256];
     snprintf(sql, sizeof(sql),
-             "SELECT count(*) FROM result WHERE userid = %lld AND server_state = 4", (long long)mid);
+             "SELECT count(*) FROM result WHERE userid = %lld AND server_state = 4",
+             (long long)mid);
     int64_t held = pf_sql(e->f, sql);
     snprintf(sql, sizeof(sql), "SELECT count(*) FROM host WHERE userid = %lld", (long long)mid);
     int64_t nh = pf_sql(e->f, sql);
@@ -165,8 +144,8 @@ static void test_hoarding_account(void **state)
              "AND server_state = 4 GROUP BY hostid)",
              (long long)mid);
     int64_t most = pf_sql(e->f, sql);
-    print_message("hoarder: %lld hosts, %lld of %d jobs, at most %lld on one host\n",
-                  (long long)nh, (long long)held, NJOBS, (long long)most);
+    print_message("hoarder: %lld hosts, %lld of %d jobs, at most %lld on one host\n", (long long)nh,
+                  (long long)held, NJOBS, (long long)most);
     const struct vs_sp_config *p = &e->f->cfg.policy;
     assert_true(nh <= p->max_new_hosts_per_day);
     assert_true(most <= (int64_t)p->host_in_progress_per_cpu * p->max_ncpus);
@@ -202,8 +181,8 @@ static void test_error_host_throttled(void **state)
         int64_t t = NOW + (int64_t)day * 86400;
         for (int k = 0; k < 200; k++) {
             /* Report what it holds as errors, ask for more. */
-            char *reply = rpc(e, u.authenticator, hostid, seq++, false, held, nheld, t + k,
-                              &hostid);
+            char *reply =
+                rpc(e, u.authenticator, hostid, seq++, false, held, nheld, t + k, &hostid);
             vs_free(prev);
             prev = reply;
             nheld = result_names(reply, held, 64);

@@ -29,24 +29,7 @@ static struct env *make_env(bool resend)
     assert_int_equal(vs_store_user_by_name(e->f->s, "alice", &u), 0);
     memcpy(e->auth, u.authenticator, sizeof(e->auth));
     vs_user_cleanup(&u);
-    for (int i = 0; i < NWU; i++) {
-        struct vs_workunit wu;
-        vs_workunit_defaults(&wu);
-        wu.appid = e->f->appid;
-        snprintf(wu.name, sizeof(wu.name), "lost_%d", i);
-        wu.rsc_fpops_est = 1e10;
-        wu.delay_bound = 86400;
-        wu.transition_time = VS_TIME_NEVER;
-        wu.xml_doc = vs_xstrdup("<workunit>\n</workunit>\n");
-        assert_int_equal(vs_store_workunit_add(e->f->s, &wu), 0);
-        struct vs_result r = {.workunitid = wu.id, .appid = e->f->appid};
-        r.server_state = VS_RESULT_SERVER_STATE_UNSENT;
-        snprintf(r.name, sizeof(r.name), "lost_%d_0", i);
-        r.xml_doc_in = vs_xstrdup("<result>\n</result>\n");
-        assert_int_equal(vs_store_result_add(e->f->s, &r), 0);
-        vs_result_cleanup(&r);
-        vs_workunit_cleanup(&wu);
-    }
+    pf_add_jobs(e->f, "lost", NWU, 1, 1e10);
     e->f->cfg.resend_lost_results = resend;
     assert_int_equal(vs_sched_create(&e->f->cfg, NULL, NULL, &e->s), 0);
     size_t added = 0;
@@ -128,7 +111,7 @@ static void test_lost_reply_resent(void **state)
     snprintf(sql, sizeof(sql),
              "SELECT count(*) FROM result WHERE hostid = %lld AND server_state = %d AND "
              "sent_time = %d AND report_deadline = %d",
-             (long long)hostid, VS_RESULT_SERVER_STATE_IN_PROGRESS, NOW + 3600, NOW + 86400);
+             (long long)hostid, VS_RESULT_SERVER_STATE_IN_PROGRESS, NOW + 3600, NOW + 7 * 86400);
     assert_int_equal(pf_sql(e->f, sql), NWU);
     vs_free(reply);
     free_env(e);
