@@ -174,7 +174,6 @@ static int one_i64(struct vs_store *s, sqlite3_stmt *st, int64_t *out)
     return rc == SQLITE_ROW ? 0 : vs_sq__err(s, rc, "count");
 }
 
-
 /* One count with one or two int64 keys. */
 static int count2(struct vs_store *s, enum sq_stmt id, int64_t a, int64_t b, int64_t *out)
 {
