@@ -130,7 +130,7 @@ struct vs_project_config {
     int report_max;                             /* <report_max> results per RPC; 0 = all */
     int shmem_work_items;                       /* <shmem_work_items> job cache slots; 100 */
     int feeder_query_size;                      /* <feeder_query_size>; default 200 */
-    bool resend_lost_results;                   /* <resend_lost_results> */
+    bool resend_lost_results;                   /* <resend_lost_results>; default 1 */
     bool send_result_abort;                     /* <send_result_abort> */
     bool nowork_skip;                           /* <nowork_skip> */
     bool dont_send_jobs;                        /* <dont_send_jobs> */
@@ -140,6 +140,13 @@ struct vs_project_config {
     bool disable_account_creation;              /* <disable_account_creation> */
     int min_core_client_version_announced;      /* encoded like min_core_client_version */
     long long min_core_client_upgrade_deadline; /* epoch seconds */
+
+    /* hostile volunteers (issue 19; docs/security.md) */
+    int failed_auth_burst;    /* <failed_auth_burst> wrong keys per address at once; 20, 0 = off */
+    int failed_auth_per_hour; /* <failed_auth_per_hour> then this many an hour; default 60 */
+    char https_cert[VS_PATH_MAX]; /* <https_cert> PEM certificate (chain); "" = no HTTPS */
+    char https_key[VS_PATH_MAX];  /* <https_key> its PEM private key */
+    int https_port;               /* <https_port> the HTTPS listener's; 0 = any free port */
 
     /* assigned work (seed 003) */
     bool enable_assignment;       /* <enable_assignment>; default 1 */

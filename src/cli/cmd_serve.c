@@ -314,7 +314,11 @@ int vs_cmd_serve(int argc, char **argv)
         .sched = vs_sched_http,
         .sched_ctx = sched,
         .upload = vs_upload_http,
+        .upload_stream = &vs_upload_stream_ops,
         .upload_ctx = upload,
+        .tls_cert_file = cfg.https_cert[0] ? cfg.https_cert : NULL,
+        .tls_key_file = cfg.https_key[0] ? cfg.https_key : NULL,
+        .https_port = (uint16_t)cfg.https_port,
     };
     rc = vs_http_start(&hc, host, port, &http);
     if (rc != 0)
@@ -324,6 +328,9 @@ int vs_cmd_serve(int argc, char **argv)
 
     VS_LOG(log, VS_LOG_INFO, "serving %s on %s:%u (scheduler %s), %zu jobs cached", cfg.master_url,
            host, (unsigned)vs_http_port(http), sched_url, added);
+    if (vs_http_https_port(http))
+        VS_LOG(log, VS_LOG_INFO, "https on %s:%u; the master page advertises %s", host,
+               (unsigned)vs_http_https_port(http), vs_http_https_sched_url(http));
     fflush(stderr);
 
     double t_cat = mono_now(), t_stats = mono_now();

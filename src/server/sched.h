@@ -18,6 +18,7 @@
 #ifndef VOLSCHED_SERVER_SCHED_H
 #define VOLSCHED_SERVER_SCHED_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
