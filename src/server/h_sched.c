@@ -30,6 +30,10 @@
 #define DELAY_PLATFORM      86400
 #define DELAY_SERVER_ERROR  120
 #define DEFAULT_MAX_PER_RPC 100
+/* max_new_hosts_per_day (issue 19): checked before the work is chosen, and
+ * again in the commit, where it is exact. */
+#define NEW_HOSTS_LOG "too many new hosts for one account today"
+#define NEW_HOSTS_MSG "This account has added too many computers today; try again later"
 
 /*
  * Every RPC reads its user (by authenticator) and its host (by id). These
@@ -489,9 +493,7 @@ int vs_sched_handle(struct vs_sched *s, const char *body, size_t len, const char
         }
     }
     if (new_host && !vs_sched__new_host_allowed(s, st, user.id, now)) {
-        status = refuse(s, peer, "too many new hosts for one account today",
-                        "This account has added too many computers today; try again later",
-                        DELAY_MISSING_KEY, out);
+        status = refuse(s, peer, NEW_HOSTS_LOG, NEW_HOSTS_MSG, DELAY_MISSING_KEY, out);
         goto done;
     }
     if (new_host) {
@@ -573,6 +575,7 @@ int vs_sched_handle(struct vs_sched *s, const char *body, size_t len, const char
         claims[i].one_per_user = send.cfg.one_result_per_user_per_wu;
         claims[i].one_per_host = send.cfg.one_result_per_host_per_wu;
         claims[i].host_max_in_progress = send.host_cap;
+        claims[i].day_quota = sj->day_quota;
     }
     struct vs_commit_item item = {
         .host = &host,
@@ -582,8 +585,9 @@ int vs_sched_handle(struct vs_sched *s, const char *body, size_t len, const char
         .now = now,
         .claims = claims,
         .nclaims = njobs,
-        .havs = send.write_havs > 0 ? send.st.havs : NULL,
-        .nhavs = send.write_havs > 0 ? (size_t)send.write_havs : 0,
+        .quota_day_start =
+            s->cfg.policy.daily_result_quota > 0 ? vs_sp_quota_day_start(host.id, (double)now) : 0,
+        .max_new_hosts = s->cfg.policy.max_new_hosts_per_day,
         .reports = reports.n ? &reports : NULL,
         .resends = lost.items,
         .nresends = lost.nitems,
@@ -603,8 +607,11 @@ int vs_sched_handle(struct vs_sched *s, const char *body, size_t len, const char
         send.njobs = 0;
         pthread_rwlock_unlock(&s->cat_lock);
         have_cat_lock = false;
-        status = refuse(s, peer, "commit failed", "Server error; try again later",
-                        DELAY_SERVER_ERROR, out);
+        if (new_host && rc == VS_ELIMIT) /* the account's last new host raced this one */
+            status = refuse(s, peer, NEW_HOSTS_LOG, NEW_HOSTS_MSG, DELAY_MISSING_KEY, out);
+        else
+            status = refuse(s, peer, "commit failed", "Server error; try again later",
+                            DELAY_SERVER_ERROR, out);
         goto done;
     }
     if (new_host)

@@ -204,6 +204,8 @@ static enum vs_cache_pick pick(void *ctx, const struct vs_cache_job *cj)
     double af = x->st.avail_frac[v.proc] > 0 ? x->st.avail_frac[v.proc] : 1;
     sj->flops = v.est_duration > 0 ? fpops / (v.est_duration * af) : 1e9;
     sj->hr_class = wu->hr_class == 0 ? v.hr_class : 0;
+    /* Generalized (anonymous platform) versions have no quota row. */
+    sj->day_quota = sj->av ? vs_sp_state_day_quota(&x->st, sj->av->av->id, v.proc) : 0;
     return VS_PICK_TAKE;
 }
 
@@ -362,7 +364,6 @@ void vs_send_choose(struct vs_sched *s, struct vs_store *st, const struct vs_pro
     x->jobs = NULL;
     x->sent = NULL;
     x->njobs = 0;
-    x->write_havs = 0;
     x->host_cap = 0;
     x->cfg = s->cfg.policy;
     /* volsched never sends two results of one workunit to one host, as
@@ -439,12 +440,6 @@ void vs_send_choose(struct vs_sched *s, struct vs_store *st, const struct vs_pro
         size_t more = vs_cache_take(s->cache, pick, &pc, x->jobs + base, pc.max_jobs - base);
         x->njobs = base + more;
     }
-    /* Quota rows go with the commit when a job was sent or the host's day
-     * turned (the reset must be stored, or the next request of the same
-     * day would not see it). */
-    if (x->cfg.daily_result_quota > 0 && (x->njobs > 0 || x->st.new_day))
-        x->write_havs = x->st.n_havs;
-
     if (x->njobs == 0) {
         struct vs_buf b;
         vs_buf_init(&b, 16 * 1024);

@@ -109,7 +109,8 @@ struct send_job {
     const struct prep_av *av;                          /* NULL: anonymous platform */
     const struct vs_proto_client_app_version *anon_av; /* anonymous platform */
     double flops;
-    int hr_class; /* commit the workunit to this HR class (0: none) */
+    int hr_class;  /* commit the workunit to this HR class (0: none) */
+    int day_quota; /* the host's daily limit of its app version (0: none) */
 };
 
 /* One request's job selection. */
@@ -123,7 +124,6 @@ struct vs_send {
     struct vs_cache_job *jobs; /* owned (vs_free); taken jobs */
     struct send_job *sent;     /* in the request's arena */
     size_t njobs;
-    int write_havs; /* quota rows to write with the commit (st.havs[0..n)) */
     bool havs_read; /* the host's quota rows were read (st.havs is their state) */
     int host_cap;   /* the host's in-progress cap for the claim (0: none) */
     /* in, set by the caller before vs_send_choose: the host's IN_PROGRESS

@@ -97,6 +97,7 @@ enum sq_stmt {
     SQ_REPORT,
     SQ_REPORT_STATE,
     SQ_REPORT_WU,
+    SQ_WU_RETRY_AT, /* issue 19: a deferred WU, its other columns untouched */
     SQ_WUS_TO_TRANSITION,
     SQ_WUS_TO_VALIDATE,
     SQ_WUS_TO_ASSIMILATE,
@@ -108,7 +109,8 @@ enum sq_stmt {
     SQ_HAV_GET,
     SQ_HAV_PUT,
     SQ_HAVS_OF_HOST,
-    SQ_HAV_SENT,
+    SQ_HAV_CLAIMED, /* issue 19: the claim counts the day's jobs */
+    SQ_HAV_NEW_DAY,
     SQ_DAEMON_GET,
     SQ_DAEMON_PUT,
     SQ_DAEMON_ALL,

@@ -183,6 +183,15 @@ VS_MUST_CHECK int vs_store_workunit_by_name(struct vs_store *s, const char *name
 /* Writes every field of wu to row wu->id (mod_time = now); VS_ENOTFOUND if gone. */
 VS_MUST_CHECK int vs_store_workunit_update(struct vs_store *s, const struct vs_workunit *wu);
 
+/*
+ * Sets only transition_time = when (and mod_time = now) of workunit id: a
+ * daemon that defers a workunit it could not handle writes no stale copy
+ * of the other columns (the scheduler's claim writes hr_class meanwhile).
+ * 0 when the row is gone.
+ */
+VS_MUST_CHECK int vs_store_workunit_retry_at(struct vs_store *s, int64_t id, int64_t when,
+                                             int64_t now);
+
 /* Inserts a (workunitid required); sets a->id and create_time. */
 VS_MUST_CHECK int vs_store_assignment_add(struct vs_store *s, struct vs_assignment *a);
 
@@ -269,6 +278,11 @@ struct vs_claim {
      * (0: no cap). Counted inside the claim, so parallel requests of one
      * host cannot pass the cap together. */
     int host_max_in_progress;
+    /* The daily quota (0: none): refuse it when the host's n_jobs_today of
+     * app_version_id is at day_quota; a claim adds one to that count. Both
+     * in the claim, so parallel requests of one host cannot pass the quota
+     * together (issue 19). */
+    int day_quota;
     bool claimed; /* out: true if this call moved it from UNSENT to IN_PROGRESS */
 };
 
@@ -414,14 +428,23 @@ typedef int (*vs_store_hav_fn)(void *ctx, const struct vs_host_app_version *h);
 VS_MUST_CHECK int vs_store_havs_of_host(struct vs_store *s, int64_t host_id, vs_store_hav_fn fn,
                                         void *ctx);
 /*
- * The scheduler's write after sending: sets n_jobs_today of (host_id,
- * app_version_id), creating the record with max_jobs_per_day when it does
- * not exist. An existing record's max_jobs_per_day is left alone (the
- * validator and transitioner own it).
+ * The host's quota day turned: sets n_jobs_today of every record of host
+ * host_id to 0 if the host's stored rpc_time is before day_start (its last
+ * RPC was on an earlier day). The scheduler calls it before it writes the
+ * host row, in the same transaction, so of parallel requests on the new
+ * day only the first resets the count (the claims count from there).
  */
-VS_MUST_CHECK int vs_store_hav_set_today(struct vs_store *s, int64_t host_id,
-                                         int64_t app_version_id, int n_jobs_today,
-                                         int max_jobs_per_day);
+VS_MUST_CHECK int vs_store_hav_new_day(struct vs_store *s, int64_t host_id, int64_t day_start);
+
+/*
+ * Inserts h like vs_store_host_add, unless user h->userid has max_new hosts
+ * created after since already (then VS_ELIMIT, nothing written): the count
+ * and the insert in one transaction (or inside the caller's), so parallel
+ * requests of one account cannot pass the limit together. max_new <= 0: no
+ * limit.
+ */
+VS_MUST_CHECK int vs_store_host_add_capped(struct vs_store *s, struct vs_host *h, int64_t since,
+                                           int max_new);
 
 /* The last pass and last error of one back-end daemon (volsched). */
 struct vs_daemon_status {

@@ -204,6 +204,33 @@ int vs_store_user_count_new_hosts(struct vs_store *s, int64_t userid, int64_t si
     return count2(s, SQ_USER_NEW_HOSTS, userid, since, out);
 }
 
+int vs_store_workunit_retry_at(struct vs_store *s, int64_t id, int64_t when, int64_t now)
+{
+    sqlite3_stmt *st = vs_sq__stmt(s, SQ_WU_RETRY_AT);
+    if (!st)
+        return VS_ESTORE;
+    sqlite3_bind_int64(st, 1, id);
+    sqlite3_bind_int64(st, 2, when);
+    sqlite3_bind_int64(st, 3, now);
+    return vs_sq__step_done(s, st, "wu retry");
+}
+
+int vs_store_host_add_capped(struct vs_store *s, struct vs_host *h, int64_t since, int max_new)
+{
+    if (max_new <= 0)
+        return vs_store_host_add(s, h);
+    int rc = vs_sq__enter(s);
+    if (rc)
+        return rc;
+    int64_t n = 0;
+    rc = count2(s, SQ_USER_NEW_HOSTS, h->userid, since, &n);
+    if (rc == 0 && n >= max_new)
+        rc = VS_ELIMIT;
+    if (rc == 0)
+        rc = vs_store_host_add(s, h);
+    return vs_sq__leave(s, rc);
+}
+
 int vs_store_count_results(struct vs_store *s, int64_t appid, int state, int64_t *out_count)
 {
     enum sq_stmt id = state == VS_RESULT_SERVER_STATE_UNSENT        ? SQ_COUNT_UNSENT
@@ -278,14 +305,27 @@ int vs_store_results_claim(struct vs_store *s, int64_t hostid, int64_t userid, i
         sqlite3_bind_int(st, 10, c->one_per_user);
         sqlite3_bind_int(st, 11, c->host_max_in_progress);
         sqlite3_bind_int(st, 12, c->one_per_host);
+        sqlite3_bind_int(st, 13, c->day_quota);
         rc = vs_sq__step_done(s, st, "claim");
         if (rc != 0)
             break;
         /* Zero rows changed: it was not UNSENT any more, this host or user
          * holds a result of its workunit already, or the host is at its
-         * in-progress cap. Not an error. */
+         * in-progress cap or daily quota. Not an error. */
         if (sqlite3_changes(s->db) != 1)
             continue;
+        if (c->day_quota > 0) {
+            st = vs_sq__stmt(s, SQ_HAV_CLAIMED);
+            if (!st) {
+                rc = VS_ESTORE;
+                break;
+            }
+            sqlite3_bind_int64(st, 1, hostid);
+            sqlite3_bind_int64(st, 2, c->app_version_id);
+            rc = vs_sq__step_done(s, st, "claim quota");
+            if (rc != 0)
+                break;
+        }
         st = vs_sq__stmt(s, c->workunit_id > 0 ? SQ_CLAIM_WU_ID : SQ_CLAIM_WU);
         if (!st) {
             rc = VS_ESTORE;
