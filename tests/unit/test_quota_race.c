@@ -158,7 +158,8 @@ static void test_daily_quota_concurrent(void **state)
     assert_int_equal(held, (int64_t)sent);
     if (held != 6)
         fail_msg("the host holds %lld jobs; its daily quota is 6", (long long)held);
-    snprintf(sql, sizeof(sql), "SELECT sum(n_jobs_today) FROM host_app_version WHERE host_id = %lld",
+    snprintf(sql, sizeof(sql),
+             "SELECT sum(n_jobs_today) FROM host_app_version WHERE host_id = %lld",
              (long long)h.id);
     assert_int_equal(pf_sql(e->f, sql), 6);
 
@@ -190,8 +191,8 @@ static void test_new_hosts_concurrent(void **state)
     snprintf(sql, sizeof(sql), "SELECT count(*) FROM host WHERE userid = %lld",
              (long long)e->userid);
     int64_t hosts = pf_sql(e->f, sql);
-    print_message("%lld hosts created, %zu requests refused, %zu jobs\n", (long long)hosts,
-                  refused, sent);
+    print_message("%lld hosts created, %zu requests refused, %zu jobs\n", (long long)hosts, refused,
+                  sent);
     if (hosts != 2)
         fail_msg("%lld hosts created; the limit is 2 a day", (long long)hosts);
     assert_int_equal(refused, NRACERS - 2);
