@@ -33,8 +33,7 @@
 struct dp {
     const char *s;
     size_t len, pos;
-    size_t last_lt;    /* offset of the last '<' of the body */
-    size_t last_close; /* offset of the '<' of the last end tag read */
+    size_t last_lt; /* offset of the last '<' of the body */
     struct vs_proto__ctx *c;
     int depth;
     size_t n_elements;
@@ -89,6 +88,17 @@ static size_t dp_entity(const char *s, size_t len, size_t i)
 }
 
 /*
+ * Length of the non-ASCII character at s[i], 0 if it is none XML allows
+ * (or a control byte): the very check expat's input passes (else the tree
+ * parser's repair). Out of line, so that the ASCII loops stay small.
+ */
+static __attribute__((noinline, cold)) size_t dp_utf8(const char *s, size_t len, size_t i)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    return u[i] >= 0x80 ? vs_xml_char_len(u + i, len - i) : 0;
+}
+
+/*
  * Validates character data from f->pos to the next '<' and moves there.
  * *out_amp is set when it holds an entity (its bytes are then not the text).
  */
@@ -137,14 +147,11 @@ static inline __attribute__((always_inline)) int dp_text(struct dp *f, bool *out
                 return DP_FALLBACK;
             *out_amp = true;
             i += m;
-        } else if ((unsigned char)ch >= 0x80) {
-            /* app stderr, names: the very check expat's input passes (else its repair) */
-            size_t m = vs_xml_char_len((const unsigned char *)s + i, len - i);
-            if (!m)
-                return DP_FALLBACK;
-            i += m;
         } else {
-            return DP_FALLBACK; /* a control byte: the tree parser's business */
+            size_t m = dp_utf8(s, len, i);
+            if (!m)
+                return DP_FALLBACK; /* a control byte: the tree parser's business */
+            i += m;
         }
     }
     f->pos = i;
@@ -161,8 +168,12 @@ static int dp_cdata(struct dp *f, size_t *out_a, size_t *out_b)
     size_t b = (size_t)(e - f->s);
     const unsigned char *u = (const unsigned char *)f->s;
     for (size_t i = a; i < b;) {
-        /* ('\r' is not in the body) */
-        size_t m = u[i] >= 0x20 && u[i] < 0x80 ? 1 : vs_xml_char_len(u + i, b - i);
+        unsigned char ch = u[i];
+        if ((ch >= 0x20 && ch < 0x80) || ch == '\t' || ch == '\n') {
+            i++; /* (the common case, kept inline) */
+            continue;
+        }
+        size_t m = dp_utf8(f->s, b, i); /* ('\r' is not in the body) */
         if (!m)
             return DP_FALLBACK;
         i += m;
@@ -222,7 +233,6 @@ static inline __attribute__((always_inline)) int dp_open(struct dp *f, struct dp
 /* At "</": reads the end tag of the open element el and closes it. */
 static int dp_close(struct dp *f, const struct dp_el *el)
 {
-    f->last_close = f->pos;
     size_t p = f->pos + 2;
     if (f->len - p < el->nl || memcmp(f->s + p, el->name, el->nl) != 0)
         return DP_FALLBACK;
@@ -598,7 +608,8 @@ static int dp_client_opaque(struct dp *f, const struct dp_el *el, struct vs_prot
     size_t a = f->pos;
     if (dp_skip(f, el))
         return DP_FALLBACK;
-    size_t b = el->empty ? a : f->last_close;
+    /* (its end tag, "</client_opaque>", holds no other '<') */
+    size_t b = el->empty ? a : (size_t)((const char *)memrchr(f->s + a, '<', f->pos - a) - f->s);
     if (b - a > VS_PROTO_MAX_PREFS)
         return DP_FALLBACK;
     r->client_opaque = vs_arena_strndup(f->c->arena, f->s + a, b - a);
@@ -633,18 +644,6 @@ static int dp_top(struct dp *f, const struct dp_el *el, struct vs_proto_request 
         return dp_struct(f, VS_PROTO__TAB(vs_proto__rq_disk), el, &r->disk_usage);
     if (dp_is(el, "host_info"))
         return dp_host_info(f, el, r, cap);
-    if (dp_is(el, "coprocs"))
-        return dp_coprocs(f, el, r, cap);
-    if (dp_is(el, "msg_from_host")) {
-        r->msgs_from_host = dp_grow(f, r->msgs_from_host, r->n_msgs_from_host, &cap->msg,
-                                    sizeof(*r->msgs_from_host), VS_PROTO_MAX_LIST);
-        if (!r->msgs_from_host)
-            return DP_FALLBACK;
-        return dp_struct(f, VS_PROTO__TAB(vs_proto__rq_msg), el,
-                         &r->msgs_from_host[r->n_msgs_from_host++]);
-    }
-    if (dp_is(el, "client_opaque"))
-        return dp_client_opaque(f, el, r);
     if (dp_is(el, "result")) {
         r->results = dp_grow(f, r->results, r->n_results, &cap->res, sizeof(*r->results),
                              VS_PROTO_MAX_RESULTS);
@@ -677,6 +676,19 @@ static int dp_top(struct dp *f, const struct dp_el *el, struct vs_proto_request 
         r->ip_results = arr;
         return rc;
     }
+    /* (rarer than the above: last) */
+    if (dp_is(el, "coprocs"))
+        return dp_coprocs(f, el, r, cap);
+    if (dp_is(el, "msg_from_host")) {
+        r->msgs_from_host = dp_grow(f, r->msgs_from_host, r->n_msgs_from_host, &cap->msg,
+                                    sizeof(*r->msgs_from_host), VS_PROTO_MAX_LIST);
+        if (!r->msgs_from_host)
+            return DP_FALLBACK;
+        return dp_struct(f, VS_PROTO__TAB(vs_proto__rq_msg), el,
+                         &r->msgs_from_host[r->n_msgs_from_host++]);
+    }
+    if (dp_is(el, "client_opaque"))
+        return dp_client_opaque(f, el, r);
     return dp_skip(f, el);
 }
 
