@@ -27,6 +27,12 @@
 #include "proto/request_int.h"
 
 #define DP_FALLBACK 1
+/*
+ * The two functions every element goes through (the byte loops are inlined
+ * into them), on a cache line of their own: where the compiler happened to
+ * place them moved the figures by ~7% at equal instruction counts.
+ */
+#define DP_HOT __attribute__((aligned(64)))
 /* stricter than VS_XML_MAX_DEPTH, so the tree parser's depth error stays its own */
 #define DP_MAX_DEPTH (VS_XML_MAX_DEPTH - 2)
 
@@ -253,7 +259,8 @@ enum { DP_END = 0, DP_CHILD = 2 };
  * DP_FALLBACK. When own is not NULL el's own text (CDATA included) is
  * appended to it.
  */
-static int dp_next(struct dp *f, const struct dp_el *el, struct vs_buf *own, struct dp_el *out)
+DP_HOT static int dp_next(struct dp *f, const struct dp_el *el, struct vs_buf *own,
+                          struct dp_el *out)
 {
     for (;;) {
         size_t a = f->pos;
@@ -294,8 +301,8 @@ static int dp_skip(struct dp *f, const struct dp_el *el)
 }
 
 /* Reads the text-only element el as field fd of base. */
-static int dp_field(struct dp *f, const struct vs_proto__field *fd, const struct dp_el *el,
-                    void *base)
+DP_HOT static int dp_field(struct dp *f, const struct vs_proto__field *fd, const struct dp_el *el,
+                           void *base)
 {
     size_t a = f->pos;
     if (!el->empty) {
