@@ -27,6 +27,7 @@ struct vs_cache {
     uint64_t loaded, taken, dropped;
     vs_cache_prep_fn prep;
     vs_cache_unprep_fn unprep;
+    vs_cache_scan_fn scan;
     void *ctx;
     /* The refill's page of rows, kept between refills: allocating megabytes
      * anew each time made glibc grow and trim the heap (page faults) on
@@ -101,27 +102,12 @@ static void known_del(struct vs_cache *c, int64_t id)
     c->nknown--;
 }
 
-static void row_free(struct vs_job *j)
-{
-    vs_workunit_cleanup(&j->wu);
-    vs_result_cleanup(&j->result);
-}
-
 static void job_free(struct vs_cache *c, struct vs_cache_job *j)
 {
     if (j->prep && c->unprep)
         c->unprep(c->ctx, j->prep);
     j->prep = NULL;
-    row_free(&j->job);
-}
-
-static void job_copy(struct vs_job *dst, const struct vs_job *src)
-{
-    *dst = *src;
-    dst->wu.xml_doc = src->wu.xml_doc ? vs_xstrdup(src->wu.xml_doc) : NULL;
-    dst->result.xml_doc_in = src->result.xml_doc_in ? vs_xstrdup(src->result.xml_doc_in) : NULL;
-    dst->result.xml_doc_out = src->result.xml_doc_out ? vs_xstrdup(src->result.xml_doc_out) : NULL;
-    dst->result.stderr_out = src->result.stderr_out ? vs_xstrdup(src->result.stderr_out) : NULL;
+    vs_job_cleanup(&j->job);
 }
 
 /* Appends a job after the present ones (npresent < nslots); moves the
@@ -142,6 +128,7 @@ struct vs_cache *vs_cache_create(size_t nslots, vs_cache_prep_fn prep, vs_cache_
     c->prep = prep;
     c->unprep = unprep;
     c->ctx = ctx;
+    c->scan = vs_store_jobs_unsent;
     pthread_mutex_init(&c->mu, NULL);
     c->nslots = nslots ? nslots : 1000;
     c->slots = vs_xcalloc(c->nslots, sizeof(*c->slots));
@@ -150,6 +137,11 @@ struct vs_cache *vs_cache_create(size_t nslots, vs_cache_prep_fn prep, vs_cache_
         c->known_cap *= 2;
     c->known = vs_xcalloc(c->known_cap, sizeof(*c->known));
     return c;
+}
+
+void vs_cache_set_scan(struct vs_cache *c, vs_cache_scan_fn scan)
+{
+    c->scan = scan ? scan : vs_store_jobs_unsent;
 }
 
 void vs_cache_destroy(struct vs_cache *c)
@@ -179,7 +171,7 @@ static int page_add(void *ctx, const struct vs_job *job)
     p->rows++;
     if (p->n < p->max) {
         p->jobs[p->n].prep = NULL;
-        job_copy(&p->jobs[p->n++].job, job);
+        vs_job_copy(&p->jobs[p->n++].job, job);
     }
     return 0;
 }
@@ -224,7 +216,7 @@ int vs_cache_refill(struct vs_cache *c, struct vs_store *s, size_t *out_added)
         cap = p.max;
     }
     int64_t last = after;
-    int rc = vs_store_jobs_unsent(s, after, (int)p.max, page_add, &p, &last);
+    int rc = c->scan(s, after, (int)p.max, page_add, &p, &last);
     if (rc != 0) {
         for (size_t i = 0; i < p.n; i++)
             job_free(c, &p.jobs[i]);

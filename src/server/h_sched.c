@@ -308,7 +308,7 @@ static int parse_doc(struct vs_arena *a, const char *doc, struct vs_proto_reply 
     return vs_proto_reply_parse(buf, n, a, out, err);
 }
 
-static void unprep_job(void *ctx, void *prep)
+void vs_sched__unprep_job(void *ctx, void *prep)
 {
     (void)ctx;
     struct prep_job *pj = prep;
@@ -316,7 +316,7 @@ static void unprep_job(void *ctx, void *prep)
     vs_free(pj);
 }
 
-static int prep_job(void *ctx, struct vs_cache_job *cj)
+int vs_sched__prep_job(void *ctx, struct vs_cache_job *cj)
 {
     struct vs_sched *s = ctx;
     const struct vs_job *j = &cj->job;
@@ -358,7 +358,7 @@ static int prep_job(void *ctx, struct vs_cache_job *cj)
     cj->prep = pj;
     return 0;
 fail:
-    unprep_job(s, pj);
+    vs_sched__unprep_job(s, pj);
     return rc;
 }
 
@@ -603,7 +603,7 @@ int vs_sched_handle(struct vs_sched *s, const char *body, size_t len, const char
                       send.havs_read ? send.st.n_havs : 0);
     if (rc != 0) {
         for (size_t i = 0; i < njobs; i++)
-            vs_cache_put_back(s->cache, &send.jobs[i]);
+            vs_send_put_back(s, &send, i);
         send.njobs = 0;
         pthread_rwlock_unlock(&s->cat_lock);
         have_cat_lock = false;
@@ -634,7 +634,7 @@ done:
     if (have_cat_lock)
         pthread_rwlock_unlock(&s->cat_lock);
     for (size_t i = 0; have_send && i < send.njobs; i++)
-        vs_cache_forget(s->cache, &send.jobs[i], !claims[i].claimed);
+        vs_send_release(s, &send, i, claims[i].claimed);
     if (have_send)
         vs_send_cleanup(&send);
     vs_free(claims);
@@ -732,7 +732,17 @@ int vs_sched_create(const struct vs_project_config *cfg, struct vs_log *log,
         VS_LOG(log, VS_LOG_ERROR, "cannot load apps: %s", vs_strerror(rc));
         goto fail;
     }
-    s->cache = vs_cache_create(s->opt.cache_slots, prep_job, unprep_job, s);
+    s->cache = vs_cache_create(s->opt.cache_slots, vs_sched__prep_job, vs_sched__unprep_job, s);
+    if (cfg->locality_scheduling) {
+        /* Full-locality apps' jobs go to hosts chosen for their files
+         * (h_locality.c), never through the cache. */
+        s->loc = vs_locality_create(cfg, log);
+        vs_cache_set_scan(s->cache, vs_store_jobs_unsent_nonlocality);
+        if (s->cat->n_loc_full == 0)
+            VS_LOG(log, VS_LOG_WARN,
+                   "<locality_scheduling/> is on but no app is a locality app "
+                   "(volsched app add --locality); see docs/locality.md");
+    }
     *out = s;
     return 0;
 fail:
@@ -745,6 +755,7 @@ void vs_sched_destroy(struct vs_sched *s)
     if (!s)
         return;
     vs_cache_destroy(s->cache);
+    vs_locality_destroy(s->loc);
     vs_committer_destroy(s->committer);
     for (size_t i = 0; i < s->npool; i++)
         vs_store_close(s->pool[i]);

@@ -164,7 +164,7 @@ int vs_store_results_in_progress(struct vs_store *s, int64_t hostid, vs_store_re
     return scan_results(s, st, fn, ctx);
 }
 
-static int one_i64(struct vs_store *s, sqlite3_stmt *st, int64_t *out)
+int vs_sq__one_i64(struct vs_store *s, sqlite3_stmt *st, int64_t *out)
 {
     int rc = sqlite3_step(st);
     if (rc == SQLITE_ROW)
@@ -181,7 +181,7 @@ int vs_store_host_has_wu(struct vs_store *s, int64_t hostid, int64_t wuid, bool 
     sqlite3_bind_int64(st, 1, hostid);
     sqlite3_bind_int64(st, 2, wuid);
     int64_t v = 0;
-    int rc = one_i64(s, st, &v);
+    int rc = vs_sq__one_i64(s, st, &v);
     if (rc == 0)
         *out = v != 0;
     return rc;
@@ -198,20 +198,13 @@ int vs_store_count_results(struct vs_store *s, int64_t appid, int state, int64_t
     sqlite3_bind_int(st, 1, state);
     /* Always bound: the per-state counts test ?2 = 0 for "every app". */
     sqlite3_bind_int64(st, 2, appid);
-    return one_i64(s, st, out_count);
+    return vs_sq__one_i64(s, st, out_count);
 }
 
-int vs_store_jobs_unsent(struct vs_store *s, int64_t after_id, int limit, vs_store_job_fn fn,
-                         void *ctx, int64_t *out_last_id)
+int vs_sq__job_rows(struct vs_store *s, sqlite3_stmt *st, vs_store_job_fn fn, void *ctx,
+                    int64_t *out_last_id, const char *what)
 {
-    if (limit <= 0 || !fn)
-        return VS_EINVAL;
-    sqlite3_stmt *st = vs_sq__stmt(s, SQ_JOBS_UNSENT);
-    if (!st)
-        return VS_ESTORE;
-    sqlite3_bind_int64(st, 1, after_id);
-    sqlite3_bind_int(st, 2, limit);
-    int64_t last = after_id;
+    int64_t last = out_last_id ? *out_last_id : 0;
     int rc, ret = 0;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         struct vs_job job;
@@ -226,10 +219,39 @@ int vs_store_jobs_unsent(struct vs_store *s, int64_t after_id, int limit, vs_sto
     }
     sqlite3_reset(st);
     if (ret == 0 && rc != SQLITE_DONE)
-        return vs_sq__err(s, rc, "unsent scan");
+        return vs_sq__err(s, rc, what);
     if (out_last_id)
         *out_last_id = last;
     return ret;
+}
+
+static int jobs_unsent(struct vs_store *s, enum sq_stmt id, int64_t after_id, int limit,
+                       vs_store_job_fn fn, void *ctx, int64_t *out_last_id)
+{
+    if (limit <= 0 || !fn)
+        return VS_EINVAL;
+    sqlite3_stmt *st = vs_sq__stmt(s, id);
+    if (!st)
+        return VS_ESTORE;
+    sqlite3_bind_int64(st, 1, after_id);
+    sqlite3_bind_int(st, 2, limit);
+    int64_t last = after_id;
+    int rc = vs_sq__job_rows(s, st, fn, ctx, &last, "unsent scan");
+    if (rc == 0 && out_last_id)
+        *out_last_id = last;
+    return rc;
+}
+
+int vs_store_jobs_unsent(struct vs_store *s, int64_t after_id, int limit, vs_store_job_fn fn,
+                         void *ctx, int64_t *out_last_id)
+{
+    return jobs_unsent(s, SQ_JOBS_UNSENT, after_id, limit, fn, ctx, out_last_id);
+}
+
+int vs_store_jobs_unsent_nonlocality(struct vs_store *s, int64_t after_id, int limit,
+                                     vs_store_job_fn fn, void *ctx, int64_t *out_last_id)
+{
+    return jobs_unsent(s, SQ_JOBS_UNSENT_NOLOC, after_id, limit, fn, ctx, out_last_id);
 }
 
 int vs_store_results_claim(struct vs_store *s, int64_t hostid, int64_t userid, int64_t teamid,

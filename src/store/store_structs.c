@@ -42,6 +42,21 @@ void vs_result_cleanup(struct vs_result *r)
     r->xml_doc_in = r->xml_doc_out = r->stderr_out = NULL;
 }
 
+void vs_job_copy(struct vs_job *dst, const struct vs_job *src)
+{
+    *dst = *src;
+    dst->wu.xml_doc = src->wu.xml_doc ? vs_xstrdup(src->wu.xml_doc) : NULL;
+    dst->result.xml_doc_in = src->result.xml_doc_in ? vs_xstrdup(src->result.xml_doc_in) : NULL;
+    dst->result.xml_doc_out = src->result.xml_doc_out ? vs_xstrdup(src->result.xml_doc_out) : NULL;
+    dst->result.stderr_out = src->result.stderr_out ? vs_xstrdup(src->result.stderr_out) : NULL;
+}
+
+void vs_job_cleanup(struct vs_job *j)
+{
+    vs_workunit_cleanup(&j->wu);
+    vs_result_cleanup(&j->result);
+}
+
 void vs_catalog_cleanup(struct vs_catalog *c)
 {
     if (!c)

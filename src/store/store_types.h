@@ -378,6 +378,10 @@ void vs_app_version_cleanup(struct vs_app_version *av);
 void vs_workunit_cleanup(struct vs_workunit *wu);
 void vs_result_cleanup(struct vs_result *r);
 void vs_catalog_cleanup(struct vs_catalog *c);
+/* Copies a job row (src is often a store callback's borrowed row): the heap
+ * strings are duplicated, dst owns them (vs_job_cleanup). */
+void vs_job_copy(struct vs_job *dst, const struct vs_job *src);
+void vs_job_cleanup(struct vs_job *j);
 
 /* Fills a workunit with create_work's defaults (BOINC-COMPAT backend_lib.h):
  * replication counts 1, rsc_fpops_est 3.6e12, rsc_fpops_bound 8.64e13,
