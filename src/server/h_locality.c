@@ -47,7 +47,7 @@ struct vs_locality {
     int64_t ws_loaded_ms;
     char **ws; /* sorted */
     size_t nws, capws;
-    _Atomic uint64_t n_sent, n_deletes, n_need_work, n_waits, n_files_no_work, n_bad;
+    _Atomic uint64_t n_sent, n_deletes, n_need_work, n_waits, n_files_no_work, n_bad, n_searched;
 };
 
 static int64_t mono_ms(void)
@@ -62,8 +62,8 @@ struct vs_locality *vs_locality_create(const struct vs_project_config *cfg, stru
     struct vs_locality *l = VS_NEW(struct vs_locality);
     memcpy(l->dir, cfg->dir, sizeof(l->dir));
     l->sorted = cfg->locality_scheduling_sorted_order;
-    l->wait_period = cfg->locality_scheduling_wait_period > 0 ? cfg->locality_scheduling_wait_period
-                                                              : 0;
+    l->wait_period =
+        cfg->locality_scheduling_wait_period > 0 ? cfg->locality_scheduling_wait_period : 0;
     l->log = log;
     pthread_mutex_init(&l->mu, NULL);
     vs_rng_seed(&l->rng, (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32));
@@ -103,6 +103,7 @@ void vs_locality_get_stats(const struct vs_locality *l, struct vs_locality_stats
     out->waits = atomic_load(&l->n_waits);
     out->files_no_work = atomic_load(&l->n_files_no_work);
     out->bad_names = atomic_load(&l->n_bad);
+    out->searched = atomic_load(&l->n_searched);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -199,8 +200,7 @@ void vs_loc_held_add_job(struct vs_loc_held *h, struct vs_arena *a, const struct
             (void)held_insert(h, a, pj->in_fis[i].name, pj->in_fis[i].nbytes);
 }
 
-double vs_loc_held_credit(const struct vs_loc_held *h, const struct prep_job *pj,
-                          double disk_bound)
+double vs_loc_held_credit(const struct vs_loc_held *h, const struct prep_job *pj, double disk_bound)
 {
     /* The policy's sum, over the inputs in chunks (no allocation here:
      * pick() calls it under the cache lock). */
@@ -286,6 +286,7 @@ static bool is_locality_app(const struct pass *p, int64_t appid)
 static size_t send_for_file(struct pass *p, const char *f, bool *out_stopped)
 {
     *out_stopped = false;
+    atomic_fetch_add_explicit(&p->l->n_searched, 1, memory_order_relaxed);
     int64_t after = 0;
     if (vs_store_loc_max_sent(p->st, f, p->userid, &after) != 0)
         return 0;
@@ -517,7 +518,12 @@ static void new_files(struct pass *p)
         start = f;
         excluded = new_file(p, f);
     }
-    if (!wants(p) || (any_ws && !excluded))
+    /* BOINC scans whenever work is still needed after the picks: files of
+     * the working set that ran dry (the manager has not caught up) must not
+     * leave a host idle while other files have work. */
+    (void)excluded;
+    (void)any_ws;
+    if (!wants(p))
         return;
     const char *names[VS_LOC_SCAN_FILES];
     struct scan_read sr = {p->a, names, 0, VS_LOC_SCAN_FILES};

@@ -27,7 +27,7 @@ const char *vs_loc_dir_name(enum vs_loc_dir d)
 
 static int join(char *out, size_t size, const char *dir, const char *sub, const char *name)
 {
-    int n = name ? snprintf(out, size, "%s/" TOP "/%s/%s", dir, sub, name)
+    int n = name  ? snprintf(out, size, "%s/" TOP "/%s/%s", dir, sub, name)
             : sub ? snprintf(out, size, "%s/" TOP "/%s", dir, sub)
                   : snprintf(out, size, "%s/" TOP, dir);
     return n < 0 || (size_t)n >= size ? VS_ELIMIT : 0;

@@ -207,6 +207,7 @@ void vs_locality_send(struct vs_sched *s, struct vs_store *st, const struct vs_p
 
 struct vs_locality_stats {
     uint64_t sent, deletes, need_work, waits, files_no_work, bad_names;
+    uint64_t searched; /* file searches (host files, working set, scan) */
 };
 void vs_locality_get_stats(const struct vs_locality *l, struct vs_locality_stats *out);
 

@@ -102,6 +102,8 @@ VS_MUST_CHECK int vs_store_app_by_name(struct vs_store *s, const char *name, str
 VS_MUST_CHECK int vs_store_app_get(struct vs_store *s, int64_t id, struct vs_app *out);
 /* Inserts a; sets a->id and create_time. VS_EEXISTS on a duplicate name. */
 VS_MUST_CHECK int vs_store_app_add(struct vs_store *s, struct vs_app *a);
+/* Writes every field of a to row a->id; VS_ENOTFOUND if it is gone. */
+VS_MUST_CHECK int vs_store_app_update(struct vs_store *s, const struct vs_app *a);
 
 /*
  * Inserts an app version and its files (av->files) in one transaction;

@@ -91,9 +91,8 @@ int vs_store_loc_max_sent(struct vs_store *s, const char *file, int64_t userid, 
     return vs_sq__one_i64(s, st, out_id);
 }
 
-int vs_store_loc_unsent(struct vs_store *s, const char *file, int64_t after_id,
-                        int64_t excl_userid, int64_t excl_hostid, int limit, vs_store_job_fn fn,
-                        void *ctx)
+int vs_store_loc_unsent(struct vs_store *s, const char *file, int64_t after_id, int64_t excl_userid,
+                        int64_t excl_hostid, int limit, vs_store_job_fn fn, void *ctx)
 {
     if (limit <= 0 || !fn)
         return VS_EINVAL;
