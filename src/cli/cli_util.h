@@ -81,4 +81,24 @@ void vs_cli_print_id_json(int64_t id, const char *key, const char *value);
  * input (2) for EINVAL/NOTFOUND/EXISTS/PARSE/LIMIT, failure (1) otherwise. */
 int vs_cli_exit_for(int rc);
 
+struct vs_log;
+
+/*
+ * Reads the project in dir (config.xml and config_aux.xml, checked as serve
+ * reads them: a bad value is reported with file, line and reason on
+ * stderr, prefixed "volsched CMD: "). Returns true with *out_cfg filled.
+ */
+bool vs_cli_load_config(const char *cmd, const char *dir, struct vs_log *log,
+                        struct vs_project_config *out_cfg);
+
+/*
+ * Runs the daemons in which (daemons.h bits) in this thread on their own
+ * store handle: passes back to back while they find work, every
+ * interval_ms when idle, until SIGINT or SIGTERM (or after one pass with
+ * once). Returns the exit status (VS_EXIT_OK, or VS_EXIT_FAIL when the
+ * store cannot be opened).
+ */
+int vs_cli_run_daemons(const struct vs_project_config *cfg, unsigned which, int interval_ms,
+                       bool once, struct vs_log *log);
+
 #endif

@@ -82,6 +82,11 @@ struct vs_project_config {
     bool locality_scheduling;               /* <locality_scheduling> (seed 001) */
     int locality_scheduling_wait_period;    /* <locality_scheduling_wait_period> s, 0 = off */
     bool locality_scheduling_sorted_order;  /* <locality_scheduling_sorted_order> */
+    /* Locality daemons run by serve (docs/locality.md): the on-demand work
+     * generator's command ("" = not run) and the working-set target
+     * (0 = not run). */
+    char locality_gen_command[VS_CMD_MAX];
+    int locality_ws_files;
     /* Back-end daemons (issue 6; docs/daemons.md). */
     int reliable_priority_on_over;              /* <reliable_priority_on_over> */
     int reliable_priority_on_over_except_error; /* <reliable_priority_on_over_except_error> */

@@ -70,7 +70,7 @@ static void test_names(void **state)
     assert_string_equal(lo, "F__");
     assert_true(strcmp("F__zzz~~~", hi) < 0 && strcmp("F__", lo) >= 0);
     assert_true(strcmp("F_a", lo) > 0 && strcmp("F_a", hi) > 0); /* not F's */
-    assert_true(strcmp("F0__1", lo) < 0);                         /* file F0, not F */
+    assert_true(strcmp("F0__1", lo) < 0);                        /* file F0, not F */
 }
 
 static void test_order(void **state)
