@@ -365,7 +365,8 @@ static void add_delete(struct pass *p, const char *f)
 /*
  * The wait of on-demand generation: up to the wait period, until a search
  * of f finds something once the generator removed need_work/f (the
- * transitioner may still be making the new workunits' results then).
+ * transitioner may still be making the new workunits' results then), or
+ * the generator made no_work_available/f instead.
  */
 static size_t wait_and_search(struct pass *p, const char *f, bool *out_stopped)
 {
@@ -381,7 +382,9 @@ static size_t wait_and_search(struct pass *p, const char *f, bool *out_stopped)
         if (vs_loc_exists(p->l->dir, VS_LOC_NEED_WORK, f))
             continue;
         size_t n = send_for_file(p, f, out_stopped);
-        if (n > 0 || *out_stopped || !wants(p))
+        /* Work came, or the generator answered that none will. */
+        if (n > 0 || *out_stopped || !wants(p) ||
+            vs_loc_exists(p->l->dir, VS_LOC_NO_WORK_AVAILABLE, f))
             return n;
     }
     return send_for_file(p, f, out_stopped);

@@ -43,7 +43,9 @@ int vs_locality_gen_pass(const struct vs_project_config *cfg, const char *comman
     if (!command || !*command)
         return VS_EINVAL;
     struct names ns = {0};
-    int rc = vs_loc_list(cfg->dir, VS_LOC_NEED_WORK, VS_LOC_DAEMON_MAX, names_add, &ns);
+    int rc = vs_loc_dirs_create(cfg->dir);
+    if (rc == 0)
+        rc = vs_loc_list(cfg->dir, VS_LOC_NEED_WORK, VS_LOC_DAEMON_MAX, names_add, &ns);
     for (size_t i = 0; rc == 0 && i < ns.n; i++) {
         const char *f = ns.v[i];
         st.triggers++;
@@ -126,8 +128,8 @@ int vs_locality_ws_pass(struct vs_store *s, const struct vs_project_config *cfg,
          * passed over, so ask for that many more. */
         struct candidates c = {&ws, &add, target - ws.n};
         /* At most ws.n of the first target files are in the set already. */
-        rc = vs_store_loc_files_with_work(s, "", target > 100000 ? 100000 : (int)target,
-                                          candidate, &c);
+        rc = vs_store_loc_files_with_work(s, "", target > 100000 ? 100000 : (int)target, candidate,
+                                          &c);
         for (size_t i = 0; rc == 0 && i < add.n; i++) {
             rc = vs_loc_touch(cfg->dir, VS_LOC_WORKING_SET, add.v[i]);
             if (rc == 0) {
