@@ -63,7 +63,7 @@ int vs_cmd_locality_gen(int argc, char **argv)
     struct vs_log lg;
     vs_log_init(&lg, VS_LOG_INFO, stderr, "locality-gen");
     struct vs_project_config cfg;
-    if (!vs_cli_load_config("locality-gen", project, &lg, &cfg))
+    if (!vs_cli_load_project("locality-gen", project, &lg, &cfg))
         return VS_EXIT_USAGE;
     if (vs_strlcpy(cfg.locality_gen_command, command, sizeof(cfg.locality_gen_command)) != 0) {
         fprintf(stderr, "volsched locality-gen: --command too long\n");

@@ -55,7 +55,7 @@ int vs_cmd_locality_ws(int argc, char **argv)
     struct vs_log lg;
     vs_log_init(&lg, VS_LOG_INFO, stderr, "locality-ws");
     struct vs_project_config cfg;
-    if (!vs_cli_load_config("locality-ws", project, &lg, &cfg))
+    if (!vs_cli_load_project("locality-ws", project, &lg, &cfg))
         return VS_EXIT_USAGE;
     cfg.locality_ws_files = (int)files;
     return vs_cli_run_daemons(&cfg, VS_DAEMON_LOCALITY_WS, (int)interval, once, &lg);

@@ -20,8 +20,10 @@
 #include "server/h_upload.h"
 #include "server/http.h"
 #include "server/sched.h"
-#include "store/project.h"
+#include "store/store.h"
+#include "store/store_project.h"
 #include "volsched/config.h"
+#include "volsched/layout.h"
 #include "volsched/log.h"
 #include "volsched/str.h"
 
@@ -232,20 +234,8 @@ int vs_cmd_serve(int argc, char **argv)
     struct vs_project_config cfg;
     /* config.xml and config_aux.xml: a bad one stops the start with file,
      * line and reason; unknown tags are logged as warnings. */
-    struct vs_config_error cerr;
-    memset(&cerr, 0, sizeof(cerr));
-    int rc = vs_project_config_load_checked(project, log, &cfg, &cerr);
-    if (rc != 0) {
-        if (cerr.file[0]) {
-            char where[600];
-            vs_config_error_format(&cerr, where, sizeof(where));
-            fprintf(stderr, "volsched serve: %s\n", where);
-        } else {
-            fprintf(stderr, "volsched serve: cannot load project %s: %s\n", project,
-                    vs_strerror(rc));
-        }
-        return rc == -ENOMEM || rc == VS_ENOMEM ? VS_EXIT_FAIL : VS_EXIT_USAGE;
-    }
+    if (!vs_cli_load_project("serve", project, log, &cfg))
+        return VS_EXIT_USAGE;
     if (store_url && vs_strlcpy(cfg.store_url, store_url, sizeof(cfg.store_url)) != 0) {
         fprintf(stderr, "volsched serve: --store URL too long\n");
         return VS_EXIT_USAGE;
@@ -265,7 +255,7 @@ int vs_cmd_serve(int argc, char **argv)
     struct vs_upload *upload = NULL;
     struct vs_daemons_runner *daemons = NULL;
     int exit_code = VS_EXIT_FAIL;
-    rc = vs_sched_create(&cfg, log, &so, &sched);
+    int rc = vs_sched_create(&cfg, log, &so, &sched);
     if (rc != 0)
         goto out;
     rc = vs_upload_create(&cfg, log, &upload);

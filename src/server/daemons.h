@@ -18,8 +18,8 @@
 #include "server/locality_daemons.h"
 #include "server/transitioner.h"
 #include "server/validator.h"
-#include "store/project.h"
 #include "store/store.h"
+#include "volsched/config.h"
 
 struct vs_log;
 

@@ -41,6 +41,7 @@ struct pick_ctx {
     const struct catalog_snap *cat;
     struct vs_loc_held held; /* the host's files (disk accounting, locality lite) */
     bool lite_only;          /* this pass takes only lite jobs whose file the host has */
+    bool lite_all;           /* <locality_scheduling_lite/>: every app is lite */
     int last_reason;         /* enum vs_sp_reason of the last job pick() refused */
     struct holders *hold;
     size_t nhold;
@@ -171,7 +172,10 @@ static const struct holders *holders_find(const struct pick_ctx *pc, int64_t wui
 static int app_locality(const struct pick_ctx *pc, const struct vs_sp_app *sa)
 {
     size_t i = sa ? (size_t)(sa - pc->apps) : pc->napps;
-    return i < pc->napps && i < pc->cat->cat.napps ? pc->cat->cat.apps[i].locality_scheduling : 0;
+    int mode =
+        i < pc->napps && i < pc->cat->cat.napps ? pc->cat->cat.apps[i].locality_scheduling : 0;
+    /* <locality_scheduling_lite/>: every app that is not full-locality is lite. */
+    return mode == VS_LOC_APP_NONE && pc->lite_all ? VS_LOC_APP_LITE : mode;
 }
 
 static enum vs_cache_pick pick(void *ctx, const struct vs_cache_job *cj)
@@ -448,7 +452,8 @@ void vs_send_choose(struct vs_sched *s, struct vs_store *st, const struct vs_pro
     if (!wants)
         return;
 
-    struct pick_ctx pc = {.x = x, .arena = a, .cat = s->cat};
+    struct pick_ctx pc = {
+        .x = x, .arena = a, .cat = s->cat, .lite_all = s->cfg.locality_scheduling_lite};
     const struct catalog_snap *c = s->cat;
     if (q->platform_name && strcmp(q->platform_name, "anonymous") == 0) {
         anon_catalog(s, c, q, &pc);
@@ -474,7 +479,7 @@ void vs_send_choose(struct vs_sched *s, struct vs_store *st, const struct vs_pro
         vs_locality_send(s, st, q, hostid, userid, offer, &oc, a, r, x);
     }
     /* Locality lite: first the cached jobs whose sticky file the host has. */
-    if (c->n_loc_lite > 0 && pc.held.n > 0 && vs_send_wants_more(x)) {
+    if ((c->n_loc_lite > 0 || pc.lite_all) && pc.held.n > 0 && vs_send_wants_more(x)) {
         pc.lite_only = true;
         size_t base = x->njobs;
         x->njobs = base + vs_cache_take(s->cache, pick, &pc, x->jobs + base, pc.max_jobs - base);

@@ -24,8 +24,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "store/project.h"
 #include "store/store.h"
+#include "volsched/config.h"
 
 struct vs_log;
 

@@ -104,4 +104,25 @@ rm "$L/file_working_set/stale"
 "$VOLSCHED" locality-ws --project "$P" --files 1 --once 2>/dev/null || fail "locality-ws pass 3"
 [ "$(ls "$L/file_working_set")" = "h1_0001" ] || fail "not re-added: $(ls "$L/file_working_set")"
 "$VOLSCHED" locality-ws --project "$P" --once >/dev/null 2>&1; [ $? -eq 2 ] || fail "locality-ws without --files accepted"
+# config.xml's locality tags: the daemon blocks and lite are read; a bad block
+# is an error with file and line.
+cp "$P/config.xml" "$W/config.good"
+python3 - "$P/config.xml" <<'PY'
+import sys
+p = sys.argv[1]
+s = open(p).read().replace("</config>", "<locality_scheduling_lite/>\n<locality_gen><command>sh x</command></locality_gen>\n<locality_ws><files>3</files></locality_ws>\n</config>", 1)
+open(p, "w").write(s)
+PY
+out=$("$VOLSCHED" status --project "$P" 2>&1) || fail "status with locality blocks: $out"
+grep -q "unknown tag" <<<"$out" && fail "locality tags reported unknown: $out"
+python3 - "$P/config.xml" <<'PY'
+import sys
+p = sys.argv[1]
+s = open(p).read().replace("<files>3</files>", "<files>3</files><bogus/>", 1)
+open(p, "w").write(s)
+PY
+out=$("$VOLSCHED" status --project "$P" 2>&1); rc=$?
+[ $rc -ne 0 ] && grep -q "config.xml:[0-9]*:.*unknown tag in <locality_ws>" <<<"$out" \
+    || fail "a bad <locality_ws> block was accepted (rc $rc): $out"
+cp "$W/config.good" "$P/config.xml"
 echo "ok: locality create_work rules, generator statuses, working-set manager"

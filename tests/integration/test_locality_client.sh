@@ -2,10 +2,11 @@
 # Locality scheduling with the real BOINC client (Debian's boinc-client
 # 7.20) against `volsched serve` (docs/locality.md). The project has one
 # locality app (examples/primes with a second, big input it does not read)
-# and starts with one job for the big file bigA; `volsched locality-gen`
-# runs beside the server with a generator that makes one more job per call
-# (through `volsched create_work`) and says "no more work" on its third call;
-# <locality_scheduling_wait_period> lets the scheduler wait for it.
+# and starts with one job for the big file bigA; serve runs the locality
+# generator (<locality_gen>) with a command that makes one more job per call
+# (through `volsched create_work`) and says "no more work" on its third
+# call, and the working-set manager (<locality_ws>); the scheduler waits for
+# the generator (<locality_scheduling_wait_period>).
 #
 # Checked: the client downloads bigA once, keeps it sticky and lists it in its
 # next requests; its second job of bigA, made on demand while its request
@@ -24,12 +25,14 @@ P="$WORK/project"
 PORT=$(demo_free_port)
 URL="http://127.0.0.1:$PORT/loc/"
 "$VOLSCHED" init "$P" --name "locality test" --url "$URL" >/dev/null || fail init
-python3 - "$P/config.xml" <<'PY' || fail "config.xml"
+python3 - "$P/config.xml" "$WORK" <<'PY' || fail "config.xml"
 import sys
 p = sys.argv[1]
 s = open(p).read()
 s = s.replace("</config>", "  <locality_scheduling/>\n"
-              "  <locality_scheduling_wait_period>20</locality_scheduling_wait_period>\n</config>", 1)
+              "  <locality_scheduling_wait_period>20</locality_scheduling_wait_period>\n"
+              "  <locality_gen><command>sh %s/gen.sh</command></locality_gen>\n"
+              "  <locality_ws><files>1</files></locality_ws>\n</config>" % sys.argv[2], 1)
 open(p, "w").write(s)
 PY
 "$VOLSCHED" app add --project "$P" --name primes --platform x86_64-pc-linux-gnu --version 100 \
@@ -66,11 +69,12 @@ exec "$VOLSCHED" create_work --project "$P" --appname primes --wu_name "\$1__\$n
 G
 chmod +x "$WORK/gen.sh"
 
+# serve runs the generator and the working-set manager beside itself.
 demo_serve || fail "server did not start"
-"$VOLSCHED" locality-gen --project "$P" --command "sh $WORK/gen.sh" --interval 200 \
-    >"$WORK/gen.log" 2>&1 &
-GEN_PID=$!
-stop_gen() { if kill -0 "$GEN_PID" 2>/dev/null; then kill -TERM "$GEN_PID"; wait "$GEN_PID"; fi; }
+stop_gen() { :; }
+# The working-set manager puts bigA (it has an unsent result) in the set.
+for _ in $(seq 1 20); do [ -e "$P/locality_scheduling/file_working_set/bigA" ] && break; sleep 0.5; done
+[ -e "$P/locality_scheduling/file_working_set/bigA" ] || fail "bigA never joined the working set"
 export DEMO_CC_OPTIONS='<report_results_immediately>1</report_results_immediately>'
 demo_client_start || { stop_gen; fail "client did not start or attach"; }
 db="$P/volsched.db"
@@ -124,6 +128,9 @@ grep -q 'Started download of small_2' "$log" || fail "the second job's input was
 # The client listed bigA as a sticky file in a request (seen in its saved request).
 [ "$listed" = 1 ] || fail "no request of the client listed bigA as a top-level <file_info>"
 [ -e "$P/locality_scheduling/no_work_available/bigA" ] || fail "no no_work_available/bigA"
+# The working-set manager ran inside serve: its status row is in the store.
+[ "$(sqlite3 "$db" "select count(*) from daemon_status where name in ('locality_gen', 'locality_ws')")" = 2 ] \
+    || fail "serve did not run the locality daemons: $(sqlite3 "$db" "select name from daemon_status")"
 # The delete reached the client: bigA is gone from its project directory.
 for _ in $(seq 1 20); do [ -e "$pdir/bigA" ] || break; sleep 0.5; done
 [ ! -e "$pdir/bigA" ] || fail "bigA still in $pdir after the delete"
