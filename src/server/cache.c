@@ -27,7 +27,7 @@ struct vs_cache {
     uint64_t loaded, taken, dropped;
     vs_cache_prep_fn prep;
     vs_cache_unprep_fn unprep;
-    vs_cache_scan_fn scan;
+    vs_cache_keep_fn keep;
     void *ctx;
     /* The refill's page of rows, kept between refills: allocating megabytes
      * anew each time made glibc grow and trim the heap (page faults) on
@@ -128,7 +128,6 @@ struct vs_cache *vs_cache_create(size_t nslots, vs_cache_prep_fn prep, vs_cache_
     c->prep = prep;
     c->unprep = unprep;
     c->ctx = ctx;
-    c->scan = vs_store_jobs_unsent;
     pthread_mutex_init(&c->mu, NULL);
     c->nslots = nslots ? nslots : 1000;
     c->slots = vs_xcalloc(c->nslots, sizeof(*c->slots));
@@ -139,9 +138,9 @@ struct vs_cache *vs_cache_create(size_t nslots, vs_cache_prep_fn prep, vs_cache_
     return c;
 }
 
-void vs_cache_set_scan(struct vs_cache *c, vs_cache_scan_fn scan)
+void vs_cache_set_keep(struct vs_cache *c, vs_cache_keep_fn keep)
 {
-    c->scan = scan ? scan : vs_store_jobs_unsent;
+    c->keep = keep;
 }
 
 void vs_cache_destroy(struct vs_cache *c)
@@ -160,6 +159,7 @@ void vs_cache_destroy(struct vs_cache *c)
 }
 
 struct page {
+    const struct vs_cache *c;
     struct vs_cache_job *jobs;
     size_t n, max;
     size_t rows; /* rows the store passed, loaded or not */
@@ -169,6 +169,8 @@ static int page_add(void *ctx, const struct vs_job *job)
 {
     struct page *p = ctx;
     p->rows++;
+    if (p->c->keep && !p->c->keep(p->c->ctx, job))
+        return 0;
     if (p->n < p->max) {
         p->jobs[p->n].prep = NULL;
         vs_job_copy(&p->jobs[p->n++].job, job);
@@ -201,7 +203,7 @@ int vs_cache_refill(struct vs_cache *c, struct vs_store *s, size_t *out_added)
     if (free_slots == 0 || free_slots * 8 < c->nslots)
         goto done;
     /* Read a page a bit larger than the gap: some rows may be known already. */
-    struct page p = {.max = free_slots + free_slots / 2 + 16};
+    struct page p = {.c = c, .max = free_slots + free_slots / 2 + 16};
     /* Not zeroed: page_add fills every entry it hands out, and zeroing
      * a page of these large rows cost more than the rest of the refill. */
     pthread_mutex_lock(&c->mu);
@@ -216,7 +218,7 @@ int vs_cache_refill(struct vs_cache *c, struct vs_store *s, size_t *out_added)
         cap = p.max;
     }
     int64_t last = after;
-    int rc = c->scan(s, after, (int)p.max, page_add, &p, &last);
+    int rc = vs_store_jobs_unsent(s, after, (int)p.max, page_add, &p, &last);
     if (rc != 0) {
         for (size_t i = 0; i < p.n; i++)
             job_free(c, &p.jobs[i]);

@@ -49,13 +49,12 @@ struct vs_cache *vs_cache_create(size_t nslots, vs_cache_prep_fn prep, vs_cache_
 /* Frees the cache and the jobs still in it. NULL is a no-op. */
 void vs_cache_destroy(struct vs_cache *c);
 
-/* The store scan a refill reads pages of UNSENT jobs with (the signature of
- * vs_store_jobs_unsent, the default). */
-typedef int (*vs_cache_scan_fn)(struct vs_store *s, int64_t after_id, int limit, vs_store_job_fn fn,
-                                void *ctx, int64_t *out_last_id);
-/* Sets the scan (vs_store_jobs_unsent_nonlocality keeps full-locality jobs
- * out). Call before the first refill. */
-void vs_cache_set_scan(struct vs_cache *c, vs_cache_scan_fn scan);
+/* Whether a refill loads a job row; rows it refuses are passed over (the
+ * scan moves on, and they are read again only by a rescan). */
+typedef bool (*vs_cache_keep_fn)(void *ctx, const struct vs_job *job);
+/* Sets the filter (ctx is the one given to vs_cache_create); NULL keeps
+ * every row. The scheduler keeps full-locality jobs out this way. */
+void vs_cache_set_keep(struct vs_cache *c, vs_cache_keep_fn keep);
 
 /*
  * One feeder step: fills empty slots with UNSENT results read from s, in

@@ -33,7 +33,7 @@
 
 #define WS_MAX       100000 /* working-set entries read */
 #define WS_TTL_MS    2000   /* how long a listing of file_working_set/ is reused */
-#define BATCH        8      /* unsent results read per query */
+#define BATCH_MAX    128    /* unsent results read per query */
 #define WAIT_STEP_MS 100    /* how often the wait looks for the generator's answer */
 
 struct vs_locality {
@@ -247,22 +247,56 @@ struct pass {
     /* Files searched in this request, so that none is searched twice
      * (a sorted name set like the held one; sizes unused). */
     struct vs_loc_held seen;
+    /* Workunits of the jobs this pass sent: another result of one is never
+     * for this host (one result per host per workunit), so it is passed
+     * over before its XML is parsed. */
+    int64_t *wus;
+    size_t nwus, capwus;
 };
+
+static bool wu_taken(const struct pass *p, int64_t wuid)
+{
+    for (size_t i = 0; i < p->nwus; i++)
+        if (p->wus[i] == wuid)
+            return true;
+    return false;
+}
+
+static void wu_take(struct pass *p, int64_t wuid)
+{
+    if (p->nwus == p->capwus) {
+        size_t ncap = p->capwus ? p->capwus * 2 : 32;
+        int64_t *n = vs_arena_alloc(p->a, ncap * sizeof(*n));
+        if (p->nwus)
+            memcpy(n, p->wus, p->nwus * sizeof(*n));
+        p->wus = n;
+        p->capwus = ncap;
+    }
+    p->wus[p->nwus++] = wuid;
+}
 
 static bool seen_add(struct pass *p, const char *f)
 {
     return held_insert(&p->seen, p->a, f, 0);
 }
 
+/* One query's rows. Rows of a workunit this pass already sent a result
+ * of are counted but not copied (with target_nresults 2 every other row is
+ * one). */
 struct batch {
-    struct vs_job jobs[BATCH];
-    size_t n;
+    const struct pass *p; /* NULL: keep every row */
+    struct vs_job *jobs;
+    size_t n, cap;
+    size_t rows;     /* rows the store passed */
+    int64_t last_id; /* the last row's result id */
 };
 
 static int batch_add(void *ctx, const struct vs_job *job)
 {
     struct batch *b = ctx;
-    if (b->n < BATCH)
+    b->rows++;
+    b->last_id = job->result.id;
+    if (b->n < b->cap && !(b->p && wu_taken(b->p, job->wu.id)))
         vs_job_copy(&b->jobs[b->n++], job);
     return 0;
 }
@@ -290,25 +324,38 @@ static size_t send_for_file(struct pass *p, const char *f, bool *out_stopped)
     int64_t after = 0;
     if (vs_store_loc_max_sent(p->st, f, p->userid, &after) != 0)
         return 0;
-    int64_t excl_user = p->x->cfg.one_result_per_user_per_wu ? p->userid : 0;
+    /* A user without any result of f (the usual case for a file new to the
+     * host) holds none of its workunits: nothing to leave out, and the
+     * store's query is then much cheaper. */
+    int64_t excl_user = after > 0 && p->x->cfg.one_result_per_user_per_wu ? p->userid : 0;
+    int64_t excl_host = after > 0 ? p->hostid : 0;
     size_t sent = 0, tried = 0;
+    /* Enough rows for what the reply still has room for, at one row of
+     * another result of each workunit taken (target_nresults 2) and a
+     * little more: usually one query per file. */
+    size_t room = p->x->max_jobs > p->x->njobs ? p->x->max_jobs - p->x->njobs : 0;
+    size_t cap = 2 * room + 4 < BATCH_MAX ? 2 * room + 4 : BATCH_MAX;
+    struct vs_job *jobs = vs_arena_alloc(p->a, cap * sizeof(*jobs));
     while (tried < VS_LOC_MAX_PER_FILE && wants(p) && !*out_stopped) {
-        struct batch b = {.n = 0};
-        if (vs_store_loc_unsent(p->st, f, after, excl_user, p->hostid, BATCH, batch_add, &b) != 0 ||
-            b.n == 0) {
+        struct batch b = {.p = p, .jobs = jobs, .cap = cap};
+        int rc =
+            vs_store_loc_unsent(p->st, f, after, excl_user, excl_host, (int)cap, batch_add, &b);
+        if (rc != 0 || b.rows == 0) {
             for (size_t i = 0; i < b.n; i++)
                 vs_job_cleanup(&b.jobs[i]);
             break;
         }
+        after = b.last_id;
+        tried += b.rows;
         for (size_t i = 0; i < b.n; i++) {
             struct vs_cache_job cj = {.job = b.jobs[i], .prep = NULL};
-            after = cj.job.result.id;
-            tried++;
-            bool done = *out_stopped || !wants(p);
+            bool done = *out_stopped || !wants(p) || wu_taken(p, cj.job.wu.id);
             if (!done && is_locality_app(p, cj.job.wu.appid) &&
                 vs_sched__prep_job(p->s, &cj) == 0) {
+                int64_t wuid = cj.job.wu.id;
                 enum vs_offer d = p->offer(p->offer_ctx, &cj);
                 if (d == VS_OFFER_TAKEN) {
+                    wu_take(p, wuid);
                     sent++;
                     continue; /* the send owns it now */
                 }
@@ -319,8 +366,11 @@ static size_t send_for_file(struct pass *p, const char *f, bool *out_stopped)
                  * largest id sent). */
                 if (d == VS_OFFER_STOP)
                     p->stop_all = true;
-                else if (d == VS_OFFER_SKIP)
+                else if (d == VS_OFFER_SKIP) {
                     *out_stopped = true;
+                    /* The rows after this one were not offered: the next
+                     * request starts from the user's largest id again. */
+                }
             }
             if (cj.prep)
                 vs_sched__unprep_job(p->s, cj.prep);
@@ -333,7 +383,8 @@ static size_t send_for_file(struct pass *p, const char *f, bool *out_stopped)
 
 static bool any_unsent(struct pass *p, const char *f)
 {
-    struct batch b = {.n = 0};
+    struct vs_job one[1];
+    struct batch b = {.jobs = one, .cap = 1};
     int rc = vs_store_loc_unsent(p->st, f, 0, 0, 0, 1, batch_add, &b);
     for (size_t i = 0; i < b.n; i++)
         vs_job_cleanup(&b.jobs[i]);
@@ -519,6 +570,10 @@ static void new_files(struct pass *p)
             break;
         any_ws = true;
         start = f;
+        /* Found without work by an earlier request and not yet dropped by
+         * the working-set manager: not worth a search. */
+        if (vs_loc_exists(p->l->dir, VS_LOC_FILES_NO_WORK, f))
+            continue;
         excluded = new_file(p, f);
     }
     /* BOINC scans whenever work is still needed after the picks: files of

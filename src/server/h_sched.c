@@ -18,6 +18,7 @@
 #include "server/h_report.h"
 #include "store/store_sched.h"
 #include "volsched/alloc.h"
+#include "volsched/locality.h"
 #include "volsched/log.h"
 #include "volsched/proto.h"
 #include "volsched/str.h"
@@ -306,6 +307,18 @@ static int parse_doc(struct vs_arena *a, const char *doc, struct vs_proto_reply 
         memcpy(buf + sizeof(open) - 1, doc, dl);
     memcpy(buf + sizeof(open) - 1 + dl, close, sizeof(close));
     return vs_proto_reply_parse(buf, n, a, out, err);
+}
+
+/* The feeder's filter with <locality_scheduling/>: jobs of full-locality
+ * apps are sent by file (h_locality.c), never from the cache. */
+static bool keep_job(void *ctx, const struct vs_job *job)
+{
+    struct vs_sched *s = ctx;
+    pthread_rwlock_rdlock(&s->cat_lock);
+    const struct vs_app *app = vs_sched__find_app(&s->cat->cat, job->wu.appid);
+    bool full = app && app->locality_scheduling == VS_LOC_APP_FULL;
+    pthread_rwlock_unlock(&s->cat_lock);
+    return !full;
 }
 
 void vs_sched__unprep_job(void *ctx, void *prep)
@@ -729,7 +742,7 @@ int vs_sched_create(const struct vs_project_config *cfg, struct vs_log *log,
         /* Full-locality apps' jobs go to hosts chosen for their files
          * (h_locality.c), never through the cache. */
         s->loc = vs_locality_create(cfg, log);
-        vs_cache_set_scan(s->cache, vs_store_jobs_unsent_nonlocality);
+        vs_cache_set_keep(s->cache, keep_job);
         if (s->cat->n_loc_full == 0)
             VS_LOG(log, VS_LOG_WARN,
                    "<locality_scheduling/> is on but no app is a locality app "
@@ -782,4 +795,10 @@ void vs_sched_get_stats(struct vs_sched *s, struct vs_sched_stats *out_stats)
     struct vs_cache_stats c;
     vs_cache_get_stats(s->cache, &c);
     out_stats->cache_present = c.present;
+    struct vs_locality_stats ls;
+    vs_locality_get_stats(s->loc, &ls);
+    out_stats->loc_searched = ls.searched;
+    out_stats->loc_deletes = ls.deletes;
+    out_stats->loc_need_work = ls.need_work;
+    out_stats->loc_waits = ls.waits;
 }

@@ -111,9 +111,9 @@ enum sq_stmt {
     SQ_DAEMON_PUT,
     SQ_DAEMON_ALL,
     /* locality scheduling (store_sqlite_locality.c) */
-    SQ_JOBS_UNSENT_NOLOC,
     SQ_LOC_MAX_SENT,
     SQ_LOC_UNSENT,
+    SQ_LOC_UNSENT_ALL,
     SQ_LOC_KNOWN,
     SQ_LOC_FILES_WITH_WORK,
     SQ__COUNT
@@ -184,7 +184,7 @@ char *vs_sq__select_list(const struct sq_table *t, const char *alias);
 int vs_sq__job_rows(struct vs_store *s, sqlite3_stmt *st, vs_store_job_fn fn, void *ctx,
                     int64_t *out_last_id, const char *what);
 
-/* The SQL text of the locality slots (SQ_JOBS_UNSENT_NOLOC ...
+/* The SQL text of the locality slots (SQ_LOC_MAX_SENT ...
  * SQ_LOC_FILES_WITH_WORK), store_sqlite_locality.c; VS_EINTERNAL for others. */
 int vs_sq__build_sql_locality(enum sq_stmt id, struct vs_buf *b);
 

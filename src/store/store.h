@@ -236,16 +236,6 @@ typedef int (*vs_store_job_fn)(void *ctx, const struct vs_job *job);
 VS_MUST_CHECK int vs_store_jobs_unsent(struct vs_store *s, int64_t after_id, int limit,
                                        vs_store_job_fn fn, void *ctx, int64_t *out_last_id);
 
-/*
- * The same scan without the results of apps sent by full locality
- * scheduling (app.locality_scheduling = 2, VS_LOC_APP_FULL): the feeder
- * of a project with <locality_scheduling/> uses it, so that those jobs are
- * sent only to hosts chosen for their files, not from the job cache.
- */
-VS_MUST_CHECK int vs_store_jobs_unsent_nonlocality(struct vs_store *s, int64_t after_id, int limit,
-                                                   vs_store_job_fn fn, void *ctx,
-                                                   int64_t *out_last_id);
-
 /* ---------------------------------------------------------------------------
  * Locality scheduling (seed 001). The workunits of file F are the ones
  * named F__* (F is a valid locality file name, include/volsched/locality.h;
@@ -258,7 +248,8 @@ VS_MUST_CHECK int vs_store_loc_max_sent(struct vs_store *s, const char *file, in
                                         int64_t *out_id);
 /*
  * Calls fn for up to limit UNSENT results of F's workunits with id >
- * after_id, in increasing id order, each joined with its workunit.
+ * after_id, in increasing id order, each joined with its workunit; of each
+ * workunit only its lowest-id one (a host takes one result of a workunit).
  * Workunits of which user excl_userid (when > 0) or host excl_hostid (when
  * > 0) already holds a result are left out (one result per user / host
  * per workunit). A non-zero return of fn stops the scan and is returned.

@@ -16,16 +16,6 @@ int vs_sq__build_sql_locality(enum sq_stmt id, struct vs_buf *b)
     char *r = NULL, *w = NULL;
     int rc;
     switch (id) {
-    case SQ_JOBS_UNSENT_NOLOC:
-        r = vs_sq__select_list(&vs_sq__result, "r");
-        w = vs_sq__select_list(&vs_sq__workunit, "w");
-        rc = vs_buf_printf(b,
-                           "SELECT %s, %s FROM result r JOIN workunit w ON w.id = "
-                           "r.workunitid WHERE r.server_state = %d AND r.id > ?1 AND "
-                           "w.transitioner_flags = 0 AND w.appid NOT IN (SELECT id FROM app "
-                           "WHERE locality_scheduling = %d) ORDER BY r.id LIMIT ?2",
-                           r, w, VS_RESULT_SERVER_STATE_UNSENT, VS_LOC_APP_FULL);
-        break;
     case SQ_LOC_MAX_SENT:
         rc = vs_buf_puts(b, "SELECT coalesce(max(r.id), 0) FROM workunit w CROSS JOIN result r "
                             "ON r.workunitid = w.id WHERE w.name >= ?1 AND w.name < ?2 AND "
@@ -35,12 +25,23 @@ int vs_sq__build_sql_locality(enum sq_stmt id, struct vs_buf *b)
         r = vs_sq__select_list(&vs_sq__result, "r");
         w = vs_sq__select_list(&vs_sq__workunit, "w");
         rc = vs_buf_printf(b,
-                           "SELECT %s, %s FROM workunit w CROSS JOIN result r ON "
+                           "SELECT %s, %s, min(r.id) FROM workunit w CROSS JOIN result r ON "
                            "r.workunitid = w.id WHERE w.name >= ?1 AND w.name < ?2 AND "
                            "w.transitioner_flags = 0 AND r.server_state = %d AND r.id > ?3 AND "
                            "NOT EXISTS (SELECT 1 FROM result x WHERE x.workunitid = w.id AND "
                            "((?4 > 0 AND x.userid = ?4) OR (?5 > 0 AND x.hostid = ?5))) "
-                           "ORDER BY r.id LIMIT ?6",
+                           "GROUP BY w.id ORDER BY r.id LIMIT ?6",
+                           r, w, VS_RESULT_SERVER_STATE_UNSENT);
+        break;
+    case SQ_LOC_UNSENT_ALL:
+        /* No one to leave out: without the per-row subquery. */
+        r = vs_sq__select_list(&vs_sq__result, "r");
+        w = vs_sq__select_list(&vs_sq__workunit, "w");
+        rc = vs_buf_printf(b,
+                           "SELECT %s, %s, min(r.id) FROM workunit w CROSS JOIN result r ON "
+                           "r.workunitid = w.id WHERE w.name >= ?1 AND w.name < ?2 AND "
+                           "w.transitioner_flags = 0 AND r.server_state = %d AND r.id > ?3 "
+                           "GROUP BY w.id ORDER BY r.id LIMIT ?4",
                            r, w, VS_RESULT_SERVER_STATE_UNSENT);
         break;
     case SQ_LOC_KNOWN:
@@ -97,13 +98,16 @@ int vs_store_loc_unsent(struct vs_store *s, const char *file, int64_t after_id, 
     if (limit <= 0 || !fn)
         return VS_EINVAL;
     sqlite3_stmt *st;
-    int rc = range_stmt(s, SQ_LOC_UNSENT, file, &st);
+    bool excl = excl_userid > 0 || excl_hostid > 0;
+    int rc = range_stmt(s, excl ? SQ_LOC_UNSENT : SQ_LOC_UNSENT_ALL, file, &st);
     if (rc)
         return rc;
     sqlite3_bind_int64(st, 3, after_id);
-    sqlite3_bind_int64(st, 4, excl_userid);
-    sqlite3_bind_int64(st, 5, excl_hostid);
-    sqlite3_bind_int(st, 6, limit);
+    if (excl) {
+        sqlite3_bind_int64(st, 4, excl_userid);
+        sqlite3_bind_int64(st, 5, excl_hostid);
+    }
+    sqlite3_bind_int(st, excl ? 6 : 4, limit);
     return vs_sq__job_rows(s, st, fn, ctx, NULL, "locality unsent");
 }
 

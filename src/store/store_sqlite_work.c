@@ -225,12 +225,12 @@ int vs_sq__job_rows(struct vs_store *s, sqlite3_stmt *st, vs_store_job_fn fn, vo
     return ret;
 }
 
-static int jobs_unsent(struct vs_store *s, enum sq_stmt id, int64_t after_id, int limit,
-                       vs_store_job_fn fn, void *ctx, int64_t *out_last_id)
+int vs_store_jobs_unsent(struct vs_store *s, int64_t after_id, int limit, vs_store_job_fn fn,
+                         void *ctx, int64_t *out_last_id)
 {
     if (limit <= 0 || !fn)
         return VS_EINVAL;
-    sqlite3_stmt *st = vs_sq__stmt(s, id);
+    sqlite3_stmt *st = vs_sq__stmt(s, SQ_JOBS_UNSENT);
     if (!st)
         return VS_ESTORE;
     sqlite3_bind_int64(st, 1, after_id);
@@ -240,18 +240,6 @@ static int jobs_unsent(struct vs_store *s, enum sq_stmt id, int64_t after_id, in
     if (rc == 0 && out_last_id)
         *out_last_id = last;
     return rc;
-}
-
-int vs_store_jobs_unsent(struct vs_store *s, int64_t after_id, int limit, vs_store_job_fn fn,
-                         void *ctx, int64_t *out_last_id)
-{
-    return jobs_unsent(s, SQ_JOBS_UNSENT, after_id, limit, fn, ctx, out_last_id);
-}
-
-int vs_store_jobs_unsent_nonlocality(struct vs_store *s, int64_t after_id, int limit,
-                                     vs_store_job_fn fn, void *ctx, int64_t *out_last_id)
-{
-    return jobs_unsent(s, SQ_JOBS_UNSENT_NOLOC, after_id, limit, fn, ctx, out_last_id);
 }
 
 int vs_store_results_claim(struct vs_store *s, int64_t hostid, int64_t userid, int64_t teamid,
