@@ -63,13 +63,13 @@ struct host {
 };
 
 struct run {
-    double bytes;      /* big-file bytes downloaded */
-    uint64_t results;  /* results sent */
+    double bytes;     /* big-file bytes downloaded */
+    uint64_t results; /* results sent */
     uint64_t rpcs, rpcs_with_work;
-    double cpu;        /* server CPU: handler (+ refills) */
-    double cpu_work;   /* of which in requests that got work */
-    double ws_cpu;     /* working-set manager passes (locality) */
-    uint64_t deletes;  /* <delete_file_info>s received */
+    double cpu;       /* server CPU: handler (+ refills) */
+    double cpu_work;  /* of which in requests that got work */
+    double ws_cpu;    /* working-set manager passes (locality) */
+    uint64_t deletes; /* <delete_file_info>s received */
     size_t max_hosts_per_file;
     uint64_t searched; /* locality file searches */
     double mean_hosts_per_file;
@@ -330,9 +330,9 @@ static void run_one(const struct params *pa, const char *dir, const char *db, bo
             if (locality && out->rpcs % WS_EVERY == 0) {
                 double c0 = cpu_now();
                 struct vs_locality_ws_stats wst;
-                bench_check(vs_locality_ws_pass(ws_store, &cfg, (size_t)(pa->hosts / M), NULL,
-                                                &wst),
-                            "working set");
+                bench_check(
+                    vs_locality_ws_pass(ws_store, &cfg, (size_t)(pa->hosts / M), NULL, &wst),
+                    "working set");
                 out->ws_cpu += cpu_now() - c0;
             }
             build(&t, h, secs, &req);
@@ -447,9 +447,8 @@ int main(int argc, char **argv)
             pa.seed = (uint64_t)v;
             i++;
         } else {
-            fprintf(stderr,
-                    "usage: bench_locality [--full] [--hosts N] [--files N] [--wus N] "
-                    "[--jobs N] [--reps N] [--seed N]\n");
+            fprintf(stderr, "usage: bench_locality [--full] [--hosts N] [--files N] [--wus N] "
+                            "[--jobs N] [--reps N] [--seed N]\n");
             return 2;
         }
     }

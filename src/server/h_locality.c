@@ -337,9 +337,10 @@ static size_t send_for_file(struct pass *p, const char *f, bool *out_stopped)
     size_t cap = 2 * room + 4 < BATCH_MAX ? 2 * room + 4 : BATCH_MAX;
     struct vs_job *jobs = vs_arena_alloc(p->a, cap * sizeof(*jobs));
     while (tried < VS_LOC_MAX_PER_FILE && wants(p) && !*out_stopped) {
-        struct batch b = {.p = p, .jobs = jobs, .cap = cap};
+        size_t lim = VS_LOC_MAX_PER_FILE - tried < cap ? VS_LOC_MAX_PER_FILE - tried : cap;
+        struct batch b = {.p = p, .jobs = jobs, .cap = lim};
         int rc =
-            vs_store_loc_unsent(p->st, f, after, excl_user, excl_host, (int)cap, batch_add, &b);
+            vs_store_loc_unsent(p->st, f, after, excl_user, excl_host, (int)lim, batch_add, &b);
         if (rc != 0 || b.rows == 0) {
             for (size_t i = 0; i < b.n; i++)
                 vs_job_cleanup(&b.jobs[i]);

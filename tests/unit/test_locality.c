@@ -735,6 +735,60 @@ static void test_bad_input(void **state)
     vs_arena_cleanup(&a);
 }
 
+/* Locality scheduling lite (app.locality_scheduling = 1): jobs come from
+ * the cache, but a job whose sticky input the host holds goes first; a
+ * host without it gets them in cache (id) order. */
+static void test_lite(void **state)
+{
+    struct fixture *fx = *state;
+    struct vs_app app = {0};
+    assert_int_equal(vs_store_app_by_name(fx->st, "plain", &app), 0);
+    app.locality_scheduling = VS_LOC_APP_LITE;
+    assert_int_equal(vs_store_app_update(fx->st, &app), 0);
+    /* Workunits named freely (lite has no naming rule), each with one
+     * sticky input: X first (lower ids), then Y. */
+    const char *inputs[] = {"X", "X", "Y"};
+    for (int i = 0; i < 3; i++) {
+        struct vs_workunit wu;
+        vs_workunit_defaults(&wu);
+        wu.appid = app.id;
+        snprintf(wu.name, sizeof(wu.name), "lite_%d", i);
+        wu.rsc_fpops_est = 2e10;
+        wu.rsc_disk_bound = 1e6;
+        wu.delay_bound = 86400;
+        wu.transition_time = VS_TIME_NEVER;
+        char doc[512];
+        snprintf(doc, sizeof(doc),
+                 "<file_info>\n    <name>%s</name>\n    <sticky/>\n"
+                 "    <url>http://127.0.0.1:8080/test/download/1a/%s</url>\n"
+                 "    <nbytes>1000</nbytes>\n</file_info>\n<workunit>\n    <file_ref>\n"
+                 "        <file_name>%s</file_name>\n        <open_name>in</open_name>\n"
+                 "    </file_ref>\n</workunit>\n",
+                 inputs[i], inputs[i], inputs[i]);
+        wu.xml_doc = vs_xstrdup(doc);
+        assert_int_equal(vs_store_workunit_add(fx->st, &wu), 0);
+        struct vs_result res = {.workunitid = wu.id, .appid = app.id};
+        res.server_state = VS_RESULT_SERVER_STATE_UNSENT;
+        snprintf(res.name, sizeof(res.name), "lite_%d_0", i);
+        res.xml_doc_in = vs_xstrdup("<result>\n</result>\n");
+        assert_int_equal(vs_store_result_add(fx->st, &res), 0);
+        vs_result_cleanup(&res);
+        vs_workunit_cleanup(&wu);
+    }
+    start(fx);
+    struct vs_arena a;
+    vs_arena_init(&a, 8192);
+    struct vs_proto_reply r;
+    const char *y[] = {"Y"};
+    ask(fx, AUTH_A, 0, 0, 1, y, 1, &a, &r); /* room for one job */
+    assert_int_equal(r.n_results, 1);
+    assert_string_equal(r.results[0].name, "lite_2_0");
+    ask(fx, AUTH_B, 0, 0, 1, NULL, 0, &a, &r);
+    assert_int_equal(r.n_results, 1);
+    assert_string_equal(r.results[0].name, "lite_0_0");
+    vs_arena_cleanup(&a);
+}
+
 /* ------------------------------------------------------------------------ */
 /* On-demand generation                                                      */
 /* ------------------------------------------------------------------------ */
@@ -869,6 +923,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_disk, setup, teardown),
         cmocka_unit_test_setup_teardown(test_mixed, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bad_input, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_lite, setup, teardown),
         cmocka_unit_test_setup_teardown(test_generator_answers, setup_wait, teardown),
         cmocka_unit_test_setup_teardown(test_generator_silent, setup_wait, teardown),
     };
