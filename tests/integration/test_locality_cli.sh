@@ -6,7 +6,7 @@
 # work, 2 no more work, 1 keep the trigger) and the working-set manager's
 # target, drops and re-adds.
 set -uo pipefail
-: "${VOLSCHED:?VOLSCHED must name the built binary}"
+: "${VOLSCHED:?VOLSCHED must name the built binary}" "${VS_SOURCE_DIR:?}"
 W=$(mktemp -d /tmp/vs_loccli.XXXXXX)
 trap 'rm -rf "$W"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
@@ -20,18 +20,7 @@ printf '#!/bin/sh\nexit 0\n' > "$W/app"; chmod +x "$W/app"
 "$VOLSCHED" app add --project "$P" --name ein --platform x86_64-pc-linux-gnu --version 100 \
     --locality bogus "$W/app" >/dev/null 2>&1; [ $? -eq 2 ] || fail "--locality bogus accepted"
 # Two inputs: the big file (its name names the workunits) and a small one.
-cat > "$P/templates/ein_in" <<'T'
-<input_template>
-    <file_info><number>0</number></file_info>
-    <file_info><number>1</number></file_info>
-    <workunit>
-        <file_ref><file_number>0</file_number><open_name>data</open_name></file_ref>
-        <file_ref><file_number>1</file_number><open_name>in</open_name><copy_file/></file_ref>
-        <rsc_fpops_est>1e10</rsc_fpops_est><rsc_fpops_bound>1e13</rsc_fpops_bound>
-        <rsc_disk_bound>1e8</rsc_disk_bound><delay_bound>86400</delay_bound>
-    </workunit>
-</input_template>
-T
+cp "$VS_SOURCE_DIR/tests/data/locality/two_inputs_in" "$P/templates/ein_in" || fail "template"
 head -c 100000 /dev/urandom > "$W/h1_0001"
 echo "1 2" > "$W/in_1"; echo "3 4" > "$W/in_2"
 cw() { "$VOLSCHED" create_work --project "$P" --appname ein "$@"; }

@@ -38,19 +38,7 @@ PY
 "$VOLSCHED" app add --project "$P" --name primes --platform x86_64-pc-linux-gnu --version 100 \
     --locality full "$PRIMES" >/dev/null || fail "app add"
 AUTH=$("$VOLSCHED" user add --project "$P" --name volunteer) || fail "user add"
-cat > "$P/templates/primes_in" <<'T'
-<input_template>
-    <file_info><number>0</number></file_info>
-    <file_info><number>1</number></file_info>
-    <workunit>
-        <file_ref><file_number>0</file_number><open_name>data</open_name></file_ref>
-        <file_ref><file_number>1</file_number><open_name>in</open_name><copy_file/></file_ref>
-        <rsc_fpops_est>2e10</rsc_fpops_est><rsc_fpops_bound>2e14</rsc_fpops_bound>
-        <rsc_memory_bound>1e8</rsc_memory_bound><rsc_disk_bound>1e8</rsc_disk_bound>
-        <delay_bound>86400</delay_bound>
-    </workunit>
-</input_template>
-T
+cp "$VS_SOURCE_DIR/tests/data/locality/two_inputs_in" "$P/templates/primes_in" || fail "template"
 mkdir -p "$WORK/in"
 head -c 3000000 /dev/urandom > "$WORK/in/bigA"
 echo "1000000000 1000100000" > "$WORK/in/small_1"
