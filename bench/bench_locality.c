@@ -367,8 +367,8 @@ static void run_one(const struct params *pa, const char *dir, const char *db, bo
                     continue;
                 out->bytes += r.file_infos[k].nbytes;
                 host_add(h, nm);
-                int f = atoi(nm + 3); /* NOLINT: our own names, "bigNNNN" */
-                if (f >= 0 && (size_t)f < nfile_hosts)
+                int64_t f = -1; /* our own names: "bigNNNN" */
+                if (vs_parse_int64(nm + 3, &f) == 0 && f >= 0 && (size_t)f < nfile_hosts)
                     hosts_per_file[f]++;
             }
             for (size_t k = 0; k < r.n_delete_file_infos; k++) {
