@@ -510,7 +510,8 @@ static const char *ws_pick(struct pass *p)
         struct ws_read wr = {l};
         if (vs_loc_list(l->dir, VS_LOC_WORKING_SET, WS_MAX, ws_add, &wr) != 0)
             VS_LOG(l->log, VS_LOG_WARN, "locality: cannot read file_working_set/");
-        qsort(l->ws, l->nws, sizeof(*l->ws), cmp_name);
+        if (l->nws > 1)
+            qsort(l->ws, l->nws, sizeof(*l->ws), cmp_name);
         l->ws_loaded_ms = now;
     }
     if (l->nws > 0) {

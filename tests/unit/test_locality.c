@@ -637,6 +637,36 @@ static void test_disk(void **state)
     vs_arena_cleanup(&a);
 }
 
+/* Locality jobs pass the job limits too: with a project limit of 2 jobs in
+ * progress the host holding the file gets 2 of its 5, and nothing more on
+ * its next request (the 2 are still in progress). */
+static void test_limits(void **state)
+{
+    struct fixture *fx = *state;
+    for (int i = 0; i < 5; i++)
+        add_wu(fx->st, fx->app_loc, "Q1", i, 1);
+    fx->cfg.policy.limits.project.total.jobs = 2;
+    start(fx);
+    struct vs_arena a;
+    vs_arena_init(&a, 8192);
+    struct vs_proto_reply r;
+    const char *q[] = {"Q1"};
+    ask(fx, AUTH_A, 0, 0, 100000, q, 1, &a, &r);
+    assert_int_equal(r.n_results, 2);
+    assert_string_equal(r.results[0].name, "Q1__0_0");
+    assert_string_equal(r.results[1].name, "Q1__1_0");
+    /* Its next request lists the two as in progress (<other_results>). */
+    char *req = request(AUTH_A, r.hostid, 1, 100000, q, 1);
+    req = subst(req, "<other_results>\n</other_results>",
+                "<other_results>\n<other_result><name>Q1__0_0</name></other_result>\n"
+                "<other_result><name>Q1__1_0</name></other_result>\n</other_results>");
+    rpc(fx, req, &a, &r, NULL);
+    assert_int_equal(r.n_results, 0);
+    assert_int_equal(r.n_delete_file_infos, 0); /* Q1 still has work, just not now */
+    vs_free(req);
+    vs_arena_cleanup(&a);
+}
+
 /* A project with a locality app and a plain app: the plain job comes from
  * the cache to anybody, the locality jobs only by file. */
 static void test_mixed(void **state)
@@ -922,6 +952,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_id_order_retries, setup, teardown),
         cmocka_unit_test_setup_teardown(test_disk, setup, teardown),
         cmocka_unit_test_setup_teardown(test_mixed, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_limits, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bad_input, setup, teardown),
         cmocka_unit_test_setup_teardown(test_lite, setup, teardown),
         cmocka_unit_test_setup_teardown(test_generator_answers, setup_wait, teardown),
