@@ -556,21 +556,22 @@ static bool new_file(struct pass *p, const char *f)
 
 /*
  * Seed 001's "Assigning work to a host with no files": a working-set file
- * chosen at random (or in turn), a few times; when one is excluded for this
- * user, or the working set is empty, the deterministic scan: the files with
- * unsent results in name order from a working-set name, wrapping around,
- * at most VS_LOC_SCAN_FILES of them.
+ * chosen at random (or in turn), a few times, until one is excluded for
+ * this user; then, while the host still wants work, the deterministic
+ * scan: the files with unsent results in name order from a working-set
+ * name, wrapping around, at most VS_LOC_SCAN_FILES of them. (BOINC scans
+ * whenever work is still needed after the picks: working-set files that ran
+ * dry before the manager caught up must not leave a host idle while other
+ * files have work.)
  */
 static void new_files(struct pass *p)
 {
     bool excluded = false;
     const char *start = "";
-    bool any_ws = false;
     for (int t = 0; t < VS_LOC_WS_TRIES && wants(p) && !excluded; t++) {
         const char *f = ws_pick(p);
         if (!f)
             break;
-        any_ws = true;
         start = f;
         /* Found without work by an earlier request and not yet dropped by
          * the working-set manager: not worth a search. */
@@ -578,11 +579,6 @@ static void new_files(struct pass *p)
             continue;
         excluded = new_file(p, f);
     }
-    /* BOINC scans whenever work is still needed after the picks: files of
-     * the working set that ran dry (the manager has not caught up) must not
-     * leave a host idle while other files have work. */
-    (void)excluded;
-    (void)any_ws;
     if (!wants(p))
         return;
     const char *names[VS_LOC_SCAN_FILES];
