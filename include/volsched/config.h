@@ -161,6 +161,12 @@ struct vs_project_config {
     int file_deletion_strategy;            /* <file_deletion_strategy> */
     struct vs_config_list locality_scheduling_workunit_file; /* repeatable */
     struct vs_config_list locality_scheduling_sticky_file;   /* repeatable */
+    /* volsched (docs/locality.md): locality scheduling lite for every app
+     * (BOINC sets it per app: app.locality_scheduling = 1), and the two
+     * locality daemons serve runs beside itself. */
+    bool locality_scheduling_lite;         /* <locality_scheduling_lite> */
+    char locality_gen_command[VS_CMD_MAX]; /* <locality_gen><command>: "" = not run */
+    int locality_ws_files;                 /* <locality_ws><files>: 0 = not run */
 
     /* the back-end daemons (issue 6; docs/daemons.md) */
     int reliable_priority_on_over;              /* <reliable_priority_on_over> */

@@ -330,6 +330,7 @@ struct vs_proto_file_info {
     const char *xml_signature;  /* upload certificate text, optional */
     bool sticky;
     double sticky_lifetime; /* 0 = not sent */
+    bool report_on_rpc;     /* list it in every request while held (locality) */
     bool no_delete;
     bool is_project_file;
     bool download_gzipped;

@@ -24,5 +24,7 @@ int vs_cmd_sim(int argc, char **argv);
 int vs_cmd_explain(int argc, char **argv);
 int vs_cmd_serve(int argc, char **argv);
 int vs_cmd_status(int argc, char **argv);
+int vs_cmd_locality_gen(int argc, char **argv);
+int vs_cmd_locality_ws(int argc, char **argv);
 
 #endif

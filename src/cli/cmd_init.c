@@ -8,6 +8,7 @@
 
 #include "cli_util.h"
 #include "cmd.h"
+#include "server/loc_dirs.h"
 #include "store/store.h"
 #include "store/store_project.h"
 #include "volsched/buf.h"
@@ -28,7 +29,9 @@ static void usage(FILE *f)
                "  upload/          uploaded outputs (same hierarchy)\n"
                "  keys/            code-signing and upload key pairs (BOINC key format)\n"
                "  html/index.html  the master page (scheduler link)\n"
-               "  locality_scheduling/need_work/  trigger files of on-demand work\n"
+               "  locality_scheduling/  trigger directories of locality scheduling\n"
+               "                   (need_work, no_work_available, file_working_set,\n"
+               "                   files_no_work: docs/locality.md)\n"
                "  volsched.db      the embedded store (SQLite)\n"
                "\n"
                "Options:\n"
@@ -156,13 +159,14 @@ int vs_cmd_init(int argc, char **argv)
         fprintf(stderr, "volsched init: %s: %s\n", dir, vs_strerror(rc));
         return VS_EXIT_FAIL;
     }
-    const char *subdirs[] = {"templates", "download", "upload",
-                             "html",      "log",      "locality_scheduling/need_work"};
+    const char *subdirs[] = {"templates", "download", "upload", "html", "log"};
     for (size_t i = 0; i < sizeof(subdirs) / sizeof(subdirs[0]) && rc == 0; i++) {
         char p[VS_PATH_MAX + 16];
         snprintf(p, sizeof(p), "%s/%s", cfg.dir, subdirs[i]);
         rc = mkdir_p(p, 0755);
     }
+    if (rc == 0)
+        rc = vs_loc_dirs_create(cfg.dir);
     if (rc == 0)
         rc = vs_project_config_write(&cfg);
     if (rc == 0)

@@ -42,13 +42,16 @@ static void usage(FILE *f)
                "                      [--max-upload BYTES] [--daemon-interval MS]\n"
                "                      [--daemons all|none|NAME,...]\n"
                "                      [--log-level error|warn|info|debug]\n"
-               "       volsched serve --only transitioner|validator|assimilator|file_deleter\n"
+               "       volsched serve --only transitioner|validator|assimilator|file_deleter|\n"
+               "                             locality_gen|locality_ws\n"
                "                      [--project DIR] [--store URL] [--daemon-interval MS]\n"
                "\n"
                "Serves the project in DIR (default: the current directory): the master page at\n"
                "the path of its master URL, the scheduler (<cgi_url>cgi), file downloads, the\n"
                "file upload handler and get_project_config.php. Runs the job cache feeder and\n"
-               "the daemons (transitioner, validator, assimilator, file deleter) beside it.\n"
+               "the daemons (transitioner, validator, assimilator, file deleter, and the\n"
+               "locality generator and working-set manager when config.xml sets them up:\n"
+               "docs/locality.md) beside it.\n"
                "With --only, runs that one daemon alone, without HTTP. Stops cleanly on\n"
                "SIGINT/SIGTERM.\n"
                "\n"
@@ -137,38 +140,6 @@ static void install_signals(void)
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
     signal(SIGPIPE, SIG_IGN);
-}
-
-/* --only NAME: one daemon in this process's main thread, back to back while
- * it finds work and every interval_ms when idle (as BOINC's daemons). */
-static int run_only(const struct vs_project_config *cfg, unsigned which, int interval_ms,
-                    struct vs_log *log)
-{
-    struct vs_store *st = NULL;
-    int rc = vs_project_store_open(cfg, false, log, &st);
-    if (rc != 0) {
-        VS_LOG(log, VS_LOG_ERROR, "cannot open store: %s", vs_strerror(rc));
-        return VS_EXIT_FAIL;
-    }
-    install_signals();
-    VS_LOG(log, VS_LOG_INFO, "running %s alone on %s", vs_daemon_name(which), cfg->store_url);
-    fflush(stderr);
-    uint64_t total = 0;
-    while (!stop_requested) {
-        int n = vs_daemons_run_once(st, cfg, (int64_t)time(NULL), which, log, NULL);
-        if (n > 0) {
-            total += (uint64_t)n;
-            continue;
-        }
-        struct timespec ts = {.tv_sec = interval_ms / 1000,
-                              .tv_nsec = (long)(interval_ms % 1000) * 1000000L};
-        while (nanosleep(&ts, &ts) != 0 && errno == EINTR && !stop_requested) {
-        }
-    }
-    VS_LOG(log, VS_LOG_INFO, "%s stopped after %llu items", vs_daemon_name(which),
-           (unsigned long long)total);
-    vs_store_close(st);
-    return VS_EXIT_OK;
 }
 
 int vs_cmd_serve(int argc, char **argv)
@@ -276,7 +247,7 @@ int vs_cmd_serve(int argc, char **argv)
     }
 
     if (only)
-        return run_only(&cfg, vs_daemon_by_name(only), (int)interval_ms, log);
+        return vs_cli_run_daemons(&cfg, vs_daemon_by_name(only), (int)interval_ms, false, log);
 
     struct vs_sched_options so = {.cache_slots = (size_t)slots};
     struct vs_sched *sched = NULL;

@@ -26,6 +26,8 @@ static const struct command commands[] = {
     {"explain", vs_cmd_explain, "why a client runs and fetches what it does"},
     {"serve", vs_cmd_serve, "serve a project (master page, scheduler, downloads)"},
     {"status", vs_cmd_status, "counts of jobs, results, hosts and daemon errors"},
+    {"locality-gen", vs_cmd_locality_gen, "locality scheduling's on-demand work generator"},
+    {"locality-ws", vs_cmd_locality_ws, "locality scheduling's working-set manager"},
 };
 
 static void usage(FILE *f)

@@ -253,6 +253,34 @@ static int read_block(const struct vs_config_ctx *x, const struct vs_xml_node *b
     return 0;
 }
 
+/* <locality_gen><command>CMD</command></locality_gen> and
+ * <locality_ws><files>N</files></locality_ws> (docs/locality.md). */
+static int read_locality_block(const struct vs_config_ctx *x, const struct vs_xml_node *bl,
+                               bool gen)
+{
+    struct vs_project_config *cfg = x->cfg;
+    const char *want = gen ? "command" : "files";
+    bool seen = false;
+    for (const struct vs_xml_node *k = bl->child; k; k = k->next) {
+        if (strcmp(k->name, want) != 0)
+            return vs_config__fail(x, VS_ECONFIG, k->line, "unknown tag in <%s>: <%s>", bl->name,
+                                   k->name);
+        const char *t;
+        long long v;
+        int rc = gen ? vs_config__text(x, k, &t) : vs_config__int(x, k, 0, 1000000, &v);
+        if (rc == 0 && gen)
+            rc = put_str(x, k, t, cfg->locality_gen_command, sizeof(cfg->locality_gen_command));
+        else if (rc == 0)
+            cfg->locality_ws_files = (int)v;
+        if (rc)
+            return rc;
+        seen = true;
+    }
+    if (!seen)
+        return vs_config__fail(x, VS_ECONFIG, bl->line, "<%s> needs <%s>", bl->name, want);
+    return 0;
+}
+
 /* ---- one tag ---- */
 
 static int set_tag(const struct vs_config_ctx *x, const struct vs_config_tag *t,
@@ -337,6 +365,9 @@ static int set_tag(const struct vs_config_ctx *x, const struct vs_config_tag *t,
     case K_VALIDATOR:
     case K_ASSIMILATOR:
         return read_block(x, n, t->kind == K_VALIDATOR);
+    case K_LOCALITY_GEN:
+    case K_LOCALITY_WS:
+        return read_locality_block(x, n, t->kind == K_LOCALITY_GEN);
     }
     return VS_EINTERNAL;
 }

@@ -28,6 +28,8 @@ enum vs_config_kind {
     K_LIMIT_GPU,    /* max_wus_in_progress_gpu: project GPU limit, per processor */
     K_VALIDATOR,    /* a <validator> block */
     K_ASSIMILATOR,  /* an <assimilator> block */
+    K_LOCALITY_GEN, /* a <locality_gen> block: <command> */
+    K_LOCALITY_WS,  /* a <locality_ws> block: <files> */
 };
 
 /* A row's flag: `volsched init` writes this tag into a new config.xml. */

@@ -85,6 +85,10 @@ const struct vs_config_tag vs_config__tags[] = {
     {"locality_scheduling_workunit_file", K_STRLIST, F(locality_scheduling_workunit_file), 0, 0, 0},
     {"locality_scheduling_sticky_file", K_STRLIST, F(locality_scheduling_sticky_file), 0, 0, 0},
     {"file_deletion_strategy", K_INT, F(file_deletion_strategy), 0, 0, 0},
+    /* volsched: lite for every app, and the locality daemons' blocks. */
+    {"locality_scheduling_lite", K_BOOL, F(locality_scheduling_lite), 0, 0, 0},
+    {"locality_gen", K_LOCALITY_GEN, F(locality_gen_command), 0, 0, 0},
+    {"locality_ws", K_LOCALITY_WS, F(locality_ws_files), 0, 0, 0},
     /* work-send rules (seeds 004, 000) */
     {"one_result_per_host_per_wu", K_BOOL, F(policy.one_result_per_host_per_wu), 0, 0, 0},
     {"gpu_multiplier", K_INT, F(policy.gpu_multiplier), 1, 0, 0},

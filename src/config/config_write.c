@@ -91,6 +91,8 @@ static int write_tag(const struct vs_project_config *cfg, const struct vs_config
     case K_STRLIST:
     case K_VALIDATOR:
     case K_ASSIMILATOR:
+    case K_LOCALITY_GEN:
+    case K_LOCALITY_WS:
         break;
     }
     return VS_EINTERNAL;

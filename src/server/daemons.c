@@ -13,11 +13,12 @@
 #include "volsched/log.h"
 #include "volsched/str.h"
 
-static const char *const names[] = {"transitioner", "validator", "assimilator", "file_deleter"};
+static const char *const names[VS_NDAEMONS] = {"transitioner", "validator",    "assimilator",
+                                               "file_deleter", "locality_gen", "locality_ws"};
 
 unsigned vs_daemon_by_name(const char *name)
 {
-    for (unsigned i = 0; name && i < 4; i++)
+    for (unsigned i = 0; name && i < VS_NDAEMONS; i++)
         if (strcmp(name, names[i]) == 0)
             return 1u << i;
     return 0;
@@ -25,7 +26,7 @@ unsigned vs_daemon_by_name(const char *name)
 
 const char *vs_daemon_name(unsigned bit)
 {
-    for (unsigned i = 0; i < 4; i++)
+    for (unsigned i = 0; i < VS_NDAEMONS; i++)
         if (bit == 1u << i)
             return names[i];
     return "";
@@ -63,8 +64,11 @@ int vs_daemons_run_once(struct vs_store *s, const struct vs_project_config *cfg,
     struct vs_daemons_stats st;
     memset(&st, 0, sizeof(st));
     int64_t total = 0;
-    for (unsigned i = 0; i < 4; i++) {
+    for (unsigned i = 0; i < VS_NDAEMONS; i++) {
         if (!(which & (1u << i)))
+            continue;
+        /* The locality daemons run only where the project configures them. */
+        if ((i == 4 && !cfg->locality_gen_command[0]) || (i == 5 && cfg->locality_ws_files <= 0))
             continue;
         int rc = 0;
         int64_t work = 0;
@@ -89,10 +93,24 @@ int vs_daemons_run_once(struct vs_store *s, const struct vs_project_config *cfg,
             err = st.assimilator.last_error;
             work = st.assimilator.nwus;
             break;
-        default:
+        case 3:
             rc = vs_file_deleter_pass(s, cfg, now, 0, log, &st.file_deleter);
             err = st.file_deleter.last_error;
             work = st.file_deleter.nwus + st.file_deleter.nresults;
+            break;
+        case 4:
+            rc = vs_locality_gen_pass(cfg, cfg->locality_gen_command, cfg->daemon_command_timeout,
+                                      log, &st.locality_gen);
+            err = st.locality_gen.last_error;
+            work = rc > 0 ? rc : 0;
+            break;
+        default:
+            rc = vs_locality_ws_pass(s, cfg, (size_t)cfg->locality_ws_files, log, &st.locality_ws);
+            work = rc > 0 ? rc : 0;
+            if (rc < 0) {
+                vs_daemon_msg(buf, sizeof(buf), "%s", vs_strerror(rc));
+                err = buf;
+            }
             break;
         }
         st.rc[i] = rc < 0 ? rc : 0;

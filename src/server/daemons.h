@@ -15,6 +15,7 @@
 
 #include "server/assimilator.h"
 #include "server/file_deleter.h"
+#include "server/locality_daemons.h"
 #include "server/transitioner.h"
 #include "server/validator.h"
 #include "store/store.h"
@@ -27,10 +28,16 @@ struct vs_log;
 #define VS_DAEMON_VALIDATOR    (1u << 1)
 #define VS_DAEMON_ASSIMILATOR  (1u << 2)
 #define VS_DAEMON_FILE_DELETER (1u << 3)
-#define VS_DAEMON_ALL          0xfu
+/* Locality scheduling's (locality_daemons.h); a pass does nothing unless
+ * cfg names a generator command / a working-set size. */
+#define VS_DAEMON_LOCALITY_GEN (1u << 4)
+#define VS_DAEMON_LOCALITY_WS  (1u << 5)
+#define VS_DAEMON_ALL          0x3fu
+#define VS_NDAEMONS            6
 
 /* The bit of a daemon by its name ("transitioner", "validator",
- * "assimilator", "file_deleter"), or 0 for an unknown name. */
+ * "assimilator", "file_deleter", "locality_gen", "locality_ws"), or 0 for
+ * an unknown name. */
 unsigned vs_daemon_by_name(const char *name);
 /* The name of one daemon bit ("" if not exactly one known bit). */
 const char *vs_daemon_name(unsigned bit);
@@ -40,7 +47,9 @@ struct vs_daemons_stats {
     struct vs_validator_stats validator;
     struct vs_assimilator_stats assimilator;
     struct vs_file_deleter_stats file_deleter;
-    int rc[4]; /* each daemon's return code (0 or a VS_E* error), by bit index */
+    struct vs_locality_gen_stats locality_gen;
+    struct vs_locality_ws_stats locality_ws;
+    int rc[VS_NDAEMONS]; /* each daemon's return code (0 or a VS_E* error), by bit index */
 };
 
 /*

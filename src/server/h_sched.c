@@ -19,6 +19,7 @@
 #include "server/h_report.h"
 #include "store/store_sched.h"
 #include "volsched/alloc.h"
+#include "volsched/locality.h"
 #include "volsched/log.h"
 #include "volsched/logsafe.h"
 #include "volsched/proto.h"
@@ -303,6 +304,18 @@ static int parse_doc(struct vs_arena *a, const char *doc, struct vs_proto_reply 
         memcpy(buf + sizeof(open) - 1, doc, dl);
     memcpy(buf + sizeof(open) - 1 + dl, close, sizeof(close));
     return vs_proto_reply_parse(buf, n, a, out, err);
+}
+
+/* The feeder's filter with <locality_scheduling/>: jobs of full-locality
+ * apps are sent by file (h_locality.c), never from the cache. */
+static bool keep_job(void *ctx, const struct vs_job *job)
+{
+    struct vs_sched *s = ctx;
+    pthread_rwlock_rdlock(&s->cat_lock);
+    const struct vs_app *app = vs_sched__find_app(&s->cat->cat, job->wu.appid);
+    bool full = app && app->locality_scheduling == VS_LOC_APP_FULL;
+    pthread_rwlock_unlock(&s->cat_lock);
+    return !full;
 }
 
 void vs_sched__unprep_job(void *ctx, void *prep)
@@ -603,7 +616,7 @@ int vs_sched_handle(struct vs_sched *s, const char *body, size_t len, const char
                       havs_fresh ? send.st.n_havs : 0);
     if (rc != 0) {
         for (size_t i = 0; i < njobs; i++)
-            vs_cache_put_back(s->cache, &send.jobs[i]);
+            vs_send_put_back(s, &send, i);
         send.njobs = 0;
         pthread_rwlock_unlock(&s->cat_lock);
         have_cat_lock = false;
@@ -637,7 +650,7 @@ done:
     if (have_cat_lock)
         pthread_rwlock_unlock(&s->cat_lock);
     for (size_t i = 0; have_send && i < send.njobs; i++)
-        vs_cache_forget(s->cache, &send.jobs[i], !claims[i].claimed);
+        vs_send_release(s, &send, i, claims[i].claimed);
     if (have_send)
         vs_send_cleanup(&send);
     vs_resend_cleanup(s, &lost);
@@ -732,6 +745,16 @@ int vs_sched_create(const struct vs_project_config *cfg, struct vs_log *log,
         goto fail;
     }
     s->cache = vs_cache_create(s->opt.cache_slots, vs_sched__prep_job, vs_sched__unprep_job, s);
+    if (cfg->locality_scheduling) {
+        /* Full-locality apps' jobs go to hosts chosen for their files
+         * (h_locality.c), never through the cache. */
+        s->loc = vs_locality_create(cfg, log);
+        vs_cache_set_keep(s->cache, keep_job);
+        if (s->cat->n_loc_full == 0)
+            VS_LOG(log, VS_LOG_WARN,
+                   "<locality_scheduling/> is on but no app is a locality app "
+                   "(volsched app add --locality); see docs/locality.md");
+    }
     *out = s;
     return 0;
 fail:
@@ -744,6 +767,7 @@ void vs_sched_destroy(struct vs_sched *s)
     if (!s)
         return;
     vs_cache_destroy(s->cache);
+    vs_locality_destroy(s->loc);
     vs_committer_destroy(s->committer);
     vs_auth_limit_destroy(s->auth_limit);
     for (size_t i = 0; i < s->npool; i++)
@@ -779,4 +803,10 @@ void vs_sched_get_stats(struct vs_sched *s, struct vs_sched_stats *out_stats)
     struct vs_cache_stats c;
     vs_cache_get_stats(s->cache, &c);
     out_stats->cache_present = c.present;
+    struct vs_locality_stats ls;
+    vs_locality_get_stats(s->loc, &ls);
+    out_stats->loc_searched = ls.searched;
+    out_stats->loc_deletes = ls.deletes;
+    out_stats->loc_need_work = ls.need_work;
+    out_stats->loc_waits = ls.waits;
 }

@@ -12,6 +12,7 @@
 
 #include "server/sched_int.h"
 #include "store/store.h"
+#include "volsched/locality.h"
 #include "volsched/log.h"
 #include "volsched/policy_input.h"
 #include "volsched/str.h"
@@ -37,6 +38,11 @@ struct pick_ctx {
     const struct prep_av **av_prep;      /* catalog: per version */
     const struct vs_proto_client_app_version **anon; /* anonymous platform: per version */
     size_t max_jobs;
+    const struct catalog_snap *cat;
+    struct vs_loc_held held; /* the host's files (disk accounting, locality lite) */
+    bool lite_only;          /* this pass takes only lite jobs whose file the host has */
+    bool lite_all;           /* <locality_scheduling_lite/>: every app is lite */
+    int last_reason;         /* enum vs_sp_reason of the last job pick() refused */
     struct holders *hold;
     size_t nhold;
     int64_t pending[MAX_PENDING];
@@ -88,6 +94,8 @@ void vs_send_catalog(const struct vs_sched *s, struct catalog_snap *c)
     for (size_t i = 0; i < na; i++) {
         const struct vs_app *app = &c->cat.apps[i];
         struct vs_sp_app *sa = &c->sp_apps[i];
+        c->n_loc_full += app->locality_scheduling == VS_LOC_APP_FULL;
+        c->n_loc_lite += app->locality_scheduling == VS_LOC_APP_LITE;
         sp_app_from(s, sa, app);
         sa->versions = &c->sp_avs[c->n_sp_avs];
         for (size_t k = 0; k < c->navs; k++) {
@@ -159,6 +167,17 @@ static const struct holders *holders_find(const struct pick_ctx *pc, int64_t wui
     return NULL;
 }
 
+/* The app's locality mode (app.locality_scheduling): pc->apps[i] is the
+ * catalog's apps[i] in both catalogs (h_send.c builds them that way). */
+static int app_locality(const struct pick_ctx *pc, const struct vs_sp_app *sa)
+{
+    size_t i = sa ? (size_t)(sa - pc->apps) : pc->napps;
+    int mode =
+        i < pc->napps && i < pc->cat->cat.napps ? pc->cat->cat.apps[i].locality_scheduling : 0;
+    /* <locality_scheduling_lite/>: every app that is not full-locality is lite. */
+    return mode == VS_LOC_APP_NONE && pc->lite_all ? VS_LOC_APP_LITE : mode;
+}
+
 static enum vs_cache_pick pick(void *ctx, const struct vs_cache_job *cj)
 {
     struct pick_ctx *pc = ctx;
@@ -166,14 +185,22 @@ static enum vs_cache_pick pick(void *ctx, const struct vs_cache_job *cj)
     if (x->njobs >= pc->max_jobs || !vs_sp_work_needed(&x->st))
         return VS_PICK_STOP;
     const struct vs_workunit *wu = &cj->job.wu;
+    const struct prep_job *pj = cj->prep;
     struct vs_sp_job job;
     memset(&job, 0, sizeof(job));
     job.wu_id = wu->id;
     job.result_id = cj->job.result.id;
     job.app = find_sp_app(pc, wu->appid);
+    if (pc->lite_only &&
+        (app_locality(pc, job.app) != VS_LOC_APP_LITE || !pj || !vs_loc_held_match(&pc->held, pj)))
+        return VS_PICK_SKIP;
     job.rsc_fpops_est = wu->rsc_fpops_est;
     job.rsc_memory_bound = wu->rsc_memory_bound;
+    /* A file the host already holds (or that this reply brings) is not
+     * charged against its disk again (seed 001). */
     job.rsc_disk_bound = wu->rsc_disk_bound;
+    if (pj && pc->held.n > 0)
+        job.rsc_disk_bound -= vs_loc_held_credit(&pc->held, pj, wu->rsc_disk_bound);
     job.delay_bound = wu->delay_bound;
     job.hr_class = wu->hr_class;
     job.app_version_num = wu->app_version_num;
@@ -193,9 +220,13 @@ static enum vs_cache_pick pick(void *ctx, const struct vs_cache_job *cj)
         job.hr_class = h->hr_class;
     }
     struct vs_sp_verdict v;
-    if (vs_sp_check_job(&x->st, &job, &v) != VS_SP_OK)
+    if (vs_sp_check_job(&x->st, &job, &v) != VS_SP_OK) {
+        pc->last_reason = v.reason;
         return VS_PICK_SKIP;
+    }
     vs_sp_commit(&x->st, &job, &v);
+    if (pj)
+        vs_loc_held_add_job(&pc->held, pc->arena, pj);
     struct send_job *sj = &x->sent[x->njobs++];
     size_t idx = (size_t)(v.av - pc->avs);
     sj->av = pc->av_prep ? pc->av_prep[idx] : NULL;
@@ -353,6 +384,44 @@ static bool host_cap_allows(struct vs_sched *s, struct vs_store *st, struct vs_s
     return true;
 }
 
+/* The locality pass's door into pick(): the job comes from the store, not
+ * the cache, so the holders of a replicated workunit are read at once. */
+struct offer_ctx {
+    struct pick_ctx *pc;
+    struct vs_sched *s;
+    struct vs_store *st;
+};
+
+static enum vs_offer offer(void *ctx, struct vs_cache_job *cj)
+{
+    struct offer_ctx *oc = ctx;
+    struct pick_ctx *pc = oc->pc;
+    struct vs_send *x = pc->x;
+    if (replicated(&cj->job.wu) && !holders_find(pc, cj->job.wu.id)) {
+        pc->pending[0] = cj->job.wu.id;
+        pc->npending = 1;
+        lookup_pending(oc->s, oc->st, pc);
+    }
+    pc->last_reason = VS_SP_OK;
+    enum vs_cache_pick d = pick(pc, cj);
+    if (d == VS_PICK_TAKE) {
+        x->jobs[x->njobs - 1] = *cj;
+        x->sent[x->njobs - 1].from_store = true;
+        memset(cj, 0, sizeof(*cj));
+        return VS_OFFER_TAKEN;
+    }
+    if (d == VS_PICK_STOP)
+        return VS_OFFER_STOP;
+    return pc->last_reason == VS_SP_DUP_USER || pc->last_reason == VS_SP_DUP_HOST
+               ? VS_OFFER_SKIP_DUP
+               : VS_OFFER_SKIP;
+}
+
+bool vs_send_wants_more(const struct vs_send *x)
+{
+    return x->have_state && x->njobs < x->max_jobs && vs_sp_work_needed(&x->st);
+}
+
 void vs_send_choose(struct vs_sched *s, struct vs_store *st, const struct vs_proto_request *q,
                     int64_t hostid, int64_t userid, double prev_rpc_time, int64_t now, bool wants,
                     const struct host_havs *cached, struct vs_arena *a, struct vs_proto_reply *r,
@@ -365,6 +434,7 @@ void vs_send_choose(struct vs_sched *s, struct vs_store *st, const struct vs_pro
     x->sent = NULL;
     x->njobs = 0;
     x->host_cap = 0;
+    x->max_jobs = 0;
     x->cfg = s->cfg.policy;
     /* volsched never sends two results of one workunit to one host, as
      * before the rules were configurable (BOINC's scheduler does the same
@@ -413,7 +483,8 @@ void vs_send_choose(struct vs_sched *s, struct vs_store *st, const struct vs_pro
     if (!wants)
         return;
 
-    struct pick_ctx pc = {.x = x, .arena = a};
+    struct pick_ctx pc = {
+        .x = x, .arena = a, .cat = s->cat, .lite_all = s->cfg.locality_scheduling_lite};
     const struct catalog_snap *c = s->cat;
     if (q->platform_name && strcmp(q->platform_name, "anonymous") == 0) {
         anon_catalog(s, c, q, &pc);
@@ -431,7 +502,29 @@ void vs_send_choose(struct vs_sched *s, struct vs_store *st, const struct vs_pro
     /* Not zeroed: vs_cache_take writes every entry it returns. */
     x->jobs = vs_xmalloc((pc.max_jobs + 1) * sizeof(*x->jobs));
     x->sent = vs_arena_alloc(a, (pc.max_jobs + 1) * sizeof(*x->sent));
-    x->njobs = vs_cache_take(s->cache, pick, &pc, x->jobs, pc.max_jobs);
+    memset(x->sent, 0, (pc.max_jobs + 1) * sizeof(*x->sent));
+    x->max_jobs = pc.max_jobs;
+    vs_loc_held_from_request(&pc.held, q, a);
+    /* Seed 001 (after assigned work, before the job cache): jobs for the
+     * files the host has, or for a working-set file. */
+    if (s->loc && c->n_loc_full > 0) {
+        struct offer_ctx oc = {&pc, s, st};
+        vs_locality_send(s, st, q, hostid, userid, offer, &oc, a, r, x);
+    }
+    /* Locality lite: first the cached jobs whose sticky file the host has. */
+    if ((c->n_loc_lite > 0 || pc.lite_all) && pc.held.n > 0 && vs_send_wants_more(x)) {
+        pc.lite_only = true;
+        size_t base = x->njobs;
+        x->njobs = base + vs_cache_take(s->cache, pick, &pc, x->jobs + base, pc.max_jobs - base);
+        pc.lite_only = false;
+    }
+    {
+        /* pick() counts x->njobs itself; the take fills from there. */
+        size_t base = x->njobs;
+        if (base < pc.max_jobs)
+            x->njobs =
+                base + vs_cache_take(s->cache, pick, &pc, x->jobs + base, pc.max_jobs - base);
+    }
     if (pc.npending > 0 && x->njobs < pc.max_jobs && vs_sp_work_needed(&x->st)) {
         lookup_pending(s, st, &pc);
         pc.last_pass = true;
@@ -461,6 +554,29 @@ void vs_send_choose(struct vs_sched *s, struct vs_store *st, const struct vs_pro
         if (d > r->request_delay)
             r->request_delay = d;
     }
+}
+
+void vs_send_release(struct vs_sched *s, struct vs_send *x, size_t i, bool claimed)
+{
+    struct vs_cache_job *j = &x->jobs[i];
+    if (!x->sent[i].from_store) {
+        vs_cache_forget(s->cache, j, !claimed);
+        return;
+    }
+    /* Read from the store by the locality pass: nothing to tell the cache
+     * (an unclaimed result is still UNSENT there for the next request). */
+    if (j->prep)
+        vs_sched__unprep_job(s, j->prep);
+    j->prep = NULL;
+    vs_job_cleanup(&j->job);
+}
+
+void vs_send_put_back(struct vs_sched *s, struct vs_send *x, size_t i)
+{
+    if (x->sent[i].from_store)
+        vs_send_release(s, x, i, false);
+    else
+        vs_cache_put_back(s->cache, &x->jobs[i]);
 }
 
 void vs_send_cleanup(struct vs_send *x)

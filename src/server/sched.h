@@ -76,6 +76,11 @@ struct vs_sched_stats {
     uint64_t commit_max_batch;
     uint64_t commit_delayed; /* commits that waited for concurrent requests */
     size_t cache_present;
+    /* locality scheduling (docs/locality.md); 0 without <locality_scheduling/> */
+    uint64_t loc_searched;  /* file searches */
+    uint64_t loc_deletes;   /* <delete_file_info>s sent */
+    uint64_t loc_need_work; /* need_work triggers made */
+    uint64_t loc_waits;     /* requests that waited for the generator */
 };
 void vs_sched_get_stats(struct vs_sched *s, struct vs_sched_stats *out_stats);
 

@@ -65,6 +65,8 @@ struct catalog_snap {
     struct vs_sp_app_version *sp_avs;
     const struct prep_av **sp_av_prep;
     size_t n_sp_avs;
+    /* Apps by app.locality_scheduling (VS_LOC_APP_FULL, VS_LOC_APP_LITE). */
+    size_t n_loc_full, n_loc_lite;
 };
 
 /* ---- a cached job, prepared for replies (the cache's prep) ---- */
@@ -95,6 +97,7 @@ struct vs_sched {
     size_t npool, cap_pool;
     struct vs_committer *committer;
     struct vs_auth_limit *auth_limit; /* failed account keys per address */
+    struct vs_locality *loc;          /* <locality_scheduling/> on; else NULL */
     /* Read-through caches of the rows every RPC needs (see user_lookup). */
     pthread_mutex_t ucache_mu, hcache_mu;
     struct ucache_ent *ucache; /* UCACHE_SIZE entries */
@@ -109,8 +112,9 @@ struct send_job {
     const struct prep_av *av;                          /* NULL: anonymous platform */
     const struct vs_proto_client_app_version *anon_av; /* anonymous platform */
     double flops;
-    int hr_class;  /* commit the workunit to this HR class (0: none) */
-    int day_quota; /* the host's daily limit of its app version (0: none) */
+    int hr_class;    /* commit the workunit to this HR class (0: none) */
+    int day_quota;   /* the host's daily limit of its app version (0: none) */
+    bool from_store; /* read by the locality pass, not taken from the job cache */
 };
 
 /* One request's job selection. */
@@ -124,8 +128,9 @@ struct vs_send {
     struct vs_cache_job *jobs; /* owned (vs_free); taken jobs */
     struct send_job *sent;     /* in the request's arena */
     size_t njobs;
-    bool havs_read; /* the host's quota rows were read (st.havs is their state) */
-    int host_cap;   /* the host's in-progress cap for the claim (0: none) */
+    size_t max_jobs; /* this reply's cap */
+    bool havs_read;  /* the host's quota rows were read (st.havs is their state) */
+    int host_cap;    /* the host's in-progress cap for the claim (0: none) */
     /* in, set by the caller before vs_send_choose: the host's IN_PROGRESS
      * results this request reports (they leave before the claim) */
     int n_reporting;
@@ -152,8 +157,14 @@ void vs_send_reply_jobs(const struct vs_sched *s, const struct vs_send *x,
                         const struct vs_claim *claims, struct vs_arena *a,
                         struct vs_proto_reply *r);
 void vs_send_cleanup(struct vs_send *x);
+/* True while the request wants more work and the reply has room. */
+bool vs_send_wants_more(const struct vs_send *x);
+/* Ends a chosen job after the commit: back to the cache's bookkeeping (or
+ * freed, for the locality pass's) with claimed saying whether it was sent. */
+void vs_send_release(struct vs_sched *s, struct vs_send *x, size_t i, bool claimed);
+/* Gives a chosen job back unsent (the commit failed). */
+void vs_send_put_back(struct vs_sched *s, struct vs_send *x, size_t i);
 
-/* h_sched.c helpers used by h_send.c */
 /* Lost results (h_resend.c, resend_lost_results). */
 struct vs_resend_job {
     struct vs_cache_job cj; /* the store's rows, prep'ed; owned */
@@ -178,10 +189,6 @@ void vs_resend_reply(const struct vs_sched *s, const struct vs_send *x,
                      struct vs_proto_reply *r);
 void vs_resend_cleanup(struct vs_sched *s, struct vs_resend *rs);
 
-/* The job cache's hooks (h_sched.c): the parsed templates of a job. */
-int vs_sched__prep_job(void *ctx, struct vs_cache_job *cj);
-void vs_sched__unprep_job(void *ctx, void *prep);
-
 /* The host row's fields from the request (h_host.c). */
 void vs_sched__host_from_request(struct vs_host *h, const struct vs_proto_request *q,
                                  const struct vs_user *u, const char *peer, int64_t now);
@@ -189,6 +196,61 @@ void vs_sched__host_from_request(struct vs_host *h, const struct vs_proto_reques
 bool vs_sched__new_host_allowed(struct vs_sched *s, struct vs_store *st, int64_t userid,
                                 int64_t now);
 
+/* ---- h_locality.c: locality scheduling (seed 001) ---- */
+
+/* The files a host holds as one request sees them: the valid sticky names
+ * its client listed plus the inputs of the jobs this reply sends, sorted
+ * by name (arena memory). */
+struct vs_loc_held {
+    const char **names;
+    double *sizes;
+    size_t n, cap;
+};
+
+void vs_loc_held_from_request(struct vs_loc_held *h, const struct vs_proto_request *q,
+                              struct vs_arena *a);
+/* Adds the sticky inputs of pj (the host keeps them once sent). */
+void vs_loc_held_add_job(struct vs_loc_held *h, struct vs_arena *a, const struct prep_job *pj);
+/* The part of disk_bound that pj's inputs already on the host take. */
+double vs_loc_held_credit(const struct vs_loc_held *h, const struct prep_job *pj,
+                          double disk_bound);
+/* True when one of pj's sticky inputs is on the host (locality lite). */
+bool vs_loc_held_match(const struct vs_loc_held *h, const struct prep_job *pj);
+
+/* What the work-send rules made of a job the locality pass offered. */
+enum vs_offer {
+    VS_OFFER_TAKEN,    /* chosen: the job was moved into the send (x->jobs) */
+    VS_OFFER_SKIP_DUP, /* never for this host or user (one result per WU) */
+    VS_OFFER_SKIP,     /* not now (disk, memory, deadline, limits ...) */
+    VS_OFFER_STOP,     /* the request wants nothing more */
+};
+typedef enum vs_offer (*vs_send_offer_fn)(void *ctx, struct vs_cache_job *job);
+
+struct vs_locality;
+/* The scheduler's locality state (working-set listing, randomness). NULL
+ * unless cfg has <locality_scheduling/>. log is borrowed. */
+struct vs_locality *vs_locality_create(const struct vs_project_config *cfg, struct vs_log *log);
+void vs_locality_destroy(struct vs_locality *l);
+
+/*
+ * The locality pass of one request (seed 001): jobs for the files the host
+ * holds, then for a working-set file, each through offer; the trigger files;
+ * <delete_file_info>s in r. Sleeps at most once, for the wait period.
+ */
+void vs_locality_send(struct vs_sched *s, struct vs_store *st, const struct vs_proto_request *q,
+                      int64_t hostid, int64_t userid, vs_send_offer_fn offer, void *offer_ctx,
+                      struct vs_arena *a, struct vs_proto_reply *r, struct vs_send *x);
+
+struct vs_locality_stats {
+    uint64_t sent, deletes, need_work, waits, files_no_work, bad_names;
+    uint64_t searched; /* file searches (host files, working set, scan) */
+};
+void vs_locality_get_stats(const struct vs_locality *l, struct vs_locality_stats *out);
+
+/* h_sched.c helpers used by h_send.c and h_locality.c */
+/* The job cache's hooks: parse a job's stored XML into a prep_job. */
+int vs_sched__prep_job(void *ctx, struct vs_cache_job *cj);
+void vs_sched__unprep_job(void *ctx, void *prep);
 void vs_sched__add_msg(struct vs_proto_reply *r, struct vs_arena *a, const char *prio,
                        const char *text);
 const struct vs_app *vs_sched__find_app(const struct vs_catalog *cat, int64_t id);

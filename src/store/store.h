@@ -110,6 +110,8 @@ VS_MUST_CHECK int vs_store_app_by_name(struct vs_store *s, const char *name, str
 VS_MUST_CHECK int vs_store_app_get(struct vs_store *s, int64_t id, struct vs_app *out);
 /* Inserts a; sets a->id and create_time. VS_EEXISTS on a duplicate name. */
 VS_MUST_CHECK int vs_store_app_add(struct vs_store *s, struct vs_app *a);
+/* Writes every field of a to row a->id; VS_ENOTFOUND if it is gone. */
+VS_MUST_CHECK int vs_store_app_update(struct vs_store *s, const struct vs_app *a);
 
 /*
  * Inserts an app version and its files (av->files) in one transaction;
@@ -256,6 +258,40 @@ typedef int (*vs_store_job_fn)(void *ctx, const struct vs_job *job);
  */
 VS_MUST_CHECK int vs_store_jobs_unsent(struct vs_store *s, int64_t after_id, int limit,
                                        vs_store_job_fn fn, void *ctx, int64_t *out_last_id);
+
+/* ---------------------------------------------------------------------------
+ * Locality scheduling (seed 001). The workunits of file F are the ones
+ * named F__* (F is a valid locality file name, include/volsched/locality.h;
+ * VS_EINVAL otherwise). Only workunits with transitioner_flags 0 count
+ * (assigned work is sent by its own path).
+ * ------------------------------------------------------------------------- */
+
+/* The largest id of a result of F's workunits sent to user userid, or 0. */
+VS_MUST_CHECK int vs_store_loc_max_sent(struct vs_store *s, const char *file, int64_t userid,
+                                        int64_t *out_id);
+/*
+ * Calls fn for up to limit UNSENT results of F's workunits with id >
+ * after_id, in increasing id order, each joined with its workunit; of each
+ * workunit only its lowest-id one (a host takes one result of a workunit).
+ * Workunits of which user excl_userid (when > 0) or host excl_hostid (when
+ * > 0) already holds a result are left out (one result per user / host
+ * per workunit). A non-zero return of fn stops the scan and is returned.
+ */
+VS_MUST_CHECK int vs_store_loc_unsent(struct vs_store *s, const char *file, int64_t after_id,
+                                      int64_t excl_userid, int64_t excl_hostid, int limit,
+                                      vs_store_job_fn fn, void *ctx);
+/* Sets *out to true when some workunit is named F__* (the project has had F). */
+VS_MUST_CHECK int vs_store_loc_file_known(struct vs_store *s, const char *file, bool *out);
+
+typedef int (*vs_store_name_fn)(void *ctx, const char *name);
+/*
+ * Calls fn for up to limit distinct files whose workunits have UNSENT
+ * results, in ascending name order, each > after ("" or NULL: from the
+ * first). Reads every unsent result (no index orders them by file): for
+ * daemons and for the scheduler's rare deterministic scan, not per file.
+ */
+VS_MUST_CHECK int vs_store_loc_files_with_work(struct vs_store *s, const char *after, int limit,
+                                               vs_store_name_fn fn, void *ctx);
 
 /* One result the scheduler wants to send. */
 struct vs_claim {

@@ -353,7 +353,7 @@ int vs_sq__build_sql(enum sq_stmt id, struct vs_buf *b)
                             "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)");
         break;
     default:
-        rc = VS_EINTERNAL;
+        rc = vs_sq__build_sql_locality(id, b);
     }
     vs_free(r);
     vs_free(w);

@@ -165,7 +165,7 @@ int vs_store_results_in_progress(struct vs_store *s, int64_t hostid, vs_store_re
     return scan_results(s, st, fn, ctx);
 }
 
-static int one_i64(struct vs_store *s, sqlite3_stmt *st, int64_t *out)
+int vs_sq__one_i64(struct vs_store *s, sqlite3_stmt *st, int64_t *out)
 {
     int rc = sqlite3_step(st);
     if (rc == SQLITE_ROW)
@@ -182,7 +182,7 @@ static int count2(struct vs_store *s, enum sq_stmt id, int64_t a, int64_t b, int
         return VS_ESTORE;
     sqlite3_bind_int64(st, 1, a);
     sqlite3_bind_int64(st, 2, b);
-    return one_i64(s, st, out);
+    return vs_sq__one_i64(s, st, out);
 }
 
 int vs_store_host_has_wu(struct vs_store *s, int64_t hostid, int64_t wuid, bool *out)
@@ -242,20 +242,13 @@ int vs_store_count_results(struct vs_store *s, int64_t appid, int state, int64_t
     sqlite3_bind_int(st, 1, state);
     /* Always bound: the per-state counts test ?2 = 0 for "every app". */
     sqlite3_bind_int64(st, 2, appid);
-    return one_i64(s, st, out_count);
+    return vs_sq__one_i64(s, st, out_count);
 }
 
-int vs_store_jobs_unsent(struct vs_store *s, int64_t after_id, int limit, vs_store_job_fn fn,
-                         void *ctx, int64_t *out_last_id)
+int vs_sq__job_rows(struct vs_store *s, sqlite3_stmt *st, vs_store_job_fn fn, void *ctx,
+                    int64_t *out_last_id, const char *what)
 {
-    if (limit <= 0 || !fn)
-        return VS_EINVAL;
-    sqlite3_stmt *st = vs_sq__stmt(s, SQ_JOBS_UNSENT);
-    if (!st)
-        return VS_ESTORE;
-    sqlite3_bind_int64(st, 1, after_id);
-    sqlite3_bind_int(st, 2, limit);
-    int64_t last = after_id;
+    int64_t last = out_last_id ? *out_last_id : 0;
     int rc, ret = 0;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         struct vs_job job;
@@ -270,10 +263,27 @@ int vs_store_jobs_unsent(struct vs_store *s, int64_t after_id, int limit, vs_sto
     }
     sqlite3_reset(st);
     if (ret == 0 && rc != SQLITE_DONE)
-        return vs_sq__err(s, rc, "unsent scan");
+        return vs_sq__err(s, rc, what);
     if (out_last_id)
         *out_last_id = last;
     return ret;
+}
+
+int vs_store_jobs_unsent(struct vs_store *s, int64_t after_id, int limit, vs_store_job_fn fn,
+                         void *ctx, int64_t *out_last_id)
+{
+    if (limit <= 0 || !fn)
+        return VS_EINVAL;
+    sqlite3_stmt *st = vs_sq__stmt(s, SQ_JOBS_UNSENT);
+    if (!st)
+        return VS_ESTORE;
+    sqlite3_bind_int64(st, 1, after_id);
+    sqlite3_bind_int(st, 2, limit);
+    int64_t last = after_id;
+    int rc = vs_sq__job_rows(s, st, fn, ctx, &last, "unsent scan");
+    if (rc == 0 && out_last_id)
+        *out_last_id = last;
+    return rc;
 }
 
 int vs_store_results_claim(struct vs_store *s, int64_t hostid, int64_t userid, int64_t teamid,
