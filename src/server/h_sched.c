@@ -470,6 +470,18 @@ int vs_sched_handle(struct vs_sched *s, const char *body, size_t len, const char
     vs_committer_enter(s->committer);
     bool announced = true;
 
+    if (atomic_load_explicit(&s->maintenance, memory_order_relaxed)) {
+        /* BOINC-COMPAT: stop_sched: answer without reading the request. */
+        atomic_fetch_add_explicit(&s->n_maint, 1, memory_order_relaxed);
+        struct vs_proto_reply mr = {0};
+        mr.request_delay = 3600; /* CFG: maintenance_delay */
+        mr.project_name = s->cfg.long_name[0] ? s->cfg.long_name : NULL;
+        vs_sched__add_msg(&mr, &a, "low", "Project is temporarily shut down for maintenance");
+        VS_LOG(s->log, VS_LOG_INFO, "scheduler: %s: down for maintenance (stop_sched)",
+               peer ? peer : "?");
+        status = write_reply(s, &mr, out);
+        goto done;
+    }
     struct vs_proto_request q;
     struct vs_proto_error perr = {0};
     int rc = vs_proto_request_parse_fast(body, len, &a, &q, &perr);
@@ -493,9 +505,10 @@ int vs_sched_handle(struct vs_sched *s, const char *body, size_t len, const char
     }
     rc = user_lookup(s, st, q.authenticator, now, &user);
     if (rc != 0) {
-        char why[160];
-        snprintf(why, sizeof(why), "%s authenticator '%.40s'",
-                 rc == VS_ENOTFOUND ? "unknown" : vs_strerror(rc), q.authenticator);
+        char why[160], shown[16];
+        vs_log_redact(q.authenticator, shown, sizeof(shown)); /* never a usable key */
+        snprintf(why, sizeof(why), "%s authenticator '%s'",
+                 rc == VS_ENOTFOUND ? "unknown" : vs_strerror(rc), shown);
         status = refuse(s, peer, why,
                         rc == VS_ENOTFOUND ? "Invalid or missing account key" : "Server error",
                         rc == VS_ENOTFOUND ? DELAY_MISSING_KEY : DELAY_SERVER_ERROR, out);
@@ -528,6 +541,8 @@ int vs_sched_handle(struct vs_sched *s, const char *body, size_t len, const char
     double prev_rpc_time = new_host ? 0 : (double)host.rpc_time;
     host_from_request(&host, &q, &user, peer, now);
     struct vs_reports reports;
+    pthread_rwlock_rdlock(&s->cat_lock); /* s->cfg's rules (vs_sched_set_config) */
+    have_cat_lock = true;
     rc = vs_reports_prepare(st, &q, user.id, &a, s->log, &reports);
     reports.daily_quota = s->cfg.policy.daily_result_quota;
     if (rc != 0) {
@@ -553,8 +568,6 @@ int vs_sched_handle(struct vs_sched *s, const char *body, size_t len, const char
         r.code_sign_key = s->code_sign_key;
 
     /* ---- choose work (h_send.c: the work-send policy) ---- */
-    pthread_rwlock_rdlock(&s->cat_lock);
-    have_cat_lock = true;
     bool wants = vs_proto_request_wants_work(&q) && !q.dont_send_work;
     bool anonymous = q.platform_name && strcmp(q.platform_name, "anonymous") == 0;
     if (wants && !anonymous && !(q.platform_name && q.platform_name[0])) {
@@ -562,6 +575,8 @@ int vs_sched_handle(struct vs_sched *s, const char *body, size_t len, const char
         r.request_delay = DELAY_PLATFORM;
         wants = false;
     }
+    bool asked = wants;
+    wants = vs_sched__gate(s, &host, new_host, prev_rpc_time, now, wants, &a, &r);
     vs_send_choose(s, st, &q, new_host ? 0 : host.id, user.id, prev_rpc_time, now, wants,
                    new_host ? NULL : &cached_havs, &a, &r, &send);
     have_send = true;
@@ -623,11 +638,16 @@ int vs_sched_handle(struct vs_sched *s, const char *body, size_t len, const char
             vs_sched__add_msg(&r, &a, "low", "No tasks sent");
     }
     status = write_reply(s, &r, out);
-    if (reports.n > 0)
-        VS_LOG(s->log, VS_LOG_DEBUG, "host %lld reported %zu results: %zu recorded, %zu repeats",
-               (long long)host.id, reports.n, reports.nrecorded, reports.ndup);
-    VS_LOG(s->log, VS_LOG_DEBUG, "host %lld (%s): %zu jobs sent", (long long)host.id,
-           peer ? peer : "?", item.nclaimed);
+    atomic_fetch_add_explicit(&s->n_reports, reports.nrecorded, memory_order_relaxed);
+    /* One line per RPC, as an operator reads BOINC's scheduler log: who,
+     * what was reported, what was sent, and why nothing when nothing. */
+    VS_LOG(s->log, VS_LOG_INFO,
+           "rpc host %lld%s user %lld (%s) from %s: reported %zu (%zu new), sent %zu%s%s%s",
+           (long long)host.id, new_host ? " (new)" : "", (long long)user.id, user.name,
+           peer ? peer : "?", reports.n, reports.nrecorded, item.nclaimed,
+           !asked ? ", no work requested" : "",
+           wants && item.nclaimed == 0 && r.n_messages ? ": " : "",
+           wants && item.nclaimed == 0 && r.n_messages ? r.messages[r.n_messages - 1].text : "");
 done:
     if (announced)
         vs_committer_leave(s->committer);
@@ -770,6 +790,8 @@ void vs_sched_get_stats(struct vs_sched *s, struct vs_sched_stats *out_stats)
     out_stats->bad_rpcs = atomic_load(&s->n_bad);
     out_stats->jobs_sent = atomic_load(&s->n_sent);
     out_stats->no_work = atomic_load(&s->n_nowork);
+    out_stats->reports = atomic_load(&s->n_reports);
+    out_stats->maintenance = atomic_load(&s->n_maint);
     struct vs_commit_stats cs;
     vs_committer_get_stats(s->committer, &cs);
     out_stats->commit_batches = cs.batches;
@@ -779,4 +801,20 @@ void vs_sched_get_stats(struct vs_sched *s, struct vs_sched_stats *out_stats)
     struct vs_cache_stats c;
     vs_cache_get_stats(s->cache, &c);
     out_stats->cache_present = c.present;
+    out_stats->cache_slots = c.nslots;
+}
+
+void vs_sched_set_config(struct vs_sched *s, const struct vs_project_config *cfg)
+{
+    /* Requests read these under the catalog lock (vs_sched_handle). */
+    pthread_rwlock_wrlock(&s->cat_lock);
+    s->cfg.policy = cfg->policy;
+    s->cfg.min_sendwork_interval = cfg->min_sendwork_interval;
+    s->cfg.report_grace_period = cfg->report_grace_period;
+    pthread_rwlock_unlock(&s->cat_lock);
+}
+
+void vs_sched_set_maintenance(struct vs_sched *s, bool on)
+{
+    atomic_store(&s->maintenance, on);
 }

@@ -98,8 +98,21 @@ struct vs_sched {
     pthread_mutex_t ucache_mu, hcache_mu;
     struct ucache_ent *ucache; /* UCACHE_SIZE entries */
     struct hcache_ent *hcache; /* HCACHE_SIZE entries */
-    _Atomic uint64_t n_rpcs, n_bad, n_sent, n_nowork;
+    _Atomic uint64_t n_rpcs, n_bad, n_sent, n_nowork, n_reports, n_maint;
+    _Atomic bool maintenance; /* stop_sched exists (vs_sched_set_maintenance) */
 };
+
+/* ---- sched_gate.c: the operator's switches ---- */
+
+/*
+ * Before work is chosen: the operator's switches that hold work back from
+ * this host (a banned host, config.xml's dont_send_jobs, ...). Adds the
+ * reason to the reply as a message and sets its delays. Returns whether
+ * work may be sent; wants is the request's own wish.
+ */
+bool vs_sched__gate(struct vs_sched *s, const struct vs_host *host, bool new_host,
+                    double prev_rpc_time, int64_t now, bool wants, struct vs_arena *a,
+                    struct vs_proto_reply *r);
 
 /* ---- h_send.c ---- */
 

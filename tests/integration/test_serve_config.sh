@@ -41,7 +41,7 @@ rm "$W/p/config_aux.xml"
 
 # The init config plus an unknown tag: it starts, and warns about that tag only.
 sed 's|<config>|<config>\n<db_name>boinc</db_name>|' "$W/good.xml" > "$W/p/config.xml"
-"$VOLSCHED" serve --project "$W/p" --listen "127.0.0.1:$PORT" > "$W/serve.log" 2>&1 &
+"$VOLSCHED" serve --project "$W/p" --listen "127.0.0.1:$PORT" --foreground > "$W/serve.log" 2>&1 &
 SPID=$!
 for _ in $(seq 1 100); do grep -q "serving" "$W/serve.log" && break; sleep 0.1; done
 grep -q "serving" "$W/serve.log" || fail "did not start"
