@@ -24,5 +24,11 @@ int vs_cmd_sim(int argc, char **argv);
 int vs_cmd_explain(int argc, char **argv);
 int vs_cmd_serve(int argc, char **argv);
 int vs_cmd_status(int argc, char **argv);
+int vs_cmd_job(int argc, char **argv);
+int vs_cmd_result(int argc, char **argv);
+int vs_cmd_host(int argc, char **argv);
+int vs_cmd_purge(int argc, char **argv);
+int vs_cmd_stop(int argc, char **argv);
+int vs_cmd_start(int argc, char **argv);
 
 #endif

@@ -106,7 +106,8 @@ static bool check_dir(const char *what, const char *dir)
 
 bool serve_check_writable(const struct vs_project_config *cfg)
 {
-    if (!check_dir("project directory", cfg->dir) || !check_dir("upload directory", cfg->upload_dir))
+    if (!check_dir("project directory", cfg->dir) ||
+        !check_dir("upload directory", cfg->upload_dir))
         return false;
     const char *url = cfg->store_url;
     if (vs_str_has_prefix(url, "sqlite:"))

@@ -19,8 +19,8 @@ struct vs_ops_pages {
     struct vs_project_config cfg;
     struct vs_ops_sources src;
     char status_path[VS_URL_MAX + 32]; /* "/demo/server_status.php" */
-    char passwd[VS_OPS_HASH_MAX]; /* "" = none set */
-    pthread_mutex_t mu;           /* the store handle: one page at a time */
+    char passwd[VS_OPS_HASH_MAX];      /* "" = none set */
+    pthread_mutex_t mu;                /* the store handle: one page at a time */
     struct vs_store *st;
 };
 
@@ -95,8 +95,8 @@ static void chart(struct vs_page *p, const char *id, const char *title, const ui
     vs_page_printf(p, "<figure class=\"chart\"><figcaption>%s: <b id=\"%s-total\">%llu</b>", title,
                    id, (unsigned long long)total_a);
     if (b)
-        vs_page_printf(p, " valid, <b id=\"%s-total2\">%llu</b> invalid",
-                       id, (unsigned long long)total_b);
+        vs_page_printf(p, " valid, <b id=\"%s-total2\">%llu</b> invalid", id,
+                       (unsigned long long)total_b);
     vs_page_printf(p, " in 24 h (peak %llu per 5 min)</figcaption>\n", (unsigned long long)max);
     vs_page_printf(p,
                    "<svg id=\"%s\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
@@ -166,8 +166,7 @@ static int on_batch(void *ctx, const struct vs_batch_counts *b)
                    "height=\"12\" fill=\"#eee\"/><rect x=\"2\" y=\"2\" width=\"%d\" height=\"8\" "
                    "fill=\"#3a7\"/></svg> %.0f%%</td><td>",
                    (long long)b->batch, (long long)b->nwus, (long long)b->ndone,
-                   (long long)b->nerror, (long long)b->in_progress, (int)(f * 100 + 0.5),
-                   f * 100);
+                   (long long)b->nerror, (long long)b->in_progress, (int)(f * 100 + 0.5), f * 100);
     vs_page_time(p, b->create_time);
     vs_page_printf(p, "</td></tr>\n");
     return 0;
@@ -180,8 +179,8 @@ static void dashboard(struct vs_ops_pages *pg, struct vs_page *p, const struct v
     if (pg->src.metrics)
         vs_ops_metrics_snapshot(pg->src.metrics, now, snap);
     else
-        snap->series_start = now - now % VS_OPS_SERIES_STEP -
-                             (int64_t)(VS_OPS_SERIES_N - 1) * VS_OPS_SERIES_STEP;
+        snap->series_start =
+            now - now % VS_OPS_SERIES_STEP - (int64_t)(VS_OPS_SERIES_N - 1) * VS_OPS_SERIES_STEP;
     struct vs_sched_stats ss;
     memset(&ss, 0, sizeof(ss));
     if (pg->src.sched)
@@ -194,12 +193,11 @@ static void dashboard(struct vs_ops_pages *pg, struct vs_page *p, const struct v
     vs_page_printf(p, "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\">"
                       "<meta http-equiv=\"refresh\" content=\"60\"><title>");
     vs_page_esc(p, st->name);
-    vs_page_printf(p,
-                   " - operations</title>\n<style>body{font-family:sans-serif;margin:1em 2em}"
-                   ".t{border-collapse:collapse;margin-bottom:1em}.t td,.t th{border:1px solid "
-                   "#bbb;padding:2px 8px;font-size:90%%}.ok{color:#070}.bad{color:#b00}"
-                   ".chart{display:inline-block;margin:0 1em 1em 0}figcaption{font-size:90%%}"
-                   ".err{font-family:monospace;font-size:85%%}</style></head><body>\n<h1>");
+    vs_page_printf(p, " - operations</title>\n<style>body{font-family:sans-serif;margin:1em 2em}"
+                      ".t{border-collapse:collapse;margin-bottom:1em}.t td,.t th{border:1px solid "
+                      "#bbb;padding:2px 8px;font-size:90%%}.ok{color:#070}.bad{color:#b00}"
+                      ".chart{display:inline-block;margin:0 1em 1em 0}figcaption{font-size:90%%}"
+                      ".err{font-family:monospace;font-size:85%%}</style></head><body>\n<h1>");
     vs_page_esc(p, st->name);
     vs_page_printf(p, " &mdash; operations</h1>\n<p>");
     vs_page_time(p, now);
@@ -236,8 +234,8 @@ static void dashboard(struct vs_ops_pages *pg, struct vs_page *p, const struct v
           snap->series_start);
     chart(p, "c-sent", "Jobs sent", snap->series[VS_SERIES_SENT], "#a73", NULL, NULL,
           snap->series_start);
-    chart(p, "c-returned", "Results returned", snap->series[VS_SERIES_RETURNED], "#3a7", NULL,
-          NULL, snap->series_start);
+    chart(p, "c-returned", "Results returned", snap->series[VS_SERIES_RETURNED], "#3a7", NULL, NULL,
+          snap->series_start);
     chart(p, "c-valid", "Validation", snap->series[VS_SERIES_VALID], "#2a2",
           snap->series[VS_SERIES_INVALID], "#c33", snap->series_start);
 

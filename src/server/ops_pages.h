@@ -23,8 +23,8 @@ struct vs_ops_pages;
 
 /* Everything the pages borrow; each must outlive the pages object. */
 struct vs_ops_sources {
-    struct vs_sched *sched;        /* may be NULL */
-    struct vs_upload *upload;      /* may be NULL */
+    struct vs_sched *sched;         /* may be NULL */
+    struct vs_upload *upload;       /* may be NULL */
     struct vs_ops_metrics *metrics; /* may be NULL */
     struct vs_log *log;
 };

@@ -17,8 +17,12 @@ const char *const vs_ops_validate_names[6] = {
     "init", "valid", "invalid", "no_check", "inconclusive", "too_late",
 };
 const char *const vs_ops_wu_error_names[6] = {
-    "couldnt_send_result",      "too_many_error_results", "too_many_success_results",
-    "too_many_total_results",   "cancelled",              "no_canonical_result",
+    "couldnt_send_result",
+    "too_many_error_results",
+    "too_many_success_results",
+    "too_many_total_results",
+    "cancelled",
+    "no_canonical_result",
 };
 
 const char *vs_daemon_run_name(int run)
@@ -79,8 +83,8 @@ int vs_ops_status_collect(const char *dir, const char *name, struct vs_store *s,
             dp = 0;
         out->daemons[i].pid = dp;
         out->daemons[i].run = out->stop_daemons ? VS_RUN_DISABLED
-                              : dp               ? VS_RUN_RUNNING
-                                                 : VS_RUN_NOT_RUNNING;
+                              : dp              ? VS_RUN_RUNNING
+                                                : VS_RUN_NOT_RUNNING;
     }
     return rc;
 }
@@ -283,7 +287,9 @@ int vs_ops_status_xml(const struct vs_ops_status *st, struct vs_buf *out)
                    "        <daemon>\n            <host>localhost</host>\n"
                    "            <command>scheduler</command>\n"
                    "            <status>%s</status>\n        </daemon>\n",
-                   !st->server_up ? "not running" : st->stop_sched ? "disabled" : "running");
+                   !st->server_up   ? "not running"
+                   : st->stop_sched ? "disabled"
+                                    : "running");
     for (unsigned i = 0; i < 4; i++)
         vs_page_printf(&p,
                        "        <daemon>\n            <host>localhost</host>\n"
@@ -334,10 +340,13 @@ void vs_ops_status_tables(struct vs_page *p, const struct vs_ops_status *st)
 {
     vs_page_printf(p, "<h2>Server</h2>\n<table class=\"t\">\n<tr><th>Program</th><th>Status</th>"
                       "<th>Last pass</th><th>Items (last / total)</th><th>Last error</th></tr>\n");
-    vs_page_printf(p, "<tr><td>scheduler</td><td class=\"%s\" id=\"st-scheduler\">%s</td>"
-                      "<td colspan=\"3\">",
+    vs_page_printf(p,
+                   "<tr><td>scheduler</td><td class=\"%s\" id=\"st-scheduler\">%s</td>"
+                   "<td colspan=\"3\">",
                    st->server_up && !st->stop_sched ? "ok" : "bad",
-                   !st->server_up ? "not running" : st->stop_sched ? "disabled" : "running");
+                   !st->server_up   ? "not running"
+                   : st->stop_sched ? "disabled"
+                                    : "running");
     if (st->server_up)
         vs_page_printf(p, "pid %lld, job cache <span id=\"v-cache\">%lld</span> of %lld slots",
                        (long long)st->server_pid, (long long)st->serve.cache_present,
@@ -378,8 +387,8 @@ void vs_ops_status_tables(struct vs_page *p, const struct vs_ops_status *st)
         vs_page_printf(p, "<tr><td>");
         vs_page_esc(p, a->name);
         vs_page_printf(p, "</td><td>%lld</td><td>%lld</td><td>%lld</td><td>%lld</td><td>",
-                       (long long)a->unsent, (long long)a->in_progress,
-                       (long long)a->need_validate, (long long)a->need_assimilate);
+                       (long long)a->unsent, (long long)a->in_progress, (long long)a->need_validate,
+                       (long long)a->need_assimilate);
         age(p, st->now, a->oldest_unsent);
         vs_page_printf(p, "</td><td>%lld</td><td>%lld</td></tr>\n", (long long)a->success_24h,
                        (long long)a->error_24h);

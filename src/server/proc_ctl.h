@@ -5,9 +5,8 @@
  *
  *   DIR/run/<name>.pid    pid file of the process <name> ("serve", or the
  *                         daemon of `serve --only <name>`), held with an
- *                         exclusive lock (open file description lock) while it runs: the lock, not the
- *                         file's existence, says the process is up (a pid
- *                         file left by a crash is taken over)
+ *                         exclusive lock (open file description lock) while it runs: the lock, not
+ * the file's existence, says the process is up (a pid file left by a crash is taken over)
  *   DIR/run/serve.state   what a running serve publishes for `volsched status`
  *                         (listen address, job cache fill), rewritten atomically
  *   DIR/stop_sched        BOINC-COMPAT: the scheduler answers "down for

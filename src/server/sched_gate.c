@@ -18,7 +18,8 @@ bool vs_sched__gate(struct vs_sched *s, const struct vs_host *host, bool new_hos
     /* BOINC-COMPAT: host._max_results_day == -1 marks a host that gets no
      * work (`volsched host ban`). */
     if (!new_host && host->max_results_day == -1) {
-        vs_sched__add_msg(r, a, "low", "This computer is not allowed to get work from this project");
+        vs_sched__add_msg(r, a, "low",
+                          "This computer is not allowed to get work from this project");
         r->request_delay = 86400;
         return false;
     }

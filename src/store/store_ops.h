@@ -18,13 +18,13 @@
 struct vs_app_counts {
     int64_t appid;
     char name[VS_NAME_MAX];
-    int64_t unsent;           /* results ready to send (server_state UNSENT) */
-    int64_t in_progress;      /* results IN_PROGRESS */
-    int64_t need_validate;    /* workunits waiting for validation */
-    int64_t need_assimilate;  /* workunits waiting for assimilation */
-    int64_t oldest_unsent;    /* create_time of the oldest UNSENT result; 0 = none */
-    int64_t success_24h;      /* results returned successfully in the last day */
-    int64_t error_24h;        /* results returned with an error in the last day */
+    int64_t unsent;          /* results ready to send (server_state UNSENT) */
+    int64_t in_progress;     /* results IN_PROGRESS */
+    int64_t need_validate;   /* workunits waiting for validation */
+    int64_t need_assimilate; /* workunits waiting for assimilation */
+    int64_t oldest_unsent;   /* create_time of the oldest UNSENT result; 0 = none */
+    int64_t success_24h;     /* results returned successfully in the last day */
+    int64_t error_24h;       /* results returned with an error in the last day */
 };
 typedef int (*vs_store_app_counts_fn)(void *ctx, const struct vs_app_counts *c);
 /* Calls fn for every app (name order) with its counts at time now. */

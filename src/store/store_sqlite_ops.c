@@ -38,21 +38,21 @@ static int run_change(struct vs_store *s, sqlite3_stmt *st, const char *what, in
 int vs_store_app_counts(struct vs_store *s, int64_t now, vs_store_app_counts_fn fn, void *ctx)
 {
     /* BOINC-COMPAT: the figures of BOINC's server_status.php per app. */
-    sqlite3_stmt *st = prep(
-        s,
-        "SELECT a.id, a.name,"
-        " (SELECT count(*) FROM result r WHERE r.appid = a.id AND r.server_state = 2),"
-        " (SELECT count(*) FROM result r WHERE r.appid = a.id AND r.server_state = 4),"
-        " (SELECT count(*) FROM workunit w WHERE w.appid = a.id AND w.need_validate <> 0),"
-        " (SELECT count(*) FROM workunit w WHERE w.appid = a.id AND w.assimilate_state = 1),"
-        " (SELECT coalesce(min(r.create_time), 0) FROM result r"
-        "   WHERE r.appid = a.id AND r.server_state = 2),"
-        " (SELECT count(*) FROM result r WHERE r.appid = a.id AND r.server_state = 5"
-        "   AND r.outcome = 1 AND r.received_time >= ?1),"
-        " (SELECT count(*) FROM result r WHERE r.appid = a.id AND r.server_state = 5"
-        "   AND r.outcome = 3 AND r.received_time >= ?1)"
-        " FROM app a ORDER BY a.name",
-        "app counts");
+    sqlite3_stmt *st =
+        prep(s,
+             "SELECT a.id, a.name,"
+             " (SELECT count(*) FROM result r WHERE r.appid = a.id AND r.server_state = 2),"
+             " (SELECT count(*) FROM result r WHERE r.appid = a.id AND r.server_state = 4),"
+             " (SELECT count(*) FROM workunit w WHERE w.appid = a.id AND w.need_validate <> 0),"
+             " (SELECT count(*) FROM workunit w WHERE w.appid = a.id AND w.assimilate_state = 1),"
+             " (SELECT coalesce(min(r.create_time), 0) FROM result r"
+             "   WHERE r.appid = a.id AND r.server_state = 2),"
+             " (SELECT count(*) FROM result r WHERE r.appid = a.id AND r.server_state = 5"
+             "   AND r.outcome = 1 AND r.received_time >= ?1),"
+             " (SELECT count(*) FROM result r WHERE r.appid = a.id AND r.server_state = 5"
+             "   AND r.outcome = 3 AND r.received_time >= ?1)"
+             " FROM app a ORDER BY a.name",
+             "app counts");
     if (!st)
         return VS_ESTORE;
     sqlite3_bind_int64(st, 1, now - 86400);
