@@ -35,9 +35,8 @@ static void show(struct vs_store *s, const struct vs_host *h)
            (long long)h->teamid, h->max_results_day == -1 ? ": BANNED" : "");
     printf("  name          %s\n  cpid          %s\n  address       %s (client says %s)\n",
            h->domain_name, h->host_cpid, h->external_ip_addr, h->last_ip_addr);
-    printf("  platform      %s, %s %s\n  cpus          %d x %s %s, %.3g flops\n",
-           h->platform_name, h->os_name, h->os_version, h->p_ncpus, h->p_vendor, h->p_model,
-           h->p_fpops);
+    printf("  platform      %s, %s %s\n  cpus          %d x %s %s, %.3g flops\n", h->platform_name,
+           h->os_name, h->os_version, h->p_ncpus, h->p_vendor, h->p_model, h->p_fpops);
     printf("  memory        %.3g bytes, disk free %.3g of %.3g\n", h->m_nbytes, h->d_free,
            h->d_total);
     printf("  availability  on %.2f, connected %.2f, active %.2f\n", h->on_frac, h->connected_frac,
@@ -72,8 +71,8 @@ int vs_cmd_host(int argc, char **argv)
     };
     const char *cmd = ban ? "host ban" : "host show";
     int next;
-    int st = vs_cli_getopt(cmd, argc - 1, argv + 1, opts, sizeof(opts) / sizeof(opts[0]), usage,
-                           &next);
+    int st =
+        vs_cli_getopt(cmd, argc - 1, argv + 1, opts, sizeof(opts) / sizeof(opts[0]), usage, &next);
     if (st != VS_CLI_GO)
         return st;
     next += 1;

@@ -4,8 +4,8 @@
  *   volsched result show NAME
  * WU is a workunit name or id.
  */
-#include <stdio.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <time.h>
 
@@ -55,8 +55,9 @@ static int print_result_row(void *ctx, const struct vs_result *r)
                ? vs_ops_outcome_names[r->outcome]
                : "-",
            (long long)r->hostid, r->exit_status,
-           r->validate_state >= 0 && r->validate_state < 6 ? vs_ops_validate_names[r->validate_state]
-                                                           : "?");
+           r->validate_state >= 0 && r->validate_state < 6
+               ? vs_ops_validate_names[r->validate_state]
+               : "?");
     return 0;
 }
 
@@ -119,15 +120,13 @@ static int show_result(struct vs_store *s, const char *name)
     printf("  %-18s %s\n", "validate_state",
            r.validate_state >= 0 && r.validate_state < 6 ? vs_ops_validate_names[r.validate_state]
                                                          : "?");
-    printf("  %-18s host %lld, user %lld, app version %lld (%d)\n", "sent to",
-           (long long)r.hostid, (long long)r.userid, (long long)r.app_version_id,
-           r.app_version_num);
+    printf("  %-18s host %lld, user %lld, app version %lld (%d)\n", "sent to", (long long)r.hostid,
+           (long long)r.userid, (long long)r.app_version_id, r.app_version_num);
     ts("sent", r.sent_time);
     ts("report deadline", r.report_deadline);
     ts("received", r.received_time);
     printf("  %-18s %d\n  %-18s %.1f s cpu, %.1f s elapsed\n  %-18s %.2f\n", "exit_status",
-           r.exit_status, "times", r.cpu_time, r.elapsed_time, "granted credit",
-           r.granted_credit);
+           r.exit_status, "times", r.cpu_time, r.elapsed_time, "granted credit", r.granted_credit);
     if (r.stderr_out && r.stderr_out[0])
         printf("stderr:\n%.4000s%s\n", r.stderr_out, strlen(r.stderr_out) > 4000 ? "\n[...]" : "");
     vs_result_cleanup(&r);
@@ -203,8 +202,7 @@ static int run(const char *sub, int argc, char **argv)
             if (rc == 0)
                 rc = cancel_one(s, wu.id, argv[i]);
             else
-                fprintf(stderr, "volsched job cancel: workunit %s: %s\n", argv[i],
-                        vs_strerror(rc));
+                fprintf(stderr, "volsched job cancel: workunit %s: %s\n", argv[i], vs_strerror(rc));
             vs_workunit_cleanup(&wu);
             if (rc)
                 ret = VS_EXIT_FAIL;

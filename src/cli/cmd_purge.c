@@ -65,12 +65,13 @@ static void arch_wu(FILE *f, const struct vs_workunit *wu)
 {
     fprintf(f, "<workunit>\n    <id>%lld</id>\n", (long long)wu->id);
     x_str(f, "name", wu->name);
-    fprintf(f,
-            "    <appid>%lld</appid>\n    <batch>%lld</batch>\n    <create_time>%lld</create_time>\n"
-            "    <canonical_resultid>%lld</canonical_resultid>\n"
-            "    <error_mask>%d</error_mask>\n    <mod_time>%lld</mod_time>\n",
-            (long long)wu->appid, (long long)wu->batch, (long long)wu->create_time,
-            (long long)wu->canonical_resultid, wu->error_mask, (long long)wu->mod_time);
+    fprintf(
+        f,
+        "    <appid>%lld</appid>\n    <batch>%lld</batch>\n    <create_time>%lld</create_time>\n"
+        "    <canonical_resultid>%lld</canonical_resultid>\n"
+        "    <error_mask>%d</error_mask>\n    <mod_time>%lld</mod_time>\n",
+        (long long)wu->appid, (long long)wu->batch, (long long)wu->create_time,
+        (long long)wu->canonical_resultid, wu->error_mask, (long long)wu->mod_time);
     x_str(f, "xml_doc", wu->xml_doc);
     fprintf(f, "</workunit>\n");
 }
