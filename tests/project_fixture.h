@@ -15,8 +15,9 @@
 #include <unistd.h>
 
 #include "server/templates.h"
-#include "store/project.h"
+#include "volsched/config.h"
 #include "store/store.h"
+#include "store/store_project.h"
 #include "volsched/alloc.h"
 #include "volsched/sign.h"
 #include "volsched/str.h"

@@ -60,7 +60,8 @@ enum vs_sp_reason {
 /* Short stable name of a reason ("memory", "job_limit" ...); never NULL. */
 const char *vs_sp_reason_name(enum vs_sp_reason r);
 
-/* ---- configuration (filled by src/server/config.c or by tests) ---- */
+/* ---- configuration (filled by src/config/ from config.xml and config_aux.xml, or by tests) ----
+ */
 
 /* One <total_limit>/<cpu_limit>/<gpu_limit>: jobs 0 = no limit. */
 struct vs_sp_rsc_limit {

@@ -13,8 +13,9 @@
 #include "cmd.h"
 #include "server/create_work.h"
 #include "server/transitioner.h"
-#include "store/project.h"
+#include "store/store.h"
 #include "volsched/alloc.h"
+#include "volsched/config.h"
 #include "volsched/str.h"
 
 #define MAX_STDIN_JOBS  1000000

@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli_util.h"
 #include "cmd.h"
 #include "serve_proc.h"
 #include "server/daemons.h"
@@ -22,9 +23,11 @@
 #include "server/http.h"
 #include "server/ops_pages.h"
 #include "server/sched.h"
-#include "store/project.h"
+#include "store/store.h"
+#include "store/store_project.h"
 #include "volsched/alloc.h"
 #include "volsched/config.h"
+#include "volsched/layout.h"
 #include "volsched/log.h"
 #include "volsched/str.h"
 
@@ -142,13 +145,11 @@ static void reload_config(struct vs_project_config *cfg, struct vs_log *log, str
     struct vs_project_config *ncfg = vs_xmalloc(sizeof(*ncfg));
     struct vs_config_error cerr;
     memset(&cerr, 0, sizeof(cerr));
-    int rc = vs_project_config_load_checked(cfg->dir, log, ncfg, &cerr);
+    int rc = vs_project_config_load(cfg->dir, log, ncfg, &cerr);
     if (rc != 0) {
+        /* file:line: reason (line 0: the file as a whole, e.g. unreadable) */
         char where[600];
-        if (cerr.file[0])
-            vs_config_error_format(&cerr, where, sizeof(where));
-        else
-            snprintf(where, sizeof(where), "%s", vs_strerror(rc));
+        vs_config_error_format(&cerr, where, sizeof(where));
         VS_LOG(log, VS_LOG_ERROR, "config reload refused, keeping the running config: %s", where);
         vs_free(ncfg);
         return;
@@ -330,20 +331,9 @@ int vs_cmd_serve(int argc, char **argv)
     struct vs_project_config cfg;
     /* config.xml and config_aux.xml: a bad one stops the start with file,
      * line and reason; unknown tags are logged as warnings. */
-    struct vs_config_error cerr;
-    memset(&cerr, 0, sizeof(cerr));
-    int rc = vs_project_config_load_checked(project, &early, &cfg, &cerr);
-    if (rc != 0) {
-        if (cerr.file[0]) {
-            char where[600];
-            vs_config_error_format(&cerr, where, sizeof(where));
-            fprintf(stderr, "volsched serve: %s\n", where);
-        } else {
-            fprintf(stderr, "volsched serve: cannot load project %s: %s\n", project,
-                    vs_strerror(rc));
-        }
-        return rc == -ENOMEM || rc == VS_ENOMEM ? VS_EXIT_FAIL : VS_EXIT_USAGE;
-    }
+    if (!vs_cli_load_project("serve", project, &early, &cfg))
+        return VS_EXIT_USAGE;
+    int rc = 0;
     if (store_url && vs_strlcpy(cfg.store_url, store_url, sizeof(cfg.store_url)) != 0) {
         fprintf(stderr, "volsched serve: --store URL too long\n");
         return VS_EXIT_USAGE;

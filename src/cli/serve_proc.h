@@ -11,7 +11,7 @@
 
 #include "server/ops_metrics.h"
 #include "server/proc_ctl.h"
-#include "store/project.h"
+#include "volsched/config.h"
 #include "volsched/log.h"
 
 /* The loggers of one serve process: [0] the process itself (log/<name>.log),

@@ -11,6 +11,7 @@
 #include "server/daemon_util.h"
 #include "server/ops_metrics.h"
 #include "server/proc_ctl.h"
+#include "store/store_project.h"
 #include "volsched/log.h"
 #include "volsched/str.h"
 

@@ -692,17 +692,9 @@ int vs_sched_refill(struct vs_sched *s, size_t *out_added)
 
 static char *read_small_file(const char *path)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
     struct vs_buf b;
     vs_buf_init(&b, 64 * 1024);
-    char chunk[4096];
-    size_t n;
-    int rc = 0;
-    while (rc == 0 && (n = fread(chunk, 1, sizeof(chunk), f)) > 0)
-        rc = vs_buf_append(&b, chunk, n);
-    fclose(f);
+    int rc = vs_buf_append_file(&b, path);
     if (rc != 0 || b.len == 0) {
         vs_buf_cleanup(&b);
         return NULL;

@@ -14,7 +14,9 @@
 
 #include "server/daemon_util.h"
 #include "server/http.h"
+#include "store/store_project.h"
 #include "volsched/alloc.h"
+#include "volsched/layout.h"
 #include "volsched/log.h"
 #include "volsched/md5.h"
 #include "volsched/proto.h"

@@ -11,6 +11,7 @@
 #include "server/ops_page.h"
 #include "server/ops_status.h"
 #include "store/store_ops.h"
+#include "store/store_project.h"
 #include "volsched/alloc.h"
 #include "volsched/log.h"
 #include "volsched/str.h"

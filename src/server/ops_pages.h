@@ -17,7 +17,7 @@
 #include "server/http.h"
 #include "server/ops_metrics.h"
 #include "server/sched.h"
-#include "store/project.h"
+#include "volsched/config.h"
 
 struct vs_ops_pages;
 

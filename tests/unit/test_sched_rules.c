@@ -93,11 +93,11 @@ static void build(struct fx *f, const struct vs_sp_config *pol, const struct spe
         assert_non_null(fp);
         fputs("<boinc><config></config></boinc>\n", fp);
         fclose(fp);
-        struct vs_config vc;
+        struct vs_project_config *vc = VS_NEW(struct vs_project_config);
         struct vs_config_error ce;
-        assert_int_equal(vs_config_load(&vc, f->dir, &ce), 0);
-        c->policy.limits = vc.policy.limits;
-        vs_config_cleanup(&vc);
+        assert_int_equal(vs_project_config_load(f->dir, NULL, vc, &ce), 0);
+        c->policy.limits = vc->policy.limits;
+        vs_free(vc);
     }
     assert_int_equal(mkdir(c->key_dir, 0700), 0);
     assert_int_equal(vs_store_open(c->store_url, VS_STORE_CREATE, NULL, &f->st), 0);
