@@ -122,24 +122,16 @@ struct vs_project_config {
     struct vs_sp_config policy;
 
     /* scheduler RPC behaviour */
-    int min_sendwork_interval;                  /* <min_sendwork_interval> seconds; 0 = none */
-    int next_rpc_delay;                         /* <next_rpc_delay> seconds; 0 = none */
-    int maintenance_delay;                      /* <maintenance_delay> seconds; default 3600 */
-    int report_grace_period;                    /* <report_grace_period> seconds; default 3600 */
-    int delete_delay_hours;                     /* <delete_delay_hours> */
-    int report_max;                             /* <report_max> results per RPC; 0 = all */
-    int shmem_work_items;                       /* <shmem_work_items> job cache slots; 100 */
-    int feeder_query_size;                      /* <feeder_query_size>; default 200 */
-    bool resend_lost_results;                   /* <resend_lost_results> */
-    bool send_result_abort;                     /* <send_result_abort> */
-    bool nowork_skip;                           /* <nowork_skip> */
-    bool dont_send_jobs;                        /* <dont_send_jobs> */
-    bool dont_generate_upload_certificates;     /* <dont_generate_upload_certificates> */
-    bool ignore_upload_certificates;            /* <ignore_upload_certificates> */
-    bool cache_md5_info;                        /* <cache_md5_info> */
-    bool disable_account_creation;              /* <disable_account_creation> */
-    int min_core_client_version_announced;      /* encoded like min_core_client_version */
-    long long min_core_client_upgrade_deadline; /* epoch seconds */
+    int min_sendwork_interval;              /* <min_sendwork_interval> seconds; 0 = none */
+    int next_rpc_delay;                     /* <next_rpc_delay> seconds; 0 = none */
+    int maintenance_delay;                  /* <maintenance_delay> seconds; default 3600 */
+    int report_grace_period;                /* <report_grace_period> seconds; default 3600 */
+    int delete_delay_hours;                 /* <delete_delay_hours> */
+    int report_max;                         /* <report_max> results per RPC; 0 = all */
+    bool resend_lost_results;               /* <resend_lost_results> */
+    bool send_result_abort;                 /* <send_result_abort> */
+    bool dont_send_jobs;                    /* <dont_send_jobs> */
+    bool dont_generate_upload_certificates; /* <dont_generate_upload_certificates> */
 
     /* assigned work (seed 003) */
     bool enable_assignment;       /* <enable_assignment>; default 1 */

@@ -23,8 +23,6 @@ void vs_project_config_init(struct vs_project_config *cfg)
     vs_sp_config_defaults(&cfg->policy);
     cfg->maintenance_delay = 3600;
     cfg->report_grace_period = 3600;
-    cfg->shmem_work_items = 100;
-    cfg->feeder_query_size = 200;
     cfg->enable_assignment = true;
     cfg->enable_assignment_multi = true;
     cfg->daemon_command_timeout = 600;
@@ -328,6 +326,15 @@ static int set_tag(const struct vs_config_ctx *x, const struct vs_config_tag *t,
     case K_VALIDATOR:
     case K_ASSIMILATOR:
         return read_block(x, n, t->kind == K_VALIDATOR);
+    case K_IGNORED:
+        return 0;
+    case K_UNSUPPORTED: {
+        size_t used = strlen(x->unsupported);
+        if (used + 1 < x->unsupported_size)
+            snprintf(x->unsupported + used, x->unsupported_size - used, "%s<%s> (line %u)",
+                     used ? ", " : "", n->name, n->line);
+        return 0;
+    }
     }
     return VS_EINTERNAL;
 }
@@ -383,8 +390,14 @@ static int parse_file(struct vs_project_config *cfg, const char *data, size_t le
 {
     struct vs_arena arena;
     vs_arena_init(&arena, 16384);
-    struct vs_config_ctx x = {cfg, filename ? filename : (aux ? "config_aux.xml" : "config.xml"),
-                              log, err, &arena};
+    char unsupported[1024] = "";
+    struct vs_config_ctx x = {cfg,
+                              filename ? filename : (aux ? "config_aux.xml" : "config.xml"),
+                              log,
+                              err,
+                              &arena,
+                              unsupported,
+                              sizeof unsupported};
     struct vs_xml_doc doc;
     int rc = parse_doc(&x, data, len, &doc);
     if (rc)
@@ -418,6 +431,11 @@ static int parse_file(struct vs_project_config *cfg, const char *data, size_t le
         rc = vs_config__fail(&x, VS_ECONFIG, root->line, "root element is <%s>, expected <%s>",
                              root->name, aux ? "config" : "boinc");
     }
+    /* One line for all of them: an operator coming from BOINC sees at once
+     * which of the project's settings have no effect here. */
+    if (rc == 0 && unsupported[0] && log && log->level >= VS_LOG_WARN)
+        vs_log_write(log, VS_LOG_WARN, "%s: BOINC option not supported, ignored: %s", x.file,
+                     unsupported);
 out:
     vs_arena_cleanup(&arena);
     return rc;
@@ -447,7 +465,7 @@ static int load_one(struct vs_project_config *cfg, const char *name, bool aux, b
     vs_buf_init(&text, VS_CONFIG_MAX_FILE);
     int rc = vs_buf_printf(&path, "%s/%s", cfg->dir, name);
     if (rc) {
-        struct vs_config_ctx x = {cfg, name, log, err, NULL};
+        struct vs_config_ctx x = {cfg, name, log, err, NULL, NULL, 0};
         rc = vs_config__fail(&x, VS_ELIMIT, 0, "project path too long");
         goto out;
     }
@@ -457,7 +475,7 @@ static int load_one(struct vs_project_config *cfg, const char *name, bool aux, b
         goto out;
     }
     if (rc) {
-        struct vs_config_ctx x = {cfg, vs_buf_str(&path), log, err, NULL};
+        struct vs_config_ctx x = {cfg, vs_buf_str(&path), log, err, NULL, NULL, 0};
         if (rc == VS_ELIMIT)
             vs_config__fail(&x, rc, 0, "file larger than %u bytes", VS_CONFIG_MAX_FILE);
         else

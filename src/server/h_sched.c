@@ -308,7 +308,7 @@ static int parse_doc(struct vs_arena *a, const char *doc, struct vs_proto_reply 
     return vs_proto_reply_parse(buf, n, a, out, err);
 }
 
-static void unprep_job(void *ctx, void *prep)
+void vs_sched__unprep_job(void *ctx, void *prep)
 {
     (void)ctx;
     struct prep_job *pj = prep;
@@ -316,7 +316,7 @@ static void unprep_job(void *ctx, void *prep)
     vs_free(pj);
 }
 
-static int prep_job(void *ctx, struct vs_cache_job *cj)
+int vs_sched__prep_job(void *ctx, struct vs_cache_job *cj)
 {
     struct vs_sched *s = ctx;
     const struct vs_job *j = &cj->job;
@@ -358,7 +358,7 @@ static int prep_job(void *ctx, struct vs_cache_job *cj)
     cj->prep = pj;
     return 0;
 fail:
-    unprep_job(s, pj);
+    vs_sched__unprep_job(s, pj);
     return rc;
 }
 
@@ -460,6 +460,7 @@ int vs_sched_handle(struct vs_sched *s, const char *body, size_t len, const char
     struct vs_send send;
     bool have_send = false;
     struct vs_claim *claims = NULL;
+    struct vs_resend resend = {0};
     int status;
     bool have_cat_lock = false;
 
@@ -474,7 +475,9 @@ int vs_sched_handle(struct vs_sched *s, const char *body, size_t len, const char
         /* BOINC-COMPAT: stop_sched: answer without reading the request. */
         atomic_fetch_add_explicit(&s->n_maint, 1, memory_order_relaxed);
         struct vs_proto_reply mr = {0};
-        mr.request_delay = 3600; /* CFG: maintenance_delay */
+        pthread_rwlock_rdlock(&s->cat_lock); /* vs_sched_set_config */
+        mr.request_delay = s->cfg.maintenance_delay;
+        pthread_rwlock_unlock(&s->cat_lock);
         mr.project_name = s->cfg.long_name[0] ? s->cfg.long_name : NULL;
         vs_sched__add_msg(&mr, &a, "low", "Project is temporarily shut down for maintenance");
         VS_LOG(s->log, VS_LOG_INFO, "scheduler: %s: down for maintenance (stop_sched)",
@@ -543,6 +546,7 @@ int vs_sched_handle(struct vs_sched *s, const char *body, size_t len, const char
     struct vs_reports reports;
     pthread_rwlock_rdlock(&s->cat_lock); /* s->cfg's rules (vs_sched_set_config) */
     have_cat_lock = true;
+    vs_sched__report_max(s, &q);
     rc = vs_reports_prepare(st, &q, user.id, &a, s->log, &reports);
     reports.daily_quota = s->cfg.policy.daily_result_quota;
     if (rc != 0) {
@@ -577,6 +581,7 @@ int vs_sched_handle(struct vs_sched *s, const char *body, size_t len, const char
     }
     bool asked = wants;
     wants = vs_sched__gate(s, &host, new_host, prev_rpc_time, now, wants, &a, &r);
+    vs_sched__other_results(s, st, &q, &host, now, &wants, &a, &r, &resend);
     vs_send_choose(s, st, &q, new_host ? 0 : host.id, user.id, prev_rpc_time, now, wants,
                    new_host ? NULL : &cached_havs, &a, &r, &send);
     have_send = true;
@@ -595,7 +600,9 @@ int vs_sched_handle(struct vs_sched *s, const char *body, size_t len, const char
         claims[i].app_version_num =
             sj->av ? sj->av->av->version_num : (sj->anon_av ? sj->anon_av->version_num : 0);
         int64_t bound = j->wu.delay_bound > 0 ? j->wu.delay_bound : 7 * 86400;
-        claims[i].report_deadline = now + bound;
+        /* BOINC-COMPAT: the stored deadline includes report_grace_period;
+         * the client is told the deadline without it (h_send.c). */
+        claims[i].report_deadline = now + bound + s->cfg.report_grace_period;
         claims[i].flops_estimate = sj->flops;
         claims[i].hr_class = sj->hr_class;
     }
@@ -631,6 +638,7 @@ int vs_sched_handle(struct vs_sched *s, const char *body, size_t len, const char
 
     vs_reports_ack(&reports, &r, &a); /* durable now: the client may forget them */
     vs_send_reply_jobs(s, &send, claims, &a, &r);
+    vs_sched__resend_reply(s, &resend, &a, &r);
     atomic_fetch_add_explicit(&s->n_sent, item.nclaimed, memory_order_relaxed);
     if (wants && item.nclaimed == 0) {
         atomic_fetch_add_explicit(&s->n_nowork, 1, memory_order_relaxed);
@@ -657,6 +665,7 @@ done:
         vs_cache_forget(s->cache, &send.jobs[i], !claims[i].claimed);
     if (have_send)
         vs_send_cleanup(&send);
+    vs_sched__resend_cleanup(s, &resend);
     vs_free(claims);
     if (st)
         pool_put(s, st);
@@ -677,7 +686,7 @@ int vs_sched_http(void *ctx, const char *body, size_t len, const char *peer, str
 int vs_sched_refill(struct vs_sched *s, size_t *out_added)
 {
     pthread_mutex_lock(&s->feed_mu);
-    /* prep_job reads no catalog state, so the feeder needs no catalog lock. */
+    /* vs_sched__prep_job reads no catalog state, so the feeder needs no catalog lock. */
     int rc = vs_cache_refill(s->cache, s->feed_store, out_added);
     /* The writer does not checkpoint (vs_store_sched_tune): the feeder does,
      * about once a second, off the request path. */
@@ -744,7 +753,7 @@ int vs_sched_create(const struct vs_project_config *cfg, struct vs_log *log,
         VS_LOG(log, VS_LOG_ERROR, "cannot load apps: %s", vs_strerror(rc));
         goto fail;
     }
-    s->cache = vs_cache_create(s->opt.cache_slots, prep_job, unprep_job, s);
+    s->cache = vs_cache_create(s->opt.cache_slots, vs_sched__prep_job, vs_sched__unprep_job, s);
     *out = s;
     return 0;
 fail:
@@ -803,6 +812,12 @@ void vs_sched_set_config(struct vs_sched *s, const struct vs_project_config *cfg
     s->cfg.policy = cfg->policy;
     s->cfg.min_sendwork_interval = cfg->min_sendwork_interval;
     s->cfg.report_grace_period = cfg->report_grace_period;
+    s->cfg.next_rpc_delay = cfg->next_rpc_delay;
+    s->cfg.maintenance_delay = cfg->maintenance_delay;
+    s->cfg.report_max = cfg->report_max;
+    s->cfg.resend_lost_results = cfg->resend_lost_results;
+    s->cfg.send_result_abort = cfg->send_result_abort;
+    s->cfg.dont_send_jobs = cfg->dont_send_jobs;
     pthread_rwlock_unlock(&s->cat_lock);
 }
 

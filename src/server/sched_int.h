@@ -114,6 +114,38 @@ bool vs_sched__gate(struct vs_sched *s, const struct vs_host *host, bool new_hos
                     double prev_rpc_time, int64_t now, bool wants, struct vs_arena *a,
                     struct vs_proto_reply *r);
 
+/* report_max: cuts the request's reported results to the first report_max. */
+void vs_sched__report_max(const struct vs_sched *s, struct vs_proto_request *q);
+
+/* ---- h_resend.c: the results the host holds or lost ---- */
+/* The lost results one RPC sends again (vs_sched__other_results). */
+struct vs_resend {
+    struct vs_cache_job *jobs; /* owned: the stored rows and their prep */
+    struct send_job *sent;     /* in the request's arena */
+    struct vs_claim *claims;   /* in the arena: claimed, report_deadline */
+    size_t n;
+};
+/*
+ * The request's <other_results> (the results the client holds) against the
+ * store's results of host hostid (0: a new host, nothing to do), before
+ * work is chosen. send_result_abort: <result_abort> for those the project
+ * no longer needs. resend_lost_results (only when *wants): a result in
+ * progress on this host that the client does not list is lost: sent again
+ * when still feasible (its new deadline is stored now; out->jobs, and no new
+ * work in this RPC: *wants becomes false), else given up (deadline now - 1,
+ * so the transitioner reissues it at once). Messages go into r; store
+ * errors are logged and the RPC goes on. Call vs_sched__resend_reply()
+ * after the new jobs' elements, vs_sched__resend_cleanup() after the reply
+ * is written. Catalog lock held by the caller.
+ */
+void vs_sched__other_results(struct vs_sched *s, struct vs_store *st,
+                             const struct vs_proto_request *q, const struct vs_host *host,
+                             int64_t now, bool *wants, struct vs_arena *a, struct vs_proto_reply *r,
+                             struct vs_resend *out);
+void vs_sched__resend_reply(const struct vs_sched *s, const struct vs_resend *x, struct vs_arena *a,
+                            struct vs_proto_reply *r);
+void vs_sched__resend_cleanup(struct vs_sched *s, struct vs_resend *x);
+
 /* ---- h_send.c ---- */
 
 /* How one taken job is sent (parallel to the taken jobs). */
@@ -165,5 +197,8 @@ void vs_send_cleanup(struct vs_send *x);
 void vs_sched__add_msg(struct vs_proto_reply *r, struct vs_arena *a, const char *prio,
                        const char *text);
 const struct vs_app *vs_sched__find_app(const struct vs_catalog *cat, int64_t id);
+/* The cache's prep hooks: a job's reply pieces from its stored documents. */
+int vs_sched__prep_job(void *ctx, struct vs_cache_job *cj);
+void vs_sched__unprep_job(void *ctx, void *prep);
 
 #endif
