@@ -81,7 +81,8 @@ grep -q 'SIGUSR2 ignored' "$P/log/serve.log" || fail "SIGUSR2 not logged"
 cp "$P/config.xml" "$W/config.good"
 echo '<boinc><config><daily_result_quota>lots</daily_result_quota></config></boinc>' > "$P/config.xml"
 kill -HUP "$SPID"; sleep 0.5
-grep -q 'config reload refused, keeping the running config' "$P/log/serve.log" || fail "bad config not refused"
+grep -qF "config reload refused, keeping the running config: $P/config.xml:1: <daily_result_quota>" "$P/log/serve.log" \
+    || fail "bad config not refused with file:line"
 cp "$W/config.good" "$P/config.xml"
 curl -sf "$URL" >/dev/null || fail "serve died on a bad config"
 
