@@ -368,25 +368,23 @@ done:
 /* ------------------------------------------------------------------------ */
 /* Transitioner scan                                                         */
 
-struct result_vec {
-    struct vs_result *v;
-    size_t n, cap;
-};
-
-static int collect_result(void *ctx, const struct vs_result *r)
+/* Calls fn for each of the page's workunits with its results, then frees the
+ * page. The page was read first because fn writes to the rows its scan
+ * reads. */
+static int each_wu_with_results(struct vs_store *s, struct vs_workunit *wus, size_t nwus, int ret,
+                                vs_store_transition_fn fn, void *ctx)
 {
-    struct result_vec *rv = ctx;
-    if (rv->n == rv->cap) {
-        rv->cap = rv->cap ? rv->cap * 2 : 4;
-        rv->v = vs_xreallocarray(rv->v, rv->cap, sizeof(*rv->v));
+    for (size_t i = 0; ret == 0 && i < nwus; i++) {
+        struct vs_result_vec rv = {0};
+        ret = vs_store_results_of_wu(s, wus[i].id, vs_result_vec_add, &rv);
+        if (ret == 0)
+            ret = fn(ctx, &wus[i], rv.v, rv.n);
+        vs_result_vec_cleanup(&rv);
     }
-    /* scan_results frees its row after the callback: take deep copies. */
-    struct vs_result *d = &rv->v[rv->n++];
-    *d = *r;
-    d->xml_doc_in = r->xml_doc_in ? vs_xstrdup(r->xml_doc_in) : NULL;
-    d->xml_doc_out = r->xml_doc_out ? vs_xstrdup(r->xml_doc_out) : NULL;
-    d->stderr_out = r->stderr_out ? vs_xstrdup(r->stderr_out) : NULL;
-    return 0;
+    for (size_t i = 0; i < nwus; i++)
+        vs_workunit_cleanup(&wus[i]);
+    vs_free(wus);
+    return ret;
 }
 
 int vs_store_wus_to_transition(struct vs_store *s, int64_t now, int limit,
@@ -409,19 +407,7 @@ int vs_store_wus_to_transition(struct vs_store *s, int64_t now, int limit,
         rc = SQLITE_DONE;
     sqlite3_reset(st);
     int ret = rc == SQLITE_DONE ? 0 : vs_sq__err(s, rc, "transition scan");
-    for (size_t i = 0; ret == 0 && i < nwus; i++) {
-        struct result_vec rv = {0};
-        ret = vs_store_results_of_wu(s, wus[i].id, collect_result, &rv);
-        if (ret == 0)
-            ret = fn(ctx, &wus[i], rv.v, rv.n);
-        for (size_t j = 0; j < rv.n; j++)
-            vs_result_cleanup(&rv.v[j]);
-        vs_free(rv.v);
-    }
-    for (size_t i = 0; i < nwus; i++)
-        vs_workunit_cleanup(&wus[i]);
-    vs_free(wus);
-    return ret;
+    return each_wu_with_results(s, wus, nwus, ret, fn, ctx);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -463,19 +449,7 @@ int vs_store_wus_in_queue(struct vs_store *s, int queue, int64_t appid, int limi
     }
     sqlite3_reset(st);
     int ret = rc == SQLITE_DONE ? 0 : vs_sq__err(s, rc, "queue scan");
-    for (size_t i = 0; ret == 0 && i < nwus; i++) {
-        struct result_vec rv = {0};
-        ret = vs_store_results_of_wu(s, wus[i].id, collect_result, &rv);
-        if (ret == 0)
-            ret = fn(ctx, &wus[i], rv.v, rv.n);
-        for (size_t j = 0; j < rv.n; j++)
-            vs_result_cleanup(&rv.v[j]);
-        vs_free(rv.v);
-    }
-    for (size_t i = 0; i < nwus; i++)
-        vs_workunit_cleanup(&wus[i]);
-    vs_free(wus);
-    return ret;
+    return each_wu_with_results(s, wus, nwus, ret, fn, ctx);
 }
 
 int vs_store_results_to_delete(struct vs_store *s, int limit, vs_store_result_fn fn, void *ctx)
@@ -486,7 +460,7 @@ int vs_store_results_to_delete(struct vs_store *s, int limit, vs_store_result_fn
     if (!st)
         return VS_ESTORE;
     sqlite3_bind_int(st, 1, limit);
-    struct result_vec rv = {0};
+    struct vs_result_vec rv = {0};
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         struct vs_result r;
@@ -502,8 +476,6 @@ int vs_store_results_to_delete(struct vs_store *s, int limit, vs_store_result_fn
     int ret = rc == SQLITE_DONE ? 0 : vs_sq__err(s, rc, "delete scan");
     for (size_t i = 0; ret == 0 && i < rv.n; i++)
         ret = fn(ctx, &rv.v[i]);
-    for (size_t i = 0; i < rv.n; i++)
-        vs_result_cleanup(&rv.v[i]);
-    vs_free(rv.v);
+    vs_result_vec_cleanup(&rv);
     return ret;
 }

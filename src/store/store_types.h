@@ -378,6 +378,16 @@ void vs_user_cleanup(struct vs_user *u);
 void vs_app_version_cleanup(struct vs_app_version *av);
 void vs_workunit_cleanup(struct vs_workunit *wu);
 void vs_result_cleanup(struct vs_result *r);
+
+/* A growable array of results that owns deep copies of them. Start it
+ * zeroed; vs_result_vec_add has the shape of a vs_store_result_fn (pass the
+ * vector as its ctx) and always returns 0; _cleanup frees every copy. */
+struct vs_result_vec {
+    struct vs_result *v;
+    size_t n, cap;
+};
+int vs_result_vec_add(void *ctx, const struct vs_result *r);
+void vs_result_vec_cleanup(struct vs_result_vec *rv);
 void vs_catalog_cleanup(struct vs_catalog *c);
 
 /* Fills a workunit with create_work's defaults (BOINC-COMPAT backend_lib.h):
