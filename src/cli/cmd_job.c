@@ -4,6 +4,7 @@
  *   volsched result show NAME
  * WU is a workunit name or id.
  */
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -29,6 +30,25 @@ static void usage(FILE *f)
                "results already out are abandoned. WU is a workunit name or id.\n");
 }
 
+/* One "  label  value" line of a show command. */
+static void VS_PRINTF(2, 3) field(const char *label, const char *fmt, ...)
+{
+    printf("  %-18s ", label);
+    va_list ap;
+    va_start(ap, fmt);
+    vprintf(fmt, ap);
+    va_end(ap);
+    putchar('\n');
+}
+
+/* Says why a show command found nothing (rc != 0); returns rc. */
+static int not_found(int rc, const char *cmd, const char *kind, const char *arg)
+{
+    if (rc)
+        fprintf(stderr, "volsched %s: %s %s: %s\n", cmd, kind, arg, vs_strerror(rc));
+    return rc;
+}
+
 static void ts(const char *label, int64_t t)
 {
     char buf[32] = "-";
@@ -38,7 +58,7 @@ static void ts(const char *label, int64_t t)
         gmtime_r(&tt, &tm);
         strftime(buf, sizeof(buf), "%Y-%m-%d %H:%M:%SZ", &tm);
     }
-    printf("  %-18s %s\n", label, buf);
+    field(label, "%s", buf);
 }
 
 static const char *state_name(int st)
@@ -75,30 +95,29 @@ static int show_wu(struct vs_store *s, const char *arg)
 {
     struct vs_workunit wu;
     memset(&wu, 0, sizeof(wu));
-    int rc = find_wu(s, arg, &wu);
-    if (rc) {
-        fprintf(stderr, "volsched job show: workunit %s: %s\n", arg, vs_strerror(rc));
+    if (not_found(find_wu(s, arg, &wu), "job show", "workunit", arg))
         return VS_EXIT_FAIL;
-    }
     printf("workunit %s (id %lld, app %lld, batch %lld)\n", wu.name, (long long)wu.id,
            (long long)wu.appid, (long long)wu.batch);
-    printf("  %-18s %s\n", "phase", vs_wu_phase_name(vs_workunit_phase(&wu)));
-    printf("  %-18s 0x%x", "error_mask", wu.error_mask);
-    for (int b = 0; b < 6; b++)
+    field("phase", "%s", vs_wu_phase_name(vs_workunit_phase(&wu)));
+    char errs[256];
+    int n = snprintf(errs, sizeof(errs), "0x%x", wu.error_mask);
+    for (int b = 0; b < 6 && n > 0 && (size_t)n < sizeof(errs); b++)
         if (wu.error_mask & (1 << b))
-            printf(" %s", vs_ops_wu_error_names[b]);
-    printf("\n  %-18s %lld\n", "canonical result", (long long)wu.canonical_resultid);
-    printf("  %-18s quorum %d, target %d, max error %d, max total %d, max success %d\n",
-           "replication", wu.min_quorum, wu.target_nresults, wu.max_error_results,
-           wu.max_total_results, wu.max_success_results);
-    printf("  %-18s %.3g flops est, %.3g bound, delay bound %d s, priority %d\n", "resources",
-           wu.rsc_fpops_est, wu.rsc_fpops_bound, wu.delay_bound, wu.priority);
-    printf("  %-18s assimilate %d, file_delete %d, need_validate %d\n", "states",
-           wu.assimilate_state, wu.file_delete_state, wu.need_validate);
+            n += snprintf(errs + n, sizeof(errs) - (size_t)n, " %s", vs_ops_wu_error_names[b]);
+    field("error_mask", "%s", errs);
+    field("canonical result", "%lld", (long long)wu.canonical_resultid);
+    field("replication", "quorum %d, target %d, max error %d, max total %d, max success %d",
+          wu.min_quorum, wu.target_nresults, wu.max_error_results, wu.max_total_results,
+          wu.max_success_results);
+    field("resources", "%.3g flops est, %.3g bound, delay bound %d s, priority %d",
+          wu.rsc_fpops_est, wu.rsc_fpops_bound, wu.delay_bound, wu.priority);
+    field("states", "assimilate %d, file_delete %d, need_validate %d", wu.assimilate_state,
+          wu.file_delete_state, wu.need_validate);
     ts("created", wu.create_time);
     ts("transition time", wu.transition_time < (int64_t)1 << 40 ? wu.transition_time : 0);
     printf("results:\n");
-    rc = vs_store_results_of_wu(s, wu.id, print_result_row, NULL);
+    int rc = vs_store_results_of_wu(s, wu.id, print_result_row, NULL);
     vs_workunit_cleanup(&wu);
     return rc ? VS_EXIT_FAIL : VS_EXIT_OK;
 }
@@ -107,26 +126,23 @@ static int show_result(struct vs_store *s, const char *name)
 {
     struct vs_result r;
     memset(&r, 0, sizeof(r));
-    int rc = vs_store_result_by_name(s, name, &r);
-    if (rc) {
-        fprintf(stderr, "volsched result show: result %s: %s\n", name, vs_strerror(rc));
+    if (not_found(vs_store_result_by_name(s, name, &r), "result show", "result", name))
         return VS_EXIT_FAIL;
-    }
     printf("result %s (id %lld, workunit %lld, app %lld)\n", r.name, (long long)r.id,
            (long long)r.workunitid, (long long)r.appid);
-    printf("  %-18s %s\n", "server_state", state_name(r.server_state));
-    printf("  %-18s %s\n", "outcome",
-           r.outcome >= 0 && r.outcome < 8 ? vs_ops_outcome_names[r.outcome] : "?");
-    printf("  %-18s %s\n", "validate_state",
-           r.validate_state >= 0 && r.validate_state < 6 ? vs_ops_validate_names[r.validate_state]
-                                                         : "?");
-    printf("  %-18s host %lld, user %lld, app version %lld (%d)\n", "sent to", (long long)r.hostid,
-           (long long)r.userid, (long long)r.app_version_id, r.app_version_num);
+    field("server_state", "%s", state_name(r.server_state));
+    field("outcome", "%s", r.outcome >= 0 && r.outcome < 8 ? vs_ops_outcome_names[r.outcome] : "?");
+    field("validate_state", "%s",
+          r.validate_state >= 0 && r.validate_state < 6 ? vs_ops_validate_names[r.validate_state]
+                                                        : "?");
+    field("sent to", "host %lld, user %lld, app version %lld (%d)", (long long)r.hostid,
+          (long long)r.userid, (long long)r.app_version_id, r.app_version_num);
     ts("sent", r.sent_time);
     ts("report deadline", r.report_deadline);
     ts("received", r.received_time);
-    printf("  %-18s %d\n  %-18s %.1f s cpu, %.1f s elapsed\n  %-18s %.2f\n", "exit_status",
-           r.exit_status, "times", r.cpu_time, r.elapsed_time, "granted credit", r.granted_credit);
+    field("exit_status", "%d", r.exit_status);
+    field("times", "%.1f s cpu, %.1f s elapsed", r.cpu_time, r.elapsed_time);
+    field("granted credit", "%.2f", r.granted_credit);
     if (r.stderr_out && r.stderr_out[0])
         printf("stderr:\n%.4000s%s\n", r.stderr_out, strlen(r.stderr_out) > 4000 ? "\n[...]" : "");
     vs_result_cleanup(&r);

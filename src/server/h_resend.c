@@ -100,8 +100,7 @@ static void send_aborts(struct vs_sched *s, struct vs_store *st, const struct vs
             vs_sched__add_msg(r, a, "low", msg);
             VS_LOG(s->log, VS_LOG_INFO, "host %lld: result_abort %s", (long long)hostid, name);
         } else if (if_not_started) {
-            add_name(&r->result_aborts_if_not_started, &r->n_result_aborts_if_not_started, a,
-                     name);
+            add_name(&r->result_aborts_if_not_started, &r->n_result_aborts_if_not_started, a, name);
             VS_LOG(s->log, VS_LOG_INFO, "host %lld: result_abort_if_not_started %s",
                    (long long)hostid, name);
         }
@@ -166,8 +165,8 @@ static int64_t resend_deadline(const struct vs_sched *s, const struct vs_proto_r
 /* Stores a lost result's fate: the new deadline (resend: dl > 0, stored
  * with the grace period) or now - 1 (given up), and wakes its workunit's
  * transitioner by then. */
-static int store_fate(const struct vs_sched *s, struct vs_store *st, struct vs_job *j,
-                      int64_t dl, int64_t now)
+static int store_fate(const struct vs_sched *s, struct vs_store *st, struct vs_job *j, int64_t dl,
+                      int64_t now)
 {
     j->result.report_deadline = dl > 0 ? dl + s->cfg.report_grace_period : now - 1;
     int rc = vs_store_result_update(st, &j->result);
@@ -179,8 +178,8 @@ static int store_fate(const struct vs_sched *s, struct vs_store *st, struct vs_j
 }
 
 static void lost_results(struct vs_sched *s, struct vs_store *st, const struct vs_proto_request *q,
-                         int64_t hostid, int64_t now, struct vs_arena *a,
-                         struct vs_proto_reply *r, struct vs_resend *out)
+                         int64_t hostid, int64_t now, struct vs_arena *a, struct vs_proto_reply *r,
+                         struct vs_resend *out)
 {
     struct lost *l = vs_arena_alloc(a, sizeof(*l));
     memset(l, 0, sizeof(*l));
@@ -222,14 +221,13 @@ static void lost_results(struct vs_sched *s, struct vs_store *st, const struct v
             c->report_deadline = cj->job.result.report_deadline;
             out->n++;
             snprintf(msg, sizeof(msg), "Resent lost task %s", cj->job.result.name);
-            VS_LOG(s->log, VS_LOG_INFO, "host %lld lost result %s: resent",
-                   (long long)hostid, cj->job.result.name);
+            VS_LOG(s->log, VS_LOG_INFO, "host %lld lost result %s: resent", (long long)hostid,
+                   cj->job.result.name);
             vs_sched__add_msg(r, a, "low", msg);
             continue;
         }
         if (rc == 0) {
-            snprintf(msg, sizeof(msg), "Didn't resend lost task %s (expired)",
-                     cj->job.result.name);
+            snprintf(msg, sizeof(msg), "Didn't resend lost task %s (expired)", cj->job.result.name);
             VS_LOG(s->log, VS_LOG_INFO, "host %lld lost result %s: expired for reissue",
                    (long long)hostid, cj->job.result.name);
             vs_sched__add_msg(r, a, "low", msg);
@@ -247,8 +245,8 @@ static void lost_results(struct vs_sched *s, struct vs_store *st, const struct v
 
 void vs_sched__other_results(struct vs_sched *s, struct vs_store *st,
                              const struct vs_proto_request *q, const struct vs_host *host,
-                             int64_t now, bool *wants, struct vs_arena *a,
-                             struct vs_proto_reply *r, struct vs_resend *out)
+                             int64_t now, bool *wants, struct vs_arena *a, struct vs_proto_reply *r,
+                             struct vs_resend *out)
 {
     memset(out, 0, sizeof(*out));
     if (host->id <= 0)
@@ -264,8 +262,8 @@ void vs_sched__other_results(struct vs_sched *s, struct vs_store *st,
         send_aborts(s, st, q, host->id, a, r);
 }
 
-void vs_sched__resend_reply(const struct vs_sched *s, const struct vs_resend *x,
-                            struct vs_arena *a, struct vs_proto_reply *r)
+void vs_sched__resend_reply(const struct vs_sched *s, const struct vs_resend *x, struct vs_arena *a,
+                            struct vs_proto_reply *r)
 {
     if (x->n == 0)
         return;

@@ -217,6 +217,22 @@ static enum MHD_Result serve_download(struct vs_http *h, struct MHD_Connection *
     return ret;
 }
 
+/* An MHD response that owns b's bytes (b is left empty), with its
+ * Content-Type; NULL when MHD cannot make one (the bytes are freed). */
+static struct MHD_Response *take_response(struct vs_buf *b, const char *ctype)
+{
+    size_t len = 0;
+    char *data = vs_buf_take(b, &len);
+    struct MHD_Response *r = MHD_create_response_from_buffer_with_free_callback(
+        len, data ? data : "", data ? vs_free : NULL);
+    if (!r) {
+        vs_free(data);
+        return NULL;
+    }
+    MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, ctype);
+    return r;
+}
+
 static enum MHD_Result finish_post(struct vs_http *h, struct MHD_Connection *c, struct post_req *pr,
                                    const char *method, const char *url)
 {
@@ -236,15 +252,9 @@ static enum MHD_Result finish_post(struct vs_http *h, struct MHD_Connection *c, 
         VS_LOG(h->cfg.log, VS_LOG_WARN, "http %d %s %s from %s: handler refused", status, method,
                url, peer);
     }
-    size_t len = 0;
-    char *data = vs_buf_take(&out, &len);
-    struct MHD_Response *r = MHD_create_response_from_buffer_with_free_callback(
-        len, data ? data : "", data ? vs_free : NULL);
-    if (!r) {
-        vs_free(data);
+    struct MHD_Response *r = take_response(&out, "text/xml");
+    if (!r)
         return MHD_NO;
-    }
-    MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "text/xml");
     /* One POST per connection. libmicrohttpd 0.9.75 in its epoll mode
      * sometimes leaves a request that arrives on a kept-alive connection
      * right after the previous reply unread until its idle timeout (the
@@ -300,15 +310,9 @@ static enum MHD_Result serve_page(struct vs_http *h, struct MHD_Connection *c, c
         vs_buf_cleanup(&out);
         return refuse(h, c, MHD_HTTP_NOT_FOUND, method, url, "no such page");
     }
-    size_t len = 0;
-    char *data = vs_buf_take(&out, &len);
-    struct MHD_Response *r = MHD_create_response_from_buffer_with_free_callback(
-        len, data ? data : "", data ? vs_free : NULL);
-    if (!r) {
-        vs_free(data);
+    struct MHD_Response *r = take_response(&out, ctype);
+    if (!r)
         return MHD_NO;
-    }
-    MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, ctype);
     MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
     if (status == MHD_HTTP_UNAUTHORIZED) {
         atomic_fetch_add_explicit(&h->n_refused, 1, memory_order_relaxed);
@@ -448,19 +452,6 @@ static int put_escaped(struct vs_buf *b, const char *s)
         }
     }
     return rc;
-}
-
-static struct MHD_Response *take_response(struct vs_buf *b, const char *ctype)
-{
-    size_t len = 0;
-    char *data = vs_buf_take(b, &len);
-    struct MHD_Response *r = MHD_create_response_from_buffer_with_free_callback(len, data, vs_free);
-    if (!r) {
-        vs_free(data);
-        return NULL;
-    }
-    MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, ctype);
-    return r;
 }
 
 /* BOINC-COMPAT: the client scans the master page line by line for

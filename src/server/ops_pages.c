@@ -173,23 +173,35 @@ static int on_batch(void *ctx, const struct vs_batch_counts *b)
     return 0;
 }
 
+/* What the running server counted (the dashboard's and /metrics' figures):
+ * the metrics' snapshot (heap: it holds the series), the scheduler's and the
+ * upload handler's counters; zeros for a part that is not running. */
+struct live {
+    struct vs_ops_snapshot *snap; /* owned: vs_free */
+    struct vs_sched_stats ss;
+    struct vs_upload_stats us;
+};
+
+static void live_gather(const struct vs_ops_pages *pg, int64_t now, struct live *out)
+{
+    memset(out, 0, sizeof(*out));
+    out->snap = VS_NEW(struct vs_ops_snapshot);
+    if (pg->src.metrics)
+        vs_ops_metrics_snapshot(pg->src.metrics, now, out->snap);
+    else /* empty series, ending now */
+        out->snap->series_start =
+            now - now % VS_OPS_SERIES_STEP - (int64_t)(VS_OPS_SERIES_N - 1) * VS_OPS_SERIES_STEP;
+    if (pg->src.sched)
+        vs_sched_get_stats(pg->src.sched, &out->ss);
+    if (pg->src.upload)
+        vs_upload_get_stats(pg->src.upload, &out->us);
+}
+
 static void dashboard(struct vs_ops_pages *pg, struct vs_page *p, const struct vs_ops_status *st,
                       int64_t now)
 {
-    struct vs_ops_snapshot *snap = VS_NEW(struct vs_ops_snapshot);
-    if (pg->src.metrics)
-        vs_ops_metrics_snapshot(pg->src.metrics, now, snap);
-    else
-        snap->series_start =
-            now - now % VS_OPS_SERIES_STEP - (int64_t)(VS_OPS_SERIES_N - 1) * VS_OPS_SERIES_STEP;
-    struct vs_sched_stats ss;
-    memset(&ss, 0, sizeof(ss));
-    if (pg->src.sched)
-        vs_sched_get_stats(pg->src.sched, &ss);
-    struct vs_upload_stats us;
-    memset(&us, 0, sizeof(us));
-    if (pg->src.upload)
-        vs_upload_get_stats(pg->src.upload, &us);
+    struct live live;
+    live_gather(pg, now, &live);
 
     vs_page_printf(p, "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\">"
                       "<meta http-equiv=\"refresh\" content=\"60\"><title>");
@@ -223,22 +235,23 @@ static void dashboard(struct vs_ops_pages *pg, struct vs_page *p, const struct v
                    "(%llu bytes)</td></tr>\n<tr><td>Validated</td><td>%llu valid</td><td>%llu "
                    "invalid</td><td>%llu inconclusive</td><td>assimilated</td><td>%llu</td></tr>"
                    "</table>\n",
-                   (unsigned long long)ss.rpcs, (unsigned long long)ss.bad_rpcs,
-                   (unsigned long long)ss.no_work, (unsigned long long)ss.jobs_sent,
-                   (unsigned long long)ss.reports, (unsigned long long)us.files_done,
-                   (unsigned long long)us.bytes, (unsigned long long)snap->valid,
-                   (unsigned long long)snap->invalid, (unsigned long long)snap->inconclusive,
-                   (unsigned long long)snap->assimilated);
+                   (unsigned long long)live.ss.rpcs, (unsigned long long)live.ss.bad_rpcs,
+                   (unsigned long long)live.ss.no_work, (unsigned long long)live.ss.jobs_sent,
+                   (unsigned long long)live.ss.reports, (unsigned long long)live.us.files_done,
+                   (unsigned long long)live.us.bytes, (unsigned long long)live.snap->valid,
+                   (unsigned long long)live.snap->invalid,
+                   (unsigned long long)live.snap->inconclusive,
+                   (unsigned long long)live.snap->assimilated);
 
     vs_page_printf(p, "<h2>Last 24 hours</h2>\n");
-    chart(p, "c-rpcs", "Scheduler RPCs", snap->series[VS_SERIES_RPCS], "#37a", NULL, NULL,
-          snap->series_start);
-    chart(p, "c-sent", "Jobs sent", snap->series[VS_SERIES_SENT], "#a73", NULL, NULL,
-          snap->series_start);
-    chart(p, "c-returned", "Results returned", snap->series[VS_SERIES_RETURNED], "#3a7", NULL, NULL,
-          snap->series_start);
-    chart(p, "c-valid", "Validation", snap->series[VS_SERIES_VALID], "#2a2",
-          snap->series[VS_SERIES_INVALID], "#c33", snap->series_start);
+    chart(p, "c-rpcs", "Scheduler RPCs", live.snap->series[VS_SERIES_RPCS], "#37a", NULL, NULL,
+          live.snap->series_start);
+    chart(p, "c-sent", "Jobs sent", live.snap->series[VS_SERIES_SENT], "#a73", NULL, NULL,
+          live.snap->series_start);
+    chart(p, "c-returned", "Results returned", live.snap->series[VS_SERIES_RETURNED], "#3a7", NULL,
+          NULL, live.snap->series_start);
+    chart(p, "c-valid", "Validation", live.snap->series[VS_SERIES_VALID], "#2a2",
+          live.snap->series[VS_SERIES_INVALID], "#c33", live.snap->series_start);
 
     vs_page_printf(p, "<h2>Recent errors</h2>\n");
     int nerr = 0;
@@ -252,9 +265,9 @@ static void dashboard(struct vs_ops_pages *pg, struct vs_page *p, const struct v
         vs_page_esc(p, d->last_error);
         vs_page_printf(p, "</div>\n");
     }
-    for (int i = 0; i < snap->nerrors; i++, nerr++) {
+    for (int i = 0; i < live.snap->nerrors; i++, nerr++) {
         vs_page_printf(p, "<div class=\"err\">");
-        vs_page_esc(p, snap->errors[i]);
+        vs_page_esc(p, live.snap->errors[i]);
         vs_page_printf(p, "</div>\n");
     }
     if (!nerr)
@@ -272,7 +285,7 @@ static void dashboard(struct vs_ops_pages *pg, struct vs_page *p, const struct v
     if (vs_store_batches(pg->st, 50, on_batch, pp) != 0)
         vs_page_printf(p, "<tr><td colspan=\"7\">store error</td></tr>\n");
     vs_page_printf(p, "</table>\n</body></html>\n");
-    vs_free(snap);
+    vs_free(live.snap);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -286,61 +299,53 @@ static void metric(struct vs_page *p, const char *name, const char *type, const 
 static void metrics_page(struct vs_ops_pages *pg, struct vs_page *p, const struct vs_ops_status *st,
                          int64_t now)
 {
-    struct vs_ops_snapshot *snap = VS_NEW(struct vs_ops_snapshot);
-    if (pg->src.metrics)
-        vs_ops_metrics_snapshot(pg->src.metrics, now, snap);
-    struct vs_sched_stats ss;
-    memset(&ss, 0, sizeof(ss));
-    if (pg->src.sched)
-        vs_sched_get_stats(pg->src.sched, &ss);
-    struct vs_upload_stats us;
-    memset(&us, 0, sizeof(us));
-    if (pg->src.upload)
-        vs_upload_get_stats(pg->src.upload, &us);
+    struct live live;
+    live_gather(pg, now, &live);
 
     metric(p, "volsched_scheduler_rpcs_total", "counter", "Scheduler RPCs by outcome.");
-    uint64_t other = ss.bad_rpcs + ss.no_work + ss.maintenance;
-    uint64_t ok = ss.rpcs > other ? ss.rpcs - other : 0;
+    uint64_t other = live.ss.bad_rpcs + live.ss.no_work + live.ss.maintenance;
+    uint64_t ok = live.ss.rpcs > other ? live.ss.rpcs - other : 0;
     vs_page_printf(p,
                    "volsched_scheduler_rpcs_total{outcome=\"ok\"} %llu\n"
                    "volsched_scheduler_rpcs_total{outcome=\"no_work\"} %llu\n"
                    "volsched_scheduler_rpcs_total{outcome=\"refused\"} %llu\n"
                    "volsched_scheduler_rpcs_total{outcome=\"maintenance\"} %llu\n",
-                   (unsigned long long)ok, (unsigned long long)ss.no_work,
-                   (unsigned long long)ss.bad_rpcs, (unsigned long long)ss.maintenance);
+                   (unsigned long long)ok, (unsigned long long)live.ss.no_work,
+                   (unsigned long long)live.ss.bad_rpcs, (unsigned long long)live.ss.maintenance);
     metric(p, "volsched_jobs_sent_total", "counter", "Results sent to hosts.");
-    vs_page_printf(p, "volsched_jobs_sent_total %llu\n", (unsigned long long)ss.jobs_sent);
+    vs_page_printf(p, "volsched_jobs_sent_total %llu\n", (unsigned long long)live.ss.jobs_sent);
     metric(p, "volsched_reports_total", "counter", "Reported results recorded.");
-    vs_page_printf(p, "volsched_reports_total %llu\n", (unsigned long long)ss.reports);
+    vs_page_printf(p, "volsched_reports_total %llu\n", (unsigned long long)live.ss.reports);
     metric(p, "volsched_uploads_total", "counter", "Upload requests by result.");
     vs_page_printf(p,
                    "volsched_uploads_total{result=\"file_done\"} %llu\n"
                    "volsched_uploads_total{result=\"refused\"} %llu\n"
                    "volsched_uploads_total{result=\"transient\"} %llu\n",
-                   (unsigned long long)us.files_done, (unsigned long long)us.refused,
-                   (unsigned long long)us.transient);
+                   (unsigned long long)live.us.files_done, (unsigned long long)live.us.refused,
+                   (unsigned long long)live.us.transient);
     metric(p, "volsched_upload_bytes_total", "counter", "Bytes of uploaded files written.");
-    vs_page_printf(p, "volsched_upload_bytes_total %llu\n", (unsigned long long)us.bytes);
+    vs_page_printf(p, "volsched_upload_bytes_total %llu\n", (unsigned long long)live.us.bytes);
     metric(p, "volsched_validator_results_total", "counter", "Validator outcomes.");
     vs_page_printf(p,
                    "volsched_validator_results_total{outcome=\"valid\"} %llu\n"
                    "volsched_validator_results_total{outcome=\"invalid\"} %llu\n"
                    "volsched_validator_results_total{outcome=\"inconclusive\"} %llu\n",
-                   (unsigned long long)snap->valid, (unsigned long long)snap->invalid,
-                   (unsigned long long)snap->inconclusive);
+                   (unsigned long long)live.snap->valid, (unsigned long long)live.snap->invalid,
+                   (unsigned long long)live.snap->inconclusive);
     metric(p, "volsched_assimilated_total", "counter", "Workunits assimilated.");
-    vs_page_printf(p, "volsched_assimilated_total %llu\n", (unsigned long long)snap->assimilated);
+    vs_page_printf(p, "volsched_assimilated_total %llu\n",
+                   (unsigned long long)live.snap->assimilated);
     metric(p, "volsched_daemon_pass_seconds", "summary", "Durations of daemon passes.");
     for (unsigned i = 0; i < 4; i++)
         vs_page_printf(p,
                        "volsched_daemon_pass_seconds_sum{daemon=\"%s\"} %.6f\n"
                        "volsched_daemon_pass_seconds_count{daemon=\"%s\"} %llu\n",
-                       vs_daemon_name(1u << i), snap->pass_seconds[i], vs_daemon_name(1u << i),
-                       (unsigned long long)snap->pass_count[i]);
+                       vs_daemon_name(1u << i), live.snap->pass_seconds[i], vs_daemon_name(1u << i),
+                       (unsigned long long)live.snap->pass_count[i]);
     metric(p, "volsched_job_cache_present", "gauge", "Jobs in the scheduler's cache.");
-    vs_page_printf(p, "volsched_job_cache_present %zu\n", ss.cache_present);
+    vs_page_printf(p, "volsched_job_cache_present %zu\n", live.ss.cache_present);
     metric(p, "volsched_job_cache_slots", "gauge", "Size of the scheduler's cache.");
-    vs_page_printf(p, "volsched_job_cache_slots %zu\n", ss.cache_slots);
+    vs_page_printf(p, "volsched_job_cache_slots %zu\n", live.ss.cache_slots);
     metric(p, "volsched_results_ready_to_send", "gauge", "Results UNSENT in the store.");
     vs_page_printf(p, "volsched_results_ready_to_send %lld\n", (long long)st->ready_to_send);
     metric(p, "volsched_results_in_progress", "gauge", "Results IN_PROGRESS in the store.");
@@ -353,17 +358,18 @@ static void metrics_page(struct vs_ops_pages *pg, struct vs_page *p, const struc
            "Time to answer a scheduler request.");
     uint64_t cum = 0;
     for (int b = 0; b < VS_OPS_LAT_BUCKETS; b++) {
-        cum += snap->lat_buckets[b];
+        cum += live.snap->lat_buckets[b];
         vs_page_printf(p, "volsched_scheduler_request_duration_seconds_bucket{le=\"%g\"} %llu\n",
                        vs_ops_lat_bounds[b], (unsigned long long)cum);
     }
-    cum += snap->lat_buckets[VS_OPS_LAT_BUCKETS];
+    cum += live.snap->lat_buckets[VS_OPS_LAT_BUCKETS];
     vs_page_printf(p,
                    "volsched_scheduler_request_duration_seconds_bucket{le=\"+Inf\"} %llu\n"
                    "volsched_scheduler_request_duration_seconds_sum %.6f\n"
                    "volsched_scheduler_request_duration_seconds_count %llu\n",
-                   (unsigned long long)cum, snap->lat_sum, (unsigned long long)snap->lat_count);
-    vs_free(snap);
+                   (unsigned long long)cum, live.snap->lat_sum,
+                   (unsigned long long)live.snap->lat_count);
+    vs_free(live.snap);
 }
 
 /* ------------------------------------------------------------------------ */

@@ -35,6 +35,19 @@ static int run_change(struct vs_store *s, sqlite3_stmt *st, const char *what, in
     return 0;
 }
 
+/* Runs sql with ?1 = a and ?2 = b (the statements of this file take at
+ * most two integers); the number of rows changed. */
+static int change2(struct vs_store *s, const char *sql, int64_t a, int64_t b, const char *what,
+                   int64_t *out_changed)
+{
+    sqlite3_stmt *st = prep(s, sql, what);
+    if (!st)
+        return VS_ESTORE;
+    sqlite3_bind_int64(st, 1, a);
+    sqlite3_bind_int64(st, 2, b);
+    return run_change(s, st, what, out_changed);
+}
+
 int vs_store_app_counts(struct vs_store *s, int64_t now, vs_store_app_counts_fn fn, void *ctx)
 {
     /* BOINC-COMPAT: the figures of BOINC's server_status.php per app. */
@@ -157,31 +170,17 @@ int vs_store_workunit_cancel(struct vs_store *s, int64_t wuid, int64_t now, int6
         rc = VS_ESTATE;
     vs_workunit_cleanup(&wu);
     int64_t n = 0;
-    if (rc == 0) {
-        sqlite3_stmt *st = prep(s,
-                                "UPDATE workunit SET error_mask = error_mask | 16,"
-                                " transition_time = ?2, mod_time = ?2 WHERE id = ?1",
-                                "cancel");
-        rc = st ? 0 : VS_ESTORE;
-        if (st) {
-            sqlite3_bind_int64(st, 1, wuid);
-            sqlite3_bind_int64(st, 2, now);
-            rc = run_change(s, st, "cancel", NULL);
-        }
-    }
-    if (rc == 0) {
-        /* BOINC-COMPAT: unsent results of a cancelled WU are OVER/DIDNT_NEED. */
-        sqlite3_stmt *st = prep(s,
-                                "UPDATE result SET server_state = 5, outcome = 5, mod_time = ?2"
-                                " WHERE workunitid = ?1 AND server_state IN (1, 2)",
-                                "cancel results");
-        rc = st ? 0 : VS_ESTORE;
-        if (st) {
-            sqlite3_bind_int64(st, 1, wuid);
-            sqlite3_bind_int64(st, 2, now);
-            rc = run_change(s, st, "cancel results", &n);
-        }
-    }
+    if (rc == 0)
+        rc = change2(s,
+                     "UPDATE workunit SET error_mask = error_mask | 16,"
+                     " transition_time = ?2, mod_time = ?2 WHERE id = ?1",
+                     wuid, now, "cancel", NULL);
+    /* BOINC-COMPAT: unsent results of a cancelled WU are OVER/DIDNT_NEED. */
+    if (rc == 0)
+        rc = change2(s,
+                     "UPDATE result SET server_state = 5, outcome = 5, mod_time = ?2"
+                     " WHERE workunitid = ?1 AND server_state IN (1, 2)",
+                     wuid, now, "cancel results", &n);
     rc = vs_sq__leave(s, rc);
     if (rc == 0 && out_nresults)
         *out_nresults = n;
@@ -242,27 +241,16 @@ int vs_store_workunit_delete(struct vs_store *s, int64_t wuid)
     int rc = vs_sq__enter(s);
     if (rc)
         return rc;
-    for (size_t i = 0; rc == 0 && i < sizeof(sql) / sizeof(sql[0]); i++) {
-        sqlite3_stmt *st = prep(s, sql[i], "delete workunit");
-        if (!st) {
-            rc = VS_ESTORE;
-            break;
-        }
-        sqlite3_bind_int64(st, 1, wuid);
-        rc = run_change(s, st, "delete workunit", NULL);
-    }
+    for (size_t i = 0; rc == 0 && i < sizeof(sql) / sizeof(sql[0]); i++)
+        rc = change2(s, sql[i], wuid, 0, "delete workunit", NULL);
     return vs_sq__leave(s, rc);
 }
 
 int vs_store_host_set_max_results_day(struct vs_store *s, int64_t id, int value)
 {
-    sqlite3_stmt *st = prep(s, "UPDATE host SET _max_results_day = ?2 WHERE id = ?1", "host ban");
-    if (!st)
-        return VS_ESTORE;
-    sqlite3_bind_int64(st, 1, id);
-    sqlite3_bind_int(st, 2, value);
     int64_t n = 0;
-    int rc = run_change(s, st, "host ban", &n);
+    int rc = change2(s, "UPDATE host SET _max_results_day = ?2 WHERE id = ?1", id, value,
+                     "host ban", &n);
     if (rc == 0 && n == 0)
         rc = VS_ENOTFOUND;
     return rc;

@@ -35,8 +35,9 @@ struct spec {
     int app_hr;
     const char *aux;        /* config_aux.xml text, NULL = none */
     const char *plan_class; /* the one app version's; NULL = plain CPU */
-    /* config.xml tags of the scheduler (NULL: the defaults) */
-    void (*tune)(struct vs_project_config *cfg);
+    /* config.xml tags read on top of the defaults through the config
+     * reader, e.g. "<dont_send_jobs/>" (NULL: none) */
+    const char *config_xml;
 };
 
 struct fx {
@@ -161,8 +162,14 @@ static inline void build(struct fx *f, const struct vs_sp_config *pol, const str
         }
         vs_workunit_cleanup(&wu);
     }
-    if (sp->tune)
-        sp->tune(c);
+    if (sp->config_xml) {
+        char *xml = NULL;
+        assert_true(asprintf(&xml, "<boinc><config>%s</config></boinc>", sp->config_xml) > 0);
+        struct vs_config_error ce;
+        if (vs_project_config_parse(c, xml, strlen(xml), "config.xml", NULL, &ce) != 0)
+            fail_msg("config.xml: %s", ce.msg);
+        free(xml);
+    }
     assert_int_equal(vs_sched_create(c, NULL, NULL, &f->s), 0);
     size_t added = 0;
     assert_int_equal(vs_sched_refill(f->s, &added), 0);
