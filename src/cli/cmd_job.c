@@ -102,9 +102,9 @@ static int show_wu(struct vs_store *s, const char *arg)
     field("phase", "%s", vs_wu_phase_name(vs_workunit_phase(&wu)));
     char errs[256];
     int n = snprintf(errs, sizeof(errs), "0x%x", wu.error_mask);
-    for (int b = 0; b < 6 && n > 0 && (size_t)n < sizeof(errs); b++)
+    for (int b = 0; b < VS_WU_ERROR_BITS && n > 0 && (size_t)n < sizeof(errs); b++)
         if (wu.error_mask & (1 << b))
-            n += snprintf(errs + n, sizeof(errs) - (size_t)n, " %s", vs_ops_wu_error_names[b]);
+            n += snprintf(errs + n, sizeof(errs) - (size_t)n, " %s", vs_wu_error_names[b]);
     field("error_mask", "%s", errs);
     field("canonical result", "%lld", (long long)wu.canonical_resultid);
     field("replication", "quorum %d, target %d, max error %d, max total %d, max success %d",

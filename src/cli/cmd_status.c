@@ -59,10 +59,9 @@ static void print_text(const char *dir, const struct vs_ops_status *os)
     printf("Workunits: %lld\n", (long long)c->workunits);
     for (int i = VS_WU_PHASE__COUNT - 1; i >= 0; i--)
         printf("  %-22s %lld\n", vs_wu_phase_name(i), (long long)c->wu_phase[i]);
-    for (int i = 0; i < 6; i++)
+    for (int i = 0; i < VS_WU_ERROR_BITS; i++)
         if (c->wu_error_mask[i])
-            printf("  error %-16s %lld\n", vs_ops_wu_error_names[i],
-                   (long long)c->wu_error_mask[i]);
+            printf("  error %-16s %lld\n", vs_wu_error_names[i], (long long)c->wu_error_mask[i]);
     if (c->wu_file_delete_error)
         printf("  %-22s %lld\n", "file_delete_error", (long long)c->wu_file_delete_error);
 

@@ -16,14 +16,6 @@ const char *const vs_ops_outcome_names[8] = {
 const char *const vs_ops_validate_names[6] = {
     "init", "valid", "invalid", "no_check", "inconclusive", "too_late",
 };
-const char *const vs_ops_wu_error_names[6] = {
-    "couldnt_send_result",
-    "too_many_error_results",
-    "too_many_success_results",
-    "too_many_total_results",
-    "cancelled",
-    "no_canonical_result",
-};
 
 const char *vs_daemon_run_name(int run)
 {
@@ -96,30 +88,25 @@ static void json_counts(struct vs_json *j, const struct vs_store_counts *c)
 {
     vs_json_key(j, "workunits");
     vs_json_obj_begin(j);
-    vs_json_key(j, "total");
-    vs_json_int(j, c->workunits);
+    vs_json_key_int(j, "total", c->workunits);
     vs_json_key(j, "by_state");
     vs_json_obj_begin(j);
     for (int i = 0; i < VS_WU_PHASE__COUNT; i++) {
-        vs_json_key(j, vs_wu_phase_name(i));
-        vs_json_int(j, c->wu_phase[i]);
+        vs_json_key_int(j, vs_wu_phase_name(i), c->wu_phase[i]);
     }
     vs_json_obj_end(j);
     vs_json_key(j, "errors");
     vs_json_obj_begin(j);
-    for (int i = 0; i < 6; i++) {
-        vs_json_key(j, vs_ops_wu_error_names[i]);
-        vs_json_int(j, c->wu_error_mask[i]);
+    for (int i = 0; i < VS_WU_ERROR_BITS; i++) {
+        vs_json_key_int(j, vs_wu_error_names[i], c->wu_error_mask[i]);
     }
     vs_json_obj_end(j);
-    vs_json_key(j, "file_delete_errors");
-    vs_json_int(j, c->wu_file_delete_error);
+    vs_json_key_int(j, "file_delete_errors", c->wu_file_delete_error);
     vs_json_obj_end(j);
 
     vs_json_key(j, "results");
     vs_json_obj_begin(j);
-    vs_json_key(j, "total");
-    vs_json_int(j, c->results);
+    vs_json_key_int(j, "total", c->results);
     vs_json_key(j, "by_server_state");
     vs_json_obj_begin(j);
     for (int st = 1; st < 6; st++) {
@@ -128,58 +115,42 @@ static void json_counts(struct vs_json *j, const struct vs_store_counts *c)
         int64_t n = 0;
         for (int o = 0; o < 8; o++)
             n += c->result_state_outcome[st][o];
-        vs_json_key(j, vs_ops_state_names[st]);
-        vs_json_int(j, n);
+        vs_json_key_int(j, vs_ops_state_names[st], n);
     }
     vs_json_obj_end(j);
     vs_json_key(j, "by_outcome"); /* OVER results only: the outcome means nothing before */
     vs_json_obj_begin(j);
     for (int o = 0; o < 8; o++) {
-        vs_json_key(j, vs_ops_outcome_names[o]);
-        vs_json_int(j, c->result_state_outcome[VS_RESULT_SERVER_STATE_OVER][o]);
+        vs_json_key_int(j, vs_ops_outcome_names[o],
+                        c->result_state_outcome[VS_RESULT_SERVER_STATE_OVER][o]);
     }
     vs_json_obj_end(j);
     vs_json_key(j, "by_validate_state"); /* successes only */
     vs_json_obj_begin(j);
     for (int v = 0; v < 6; v++) {
-        vs_json_key(j, vs_ops_validate_names[v]);
-        vs_json_int(j, c->result_validate[v]);
+        vs_json_key_int(j, vs_ops_validate_names[v], c->result_validate[v]);
     }
     vs_json_obj_end(j);
-    vs_json_key(j, "file_delete_errors");
-    vs_json_int(j, c->result_file_delete_error);
+    vs_json_key_int(j, "file_delete_errors", c->result_file_delete_error);
     vs_json_obj_end(j);
-    vs_json_key(j, "sendable");
-    vs_json_int(j, c->job_cache);
-    vs_json_key(j, "hosts");
-    vs_json_int(j, c->hosts);
-    vs_json_key(j, "users");
-    vs_json_int(j, c->users);
-    vs_json_key(j, "teams");
-    vs_json_int(j, c->teams);
-    vs_json_key(j, "apps");
-    vs_json_int(j, c->apps);
+    vs_json_key_int(j, "sendable", c->job_cache);
+    vs_json_key_int(j, "hosts", c->hosts);
+    vs_json_key_int(j, "users", c->users);
+    vs_json_key_int(j, "teams", c->teams);
+    vs_json_key_int(j, "apps", c->apps);
 }
 
 static void json_app(struct vs_json *j, const struct vs_app_counts *a)
 {
     vs_json_obj_begin(j);
-    vs_json_key(j, "name");
-    vs_json_str(j, a->name);
-    vs_json_key(j, "unsent");
-    vs_json_int(j, a->unsent);
-    vs_json_key(j, "in_progress");
-    vs_json_int(j, a->in_progress);
-    vs_json_key(j, "need_validate");
-    vs_json_int(j, a->need_validate);
-    vs_json_key(j, "need_assimilate");
-    vs_json_int(j, a->need_assimilate);
-    vs_json_key(j, "oldest_unsent");
-    vs_json_int(j, a->oldest_unsent);
-    vs_json_key(j, "success_24h");
-    vs_json_int(j, a->success_24h);
-    vs_json_key(j, "error_24h");
-    vs_json_int(j, a->error_24h);
+    vs_json_key_str(j, "name", a->name);
+    vs_json_key_int(j, "unsent", a->unsent);
+    vs_json_key_int(j, "in_progress", a->in_progress);
+    vs_json_key_int(j, "need_validate", a->need_validate);
+    vs_json_key_int(j, "need_assimilate", a->need_assimilate);
+    vs_json_key_int(j, "oldest_unsent", a->oldest_unsent);
+    vs_json_key_int(j, "success_24h", a->success_24h);
+    vs_json_key_int(j, "error_24h", a->error_24h);
     vs_json_obj_end(j);
 }
 
@@ -188,24 +159,20 @@ int vs_ops_status_json(const struct vs_ops_status *st, const char *dir, struct v
     struct vs_json j;
     vs_json_init(&j, out, true);
     vs_json_obj_begin(&j);
-    vs_json_key(&j, "project");
-    vs_json_str(&j, dir);
-    vs_json_key(&j, "time");
-    vs_json_int(&j, st->now);
+    vs_json_key_str(&j, "project", dir);
+    vs_json_key_int(&j, "time", st->now);
 
     vs_json_key(&j, "server");
     vs_json_obj_begin(&j);
     vs_json_key(&j, "up");
     vs_json_bool(&j, st->server_up);
-    vs_json_key(&j, "pid");
-    vs_json_int(&j, st->server_pid);
+    vs_json_key_int(&j, "pid", st->server_pid);
     vs_json_key(&j, "listen");
     if (st->server_up)
         vs_json_str(&j, st->serve.listen);
     else
         vs_json_null(&j);
-    vs_json_key(&j, "started");
-    vs_json_int(&j, st->serve.started);
+    vs_json_key_int(&j, "started", st->serve.started);
     vs_json_key(&j, "stop_sched");
     vs_json_bool(&j, st->stop_sched);
     vs_json_key(&j, "stop_daemons");
@@ -216,26 +183,18 @@ int vs_ops_status_json(const struct vs_ops_status *st, const char *dir, struct v
     vs_json_key(&j, "job_cache");
     if (st->server_up) {
         vs_json_obj_begin(&j);
-        vs_json_key(&j, "present");
-        vs_json_int(&j, st->serve.cache_present);
-        vs_json_key(&j, "slots");
-        vs_json_int(&j, st->serve.cache_slots);
-        vs_json_key(&j, "updated");
-        vs_json_int(&j, st->serve.updated);
+        vs_json_key_int(&j, "present", st->serve.cache_present);
+        vs_json_key_int(&j, "slots", st->serve.cache_slots);
+        vs_json_key_int(&j, "updated", st->serve.updated);
         vs_json_obj_end(&j);
     } else {
         vs_json_null(&j);
     }
-    vs_json_key(&j, "ready_to_send");
-    vs_json_int(&j, st->ready_to_send);
-    vs_json_key(&j, "in_progress");
-    vs_json_int(&j, st->in_progress);
-    vs_json_key(&j, "need_validate");
-    vs_json_int(&j, st->need_validate);
-    vs_json_key(&j, "need_assimilate");
-    vs_json_int(&j, st->need_assimilate);
-    vs_json_key(&j, "oldest_unsent");
-    vs_json_int(&j, st->oldest_unsent);
+    vs_json_key_int(&j, "ready_to_send", st->ready_to_send);
+    vs_json_key_int(&j, "in_progress", st->in_progress);
+    vs_json_key_int(&j, "need_validate", st->need_validate);
+    vs_json_key_int(&j, "need_assimilate", st->need_assimilate);
+    vs_json_key_int(&j, "oldest_unsent", st->oldest_unsent);
     json_counts(&j, &st->counts);
 
     vs_json_key(&j, "per_app");
@@ -250,21 +209,16 @@ int vs_ops_status_json(const struct vs_ops_status *st, const char *dir, struct v
         const struct vs_daemon_status *d = &st->daemons[i].st;
         vs_json_key(&j, vs_daemon_name(1u << i));
         vs_json_obj_begin(&j);
-        vs_json_key(&j, "status");
-        vs_json_str(&j, vs_daemon_run_name(st->daemons[i].run));
-        vs_json_key(&j, "last_run");
-        vs_json_int(&j, d->last_run);
-        vs_json_key(&j, "last_work");
-        vs_json_int(&j, d->last_work);
-        vs_json_key(&j, "total_work");
-        vs_json_int(&j, d->total_work);
+        vs_json_key_str(&j, "status", vs_daemon_run_name(st->daemons[i].run));
+        vs_json_key_int(&j, "last_run", d->last_run);
+        vs_json_key_int(&j, "last_work", d->last_work);
+        vs_json_key_int(&j, "total_work", d->total_work);
         vs_json_key(&j, "last_error");
         if (d->last_error[0])
             vs_json_str(&j, d->last_error);
         else
             vs_json_null(&j);
-        vs_json_key(&j, "last_error_time");
-        vs_json_int(&j, d->last_error_time);
+        vs_json_key_int(&j, "last_error_time", d->last_error_time);
         vs_json_obj_end(&j);
     }
     vs_json_obj_end(&j);

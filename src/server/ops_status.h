@@ -62,7 +62,6 @@ VS_MUST_CHECK int vs_ops_status_html(const struct vs_ops_status *st, struct vs_b
 extern const char *const vs_ops_state_names[6];
 extern const char *const vs_ops_outcome_names[8];
 extern const char *const vs_ops_validate_names[6];
-extern const char *const vs_ops_wu_error_names[6];
 
 struct vs_page;
 /* The server, work and per app tables (HTML) that the status page and the
