@@ -196,17 +196,37 @@ grep -q '<name>job2</name>' "$P"/archives/wu_archive_*.xml || fail "purged WU no
 grep -q '<name>job2_0</name>' "$P"/archives/result_archive_*.xml || fail "purged result not archived"
 [ "$(sqlite3 "$P/volsched.db" "select count(*) from workunit where name='job2'")" = 0 ] || fail "purged WU still in the store"
 
-# A read-only project directory: a clear error at start, not "Server error" later.
+# A read-only project directory (and upload directory): a clear error at
+# start, not "Server error" later. As root, permission bits do not stop
+# writes: the immutable flag does, or, where the file system has none, a
+# read-only bind mount. One of the three always runs.
+ro_refused() { # $1: project dir, $2: what the message names
+    $V serve --project "$1" --listen "127.0.0.1:$PORT" > "$W/ro" 2>&1 && fail "serve started with a read-only $2"
+    grep -q "the $2 .* is not writable" "$W/ro" || fail "read-only $2: $(cat "$W/ro")"
+}
 if [ "$(id -u)" != 0 ]; then
     chmod a-w "$P"
-    $V serve --project "$P" --listen "127.0.0.1:$PORT" > "$W/ro" 2>&1 && fail "serve started read-only"
-    grep -q 'not writable' "$W/ro" || fail "read-only: $(cat "$W/ro")"
+    ro_refused "$P" "project directory"
     chmod u+w "$P"
+    chmod a-w "$P/upload"
+    ro_refused "$P" "upload directory"
+    chmod u+w "$P/upload"
+elif chattr +i "$P" 2>/dev/null; then
+    ro_refused "$P" "project directory"
+    chattr -i "$P"
+    chattr +i "$P/upload" || fail "chattr +i on the upload directory"
+    ro_refused "$P" "upload directory"
+    chattr -i "$P/upload"
 else
-    chattr +i "$P/upload" 2>/dev/null && {
-        $V serve --project "$P" --listen "127.0.0.1:$PORT" > "$W/ro" 2>&1 && fail "serve started with a read-only upload dir"
-        grep -q 'upload directory .* is not writable' "$W/ro" || fail "read-only: $(cat "$W/ro")"
-        chattr -i "$P/upload"
-    }
+    mkdir "$W/ro_mnt"
+    mount --bind "$P" "$W/ro_mnt" && mount -o remount,bind,ro "$W/ro_mnt" \
+        || fail "as root, neither chattr +i nor a read-only bind mount works here"
+    # the same project seen read-only (config.xml's paths name $P: check the
+    # directory the command was given)
+    $V serve --project "$W/ro_mnt" --listen "127.0.0.1:$PORT" > "$W/ro" 2>&1
+    rc=$?
+    umount "$W/ro_mnt"
+    [ $rc != 0 ] || fail "serve started on a read-only bind mount"
+    grep -q 'not writable' "$W/ro" || fail "read-only mount: $(cat "$W/ro")"
 fi
 echo "ok: logs, pid lock, signals, stop files, status page, metrics, dashboard, ops commands"
