@@ -130,7 +130,7 @@ int vs_config__text(const struct vs_config_ctx *x, const struct vs_xml_node *n, 
 int vs_config__int(const struct vs_config_ctx *x, const struct vs_xml_node *n, long long min,
                    long long max, long long *out)
 {
-    const char *t;
+    const char *t = ""; /* gcc 12 -O2 cannot see vs_config__text sets it */
     int rc = vs_config__text(x, n, &t);
     if (rc)
         return rc;
@@ -154,7 +154,7 @@ int vs_config__int(const struct vs_config_ctx *x, const struct vs_xml_node *n, l
 
 int vs_config__bool(const struct vs_config_ctx *x, const struct vs_xml_node *n, bool *out)
 {
-    const char *t;
+    const char *t = ""; /* gcc 12 -O2 cannot see vs_config__text sets it */
     int rc = vs_config__text(x, n, &t);
     if (rc)
         return rc;
@@ -198,7 +198,7 @@ static int read_block(const struct vs_config_ctx *x, const struct vs_xml_node *b
     const char *method = NULL;
     unsigned method_line = 0;
     for (const struct vs_xml_node *k = bl->child; k; k = k->next) {
-        const char *t;
+        const char *t = "";
         int rc = vs_config__text(x, k, &t);
         if (rc)
             return rc;
@@ -249,7 +249,7 @@ static int set_tag(const struct vs_config_ctx *x, const struct vs_config_tag *t,
 {
     char *f = (char *)x->cfg + t->off;
     long long v;
-    const char *s;
+    const char *s = "";
     int rc;
     switch (t->kind) {
     case K_BOOL:

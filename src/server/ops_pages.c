@@ -120,7 +120,7 @@ static void chart(struct vs_page *p, const char *id, const char *title, const ui
                            CHART_H - ha, ha, color_a);
         if (hb)
             vs_page_printf(p, "<rect x=\"%d\" y=\"%d\" width=\"2\" height=\"%d\" fill=\"%s\"/>", x,
-                           CHART_H - ha - hb, hb, color_b);
+                           CHART_H - ha - hb, hb, color_b ? color_b : color_a);
     }
     char t0[16], t1[16];
     time_t ts = (time_t)start, te = (time_t)(start + (int64_t)VS_OPS_SERIES_N * VS_OPS_SERIES_STEP);
