@@ -289,6 +289,41 @@ static void test_resend_lost_results(void **state)
     }
 }
 
+/* A lost result the host can no longer finish by its new deadline (its
+ * estimate grew past it) is given up, not resent. */
+static void test_resend_infeasible(void **state)
+{
+    (void)state;
+    struct vs_sp_config p = defaults();
+    p.max_wus_to_send = 1;
+    struct spec s = {.nwu = 6, .config_xml = "<resend_lost_results>1</resend_lost_results>"};
+    struct run x;
+    first_rpc(&x, &p, &s, NULL, false);
+    assert_int_equal(x.r.n_results, 2);
+    char others[VS_NAME_MAX + 64], lost[VS_NAME_MAX];
+    snprintf(others, sizeof(others), "<other_result><name>%s</name></other_result>",
+             x.r.results[0].name);
+    snprintf(lost, sizeof(lost), "%s", x.r.results[1].name);
+    struct vs_result res = {0};
+    assert_int_equal(vs_store_result_by_name(x.f.st, lost, &res), 0);
+    struct vs_workunit wu;
+    assert_int_equal(vs_store_workunit_get(x.f.st, res.workunitid, &wu), 0);
+    wu.rsc_fpops_est = 1e16; /* 1e7 s on this 1e9 flops host: past any deadline */
+    assert_int_equal(vs_store_workunit_update(x.f.st, &wu), 0);
+    vs_workunit_cleanup(&wu);
+    vs_result_cleanup(&res);
+    char *req = req_with(x.r.hostid, 1, NULL, others);
+    rpc_at(&x.f, req, NOW + 60, &x.a, &x.r);
+    vs_free(req);
+    assert_true(has_msg(&x.r, "Didn't resend lost task"));
+    for (size_t i = 0; i < x.r.n_results; i++)
+        assert_string_not_equal(x.r.results[i].name, lost);
+    assert_int_equal(vs_store_result_by_name(x.f.st, lost, &res), 0);
+    assert_int_equal(res.report_deadline, NOW + 60 - 1);
+    vs_result_cleanup(&res);
+    run_end(&x);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -296,6 +331,7 @@ int main(void)
         cmocka_unit_test(test_next_rpc_delay),      cmocka_unit_test(test_maintenance_delay),
         cmocka_unit_test(test_report_grace_period), cmocka_unit_test(test_report_max),
         cmocka_unit_test(test_send_result_abort),   cmocka_unit_test(test_resend_lost_results),
+        cmocka_unit_test(test_resend_infeasible),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
