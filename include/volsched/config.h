@@ -14,8 +14,12 @@
  * the wrong type or malformed XML is an error naming file, line and reason
  * (struct vs_config_error). A tag volsched does not know is not an error
  * (projects carry BOINC's hundreds of tags over): it is a warning
- * "config.xml:12: unknown tag <db_name> ignored", logged at VS_LOG_WARN on
- * the caller's log. `volsched init` writes config.xml with
+ * "config.xml:12: unknown tag <dbname> ignored", logged at VS_LOG_WARN on
+ * the caller's log. BOINC's own tags are in the table too: those with no
+ * meaning here (db_host, shmem_key, ...) are accepted quietly (K_IGNORED),
+ * those volsched does not implement (K_UNSUPPORTED) are named in one
+ * warning per file, "config.xml: BOINC option not supported, ignored:
+ * <nowork_skip> (line 50), ...". `volsched init` writes config.xml with
  * vs_project_config_write, from the same table.
  *
  * The directory layout derived from the configuration (the download/upload
