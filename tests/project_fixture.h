@@ -102,6 +102,44 @@ static inline struct project_fixture *pf_create(void)
     return f;
 }
 
+/*
+ * n workunits "<prefix>_<i>" of the fixture's app, each with nres UNSENT
+ * results "<prefix>_<i>_<k>" (quorum and target nres), rsc_fpops_est fpops,
+ * delay_bound 7 days, in one transaction. Returns the first result's id.
+ */
+static inline int64_t pf_add_jobs(struct project_fixture *f, const char *prefix, int n, int nres,
+                                  double fpops)
+{
+    int64_t first = 0;
+    assert_int_equal(vs_store_begin(f->s), 0);
+    for (int i = 0; i < n; i++) {
+        struct vs_workunit wu;
+        vs_workunit_defaults(&wu);
+        wu.appid = f->appid;
+        snprintf(wu.name, sizeof(wu.name), "%.40s_%d", prefix, i);
+        wu.rsc_fpops_est = fpops;
+        wu.delay_bound = 7 * 86400;
+        wu.min_quorum = nres;
+        wu.target_nresults = nres;
+        wu.transition_time = VS_TIME_NEVER;
+        wu.xml_doc = vs_xstrdup("<workunit>\n</workunit>\n");
+        assert_int_equal(vs_store_workunit_add(f->s, &wu), 0);
+        for (int k = 0; k < nres; k++) {
+            struct vs_result r = {.workunitid = wu.id, .appid = f->appid};
+            r.server_state = VS_RESULT_SERVER_STATE_UNSENT;
+            snprintf(r.name, sizeof(r.name), "%.40s_%d_%d", prefix, i, k);
+            r.xml_doc_in = vs_xstrdup("<result>\n</result>\n");
+            assert_int_equal(vs_store_result_add(f->s, &r), 0);
+            if (!first)
+                first = r.id;
+            vs_result_cleanup(&r);
+        }
+        vs_workunit_cleanup(&wu);
+    }
+    assert_int_equal(vs_store_commit(f->s), 0);
+    return first;
+}
+
 static inline void pf_destroy(struct project_fixture *f)
 {
     vs_store_close(f->s);
@@ -124,6 +162,20 @@ static inline int64_t pf_sql(const struct project_fixture *f, const char *sql)
     sqlite3_finalize(st);
     sqlite3_close(db);
     return v;
+}
+
+/* Runs one SQL statement that returns no row (a trigger, an edit) on its
+ * own connection to the project's store. */
+static inline void pf_exec(const struct project_fixture *f, const char *sql)
+{
+    char path[1200];
+    snprintf(path, sizeof(path), "%s/volsched.db", f->cfg.dir);
+    sqlite3 *db;
+    assert_int_equal(sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL), SQLITE_OK);
+    char *msg = NULL;
+    if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK)
+        fail_msg("%s: %s", sql, msg);
+    sqlite3_close(db);
 }
 
 /* Number of regular files under dir (recursively). */

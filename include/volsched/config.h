@@ -132,10 +132,17 @@ struct vs_project_config {
     int report_grace_period;                /* <report_grace_period> seconds; default 3600 */
     int delete_delay_hours;                 /* <delete_delay_hours> */
     int report_max;                         /* <report_max> results per RPC; 0 = all */
-    bool resend_lost_results;               /* <resend_lost_results> */
+    bool resend_lost_results;               /* <resend_lost_results>; default 1 */
     bool send_result_abort;                 /* <send_result_abort> */
     bool dont_send_jobs;                    /* <dont_send_jobs> */
     bool dont_generate_upload_certificates; /* <dont_generate_upload_certificates> */
+
+    /* hostile volunteers (issue 19; docs/security.md) */
+    int failed_auth_burst;    /* <failed_auth_burst> wrong keys per address at once; 20, 0 = off */
+    int failed_auth_per_hour; /* <failed_auth_per_hour> then this many an hour; default 60 */
+    char https_cert[VS_PATH_MAX]; /* <https_cert> PEM certificate (chain); "" = no HTTPS */
+    char https_key[VS_PATH_MAX];  /* <https_key> its PEM private key */
+    int https_port;               /* <https_port> the HTTPS listener's; 0 = any free port */
 
     /* assigned work (seed 003) */
     bool enable_assignment;       /* <enable_assignment>; default 1 */

@@ -54,13 +54,6 @@ const char *vs_log_file_path(const struct vs_log_file *f);
 /* Closes and frees f. NULL is a no-op. No logger may use it afterwards. */
 void vs_log_file_close(struct vs_log_file *f);
 
-/*
- * Copies s into out (size n) for a log line, keeping only its first 4
- * characters and "..." when it is longer than 8: how authenticators and keys
- * appear in logs (enough to tell two apart, not enough to use one).
- */
-void vs_log_redact(const char *s, char *out, size_t n);
-
 #define VS_LOG(lg, lvl, ...)                                                                       \
     do {                                                                                           \
         if ((lg) && (lvl) <= (lg)->level)                                                          \

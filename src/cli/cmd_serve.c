@@ -411,9 +411,13 @@ int vs_cmd_serve(int argc, char **argv)
         .sched = timed_sched_http,
         .sched_ctx = &ts_sched,
         .upload = vs_upload_http,
+        .upload_stream = &vs_upload_stream_ops,
         .upload_ctx = upload,
         .pages = vs_ops_pages_http,
         .pages_ctx = pages,
+        .tls_cert_file = cfg.https_cert[0] ? cfg.https_cert : NULL,
+        .tls_key_file = cfg.https_key[0] ? cfg.https_key : NULL,
+        .https_port = (uint16_t)cfg.https_port,
     };
     rc = vs_http_start(&hc, host, port, &http);
     if (rc != 0)
@@ -427,6 +431,10 @@ int vs_cmd_serve(int argc, char **argv)
     VS_LOG(log, VS_LOG_INFO, "serving %s on %s:%u (scheduler %s), %zu jobs cached%s",
            cfg.master_url, host, (unsigned)vs_http_port(http), sched_url, added,
            maint ? "; stop_sched exists: down for maintenance" : "");
+
+    if (vs_http_https_port(http))
+        VS_LOG(log, VS_LOG_INFO, "https on %s:%u; the master page advertises %s", host,
+               (unsigned)vs_http_https_port(http), vs_http_https_sched_url(http));
 
     double t_cat = mono_now(), t_stats = mono_now(), t_state = 0, t_sample = 0;
     uint64_t last_rpcs = 0;

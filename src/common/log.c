@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "volsched/alloc.h"
+#include "volsched/logsafe.h"
 #include "volsched/str.h"
 
 struct vs_log_file {
@@ -78,22 +79,6 @@ void vs_log_file_close(struct vs_log_file *f)
     vs_free(f);
 }
 
-void vs_log_redact(const char *s, char *out, size_t n)
-{
-    if (n == 0)
-        return;
-    if (!s)
-        s = "";
-    size_t len = strlen(s);
-    if (len <= 8) {
-        /* Too short to be a real key; nothing to protect, and the operator
-         * sees what was sent. */
-        snprintf(out, n, "%s", s);
-        return;
-    }
-    snprintf(out, n, "%.4s...", s);
-}
-
 static void write_all(int fd, const char *p, size_t n)
 {
     while (n > 0) {
@@ -125,6 +110,10 @@ void vs_log_write(const struct vs_log *lg, enum vs_log_level level, const char *
     if ((size_t)n < sizeof(line))
         vsnprintf(line + n, sizeof(line) - (size_t)n, fmt, ap);
     va_end(ap);
+    /* A client's string may carry a newline or a terminal escape: escaped
+     * here, so no message can forge a line (issue 19). */
+    if ((size_t)n < sizeof(line))
+        vs_logsafe_escape_inplace(line + n, sizeof(line) - (size_t)n);
     size_t len = strlen(line);
     if (lg->tap && level <= VS_LOG_WARN)
         lg->tap(lg->tap_ctx, level, line);

@@ -21,6 +21,15 @@ void vs_project_config_init(struct vs_project_config *cfg)
     memset(cfg, 0, sizeof(*cfg));
     cfg->uldl_dir_fanout = VS_DEFAULT_FANOUT;
     vs_sp_config_defaults(&cfg->policy);
+    /* Protective defaults (issue 19, docs/security.md): a project is safe
+     * from one hoarding account the day it starts; each tag set to 0 turns
+     * its limit off (BOINC's default for daily_result_quota). */
+    cfg->policy.host_in_progress_per_cpu = 4;
+    cfg->policy.max_new_hosts_per_day = 5;
+    cfg->policy.daily_result_quota = 100;
+    cfg->resend_lost_results = true;
+    cfg->failed_auth_burst = 20;
+    cfg->failed_auth_per_hour = 60;
     cfg->maintenance_delay = 3600;
     cfg->report_grace_period = 3600;
     cfg->enable_assignment = true;

@@ -32,6 +32,13 @@ const struct vs_config_tag vs_config__tags[] = {
     {"daily_result_quota", K_INT, F(policy.daily_result_quota), 0, 0, W},
     {"max_wus_to_send", K_INT, F(policy.max_wus_to_send), 1, 0, W},
     {"one_result_per_user_per_wu", K_BOOL, F(policy.one_result_per_user_per_wu), 0, 0, W},
+    /* volsched: protective limits (issue 19, docs/security.md). */
+    {"host_in_progress_per_cpu", K_INT, F(policy.host_in_progress_per_cpu), 0, 0, W},
+    {"max_new_hosts_per_day", K_INT, F(policy.max_new_hosts_per_day), 0, 0, W},
+    {"max_ncpus", K_INT, F(policy.max_ncpus), 1, 0, W},
+    {"resend_lost_results", K_BOOL, F(resend_lost_results), 0, 0, W},
+    {"failed_auth_burst", K_INT, F(failed_auth_burst), 0, 0, W},
+    {"failed_auth_per_hour", K_INT, F(failed_auth_per_hour), 0, 0, W},
     {"min_sendwork_interval", K_INT, F(min_sendwork_interval), 0, 0, W},
     {"report_grace_period", K_INT, F(report_grace_period), 0, 0, W},
     {"delete_delay_hours", K_INT, F(delete_delay_hours), 0, 0, W},
@@ -53,11 +60,14 @@ const struct vs_config_tag vs_config__tags[] = {
     {"assimilator", K_ASSIMILATOR, F(assimilators), 0, 0, 0},
 
     /* Read and checked, not written by init. */
+    /* HTTPS in `volsched serve` (issue 19) */
+    {"https_cert", K_PATH, F(https_cert), 0, 0, 0},
+    {"https_key", K_PATH, F(https_key), 0, 0, 0},
+    {"https_port", K_INT, F(https_port), 0, 65535, 0},
     /* scheduler RPC behaviour */
     {"next_rpc_delay", K_INT, F(next_rpc_delay), 0, 0, 0},
     {"maintenance_delay", K_INT, F(maintenance_delay), 0, 0, 0},
     {"report_max", K_INT, F(report_max), 0, 0, 0},
-    {"resend_lost_results", K_BOOL, F(resend_lost_results), 0, 0, 0},
     {"send_result_abort", K_BOOL, F(send_result_abort), 0, 0, 0},
     {"dont_send_jobs", K_BOOL, F(dont_send_jobs), 0, 0, 0},
     /* locality scheduling (seed 001) */
@@ -69,7 +79,6 @@ const struct vs_config_tag vs_config__tags[] = {
     /* work-send rules (seeds 004, 000) */
     {"one_result_per_host_per_wu", K_BOOL, F(policy.one_result_per_host_per_wu), 0, 0, 0},
     {"gpu_multiplier", K_INT, F(policy.gpu_multiplier), 1, 0, 0},
-    {"max_ncpus", K_INT, F(policy.max_ncpus), 1, 0, 0},
     {"homogeneous_redundancy", K_INT, F(policy.homogeneous_redundancy), 0, 2, 0},
     {"min_core_client_version", K_CORE_VERSION, F(policy.min_core_client_version), 0, 0, 0},
     {"ignore_delay_bound", K_BOOL, F(policy.ignore_delay_bound), 0, 0, 0},

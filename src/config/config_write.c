@@ -7,6 +7,7 @@
  * writes, vs_project_config_load reads back to the same values.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <unistd.h>
 
@@ -104,9 +105,15 @@ static int write_atomic(const char *path, const char *data, size_t len)
     int n = snprintf(tmp, sizeof(tmp), "%s.tmp%d", path, (int)getpid());
     if (n < 0 || (size_t)n >= sizeof(tmp))
         return VS_ELIMIT;
-    FILE *fp = fopen(tmp, "w");
-    if (!fp)
-        return -errno;
+    /* config.xml may hold the store's password: owner-only (issue 19). */
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    FILE *fp = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (!fp) {
+        int e = errno;
+        if (fd >= 0)
+            close(fd);
+        return -e;
+    }
     int rc = 0;
     size_t wr = fwrite(data, 1, len, fp);
     int fl = fflush(fp) != 0 || fsync(fileno(fp)) != 0;

@@ -1,54 +1,121 @@
 /*
  * The results a host holds and the ones it lost: the request's
  * <other_results> (every result the client has and is not reporting)
- * against the store (sched_int.h, vs_sched__other_results).
+ * against the store (sched_int.h, vs_resend_find).
  *
  * send_result_abort (BOINC-COMPAT handle_request.cpp send_result_abort):
  *   a result the store does not have for this host, or whose workunit was
  *   cancelled: <result_abort> and "Result X is no longer usable"; a result
  *   whose workunit is assimilated, or that timed out (OVER, no reply):
  *   <result_abort_if_not_started>.
- * resend_lost_results (BOINC-COMPAT sched_resend.cpp): a result the store
- *   has in progress on this host that the client does not list is lost. It
- *   is sent again when its workunit still needs it (no error, no canonical
- *   result), the version it was sent with is still offered, and the host
- *   can finish it by the new deadline: now + half the original time
- *   allowed, not before the original deadline nor after now + delay_bound.
- *   The resend keeps server_state IN_PROGRESS and does not count against
- *   the daily quota; no new work goes out in that RPC. Otherwise it is
- *   given up: report_deadline = now - 1 and the workunit's transition now,
- *   so the transitioner times it out and reissues it at once, and the
- *   client reads "Didn't resend lost task X (expired)".
+ * resend_lost_results (BOINC's behaviour of sched_resend.cpp, not its
+ *   code): a result the store says a host has IN PROGRESS but that the
+ *   host's request neither reports nor lists among its <other_results> was
+ *   lost on the way (the reply that carried it never arrived, or the client
+ *   reset). It is sent again when its workunit still needs it (no error, no
+ *   canonical result), the version it was sent with is still offered, and
+ *   the host can finish it by the new deadline: now + half the original
+ *   time allowed, not before the original deadline nor after now +
+ *   delay_bound, the run time estimated from the flops recorded at the send
+ *   and the host's on_frac * active_frac. The resend keeps server_state IN
+ *   PROGRESS and does not count against the daily quota; no new work goes
+ *   out in that RPC (h_sched.c). Otherwise it is given up: report_deadline
+ *   = now - 1 and the workunit's transition now, so the transitioner times
+ *   it out and reissues it at once. Each decision is a message in the reply
+ *   ("Resent lost task X", "Didn't resend lost task X (expired)"); both are
+ *   written by the request's commit, with its claims (commit.c).
+ *
+ * Only for hosts whose request carries its list: BOINC clients always send
+ * <other_results> (empty when they hold nothing); a request without one
+ * tells nothing about what the host has.
  */
-#include "server/sched_int.h"
-
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
+#include "server/sched_int.h"
 #include "store/store.h"
 #include "volsched/alloc.h"
 #include "volsched/log.h"
 
-/* Most lost results one RPC gives up (bounds the writes of one request). */
-#define MAX_LOST_PER_RPC 100
+/* Lost results looked at in one request (bounds the writes of one RPC). */
+#define MAX_LOST    64
+#define RESEND_FRAC 0.5
 
-static int cmp_name(const void *a, const void *b)
+struct lost_scan {
+    const struct vs_proto_request *q;
+    struct vs_result *v;
+    size_t n;
+};
+
+static bool listed(const struct vs_proto_request *q, const char *name)
 {
-    return strcmp(*(const char *const *)a, *(const char *const *)b);
+    for (size_t i = 0; i < q->n_other_results; i++)
+        if (q->other_results[i].name && strcmp(q->other_results[i].name, name) == 0)
+            return true;
+    for (size_t i = 0; i < q->n_results; i++)
+        if (q->results[i].name && strcmp(q->results[i].name, name) == 0)
+            return true;
+    return false;
 }
 
-/* The client's result names, sorted, in the arena (for bsearch). */
-static const char **held_names(const struct vs_proto_request *q, struct vs_arena *a, size_t *n)
+static int lost_add(void *ctx, const struct vs_result *r)
 {
-    const char **v = vs_arena_alloc(a, (q->n_other_results + 1) * sizeof(*v));
-    size_t k = 0;
-    for (size_t i = 0; i < q->n_other_results; i++)
-        if (q->other_results[i].name && q->other_results[i].name[0])
-            v[k++] = q->other_results[i].name;
-    qsort(v, k, sizeof(*v), cmp_name);
-    *n = k;
-    return v;
+    struct lost_scan *ls = ctx;
+    if (ls->n >= MAX_LOST || listed(ls->q, r->name))
+        return 0;
+    struct vs_result *o = &ls->v[ls->n++];
+    *o = *r;
+    /* Owned copies: the scan frees its row after the callback. */
+    o->xml_doc_in = r->xml_doc_in ? vs_xstrdup(r->xml_doc_in) : NULL;
+    o->xml_doc_out = NULL;
+    o->stderr_out = NULL;
+    return 0;
+}
+
+static const struct prep_av *find_av(const struct vs_sched *s, int64_t id)
+{
+    for (size_t i = 0; s->cat && i < s->cat->navs; i++)
+        if (s->cat->avs[i].av->id == id)
+            return &s->cat->avs[i];
+    return NULL;
+}
+
+/*
+ * The new client-side deadline of lost result r if the host can finish it
+ * in time, else 0. The stored deadline carries report_grace_period; the
+ * window is the one the client was given.
+ */
+static int64_t new_deadline(const struct vs_sched *s, const struct vs_proto_request *q,
+                            const struct vs_result *r, const struct vs_workunit *wu, int64_t now)
+{
+    int64_t orig = r->report_deadline - s->cfg.report_grace_period;
+    int64_t d = now + (int64_t)(RESEND_FRAC * (double)(orig - r->sent_time));
+    if (d < orig)
+        d = orig;
+    int64_t bound = wu->delay_bound > 0 ? wu->delay_bound : 7 * 86400;
+    if (d > now + bound)
+        d = now + bound;
+    /* Feasible: the estimated run time, at the share of time BOINC
+     * computes, fits before the new deadline. */
+    double avail = q->time_stats.on_frac * q->time_stats.active_frac;
+    if (avail <= 0.01)
+        avail = 0.01;
+    double flops =
+        r->flops_estimate > 0 ? r->flops_estimate : (q->host.p_fpops > 0 ? q->host.p_fpops : 1e9);
+    double est = wu->rsc_fpops_est > 0 ? wu->rsc_fpops_est / flops / avail : 0;
+    return est < (double)(d - now) ? d : 0;
+}
+
+static void add_item(struct vs_resend *rs, struct vs_arena *a, const struct vs_result *r,
+                     int64_t sent, int64_t deadline)
+{
+    if (!rs->items)
+        rs->items = vs_arena_alloc(a, MAX_LOST * sizeof(*rs->items));
+    struct vs_resend_item *it = &rs->items[rs->nitems++];
+    it->result_id = r->id;
+    it->workunit_id = r->workunitid;
+    it->sent_time = sent;
+    it->report_deadline = deadline;
 }
 
 static void add_name(const char ***list, size_t *n, struct vs_arena *a, const char *name)
@@ -107,183 +174,113 @@ static void send_aborts(struct vs_sched *s, struct vs_store *st, const struct vs
     }
 }
 
-/* The host's in-progress results that the client does not hold. */
-struct lost {
-    const char **held;
-    size_t nheld;
-    int64_t ids[MAX_LOST_PER_RPC];
-    size_t n;
-};
-
-static int collect_lost(void *ctx, const struct vs_result *res)
-{
-    struct lost *l = ctx;
-    const char *name = res->name;
-    if (bsearch(&name, l->held, l->nheld, sizeof(*l->held), cmp_name))
-        return 0;
-    if (l->n < MAX_LOST_PER_RPC)
-        l->ids[l->n++] = res->id;
-    return 0;
-}
-
-static const struct prep_av *find_av(const struct vs_sched *s, int64_t id)
-{
-    for (size_t i = 0; s->cat && i < s->cat->navs; i++)
-        if (s->cat->avs[i].av->id == id)
-            return &s->cat->avs[i];
-    return NULL;
-}
-
-/*
- * The new client-side deadline of a lost result if it can be sent again,
- * else 0. flops: the speed the result was sent with (else the host's).
- */
-static int64_t resend_deadline(const struct vs_sched *s, const struct vs_proto_request *q,
-                               const struct vs_job *j, double flops, int64_t now)
-{
-    const struct vs_workunit *wu = &j->wu;
-    if (wu->error_mask || wu->canonical_resultid || !find_av(s, j->result.app_version_id))
-        return 0;
-    int64_t orig = j->result.report_deadline - s->cfg.report_grace_period;
-    int64_t bound = wu->delay_bound > 0 ? wu->delay_bound : 7 * 86400;
-    int64_t dl = now + (orig - j->result.sent_time) / 2;
-    if (dl < orig)
-        dl = orig;
-    if (dl > now + bound)
-        dl = now + bound;
-    /* Feasible: the estimated run time, at the share of time BOINC computes,
-     * fits before the new deadline. */
-    double avail = q->time_stats.on_frac * q->time_stats.active_frac;
-    if (avail <= 0.01)
-        avail = 0.01;
-    if (flops <= 0)
-        flops = q->host.p_fpops > 0 ? q->host.p_fpops : 1e9;
-    double secs = wu->rsc_fpops_est / flops / avail;
-    return (double)now + secs < (double)dl ? dl : 0;
-}
-
-/* Stores a lost result's fate: the new deadline (resend: dl > 0, stored
- * with the grace period) or now - 1 (given up), and wakes its workunit's
- * transitioner by then. */
-static int store_fate(const struct vs_sched *s, struct vs_store *st, struct vs_job *j, int64_t dl,
-                      int64_t now)
-{
-    j->result.report_deadline = dl > 0 ? dl + s->cfg.report_grace_period : now - 1;
-    int rc = vs_store_result_update(st, &j->result);
-    if (rc == 0 && j->wu.transition_time > j->result.report_deadline) {
-        j->wu.transition_time = dl > 0 ? j->result.report_deadline : now;
-        rc = vs_store_workunit_update(st, &j->wu);
-    }
-    return rc;
-}
-
 static void lost_results(struct vs_sched *s, struct vs_store *st, const struct vs_proto_request *q,
                          int64_t hostid, int64_t now, struct vs_arena *a, struct vs_proto_reply *r,
-                         struct vs_resend *out)
+                         struct vs_resend *rs)
 {
-    struct lost *l = vs_arena_alloc(a, sizeof(*l));
-    memset(l, 0, sizeof(*l));
-    l->held = held_names(q, a, &l->nheld);
-    int rc = vs_store_results_in_progress(st, hostid, collect_lost, l);
-    if (rc != 0) {
-        VS_LOG(s->log, VS_LOG_WARN, "resend_lost_results: host %lld: %s", (long long)hostid,
-               vs_strerror(rc));
-        return;
+    struct vs_result found[MAX_LOST];
+    struct lost_scan ls = {q, found, 0};
+    if (vs_store_results_in_progress(st, hostid, lost_add, &ls) != 0) {
+        VS_LOG(s->log, VS_LOG_WARN, "host %lld: cannot read its results in progress",
+               (long long)hostid);
+        ls.n = 0; /* what was copied is freed below; nothing is decided */
     }
-    if (l->n == 0)
-        return;
-    out->jobs = vs_xcalloc(l->n, sizeof(*out->jobs));
-    out->sent = vs_arena_alloc(a, l->n * sizeof(*out->sent));
-    out->claims = vs_arena_alloc(a, l->n * sizeof(*out->claims));
-    for (size_t i = 0; i < l->n; i++) {
-        struct vs_cache_job *cj = &out->jobs[out->n];
-        memset(cj, 0, sizeof(*cj));
-        rc = vs_store_result_get(st, l->ids[i], &cj->job.result);
-        if (rc == 0 && cj->job.result.server_state != VS_RESULT_SERVER_STATE_IN_PROGRESS)
-            rc = VS_ENOTFOUND; /* reported or timed out meanwhile */
-        if (rc == 0)
-            rc = vs_store_workunit_get(st, cj->job.result.workunitid, &cj->job.wu);
-        double flops = cj->job.result.flops_estimate;
-        int64_t dl = rc == 0 ? resend_deadline(s, q, &cj->job, flops, now) : 0;
-        if (dl > 0 && vs_sched__prep_job(s, cj) != 0)
-            dl = 0; /* its stored documents do not parse (logged): give it up */
-        if (rc == 0)
-            rc = store_fate(s, st, &cj->job, dl, now);
-        char msg[VS_NAME_MAX + 64];
-        if (rc == 0 && dl > 0) {
-            struct send_job *sj = &out->sent[out->n];
-            memset(sj, 0, sizeof(*sj));
-            sj->av = find_av(s, cj->job.result.app_version_id);
-            sj->flops = flops > 0 ? flops : (q->host.p_fpops > 0 ? q->host.p_fpops : 1e9);
-            struct vs_claim *c = &out->claims[out->n];
-            memset(c, 0, sizeof(*c));
-            c->claimed = true;
-            c->report_deadline = cj->job.result.report_deadline;
-            out->n++;
-            snprintf(msg, sizeof(msg), "Resent lost task %s", cj->job.result.name);
-            VS_LOG(s->log, VS_LOG_INFO, "host %lld lost result %s: resent", (long long)hostid,
-                   cj->job.result.name);
-            vs_sched__add_msg(r, a, "low", msg);
+    for (size_t i = 0; i < ls.n; i++) {
+        struct vs_result *res = &found[i];
+        struct vs_workunit wu;
+        memset(&wu, 0, sizeof(wu));
+        if (vs_store_workunit_get(st, res->workunitid, &wu) != 0) {
+            vs_result_cleanup(res);
             continue;
         }
-        if (rc == 0) {
-            snprintf(msg, sizeof(msg), "Didn't resend lost task %s (expired)", cj->job.result.name);
-            VS_LOG(s->log, VS_LOG_INFO, "host %lld lost result %s: expired for reissue",
-                   (long long)hostid, cj->job.result.name);
-            vs_sched__add_msg(r, a, "low", msg);
-        } else if (rc != VS_ENOTFOUND) {
-            VS_LOG(s->log, VS_LOG_WARN, "resend_lost_results: result %lld: %s",
-                   (long long)l->ids[i], vs_strerror(rc));
+        const struct prep_av *av = find_av(s, res->app_version_id);
+        int64_t d =
+            wu.error_mask || wu.canonical_resultid || !av ? 0 : new_deadline(s, q, res, &wu, now);
+        char msg[VS_NAME_MAX + 64];
+        if (d > 0) {
+            if (!rs->jobs)
+                rs->jobs = vs_xcalloc(MAX_LOST, sizeof(*rs->jobs));
+            struct vs_resend_job *j = &rs->jobs[rs->njobs];
+            j->cj.job.result = *res;
+            j->cj.job.wu = wu;
+            j->sj.av = av;
+            j->sj.flops = res->flops_estimate > 0 ? res->flops_estimate
+                                                  : (q->host.p_fpops > 0 ? q->host.p_fpops : 1e9);
+            /* Stored, and given to the reply, with the grace period (the
+             * reply tells the client the deadline without it). */
+            j->deadline = d + s->cfg.report_grace_period;
+            if (vs_sched__prep_job(s, &j->cj) == 0) {
+                rs->njobs++;
+                add_item(rs, a, res, now, j->deadline);
+                snprintf(msg, sizeof(msg), "Resent lost task %s", res->name);
+                vs_sched__add_msg(r, a, "low", msg);
+                continue; /* the job owns the rows now */
+            }
+            memset(j, 0, sizeof(*j)); /* its documents do not parse (logged): give it up */
         }
-        if (cj->prep)
-            vs_sched__unprep_job(s, cj->prep);
-        vs_workunit_cleanup(&cj->job.wu);
-        vs_result_cleanup(&cj->job.result);
-        memset(cj, 0, sizeof(*cj));
+        add_item(rs, a, res, res->sent_time, now - 1);
+        snprintf(msg, sizeof(msg), "Didn't resend lost task %s (expired)", res->name);
+        vs_sched__add_msg(r, a, "low", msg);
+        vs_result_cleanup(res);
+        vs_workunit_cleanup(&wu);
     }
+    if (rs->nitems)
+        VS_LOG(s->log, VS_LOG_INFO, "host %lld: %zu lost results, %zu resent", (long long)hostid,
+               rs->nitems, rs->njobs);
 }
 
-void vs_sched__other_results(struct vs_sched *s, struct vs_store *st,
-                             const struct vs_proto_request *q, const struct vs_host *host,
-                             int64_t now, bool *wants, struct vs_arena *a, struct vs_proto_reply *r,
-                             struct vs_resend *out)
+void vs_resend_find(struct vs_sched *s, struct vs_store *st, const struct vs_proto_request *q,
+                    int64_t hostid, int64_t now, struct vs_arena *a, struct vs_proto_reply *r,
+                    struct vs_resend *rs)
 {
-    memset(out, 0, sizeof(*out));
-    if (host->id <= 0)
+    memset(rs, 0, sizeof(*rs));
+    if (hostid <= 0)
         return;
-    /* BOINC-COMPAT: lost results only when the client asks for work; when
-     * any is resent, no new work in this RPC. */
-    if (s->cfg.resend_lost_results && *wants) {
-        lost_results(s, st, q, host->id, now, a, r, out);
-        if (out->n > 0)
-            *wants = false;
-    }
+    if (s->cfg.resend_lost_results)
+        lost_results(s, st, q, hostid, now, a, r, rs);
     if (s->cfg.send_result_abort)
-        send_aborts(s, st, q, host->id, a, r);
+        send_aborts(s, st, q, hostid, a, r);
 }
 
-void vs_sched__resend_reply(const struct vs_sched *s, const struct vs_resend *x, struct vs_arena *a,
-                            struct vs_proto_reply *r)
+void vs_resend_reply(const struct vs_sched *s, const struct vs_send *x,
+                     const struct vs_claim *claims, const struct vs_resend *rs, struct vs_arena *a,
+                     struct vs_proto_reply *r)
 {
-    if (x->n == 0)
+    if (rs->njobs == 0) {
+        vs_send_reply_jobs(s, x, claims, a, r);
         return;
-    /* The same elements as new jobs (h_send.c); no new job went out. */
-    struct vs_send v;
-    memset(&v, 0, sizeof(v));
-    v.jobs = x->jobs;
-    v.sent = x->sent;
-    v.njobs = x->n;
-    vs_send_reply_jobs(s, &v, x->claims, a, r);
+    }
+    /* One reply part for both: the chosen jobs, then the resent ones. */
+    size_t n = x->njobs + rs->njobs;
+    struct vs_send all = *x;
+    all.jobs = vs_xmalloc(n * sizeof(*all.jobs));
+    all.sent = vs_arena_alloc(a, n * sizeof(*all.sent));
+    struct vs_claim *c = vs_arena_alloc(a, n * sizeof(*c));
+    if (x->njobs) {
+        memcpy(all.jobs, x->jobs, x->njobs * sizeof(*all.jobs));
+        memcpy(all.sent, x->sent, x->njobs * sizeof(*all.sent));
+        memcpy(c, claims, x->njobs * sizeof(*c));
+    }
+    for (size_t i = 0; i < rs->njobs; i++) {
+        size_t k = x->njobs + i;
+        all.jobs[k] = rs->jobs[i].cj;
+        all.sent[k] = rs->jobs[i].sj;
+        memset(&c[k], 0, sizeof(c[k]));
+        c[k].claimed = true;
+        c[k].report_deadline = rs->jobs[i].deadline;
+    }
+    all.njobs = n;
+    vs_send_reply_jobs(s, &all, c, a, r);
+    vs_free(all.jobs);
 }
 
-void vs_sched__resend_cleanup(struct vs_sched *s, struct vs_resend *x)
+void vs_resend_cleanup(struct vs_sched *s, struct vs_resend *rs)
 {
-    for (size_t i = 0; i < x->n; i++) {
-        if (x->jobs[i].prep)
-            vs_sched__unprep_job(s, x->jobs[i].prep);
-        vs_workunit_cleanup(&x->jobs[i].job.wu);
-        vs_result_cleanup(&x->jobs[i].job.result);
+    for (size_t i = 0; i < rs->njobs; i++) {
+        vs_sched__unprep_job(s, rs->jobs[i].cj.prep);
+        vs_result_cleanup(&rs->jobs[i].cj.job.result);
+        vs_workunit_cleanup(&rs->jobs[i].cj.job.wu);
     }
-    vs_free(x->jobs);
-    memset(x, 0, sizeof(*x));
+    vs_free(rs->jobs);
+    memset(rs, 0, sizeof(*rs));
 }

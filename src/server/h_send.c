@@ -204,6 +204,8 @@ static enum vs_cache_pick pick(void *ctx, const struct vs_cache_job *cj)
     double af = x->st.avail_frac[v.proc] > 0 ? x->st.avail_frac[v.proc] : 1;
     sj->flops = v.est_duration > 0 ? fpops / (v.est_duration * af) : 1e9;
     sj->hr_class = wu->hr_class == 0 ? v.hr_class : 0;
+    /* Generalized (anonymous platform) versions have no quota row. */
+    sj->day_quota = sj->av ? vs_sp_state_day_quota(&x->st, sj->av->av->id, v.proc) : 0;
     return VS_PICK_TAKE;
 }
 
@@ -322,6 +324,35 @@ static bool at_project_limit(const struct vs_sp_state *st)
     return false;
 }
 
+/* The host's in-progress cap (issue 19), counted in the store, not taken
+ * from the client's list: lowers *max_jobs to what is left under it, or
+ * answers "limit reached" and returns false. The claim counts again. */
+static bool host_cap_allows(struct vs_sched *s, struct vs_store *st, struct vs_send *x,
+                            int64_t hostid, struct vs_arena *a, struct vs_proto_reply *r,
+                            size_t *max_jobs)
+{
+    x->host_cap = vs_sp_host_in_progress_cap(&x->cfg, &x->host);
+    if (x->host_cap <= 0)
+        return true;
+    int64_t n = 0;
+    if (hostid > 0 && vs_store_host_count_in_progress(st, hostid, &n) != 0) {
+        VS_LOG(s->log, VS_LOG_WARN, "host %lld: cannot count its jobs; no work", (long long)hostid);
+        return false;
+    }
+    /* Results this request reports leave IN_PROGRESS in the commit, before
+     * the claim (BOINC handles reports before it sends). */
+    n -= x->n_reporting;
+    if (n >= x->host_cap) {
+        vs_sched__add_msg(r, a, "low", "This computer has reached a limit on tasks in progress");
+        if (r->request_delay < 3600)
+            r->request_delay = 3600;
+        return false;
+    }
+    if ((int64_t)*max_jobs > x->host_cap - n)
+        *max_jobs = (size_t)(x->host_cap - n);
+    return true;
+}
+
 void vs_send_choose(struct vs_sched *s, struct vs_store *st, const struct vs_proto_request *q,
                     int64_t hostid, int64_t userid, double prev_rpc_time, int64_t now, bool wants,
                     const struct host_havs *cached, struct vs_arena *a, struct vs_proto_reply *r,
@@ -333,7 +364,7 @@ void vs_send_choose(struct vs_sched *s, struct vs_store *st, const struct vs_pro
     x->jobs = NULL;
     x->sent = NULL;
     x->njobs = 0;
-    x->write_havs = 0;
+    x->host_cap = 0;
     x->cfg = s->cfg.policy;
     /* volsched never sends two results of one workunit to one host, as
      * before the rules were configurable (BOINC's scheduler does the same
@@ -395,6 +426,8 @@ void vs_send_choose(struct vs_sched *s, struct vs_store *st, const struct vs_pro
     pc.max_jobs = (size_t)x->st.max_jobs_per_rpc;
     if (pc.max_jobs > (size_t)s->opt.max_jobs_per_rpc)
         pc.max_jobs = (size_t)s->opt.max_jobs_per_rpc;
+    if (!host_cap_allows(s, st, x, hostid, a, r, &pc.max_jobs))
+        return;
     /* Not zeroed: vs_cache_take writes every entry it returns. */
     x->jobs = vs_xmalloc((pc.max_jobs + 1) * sizeof(*x->jobs));
     x->sent = vs_arena_alloc(a, (pc.max_jobs + 1) * sizeof(*x->sent));
@@ -407,12 +440,6 @@ void vs_send_choose(struct vs_sched *s, struct vs_store *st, const struct vs_pro
         size_t more = vs_cache_take(s->cache, pick, &pc, x->jobs + base, pc.max_jobs - base);
         x->njobs = base + more;
     }
-    /* Quota rows go with the commit when a job was sent or the host's day
-     * turned (the reset must be stored, or the next request of the same
-     * day would not see it). */
-    if (x->cfg.daily_result_quota > 0 && (x->njobs > 0 || x->st.new_day))
-        x->write_havs = x->st.n_havs;
-
     if (x->njobs == 0) {
         struct vs_buf b;
         vs_buf_init(&b, 16 * 1024);

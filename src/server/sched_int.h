@@ -94,6 +94,7 @@ struct vs_sched {
     struct vs_store **pool; /* idle read handles */
     size_t npool, cap_pool;
     struct vs_committer *committer;
+    struct vs_auth_limit *auth_limit; /* failed account keys per address */
     /* Read-through caches of the rows every RPC needs (see user_lookup). */
     pthread_mutex_t ucache_mu, hcache_mu;
     struct ucache_ent *ucache; /* UCACHE_SIZE entries */
@@ -117,35 +118,6 @@ bool vs_sched__gate(struct vs_sched *s, const struct vs_host *host, bool new_hos
 /* report_max: cuts the request's reported results to the first report_max. */
 void vs_sched__report_max(const struct vs_sched *s, struct vs_proto_request *q);
 
-/* ---- h_resend.c: the results the host holds or lost ---- */
-/* The lost results one RPC sends again (vs_sched__other_results). */
-struct vs_resend {
-    struct vs_cache_job *jobs; /* owned: the stored rows and their prep */
-    struct send_job *sent;     /* in the request's arena */
-    struct vs_claim *claims;   /* in the arena: claimed, report_deadline */
-    size_t n;
-};
-/*
- * The request's <other_results> (the results the client holds) against the
- * store's results of host hostid (0: a new host, nothing to do), before
- * work is chosen. send_result_abort: <result_abort> for those the project
- * no longer needs. resend_lost_results (only when *wants): a result in
- * progress on this host that the client does not list is lost: sent again
- * when still feasible (its new deadline is stored now; out->jobs, and no new
- * work in this RPC: *wants becomes false), else given up (deadline now - 1,
- * so the transitioner reissues it at once). Messages go into r; store
- * errors are logged and the RPC goes on. Call vs_sched__resend_reply()
- * after the new jobs' elements, vs_sched__resend_cleanup() after the reply
- * is written. Catalog lock held by the caller.
- */
-void vs_sched__other_results(struct vs_sched *s, struct vs_store *st,
-                             const struct vs_proto_request *q, const struct vs_host *host,
-                             int64_t now, bool *wants, struct vs_arena *a, struct vs_proto_reply *r,
-                             struct vs_resend *out);
-void vs_sched__resend_reply(const struct vs_sched *s, const struct vs_resend *x, struct vs_arena *a,
-                            struct vs_proto_reply *r);
-void vs_sched__resend_cleanup(struct vs_sched *s, struct vs_resend *x);
-
 /* ---- h_send.c ---- */
 
 /* How one taken job is sent (parallel to the taken jobs). */
@@ -153,7 +125,8 @@ struct send_job {
     const struct prep_av *av;                          /* NULL: anonymous platform */
     const struct vs_proto_client_app_version *anon_av; /* anonymous platform */
     double flops;
-    int hr_class; /* commit the workunit to this HR class (0: none) */
+    int hr_class;  /* commit the workunit to this HR class (0: none) */
+    int day_quota; /* the host's daily limit of its app version (0: none) */
 };
 
 /* One request's job selection. */
@@ -167,8 +140,11 @@ struct vs_send {
     struct vs_cache_job *jobs; /* owned (vs_free); taken jobs */
     struct send_job *sent;     /* in the request's arena */
     size_t njobs;
-    int write_havs; /* quota rows to write with the commit (st.havs[0..n)) */
     bool havs_read; /* the host's quota rows were read (st.havs is their state) */
+    int host_cap;   /* the host's in-progress cap for the claim (0: none) */
+    /* in, set by the caller before vs_send_choose: the host's IN_PROGRESS
+     * results this request reports (they leave before the claim) */
+    int n_reporting;
 };
 
 /* Builds c's policy view of apps and versions (in c's arena). */
@@ -194,6 +170,48 @@ void vs_send_reply_jobs(const struct vs_sched *s, const struct vs_send *x,
 void vs_send_cleanup(struct vs_send *x);
 
 /* h_sched.c helpers used by h_send.c */
+/* Lost results (h_resend.c, resend_lost_results). */
+struct vs_resend_job {
+    struct vs_cache_job cj; /* the store's rows, prep'ed; owned */
+    struct send_job sj;
+    int64_t deadline;
+};
+struct vs_resend {
+    struct vs_resend_item *items; /* for the commit (in the request's arena) */
+    size_t nitems;
+    struct vs_resend_job *jobs; /* for the reply (owned) */
+    size_t njobs;
+};
+/*
+ * The request's <other_results> (the results the client holds) against the
+ * store's results of host hostid, before work is chosen. send_result_abort:
+ * <result_abort> for those the project no longer needs.
+ * resend_lost_results: host hostid's lost results (IN_PROGRESS in the
+ * store, neither reported nor listed by q) are resent or given up (the
+ * decisions go to the commit in out->items) and the reply's messages
+ * added. Store errors are logged and the RPC goes on. Call with the
+ * catalog lock held.
+ */
+void vs_resend_find(struct vs_sched *s, struct vs_store *st, const struct vs_proto_request *q,
+                    int64_t hostid, int64_t now, struct vs_arena *a, struct vs_proto_reply *r,
+                    struct vs_resend *out);
+/* The jobs' part of the reply: x's claimed jobs and rs's resent ones. */
+void vs_resend_reply(const struct vs_sched *s, const struct vs_send *x,
+                     const struct vs_claim *claims, const struct vs_resend *rs, struct vs_arena *a,
+                     struct vs_proto_reply *r);
+void vs_resend_cleanup(struct vs_sched *s, struct vs_resend *rs);
+
+/* The job cache's hooks (h_sched.c): the parsed templates of a job. */
+int vs_sched__prep_job(void *ctx, struct vs_cache_job *cj);
+void vs_sched__unprep_job(void *ctx, void *prep);
+
+/* The host row's fields from the request (h_host.c). */
+void vs_sched__host_from_request(struct vs_host *h, const struct vs_proto_request *q,
+                                 const struct vs_user *u, const char *peer, int64_t now);
+/* May user userid create one more host now (max_new_hosts_per_day)? */
+bool vs_sched__new_host_allowed(struct vs_sched *s, struct vs_store *st, int64_t userid,
+                                int64_t now);
+
 void vs_sched__add_msg(struct vs_proto_reply *r, struct vs_arena *a, const char *prio,
                        const char *text);
 const struct vs_app *vs_sched__find_app(const struct vs_catalog *cat, int64_t id);

@@ -85,6 +85,8 @@ enum sq_stmt {
     SQ_RESULTS_OF_WU,
     SQ_RESULTS_IN_PROGRESS,
     SQ_HOST_HAS_WU,
+    SQ_HOST_IN_PROGRESS, /* issue 19: the host's in-progress cap */
+    SQ_USER_NEW_HOSTS,   /* issue 19: new hosts per account per day */
     SQ_COUNT_RESULTS,
     SQ_COUNT_UNSENT,
     SQ_COUNT_IN_PROGRESS,
@@ -95,6 +97,7 @@ enum sq_stmt {
     SQ_REPORT,
     SQ_REPORT_STATE,
     SQ_REPORT_WU,
+    SQ_WU_RETRY_AT, /* issue 19: a deferred WU, its other columns untouched */
     SQ_WUS_TO_TRANSITION,
     SQ_WUS_TO_VALIDATE,
     SQ_WUS_TO_ASSIMILATE,
@@ -106,7 +109,8 @@ enum sq_stmt {
     SQ_HAV_GET,
     SQ_HAV_PUT,
     SQ_HAVS_OF_HOST,
-    SQ_HAV_SENT,
+    SQ_HAV_CLAIMED, /* issue 19: the claim counts the day's jobs */
+    SQ_HAV_NEW_DAY,
     SQ_DAEMON_GET,
     SQ_DAEMON_PUT,
     SQ_DAEMON_ALL,
@@ -120,6 +124,7 @@ struct vs_store {
     struct vs_log *log;
     sqlite3_stmt *stmts[SQ__COUNT];
     int txn_depth;
+    bool txn_lost; /* SQLite rolled the open transaction back (store_sqlite.c, txn_lost) */
     /* Transaction control, prepared once (store_sqlite.c, run_tx): BEGIN
      * IMMEDIATE, COMMIT, ROLLBACK, and per savepoint depth SAVEPOINT spN,
      * RELEASE spN, ROLLBACK TO spN. Compiling their text on every call was

@@ -85,6 +85,14 @@ int vs_store_schema_version(void);
  * open: the caller decides to roll back.
  */
 VS_MUST_CHECK int vs_store_begin(struct vs_store *s);
+/*
+ * True while a transaction opened with vs_store_begin is still open. False
+ * outside one, and after an error that made the backend roll the whole
+ * transaction back (disk full, I/O error, a trigger's RAISE(ROLLBACK)):
+ * then every nested begin and commit fails without touching the store until
+ * the outermost level is committed or rolled back (both report the loss).
+ */
+bool vs_store_in_transaction(struct vs_store *s);
 VS_MUST_CHECK int vs_store_commit(struct vs_store *s);
 int vs_store_rollback(struct vs_store *s);
 
@@ -175,6 +183,15 @@ VS_MUST_CHECK int vs_store_workunit_by_name(struct vs_store *s, const char *name
 /* Writes every field of wu to row wu->id (mod_time = now); VS_ENOTFOUND if gone. */
 VS_MUST_CHECK int vs_store_workunit_update(struct vs_store *s, const struct vs_workunit *wu);
 
+/*
+ * Sets only transition_time = when (and mod_time = now) of workunit id: a
+ * daemon that defers a workunit it could not handle writes no stale copy
+ * of the other columns (the scheduler's claim writes hr_class meanwhile).
+ * 0 when the row is gone.
+ */
+VS_MUST_CHECK int vs_store_workunit_retry_at(struct vs_store *s, int64_t id, int64_t when,
+                                             int64_t now);
+
 /* Inserts a (workunitid required); sets a->id and create_time. */
 VS_MUST_CHECK int vs_store_assignment_add(struct vs_store *s, struct vs_assignment *a);
 
@@ -219,6 +236,12 @@ VS_MUST_CHECK int vs_store_results_in_progress(struct vs_store *s, int64_t hosti
 /* Sets *out to true when host hostid has any result of workunit wuid. */
 VS_MUST_CHECK int vs_store_host_has_wu(struct vs_store *s, int64_t hostid, int64_t wuid, bool *out);
 
+/* The host's results IN_PROGRESS (its in-progress cap, issue 19). */
+VS_MUST_CHECK int vs_store_host_count_in_progress(struct vs_store *s, int64_t hostid, int64_t *out);
+/* The user's hosts created after since (new hosts per account per day). */
+VS_MUST_CHECK int vs_store_user_count_new_hosts(struct vs_store *s, int64_t userid, int64_t since,
+                                                int64_t *out);
+
 /* Number of results of app appid (all apps when appid is 0) in server_state state. */
 VS_MUST_CHECK int vs_store_count_results(struct vs_store *s, int64_t appid, int state,
                                          int64_t *out_count);
@@ -247,6 +270,19 @@ struct vs_claim {
     /* The result's workunit when the caller knows it (the workunit update
      * is then keyed by id); 0: looked up from the result row. */
     int64_t workunit_id;
+    /* Refuse it when a result of the same workunit is held by this host
+     * (one_result_per_host_per_wu) or this user (one_result_per_user_per_wu).
+     * The scheduler sets them; tools that place results by hand need not. */
+    bool one_per_host, one_per_user;
+    /* Refuse it when the host already has this many results IN_PROGRESS
+     * (0: no cap). Counted inside the claim, so parallel requests of one
+     * host cannot pass the cap together. */
+    int host_max_in_progress;
+    /* The daily quota (0: none): refuse it when the host's n_jobs_today of
+     * app_version_id is at day_quota; a claim adds one to that count. Both
+     * in the claim, so parallel requests of one host cannot pass the quota
+     * together (issue 19). */
+    int day_quota;
     bool claimed; /* out: true if this call moved it from UNSENT to IN_PROGRESS */
 };
 
@@ -257,13 +293,35 @@ struct vs_claim {
  * app_version_id/num and flops_estimate, and its workunit's
  * transition_time becomes min(transition_time, report_deadline) so the
  * transitioner notices a timeout. A result that is no longer UNSENT (sent
- * to another host meanwhile, cancelled) is left alone with claimed = false,
- * so a result is never sent twice. Returns the number claimed in
+ * to another host meanwhile, cancelled), one whose workunit has a result on
+ * this host or user already (with one_per_host, one_per_user), or one over the host's
+ * host_max_in_progress is left alone with claimed = false, so a result is
+ * never sent twice and the rules hold however requests interleave. These
+ * checks are in the claiming statement itself. Returns the number claimed in
  * *out_nclaimed.
  */
 VS_MUST_CHECK int vs_store_results_claim(struct vs_store *s, int64_t hostid, int64_t userid,
                                          int64_t teamid, int64_t now, struct vs_claim *claims,
                                          size_t n, size_t *out_nclaimed);
+
+/* A result sent to a host that the host no longer lists (BOINC's
+ * resend_lost_results): sent again with a new deadline, or expired. */
+struct vs_resend_item {
+    int64_t result_id, workunit_id;
+    int64_t sent_time;       /* unchanged when expiring */
+    int64_t report_deadline; /* the new one; in the past to expire it */
+};
+
+/*
+ * Records resends of lost results in one transaction (or inside the
+ * caller's): each result still IN_PROGRESS on hostid gets the item's
+ * sent_time and report_deadline, and its workunit's transition_time becomes
+ * min(transition_time, report_deadline), so an expired one times out at the
+ * transitioner's next pass. Rows no longer IN_PROGRESS on the host are left
+ * alone. Returns 0 or a store error.
+ */
+VS_MUST_CHECK int vs_store_results_resend(struct vs_store *s, int64_t hostid, int64_t now,
+                                          const struct vs_resend_item *items, size_t n);
 
 /* What a client reported about one result (scheduler, issue 6). */
 struct vs_result_report {
@@ -370,14 +428,23 @@ typedef int (*vs_store_hav_fn)(void *ctx, const struct vs_host_app_version *h);
 VS_MUST_CHECK int vs_store_havs_of_host(struct vs_store *s, int64_t host_id, vs_store_hav_fn fn,
                                         void *ctx);
 /*
- * The scheduler's write after sending: sets n_jobs_today of (host_id,
- * app_version_id), creating the record with max_jobs_per_day when it does
- * not exist. An existing record's max_jobs_per_day is left alone (the
- * validator and transitioner own it).
+ * The host's quota day turned: sets n_jobs_today of every record of host
+ * host_id to 0 if the host's stored rpc_time is before day_start (its last
+ * RPC was on an earlier day). The scheduler calls it before it writes the
+ * host row, in the same transaction, so of parallel requests on the new
+ * day only the first resets the count (the claims count from there).
  */
-VS_MUST_CHECK int vs_store_hav_set_today(struct vs_store *s, int64_t host_id,
-                                         int64_t app_version_id, int n_jobs_today,
-                                         int max_jobs_per_day);
+VS_MUST_CHECK int vs_store_hav_new_day(struct vs_store *s, int64_t host_id, int64_t day_start);
+
+/*
+ * Inserts h like vs_store_host_add, unless user h->userid has max_new hosts
+ * created after since already (then VS_ELIMIT, nothing written): the count
+ * and the insert in one transaction (or inside the caller's), so parallel
+ * requests of one account cannot pass the limit together. max_new <= 0: no
+ * limit.
+ */
+VS_MUST_CHECK int vs_store_host_add_capped(struct vs_store *s, struct vs_host *h, int64_t since,
+                                           int max_new);
 
 /* The last pass and last error of one back-end daemon (volsched). */
 struct vs_daemon_status {

@@ -178,6 +178,13 @@ int vs_sq__build_sql(enum sq_stmt id, struct vs_buf *b)
         rc = vs_buf_puts(b, "SELECT EXISTS(SELECT 1 FROM result WHERE workunitid = ?2 "
                             "AND hostid = ?1)");
         break;
+    case SQ_HOST_IN_PROGRESS:
+        rc = vs_buf_printf(b, "SELECT count(*) FROM result WHERE hostid = ?1 AND server_state = %d",
+                           VS_RESULT_SERVER_STATE_IN_PROGRESS);
+        break;
+    case SQ_USER_NEW_HOSTS:
+        rc = vs_buf_puts(b, "SELECT count(*) FROM host WHERE userid = ?1 AND create_time > ?2");
+        break;
     case SQ_COUNT_RESULTS:
         /* Other states: operator and bench counts, which scan. */
         rc = vs_buf_puts(b, "SELECT count(*) FROM result WHERE server_state = ?1 AND "
@@ -208,8 +215,26 @@ int vs_sq__build_sql(enum sq_stmt id, struct vs_buf *b)
                            "UPDATE result SET server_state = %d, hostid = ?2, userid = ?3, "
                            "teamid = ?4, sent_time = ?5, report_deadline = ?6, "
                            "app_version_id = ?7, app_version_num = ?8, flops_estimate = ?9, "
-                           "mod_time = ?5 WHERE id = ?1 AND server_state = %d",
-                           VS_RESULT_SERVER_STATE_IN_PROGRESS, VS_RESULT_SERVER_STATE_UNSENT);
+                           "mod_time = ?5 WHERE id = ?1 AND server_state = %d "
+                           /* One result per host (?12) and per user (?10) and
+                            * workunit, checked by the statement that claims:
+                            * two requests of one user interleaved in a batch
+                            * cannot both pass, whatever they read before. */
+                           "AND (NOT (?10 OR ?12) OR NOT EXISTS (SELECT 1 FROM result o "
+                           "WHERE o.workunitid = result.workunitid AND o.id <> ?1 AND "
+                           "o.hostid <> 0 AND ((?12 AND o.hostid = ?2) OR (?10 AND "
+                           "o.userid = ?3)))) "
+                           /* The host's in-progress cap (?11 > 0), counted here
+                            * for the same reason (partial index res_host_ip). */
+                           "AND (?11 <= 0 OR (SELECT count(*) FROM result h WHERE "
+                           "h.hostid = ?2 AND h.server_state = %d) < ?11) "
+                           /* The daily quota (?13 > 0), for the same reason;
+                            * SQ_HAV_CLAIMED counts the claim. */
+                           "AND (?13 <= 0 OR coalesce((SELECT q.n_jobs_today FROM "
+                           "host_app_version q WHERE q.host_id = ?2 AND "
+                           "q.app_version_id = ?7), 0) < ?13)",
+                           VS_RESULT_SERVER_STATE_IN_PROGRESS, VS_RESULT_SERVER_STATE_UNSENT,
+                           VS_RESULT_SERVER_STATE_IN_PROGRESS);
         break;
     case SQ_CLAIM_WU:
         rc = vs_buf_puts(b, "UPDATE workunit SET transition_time = min(transition_time, ?2), "
@@ -241,6 +266,10 @@ int vs_sq__build_sql(enum sq_stmt id, struct vs_buf *b)
         break;
     case SQ_REPORT_WU:
         rc = vs_buf_puts(b, "UPDATE workunit SET transition_time = ?2, mod_time = ?2 "
+                            "WHERE id = ?1");
+        break;
+    case SQ_WU_RETRY_AT:
+        rc = vs_buf_puts(b, "UPDATE workunit SET transition_time = ?2, mod_time = ?3 "
                             "WHERE id = ?1");
         break;
     case SQ_WUS_TO_TRANSITION:
@@ -300,13 +329,20 @@ int vs_sq__build_sql(enum sq_stmt id, struct vs_buf *b)
                             "consecutive_valid, turnaround_n, turnaround_avg FROM "
                             "host_app_version WHERE host_id = ?1 ORDER BY app_version_id");
         break;
-    case SQ_HAV_SENT:
-        /* Only the day's count: max_jobs_per_day belongs to the validator
-         * and transitioner, which may have changed it since it was read. */
+    case SQ_HAV_CLAIMED:
+        /* One more job today, counted in the store (never an absolute value
+         * read before: parallel requests would overwrite each other). A
+         * new row's max_jobs_per_day 0 stands for the project's quota; an
+         * old row's belongs to the validator and transitioner. */
         rc = vs_buf_puts(b, "INSERT INTO host_app_version(host_id, app_version_id, "
-                            "max_jobs_per_day, n_jobs_today) VALUES(?1, ?2, ?3, ?4) "
+                            "n_jobs_today) VALUES(?1, ?2, 1) "
                             "ON CONFLICT(host_id, app_version_id) DO UPDATE SET "
-                            "n_jobs_today = excluded.n_jobs_today");
+                            "n_jobs_today = n_jobs_today + 1");
+        break;
+    case SQ_HAV_NEW_DAY:
+        rc = vs_buf_puts(b, "UPDATE host_app_version SET n_jobs_today = 0 WHERE host_id = ?1 "
+                            "AND n_jobs_today <> 0 AND (SELECT rpc_time FROM host WHERE "
+                            "id = ?1) < ?2");
         break;
     case SQ_DAEMON_GET:
     case SQ_DAEMON_ALL:

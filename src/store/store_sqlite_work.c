@@ -2,6 +2,7 @@
  * SQLite backend: workunits, assignments and results, the feeder's scan, the
  * scheduler's atomic claim, result reports and the transitioner's scan.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "store/sqlite_int.h"
@@ -173,18 +174,61 @@ static int one_i64(struct vs_store *s, sqlite3_stmt *st, int64_t *out)
     return rc == SQLITE_ROW ? 0 : vs_sq__err(s, rc, "count");
 }
 
-int vs_store_host_has_wu(struct vs_store *s, int64_t hostid, int64_t wuid, bool *out)
+/* One count with one or two int64 keys. */
+static int count2(struct vs_store *s, enum sq_stmt id, int64_t a, int64_t b, int64_t *out)
 {
-    sqlite3_stmt *st = vs_sq__stmt(s, SQ_HOST_HAS_WU);
+    sqlite3_stmt *st = vs_sq__stmt(s, id);
     if (!st)
         return VS_ESTORE;
-    sqlite3_bind_int64(st, 1, hostid);
-    sqlite3_bind_int64(st, 2, wuid);
+    sqlite3_bind_int64(st, 1, a);
+    sqlite3_bind_int64(st, 2, b);
+    return one_i64(s, st, out);
+}
+
+int vs_store_host_has_wu(struct vs_store *s, int64_t hostid, int64_t wuid, bool *out)
+{
     int64_t v = 0;
-    int rc = one_i64(s, st, &v);
+    int rc = count2(s, SQ_HOST_HAS_WU, hostid, wuid, &v);
     if (rc == 0)
         *out = v != 0;
     return rc;
+}
+
+int vs_store_host_count_in_progress(struct vs_store *s, int64_t hostid, int64_t *out)
+{
+    return count2(s, SQ_HOST_IN_PROGRESS, hostid, 0, out);
+}
+
+int vs_store_user_count_new_hosts(struct vs_store *s, int64_t userid, int64_t since, int64_t *out)
+{
+    return count2(s, SQ_USER_NEW_HOSTS, userid, since, out);
+}
+
+int vs_store_workunit_retry_at(struct vs_store *s, int64_t id, int64_t when, int64_t now)
+{
+    sqlite3_stmt *st = vs_sq__stmt(s, SQ_WU_RETRY_AT);
+    if (!st)
+        return VS_ESTORE;
+    sqlite3_bind_int64(st, 1, id);
+    sqlite3_bind_int64(st, 2, when);
+    sqlite3_bind_int64(st, 3, now);
+    return vs_sq__step_done(s, st, "wu retry");
+}
+
+int vs_store_host_add_capped(struct vs_store *s, struct vs_host *h, int64_t since, int max_new)
+{
+    if (max_new <= 0)
+        return vs_store_host_add(s, h);
+    int rc = vs_sq__enter(s);
+    if (rc)
+        return rc;
+    int64_t n = 0;
+    rc = count2(s, SQ_USER_NEW_HOSTS, h->userid, since, &n);
+    if (rc == 0 && n >= max_new)
+        rc = VS_ELIMIT;
+    if (rc == 0)
+        rc = vs_store_host_add(s, h);
+    return vs_sq__leave(s, rc);
 }
 
 int vs_store_count_results(struct vs_store *s, int64_t appid, int state, int64_t *out_count)
@@ -258,12 +302,30 @@ int vs_store_results_claim(struct vs_store *s, int64_t hostid, int64_t userid, i
         sqlite3_bind_int64(st, 7, c->app_version_id);
         sqlite3_bind_int(st, 8, c->app_version_num);
         sqlite3_bind_double(st, 9, c->flops_estimate);
+        sqlite3_bind_int(st, 10, c->one_per_user);
+        sqlite3_bind_int(st, 11, c->host_max_in_progress);
+        sqlite3_bind_int(st, 12, c->one_per_host);
+        sqlite3_bind_int(st, 13, c->day_quota);
         rc = vs_sq__step_done(s, st, "claim");
         if (rc != 0)
             break;
-        /* Zero rows changed: it was not UNSENT any more. Not an error. */
+        /* Zero rows changed: it was not UNSENT any more, this host or user
+         * holds a result of its workunit already, or the host is at its
+         * in-progress cap or daily quota. Not an error. */
         if (sqlite3_changes(s->db) != 1)
             continue;
+        if (c->day_quota > 0) {
+            st = vs_sq__stmt(s, SQ_HAV_CLAIMED);
+            if (!st) {
+                rc = VS_ESTORE;
+                break;
+            }
+            sqlite3_bind_int64(st, 1, hostid);
+            sqlite3_bind_int64(st, 2, c->app_version_id);
+            rc = vs_sq__step_done(s, st, "claim quota");
+            if (rc != 0)
+                break;
+        }
         st = vs_sq__stmt(s, c->workunit_id > 0 ? SQ_CLAIM_WU_ID : SQ_CLAIM_WU);
         if (!st) {
             rc = VS_ESTORE;
@@ -289,6 +351,46 @@ int vs_store_results_claim(struct vs_store *s, int64_t hostid, int64_t userid, i
     if (out_nclaimed)
         *out_nclaimed = nclaimed;
     return 0;
+}
+
+int vs_store_results_resend(struct vs_store *s, int64_t hostid, int64_t now,
+                            const struct vs_resend_item *items, size_t n)
+{
+    if (n == 0)
+        return 0;
+    /* A rare path (a client lost a reply): statements prepared per call. */
+    sqlite3_stmt *res = NULL, *wu = NULL;
+    char sql[256];
+    snprintf(sql, sizeof(sql),
+             "UPDATE result SET sent_time = ?3, report_deadline = ?4, mod_time = ?5 "
+             "WHERE id = ?1 AND hostid = ?2 AND server_state = %d",
+             VS_RESULT_SERVER_STATE_IN_PROGRESS);
+    int rc = vs_sq__enter(s);
+    if (rc)
+        return rc;
+    if (sqlite3_prepare_v2(s->db, sql, -1, &res, NULL) != SQLITE_OK ||
+        sqlite3_prepare_v2(s->db,
+                           "UPDATE workunit SET transition_time = min(transition_time, ?2), "
+                           "mod_time = ?3 WHERE id = ?1",
+                           -1, &wu, NULL) != SQLITE_OK)
+        rc = vs_sq__err(s, sqlite3_errcode(s->db), "resend");
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        sqlite3_bind_int64(res, 1, items[i].result_id);
+        sqlite3_bind_int64(res, 2, hostid);
+        sqlite3_bind_int64(res, 3, items[i].sent_time);
+        sqlite3_bind_int64(res, 4, items[i].report_deadline);
+        sqlite3_bind_int64(res, 5, now);
+        rc = vs_sq__step_done(s, res, "resend");
+        if (rc != 0 || sqlite3_changes(s->db) != 1)
+            continue;
+        sqlite3_bind_int64(wu, 1, items[i].workunit_id);
+        sqlite3_bind_int64(wu, 2, items[i].report_deadline);
+        sqlite3_bind_int64(wu, 3, now);
+        rc = vs_sq__step_done(s, wu, "resend wu");
+    }
+    sqlite3_finalize(res);
+    sqlite3_finalize(wu);
+    return vs_sq__leave(s, rc);
 }
 
 int vs_store_result_report(struct vs_store *s, int64_t hostid, int64_t now,

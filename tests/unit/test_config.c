@@ -75,7 +75,15 @@ static void test_defaults(void **state)
     vs_project_config_init(&c);
     assert_int_equal(c.policy.max_wus_to_send, 10);
     assert_int_equal(c.policy.min_core_client_version, 70000);
-    assert_int_equal(c.policy.daily_result_quota, 0);
+    /* The protective defaults (issue 19, docs/security.md). */
+    assert_int_equal(c.policy.daily_result_quota, 100);
+    assert_int_equal(c.policy.host_in_progress_per_cpu, 4);
+    assert_int_equal(c.policy.max_new_hosts_per_day, 5);
+    assert_int_equal(c.policy.max_ncpus, 64);
+    assert_true(c.resend_lost_results);
+    assert_int_equal(c.failed_auth_burst, 20);
+    assert_int_equal(c.failed_auth_per_hour, 60);
+    assert_string_equal(c.https_cert, "");
     assert_false(c.policy.one_result_per_user_per_wu);
     assert_false(c.policy.deadline_exempt_empty_queue);
     assert_int_equal(c.policy.limits.project.cpu.jobs, 0);

@@ -127,6 +127,21 @@ int vs_sp_max_jobs_per_rpc(const struct vs_sp_config *cfg, const struct vs_sp_ho
     return n > VS_SP_MAX_REPLY_JOBS ? VS_SP_MAX_REPLY_JOBS : (int)n;
 }
 
+int vs_sp_host_in_progress_cap(const struct vs_sp_config *cfg, const struct vs_sp_host *h)
+{
+    if (cfg->host_in_progress_per_cpu <= 0)
+        return 0;
+    /* GPUs count like CPUs here, capped as max_ncpus caps CPUs: the
+     * counts are the client's word. */
+    int gpus = total_gpus(h);
+    int max_gpus = cfg->max_ncpus > 0 ? cfg->max_ncpus : VS_SP_MAX_NCPUS;
+    long long mult = vs_sp_effective_ncpus(cfg, h);
+    mult += (long long)(cfg->gpu_multiplier > 0 ? cfg->gpu_multiplier : 1) *
+            (gpus > max_gpus ? max_gpus : gpus);
+    long long n = mult * cfg->host_in_progress_per_cpu;
+    return n > INT_MAX ? INT_MAX : (int)n;
+}
+
 /* ---- homogeneous redundancy ---- */
 
 /* BOINC-COMPAT: HR class = os code + cpu code, the values stored in
@@ -364,6 +379,12 @@ int64_t vs_sp_quota_day(int64_t hostid, double t)
     return (int64_t)floor((t + offset) / VS_SP_DAY);
 }
 
+int64_t vs_sp_quota_day_start(int64_t hostid, double t)
+{
+    double offset = (double)(mix64((uint64_t)hostid) % 86400u);
+    return (int64_t)((double)vs_sp_quota_day(hostid, t) * VS_SP_DAY - offset);
+}
+
 bool vs_sp_quota_new_day(int64_t hostid, double prev, double now)
 {
     return vs_sp_quota_day(hostid, prev) != vs_sp_quota_day(hostid, now);
@@ -393,6 +414,13 @@ int vs_sp_quota_limit(const struct vs_sp_config *cfg, const struct vs_sp_host *h
     }
     long long lim = m * mult;
     return lim > INT_MAX ? INT_MAX : (int)lim;
+}
+
+int vs_sp_state_day_quota(const struct vs_sp_state *st, int64_t app_version_id,
+                          enum vs_sp_proc proc)
+{
+    const struct vs_sp_hav *hav = vs_sp__hav_find(st, app_version_id);
+    return vs_sp_quota_limit(st->cfg, st->host, hav, proc, st->ncpus);
 }
 
 void vs_sp_hav_on_success(struct vs_sp_hav *hav, int quota)
