@@ -446,6 +446,20 @@ int vs_sched_handle(struct vs_sched *s, const char *body, size_t len, const char
     vs_committer_enter(s->committer);
     bool announced = true;
 
+    if (atomic_load_explicit(&s->maintenance, memory_order_relaxed)) {
+        /* BOINC-COMPAT: stop_sched: answer without reading the request. */
+        atomic_fetch_add_explicit(&s->n_maint, 1, memory_order_relaxed);
+        struct vs_proto_reply mr = {0};
+        pthread_rwlock_rdlock(&s->cat_lock); /* vs_sched_set_config */
+        mr.request_delay = s->cfg.maintenance_delay;
+        pthread_rwlock_unlock(&s->cat_lock);
+        mr.project_name = s->cfg.long_name[0] ? s->cfg.long_name : NULL;
+        vs_sched__add_msg(&mr, &a, "low", "Project is temporarily shut down for maintenance");
+        VS_LOG(s->log, VS_LOG_INFO, "scheduler: %s: down for maintenance (stop_sched)",
+               peer ? peer : "?");
+        status = write_reply(s, &mr, out);
+        goto done;
+    }
     struct vs_proto_request q;
     struct vs_proto_error perr = {0};
     int rc = vs_proto_request_parse_fast(body, len, &a, &q, &perr);
@@ -520,6 +534,9 @@ int vs_sched_handle(struct vs_sched *s, const char *body, size_t len, const char
     double prev_rpc_time = new_host ? 0 : (double)host.rpc_time;
     vs_sched__host_from_request(&host, &q, &user, peer, now);
     struct vs_reports reports;
+    pthread_rwlock_rdlock(&s->cat_lock); /* s->cfg's rules (vs_sched_set_config) */
+    have_cat_lock = true;
+    vs_sched__report_max(s, &q);
     rc = vs_reports_prepare(st, &q, user.id, &a, s->log, &reports);
     reports.daily_quota = s->cfg.policy.daily_result_quota;
     if (rc != 0) {
@@ -545,8 +562,6 @@ int vs_sched_handle(struct vs_sched *s, const char *body, size_t len, const char
         r.code_sign_key = s->code_sign_key;
 
     /* ---- choose work (h_send.c: the work-send policy) ---- */
-    pthread_rwlock_rdlock(&s->cat_lock);
-    have_cat_lock = true;
     bool wants = vs_proto_request_wants_work(&q) && !q.dont_send_work;
     bool anonymous = q.platform_name && strcmp(q.platform_name, "anonymous") == 0;
     if (wants && !anonymous && !(q.platform_name && q.platform_name[0])) {
@@ -554,17 +569,22 @@ int vs_sched_handle(struct vs_sched *s, const char *body, size_t len, const char
         r.request_delay = DELAY_PLATFORM;
         wants = false;
     }
+    bool asked = wants;
+    wants = vs_sched__gate(s, &host, new_host, prev_rpc_time, now, wants, &a, &r);
+    /* The parser keeps no mark of an empty <other_results/>: the body
+     * tells whether the client sent its list (h_resend.c). Not when the
+     * operator's gate held work back from a host that asked for it. */
+    if (!new_host && !(asked && !wants) && memmem(body, len, "<other_results", 14))
+        vs_resend_find(s, st, &q, host.id, now, &a, &r, &lost);
+    /* BOINC-COMPAT: when a lost result is resent, no new work in this RPC. */
+    if (lost.njobs > 0)
+        wants = false;
     send.n_reporting = 0;
     for (size_t i = 0; !new_host && i < reports.n; i++)
         send.n_reporting += reports.e[i].skip == VS_REPORT_RECORD && reports.e[i].hostid == host.id;
     vs_send_choose(s, st, &q, new_host ? 0 : host.id, user.id, prev_rpc_time, now, wants,
                    new_host ? NULL : &cached_havs, &a, &r, &send);
     have_send = true;
-    /* The parser keeps no mark of an empty <other_results/>: the body
-     * tells whether the client sent its list (h_resend.c). */
-    if (s->cfg.resend_lost_results && !new_host && !send.client_refused &&
-        memmem(body, len, "<other_results", 14))
-        vs_resend_find(s, st, &q, host.id, now, &a, &r, &lost);
     pool_put(s, st);
     st = NULL;
     size_t njobs = send.njobs;
@@ -580,7 +600,9 @@ int vs_sched_handle(struct vs_sched *s, const char *body, size_t len, const char
         claims[i].app_version_num =
             sj->av ? sj->av->av->version_num : (sj->anon_av ? sj->anon_av->version_num : 0);
         int64_t bound = j->wu.delay_bound > 0 ? j->wu.delay_bound : 7 * 86400;
-        claims[i].report_deadline = now + bound;
+        /* BOINC-COMPAT: the stored deadline includes report_grace_period;
+         * the client is told the deadline without it (h_send.c). */
+        claims[i].report_deadline = now + bound + s->cfg.report_grace_period;
         claims[i].flops_estimate = sj->flops;
         claims[i].hr_class = sj->hr_class;
         /* The send policy checked the rule against what it read; the claim
@@ -639,11 +661,16 @@ int vs_sched_handle(struct vs_sched *s, const char *body, size_t len, const char
             vs_sched__add_msg(&r, &a, "low", "No tasks sent");
     }
     status = write_reply(s, &r, out);
-    if (reports.n > 0)
-        VS_LOG(s->log, VS_LOG_DEBUG, "host %lld reported %zu results: %zu recorded, %zu repeats",
-               (long long)host.id, reports.n, reports.nrecorded, reports.ndup);
-    VS_LOG(s->log, VS_LOG_DEBUG, "host %lld (%s): %zu jobs sent", (long long)host.id,
-           peer ? peer : "?", item.nclaimed);
+    atomic_fetch_add_explicit(&s->n_reports, reports.nrecorded, memory_order_relaxed);
+    /* One line per RPC, as an operator reads BOINC's scheduler log: who,
+     * what was reported, what was sent, and why nothing when nothing. */
+    VS_LOG(s->log, VS_LOG_INFO,
+           "rpc host %lld%s user %lld (%s) from %s: reported %zu (%zu new), sent %zu%s%s%s",
+           (long long)host.id, new_host ? " (new)" : "", (long long)user.id, user.name,
+           peer ? peer : "?", reports.n, reports.nrecorded, item.nclaimed,
+           !asked ? ", no work requested" : "",
+           wants && item.nclaimed == 0 && r.n_messages ? ": " : "",
+           wants && item.nclaimed == 0 && r.n_messages ? r.messages[r.n_messages - 1].text : "");
 done:
     if (announced)
         vs_committer_leave(s->committer);
@@ -674,7 +701,7 @@ int vs_sched_http(void *ctx, const char *body, size_t len, const char *peer, str
 int vs_sched_refill(struct vs_sched *s, size_t *out_added)
 {
     pthread_mutex_lock(&s->feed_mu);
-    /* prep_job reads no catalog state, so the feeder needs no catalog lock. */
+    /* vs_sched__prep_job reads no catalog state, so the feeder needs no catalog lock. */
     int rc = vs_cache_refill(s->cache, s->feed_store, out_added);
     /* The writer does not checkpoint (vs_store_sched_tune): the feeder does,
      * about once a second, off the request path. */
@@ -794,6 +821,8 @@ void vs_sched_get_stats(struct vs_sched *s, struct vs_sched_stats *out_stats)
     out_stats->bad_rpcs = atomic_load(&s->n_bad);
     out_stats->jobs_sent = atomic_load(&s->n_sent);
     out_stats->no_work = atomic_load(&s->n_nowork);
+    out_stats->reports = atomic_load(&s->n_reports);
+    out_stats->maintenance = atomic_load(&s->n_maint);
     struct vs_commit_stats cs;
     vs_committer_get_stats(s->committer, &cs);
     out_stats->commit_batches = cs.batches;
@@ -809,4 +838,26 @@ void vs_sched_get_stats(struct vs_sched *s, struct vs_sched_stats *out_stats)
     out_stats->loc_deletes = ls.deletes;
     out_stats->loc_need_work = ls.need_work;
     out_stats->loc_waits = ls.waits;
+    out_stats->cache_slots = c.nslots;
+}
+
+void vs_sched_set_config(struct vs_sched *s, const struct vs_project_config *cfg)
+{
+    /* Requests read these under the catalog lock (vs_sched_handle). */
+    pthread_rwlock_wrlock(&s->cat_lock);
+    s->cfg.policy = cfg->policy;
+    s->cfg.min_sendwork_interval = cfg->min_sendwork_interval;
+    s->cfg.report_grace_period = cfg->report_grace_period;
+    s->cfg.next_rpc_delay = cfg->next_rpc_delay;
+    s->cfg.maintenance_delay = cfg->maintenance_delay;
+    s->cfg.report_max = cfg->report_max;
+    s->cfg.resend_lost_results = cfg->resend_lost_results;
+    s->cfg.send_result_abort = cfg->send_result_abort;
+    s->cfg.dont_send_jobs = cfg->dont_send_jobs;
+    pthread_rwlock_unlock(&s->cat_lock);
+}
+
+void vs_sched_set_maintenance(struct vs_sched *s, bool on)
+{
+    atomic_store(&s->maintenance, on);
 }

@@ -660,7 +660,7 @@ void vs_send_reply_jobs(const struct vs_sched *s, const struct vs_send *x,
         w->app_name = app ? app->name : "";
         struct vs_proto_result *res = &r->results[r->n_results++];
         *res = pj->res;
-        res->report_deadline = (double)claims[i].report_deadline;
+        res->report_deadline = (double)(claims[i].report_deadline - s->cfg.report_grace_period);
         if (sj->av) {
             res->platform = sj->av->pav.platform;
             res->version_num = sj->av->pav.version_num;

@@ -102,8 +102,24 @@ struct vs_sched {
     pthread_mutex_t ucache_mu, hcache_mu;
     struct ucache_ent *ucache; /* UCACHE_SIZE entries */
     struct hcache_ent *hcache; /* HCACHE_SIZE entries */
-    _Atomic uint64_t n_rpcs, n_bad, n_sent, n_nowork;
+    _Atomic uint64_t n_rpcs, n_bad, n_sent, n_nowork, n_reports, n_maint;
+    _Atomic bool maintenance; /* stop_sched exists (vs_sched_set_maintenance) */
 };
+
+/* ---- sched_gate.c: the operator's switches ---- */
+
+/*
+ * Before work is chosen: the operator's switches that hold work back from
+ * this host (a banned host, config.xml's dont_send_jobs, ...). Adds the
+ * reason to the reply as a message and sets its delays. Returns whether
+ * work may be sent; wants is the request's own wish.
+ */
+bool vs_sched__gate(struct vs_sched *s, const struct vs_host *host, bool new_host,
+                    double prev_rpc_time, int64_t now, bool wants, struct vs_arena *a,
+                    struct vs_proto_reply *r);
+
+/* report_max: cuts the request's reported results to the first report_max. */
+void vs_sched__report_max(const struct vs_sched *s, struct vs_proto_request *q);
 
 /* ---- h_send.c ---- */
 
@@ -177,9 +193,16 @@ struct vs_resend {
     struct vs_resend_job *jobs; /* for the reply (owned) */
     size_t njobs;
 };
-/* Finds host hostid's lost results (IN_PROGRESS in the store, neither
- * reported nor listed by q), decides resend or expiry and adds the reply's
- * messages. Call with the catalog lock held. */
+/*
+ * The request's <other_results> (the results the client holds) against the
+ * store's results of host hostid, before work is chosen. send_result_abort:
+ * <result_abort> for those the project no longer needs.
+ * resend_lost_results: host hostid's lost results (IN_PROGRESS in the
+ * store, neither reported nor listed by q) are resent or given up (the
+ * decisions go to the commit in out->items) and the reply's messages
+ * added. Store errors are logged and the RPC goes on. Call with the
+ * catalog lock held.
+ */
 void vs_resend_find(struct vs_sched *s, struct vs_store *st, const struct vs_proto_request *q,
                     int64_t hostid, int64_t now, struct vs_arena *a, struct vs_proto_reply *r,
                     struct vs_resend *out);
@@ -254,5 +277,8 @@ void vs_sched__unprep_job(void *ctx, void *prep);
 void vs_sched__add_msg(struct vs_proto_reply *r, struct vs_arena *a, const char *prio,
                        const char *text);
 const struct vs_app *vs_sched__find_app(const struct vs_catalog *cat, int64_t id);
+/* The cache's prep hooks: a job's reply pieces from its stored documents. */
+int vs_sched__prep_job(void *ctx, struct vs_cache_job *cj);
+void vs_sched__unprep_job(void *ctx, void *prep);
 
 #endif

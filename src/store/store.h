@@ -521,13 +521,17 @@ enum vs_wu_phase {
 enum vs_wu_phase vs_workunit_phase(const struct vs_workunit *wu);
 /* A short name for a phase ("in_progress", ...). */
 const char *vs_wu_phase_name(int phase);
+/* The names of workunit.error_mask's bits: [i] names bit 1 << i
+ * ("couldnt_send_result", ..., "no_canonical_result"). */
+#define VS_WU_ERROR_BITS 6
+extern const char *const vs_wu_error_names[VS_WU_ERROR_BITS];
 
 /* Counts over the whole store (vs_store_counts). */
 struct vs_store_counts {
     int64_t workunits;
     int64_t wu_phase[VS_WU_PHASE__COUNT];
-    int64_t wu_error_mask[6];     /* workunits with error_mask bit 1 << i */
-    int64_t wu_file_delete_error; /* workunits with file_delete_state ERROR */
+    int64_t wu_error_mask[VS_WU_ERROR_BITS]; /* workunits with error_mask bit 1 << i */
+    int64_t wu_file_delete_error;            /* workunits with file_delete_state ERROR */
     int64_t results;
     /* results by server_state (index 0..5, BOINC's values) and outcome (0..7) */
     int64_t result_state_outcome[6][8];

@@ -134,7 +134,7 @@ int vs_store_catalog_load(struct vs_store *s, struct vs_catalog *out)
 {
     struct vs_catalog c;
     memset(&c, 0, sizeof(c));
-    void *p;
+    void *p = NULL;
     int rc = load_all(s, SQ_PLATFORM_ALL, &vs_sq__platform, sizeof(struct vs_platform), &p,
                       &c.nplatforms);
     if (rc)

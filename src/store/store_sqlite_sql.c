@@ -84,7 +84,11 @@ static int table_sql(const struct sq_table *t, int kind, struct vs_buf *b)
         rc |= vs_buf_printf(b, "UPDATE %s SET ", t->name);
         bool sep = false;
         for (size_t i = first; i < t->ncols; i++) {
-            if (host_key_col(t, i))
+            /* A host's _max_results_day belongs to the operator (`volsched host
+             * ban`, vs_store_host_set_max_results_day): the scheduler's
+             * row update, from a copy it read before, must not undo a ban. */
+            if (host_key_col(t, i) ||
+                (t == &vs_sq__host && strcmp(t->cols[i].name, "_max_results_day") == 0))
                 continue;
             rc |= vs_buf_printf(b, "%s%s = ?%zu", sep ? ", " : "", t->cols[i].name, i - first + 1);
             sep = true;

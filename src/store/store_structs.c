@@ -131,6 +131,15 @@ enum vs_wu_phase vs_workunit_phase(const struct vs_workunit *wu)
     return VS_WU_PHASE_IN_PROGRESS;
 }
 
+const char *const vs_wu_error_names[VS_WU_ERROR_BITS] = {
+    "couldnt_send_result",
+    "too_many_error_results",
+    "too_many_success_results",
+    "too_many_total_results",
+    "cancelled",
+    "no_canonical_result",
+};
+
 const char *vs_wu_phase_name(int phase)
 {
     static const char *const names[VS_WU_PHASE__COUNT] = {
