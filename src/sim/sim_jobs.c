@@ -38,7 +38,6 @@ void vs_sim__run_end(struct sim *x, size_t r)
 
 /* ---------------------------------------------------------------- timeline */
 
-
 void vs_sim__seg_emit(struct sim *x, size_t r)
 {
     struct job *j = &x->jobs[r];
@@ -54,7 +53,6 @@ void vs_sim__seg_emit(struct sim *x, size_t r)
     vs_timeline_add_segment(x->tl, &g);
     j->seg_start = -1;
 }
-
 
 /* ---------------------------------------------------------------- CPU slots */
 
@@ -130,8 +128,6 @@ void vs_sim__compact(struct sim *x)
     x->st.nresults = w;
 }
 
-
-
 void vs_sim__complete(struct sim *x, size_t r)
 {
     struct vs_cresult *res = &x->st.results[r];
@@ -171,7 +167,6 @@ void vs_sim__complete(struct sim *x, size_t r)
     else if (due < x->end)
         vs_eventq_push(&x->q, due, EV_REPORT_DUE, (int)res->project, 0);
 }
-
 
 /* ---------------------------------------------------------------- actions */
 
@@ -267,4 +262,3 @@ void vs_sim__finish(struct sim *x)
     if (x->tl && x->nslots > x->tl->ncpus)
         x->tl->ncpus = x->nslots;
 }
-
