@@ -28,7 +28,7 @@
 #include "host_sim.h"
 #include "volsched/alloc.h"
 
-const char *const vs_sim_policies[] = {"shortfall", "debt", "wrr", NULL};
+const char *const vs_sim_policies[] = {"fair", "shortfall", "debt", "wrr", NULL};
 
 /* ---------------------------------------------------------------- time */
 
@@ -363,7 +363,7 @@ int vs_sim_run(const struct vs_scenario *s, const struct vs_sim_options *o,
     if (!o)
         o = &defaults;
     enum vs_cpolicy policy;
-    if (vs_cpolicy_parse(o->policy ? o->policy : "shortfall", &policy) != 0)
+    if (vs_cpolicy_parse(o->policy ? o->policy : "fair", &policy) != 0)
         return VS_EINVAL;
     if (!s || s->nprojects == 0 || s->ncpus < 1)
         return VS_EINVAL;

@@ -162,6 +162,9 @@ static int serve(struct sim *x, size_t p, double request, bool *deadlines, doubl
             break;
         vs_sp_commit(&st, &job, &v);
         vs_sim__add_result(x, p, len, x->st.now + sp->delay_bound);
+        /* What the client learns of the project's jobs from this one. */
+        x->cp[p].job_est = job.rsc_fpops_est / VS_SIM_FLOPS;
+        x->cp[p].job_delay_bound = sp->delay_bound;
         if (pj->jobs_left > 0)
             pj->jobs_left--;
         sent++;

@@ -83,7 +83,7 @@ static void test_policy_names(void **state)
     assert_int_equal(vs_cpolicy_parse("", &p), VS_EINVAL);
     assert_int_equal(vs_cpolicy_parse(NULL, &p), VS_EINVAL);
     assert_string_equal(vs_cpolicy_name((enum vs_cpolicy)7), "?");
-    assert_int_equal(VS_CPOLICY_DEFAULT, VS_CPOLICY_SHORTFALL);
+    assert_int_equal(VS_CPOLICY_DEFAULT, VS_CPOLICY_FAIR);
     assert_non_null(strstr(vs_cpolicy_names(), "wrr"));
 }
 

@@ -124,7 +124,7 @@ static void edf(struct sched *s, enum vs_cpolicy policy, const struct vs_cstate 
             size_t p = s->res[pick].project;
             take(s, pick, VS_CSCHED_EDF);
             dm[p]--;
-            if (policy == VS_CPOLICY_SHORTFALL)
+            if (vs_cpolicy__s000(policy))
                 ad[p] -= payoff;
         }
         return;
@@ -146,7 +146,7 @@ static void edf(struct sched *s, enum vs_cpolicy policy, const struct vs_cstate 
             continue;
         take(s, r, VS_CSCHED_EDF);
         dm[p]--;
-        if (policy == VS_CPOLICY_SHORTFALL)
+        if (vs_cpolicy__s000(policy))
             ad[p] -= payoff;
     }
 }
@@ -258,7 +258,7 @@ int vs_csched__run(enum vs_cpolicy policy, const struct vs_cstate *st,
      * free: nothing here sorts). */
     size_t *el = d->rz0, ne = 0;
     size_t *young = (size_t *)d->keys2, nyoung = 0;
-    const bool period_rule = policy == VS_CPOLICY_SHORTFALL;
+    const bool period_rule = vs_cpolicy__s000(policy);
 
     /* One pass: non-CPU-intensive results first, as they always run beside
      * the CPUs; the others become candidates. */

@@ -32,7 +32,7 @@ static bool simulated(enum vs_cpolicy policy, const struct vs_cstate *st, size_t
         return false;
     /* Seed 000 simulates the nearly runnable results; seed 002 and the old
      * client know only runnable ones. */
-    if (policy == VS_CPOLICY_SHORTFALL)
+    if (vs_cpolicy__s000(policy))
         return vs_cpolicy__nearly_runnable(st, &st->results[r]);
     return vs_cpolicy__runnable(st, &st->results[r]);
 }
