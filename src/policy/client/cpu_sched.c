@@ -16,6 +16,10 @@
  * debt (seed 002): the same EDF steps without the debt decrement, no step
  *   5, and step 6 picks a running result if possible, else the earliest
  *   deadline.
+ * fair: seed 000's steps with long-term debt for anticipated debt (short-term
+ *   debt restarts at zero whenever a project has nothing runnable, so a
+ *   project that runs dry between two jobs loses what it was owed; the
+ *   share over the run is what long-term debt tracks), ties by name.
  * wrr (the older client): steps 6-7 only, running first, else received
  *   first.
  *
@@ -27,6 +31,7 @@
  * Results of non-CPU-intensive projects always run and take no CPU.
  */
 #include <math.h>
+#include <string.h>
 
 #include "internal.h"
 #include "volsched/client_policy.h"
@@ -159,8 +164,21 @@ static void edf(struct sched *s, enum vs_cpolicy policy, const struct vs_cstate 
  * strict and total: ad is never NaN), so the leader's pick was compared
  * with all its results.
  */
-static void debt_few(struct sched *s, enum vs_cpolicy policy, size_t np, const size_t *el,
-                     size_t ne, double *ad, double payoff)
+/* Whether project a goes before b on equal anticipated debt: the least
+ * index, but for fair the name (never the position in the list). */
+static bool tie_first(const struct vs_cstate *st, enum vs_cpolicy policy, size_t a, size_t b)
+{
+    if (policy == VS_CPOLICY_FAIR) {
+        const char *na = st->projects[a].name, *nb = st->projects[b].name;
+        int c = strcmp(na ? na : "", nb ? nb : "");
+        if (c != 0)
+            return c < 0;
+    }
+    return a < b;
+}
+
+static void debt_few(struct sched *s, const struct vs_cstate *st, enum vs_cpolicy policy, size_t np,
+                     const size_t *el, size_t ne, double *ad, double payoff)
 {
     while (s->ncpu < s->cap) {
         size_t best = np, pick = 0;
@@ -169,7 +187,8 @@ static void debt_few(struct sched *s, enum vs_cpolicy policy, size_t np, const s
             if (s->why[r] != VS_CSCHED_NO)
                 continue;
             size_t p = s->res[r].project;
-            if (best == np || ad[p] > ad[best] || (ad[p] == ad[best] && p < best)) {
+            if (best == np || ad[p] > ad[best] ||
+                (ad[p] == ad[best] && p != best && tie_first(st, policy, p, best))) {
                 best = p;
                 pick = r;
             } else if (p == best && better(policy, &s->res[r], r, &s->res[pick], pick)) {
@@ -188,8 +207,9 @@ static void debt_few(struct sched *s, enum vs_cpolicy policy, size_t np, const s
  * (a counting sort, index order kept), then each pick scans the projects
  * and one group.
  */
-static void debt_many(struct sched *s, enum vs_cpolicy policy, size_t np, const size_t *el,
-                      size_t ne, struct vs_cpolicy_wsd *d, double payoff)
+static void debt_many(struct sched *s, const struct vs_cstate *st, enum vs_cpolicy policy,
+                      size_t np, const size_t *el, size_t ne, struct vs_cpolicy_wsd *d,
+                      double payoff)
 {
     size_t *avail = d->pz0, *gstart = d->pz1, *gfill = d->pz2;
     /* keys is free once EDF is done; a vs_cpkey is larger than a size_t,
@@ -214,7 +234,9 @@ static void debt_many(struct sched *s, enum vs_cpolicy policy, size_t np, const 
     while (s->ncpu < s->cap) {
         size_t best = np;
         for (size_t p = 0; p < np; p++) {
-            if (avail[p] > 0 && (best == np || ad[p] > ad[best]))
+            if (avail[p] > 0 && (best == np || ad[p] > ad[best] ||
+                                 (policy == VS_CPOLICY_FAIR && ad[p] == ad[best] &&
+                                  tie_first(st, policy, p, best))))
                 best = p;
         }
         if (best == np)
@@ -251,7 +273,7 @@ int vs_csched__run(enum vs_cpolicy policy, const struct vs_cstate *st,
      * given below. Never NaN: std is a number and payoff finite. */
     double *ad = d->pd0;
     for (size_t p = 0; p < np; p++)
-        ad[p] = prj[p].std;
+        ad[p] = policy == VS_CPOLICY_FAIR ? prj[p].ltd : prj[p].std;
     /* The candidates: runnable results of CPU-intensive projects, in index
      * order. Every later step walks this list, not the whole queue; step 5
      * walks the shorter list of those inside their first period (keys2 is
@@ -303,9 +325,9 @@ int vs_csched__run(enum vs_cpolicy policy, const struct vs_cstate *st,
      * then np plus a group per pick. Both pick the same results. */
     if (s.ncpu < s.cap) {
         if ((s.cap - s.ncpu) * ne <= 4 * (ne + np))
-            debt_few(&s, policy, np, el, ne, ad, payoff);
+            debt_few(&s, st, policy, np, el, ne, ad, payoff);
         else
-            debt_many(&s, policy, np, el, ne, d, payoff);
+            debt_many(&s, st, policy, np, el, ne, d, payoff);
     }
     out->order = s.order;
     out->why = s.why;

@@ -3,8 +3,9 @@
  * fixed.
  *
  * - Share cap. A project asks for work while it has fewer results than its
- *   share of the CPUs (at least one) or less queued work than its share of
- *   the buffer (frs(P) x ncpus x min_queue). Seed 000 instead lets the
+ *   share of the CPUs plus one (one waits while the others run: a project
+ *   with nothing runnable for a moment loses its turn) or less queued work
+ *   than its share of the buffer (frs(P) x ncpus x min_queue). Seed 000 instead lets the
  *   first project asked fill every idle CPU, and a project whose long jobs
  *   hold every CPU makes the servers refuse everybody else (seed 004's rule
  *   sees a queue as long as those jobs: BOINC's emulator, a_30d).
@@ -193,9 +194,7 @@ long vs_cfetch__fair_choose(const struct vs_cstate *st, const struct vs_rrsim_ou
             continue;
         double f = rr->frs[p] > 0 ? rr->frs[p] : 0;
         double target = f * h->ncpus * buf;
-        double allot = ceil(f * h->ncpus - 1e-9);
-        if (allot < 1)
-            allot = 1;
+        double allot = ceil(f * h->ncpus - 1e-9) + 1;
         if ((double)count[p] < allot || work[p] < target) {
             wrs[p] = fmax(target - work[p], 1);
             any = true;
