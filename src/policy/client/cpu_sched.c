@@ -19,7 +19,9 @@
  * fair: seed 000's steps with long-term debt for anticipated debt (short-term
  *   debt restarts at zero whenever a project has nothing runnable, so a
  *   project that runs dry between two jobs loses what it was owed; the
- *   share over the run is what long-term debt tracks), ties by name.
+ *   share over the run is what long-term debt tracks), ties by name, and
+ *   before steps 6-7 each project keeps whole CPUs up to its share of them
+ *   (share_floor).
  * wrr (the older client): steps 6-7 only, running first, else received
  *   first.
  *
@@ -257,6 +259,59 @@ static void debt_many(struct sched *s, const struct vs_cstate *st, enum vs_cpoli
     }
 }
 
+/*
+ * fair, before the round-robin: each project with runnable results keeps
+ * whole CPUs up to its share of them, floor(ncpus x share / the shares of
+ * the projects with runnable results), greatest anticipated debt first.
+ * Its work fetch queued only what that share finishes by the deadlines; a
+ * CPU the round-robin handed to a project owed a little more (a 1-hour job
+ * then keeps it for its period) would make those jobs miss.
+ */
+static void share_floor(struct sched *s, const struct vs_cstate *st, size_t np, const size_t *el,
+                        size_t ne, struct vs_cpolicy_wsd *d, double payoff)
+{
+    size_t *held = d->pz3;
+    double *want = d->pd1, *ad = d->pd0, shares = 0;
+    for (size_t p = 0; p < np; p++) {
+        held[p] = 0;
+        want[p] = 0;
+    }
+    for (size_t i = 0; i < ne; i++) {
+        size_t p = s->res[el[i]].project;
+        if (want[p] == 0) {
+            want[p] = 1;
+            shares += st->projects[p].resource_share;
+        }
+        if (s->why[el[i]] != VS_CSCHED_NO)
+            held[p]++;
+    }
+    if (!(shares > 0))
+        return;
+    for (size_t p = 0; p < np; p++)
+        if (want[p] > 0)
+            want[p] = floor(s->cap * st->projects[p].resource_share / shares + 1e-9);
+    while (s->ncpu < s->cap) {
+        size_t best = np, pick = 0;
+        for (size_t i = 0; i < ne; i++) {
+            size_t r = el[i], p = s->res[r].project;
+            if (s->why[r] != VS_CSCHED_NO || (double)held[p] >= want[p])
+                continue;
+            if (best == np || ad[p] > ad[best] ||
+                (ad[p] == ad[best] && p != best && tie_first(st, VS_CPOLICY_FAIR, p, best))) {
+                best = p;
+                pick = r;
+            } else if (p == best && better(VS_CPOLICY_FAIR, &s->res[r], r, &s->res[pick], pick)) {
+                pick = r;
+            }
+        }
+        if (best == np)
+            break;
+        take(s, pick, VS_CSCHED_DEBT);
+        held[best]++;
+        ad[best] -= payoff;
+    }
+}
+
 int vs_csched__run(enum vs_cpolicy policy, const struct vs_cstate *st,
                    const struct vs_rrsim_out *rr, struct vs_cpolicy_ws *ws,
                    struct vs_csched_out *out)
@@ -319,6 +374,9 @@ int vs_csched__run(enum vs_cpolicy policy, const struct vs_cstate *st,
                 take(&s, young[i], VS_CSCHED_PERIOD);
         }
     }
+
+    if (policy == VS_CPOLICY_FAIR && s.ncpu < s.cap)
+        share_floor(&s, st, np, el, ne, d, payoff);
 
     /* Steps 6-7: weighted round-robin by anticipated debt. A scan of the
      * list per pick costs about ne; grouping costs about 2 ne + 3 np once,
