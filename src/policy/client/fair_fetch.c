@@ -290,19 +290,15 @@ long vs_cfetch__fair_choose(const struct vs_cstate *st, const struct vs_rrsim_ou
         count[res->project]++;
         keys[nq++] = (struct vs_cpkey){.group = 0, .idx = (uint32_t)r, .key = res->deadline};
     }
-    vs_cpolicy__sort(keys, d->keys2, nq);
     if ((size_t)h->ncpus > d->cap_cpu) {
         d->fair_cpu = vs_xreallocarray(d->fair_cpu, (size_t)h->ncpus, sizeof(double));
         d->cap_cpu = (size_t)h->ncpus;
     }
-    struct queue q = {keys, nq, rdur, d->fair_cpu, h->ncpus};
     /* Asking a server that will refuse for deadlines costs a deferral
      * (BOINC: the reply's request delay) during which finished jobs wait to
      * be reported: a project whose next job the server would refuse now is
      * not asked under the caps. */
     double busy = busy_time(st, rr, d->fair_cpu);
-    double *late = (double *)d->keys2; /* free again after the sort */
-    edf_base(st, &q, late);
 
     /* Each project's share among the CPU-intensive projects that are not
      * suspended: frs(P) leaves out the deferred ones, so a project would
@@ -345,6 +341,11 @@ long vs_cfetch__fair_choose(const struct vs_cstate *st, const struct vs_rrsim_ou
     bool idle_soon = rr->total_shortfall > h->ncpus * vs_cpolicy__time_eps(st);
     if (!any && !idle_soon)
         return -1;
+    /* Only now the queue in deadline order (most passes stop above). */
+    vs_cpolicy__sort(keys, d->keys2, nq);
+    struct queue q = {keys, nq, rdur, d->fair_cpu, h->ncpus};
+    double *late = (double *)d->keys2; /* free again after the sort */
+    edf_base(st, &q, late);
     /* Candidates in priority order (few projects: insertion sort). */
     for (size_t i = 1; i < nc; i++) {
         size_t v = cand[i], k = i;
