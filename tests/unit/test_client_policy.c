@@ -1468,8 +1468,12 @@ static void test_prop_no_idle_cpu(void **state)
             struct vs_cpolicy_out out;
             assert_int_equal(vs_cpolicy_pass((enum vs_cpolicy)pol, &f.st, &f.ws, &out), 0);
             size_t runnable = 0;
+            double speed = vs_cpolicy__speed(&f.st.host);
             for (size_t r = 0; r < f.st.nresults; r++) {
-                if (vs_cresult_runnable(&f.st, r) && !f.p[f.r[r].project].non_cpu_intensive)
+                /* fair never starts a job that can no longer meet its
+                 * deadline: not a CPU left idle. */
+                if (vs_cresult_runnable(&f.st, r) && !f.p[f.r[r].project].non_cpu_intensive &&
+                    !vs_cpolicy__abandoned((enum vs_cpolicy)pol, &f.st, &f.r[r], speed))
                     runnable++;
                 /* Scheduled means runnable. */
                 if (out.sched.why[r] != VS_CSCHED_NO)

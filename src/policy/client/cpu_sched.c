@@ -111,8 +111,10 @@ static void edf(struct sched *s, enum vs_cpolicy policy, const struct vs_cstate 
 {
     int *dm = d->pi0;
     double *ad = d->pd0;
+    /* fair: once any deadline is in danger, EDF over every result (its
+     * work fetch admitted jobs by an EDF schedule of the whole queue). */
     for (size_t p = 0; p < st->nprojects; p++)
-        dm[p] = rr->deadlines_missed[p];
+        dm[p] = policy == VS_CPOLICY_FAIR ? (int)s->cap : rr->deadlines_missed[p];
     if (s->cap <= EDF_SCAN_MAX_CPUS) {
         while (s->ncpu < s->cap) {
             size_t pick = SIZE_MAX;
@@ -324,6 +326,7 @@ int vs_csched__run(enum vs_cpolicy policy, const struct vs_cstate *st,
     const struct vs_cproject *prj = st->projects;
     const double now = st->now, period = st->host.sched_period;
     const double payoff = period / st->host.ncpus;
+    const double speed = vs_cpolicy__speed(&st->host);
     /* Anticipated debts: short-term debt, less the payoff of each CPU
      * given below. Never NaN: std is a number and payoff finite. */
     double *ad = d->pd0;
@@ -342,7 +345,7 @@ int vs_csched__run(enum vs_cpolicy policy, const struct vs_cstate *st,
     for (size_t r = 0; r < nr; r++) {
         const struct vs_cresult *res = &s.res[r];
         s.why[r] = VS_CSCHED_NO;
-        if (!vs_cpolicy__runnable(st, res))
+        if (!vs_cpolicy__runnable(st, res) || vs_cpolicy__abandoned(policy, st, res, speed))
             continue;
         size_t p = res->project;
         if (prj[p].non_cpu_intensive) {

@@ -88,6 +88,18 @@ static inline bool vs_cpolicy__nearly_runnable(const struct vs_cstate *st,
            !st->projects[res->project].suspended;
 }
 
+/* fair never starts a job that can no longer meet its deadline even if it
+ * ran alone from now (at speed, vs_cpolicy__speed): it would only waste
+ * the CPU, and, queued, make the servers see a longer queue. Such a result
+ * is left out of fair's round-robin simulation, CPU schedule and work
+ * fetch queue. */
+static inline bool vs_cpolicy__abandoned(enum vs_cpolicy policy, const struct vs_cstate *st,
+                                         const struct vs_cresult *res, double speed)
+{
+    return policy == VS_CPOLICY_FAIR && res->task == VS_CTASK_UNSTARTED &&
+           res->remaining > speed * (res->deadline - st->now);
+}
+
 /* Rule A and R of the debt update (debt.c) for its two sets: the wall CPU
  * time and the share sum of the runnable and of the potentially runnable
  * CPU-intensive projects. Zero it, then add every project in index order. */
