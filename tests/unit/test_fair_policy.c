@@ -170,8 +170,8 @@ static void test_edf_all(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_ltd_not_std),   cmocka_unit_test(test_share_floor),
-        cmocka_unit_test(test_ties_by_name),  cmocka_unit_test(test_no_hopeless_start),
+        cmocka_unit_test(test_ltd_not_std),  cmocka_unit_test(test_share_floor),
+        cmocka_unit_test(test_ties_by_name), cmocka_unit_test(test_no_hopeless_start),
         cmocka_unit_test(test_edf_all),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
