@@ -13,42 +13,7 @@
 
 #include "volsched/client_policy.h"
 
-struct fx {
-    struct vs_cstate st;
-    struct vs_cproject p[4];
-    struct vs_cresult r[16];
-    struct vs_cpolicy_ws ws;
-};
-
-static void fx_init(struct fx *f, int ncpus)
-{
-    memset(f, 0, sizeof(*f));
-    f->st.host = (struct vs_chost){.ncpus = ncpus,
-                                   .on_frac = 1,
-                                   .active_frac = 1,
-                                   .cpu_efficiency = 1,
-                                   .min_queue = 0,
-                                   .sched_period = 3600};
-    f->st.projects = f->p;
-    f->st.results = f->r;
-    f->st.last_sched_time = -1e9;
-    vs_cpolicy_ws_init(&f->ws);
-}
-
-static size_t fx_project(struct fx *f, const char *name, double share)
-{
-    size_t i = f->st.nprojects++;
-    f->p[i] = (struct vs_cproject){.name = name, .resource_share = share};
-    return i;
-}
-
-static size_t fx_result(struct fx *f, size_t project, double remaining, double deadline)
-{
-    size_t i = f->st.nresults++;
-    f->r[i] = (struct vs_cresult){
-        .project = project, .remaining = remaining, .deadline = deadline, .received = (double)i};
-    return i;
-}
+#include "cpolicy_fixture.h"
 
 static void sched(struct fx *f, enum vs_cpolicy pol, struct vs_csched_out *sc)
 {
@@ -62,10 +27,10 @@ static void test_ltd_not_std(void **state)
 {
     (void)state;
     struct fx f;
-    fx_init(&f, 1);
+    fx_init(&f, 1, 0);
     size_t a = fx_project(&f, "A", 1), b = fx_project(&f, "B", 1);
-    fx_result(&f, a, 3600, 1e9);
-    fx_result(&f, b, 3600, 1e9);
+    fx_result(&f, NULL, a, 3600, 1e9);
+    fx_result(&f, NULL, b, 3600, 1e9);
     f.p[a].std = 100;
     f.p[b].ltd = 100;
     struct vs_csched_out sc;
@@ -73,7 +38,7 @@ static void test_ltd_not_std(void **state)
     assert_int_equal(sc.order[0], 0);
     sched(&f, VS_CPOLICY_FAIR, &sc);
     assert_int_equal(sc.order[0], 1);
-    vs_cpolicy_ws_cleanup(&f.ws);
+    fx_cleanup(&f);
 }
 
 /* 2 CPUs, A has half the share: A keeps one CPU although B is owed more
@@ -82,12 +47,12 @@ static void test_share_floor(void **state)
 {
     (void)state;
     struct fx f;
-    fx_init(&f, 2);
+    fx_init(&f, 2, 0);
     size_t a = fx_project(&f, "A", 2), b = fx_project(&f, "B", 1), c = fx_project(&f, "C", 1);
-    fx_result(&f, a, 3600, 1e9);
-    fx_result(&f, b, 3600, 1e9);
-    fx_result(&f, b, 3600, 1e9);
-    fx_result(&f, c, 3600, 1e9);
+    fx_result(&f, NULL, a, 3600, 1e9);
+    fx_result(&f, NULL, b, 3600, 1e9);
+    fx_result(&f, NULL, b, 3600, 1e9);
+    fx_result(&f, NULL, c, 3600, 1e9);
     f.p[b].ltd = f.p[b].std = 1e5;
     f.p[c].ltd = f.p[c].std = 5e4;
     f.p[a].ltd = f.p[a].std = -1e5;
@@ -99,7 +64,7 @@ static void test_share_floor(void **state)
     assert_int_equal(sc.ncpu, 2);
     assert_true(sc.why[0] != VS_CSCHED_NO); /* A keeps its CPU */
     assert_true(sc.why[1] != VS_CSCHED_NO); /* B, the most owed, the other */
-    vs_cpolicy_ws_cleanup(&f.ws);
+    fx_cleanup(&f);
 }
 
 /* Equal debts: fair picks by name whatever the list order. */
@@ -108,15 +73,15 @@ static void test_ties_by_name(void **state)
     (void)state;
     for (int order = 0; order < 2; order++) {
         struct fx f;
-        fx_init(&f, 1);
+        fx_init(&f, 1, 0);
         size_t x = fx_project(&f, order ? "Z" : "A", 1);
         size_t y = fx_project(&f, order ? "A" : "Z", 1);
-        fx_result(&f, x, 3600, 1e9);
-        fx_result(&f, y, 3600, 1e9);
+        fx_result(&f, NULL, x, 3600, 1e9);
+        fx_result(&f, NULL, y, 3600, 1e9);
         struct vs_csched_out sc;
         sched(&f, VS_CPOLICY_FAIR, &sc);
         assert_string_equal(f.p[f.r[sc.order[0]].project].name, "A");
-        vs_cpolicy_ws_cleanup(&f.ws);
+        fx_cleanup(&f);
     }
 }
 
@@ -126,9 +91,9 @@ static void test_no_hopeless_start(void **state)
 {
     (void)state;
     struct fx f;
-    fx_init(&f, 1);
+    fx_init(&f, 1, 0);
     size_t a = fx_project(&f, "A", 1);
-    fx_result(&f, a, 7200, 3600); /* 2 hours due in 1 */
+    fx_result(&f, NULL, a, 7200, 3600); /* 2 hours due in 1 */
     struct vs_csched_out sc;
     sched(&f, VS_CPOLICY_SHORTFALL, &sc);
     assert_int_equal(sc.ncpu, 1);
@@ -137,7 +102,7 @@ static void test_no_hopeless_start(void **state)
     f.r[0].task = VS_CTASK_SUSPENDED;
     sched(&f, VS_CPOLICY_FAIR, &sc);
     assert_int_equal(sc.ncpu, 1);
-    vs_cpolicy_ws_cleanup(&f.ws);
+    fx_cleanup(&f);
 }
 
 /* Once the round-robin simulation sees a miss, fair runs every result by
@@ -148,11 +113,11 @@ static void test_edf_all(void **state)
 {
     (void)state;
     struct fx f;
-    fx_init(&f, 1);
+    fx_init(&f, 1, 0);
     size_t a = fx_project(&f, "A", 1), b = fx_project(&f, "B", 10), c = fx_project(&f, "C", 1);
-    fx_result(&f, a, 3600, 1.2 * 3600);
-    fx_result(&f, b, 360, 0.3 * 3600);
-    fx_result(&f, c, 3600, 1e9);
+    fx_result(&f, NULL, a, 3600, 1.2 * 3600);
+    fx_result(&f, NULL, b, 360, 0.3 * 3600);
+    fx_result(&f, NULL, c, 3600, 1e9);
     f.p[c].ltd = f.p[c].std = 1e4;
     struct vs_csched_out sc;
     struct vs_rrsim_out rr;
@@ -164,7 +129,37 @@ static void test_edf_all(void **state)
     sched(&f, VS_CPOLICY_FAIR, &sc);
     assert_int_equal(sc.order[0], 1);
     assert_int_equal(sc.why[1], VS_CSCHED_EDF);
-    vs_cpolicy_ws_cleanup(&f.ws);
+    fx_cleanup(&f);
+}
+
+/* The server's verdict: P1's next six-minute job, due in an hour, is asked
+ * for only while the client's own estimated_delay (when the CPU runs out of
+ * queued work) leaves room for it; otherwise P1 asks for nothing at all. */
+static void test_fetch_server_verdict(void **state)
+{
+    (void)state;
+    for (int long_queue = 0; long_queue < 2; long_queue++) {
+        struct fx f;
+        fx_init(&f, 1, 7200);
+        size_t p1 = fx_project(&f, "P1", 1), p2 = fx_project(&f, "P2", 1);
+        f.p[p1].job_est = 360;
+        f.p[p1].job_delay_bound = 3600;
+        f.p[p2].job_est = 3600;
+        f.p[p2].job_delay_bound = 86400;
+        fx_result(&f, NULL, p2, long_queue ? 3600 : 1200, 86400);
+        struct vs_rrsim_out rr;
+        struct vs_cfetch_out fo;
+        assert_int_equal(vs_rrsim_run(VS_CPOLICY_FAIR, &f.st, &f.ws, &rr), 0);
+        assert_int_equal(vs_cfetch_run(VS_CPOLICY_FAIR, &f.st, &rr, &f.ws, &fo), 0);
+        if (long_queue) {
+            assert_true(fo.project != (long)p1);
+            assert_true(fo.work_request_size[p1] == 0);
+        } else {
+            assert_int_equal(fo.project, (long)p1);
+            assert_true(fo.request > 0);
+        }
+        fx_cleanup(&f);
+    }
 }
 
 int main(void)
@@ -172,7 +167,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_ltd_not_std),  cmocka_unit_test(test_share_floor),
         cmocka_unit_test(test_ties_by_name), cmocka_unit_test(test_no_hopeless_start),
-        cmocka_unit_test(test_edf_all),
+        cmocka_unit_test(test_edf_all),      cmocka_unit_test(test_fetch_server_verdict),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
