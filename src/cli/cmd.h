@@ -24,5 +24,6 @@ int vs_cmd_sim(int argc, char **argv);
 int vs_cmd_explain(int argc, char **argv);
 int vs_cmd_serve(int argc, char **argv);
 int vs_cmd_status(int argc, char **argv);
+int vs_cmd_client(int argc, char **argv);
 
 #endif

@@ -26,6 +26,7 @@ static const struct command commands[] = {
     {"explain", vs_cmd_explain, "why a client runs and fetches what it does"},
     {"serve", vs_cmd_serve, "serve a project (master page, scheduler, downloads)"},
     {"status", vs_cmd_status, "counts of jobs, results, hosts and daemon errors"},
+    {"client", vs_cmd_client, "the volunteer's client: attach, run, status, explain, detach"},
 };
 
 static void usage(FILE *f)
