@@ -128,8 +128,8 @@ static int cmd_detach(struct vs_client *c, int argc, char **argv)
 
 static const char *state_name(int s)
 {
-    static const char *const n[] = {"new",      "downloading", "ready",          "compute error",
-                                    "uploading", "uploaded",   "aborted",        "upload failed"};
+    static const char *const n[] = {"new",       "downloading", "ready",   "compute error",
+                                    "uploading", "uploaded",    "aborted", "upload failed"};
     return s >= 0 && s < 8 ? n[s] : "?";
 }
 
@@ -154,9 +154,8 @@ static int cmd_status(struct vs_client *c, int argc, char **argv)
                 const struct cl_result *r = &c->results[i];
                 if (r->project != p)
                     continue;
-                printf("  %-40s %-13s cpu %8.1f  done %5.1f%%%s%s\n", r->name,
-                       state_name(r->state), r->state >= RS_COMPUTE_ERROR ? r->final_cpu_time
-                                                                          : r->current_cpu_time,
+                printf("  %-40s %-13s cpu %8.1f  done %5.1f%%%s%s\n", r->name, state_name(r->state),
+                       r->state >= RS_COMPUTE_ERROR ? r->final_cpu_time : r->current_cpu_time,
                        100 * r->fraction_done, r->pid > 0 ? " running" : "",
                        r->ready_to_report ? " ready to report" : "");
             }
@@ -187,6 +186,8 @@ static int cmd_status(struct vs_client *c, int argc, char **argv)
         vs_json_int(&j, pr->njobs_error);
         vs_json_key(&j, "cpu_time");
         vs_json_num(&j, pr->cpu_time);
+        vs_json_key(&j, "elapsed_time");
+        vs_json_num(&j, pr->elapsed_time);
         vs_json_key(&j, "suspended");
         vs_json_bool(&j, pr->suspended_via_gui);
         vs_json_obj_end(&j);

@@ -169,13 +169,13 @@ struct cl_result {
     pid_t pid;
     double checkpoint_cpu_time, checkpoint_elapsed_time, checkpoint_fraction_done;
     double current_cpu_time, elapsed_time, fraction_done;
-    double cpu_base; /* CPU time of earlier runs counted in current_cpu_time */
+    double cpu_base;      /* CPU time of earlier runs counted in current_cpu_time */
     double restart_after; /* temporary exit: not before this time */
     int premature_exits;
     double quit_sent_at; /* quit/abort sent (0 none): kill 60 s later */
     bool quit_pending, abort_pending;
-    bool stopped; /* SIGSTOP'd (plain apps have no channel to suspend them) */
-    bool api;     /* api_version >= 6: the mmap channel */
+    bool stopped;         /* SIGSTOP'd (plain apps have no channel to suspend them) */
+    bool api;             /* api_version >= 6: the mmap channel */
     char pending_msg[64]; /* process control message not yet delivered */
     double last_status_cpu;
     double checkpoint_seen_at;
@@ -206,7 +206,7 @@ struct cl_project {
     char *code_sign_key;
     double user_total_credit, user_expavg_credit, host_total_credit, host_expavg_credit;
     int nrpc_failures, master_fetch_failures;
-    int no_work_count; /* RPCs in a row that asked for work and got none (backoff) */
+    int no_work_count;         /* RPCs in a row that asked for work and got none (backoff) */
     double work_backoff_until; /* no work request before this (reports may go) */
     double min_rpc_time, next_rpc_time, last_rpc_time;
     double std, ltd, wall_cpu_period;
@@ -317,7 +317,7 @@ struct vs_client {
     double run_mode_until;
     int network_mode;
 
-    bool dirty; /* the state file needs writing */
+    bool dirty;   /* the state file needs writing */
     bool resched; /* the CPU scheduler should run now */
     double last_sched_time;
     double last_enforce_recheck;
@@ -363,13 +363,11 @@ void vs_client_escape_url(const char *url, char *out, size_t size);
 /* Canonical form: scheme kept, trailing '/' added. VS_EINVAL if not http(s). */
 int vs_client_canon_url(const char *url, char *out, size_t size);
 /* DIR/rel formatted. VS_ELIMIT if too long. */
-int vs_client_path(const struct vs_client *c, char *out, size_t size,
-                                 const char *fmt, ...) VS_PRINTF(4, 5);
-int vs_client_project_dir(const struct vs_client *c, size_t p, char *out,
-                                        size_t size);
+int vs_client_path(const struct vs_client *c, char *out, size_t size, const char *fmt, ...)
+    VS_PRINTF(4, 5);
+int vs_client_project_dir(const struct vs_client *c, size_t p, char *out, size_t size);
 /* Writes data to path through path.tmp + rename (fsync'd when durable). */
-int vs_client_write_atomic(const char *path, const char *data, size_t len,
-                                         bool durable);
+int vs_client_write_atomic(const char *path, const char *data, size_t len, bool durable);
 /* Reads a whole file (at most max bytes) into a NUL-terminated vs_buf. */
 int vs_client_read_file(const char *path, size_t max, struct vs_buf *out);
 int vs_client_mkdirs(const char *path);
@@ -384,6 +382,8 @@ bool vs_client_safe_name(const char *name);
 /* Account file. */
 int vs_client_write_account(struct vs_client *c, size_t p);
 int vs_client_read_accounts(struct vs_client *c);
+/* Sets the project's resource share from <resource_share> in its project preferences. */
+void vs_client_share_from_prefs(struct vs_client *c, size_t p);
 
 /* ---- state.c ---- */
 void vs_client_init(struct vs_client *c, const char *dir);
@@ -484,8 +484,8 @@ void vs_client_gui_close(struct vs_client *c);
 struct vs_arena;
 struct vs_proto_msg_from_host;
 /* GET (body NULL) or POST; the reply body in out (capped by out's max_len). */
-int vs_client_http(struct vs_client *c, const char *url, const char *body,
-                                 size_t len, struct vs_buf *out, long *out_code);
+int vs_client_http(struct vs_client *c, const char *url, const char *body, size_t len,
+                   struct vs_buf *out, long *out_code);
 bool vs_client_report_due(const struct vs_client *c, size_t p);
 void vs_client_old_result(struct vs_client *c, size_t r);
 struct vs_proto_msg_from_host *vs_client_trickle_collect(struct vs_client *c, size_t p,
@@ -496,8 +496,7 @@ void vs_client_trickle_deliver(struct vs_client *c, struct cl_result *r);
 void vs_client_trickle_harvest(struct vs_client *c, const struct cl_result *r);
 void vs_client_trickle_notify(struct cl_result *r);
 /* Attaches (writes the account file). log_errors: say why in the messages. */
-int vs_client_attach(struct vs_client *c, const char *url, const char *auth,
-                                   bool log_errors);
+int vs_client_attach(struct vs_client *c, const char *url, const char *auth, bool log_errors);
 /* Kills a task's process tree now and waits for it (detach, shutdown). */
 void vs_client_task_kill_now(struct vs_client *c, size_t r);
 /* Loads dir's state for the short commands (status, explain, detach): no lock, no GUI. */

@@ -365,6 +365,7 @@ int vs_client_read_accounts(struct vs_client *c)
                 const char *raw = vs_xml_raw(&doc, pp, &n);
                 vs_free(c->projects[p].project_prefs);
                 c->projects[p].project_prefs = vs_xstrndup(raw, n);
+                vs_client_share_from_prefs(c, (size_t)p);
             }
         }
         vs_arena_cleanup(&a);
@@ -372,4 +373,28 @@ int vs_client_read_accounts(struct vs_client *c)
     closedir(d);
     vs_buf_cleanup(&b);
     return 0;
+}
+
+void vs_client_share_from_prefs(struct vs_client *c, size_t p)
+{
+    /* BOINC-COMPAT: the resource share is in the account's project preferences */
+    struct cl_project *pr = &c->projects[p];
+    const char *s = pr->project_prefs ? strstr(pr->project_prefs, "<resource_share>") : NULL;
+    if (!s)
+        return;
+    char num[64];
+    size_t n = strcspn(s + 16, "<");
+    if (n >= sizeof(num))
+        return;
+    memcpy(num, s + 16, n);
+    num[n] = '\0';
+    double v;
+    if (vs_parse_double(num, &v) != 0 || !(v > 0) || v > 1e9) {
+        vs_client_msg(c, (long)p, 2, "Ignoring resource share '%s': not a positive number", num);
+        return;
+    }
+    if (v != pr->resource_share) {
+        pr->resource_share = v;
+        c->resched = c->dirty = true;
+    }
 }

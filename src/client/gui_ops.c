@@ -248,8 +248,7 @@ static void w_messages(struct vs_xml_writer *w, const struct vs_client *c, int64
     vs_xml_raw_write(w, "</msgs>\n", 8);
 }
 
-static long find_named_result(struct vs_client *c, const struct vs_xml_node *op,
-                              struct vs_arena *a)
+static long find_named_result(struct vs_client *c, const struct vs_xml_node *op, struct vs_arena *a)
 {
     const char *url = vs_xml_text_trim(vs_xml_child(op, "project_url"), a);
     const char *name = vs_xml_text_trim(vs_xml_child(op, "name"), a);

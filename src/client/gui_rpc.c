@@ -138,8 +138,9 @@ static void accept_all(struct vs_client *c)
             return;
         bool local;
         if (!peer_allowed(c, &sa, &local)) {
-            VS_LOG(&c->log, VS_LOG_WARN, "GUI RPC: refused a connection from a host not in "
-                                         "remote_hosts.cfg");
+            VS_LOG(&c->log, VS_LOG_WARN,
+                   "GUI RPC: refused a connection from a host not in "
+                   "remote_hosts.cfg");
             close(fd);
             continue;
         }
@@ -178,12 +179,25 @@ static bool send_all(int fd, const char *p, size_t n)
 /* Requests that read only, allowed from localhost without authentication. */
 static bool read_only(const char *op)
 {
-    static const char *const ro[] = {
-        "get_state",        "get_results",         "get_project_status", "get_messages",
-        "get_cc_status",    "get_host_info",       "get_file_transfers", "get_disk_usage",
-        "get_old_results",  "get_simple_gui_info", "get_statistics",     "get_message_count",
-        "get_notices_public", "exchange_versions", "get_notices",        "get_newer_version",
-        "get_all_projects_list", "get_daily_xfer_history", "get_screensaver_tasks"};
+    static const char *const ro[] = {"get_state",
+                                     "get_results",
+                                     "get_project_status",
+                                     "get_messages",
+                                     "get_cc_status",
+                                     "get_host_info",
+                                     "get_file_transfers",
+                                     "get_disk_usage",
+                                     "get_old_results",
+                                     "get_simple_gui_info",
+                                     "get_statistics",
+                                     "get_message_count",
+                                     "get_notices_public",
+                                     "exchange_versions",
+                                     "get_notices",
+                                     "get_newer_version",
+                                     "get_all_projects_list",
+                                     "get_daily_xfer_history",
+                                     "get_screensaver_tasks"};
     for (size_t i = 0; i < sizeof(ro) / sizeof(ro[0]); i++)
         if (strcmp(op, ro[i]) == 0)
             return true;
@@ -207,7 +221,8 @@ static bool handle(struct vs_client *c, struct gui_conn *k, const char *req, siz
         rc = rc ? rc : vs_buf_puts(&out, "<error>malformed request</error>\n");
     } else {
         op = doc.root->child;
-        bool need_auth = c->gui_password[0] && !k->authorized && (!k->local || !read_only(op->name));
+        bool need_auth =
+            c->gui_password[0] && !k->authorized && (!k->local || !read_only(op->name));
         if (strcmp(op->name, "auth1") == 0) {
             snprintf(k->nonce, sizeof(k->nonce), "%f", vs_client_now());
             k->got_nonce = true;

@@ -5,8 +5,8 @@
  * (7.2): on_frac and active_frac as 10-day exponential averages.
  */
 #include <math.h>
-#include <stdlib.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/statvfs.h>
 #include <sys/utsname.h>
@@ -180,8 +180,8 @@ void vs_client_host_measure(struct vs_client *c, bool run_benchmark)
     }
     h->p_membw = 1e9;
     double now = vs_client_now();
-    if (run_benchmark && (h->p_calculated <= 0 || now - h->p_calculated > BENCH_MAX_AGE ||
-                          now < h->p_calculated)) {
+    if (run_benchmark &&
+        (h->p_calculated <= 0 || now - h->p_calculated > BENCH_MAX_AGE || now < h->p_calculated)) {
         vs_client_msg(c, -1, 1, "Running CPU benchmarks");
         h->p_fpops = bench_fpops();
         h->p_iops = bench_iops();

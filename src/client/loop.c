@@ -40,6 +40,8 @@ int vs_client_load(struct vs_client *c)
     rc = vs_client_state_read(c);
     if (rc && rc != -ENOENT)
         return rc;
+    for (size_t p = 0; p < c->n_projects; p++)
+        vs_client_share_from_prefs(c, p); /* the account's prefs win over the state file */
     vs_client_prefs_read(c);
     if (c->host.p_ncpus <= 1) {
         long n = sysconf(_SC_NPROCESSORS_ONLN);
@@ -113,8 +115,7 @@ int vs_client_run(struct vs_client *c)
         return rc;
     }
     if (rc) {
-        fprintf(stderr, "volsched client: cannot lock %s/lockfile: %s\n", c->dir,
-                vs_strerror(rc));
+        fprintf(stderr, "volsched client: cannot lock %s/lockfile: %s\n", c->dir, vs_strerror(rc));
         return rc;
     }
     if ((rc = vs_client_gui_password(c)) != 0) {
@@ -134,13 +135,12 @@ int vs_client_run(struct vs_client *c)
                   vs_cpolicy_name(c->policy));
     vs_client_msg(c, -1, 1, "Data directory: %s", c->dir);
     vs_client_host_measure(c, true);
-    vs_client_msg(c, -1, 1, "Processor: %d CPUs, %s; using %d", c->host.p_ncpus,
-                  c->host.p_model, vs_client_ncpus(c));
+    vs_client_msg(c, -1, 1, "Processor: %d CPUs, %s; using %d", c->host.p_ncpus, c->host.p_model,
+                  vs_client_ncpus(c));
     vs_client_time_stats_log(c, "power_on");
     vs_client_tasks_recover(c);
     if ((rc = vs_client_gui_open(c, c->gui_port)) != 0) {
-        vs_client_msg(c, -1, 3, "GUI RPC bind to port %d failed: %s", c->gui_port,
-                      vs_strerror(rc));
+        vs_client_msg(c, -1, 3, "GUI RPC bind to port %d failed: %s", c->gui_port, vs_strerror(rc));
         return rc;
     }
     struct sigaction sa;

@@ -56,8 +56,8 @@ static void apply_global(struct vs_client *c, const struct vs_xml_node *g, const
 {
     set_num(g, "work_buf_min_days", 0, 10, &c->prefs.work_buf_min_days, c, file);
     set_num(g, "work_buf_additional_days", 0, 10, &c->prefs.work_buf_additional_days, c, file);
-    set_num(g, "cpu_scheduling_period_minutes", 0.001, 1e4,
-            &c->prefs.cpu_scheduling_period_minutes, c, file);
+    set_num(g, "cpu_scheduling_period_minutes", 0.001, 1e4, &c->prefs.cpu_scheduling_period_minutes,
+            c, file);
     set_bool(g, "leave_apps_in_memory", &c->prefs.leave_apps_in_memory);
     set_num(g, "max_ncpus_pct", 0, 100, &c->prefs.max_ncpus_pct, c, file);
     set_num(g, "cpu_usage_limit", 0, 100, &c->prefs.cpu_usage_limit, c, file);

@@ -620,8 +620,8 @@ static void job_log(struct vs_client *c, const struct cl_result *r)
         return;
     const struct cl_wu *w = vs_client_result_wu(c, r);
     fprintf(f, "%.0f ue %f ct %f fe %.0f nm %s et %f es %d\n", c->now,
-            w ? w->rsc_fpops_est / c->host.p_fpops : 0, r->final_cpu_time,
-            w ? w->rsc_fpops_est : 0, r->name, r->final_elapsed_time, r->exit_status);
+            w ? w->rsc_fpops_est / c->host.p_fpops : 0, r->final_cpu_time, w ? w->rsc_fpops_est : 0,
+            r->name, r->final_elapsed_time, r->exit_status);
     fclose(f);
 }
 
@@ -762,8 +762,8 @@ static void handle_exit(struct vs_client *c, size_t ri, int status)
     }
     if (WIFSIGNALED(status)) {
         int sig = WTERMSIG(status);
-        if (sig == SIGHUP || sig == SIGINT || sig == SIGQUIT || sig == SIGKILL ||
-            sig == SIGTERM || sig == SIGSTOP) {
+        if (sig == SIGHUP || sig == SIGINT || sig == SIGQUIT || sig == SIGKILL || sig == SIGTERM ||
+            sig == SIGSTOP) {
             vs_client_msg(c, (long)r->project, 2, "Task %s killed by signal %d; restarting",
                           r->name, sig);
             task_gone(c, r, true);
@@ -789,8 +789,8 @@ static void handle_exit(struct vs_client *c, size_t ri, int status)
                 d = 300;
             char *reason = nl + 1;
             reason[strcspn(reason, "\n")] = '\0';
-            vs_client_msg(c, (long)r->project, 1, "Task %s postponed for %.0f seconds: %s",
-                          r->name, d, reason);
+            vs_client_msg(c, (long)r->project, 1, "Task %s postponed for %.0f seconds: %s", r->name,
+                          d, reason);
             r->restart_after = c->now + d;
             r->premature_exits++;
             task_gone(c, r, false);
@@ -947,8 +947,8 @@ void vs_client_tasks_poll(struct vs_client *c)
         poll_status(c, r, dt);
         if (r->quit_sent_at > 0 && c->now - r->quit_sent_at > QUIT_TIMEOUT) {
             vs_client_msg(c, (long)r->project, 2,
-                          "Task %s did not exit %.0f s after %s; killing it", r->name,
-                          QUIT_TIMEOUT, r->abort_pending ? "<abort/>" : "<quit/>");
+                          "Task %s did not exit %.0f s after %s; killing it", r->name, QUIT_TIMEOUT,
+                          r->abort_pending ? "<abort/>" : "<quit/>");
             kill_tree(r->pid);
             r->quit_sent_at = c->now; /* and wait for waitpid */
         }
@@ -1005,8 +1005,7 @@ void vs_client_tasks_recover(struct vs_client *c)
                           "from its checkpoint",
                           r->name, (int)r->pid);
             kill_tree(r->pid);
-            for (int k = 0; k < 50 && kill(r->pid, 0) == 0 && pid_in_slot(c, r->pid, r->slot);
-                 k++)
+            for (int k = 0; k < 50 && kill(r->pid, 0) == 0 && pid_in_slot(c, r->pid, r->slot); k++)
                 usleep(100000);
         }
         r->pid = 0;

@@ -26,7 +26,8 @@ static double backoff(const struct vs_client *c, int n)
     if (d > hi)
         d = hi;
     /* jitter so that many clients do not retry together */
-    return d * (0.75 + 0.5 * ((double)(((unsigned)c->pid * 2654435761u + (unsigned)n) % 1000) / 1000));
+    return d *
+           (0.75 + 0.5 * ((double)(((unsigned)c->pid * 2654435761u + (unsigned)n) % 1000) / 1000));
 }
 
 static void rpc_failed(struct vs_client *c, size_t p, const char *why)
@@ -91,7 +92,8 @@ static int master_fetch(struct vs_client *c, size_t p)
                           "(check the URL); retrying in %.0f s",
                           pr->master_url, d);
         else
-            vs_client_msg(c, (long)p, 2, "Couldn't fetch the master page %s: %s; retrying in %.0f s",
+            vs_client_msg(c, (long)p, 2,
+                          "Couldn't fetch the master page %s: %s; retrying in %.0f s",
                           pr->master_url, rc ? vs_strerror(rc) : "HTTP error", d);
         if (rc == 0 && code != 200)
             VS_LOG(&c->log, VS_LOG_INFO, "HTTP status %ld", code);
@@ -103,8 +105,8 @@ static int master_fetch(struct vs_client *c, size_t p)
 }
 
 /* The tail of a result's stderr.txt kept at exit (proc.c) is in stderr_out. */
-static void fill_report(struct vs_client *c, struct cl_result *r, struct vs_proto_reported_result *o,
-                        struct vs_arena *a)
+static void fill_report(struct vs_client *c, struct cl_result *r,
+                        struct vs_proto_reported_result *o, struct vs_arena *a)
 {
     o->name = r->name;
     o->final_cpu_time = r->final_cpu_time;
@@ -211,8 +213,7 @@ static int build_request(struct vs_client *c, size_t p, double work_req, struct 
 
     size_t nrep = 0, nother = 0;
     for (size_t i = 0; i < c->n_results; i++)
-        if (c->results[i].project == p)
-        {
+        if (c->results[i].project == p) {
             if (c->results[i].ready_to_report)
                 nrep++;
             else
@@ -363,10 +364,15 @@ static void merge_file(struct vs_client *c, size_t p, const struct vs_proto_file
     }
     if (fi->xml_signature)
         f->is_output = true;
+    if (!f->is_output && f->n_urls == 0) {
+        /* nothing to download it from: the results that need it fail (xfer.c) */
+        f->status = FS_ERR;
+        vs_client_setstr(&f->error, "no http or https URL to download it from");
+        vs_client_msg(c, (long)p, 3, "File %s has no usable download URL", fi->name);
+    }
 }
 
-static void merge_reply(struct vs_client *c, size_t p, const struct vs_proto_reply *y,
-                        int *out_new)
+static void merge_reply(struct vs_client *c, size_t p, const struct vs_proto_reply *y, int *out_new)
 {
     struct cl_project *pr = &c->projects[p];
     if (y->project_name && *y->project_name)
@@ -389,10 +395,9 @@ static void merge_reply(struct vs_client *c, size_t p, const struct vs_proto_rep
     if (y->cross_project_id)
         vs_client_setstr(&pr->cross_project_id, y->cross_project_id);
     for (size_t i = 0; i < y->n_messages; i++)
-        vs_client_msg(c, (long)p, y->messages[i].priority &&
-                                          strcmp(y->messages[i].priority, "low") != 0
-                                      ? 2
-                                      : 1,
+        vs_client_msg(c, (long)p,
+                      y->messages[i].priority && strcmp(y->messages[i].priority, "low") != 0 ? 2
+                                                                                             : 1,
                       "Message from server: %s", y->messages[i].text ? y->messages[i].text : "");
     if (y->code_sign_key && !pr->code_sign_key)
         pr->code_sign_key = vs_xstrdup(y->code_sign_key);
@@ -400,6 +405,7 @@ static void merge_reply(struct vs_client *c, size_t p, const struct vs_proto_rep
     pr->non_cpu_intensive = y->non_cpu_intensive;
     if (y->project_prefs) {
         vs_client_setstr(&pr->project_prefs, y->project_prefs);
+        vs_client_share_from_prefs(c, p);
         (void)vs_client_write_account(c, p);
     }
     if (y->global_prefs) {
@@ -497,8 +503,7 @@ static void merge_reply(struct vs_client *c, size_t p, const struct vs_proto_rep
     for (size_t i = 0; i < y->n_result_aborts; i++) {
         long r = vs_client_find_result(c, p, y->result_aborts[i]);
         if (r >= 0) {
-            vs_client_msg(c, (long)p, 1, "Aborting task %s: project request",
-                          c->results[r].name);
+            vs_client_msg(c, (long)p, 1, "Aborting task %s: project request", c->results[r].name);
             c->results[r].abort_requested = true;
             c->results[r].abort_code = EXIT_ABORTED_BY_PROJ;
         }
@@ -642,8 +647,8 @@ void vs_client_old_result(struct vs_client *c, size_t r)
     o->cpu_time = res->final_cpu_time;
     o->completed_time = res->completed_time;
     o->create_time = res->received_time;
-    vs_client_msg(c, (long)res->project, 1, "[sched_op] handle_scheduler_reply(): got ack for task %s",
-                  res->name);
+    vs_client_msg(c, (long)res->project, 1,
+                  "[sched_op] handle_scheduler_reply(): got ack for task %s", res->name);
 }
 
 static bool report_due(const struct vs_client *c, size_t p)
@@ -681,7 +686,8 @@ bool vs_client_rpc_poll(struct vs_client *c)
             (void)master_fetch(c, p);
             return true;
         }
-        bool due = pr->sched_rpc_pending || (pr->next_rpc_time > 0 && c->now >= pr->next_rpc_time) ||
+        bool due = pr->sched_rpc_pending || !pr->ever_rpc ||
+                   (pr->next_rpc_time > 0 && c->now >= pr->next_rpc_time) ||
                    (report_due(c, p) && c->now < pr->work_backoff_until) ||
                    (pr->trickle_up_pending && c->now < pr->work_backoff_until);
         if (due) {

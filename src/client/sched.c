@@ -60,8 +60,7 @@ static void build(struct vs_client *c)
     st->host.on_frac = c->ts.on_frac;
     st->host.active_frac = c->ts.active_frac;
     st->host.cpu_efficiency = 1;
-    st->host.min_queue =
-        (c->prefs.work_buf_min_days + c->prefs.work_buf_additional_days) * 86400.0;
+    st->host.min_queue = (c->prefs.work_buf_min_days + c->prefs.work_buf_additional_days) * 86400.0;
     st->host.sched_period = c->prefs.cpu_scheduling_period_minutes * 60.0;
     st->host.leave_in_memory = c->prefs.leave_apps_in_memory;
     st->host.flops_per_cpu = c->host.p_fpops;

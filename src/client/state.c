@@ -216,7 +216,8 @@ size_t vs_client_add_project(struct vs_client *c, const char *url, const char *a
     p->authenticator = vs_client_strdup(auth);
     p->resource_share = 100;
     p->master_url_fetch_pending = true;
-    p->sched_rpc_pending = true;
+    /* not a user request: the first RPC is due because ever_rpc is false (rpc.c) */
+    p->sched_rpc_pending = false;
     return c->n_projects - 1;
 }
 
@@ -386,8 +387,7 @@ void vs_client_drop_project(struct vs_client *c, size_t p)
                            per_project[i][1]) == 0)
             unlink(path);
     project_free(&c->projects[p]);
-    memmove(&c->projects[p], &c->projects[p + 1],
-            (c->n_projects - p - 1) * sizeof(c->projects[0]));
+    memmove(&c->projects[p], &c->projects[p + 1], (c->n_projects - p - 1) * sizeof(c->projects[0]));
     c->n_projects--;
     renumber(c, p);
     c->dirty = true;

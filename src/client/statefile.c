@@ -422,8 +422,7 @@ static void read_project(struct vs_client *c, const struct vs_xml_node *n, struc
     for (const struct vs_xml_node *u = vs_xml_child(n, "scheduler_url");
          u && pr->n_scheduler_urls < VS_CLIENT_MAX_URLS; u = vs_xml_next_same(u))
         pr->scheduler_urls[pr->n_scheduler_urls++] = vs_xstrdup(vs_xml_text_trim(u, a));
-    pr->master_url_fetch_pending =
-        flag(n, "master_url_fetch_pending") || pr->n_scheduler_urls == 0;
+    pr->master_url_fetch_pending = flag(n, "master_url_fetch_pending") || pr->n_scheduler_urls == 0;
     pr->sched_rpc_pending = flag(n, "sched_rpc_pending");
     pr->suspended_via_gui = flag(n, "suspended_via_gui");
     pr->dont_request_more_work = flag(n, "dont_request_more_work");
@@ -436,8 +435,8 @@ static void read_project(struct vs_client *c, const struct vs_xml_node *n, struc
     const struct vs_xml_node *k = vs_xml_child(n, "code_sign_key");
     if (k)
         pr->code_sign_key = vs_xstrdup(k->text);
-    for (const struct vs_xml_node *t = vs_xml_child(n, "trickle_down"); t && pr->n_trickle_downs < 100;
-         t = vs_xml_next_same(t)) {
+    for (const struct vs_xml_node *t = vs_xml_child(n, "trickle_down");
+         t && pr->n_trickle_downs < 100; t = vs_xml_next_same(t)) {
         pr->trickle_downs =
             vs_xreallocarray(pr->trickle_downs, pr->n_trickle_downs + 1, sizeof(char *));
         pr->trickle_downs[pr->n_trickle_downs++] = vs_xstrdup(t->text);

@@ -259,7 +259,8 @@ static void download(struct vs_client *c, struct cl_file *f)
     if (cc != CURLE_OK || (code != 200 && code != 206)) {
         if (code == 404 || code == 403) {
             unlink(path);
-            file_error(c, f, "Download of %s failed: %s", f->name, code == 404 ? "HTTP 404 (file not on server)" : "HTTP 403");
+            file_error(c, f, "Download of %s failed: %s", f->name,
+                       code == 404 ? "HTTP 404 (file not on server)" : "HTTP 403");
             return;
         }
         transient(c, f, "download", cc != CURLE_OK ? curl_easy_strerror(cc) : "HTTP error");
@@ -396,8 +397,7 @@ bool vs_client_xfer_poll(struct vs_client *c)
     bool did = false;
     for (size_t i = 0; i < c->n_files && budget > 0; i++) {
         struct cl_file *f = &c->files[i];
-        if (f->status != FS_NOT_PRESENT || f->is_output || f->n_urls == 0 ||
-            c->now < f->next_try)
+        if (f->status != FS_NOT_PRESENT || f->is_output || f->n_urls == 0 || c->now < f->next_try)
             continue;
         download(c, f);
         budget--;

@@ -335,10 +335,10 @@ static void test_explain_snapshot(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_escape_url),        cmocka_unit_test(test_canon_url),
-        cmocka_unit_test(test_safe_name),         cmocka_unit_test(test_lock_and_password),
-        cmocka_unit_test(test_prefs),             cmocka_unit_test(test_state_round_trip),
-        cmocka_unit_test(test_drop_and_detach),   cmocka_unit_test(test_explain_snapshot),
+        cmocka_unit_test(test_escape_url),      cmocka_unit_test(test_canon_url),
+        cmocka_unit_test(test_safe_name),       cmocka_unit_test(test_lock_and_password),
+        cmocka_unit_test(test_prefs),           cmocka_unit_test(test_state_round_trip),
+        cmocka_unit_test(test_drop_and_detach), cmocka_unit_test(test_explain_snapshot),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
