@@ -181,6 +181,9 @@ struct cl_result {
     double checkpoint_seen_at;
     void *shm; /* the mapping (8192 bytes) or NULL */
 
+    /* where its workunit and app version were last found (a hint, checked) */
+    size_t wu_hint, av_hint;
+
     /* the policy's view, kept between steps */
     enum vs_ctask ctask;
     double running_since;
@@ -469,6 +472,8 @@ void vs_client_slot_clean(struct vs_client *c, int slot);
 /* ---- sched.c ---- */
 /* Builds the snapshot and runs the policy step; applies enforcement actions. */
 int vs_client_sched_step(struct vs_client *c);
+/* The first half: snapshot, vs_cpolicy_step, policy-owned state kept; no action applied. */
+int vs_client_sched_decide(struct vs_client *c);
 /* Accounts wall time since the last call. */
 void vs_client_sched_account(struct vs_client *c, double dt);
 /* Writes the snapshot as `volsched explain` STATE.json. */

@@ -118,7 +118,7 @@ static void build(struct vs_client *c)
     st->nresults = n;
 }
 
-int vs_client_sched_step(struct vs_client *c)
+int vs_client_sched_decide(struct vs_client *c)
 {
     build(c);
     int rc = vs_cpolicy_step(c->policy, &c->cst, &c->ws, &c->pout);
@@ -139,6 +139,14 @@ int vs_client_sched_step(struct vs_client *c)
         r->preempt_pending = c->cresults[k].preempt_pending;
         r->preempt_since = c->cresults[k].preempt_since;
     }
+    return 0;
+}
+
+int vs_client_sched_step(struct vs_client *c)
+{
+    int rc = vs_client_sched_decide(c);
+    if (rc)
+        return rc;
     const struct vs_cenforce_out *en = &c->pout.enforce;
     for (size_t a = 0; a < en->n; a++) {
         size_t k = en->actions[a].result;

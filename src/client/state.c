@@ -251,19 +251,36 @@ struct cl_result *vs_client_add_result(struct vs_client *c)
     return r;
 }
 
+/* The hints make these O(1) on a stable state (the policy step looks every
+ * result up on each pass); they are only hints, always checked, so arrays
+ * reordered by a drop cost one search. They are not part of the state. */
 struct cl_app_version *vs_client_result_av(struct vs_client *c, const struct cl_result *r)
 {
     struct cl_wu *w = vs_client_result_wu(c, r);
     if (!w)
         return NULL;
+    size_t h = r->av_hint;
+    if (h < c->n_avs && c->avs[h].project == r->project &&
+        c->avs[h].version_num == r->version_num && strcmp(c->avs[h].app_name, w->app_name) == 0 &&
+        streq0(c->avs[h].plan_class, r->plan_class))
+        return &c->avs[h];
     long a = vs_client_find_av(c, r->project, w->app_name, r->version_num, r->plan_class);
-    return a < 0 ? NULL : &c->avs[a];
+    if (a < 0)
+        return NULL;
+    ((struct cl_result *)r)->av_hint = (size_t)a;
+    return &c->avs[a];
 }
 
 struct cl_wu *vs_client_result_wu(struct vs_client *c, const struct cl_result *r)
 {
+    size_t h = r->wu_hint;
+    if (h < c->n_wus && c->wus[h].project == r->project && strcmp(c->wus[h].name, r->wu_name) == 0)
+        return &c->wus[h];
     long w = vs_client_find_wu(c, r->project, r->wu_name);
-    return w < 0 ? NULL : &c->wus[w];
+    if (w < 0)
+        return NULL;
+    ((struct cl_result *)r)->wu_hint = (size_t)w;
+    return &c->wus[w];
 }
 
 static bool fref_uses(const struct cl_fref *f, size_t n, const char *name)
