@@ -8,6 +8,7 @@
  * time (status and explain read the state file, which is always complete).
  */
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,13 +48,12 @@ static int prepare_dir(const char *dir, bool create, char *out, size_t size)
         fprintf(stderr, "volsched client: cannot create %s: %s\n", dir, strerror(errno));
         return VS_EXIT_FAIL;
     }
-    char *abs = realpath(dir, NULL);
-    if (!abs) {
+    char abs[PATH_MAX];
+    if (!realpath(dir, abs)) {
         fprintf(stderr, "volsched client: %s: %s\n", dir, strerror(errno));
         return VS_EXIT_USAGE;
     }
     int n = snprintf(out, size, "%s", abs);
-    free(abs); /* realpath's malloc */
     if (n < 0 || (size_t)n >= size) {
         fprintf(stderr, "volsched client: %s: path too long\n", dir);
         return VS_EXIT_USAGE;

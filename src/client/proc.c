@@ -67,7 +67,7 @@ static int slot_path(const struct vs_client *c, int slot, const char *name, char
 
 static bool api_app(const struct cl_app_version *av)
 {
-    return av && av->api_version && atof(av->api_version) >= 6.0;
+    return av && av->api_version && strtod(av->api_version, NULL) >= 6.0;
 }
 
 /* ---------------------------------------------------------------- channel */
@@ -457,7 +457,7 @@ static size_t descendants(pid_t pid, pid_t *out, size_t max)
             int ppid = 0;
             char st;
             if (rp && sscanf(rp + 1, " %c %d", &st, &ppid) == 2 && ppid == parent) {
-                out[n++] = (pid_t)atoi(e->d_name);
+                out[n++] = (pid_t)strtol(e->d_name, NULL, 10);
                 if (qt < 256)
                     queue[qt++] = out[n - 1];
             }
@@ -784,7 +784,7 @@ static void handle_exit(struct vs_client *c, size_t ri, int status)
     if (read_small(c, r->slot, "boinc_temporary_exit", text, sizeof(text))) {
         char *nl = strchr(text, '\n');
         if (nl && nl[1]) {
-            double d = atof(text);
+            double d = strtod(text, NULL);
             if (!(d >= 0 && d <= 86400))
                 d = 300;
             char *reason = nl + 1;
@@ -845,7 +845,7 @@ static double xml_num(const char *s, const char *tag, bool *found)
     *found = p != NULL;
     if (!p)
         return 0;
-    double v = atof(p + strlen(open));
+    double v = strtod(p + strlen(open), NULL);
     return isfinite(v) && v > 0 ? v : 0;
 }
 
