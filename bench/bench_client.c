@@ -93,8 +93,8 @@ static void proc_usage(pid_t pid, double *cpu, long *rss_kb, long *hwm_kb)
         buf[n] = '\0';
         char *rp = strrchr(buf, ')');
         unsigned long ut, st;
-        if (rp && sscanf(rp + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &ut,
-                         &st) == 2)
+        if (rp &&
+            sscanf(rp + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &ut, &st) == 2)
             *cpu = (double)(ut + st) / (double)sysconf(_SC_CLK_TCK);
     }
     snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);

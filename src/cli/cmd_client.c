@@ -8,8 +8,8 @@
  * time (status and explain read the state file, which is always complete).
  */
 #include <errno.h>
-#include <limits.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
