@@ -8,8 +8,8 @@
  * slot: the next step and a running checksum) whenever the API says it is
  * time (init_data's checkpoint_period, the client's disk_interval), and on
  * a restart resumes from that checkpoint. With "trickle" it sends one
- * trickle-up message (variety "progress") halfway and, if a trickle-down
- * arrives, copies it to stderr. Output `out`: "steps N checksum C".
+ * trickle-up message (variety "progress") halfway; any trickle-down that
+ * arrives is copied to stderr. Output `out`: "steps N checksum C".
  *
  * Exit: boinc_finish(0), or boinc_finish(1) on bad input.
  */
@@ -76,6 +76,18 @@ int main(void)
             snprintf(text, sizeof(text), "<step>%ld</step>", step + 1);
             boinc_send_trickle_up((char *)"progress", text);
             trickled = 1;
+        }
+        /* the API names the file the client wrote; the app reads and removes it */
+        char down[1024];
+        if (boinc_receive_trickle_down(down, sizeof(down))) {
+            FILE *td = fopen(down, "r");
+            char text[4096] = "";
+            size_t tn = td ? fread(text, 1, sizeof(text) - 1, td) : 0;
+            if (td)
+                fclose(td);
+            text[tn] = '\0';
+            fprintf(stderr, "boincapp: trickle-down: %s\n", text);
+            remove(down);
         }
         if (boinc_time_to_checkpoint()) {
             FILE *o = fopen("checkpoint.tmp", "w");

@@ -206,6 +206,8 @@ static int cmd_status(struct vs_client *c, int argc, char **argv)
         vs_json_str(&j, state_name(r->state));
         vs_json_key(&j, "cpu_time");
         vs_json_num(&j, r->state >= RS_COMPUTE_ERROR ? r->final_cpu_time : r->current_cpu_time);
+        vs_json_key(&j, "elapsed_time");
+        vs_json_num(&j, r->state >= RS_COMPUTE_ERROR ? r->final_elapsed_time : r->elapsed_time);
         vs_json_key(&j, "fraction_done");
         vs_json_num(&j, r->fraction_done);
         vs_json_key(&j, "running");

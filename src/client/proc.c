@@ -420,7 +420,10 @@ int vs_client_task_start(struct vs_client *c, size_t ri)
     vs_client_msg(c, (long)r->project, 1, "%s task %s using %s version %d in slot %d",
                   fresh ? "Starting" : "Restarting", r->name, w->app_name, av->version_num,
                   r->slot);
+    /* BOINC-COMPAT: the state is written as soon as a task starts, so a
+     * client killed now knows the slot and the pid when it comes back */
     c->dirty = true;
+    (void)vs_client_state_write(c);
     return 0;
 fail:
     vs_client_msg(c, (long)r->project, 3, "Couldn't start task %s: %s", r->name, vs_strerror(rc));
@@ -979,6 +982,8 @@ static bool pid_in_slot(struct vs_client *c, pid_t pid, int slot)
     return strcmp(cwd, want) == 0;
 }
 
+static void kill_slot_orphans(struct vs_client *c);
+
 void vs_client_tasks_recover(struct vs_client *c)
 {
     for (size_t i = 0; i < c->n_results; i++) {
@@ -1016,6 +1021,44 @@ void vs_client_tasks_recover(struct vs_client *c)
         if (r->ctask != VS_CTASK_UNSTARTED)
             r->ctask = VS_CTASK_REMOVED;
     }
+    kill_slot_orphans(c);
+}
+
+/* Processes whose working directory is one of our slots: apps of an earlier
+ * run that the state file does not name (killed before it was written). */
+static void kill_slot_orphans(struct vs_client *c)
+{
+    char slots[VS_CLIENT_PATH_MAX];
+    if (vs_client_path(c, slots, sizeof(slots), "slots/"))
+        return;
+    size_t sl = strlen(slots);
+    DIR *d = opendir("/proc");
+    if (!d)
+        return;
+    struct dirent *e;
+    int found = 0;
+    while ((e = readdir(d)) != NULL && found < 256) {
+        if (e->d_name[0] < '0' || e->d_name[0] > '9')
+            continue;
+        pid_t pid = (pid_t)strtol(e->d_name, NULL, 10);
+        if (pid == c->pid)
+            continue;
+        char link[64], cwd[VS_CLIENT_PATH_MAX];
+        snprintf(link, sizeof(link), "/proc/%d/cwd", (int)pid);
+        ssize_t n = readlink(link, cwd, sizeof(cwd) - 1);
+        if (n <= 0)
+            continue;
+        cwd[n] = '\0';
+        if (strncmp(cwd, slots, sl) != 0)
+            continue;
+        vs_client_msg(c, -1, 1, "Process %d of the previous run still there in %s; killing it",
+                      (int)pid, cwd + sl - 6);
+        kill_tree(pid);
+        found++;
+    }
+    closedir(d);
+    if (found)
+        usleep(200000); /* SIGKILL is quick; let them go before their slots are reused */
 }
 
 bool vs_client_tasks_quit_all(struct vs_client *c)

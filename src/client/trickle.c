@@ -1,7 +1,7 @@
 /*
  * Trickle messages (seed 002 lists a trickle-up as a reason to contact a
  * project). BOINC-COMPAT: the app's boinc_send_trickle_up() writes
- * slots/N/trickle_up ("<variety>V</variety>\n<text>T</text>") and raises
+ * slots/N/trickle_up.xml ("<variety>V</variety>\n<text>T</text>") and raises
  * <have_new_trickle_up/>; the client moves it to
  * projects/DIR/trickle_up_RESULT_TIME.xml, sends each such file as a
  * <msg_from_host> in the next scheduler request (renamed .sent), and
@@ -28,7 +28,7 @@ void vs_client_trickle_harvest(struct vs_client *c, const struct cl_result *r)
     if (r->slot < 0)
         return;
     char from[VS_CLIENT_PATH_MAX], dir[VS_CLIENT_PATH_MAX], to[VS_CLIENT_PATH_MAX + 600];
-    if (vs_client_path(c, from, sizeof(from), "slots/%d/trickle_up", r->slot) ||
+    if (vs_client_path(c, from, sizeof(from), "slots/%d/trickle_up.xml", r->slot) ||
         access(from, F_OK) != 0 || vs_client_project_dir(c, r->project, dir, sizeof(dir)))
         return;
     snprintf(to, sizeof(to), "%s/trickle_up_%s_%.0f.xml", dir, r->name, vs_client_now() * 1000);
@@ -82,10 +82,25 @@ struct vs_proto_msg_from_host *vs_client_trickle_collect(struct vs_client *c, si
         const char *variety = "", *text = vs_buf_str(&b);
         if (vs_buf_printf(&wrapped, "<t>%s</t>", vs_buf_str(&b)) == 0 &&
             vs_xml_parse(wrapped.data, wrapped.len, NULL, 0, &t, &doc, &xe) == 0) {
-            variety = vs_xml_text_trim(vs_xml_child(doc.root, "variety"), &t);
+            const struct vs_xml_node *vn = vs_xml_child(doc.root, "variety");
+            variety = vs_xml_text_trim(vn, &t);
             const struct vs_xml_node *tx = vs_xml_child(doc.root, "text");
-            if (tx)
+            if (tx) {
                 text = tx->text;
+            } else if (vn) {
+                /* BOINC-COMPAT: the API writes <variety>V</variety> then the app's text */
+                size_t rl, il;
+                const char *raw = vs_xml_raw(&doc, vn, &rl);
+                const char *inner = vs_xml_inner_raw(&doc, doc.root, &il);
+                size_t before = (size_t)(raw - inner), after = il - before - rl;
+                char *rest = vs_arena_alloc(&t, il + 1);
+                memcpy(rest, inner, before);
+                memcpy(rest + before, raw + rl, after);
+                rest[before + after] = '\0';
+                while (*rest == '\n')
+                    rest++;
+                text = rest;
+            }
         }
         x->variety = vs_arena_strndup(a, variety, strlen(variety));
         x->msg_text = vs_arena_strndup(a, text, strlen(text));

@@ -82,6 +82,8 @@ static int run_item(struct vs_committer *c, struct vs_commit_item *it, bool alon
         if (it->havs[i].app_version_id > 0)
             rc = vs_store_hav_set_today(c->store, it->host->id, it->havs[i].app_version_id,
                                         it->havs[i].n_jobs_today, it->havs[i].max_jobs_per_day);
+    if (rc == 0 && it->extra)
+        rc = it->extra(c->store, it->host->id, it->now, it->extra_ctx);
     if (alone)
         return rc;
     if (rc == 0)

@@ -35,6 +35,9 @@ struct vs_commit_item {
     const struct vs_sp_hav *havs;
     size_t nhavs;
     struct vs_reports *reports; /* reported results to record first; may be NULL */
+    /* more writes in the item's transaction (trickle messages), run last; may be NULL */
+    int (*extra)(struct vs_store *s, int64_t hostid, int64_t now, void *ctx);
+    void *extra_ctx;
     /* out */
     int rc;          /* 0, or the error that rolled this item back */
     size_t nclaimed; /* claims that moved UNSENT -> IN_PROGRESS */

@@ -1,5 +1,6 @@
 /* All back-end daemons, one pass each (see daemons.h). */
 #include "server/daemons.h"
+#include "server/trickle.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -110,6 +111,7 @@ int vs_daemons_run_once(struct vs_store *s, const struct vs_project_config *cfg,
 
 struct vs_daemons_runner {
     struct vs_project_config cfg;
+    char trickle_cmd[VS_PATH_MAX]; /* config.xml <trickle_handler>, "" = none */
     unsigned which;
     int interval_ms;
     struct vs_log *log;
@@ -126,6 +128,12 @@ static void *runner_main(void *arg)
     struct vs_daemons_runner *r = arg;
     for (;;) {
         int n = vs_daemons_run_once(r->s, &r->cfg, (int64_t)time(NULL), r->which, r->log, NULL);
+        int nt = 0;
+        if (r->trickle_cmd[0] && vs_trickle_handler_pass(r->s, &r->cfg, r->trickle_cmd,
+                                                         (int64_t)time(NULL), r->log, &nt) != 0)
+            VS_LOG(r->log, VS_LOG_ERROR, "trickle handler pass failed");
+        if (n >= 0)
+            n += nt;
         pthread_mutex_lock(&r->mu);
         r->passes++;
         if (n <= 0 && !r->stop) {
@@ -156,6 +164,7 @@ int vs_daemons_runner_start(const struct vs_project_config *cfg, unsigned which,
         return VS_EINVAL;
     struct vs_daemons_runner *r = vs_xcalloc(1, sizeof(*r));
     r->cfg = *cfg;
+    vs_trickle_handler_config(cfg->dir, r->trickle_cmd, sizeof(r->trickle_cmd));
     r->which = which;
     r->interval_ms = interval_ms > 0 ? interval_ms : 1000;
     r->log = log;

@@ -50,7 +50,7 @@ dup=$(grep -o 'got ack for task [^ ]*' "$C/client.log" | sort | uniq -d)
 [ -z "$dup" ] || fail "results acknowledged twice: $dup"
 nack=$(grep -o 'got ack for task [^ ]*' "$C/client.log" | sort -u | wc -l)
 [ "$nack" = "$N" ] || fail "$nack results acknowledged, want $N"
-grep -q 'of the previous run still there' "$C/client.log" || fail "the restarted client never met a left-behind app"
+grep -Eq 'of the previous run still there' "$C/client.log" || fail "the restarted client never met a left-behind app"
 vsc_stop
 left=$(vsc_orphans | wc -w)
 [ "$left" = 0 ] || fail "$left app processes still running after the client stopped"
