@@ -39,7 +39,8 @@ void vs_trickle_handler_config(const char *project_dir, char *out, size_t size)
     struct vs_xml_error xe;
     if (rc == 0 && b.data && vs_xml_parse(b.data, b.len, NULL, 0, &a, &doc, &xe) == 0) {
         const struct vs_xml_node *cfg = vs_xml_child(doc.root, "config");
-        const char *cmd = vs_xml_text_trim(vs_xml_child(cfg ? cfg : doc.root, "trickle_handler"), &a);
+        const char *cmd =
+            vs_xml_text_trim(vs_xml_child(cfg ? cfg : doc.root, "trickle_handler"), &a);
         if (strlen(cmd) < size)
             memcpy(out, cmd, strlen(cmd) + 1);
     }
@@ -201,8 +202,8 @@ int vs_trickle_handler_pass(struct vs_store *s, const struct vs_project_config *
         int status = -1;
         int wrc = write_file(msg, t->xml);
         const char *args[] = {host, t->result_name, t->variety, msg, rep};
-        int run = wrc ? wrc
-                      : vs_daemon_run(cmd, args, 5, cfg->daemon_command_timeout, log, &status);
+        int run =
+            wrc ? wrc : vs_daemon_run(cmd, args, 5, cfg->daemon_command_timeout, log, &status);
         char *down = run == 0 && status == 0 ? read_reply(rep, t, log) : NULL;
         if (run != 0 || status != 0)
             VS_LOG(log, VS_LOG_ERROR,

@@ -47,9 +47,8 @@ struct vs_sched_trickle {
  * Loads hostid's pending trickle-downs (at most VS_TRICKLE_MAX_DOWNS) into
  * the reply (strings in arena) and their ids into tr.
  */
-VS_MUST_CHECK int vs_trickle_downs_load(struct vs_store *st, int64_t hostid,
-                                        struct vs_arena *arena, struct vs_proto_reply *r,
-                                        struct vs_sched_trickle *tr);
+VS_MUST_CHECK int vs_trickle_downs_load(struct vs_store *st, int64_t hostid, struct vs_arena *arena,
+                                        struct vs_proto_reply *r, struct vs_sched_trickle *tr);
 
 /* Inside the RPC's transaction: stores the trickle-ups, marks the downs sent. */
 int vs_trickle_commit(struct vs_store *s, int64_t hostid, int64_t now, void *ctx);

@@ -85,16 +85,17 @@ vsc_project() {
     AUTH=$("$VOLSCHED" user add --project "$PROJ" --name volunteer) || return 1
 }
 
-# vsc_jobs APP N FPOPS "INPUT TEXT": job i's input is the text with {i} replaced by i.
+# vsc_jobs APP N FPOPS "INPUT TEXT" [BOUND]: job i's input is the text with {i}
+# replaced by i; BOUND is rsc_fpops_bound (default 1e15).
 vsc_jobs() {
-    local app=$1 n=$2 fpops=$3 text=$4 i lines=""
+    local app=$1 n=$2 fpops=$3 text=$4 bound=${5:-1e15} i lines="" tag=${VSC_JOB_TAG:-}
     mkdir -p "$PROJ.inputs"
     for i in $(seq 1 "$n"); do
-        printf '%s\n' "${text//\{i\}/$i}" > "$PROJ.inputs/${app}_in_$i"
-        lines+="--wu_name ${app}_job_$i $PROJ.inputs/${app}_in_$i"$'\n'
+        printf '%s\n' "${text//\{i\}/$i}" > "$PROJ.inputs/${app}${tag}_in_$i"
+        lines+="--wu_name ${app}${tag}_job_$i $PROJ.inputs/${app}${tag}_in_$i"$'\n'
     done
     printf '%s' "$lines" | "$VOLSCHED" create_work --project "$PROJ" --appname "$app" \
-        --rsc_fpops_est "$fpops" --rsc_fpops_bound 1e15 --delay_bound 86400 --stdin >/dev/null
+        --rsc_fpops_est "$fpops" --rsc_fpops_bound "$bound" --delay_bound 86400 --stdin >/dev/null
 }
 
 vsc_serve() {

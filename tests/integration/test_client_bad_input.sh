@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Bad input does not stop `volsched client`: one client is attached to a
 # real project (volsched serve, 2 jobs) and to broken or hostile ones: a
-# URL that is not a BOINC project, a second real project attached with a
+# URL that is not a BOINC project, a job that runs past its time bound, a second real project attached with a
 # wrong account key, and a fake scheduler (hostile_project.py) whose replies are
 # malformed, oversize, name a file ../../evil, give an input only a file://
 # URL, or send an app without a code signature; plus an app that crashes.
@@ -18,6 +18,8 @@ rm -f /tmp/vs_hostile_ran
 vsc_project good || fail "could not create the project"
 vsc_jobs primes 2 2e9 "1000000000 1001000000" || fail "create_work"
 vsc_jobs boincapp 1 2e9 "x" || fail "create_work (bad input: the app exits with an error)"
+# a job that runs far longer than its bound allows (rsc_fpops_bound / flops ~ 2 s): aborted, 197
+VSC_JOB_TAG=_long vsc_jobs boincapp 1 1e9 "400 250" 1e9 || fail "create_work (too long)"
 vsc_serve || fail "server did not start"
 GOOD_URL=$URL GOOD_AUTH=$AUTH GOOD_PORT=$PORT
 HPORT=$(demo_free_port)
@@ -53,6 +55,7 @@ want=(
     "URL 'file:///etc/passwd' is not http or https"
     "missing signature: refusing an unsigned app file"
     "compute error: process exited with code 1"
+    "exceeded elapsed time limit"
 )
 t0=$(date +%s)
 while [ $(( $(date +%s) - t0 )) -lt "$LIMIT" ]; do
@@ -60,7 +63,7 @@ while [ $(( $(date +%s) - t0 )) -lt "$LIMIT" ]; do
     msgs=$(vsc_bcmd --get_messages 0 2>/dev/null)
     missing=0
     for w in "${want[@]}"; do printf '%s\n' "$msgs" | grep -qF -- "$w" || missing=$((missing + 1)); done
-    [ "$missing" = 0 ] && [ "$(assimilated)" = 3 ] && break
+    [ "$missing" = 0 ] && [ "$(assimilated)" = 4 ] && break
     sleep 1
 done
 msgs=$(vsc_bcmd --get_messages 0 2>/dev/null)
@@ -68,10 +71,12 @@ for w in "${want[@]}"; do
     printf '%s\n' "$msgs" | grep -qF -- "$w" || fail "--get_messages lacks: $w"
     grep -qF -- "$w" "$C/client.log" || fail "the client log lacks: $w"
 done
-[ "$(assimilated)" = 3 ] || fail "the real project's 3 workunits were not all assimilated ($(assimilated))"
+[ "$(assimilated)" = 4 ] || fail "the real project's 4 workunits were not all assimilated ($(assimilated))"
 nok=$(vsc_store "select count(*) from result where outcome=1")
 nerr=$(vsc_store "select count(*) from result where outcome=3 and exit_status=1")
-[ "$nok" = 2 ] && [ "$nerr" = 1 ] || fail "store: $nok successes (want 2), $nerr client errors with exit 1 (want 1)"
+nlong=$(vsc_store "select count(*) from result where outcome=3 and exit_status=197")
+[ "$nok" = 2 ] && [ "$nerr" = 1 ] && [ "$nlong" = 1 ] \
+    || fail "store: $nok successes (want 2), $nerr client errors with exit 1 (want 1), $nlong with 197 (want 1)"
 [ ! -e /tmp/vs_hostile_ran ] || fail "a hostile app ran"
 [ ! -e "$C/../evil" ] && [ ! -e "$C/projects/evil" ] && [ ! -e "$WORK/evil" ] || fail "a file ../../evil was written"
 if find "$C" -name 'unsigned_app' -perm -u+x | grep -q .; then fail "the unsigned app was kept as an executable"; fi

@@ -46,6 +46,13 @@ pid=$(task_field "$T" "PID")
 [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null || fail "task $T has no live pid ($pid)"
 OTHER=$(vsc_bcmd --get_tasks | awk -v t="$T" '/^   name: /{if ($2 != t) {print $2; exit}}')
 
+# "why is it running this?": client explain is volsched explain on the live queue
+ex=$("$VOLSCHED" client --dir "$C" explain) || fail "client explain failed"
+printf '%s\n' "$ex" | grep -q "^schedule: .*$T" || fail "client explain does not schedule $T: $ex"
+exj=$("$VOLSCHED" client --dir "$C" explain --json) || fail "client explain --json failed"
+printf '%s' "$exj" | python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["policy"] == "shortfall" and sys.argv[1] in d["schedule"]' "$T" \
+    || fail "client explain --json: $exj"
+
 vsc_bcmd --task "$URL" "$T" suspend || fail "boinccmd --task suspend failed"
 sleep 2
 [ "$(task_field "$T" "suspended via GUI")" = yes ] || fail "task not shown suspended via GUI"
