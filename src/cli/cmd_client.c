@@ -61,27 +61,36 @@ static int prepare_dir(const char *dir, bool create, char *out, size_t size)
     return VS_EXIT_OK;
 }
 
+/* attach and detach change the data directory: only while no client runs
+ * there (else the running one is to be asked, with the boinccmd line how). */
+static bool lock_and_load(struct vs_client *c, const char *what, const char *how)
+{
+    int rc = vs_client_lock(c);
+    if (rc == VS_EBUSY) {
+        fprintf(stderr, "volsched client: a client is running in %s; %s through it:\n  %s\n",
+                c->dir, what, how);
+        return false;
+    }
+    if (rc == 0)
+        rc = vs_client_load(c);
+    if (rc) {
+        fprintf(stderr, "volsched client: %s: %s\n", c->dir, vs_strerror(rc));
+        return false;
+    }
+    return true;
+}
+
 static int cmd_attach(struct vs_client *c, int argc, char **argv)
 {
     if (argc != 3) {
         fprintf(stderr, "usage: volsched client --dir DIR attach URL AUTHENTICATOR\n");
         return VS_EXIT_USAGE;
     }
-    int rc = vs_client_lock(c);
-    if (rc == VS_EBUSY) {
-        fprintf(stderr,
-                "volsched client: a client is running in %s; attach through it:\n"
-                "  boinccmd --project_attach %s AUTHENTICATOR\n",
-                c->dir, argv[1]);
+    char how[1200];
+    snprintf(how, sizeof(how), "boinccmd --project_attach %s AUTHENTICATOR", argv[1]);
+    if (!lock_and_load(c, "attach", how))
         return VS_EXIT_FAIL;
-    }
-    if (rc == 0)
-        rc = vs_client_load(c);
-    if (rc) {
-        fprintf(stderr, "volsched client: %s: %s\n", c->dir, vs_strerror(rc));
-        return VS_EXIT_FAIL;
-    }
-    rc = vs_client_attach(c, argv[1], argv[2], true);
+    int rc = vs_client_attach(c, argv[1], argv[2], true);
     if (rc == 0)
         rc = vs_client_state_write(c);
     if (rc) {
@@ -97,20 +106,11 @@ static int cmd_detach(struct vs_client *c, int argc, char **argv)
         fprintf(stderr, "usage: volsched client --dir DIR detach URL\n");
         return VS_EXIT_USAGE;
     }
-    int rc = vs_client_lock(c);
-    if (rc == VS_EBUSY) {
-        fprintf(stderr,
-                "volsched client: a client is running in %s; detach through it:\n"
-                "  boinccmd --project %s detach\n",
-                c->dir, argv[1]);
+    char how[1200];
+    snprintf(how, sizeof(how), "boinccmd --project %s detach", argv[1]);
+    if (!lock_and_load(c, "detach", how))
         return VS_EXIT_FAIL;
-    }
-    if (rc == 0)
-        rc = vs_client_load(c);
-    if (rc) {
-        fprintf(stderr, "volsched client: %s: %s\n", c->dir, vs_strerror(rc));
-        return VS_EXIT_FAIL;
-    }
+    int rc;
     char canon[1100];
     long p = vs_client_canon_url(argv[1], canon, sizeof(canon)) == 0
                  ? vs_client_find_project(c, canon)

@@ -421,6 +421,9 @@ bool vs_client_can_compute(const struct vs_client *c);
 int vs_client_ncpus(const struct vs_client *c);
 
 /* ---- statefile.c ---- */
+struct vs_xml_writer;
+/* <file_ref> elements as the state file and get_state write them. */
+void vs_client_write_frefs(struct vs_xml_writer *w, const struct cl_fref *f, size_t n);
 int vs_client_state_write(struct vs_client *c);
 int vs_client_state_read(struct vs_client *c);
 

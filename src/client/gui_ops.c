@@ -128,18 +128,6 @@ static void w_host(struct vs_xml_writer *w, const struct vs_client *c)
     vs_xml_raw_write(w, "</host_info>\n", 13);
 }
 
-static void w_frefs(struct vs_xml_writer *w, const struct cl_fref *f, size_t n)
-{
-    for (size_t i = 0; i < n; i++) {
-        vs_xml_open(w, "file_ref");
-        vs_xml_str(w, "file_name", f[i].file_name);
-        vs_xml_str(w, "open_name", f[i].open_name);
-        if (f[i].main_program)
-            vs_xml_flag(w, "main_program");
-        vs_xml_close(w);
-    }
-}
-
 static void w_state(struct vs_xml_writer *w, struct vs_client *c)
 {
     vs_xml_raw_write(w, "<client_state>\n", 15);
@@ -186,7 +174,7 @@ static void w_state(struct vs_xml_writer *w, struct vs_client *c)
                 vs_xml_double(w, "avg_ncpus", av->avg_ncpus);
                 vs_xml_double(w, "flops", av->flops > 0 ? av->flops : c->host.p_fpops);
                 vs_xml_str(w, "api_version", av->api_version);
-                w_frefs(w, av->frefs, av->n_frefs);
+                vs_client_write_frefs(w, av->frefs, av->n_frefs);
                 vs_xml_raw_write(w, "</app_version>\n", 15);
             }
         for (size_t i = 0; i < c->n_wus; i++)
@@ -200,7 +188,7 @@ static void w_state(struct vs_xml_writer *w, struct vs_client *c)
                 vs_xml_double(w, "rsc_fpops_bound", u->rsc_fpops_bound);
                 vs_xml_double(w, "rsc_memory_bound", u->rsc_memory_bound);
                 vs_xml_double(w, "rsc_disk_bound", u->rsc_disk_bound);
-                w_frefs(w, u->frefs, u->n_frefs);
+                vs_client_write_frefs(w, u->frefs, u->n_frefs);
                 vs_xml_raw_write(w, "</workunit>\n", 12);
             }
         for (size_t i = 0; i < c->n_results; i++)

@@ -19,7 +19,7 @@
 
 #define STATE_MAX_BYTES (256u << 20)
 
-static void write_frefs(struct vs_xml_writer *w, const struct cl_fref *f, size_t n)
+void vs_client_write_frefs(struct vs_xml_writer *w, const struct cl_fref *f, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
         vs_xml_open(w, "file_ref");
@@ -131,7 +131,7 @@ static void write_av(struct vs_xml_writer *w, const struct cl_app_version *a)
     vs_xml_double(w, "flops", a->flops);
     vs_xml_str(w, "api_version", a->api_version);
     vs_xml_str(w, "cmdline", a->cmdline);
-    write_frefs(w, a->frefs, a->n_frefs);
+    vs_client_write_frefs(w, a->frefs, a->n_frefs);
     vs_xml_close(w);
 }
 
@@ -146,7 +146,7 @@ static void write_wu(struct vs_xml_writer *w, const struct cl_wu *u)
     vs_xml_double(w, "rsc_memory_bound", u->rsc_memory_bound);
     vs_xml_double(w, "rsc_disk_bound", u->rsc_disk_bound);
     vs_xml_str(w, "command_line", u->command_line);
-    write_frefs(w, u->frefs, u->n_frefs);
+    vs_client_write_frefs(w, u->frefs, u->n_frefs);
     vs_xml_close(w);
 }
 
@@ -174,7 +174,7 @@ static void write_result(struct vs_xml_writer *w, const struct cl_result *r)
     if (r->abort_requested)
         vs_xml_int(w, "abort_requested", r->abort_code);
     vs_xml_str(w, "stderr_out", r->stderr_out);
-    write_frefs(w, r->frefs, r->n_frefs);
+    vs_client_write_frefs(w, r->frefs, r->n_frefs);
     /* the policy's view (volsched) */
     vs_xml_int(w, "vs_ctask", (int64_t)r->ctask);
     if (r->checkpointed)
