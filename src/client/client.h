@@ -325,6 +325,7 @@ struct vs_client {
     double last_sched_time;
     double last_enforce_recheck;
     double last_state_write;
+    double last_task_poll; /* elapsed time of running tasks advances from here */
     bool quit_requested;
     double quit_started;
 

@@ -86,10 +86,8 @@ static void tick(struct vs_client *c, double *last)
         c->run_mode_until = 0;
         c->resched = true;
     }
-    bool computing = false;
-    for (size_t i = 0; i < c->n_results && !computing; i++)
-        computing = c->results[i].pid > 0 && !c->results[i].stopped;
-    vs_client_time_stats_update(c, true, vs_client_can_compute(c) || !computing);
+    /* BOINC-COMPAT: active = computing allowed (no suspend reason) */
+    vs_client_time_stats_update(c, true, vs_client_can_compute(c));
     vs_client_sched_account(c, dt);
     vs_client_tasks_poll(c);
     detach_pending(c);

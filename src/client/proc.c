@@ -921,11 +921,11 @@ void vs_client_trickle_notify(struct cl_result *r)
 
 void vs_client_tasks_poll(struct vs_client *c)
 {
-    static double last;
-    double dt = last > 0 && c->now > last ? c->now - last : 0;
+    double dt =
+        c->last_task_poll > 0 && c->now > c->last_task_poll ? c->now - c->last_task_poll : 0;
     if (dt > 10)
         dt = 10;
-    last = c->now;
+    c->last_task_poll = c->now;
     for (size_t i = 0; i < c->n_results; i++) {
         struct cl_result *r = &c->results[i];
         if (r->abort_requested) {

@@ -678,9 +678,7 @@ bool vs_client_rpc_poll(struct vs_client *c)
     /* 1. master fetches and RPCs the user or the server asked for */
     for (size_t p = 0; p < c->n_projects; p++) {
         struct cl_project *pr = &c->projects[p];
-        if (c->now < pr->min_rpc_time && !pr->sched_rpc_pending)
-            continue;
-        if (c->now < pr->min_rpc_time)
+        if (c->now < pr->min_rpc_time) /* a user's update lifts it (gui_ops.c) */
             continue;
         if (pr->master_url_fetch_pending || pr->n_scheduler_urls == 0) {
             (void)master_fetch(c, p);

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # `volsched client` end to end against `volsched serve` on loopback: attach,
-# master page, scheduler RPCs, downloads (md5 + code signature), running
+# master page, scheduler RPCs, downloads (md5 + code signature; one resumed
+# from a partial file), running
 # examples/primes (a plain executable) and examples/boincapp (built against
 # Debian's libboinc-app-dev: shared-memory channel, checkpoints, fraction
 # done), uploads, reports. Every workunit must end validated and
@@ -21,6 +22,10 @@ C="$WORK/client"
 vsc_client_dir "$C"
 "$VOLSCHED" client --dir "$C" attach "$URL" "$AUTH" || fail "attach failed"
 [ -f "$C/account_127.0.0.1_${PORT}_e2e.xml" ] || fail "no account file after attach"
+# half of the app already there, as after an interrupted download: it must be resumed
+pdir="$C/projects/127.0.0.1_${PORT}_e2e"
+size=$(stat -c %s "$PRIMES")
+head -c $((size / 2)) "$PRIMES" > "$pdir/primes_100_x86_64-pc-linux-gnu"
 vsc_run "$C" || fail "client did not start"
 
 t0=$(date +%s)
@@ -43,6 +48,8 @@ done=$(vsc_wus_done)
 
 log="$C/client.log"
 grep -q 'Finished download of primes_100_x86_64-pc-linux-gnu' "$log" || fail "primes app not downloaded"
+grep -q "Resuming download of primes_100_x86_64-pc-linux-gnu at byte $((size / 2))" "$log" \
+    || fail "the partial app file was not resumed"
 grep -q 'Finished download of boincapp_100_x86_64-pc-linux-gnu' "$log" || fail "boincapp not downloaded"
 if grep -Eq 'compute error|Checksum or signature error|refus' "$log"; then
     fail "an error in the client log: $(grep -Em1 'compute error|Checksum|refus' "$log")"

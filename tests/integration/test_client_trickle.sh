@@ -7,7 +7,7 @@
 # hands it to the still-running app, which writes it to its stderr, which
 # comes back to the server with the result.
 set -uo pipefail
-LIMIT=${LIMIT:-120}
+LIMIT=${LIMIT:-240}
 VSC_WORK_PREFIX=vs_client_trickle
 # shellcheck source=lib_vs_client.sh
 . "$VS_SOURCE_DIR/tests/integration/lib_vs_client.sh"
@@ -21,7 +21,7 @@ echo "hello $2 from the project" > "$5"
 SH
 chmod +x "$WORK/handler.sh"
 sed -i "s|</config>|<trickle_handler>$WORK/handler.sh</trickle_handler>\n</config>|" "$PROJ/config.xml"
-vsc_jobs boincapp 1 2e10 "60 250 trickle" || fail "create_work"   # ~15 s CPU, trickle at step 30
+vsc_jobs boincapp 1 1e10 "24 250 trickle" || fail "create_work"   # ~6 s CPU, trickle at step 12
 vsc_serve || fail "server did not start"
 C="$WORK/client"
 vsc_client_dir "$C"
@@ -35,7 +35,7 @@ while [ $(( $(date +%s) - t0 )) -lt "$LIMIT" ]; do
 done
 [ -s "$WORK/handled.log" ] || fail "the trickle handler never ran"
 grep -q 'Trickle-up message from task boincapp_job_1_0 queued' "$C/client.log" || fail "client did not queue the trickle-up"
-grep -q 'boincapp_job_1_0 progress .*<msg_text>&lt;step&gt;30&lt;/step&gt;</msg_text>' "$WORK/handled.log" || fail "handler got: $(cat "$WORK/handled.log")"
+grep -q 'boincapp_job_1_0 progress .*<msg_text>&lt;step&gt;12&lt;/step&gt;</msg_text>' "$WORK/handled.log" || fail "handler got: $(cat "$WORK/handled.log")"
 n=$(vsc_store "select count(*) from msg_from_host where handled=1")
 [ "$n" = 1 ] || fail "store: $n handled trickle-ups, want 1"
 # the trickle-down goes out with the host's next RPC: ask for one
