@@ -256,6 +256,7 @@ struct cl_prefs {
     /* cc_config */
     int ncpus; /* <ncpus>: 0 = all */
     bool report_results_immediately;
+    bool no_priority_change; /* BOINC-COMPAT: cc_config: apps keep the client's priority */
     double sched_retry_delay_min, sched_retry_delay_max;
     double pers_retry_delay_min, pers_retry_delay_max;
     bool allow_remote_gui_rpc;

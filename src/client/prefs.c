@@ -106,6 +106,7 @@ void vs_client_prefs_read(struct vs_client *c)
         set_num(o, "ncpus", -1, 4096, &ncpus, c, "cc_config.xml");
         c->prefs.ncpus = (int)ncpus;
         set_bool(o, "report_results_immediately", &c->prefs.report_results_immediately);
+        set_bool(o, "no_priority_change", &c->prefs.no_priority_change);
         set_bool(o, "allow_remote_gui_rpc", &c->prefs.allow_remote_gui_rpc);
         /* BOINC's command-line retry options, as cc_config options here */
         set_num(o, "sched_retry_delay_min", 1, 1e6, &c->prefs.sched_retry_delay_min, c,

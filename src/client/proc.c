@@ -381,6 +381,7 @@ int vs_client_task_start(struct vs_client *c, size_t ri)
     const char *old = getenv("LD_LIBRARY_PATH");
     snprintf(ld, sizeof(ld), "../../projects/%s:.:../..%s%s", esc, old ? ":" : "", old ? old : "");
 
+    bool no_prio = c->prefs.no_priority_change;
     pid_t pid = fork();
     if (pid < 0) {
         rc = -errno;
@@ -396,12 +397,15 @@ int vs_client_task_start(struct vs_client *c, size_t ri)
         int e = open("stderr.txt", O_WRONLY | O_CREAT | O_APPEND, 0644);
         if (e >= 0)
             dup2(e, 2);
-        /* BOINC-COMPAT: nice 19 and SCHED_IDLE for CPU jobs */
-        if (setpriority(PRIO_PROCESS, 0, 19) != 0) {
-            /* not fatal */
+        /* BOINC-COMPAT: nice 19 and SCHED_IDLE for CPU jobs, unless cc_config
+         * says <no_priority_change> */
+        if (!no_prio) {
+            if (setpriority(PRIO_PROCESS, 0, 19) != 0) {
+                /* not fatal: the app runs at the client's priority */
+            }
+            struct sched_param sp = {0};
+            (void)sched_setscheduler(0, SCHED_IDLE, &sp);
         }
-        struct sched_param sp = {0};
-        (void)sched_setscheduler(0, SCHED_IDLE, &sp);
         /* the client's descriptors (sockets, lock) must not leak into apps */
         for (int fd = 3; fd < 1024; fd++)
             close(fd);

@@ -13,7 +13,10 @@
 #   vsc_jobs APP N ARGS...       N jobs of APP in $PROJ, inputs "ARGS" (NAME_job_i)
 #   vsc_serve                    serves $PROJ on $PORT (sets SERVE_PID; several allowed)
 #   vsc_client_dir DIR [XML]     a client data dir with test prefs (XML: extra
-#                                global_prefs_override elements)
+#                                global_prefs_override elements); apps keep normal
+#                                priority (<no_priority_change>, VSC_NO_PRIO=0: nice 19
+#                                + SCHED_IDLE as by default), so other load on the
+#                                machine does not starve the tests' apps
 #   vsc_run DIR                  starts `volsched client run --foreground` (sets VSC_PID, RPC_PORT)
 #   vsc_bcmd ARGS...             Debian's boinccmd against that client
 #   vsc_kill9                    kill -9 the client (its apps are left behind)
@@ -125,6 +128,7 @@ vsc_client_dir() {
   <options>
     <ncpus>${VSC_NCPUS:-2}</ncpus>
     <report_results_immediately>1</report_results_immediately>
+    <no_priority_change>${VSC_NO_PRIO:-1}</no_priority_change>
     <sched_retry_delay_min>2</sched_retry_delay_min>
     <sched_retry_delay_max>10</sched_retry_delay_max>
     <pers_retry_delay_min>2</pers_retry_delay_min>

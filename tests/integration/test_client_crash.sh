@@ -7,7 +7,7 @@
 # the apps the killed client left behind must be taken care of by the next
 # one (restarted from their checkpoints in their slots).
 set -uo pipefail
-LIMIT=${LIMIT:-180}
+LIMIT=${LIMIT:-240}
 VSC_WORK_PREFIX=vs_client_crash
 # shellcheck source=lib_vs_client.sh
 . "$VS_SOURCE_DIR/tests/integration/lib_vs_client.sh"

@@ -10,6 +10,7 @@
 set -uo pipefail
 LIMIT=${LIMIT:-150}
 VSC_WORK_PREFIX=vs_client_e2e
+VSC_NO_PRIO=0   # the default priority: this test checks nice 19 + SCHED_IDLE
 # shellcheck source=lib_vs_client.sh
 . "$VS_SOURCE_DIR/tests/integration/lib_vs_client.sh"
 
@@ -31,10 +32,20 @@ vsc_run "$C" || fail "client did not start"
 t0=$(date +%s)
 saw_running=0
 saw_fraction=0
+saw_prio=0
 while [ $(( $(date +%s) - t0 )) -lt "$LIMIT" ]; do
     kill -0 "$VSC_PID" 2>/dev/null || fail "client died"
     tasks=$(vsc_bcmd --get_tasks 2>/dev/null)
-    printf '%s\n' "$tasks" | grep -q 'active_task_state: EXECUTING' && saw_running=1
+    if printf '%s\n' "$tasks" | grep -q 'active_task_state: EXECUTING'; then
+        saw_running=1
+        pid=$(printf '%s\n' "$tasks" | awk '/active_task_state: EXECUTING/{f=1} f && /PID:/{print $2; exit}')
+        if [ -n "$pid" ] && [ -r "/proc/$pid/stat" ]; then
+            # fields after the command: 19 nice (17 after ")") and 41 policy (39); SCHED_IDLE = 5
+            read -r nice policy < <(sed 's/.*) //' "/proc/$pid/stat" | awk '{print $17, $39}')
+            [ -n "$nice" ] && { [ "$nice" = 19 ] && [ "$policy" = 5 ] || fail "app $pid runs at nice $nice policy $policy, want 19 and SCHED_IDLE (5)"; }
+            saw_prio=1
+        fi
+    fi
     if printf '%s\n' "$tasks" | grep -A30 'name: boincapp_job' | grep -Eq 'fraction done: 0\.[0-9]*[1-9]'; then
         saw_fraction=1
     fi
@@ -44,6 +55,7 @@ done
 done=$(vsc_wus_done)
 [ "$done" = 6 ] || fail "within ${LIMIT}s: $done of 6 workunits assimilated"
 [ "$saw_running" = 1 ] || fail "boinccmd --get_tasks never showed an EXECUTING task"
+[ "$saw_prio" = 1 ] || fail "never saw a running app's priority"
 [ "$saw_fraction" = 1 ] || fail "boinccmd never showed a boincapp task's fraction done (shared memory app_status)"
 
 log="$C/client.log"
