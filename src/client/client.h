@@ -9,9 +9,12 @@
  *   msgs.c     the message log (client.log lines and --get_messages)
  *   rpc.c      scheduler RPC: master page, request, reply, acks, backoff
  *   xfer.c     downloads (md5, resume, code signature) and uploads (resume)
- *   proc.c     running apps: slot, init_data.xml, links, shm, spawn, exit judgement
+ *   proc.c     running apps: slot, init_data.xml, links, shm, spawn, control
+ *   task.c     the tasks' poll, exit judgement, recovery after a crash, shutdown
+ *   trickle.c  trickle-up and trickle-down messages
  *   sched.c    the policy driver: vs_cstate from the queue, vs_cpolicy_step, actions
- *   gui_rpc.c  the GUI RPC server boinccmd talks to
+ *   gui_rpc.c  the GUI RPC server boinccmd talks to (transport, authentication)
+ *   gui_ops.c  its requests and replies
  *   loop.c     the daemon's main loop
  *
  * One struct vs_client holds everything (one owner: the `run` command, or the
