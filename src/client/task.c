@@ -76,7 +76,7 @@ static void job_log(struct vs_client *c, const struct cl_result *r)
 }
 
 void vs_client__finish_result(struct vs_client *c, size_t ri, int state, int exit_status,
-                          const char *message)
+                              const char *message)
 {
     struct cl_result *r = &c->results[ri];
     struct cl_project *p = &c->projects[r->project];
@@ -130,8 +130,8 @@ static const char *check_outputs(struct vs_client *c, struct cl_result *r, char 
         snprintf(phys, sizeof(phys), "%s/%s", pdir, f->name);
         if (fr->copy_file) {
             char slotf[VS_CLIENT_PATH_MAX];
-            if (vs_client__slot_path(c, r->slot, fr->open_name ? fr->open_name : fr->file_name, slotf,
-                          sizeof(slotf)) == 0 &&
+            if (vs_client__slot_path(c, r->slot, fr->open_name ? fr->open_name : fr->file_name,
+                                     slotf, sizeof(slotf)) == 0 &&
                 access(slotf, F_OK) == 0) {
                 int rc = vs_client__copy_file(slotf, phys);
                 if (rc) {
@@ -200,8 +200,9 @@ static void handle_exit(struct vs_client *c, size_t ri, int status)
     char msg[400];
     if (r->abort_pending) {
         r->abort_pending = false;
-        vs_client__finish_result(c, ri, RS_ABORTED, r->abort_code ? r->abort_code : EXIT_ABORTED_VIA_GUI,
-                      "aborted by user");
+        vs_client__finish_result(c, ri, RS_ABORTED,
+                                 r->abort_code ? r->abort_code : EXIT_ABORTED_VIA_GUI,
+                                 "aborted by user");
         return;
     }
     if (r->quit_pending) {
