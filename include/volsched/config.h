@@ -168,7 +168,8 @@ struct vs_project_config {
     int reliable_priority_on_over;              /* <reliable_priority_on_over> */
     int reliable_priority_on_over_except_error; /* <reliable_priority_on_over_except_error> */
     bool hr_class_static;                       /* <hr_class_static> */
-    int daemon_command_timeout;  /* <daemon_command_timeout> s, operator commands; default 600 */
+    int daemon_command_timeout; /* <daemon_command_timeout> s, operator commands; default 600 */
+    char trickle_handler[VS_PATH_MAX]; /* <trickle_handler>: command per trickle-up; "" none */
     int validator_retry_secs;    /* <validator_retry_secs>: transient failure; default 21600 */
     int assimilator_retry_secs;  /* <assimilator_retry_secs>: failed assimilation; default 600 */
     int file_deleter_retry_secs; /* <file_deleter_retry_secs>: failed deletions; default 3600 */

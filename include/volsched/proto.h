@@ -449,6 +449,11 @@ struct vs_proto_reply {
     size_t n_result_aborts_if_not_started;
     const char **delete_file_infos;
     size_t n_delete_file_infos;
+    /* Trickle-downs, each a whole verbatim <msg_to_host>...</msg_to_host>
+     * element (server side; written after delete_file_info; the client
+     * side reads them from the reply XML itself, src/client/trickle.c). */
+    const char **msgs_to_host;
+    size_t n_msgs_to_host;
 };
 
 /*

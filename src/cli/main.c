@@ -34,6 +34,7 @@ static const struct command commands[] = {
     {"purge", vs_cmd_purge, "archive and delete finished work (BOINC's db_purge)"},
     {"locality-gen", vs_cmd_locality_gen, "locality scheduling's on-demand work generator"},
     {"locality-ws", vs_cmd_locality_ws, "locality scheduling's working-set manager"},
+    {"client", vs_cmd_client, "the volunteer's client: attach, run, status, explain, detach"},
 };
 
 static void usage(FILE *f)

@@ -52,6 +52,8 @@ const struct vs_config_tag vs_config__tags[] = {
     {"hr_class_static", K_BOOL, F(hr_class_static), 0, 0, W},
     /* volsched: the back-end daemons' timers. */
     {"daemon_command_timeout", K_INT, F(daemon_command_timeout), 1, 0, W},
+    /* BOINC's trickle handler as one operator command (docs/server.md) */
+    {"trickle_handler", K_PATH, F(trickle_handler), 0, 0, 0},
     {"validator_retry_secs", K_INT, F(validator_retry_secs), 0, 0, W},
     {"assimilator_retry_secs", K_INT, F(assimilator_retry_secs), 0, 0, W},
     {"file_deleter_retry_secs", K_INT, F(file_deleter_retry_secs), 0, 0, W},

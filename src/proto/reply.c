@@ -230,6 +230,11 @@ int vs_proto_reply_write(const struct vs_proto_reply *r, struct vs_buf *out)
                 r->n_result_aborts_if_not_started);
     for (size_t i = 0; i < r->n_delete_file_infos; i++)
         vs_xml_str(&w, "delete_file_info", r->delete_file_infos[i]);
+    for (size_t i = 0; i < r->n_msgs_to_host; i++) {
+        /* trickle-downs: stored as whole <msg_to_host> elements */
+        vs_xml_raw_write(&w, r->msgs_to_host[i], strlen(r->msgs_to_host[i]));
+        vs_xml_raw_write(&w, "\n", 1);
+    }
     for (size_t i = 0; i < r->n_messages; i++) {
         const struct vs_proto_message *m = &r->messages[i];
         vs_xml_str_attr(&w, "message", "priority", m->priority ? m->priority : "low",

@@ -83,6 +83,8 @@ static int run_item(struct vs_committer *c, struct vs_commit_item *it, bool alon
     if (rc == 0 && it->nclaims > 0)
         rc = vs_store_results_claim(c->store, it->host->id, it->userid, it->teamid, it->now,
                                     it->claims, it->nclaims, &it->nclaimed);
+    if (rc == 0 && it->extra)
+        rc = it->extra(c->store, it->host->id, it->now, it->extra_ctx);
     if (alone)
         return rc;
     if (rc == 0)

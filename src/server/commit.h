@@ -41,6 +41,9 @@ struct vs_commit_item {
     /* lost results sent again or expired (resend_lost_results) */
     const struct vs_resend_item *resends;
     size_t nresends;
+    /* more writes in the item's transaction (trickle messages), run last; may be NULL */
+    int (*extra)(struct vs_store *s, int64_t hostid, int64_t now, void *ctx);
+    void *extra_ctx;
     /* out */
     int rc;          /* 0, or the error that rolled this item back */
     size_t nclaimed; /* claims that moved UNSENT -> IN_PROGRESS */

@@ -1,5 +1,6 @@
 /* All back-end daemons, one pass each (see daemons.h). */
 #include "server/daemons.h"
+#include "server/trickle.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -240,6 +241,15 @@ static void *runner_main(void *arg)
     struct vs_daemons_runner *r = arg;
     for (;;) {
         int n = run_round(r);
+        /* Trickle-ups go to config.xml's <trickle_handler> (docs/server.md),
+         * paused by stop_daemons like the other daemons. */
+        int nt = 0;
+        if (!r->paused && r->run_cfg.trickle_handler[0] &&
+            vs_trickle_handler_pass(r->s, &r->run_cfg, r->run_cfg.trickle_handler,
+                                    (int64_t)time(NULL), r->o.log, &nt) != 0)
+            VS_LOG(r->o.log, VS_LOG_ERROR, "trickle handler pass failed");
+        if (n >= 0)
+            n += nt;
         pthread_mutex_lock(&r->mu);
         r->passes++;
         if (n <= 0 && !r->stop) {

@@ -17,6 +17,7 @@
 #include "server/cache.h"
 #include "server/commit.h"
 #include "server/h_report.h"
+#include "server/trickle.h"
 #include "store/store_sched.h"
 #include "volsched/alloc.h"
 #include "volsched/locality.h"
@@ -560,6 +561,10 @@ int vs_sched_handle(struct vs_sched *s, const char *body, size_t len, const char
     /* BOINC-COMPAT: the key goes only to clients that do not echo one. */
     if (!q.code_sign_key && s->code_sign_key)
         r.code_sign_key = s->code_sign_key;
+    struct vs_sched_trickle trickle = {.ups = q.msgs_from_host, .n_ups = q.n_msgs_from_host};
+    if (s->trickle_handler && !new_host &&
+        vs_trickle_downs_load(st, host.id, &a, &r, &trickle) != 0)
+        VS_LOG(s->log, VS_LOG_WARN, "host %lld: cannot read its trickle-downs", (long long)host.id);
 
     /* ---- choose work (h_send.c: the work-send policy) ---- */
     bool wants = vs_proto_request_wants_work(&q) && !q.dont_send_work;
@@ -626,6 +631,8 @@ int vs_sched_handle(struct vs_sched *s, const char *body, size_t len, const char
         .reports = reports.n ? &reports : NULL,
         .resends = lost.items,
         .nresends = lost.nitems,
+        .extra = trickle.n_ups || trickle.n_downs ? vs_trickle_commit : NULL,
+        .extra_ctx = &trickle,
     };
     announced = false; /* vs_committer_run takes the announcement over */
     rc = vs_committer_run(s->committer, &item);
@@ -750,6 +757,7 @@ int vs_sched_create(const struct vs_project_config *cfg, struct vs_log *log,
     char path[VS_PATH_MAX + 64];
     snprintf(path, sizeof(path), "%s/code_sign_public", cfg->key_dir);
     s->code_sign_key = read_small_file(path);
+    s->trickle_handler = cfg->trickle_handler[0] != '\0';
     if (!s->code_sign_key)
         VS_LOG(log, VS_LOG_WARN, "no code-signing key at %s: clients will refuse app files", path);
     struct vs_store *w = NULL;

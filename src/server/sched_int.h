@@ -85,7 +85,8 @@ struct vs_sched {
     struct vs_project_config cfg;
     struct vs_log *log;
     struct vs_sched_options opt;
-    char *code_sign_key; /* BOINC key text, NULL if the project has none */
+    char *code_sign_key;  /* BOINC key text, NULL if the project has none */
+    bool trickle_handler; /* config.xml has <trickle_handler>: replies carry trickle-downs */
     pthread_rwlock_t cat_lock;
     struct catalog_snap *cat;
     struct vs_cache *cache;

@@ -1,0 +1,522 @@
+/*
+ * The volsched client daemon: internal interface between its files.
+ *
+ *   dirs.c     data directory: names, lockfile, gui_rpc_auth.cfg, atomic writes
+ *   state.c    the in-memory state and its life-cycle (find, add, drop)
+ *   statefile.c client_state.xml written next + rename, read back at start
+ *   prefs.c    global_prefs.xml / global_prefs_override.xml / cc_config.xml
+ *   host.c     host facts, the CPU benchmark cache, time_stats
+ *   msgs.c     the message log (client.log lines and --get_messages)
+ *   rpc.c      scheduler RPC: master page, request, reply, acks, backoff
+ *   xfer.c     downloads (md5, resume, code signature) and uploads (resume)
+ *   proc.c     running apps: slot, init_data.xml, links, shm, spawn, control
+ *   task.c     the tasks' poll, exit judgement, recovery after a crash, shutdown
+ *   trickle.c  trickle-up and trickle-down messages
+ *   sched.c    the policy driver: vs_cstate from the queue, vs_cpolicy_step, actions
+ *   gui_rpc.c  the GUI RPC server boinccmd talks to (transport, authentication)
+ *   gui_ops.c  its requests and replies
+ *   loop.c     the daemon's main loop
+ *
+ * One struct vs_client holds everything (one owner: the `run` command, or the
+ * short-lived attach/detach/status commands); it is passed down explicitly.
+ * Everything is single-threaded.
+ */
+#ifndef VOLSCHED_CLIENT_CLIENT_H
+#define VOLSCHED_CLIENT_CLIENT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "volsched/buf.h"
+#include "volsched/client_policy.h"
+#include "volsched/error.h"
+#include "volsched/log.h"
+
+#define VS_CLIENT_MAJOR    7
+#define VS_CLIENT_MINOR    20
+#define VS_CLIENT_RELEASE  5
+#define VS_CLIENT_PLATFORM "x86_64-pc-linux-gnu"
+#define VS_CLIENT_PATH_MAX 4096
+
+/* Bounds on what a project may make us hold (hostile replies). */
+#define VS_CLIENT_MAX_PROJECTS 64
+#define VS_CLIENT_MAX_RESULTS  20000
+#define VS_CLIENT_MAX_FILES    40000
+#define VS_CLIENT_MAX_FREFS    64
+#define VS_CLIENT_MAX_URLS     8
+#define VS_CLIENT_MAX_FILE     (4ll << 30) /* bytes of one file */
+#define VS_CLIENT_MAX_SLOTS    256
+
+/* BOINC-COMPAT: result states (client/result.h) */
+enum {
+    RS_NEW = 0,
+    RS_FILES_DOWNLOADING = 1,
+    RS_FILES_DOWNLOADED = 2,
+    RS_COMPUTE_ERROR = 3,
+    RS_FILES_UPLOADING = 4,
+    RS_FILES_UPLOADED = 5,
+    RS_ABORTED = 6,
+    RS_UPLOAD_FAILED = 7,
+};
+
+/* BOINC-COMPAT: file status (FILE_NOT_PRESENT ..., negative = error) */
+enum { FS_NOT_PRESENT = 0, FS_PRESENT = 1, FS_ERR = -1 };
+
+/* BOINC-COMPAT: active_task_state values */
+enum {
+    PROCESS_UNINITIALIZED = 0,
+    PROCESS_EXECUTING = 1,
+    PROCESS_SUSPENDED = 9,
+    PROCESS_ABORT_PENDING = 5,
+    PROCESS_QUIT_PENDING = 8,
+};
+
+/* BOINC-COMPAT: exit codes the client assigns */
+#define EXIT_ABORTED_BY_CLIENT 194
+#define EXIT_ABORTED_VIA_GUI   203
+#define EXIT_ABORTED_BY_PROJ   202
+#define ERR_TOO_MANY_EXITS     (-226)
+#define ERR_FILE_MISSING       (-161)
+#define ERR_RESULT_START       (-185)
+
+struct cl_fref {
+    char *file_name;
+    char *open_name;
+    bool main_program;
+    bool copy_file;
+    bool optional;
+};
+
+struct cl_file {
+    char *name;
+    size_t project;
+    double nbytes;
+    double max_nbytes;
+    char md5[33];
+    int status;
+    bool executable;
+    bool signature_required; /* a file of an app version: verified before use */
+    bool is_output;
+    bool sticky;
+    char *file_signature;
+    char *xml_signature; /* upload certificate */
+    char *urls[VS_CLIENT_MAX_URLS];
+    size_t n_urls;
+    /* transfer bookkeeping (persisted) */
+    int nfailures;
+    double next_try;
+    bool upload_done;
+    double bytes_done; /* for get_file_transfers */
+    char *error;       /* why status went negative */
+};
+
+struct cl_app {
+    char *name;
+    size_t project;
+    bool non_cpu_intensive;
+};
+
+struct cl_app_version {
+    char *app_name;
+    size_t project;
+    int version_num;
+    char *platform;
+    char *plan_class;
+    char *api_version;
+    double avg_ncpus;
+    double flops;
+    char *cmdline;
+    struct cl_fref frefs[VS_CLIENT_MAX_FREFS];
+    size_t n_frefs;
+};
+
+struct cl_wu {
+    char *name;
+    size_t project;
+    char *app_name;
+    int version_num;
+    char *command_line;
+    double rsc_fpops_est, rsc_fpops_bound, rsc_memory_bound, rsc_disk_bound;
+    struct cl_fref frefs[VS_CLIENT_MAX_FREFS];
+    size_t n_frefs;
+};
+
+struct cl_result {
+    char *name;
+    size_t project;
+    char *wu_name;
+    char *platform;
+    int version_num;
+    char *plan_class;
+    double report_deadline;
+    double received_time;
+    bool report_immediately;
+    struct cl_fref frefs[VS_CLIENT_MAX_FREFS];
+    size_t n_frefs;
+
+    int state;
+    int exit_status;
+    double final_cpu_time, final_elapsed_time;
+    double completed_time;
+    bool ready_to_report;
+    bool suspended_via_gui;
+    bool abort_requested; /* by the user or the project: done at the next tick */
+    int abort_code;
+    char *stderr_out; /* the report's stderr text (last 63 KB of stderr.txt + messages) */
+
+    /* the task (BOINC's ACTIVE_TASK), persisted in <active_task_set> */
+    int slot; /* -1 = none */
+    int task_state;
+    pid_t pid;
+    double checkpoint_cpu_time, checkpoint_elapsed_time, checkpoint_fraction_done;
+    double current_cpu_time, elapsed_time, fraction_done;
+    double cpu_base;      /* CPU time of earlier runs counted in current_cpu_time */
+    double restart_after; /* temporary exit: not before this time */
+    int premature_exits;
+    double quit_sent_at; /* quit/abort sent (0 none): kill 60 s later */
+    bool quit_pending, abort_pending;
+    bool stopped;         /* SIGSTOP'd (plain apps have no channel to suspend them) */
+    bool api;             /* api_version >= 6: the mmap channel */
+    char pending_msg[64]; /* process control message not yet delivered */
+    double last_status_cpu;
+    double checkpoint_seen_at;
+    void *shm; /* the mapping (8192 bytes) or NULL */
+
+    /* where its workunit and app version were last found (a hint, checked) */
+    size_t wu_hint, av_hint;
+
+    /* the policy's view, kept between steps */
+    enum vs_ctask ctask;
+    double running_since;
+    bool checkpointed;
+    double checkpoint_time;
+    double wall_since_checkpoint;
+    bool preempt_pending;
+    double preempt_since;
+};
+
+struct cl_project {
+    char *master_url;
+    char *authenticator;
+    char *project_name;
+    char *user_name;
+    char *team_name;
+    char *cross_project_id;
+    int64_t hostid, userid, teamid;
+    int64_t rpc_seqno;
+    double resource_share;
+    char *scheduler_urls[VS_CLIENT_MAX_URLS];
+    size_t n_scheduler_urls;
+    char *code_sign_key;
+    double user_total_credit, user_expavg_credit, host_total_credit, host_expavg_credit;
+    int nrpc_failures, master_fetch_failures;
+    int no_work_count;         /* RPCs in a row that asked for work and got none (backoff) */
+    double work_backoff_until; /* no work request before this (reports may go) */
+    double min_rpc_time, next_rpc_time, last_rpc_time;
+    double std, ltd, wall_cpu_period;
+    bool suspended_via_gui, dont_request_more_work, sched_rpc_pending;
+    bool master_url_fetch_pending;
+    bool attached_via_gui;
+    bool trickle_up_pending;
+    bool send_full_workload;
+    bool non_cpu_intensive;
+    double latency_limited_until;
+    double cpu_time, elapsed_time; /* totals of finished tasks */
+    int njobs_success, njobs_error;
+    bool detached; /* detach requested: removed at the next tick */
+    bool ever_rpc; /* the first RPC asks for 1 s of work */
+    char *project_prefs;
+    char **trickle_downs; /* msg_to_host texts waiting for the app */
+    size_t n_trickle_downs;
+};
+
+struct cl_old_result {
+    char project_url[256], result_name[256], app_name[128];
+    int exit_status;
+    double elapsed_time, cpu_time, completed_time, create_time;
+};
+
+struct cl_msg {
+    int seqno;
+    int pri; /* 1 info, 2 user alert, 3 internal error */
+    double time;
+    char project[96];
+    char *body;
+};
+
+#define VS_CLIENT_MSG_KEEP 2000
+
+struct cl_prefs {
+    double work_buf_min_days;
+    double work_buf_additional_days;
+    double cpu_scheduling_period_minutes;
+    bool leave_apps_in_memory;
+    double max_ncpus_pct;
+    double cpu_usage_limit;
+    double disk_interval;
+    /* cc_config */
+    int ncpus; /* <ncpus>: 0 = all */
+    bool report_results_immediately;
+    bool no_priority_change; /* BOINC-COMPAT: cc_config: apps keep the client's priority */
+    double sched_retry_delay_min, sched_retry_delay_max;
+    double pers_retry_delay_min, pers_retry_delay_max;
+    bool allow_remote_gui_rpc;
+};
+
+struct cl_host {
+    int p_ncpus; /* measured */
+    char p_vendor[128], p_model[256], p_features[1024];
+    double p_fpops, p_iops, p_membw, p_calculated;
+    double m_nbytes, m_cache, m_swap, d_total, d_free;
+    char os_name[64], os_version[256];
+    char domain_name[256];
+    char host_cpid[33];
+    int timezone;
+};
+
+struct cl_time_stats {
+    double on_frac, connected_frac, cpu_and_network_available_frac, active_frac, gpu_active_frac;
+    double client_start_time, total_start_time, total_duration, total_active_duration;
+    double last_update, previous_uptime, session_active_duration;
+    bool first; /* first update of this session */
+};
+
+struct cl_net_stats {
+    double bwup, avg_up, avg_time_up, bwdown, avg_down, avg_time_down;
+};
+
+/* BOINC-COMPAT: run modes (1 always, 2 auto, 3 never) */
+enum { RUN_MODE_ALWAYS = 1, RUN_MODE_AUTO = 2, RUN_MODE_NEVER = 3, RUN_MODE_RESTORE = 4 };
+
+struct gui_conn;
+
+struct vs_client {
+    char dir[VS_CLIENT_PATH_MAX]; /* absolute */
+    struct vs_log log;
+    FILE *logf;
+    int lock_fd;
+    enum vs_cpolicy policy;
+    enum vs_cpolicy saved_policy; /* the one the last run used (client explain) */
+    double now;
+    pid_t pid;
+
+    struct cl_project *projects;
+    size_t n_projects;
+    struct cl_app *apps;
+    size_t n_apps;
+    struct cl_file *files;
+    size_t n_files;
+    struct cl_app_version *avs;
+    size_t n_avs;
+    struct cl_wu *wus;
+    size_t n_wus;
+    struct cl_result *results;
+    size_t n_results;
+
+    struct cl_prefs prefs;
+    char *global_prefs_xml; /* the project's, verbatim; NULL none */
+    struct cl_host host;
+    struct cl_time_stats ts;
+    struct cl_net_stats ns;
+    int run_mode, run_mode_perm;
+    double run_mode_until;
+    int network_mode;
+
+    bool dirty;   /* the state file needs writing */
+    bool resched; /* the CPU scheduler should run now */
+    double last_sched_time;
+    double last_enforce_recheck;
+    double last_state_write;
+    double last_task_poll; /* elapsed time of running tasks advances from here */
+    bool quit_requested;
+    double quit_started;
+
+    /* messages */
+    struct cl_msg *msgs;
+    size_t n_msgs, msgs_head;
+    int msg_seqno;
+
+    /* old results (reported this session), a ring of the last 64 */
+    struct cl_old_result old[64];
+    size_t n_old;
+
+    /* policy */
+    struct vs_cpolicy_ws ws;
+    struct vs_cstate cst;
+    struct vs_cproject *cprojects;
+    struct vs_cresult *cresults;
+    size_t cap_cprojects, cap_cresults;
+    size_t *cmap; /* cresults[i] -> results index */
+    bool have_out;
+    struct vs_cpolicy_out pout;
+    double fetch_wanted_at;
+
+    /* GUI RPC */
+    int gui_port;
+    int gui_fd;
+    struct gui_conn *conns;
+    size_t n_conns;
+    char gui_password[256];
+    char nonce[64];
+    char remote_hosts[16][64];
+    size_t n_remote_hosts;
+    bool foreground;
+};
+
+/* ---- dirs.c ---- */
+/* "http://127.0.0.1:31477/cproj/" -> "127.0.0.1_31477_cproj" (BOINC's escape_project_url). */
+void vs_client_escape_url(const char *url, char *out, size_t size);
+/* Canonical form: scheme kept, trailing '/' added. VS_EINVAL if not http(s). */
+int vs_client_canon_url(const char *url, char *out, size_t size);
+/* DIR/rel formatted. VS_ELIMIT if too long. */
+int vs_client_path(const struct vs_client *c, char *out, size_t size, const char *fmt, ...)
+    VS_PRINTF(4, 5);
+int vs_client_project_dir(const struct vs_client *c, size_t p, char *out, size_t size);
+/* Writes data to path through path.tmp + rename (fsync'd when durable). */
+int vs_client_write_atomic(const char *path, const char *data, size_t len, bool durable);
+/* Reads a whole file (at most max bytes) into a NUL-terminated vs_buf. */
+int vs_client_read_file(const char *path, size_t max, struct vs_buf *out);
+int vs_client_mkdirs(const char *path);
+/* Removes a directory tree (bounded depth); missing is fine. */
+int vs_client_rmtree(const char *path);
+/* Takes DIR/lockfile (fcntl write lock). VS_EBUSY when another client holds it. */
+int vs_client_lock(struct vs_client *c);
+/* Reads gui_rpc_auth.cfg, creating it with a random password when missing. */
+int vs_client_gui_password(struct vs_client *c);
+/* True when a name from a project is safe as a file name (no '/', no "..", printable). */
+bool vs_client_safe_name(const char *name);
+/* Account file. */
+int vs_client_write_account(struct vs_client *c, size_t p);
+int vs_client_read_accounts(struct vs_client *c);
+/* Sets the project's resource share from <resource_share> in its project preferences. */
+void vs_client_share_from_prefs(struct vs_client *c, size_t p);
+
+/* ---- state.c ---- */
+void vs_client_init(struct vs_client *c, const char *dir);
+void vs_client_cleanup(struct vs_client *c);
+char *vs_client_strdup(const char *s); /* NULL -> NULL */
+void vs_client_setstr(char **dst, const char *s);
+long vs_client_find_project(const struct vs_client *c, const char *url);
+long vs_client_find_file(const struct vs_client *c, size_t p, const char *name);
+long vs_client_find_app(const struct vs_client *c, size_t p, const char *name);
+long vs_client_find_av(const struct vs_client *c, size_t p, const char *app, int version,
+                       const char *plan_class);
+long vs_client_find_wu(const struct vs_client *c, size_t p, const char *name);
+long vs_client_find_result(const struct vs_client *c, size_t p, const char *name);
+size_t vs_client_add_project(struct vs_client *c, const char *url, const char *auth);
+struct cl_file *vs_client_add_file(struct vs_client *c);
+struct cl_app *vs_client_add_app(struct vs_client *c);
+struct cl_app_version *vs_client_add_av(struct vs_client *c);
+struct cl_wu *vs_client_add_wu(struct vs_client *c);
+struct cl_result *vs_client_add_result(struct vs_client *c);
+/* The app version a result runs with, or NULL. */
+struct cl_app_version *vs_client_result_av(struct vs_client *c, const struct cl_result *r);
+struct cl_wu *vs_client_result_wu(struct vs_client *c, const struct cl_result *r);
+/* Drops a reported result, and its workunit and files when nothing else uses them. */
+void vs_client_drop_result(struct vs_client *c, size_t r);
+/* Drops a whole project (detach): results, files, apps and its directory. */
+void vs_client_drop_project(struct vs_client *c, size_t p);
+void vs_client_fref_free(struct cl_fref *f);
+/* Estimated CPU seconds left for a result (rsc_fpops_est and progress). */
+double vs_client_remaining(struct vs_client *c, const struct cl_result *r);
+/* Whether computing is allowed now (run mode, suspend reasons). */
+bool vs_client_can_compute(const struct vs_client *c);
+int vs_client_ncpus(const struct vs_client *c);
+
+/* ---- statefile.c ---- */
+struct vs_xml_writer;
+/* <file_ref> elements as the state file and get_state write them. */
+void vs_client_write_frefs(struct vs_xml_writer *w, const struct cl_fref *f, size_t n);
+int vs_client_state_write(struct vs_client *c);
+int vs_client_state_read(struct vs_client *c);
+
+/* ---- prefs.c ---- */
+void vs_client_prefs_default(struct cl_prefs *p);
+/* Reads global_prefs.xml, the override, and cc_config.xml (bad files logged, defaults kept). */
+void vs_client_prefs_read(struct vs_client *c);
+/* The working prefs as a <global_preferences> XML block. */
+int vs_client_prefs_xml(const struct vs_client *c, struct vs_buf *out);
+
+/* ---- host.c ---- */
+/* Measures the host; the benchmark is cached in DIR/benchmark.xml for 30 days. */
+void vs_client_host_measure(struct vs_client *c, bool run_benchmark);
+void vs_client_time_stats_update(struct vs_client *c, bool running, bool active);
+void vs_client_time_stats_log(struct vs_client *c, const char *event);
+
+/* ---- msgs.c ---- */
+void vs_client_msg(struct vs_client *c, long project, int pri, const char *fmt, ...)
+    VS_PRINTF(4, 5);
+
+/* ---- rpc.c ---- */
+/* Does at most one scheduler RPC (or master fetch) that is due. Returns true if it did. */
+bool vs_client_rpc_poll(struct vs_client *c);
+/* Why an RPC to p is wanted now (0 none). */
+int vs_client_rpc_do(struct vs_client *c, size_t p, double work_req);
+
+/* ---- xfer.c ---- */
+void vs_client_xfer_global_init(void);
+/* Starts/continues downloads and uploads that are due (bounded per call). */
+bool vs_client_xfer_poll(struct vs_client *c);
+/* Result state transitions driven by file status. */
+void vs_client_update_result_states(struct vs_client *c);
+
+/* ---- proc.c ---- */
+int vs_client_task_start(struct vs_client *c, size_t r);
+void vs_client_task_send(struct vs_client *c, size_t r, const char *msg);
+void vs_client_task_suspend(struct vs_client *c, size_t r, bool remove);
+void vs_client_task_resume(struct vs_client *c, size_t r);
+void vs_client_task_abort(struct vs_client *c, size_t r, int code);
+/* Per-second work: exits, app_status, heartbeats, messages, quit timeouts. */
+void vs_client_tasks_poll(struct vs_client *c);
+/* At start: processes from a previous run are killed; tasks restart from checkpoints. */
+void vs_client_tasks_recover(struct vs_client *c);
+/* Sends <quit/> to every task; true when all are gone. */
+bool vs_client_tasks_quit_all(struct vs_client *c);
+int vs_client_free_slot(struct vs_client *c);
+void vs_client_slot_clean(struct vs_client *c, int slot);
+
+/* ---- sched.c ---- */
+/* Builds the snapshot and runs the policy step; applies enforcement actions. */
+int vs_client_sched_step(struct vs_client *c);
+/* The first half: snapshot, vs_cpolicy_step, policy-owned state kept; no action applied. */
+int vs_client_sched_decide(struct vs_client *c);
+/* Accounts wall time since the last call. */
+void vs_client_sched_account(struct vs_client *c, double dt);
+/* Writes the snapshot as `volsched explain` STATE.json. */
+int vs_client_explain_json(struct vs_client *c, struct vs_buf *out);
+
+/* ---- gui_rpc.c ---- */
+int vs_client_gui_open(struct vs_client *c, int port);
+/* Serves ready connections, waiting at most timeout_ms. */
+void vs_client_gui_poll(struct vs_client *c, int timeout_ms);
+void vs_client_gui_close(struct vs_client *c);
+
+/* ---- rpc.c / xfer.c / trickle.c / gui_ops.c extras ---- */
+struct vs_arena;
+struct vs_proto_msg_from_host;
+/* GET (body NULL) or POST; the reply body in out (capped by out's max_len). */
+int vs_client_http(struct vs_client *c, const char *url, const char *body, size_t len,
+                   struct vs_buf *out, long *out_code);
+bool vs_client_report_due(const struct vs_client *c, size_t p);
+void vs_client_old_result(struct vs_client *c, size_t r);
+struct vs_proto_msg_from_host *vs_client_trickle_collect(struct vs_client *c, size_t p,
+                                                         struct vs_arena *a, size_t *out_n);
+void vs_client_trickle_reply(struct vs_client *c, size_t p, const char *reply, size_t len,
+                             size_t n_sent);
+void vs_client_trickle_deliver(struct vs_client *c, struct cl_result *r);
+void vs_client_trickle_harvest(struct vs_client *c, const struct cl_result *r);
+void vs_client_trickle_notify(struct cl_result *r);
+/* Attaches (writes the account file). log_errors: say why in the messages. */
+int vs_client_attach(struct vs_client *c, const char *url, const char *auth, bool log_errors);
+/* Kills a task's process tree now and waits for it (detach, shutdown). */
+void vs_client_task_kill_now(struct vs_client *c, size_t r);
+/* Loads dir's state for the short commands (status, explain, detach): no lock, no GUI. */
+int vs_client_load(struct vs_client *c);
+
+/* ---- loop.c ---- */
+int vs_client_run(struct vs_client *c);
+double vs_client_now(void);
+
+#endif

@@ -1,0 +1,188 @@
+/*
+ * The daemon's main loop: GUI RPC requests are served as they come; once a
+ * second (BOINC's TASK_POLL_PERIOD) the tasks are polled, the policy step
+ * runs when something changed (or its recheck time, or the scheduling
+ * period, or a minute passed), transfers and one scheduler RPC are done if
+ * due, and the state file is written if dirty.
+ */
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#include "client/client.h"
+
+#define FETCH_CHECK_PERIOD 60.0 /* the policy step runs at least this often */
+#define QUIT_WAIT          65.0 /* <quit/> + QUIT_TIMEOUT + a little */
+
+static volatile sig_atomic_t got_signal;
+
+static void on_signal(int sig)
+{
+    got_signal = sig;
+}
+
+double vs_client_now(void)
+{
+    struct timeval tv;
+    gettimeofday(&tv, NULL);
+    return (double)tv.tv_sec + tv.tv_usec / 1e6;
+}
+
+int vs_client_load(struct vs_client *c)
+{
+    int rc = vs_client_read_accounts(c);
+    if (rc)
+        return rc;
+    rc = vs_client_state_read(c);
+    if (rc && rc != -ENOENT)
+        return rc;
+    for (size_t p = 0; p < c->n_projects; p++)
+        vs_client_share_from_prefs(c, p); /* the account's prefs win over the state file */
+    vs_client_prefs_read(c);
+    if (c->host.p_ncpus <= 1) {
+        long n = sysconf(_SC_NPROCESSORS_ONLN);
+        c->host.p_ncpus = n > 0 ? (int)n : 1;
+    }
+    c->now = vs_client_now();
+    return 0;
+}
+
+static void detach_pending(struct vs_client *c)
+{
+    for (size_t p = c->n_projects; p-- > 0;) {
+        if (!c->projects[p].detached)
+            continue;
+        for (size_t i = 0; i < c->n_results; i++)
+            if (c->results[i].project == p)
+                vs_client_task_kill_now(c, i);
+        vs_client_msg(c, (long)p, 1, "Detached from %s", c->projects[p].master_url);
+        vs_client_drop_project(c, p);
+    }
+}
+
+static bool step_due(const struct vs_client *c)
+{
+    if (c->resched)
+        return true;
+    if (c->last_enforce_recheck > 0 && c->now >= c->last_enforce_recheck)
+        return true;
+    double period = c->prefs.cpu_scheduling_period_minutes * 60.0;
+    if (c->now - c->last_sched_time >= fmin(period, FETCH_CHECK_PERIOD))
+        return true;
+    return false;
+}
+
+static void tick(struct vs_client *c, double *last)
+{
+    c->now = vs_client_now();
+    double dt = *last > 0 ? c->now - *last : 0;
+    *last = c->now;
+    if (c->run_mode_until > 0 && c->now >= c->run_mode_until) {
+        c->run_mode = c->run_mode_perm;
+        c->run_mode_until = 0;
+        c->resched = true;
+    }
+    /* BOINC-COMPAT: active = computing allowed (no suspend reason) */
+    vs_client_time_stats_update(c, true, vs_client_can_compute(c));
+    vs_client_sched_account(c, dt);
+    vs_client_tasks_poll(c);
+    detach_pending(c);
+    vs_client_update_result_states(c);
+    if (c->quit_requested) {
+        c->resched = false;
+        return;
+    }
+    if (step_due(c)) {
+        c->resched = false;
+        (void)vs_client_sched_step(c);
+    }
+    (void)vs_client_xfer_poll(c);
+    if (vs_client_rpc_poll(c))
+        c->resched = true;
+}
+
+int vs_client_run(struct vs_client *c)
+{
+    int rc = vs_client_lock(c);
+    if (rc == VS_EBUSY) {
+        fprintf(stderr, "volsched client: another client is already running in %s\n", c->dir);
+        return rc;
+    }
+    if (rc) {
+        fprintf(stderr, "volsched client: cannot lock %s/lockfile: %s\n", c->dir, vs_strerror(rc));
+        return rc;
+    }
+    if ((rc = vs_client_gui_password(c)) != 0) {
+        fprintf(stderr, "volsched client: gui_rpc_auth.cfg: %s\n", vs_strerror(rc));
+        return rc;
+    }
+    if ((rc = vs_client_load(c)) != 0) {
+        fprintf(stderr, "volsched client: cannot read the state in %s: %s\n", c->dir,
+                vs_strerror(rc));
+        return rc;
+    }
+    char slots[VS_CLIENT_PATH_MAX];
+    if (vs_client_path(c, slots, sizeof(slots), "slots") == 0)
+        (void)vs_client_mkdirs(slots);
+    vs_client_xfer_global_init();
+    vs_client_msg(c, -1, 1, "Starting volsched client (BOINC 7.20.5 compatible), policy %s",
+                  vs_cpolicy_name(c->policy));
+    vs_client_msg(c, -1, 1, "Data directory: %s", c->dir);
+    vs_client_host_measure(c, true);
+    vs_client_msg(c, -1, 1, "Processor: %d CPUs, %s; using %d", c->host.p_ncpus, c->host.p_model,
+                  vs_client_ncpus(c));
+    vs_client_time_stats_log(c, "power_on");
+    vs_client_tasks_recover(c);
+    if ((rc = vs_client_gui_open(c, c->gui_port)) != 0) {
+        vs_client_msg(c, -1, 3, "GUI RPC bind to port %d failed: %s", c->gui_port, vs_strerror(rc));
+        return rc;
+    }
+    struct sigaction sa;
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = on_signal;
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+    signal(SIGPIPE, SIG_IGN);
+    c->now = vs_client_now();
+    c->resched = true;
+    (void)vs_client_state_write(c);
+    double last = 0, next_tick = 0;
+    for (;;) {
+        double now = vs_client_now();
+        int wait_ms = next_tick > now ? (int)ceil((next_tick - now) * 1000) : 0;
+        vs_client_gui_poll(c, wait_ms > 1000 ? 1000 : wait_ms);
+        if (got_signal && !c->quit_requested) {
+            vs_client_msg(c, -1, 1, "Received signal %d: exiting", (int)got_signal);
+            c->quit_requested = true;
+        }
+        now = vs_client_now();
+        if (now >= next_tick || c->resched) {
+            next_tick = now + 1.0;
+            tick(c, &last);
+        }
+        if (c->quit_requested) {
+            if (c->quit_started <= 0) {
+                c->quit_started = c->now;
+                vs_client_msg(c, -1, 1, "Telling apps to quit");
+            }
+            bool gone = vs_client_tasks_quit_all(c);
+            if (gone || c->now - c->quit_started > QUIT_WAIT) {
+                for (size_t i = 0; i < c->n_results; i++)
+                    vs_client_task_kill_now(c, i);
+                break;
+            }
+        }
+        if (c->dirty && c->now - c->last_state_write >= 1.0)
+            (void)vs_client_state_write(c);
+    }
+    vs_client_time_stats_log(c, "power_off");
+    (void)vs_client_state_write(c);
+    vs_client_gui_close(c);
+    vs_client_msg(c, -1, 1, "volsched client exiting");
+    return 0;
+}

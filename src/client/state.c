@@ -1,0 +1,451 @@
+/*
+ * The client's in-memory state: projects, apps, files, app versions,
+ * workunits and results (BOINC's CLIENT_STATE, as plain arrays). Items refer
+ * to their project by index and to each other by name, as the state file
+ * does, so dropping an item never leaves a dangling pointer.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "client/client.h"
+#include "volsched/alloc.h"
+
+char *vs_client_strdup(const char *s)
+{
+    return s ? vs_xstrdup(s) : NULL;
+}
+
+void vs_client_setstr(char **dst, const char *s)
+{
+    char *n = vs_client_strdup(s);
+    vs_free(*dst);
+    *dst = n;
+}
+
+void vs_client_init(struct vs_client *c, const char *dir)
+{
+    memset(c, 0, sizeof(*c));
+    snprintf(c->dir, sizeof(c->dir), "%s", dir);
+    c->lock_fd = -1;
+    c->gui_fd = -1;
+    c->policy = VS_CPOLICY_DEFAULT;
+    c->run_mode = c->run_mode_perm = RUN_MODE_AUTO;
+    c->network_mode = RUN_MODE_AUTO;
+    c->pid = getpid();
+    c->gui_port = 31416;
+    vs_log_init(&c->log, VS_LOG_INFO, NULL, NULL);
+    vs_client_prefs_default(&c->prefs);
+    c->ts.on_frac = c->ts.active_frac = c->ts.gpu_active_frac = 1;
+    c->ts.cpu_and_network_available_frac = 1;
+    c->ts.connected_frac = -1;
+    c->ts.first = true;
+    c->host.p_fpops = c->host.p_iops = c->host.p_membw = 1e9;
+    c->host.p_ncpus = 1;
+    c->msgs = vs_xcalloc(VS_CLIENT_MSG_KEEP, sizeof(struct cl_msg));
+    vs_cpolicy_ws_init(&c->ws);
+}
+
+void vs_client_fref_free(struct cl_fref *f)
+{
+    vs_free(f->file_name);
+    vs_free(f->open_name);
+    memset(f, 0, sizeof(*f));
+}
+
+static void project_free(struct cl_project *p)
+{
+    vs_free(p->master_url);
+    vs_free(p->authenticator);
+    vs_free(p->project_name);
+    vs_free(p->user_name);
+    vs_free(p->team_name);
+    vs_free(p->cross_project_id);
+    for (size_t i = 0; i < p->n_scheduler_urls; i++)
+        vs_free(p->scheduler_urls[i]);
+    vs_free(p->code_sign_key);
+    vs_free(p->project_prefs);
+    for (size_t i = 0; i < p->n_trickle_downs; i++)
+        vs_free(p->trickle_downs[i]);
+    vs_free(p->trickle_downs);
+}
+
+static void file_free(struct cl_file *f)
+{
+    vs_free(f->name);
+    vs_free(f->file_signature);
+    vs_free(f->xml_signature);
+    vs_free(f->error);
+    for (size_t i = 0; i < f->n_urls; i++)
+        vs_free(f->urls[i]);
+}
+
+static void av_free(struct cl_app_version *a)
+{
+    vs_free(a->app_name);
+    vs_free(a->platform);
+    vs_free(a->plan_class);
+    vs_free(a->api_version);
+    vs_free(a->cmdline);
+    for (size_t i = 0; i < a->n_frefs; i++)
+        vs_client_fref_free(&a->frefs[i]);
+}
+
+static void wu_free(struct cl_wu *w)
+{
+    vs_free(w->name);
+    vs_free(w->app_name);
+    vs_free(w->command_line);
+    for (size_t i = 0; i < w->n_frefs; i++)
+        vs_client_fref_free(&w->frefs[i]);
+}
+
+static void result_free(struct cl_result *r)
+{
+    vs_free(r->name);
+    vs_free(r->wu_name);
+    vs_free(r->platform);
+    vs_free(r->plan_class);
+    vs_free(r->stderr_out);
+    for (size_t i = 0; i < r->n_frefs; i++)
+        vs_client_fref_free(&r->frefs[i]);
+}
+
+void vs_client_cleanup(struct vs_client *c)
+{
+    for (size_t i = 0; i < c->n_projects; i++)
+        project_free(&c->projects[i]);
+    for (size_t i = 0; i < c->n_apps; i++)
+        vs_free(c->apps[i].name);
+    for (size_t i = 0; i < c->n_files; i++)
+        file_free(&c->files[i]);
+    for (size_t i = 0; i < c->n_avs; i++)
+        av_free(&c->avs[i]);
+    for (size_t i = 0; i < c->n_wus; i++)
+        wu_free(&c->wus[i]);
+    for (size_t i = 0; i < c->n_results; i++)
+        result_free(&c->results[i]);
+    vs_free(c->projects);
+    vs_free(c->apps);
+    vs_free(c->files);
+    vs_free(c->avs);
+    vs_free(c->wus);
+    vs_free(c->results);
+    vs_free(c->global_prefs_xml);
+    for (size_t i = 0; i < VS_CLIENT_MSG_KEEP; i++)
+        vs_free(c->msgs[i].body);
+    vs_free(c->msgs);
+    vs_free(c->cprojects);
+    vs_free(c->cresults);
+    vs_free(c->cmap);
+    vs_cpolicy_ws_cleanup(&c->ws);
+    if (c->lock_fd >= 0)
+        close(c->lock_fd);
+    if (c->logf)
+        fclose(c->logf);
+    memset(c, 0, sizeof(*c));
+    c->lock_fd = c->gui_fd = -1;
+}
+
+long vs_client_find_project(const struct vs_client *c, const char *url)
+{
+    for (size_t i = 0; i < c->n_projects; i++)
+        if (strcmp(c->projects[i].master_url, url) == 0)
+            return (long)i;
+    return -1;
+}
+
+long vs_client_find_file(const struct vs_client *c, size_t p, const char *name)
+{
+    for (size_t i = 0; i < c->n_files; i++)
+        if (c->files[i].project == p && strcmp(c->files[i].name, name) == 0)
+            return (long)i;
+    return -1;
+}
+
+long vs_client_find_app(const struct vs_client *c, size_t p, const char *name)
+{
+    for (size_t i = 0; i < c->n_apps; i++)
+        if (c->apps[i].project == p && strcmp(c->apps[i].name, name) == 0)
+            return (long)i;
+    return -1;
+}
+
+static bool streq0(const char *a, const char *b)
+{
+    return strcmp(a ? a : "", b ? b : "") == 0;
+}
+
+long vs_client_find_av(const struct vs_client *c, size_t p, const char *app, int version,
+                       const char *plan_class)
+{
+    for (size_t i = 0; i < c->n_avs; i++) {
+        const struct cl_app_version *a = &c->avs[i];
+        if (a->project == p && strcmp(a->app_name, app) == 0 && a->version_num == version &&
+            streq0(a->plan_class, plan_class))
+            return (long)i;
+    }
+    return -1;
+}
+
+long vs_client_find_wu(const struct vs_client *c, size_t p, const char *name)
+{
+    for (size_t i = 0; i < c->n_wus; i++)
+        if (c->wus[i].project == p && strcmp(c->wus[i].name, name) == 0)
+            return (long)i;
+    return -1;
+}
+
+long vs_client_find_result(const struct vs_client *c, size_t p, const char *name)
+{
+    for (size_t i = 0; i < c->n_results; i++)
+        if (c->results[i].project == p && strcmp(c->results[i].name, name) == 0)
+            return (long)i;
+    return -1;
+}
+
+#define GROW(arr, n)                                                                               \
+    ((arr) = vs_xreallocarray((arr), (n) + 1, sizeof(*(arr))),                                     \
+     memset(&(arr)[(n)], 0, sizeof(*(arr))), &(arr)[(n)++])
+
+size_t vs_client_add_project(struct vs_client *c, const char *url, const char *auth)
+{
+    struct cl_project *p = GROW(c->projects, c->n_projects);
+    p->master_url = vs_xstrdup(url);
+    p->authenticator = vs_client_strdup(auth);
+    p->resource_share = 100;
+    p->master_url_fetch_pending = true;
+    /* not a user request: the first RPC is due because ever_rpc is false (rpc.c) */
+    p->sched_rpc_pending = false;
+    return c->n_projects - 1;
+}
+
+struct cl_file *vs_client_add_file(struct vs_client *c)
+{
+    return GROW(c->files, c->n_files);
+}
+
+struct cl_app *vs_client_add_app(struct vs_client *c)
+{
+    return GROW(c->apps, c->n_apps);
+}
+
+struct cl_app_version *vs_client_add_av(struct vs_client *c)
+{
+    struct cl_app_version *a = GROW(c->avs, c->n_avs);
+    a->avg_ncpus = 1;
+    return a;
+}
+
+struct cl_wu *vs_client_add_wu(struct vs_client *c)
+{
+    return GROW(c->wus, c->n_wus);
+}
+
+struct cl_result *vs_client_add_result(struct vs_client *c)
+{
+    struct cl_result *r = GROW(c->results, c->n_results);
+    r->slot = -1;
+    r->ctask = VS_CTASK_UNSTARTED;
+    return r;
+}
+
+/* The hints make these O(1) on a stable state (the policy step looks every
+ * result up on each pass); they are only hints, always checked, so arrays
+ * reordered by a drop cost one search. They are not part of the state. */
+struct cl_app_version *vs_client_result_av(struct vs_client *c, const struct cl_result *r)
+{
+    struct cl_wu *w = vs_client_result_wu(c, r);
+    if (!w)
+        return NULL;
+    size_t h = r->av_hint;
+    if (h < c->n_avs && c->avs[h].project == r->project &&
+        c->avs[h].version_num == r->version_num && strcmp(c->avs[h].app_name, w->app_name) == 0 &&
+        streq0(c->avs[h].plan_class, r->plan_class))
+        return &c->avs[h];
+    long a = vs_client_find_av(c, r->project, w->app_name, r->version_num, r->plan_class);
+    if (a < 0)
+        return NULL;
+    ((struct cl_result *)r)->av_hint = (size_t)a;
+    return &c->avs[a];
+}
+
+struct cl_wu *vs_client_result_wu(struct vs_client *c, const struct cl_result *r)
+{
+    size_t h = r->wu_hint;
+    if (h < c->n_wus && c->wus[h].project == r->project && strcmp(c->wus[h].name, r->wu_name) == 0)
+        return &c->wus[h];
+    long w = vs_client_find_wu(c, r->project, r->wu_name);
+    if (w < 0)
+        return NULL;
+    ((struct cl_result *)r)->wu_hint = (size_t)w;
+    return &c->wus[w];
+}
+
+static bool fref_uses(const struct cl_fref *f, size_t n, const char *name)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(f[i].file_name, name) == 0)
+            return true;
+    return false;
+}
+
+/* Files of project p that nothing refers to any more are deleted (disk and state). */
+static void gc_files(struct vs_client *c, size_t p)
+{
+    for (size_t i = c->n_files; i-- > 0;) {
+        struct cl_file *f = &c->files[i];
+        if (f->project != p)
+            continue;
+        bool used = f->sticky;
+        for (size_t j = 0; !used && j < c->n_avs; j++)
+            used = c->avs[j].project == p && fref_uses(c->avs[j].frefs, c->avs[j].n_frefs, f->name);
+        for (size_t j = 0; !used && j < c->n_wus; j++)
+            used = c->wus[j].project == p && fref_uses(c->wus[j].frefs, c->wus[j].n_frefs, f->name);
+        for (size_t j = 0; !used && j < c->n_results; j++)
+            used = c->results[j].project == p &&
+                   fref_uses(c->results[j].frefs, c->results[j].n_frefs, f->name);
+        if (used)
+            continue;
+        char dir[VS_CLIENT_PATH_MAX], path[VS_CLIENT_PATH_MAX + 300];
+        if (vs_client_project_dir(c, p, dir, sizeof(dir)) == 0) {
+            snprintf(path, sizeof(path), "%s/%s", dir, f->name);
+            unlink(path);
+        }
+        file_free(f);
+        c->files[i] = c->files[--c->n_files];
+    }
+}
+
+void vs_client_drop_result(struct vs_client *c, size_t r)
+{
+    size_t p = c->results[r].project;
+    char *wu = vs_client_strdup(c->results[r].wu_name);
+    if (c->results[r].slot >= 0)
+        vs_client_slot_clean(c, c->results[r].slot);
+    result_free(&c->results[r]);
+    memmove(&c->results[r], &c->results[r + 1], (c->n_results - r - 1) * sizeof(c->results[0]));
+    c->n_results--;
+    bool wu_used = false;
+    for (size_t i = 0; i < c->n_results; i++)
+        if (c->results[i].project == p && strcmp(c->results[i].wu_name, wu) == 0)
+            wu_used = true;
+    long w = wu_used ? -1 : vs_client_find_wu(c, p, wu);
+    if (w >= 0) {
+        wu_free(&c->wus[w]);
+        c->wus[w] = c->wus[--c->n_wus];
+    }
+    vs_free(wu);
+    gc_files(c, p);
+    c->dirty = true;
+}
+
+/* Every item of a project after p moves down one index. */
+static void renumber(struct vs_client *c, size_t p)
+{
+    for (size_t i = 0; i < c->n_apps; i++)
+        if (c->apps[i].project > p)
+            c->apps[i].project--;
+    for (size_t i = 0; i < c->n_files; i++)
+        if (c->files[i].project > p)
+            c->files[i].project--;
+    for (size_t i = 0; i < c->n_avs; i++)
+        if (c->avs[i].project > p)
+            c->avs[i].project--;
+    for (size_t i = 0; i < c->n_wus; i++)
+        if (c->wus[i].project > p)
+            c->wus[i].project--;
+    for (size_t i = 0; i < c->n_results; i++)
+        if (c->results[i].project > p)
+            c->results[i].project--;
+}
+
+void vs_client_drop_project(struct vs_client *c, size_t p)
+{
+    for (size_t i = c->n_results; i-- > 0;)
+        if (c->results[i].project == p) {
+            if (c->results[i].slot >= 0)
+                vs_client_slot_clean(c, c->results[i].slot);
+            result_free(&c->results[i]);
+            memmove(&c->results[i], &c->results[i + 1],
+                    (c->n_results - i - 1) * sizeof(c->results[0]));
+            c->n_results--;
+        }
+    for (size_t i = c->n_wus; i-- > 0;)
+        if (c->wus[i].project == p) {
+            wu_free(&c->wus[i]);
+            c->wus[i] = c->wus[--c->n_wus];
+        }
+    for (size_t i = c->n_avs; i-- > 0;)
+        if (c->avs[i].project == p) {
+            av_free(&c->avs[i]);
+            c->avs[i] = c->avs[--c->n_avs];
+        }
+    for (size_t i = c->n_apps; i-- > 0;)
+        if (c->apps[i].project == p) {
+            vs_free(c->apps[i].name);
+            c->apps[i] = c->apps[--c->n_apps];
+        }
+    for (size_t i = c->n_files; i-- > 0;)
+        if (c->files[i].project == p) {
+            file_free(&c->files[i]);
+            c->files[i] = c->files[--c->n_files];
+        }
+    char path[VS_CLIENT_PATH_MAX], esc[512];
+    if (vs_client_project_dir(c, p, path, sizeof(path)) == 0)
+        (void)vs_client_rmtree(path);
+    vs_client_escape_url(c->projects[p].master_url, esc, sizeof(esc));
+    static const char *const per_project[][2] = {
+        {"account_", ".xml"}, {"sched_request_", ".xml"}, {"sched_reply_", ".xml"},
+        {"master_", ".xml"},  {"job_log_", ".txt"},       {"statistics_", ".xml"}};
+    for (size_t i = 0; i < sizeof(per_project) / sizeof(per_project[0]); i++)
+        if (vs_client_path(c, path, sizeof(path), "%s%s%s", per_project[i][0], esc,
+                           per_project[i][1]) == 0)
+            unlink(path);
+    project_free(&c->projects[p]);
+    memmove(&c->projects[p], &c->projects[p + 1], (c->n_projects - p - 1) * sizeof(c->projects[0]));
+    c->n_projects--;
+    renumber(c, p);
+    c->dirty = true;
+    c->resched = true;
+}
+
+double vs_client_remaining(struct vs_client *c, const struct cl_result *r)
+{
+    const struct cl_wu *w = vs_client_result_wu(c, r);
+    const struct cl_app_version *av = vs_client_result_av(c, r);
+    double flops = av && av->flops > 0 ? av->flops : c->host.p_fpops;
+    double est = w && flops > 0 ? w->rsc_fpops_est / flops : 3600;
+    if (!isfinite(est) || est < 0)
+        est = 3600;
+    double done = r->current_cpu_time;
+    double f = r->fraction_done;
+    if (f > 0 && f < 1 && done > 0) {
+        /* BOINC's blend: trust the app's fraction done more as it grows */
+        double by_frac = done / f - done;
+        double by_est = est > done ? est - done : 0;
+        double left = f * by_frac + (1 - f) * by_est;
+        return left > 0 ? left : 0;
+    }
+    if (f >= 1)
+        return 0;
+    return est > done ? est - done : 0;
+}
+
+bool vs_client_can_compute(const struct vs_client *c)
+{
+    return c->run_mode != RUN_MODE_NEVER && !c->quit_requested;
+}
+
+int vs_client_ncpus(const struct vs_client *c)
+{
+    int n = c->host.p_ncpus > 0 ? c->host.p_ncpus : 1;
+    if (c->prefs.ncpus > 0)
+        n = c->prefs.ncpus;
+    if (c->prefs.max_ncpus_pct > 0 && c->prefs.max_ncpus_pct < 100) {
+        int m = (int)floor(n * c->prefs.max_ncpus_pct / 100.0);
+        n = m < 1 ? 1 : m;
+    }
+    return n;
+}
