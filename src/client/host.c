@@ -131,7 +131,9 @@ static void osinfo(struct cl_host *h)
                     v++;
                     v[strcspn(v, "\"")] = '\0';
                 }
-                snprintf(pretty, sizeof(pretty), "%s", v);
+                /* A longer name keeps the default: it is only a label. */
+                if (vs_strlcpy(pretty, v, sizeof(pretty)) != 0)
+                    memcpy(pretty, "Linux", sizeof("Linux"));
             }
         fclose(f);
     }

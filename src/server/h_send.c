@@ -374,9 +374,9 @@ static bool host_cap_allows(struct vs_sched *s, struct vs_store *st, struct vs_s
      * the claim (BOINC handles reports before it sends). */
     n -= x->n_reporting;
     if (n >= x->host_cap) {
+        /* No request_delay: it would hold back the host's reports too;
+         * the client backs off its work requests by itself. */
         vs_sched__add_msg(r, a, "low", "This computer has reached a limit on tasks in progress");
-        if (r->request_delay < 3600)
-            r->request_delay = 3600;
         return false;
     }
     if ((int64_t)*max_jobs > x->host_cap - n)
