@@ -89,6 +89,12 @@ enum sq_stmt {
     SQ_COUNT_UNSENT,
     SQ_COUNT_IN_PROGRESS,
     SQ_JOBS_UNSENT,
+    SQ_JOBS_UNSENT_LOWER,
+    SQ_UNSENT_NEWER,
+    SQ_ASSIGNED_FOR,
+    SQ_ASSIGNED_RESULTS,
+    SQ_ASSIGNMENT_COUNTS,
+    SQ_BROADCAST_RESULTS,
     SQ_CLAIM,
     SQ_CLAIM_WU,
     SQ_CLAIM_WU_ID,
@@ -184,6 +190,7 @@ int64_t vs_sq__now(void);
 extern const char *const vs_sq__schema_v1[]; /* NULL-terminated */
 extern const char *const vs_sq__schema_v2[]; /* v1 -> v2 */
 extern const char *const vs_sq__schema_v3[]; /* v2 -> v3 */
-#define VS_SQ_SCHEMA_VERSION 3
+extern const char *const vs_sq__schema_v4[]; /* v3 -> v4 */
+#define VS_SQ_SCHEMA_VERSION 4
 
 #endif

@@ -388,6 +388,8 @@ static int ensure_schema(struct vs_store *s)
         rc = exec(s, vs_sq__schema_v2[i]);
     for (size_t i = 0; rc == 0 && version < 3 && vs_sq__schema_v3[i]; i++)
         rc = exec(s, vs_sq__schema_v3[i]);
+    for (size_t i = 0; rc == 0 && version < 4 && vs_sq__schema_v4[i]; i++)
+        rc = exec(s, vs_sq__schema_v4[i]);
     if (rc == 0 && version < VS_SQ_SCHEMA_VERSION) {
         char sql[128];
         snprintf(sql, sizeof(sql),

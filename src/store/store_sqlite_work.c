@@ -201,23 +201,25 @@ int vs_store_count_results(struct vs_store *s, int64_t appid, int state, int64_t
     return one_i64(s, st, out_count);
 }
 
-int vs_store_jobs_unsent(struct vs_store *s, int64_t after_id, int limit, vs_store_job_fn fn,
-                         void *ctx, int64_t *out_last_id)
+/* One of the two statements of the feeder's scan; *left is decremented
+ * per row, *last is the position of the last row. */
+static int scan_unsent(struct vs_store *s, enum sq_stmt id, const struct vs_job_key *k,
+                       int *left, vs_store_job_fn fn, void *ctx, struct vs_job_key *last)
 {
-    if (limit <= 0 || !fn)
-        return VS_EINVAL;
-    sqlite3_stmt *st = vs_sq__stmt(s, SQ_JOBS_UNSENT);
+    sqlite3_stmt *st = vs_sq__stmt(s, id);
     if (!st)
         return VS_ESTORE;
-    sqlite3_bind_int64(st, 1, after_id);
-    sqlite3_bind_int(st, 2, limit);
-    int64_t last = after_id;
+    sqlite3_bind_int(st, 1, k->priority);
+    sqlite3_bind_int64(st, 2, k->id);
+    sqlite3_bind_int(st, 3, *left);
     int rc, ret = 0;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         struct vs_job job;
         vs_sq__read_row(st, 0, &vs_sq__result, &job.result);
         vs_sq__read_row(st, (int)vs_sq__result.ncols, &vs_sq__workunit, &job.wu);
-        last = job.result.id;
+        last->priority = job.result.priority;
+        last->id = job.result.id;
+        (*left)--;
         ret = fn(ctx, &job);
         vs_result_cleanup(&job.result);
         vs_workunit_cleanup(&job.wu);
@@ -227,9 +229,51 @@ int vs_store_jobs_unsent(struct vs_store *s, int64_t after_id, int limit, vs_sto
     sqlite3_reset(st);
     if (ret == 0 && rc != SQLITE_DONE)
         return vs_sq__err(s, rc, "unsent scan");
-    if (out_last_id)
-        *out_last_id = last;
     return ret;
+}
+
+int vs_store_jobs_unsent(struct vs_store *s, const struct vs_job_key *after, int limit,
+                         vs_store_job_fn fn, void *ctx, struct vs_job_key *out_last)
+{
+    if (limit <= 0 || !fn)
+        return VS_EINVAL;
+    struct vs_job_key k = {VS_JOB_KEY_TOP_PRIORITY, 0};
+    if (after)
+        k = *after;
+    struct vs_job_key last = k;
+    int left = limit;
+    int ret = scan_unsent(s, SQ_JOBS_UNSENT, &k, &left, fn, ctx, &last);
+    if (ret == 0 && left > 0)
+        ret = scan_unsent(s, SQ_JOBS_UNSENT_LOWER, &k, &left, fn, ctx, &last);
+    if (ret == 0 && out_last)
+        *out_last = last;
+    return ret;
+}
+
+int vs_store_unsent_newer(struct vs_store *s, int64_t after_id, int64_t *out_max_id,
+                          bool *out_have_unsent, int *out_max_priority)
+{
+    sqlite3_stmt *st = vs_sq__stmt(s, SQ_UNSENT_NEWER);
+    if (!st)
+        return VS_ESTORE;
+    sqlite3_bind_int64(st, 1, after_id);
+    int rc = sqlite3_step(st);
+    int64_t max_id = 0;
+    bool have = false;
+    int prio = 0;
+    if (rc == SQLITE_ROW) {
+        if (sqlite3_column_type(st, 0) != SQLITE_NULL)
+            max_id = sqlite3_column_int64(st, 0);
+        have = sqlite3_column_type(st, 1) != SQLITE_NULL;
+        prio = have ? sqlite3_column_int(st, 1) : 0;
+    }
+    rc = vs_sq__one_row_end(s, st, rc, "unsent newer");
+    if (rc)
+        return rc;
+    *out_max_id = max_id;
+    *out_have_unsent = have;
+    *out_max_priority = prio;
+    return 0;
 }
 
 int vs_store_results_claim(struct vs_store *s, int64_t hostid, int64_t userid, int64_t teamid,
