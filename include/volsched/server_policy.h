@@ -406,7 +406,6 @@ enum vs_sp_reason vs_sp_edf_check(struct vs_sp_edf *e, double deadline, double d
 /* Adds a sent job to the workload and recomputes the base misses. */
 void vs_sp_edf_add(struct vs_sp_edf *e, double deadline, double duration);
 
-
 /* ---- assigned work (assign.c, seed 003) ---- */
 
 /* BOINC-COMPAT assignment.target_type: 0 all hosts (broadcast only), 1 one
@@ -454,10 +453,10 @@ struct vs_sp_asgn_result {
 struct vs_sp_asgn_wu {
     int target_nresults;
     int max_total_results;
-    bool error_mask;        /* any error bit */
-    bool need_validate;     /* enough results are in: the validator's turn */
-    bool has_canonical;     /* a canonical result exists: done */
-    bool transition_due;    /* transition_time <= now: the transitioner's turn first */
+    bool error_mask;     /* any error bit */
+    bool need_validate;  /* enough results are in: the validator's turn */
+    bool has_canonical;  /* a canonical result exists: done */
+    bool transition_due; /* transition_time <= now: the transitioner's turn first */
 };
 
 enum vs_sp_asgn_action {

@@ -308,7 +308,7 @@ static int parse_doc(struct vs_arena *a, const char *doc, struct vs_proto_reply 
     return vs_proto_reply_parse(buf, n, a, out, err);
 }
 
-static void unprep_job(void *ctx, void *prep)
+void vs_sched__unprep_job(void *ctx, void *prep)
 {
     (void)ctx;
     struct prep_job *pj = prep;
@@ -316,7 +316,7 @@ static void unprep_job(void *ctx, void *prep)
     vs_free(pj);
 }
 
-static int prep_job(void *ctx, struct vs_cache_job *cj)
+int vs_sched__prep_job(void *ctx, struct vs_cache_job *cj)
 {
     struct vs_sched *s = ctx;
     const struct vs_job *j = &cj->job;
@@ -358,7 +358,7 @@ static int prep_job(void *ctx, struct vs_cache_job *cj)
     cj->prep = pj;
     return 0;
 fail:
-    unprep_job(s, pj);
+    vs_sched__unprep_job(s, pj);
     return rc;
 }
 
@@ -562,6 +562,16 @@ int vs_sched_handle(struct vs_sched *s, const char *body, size_t len, const char
         r.request_delay = DELAY_PLATFORM;
         wants = false;
     }
+    /* Assigned work reserves an instance for the host by its id, and a
+     * team member's new host is in the team's set from its first request:
+     * with assigned work on, a new host's row is made now, not in the
+     * commit. */
+    bool made_host = false;
+    if (new_host && wants && s->assign && vs_store_host_add(st, &host) == 0) {
+        new_host = false;
+        made_host = true;
+    }
+    send.teamid = user.teamid;
     vs_send_choose(s, st, &q, new_host ? 0 : host.id, user.id, prev_rpc_time, now, wants,
                    new_host ? NULL : &cached_havs, &a, &r, &send);
     have_send = true;
@@ -602,16 +612,14 @@ int vs_sched_handle(struct vs_sched *s, const char *body, size_t len, const char
         host_remember(s, &host, now, rc == 0, send.havs_read ? send.st.havs : NULL,
                       send.havs_read ? send.st.n_havs : 0);
     if (rc != 0) {
-        for (size_t i = 0; i < njobs; i++)
-            vs_cache_put_back(s->cache, &send.jobs[i]);
-        send.njobs = 0;
+        vs_send_release(s, &send, claims, false);
         pthread_rwlock_unlock(&s->cat_lock);
         have_cat_lock = false;
         status = refuse(s, peer, "commit failed", "Server error; try again later",
                         DELAY_SERVER_ERROR, out);
         goto done;
     }
-    if (new_host)
+    if (new_host || made_host)
         r.hostid = host.id;
 
     vs_reports_ack(&reports, &r, &a); /* durable now: the client may forget them */
@@ -633,10 +641,10 @@ done:
         vs_committer_leave(s->committer);
     if (have_cat_lock)
         pthread_rwlock_unlock(&s->cat_lock);
-    for (size_t i = 0; have_send && i < send.njobs; i++)
-        vs_cache_forget(s->cache, &send.jobs[i], !claims[i].claimed);
-    if (have_send)
+    if (have_send) {
+        vs_send_release(s, &send, claims, true);
         vs_send_cleanup(&send);
+    }
     vs_free(claims);
     if (st)
         pool_put(s, st);
@@ -732,7 +740,8 @@ int vs_sched_create(const struct vs_project_config *cfg, struct vs_log *log,
         VS_LOG(log, VS_LOG_ERROR, "cannot load apps: %s", vs_strerror(rc));
         goto fail;
     }
-    s->cache = vs_cache_create(s->opt.cache_slots, prep_job, unprep_job, s);
+    s->cache = vs_cache_create(s->opt.cache_slots, vs_sched__prep_job, vs_sched__unprep_job, s);
+    s->assign = vs_assign_create(&s->cfg, log);
     *out = s;
     return 0;
 fail:
@@ -745,6 +754,7 @@ void vs_sched_destroy(struct vs_sched *s)
     if (!s)
         return;
     vs_cache_destroy(s->cache);
+    vs_assign_destroy(s->assign);
     vs_committer_destroy(s->committer);
     for (size_t i = 0; i < s->npool; i++)
         vs_store_close(s->pool[i]);

@@ -16,34 +16,6 @@
 #include "volsched/policy_input.h"
 #include "volsched/str.h"
 
-/* Replicated workunits whose holders one request looks up in the store. */
-#define MAX_PENDING 64
-
-/* The users and hosts holding a result of one replicated workunit, and the
- * workunit's current HR class (the cached copy may predate a send). */
-struct holders {
-    int64_t wuid;
-    int hr_class;
-    int n;
-    int64_t *users, *hosts;
-};
-
-struct pick_ctx {
-    struct vs_send *x;
-    struct vs_arena *arena;
-    const struct vs_sp_app *apps;
-    size_t napps;
-    const struct vs_sp_app_version *avs; /* all versions, for the index of a verdict's */
-    const struct prep_av **av_prep;      /* catalog: per version */
-    const struct vs_proto_client_app_version **anon; /* anonymous platform: per version */
-    size_t max_jobs;
-    struct holders *hold;
-    size_t nhold;
-    int64_t pending[MAX_PENDING];
-    size_t npending;
-    bool last_pass; /* replicated workunits not looked up yet are skipped */
-};
-
 /* ------------------------------------------------------------------------ */
 /* The catalog as the policy sees it                                          */
 /* ------------------------------------------------------------------------ */
@@ -159,6 +131,37 @@ static const struct holders *holders_find(const struct pick_ctx *pc, int64_t wui
     return NULL;
 }
 
+void vs_send__sp_job(const struct pick_ctx *pc, const struct vs_workunit *wu, int64_t result_id,
+                     struct vs_sp_job *job)
+{
+    memset(job, 0, sizeof(*job));
+    job->wu_id = wu->id;
+    job->result_id = result_id;
+    job->app = find_sp_app(pc, wu->appid);
+    job->rsc_fpops_est = wu->rsc_fpops_est;
+    job->rsc_memory_bound = wu->rsc_memory_bound;
+    job->rsc_disk_bound = wu->rsc_disk_bound;
+    job->delay_bound = wu->delay_bound;
+    job->hr_class = wu->hr_class;
+    job->app_version_num = wu->app_version_num;
+}
+
+void vs_send__commit(struct pick_ctx *pc, const struct vs_workunit *wu, const struct vs_sp_job *job,
+                     const struct vs_sp_verdict *v, bool assigned)
+{
+    struct vs_send *x = pc->x;
+    vs_sp_commit(&x->st, job, v);
+    struct send_job *sj = &x->sent[x->njobs++];
+    size_t idx = (size_t)(v->av - pc->avs);
+    sj->av = pc->av_prep ? pc->av_prep[idx] : NULL;
+    sj->anon_av = pc->anon ? pc->anon[idx] : NULL;
+    double fpops = wu->rsc_fpops_est > 0 ? wu->rsc_fpops_est : 1e12;
+    double af = x->st.avail_frac[v->proc] > 0 ? x->st.avail_frac[v->proc] : 1;
+    sj->flops = v->est_duration > 0 ? fpops / (v->est_duration * af) : 1e9;
+    sj->hr_class = wu->hr_class == 0 ? v->hr_class : 0;
+    sj->assigned = assigned;
+}
+
 static enum vs_cache_pick pick(void *ctx, const struct vs_cache_job *cj)
 {
     struct pick_ctx *pc = ctx;
@@ -167,16 +170,7 @@ static enum vs_cache_pick pick(void *ctx, const struct vs_cache_job *cj)
         return VS_PICK_STOP;
     const struct vs_workunit *wu = &cj->job.wu;
     struct vs_sp_job job;
-    memset(&job, 0, sizeof(job));
-    job.wu_id = wu->id;
-    job.result_id = cj->job.result.id;
-    job.app = find_sp_app(pc, wu->appid);
-    job.rsc_fpops_est = wu->rsc_fpops_est;
-    job.rsc_memory_bound = wu->rsc_memory_bound;
-    job.rsc_disk_bound = wu->rsc_disk_bound;
-    job.delay_bound = wu->delay_bound;
-    job.hr_class = wu->hr_class;
-    job.app_version_num = wu->app_version_num;
+    vs_send__sp_job(pc, wu, cj->job.result.id, &job);
     if (replicated(wu)) {
         /* Rules 4 and 7 need the workunit's other results: looked up in the
          * store outside the cache lock, then offered again (second pass). */
@@ -195,15 +189,7 @@ static enum vs_cache_pick pick(void *ctx, const struct vs_cache_job *cj)
     struct vs_sp_verdict v;
     if (vs_sp_check_job(&x->st, &job, &v) != VS_SP_OK)
         return VS_PICK_SKIP;
-    vs_sp_commit(&x->st, &job, &v);
-    struct send_job *sj = &x->sent[x->njobs++];
-    size_t idx = (size_t)(v.av - pc->avs);
-    sj->av = pc->av_prep ? pc->av_prep[idx] : NULL;
-    sj->anon_av = pc->anon ? pc->anon[idx] : NULL;
-    double fpops = wu->rsc_fpops_est > 0 ? wu->rsc_fpops_est : 1e12;
-    double af = x->st.avail_frac[v.proc] > 0 ? x->st.avail_frac[v.proc] : 1;
-    sj->flops = v.est_duration > 0 ? fpops / (v.est_duration * af) : 1e9;
-    sj->hr_class = wu->hr_class == 0 ? v.hr_class : 0;
+    vs_send__commit(pc, wu, &job, &v, false);
     return VS_PICK_TAKE;
 }
 
@@ -398,7 +384,12 @@ void vs_send_choose(struct vs_sched *s, struct vs_store *st, const struct vs_pro
     /* Not zeroed: vs_cache_take writes every entry it returns. */
     x->jobs = vs_xmalloc((pc.max_jobs + 1) * sizeof(*x->jobs));
     x->sent = vs_arena_alloc(a, (pc.max_jobs + 1) * sizeof(*x->sent));
-    x->njobs = vs_cache_take(s->cache, pick, &pc, x->jobs, pc.max_jobs);
+    /* Assigned work first (h_assign.c), then the job cache. pick() counts
+     * x->njobs itself; each take fills from there. */
+    vs_assign_choose(s, st, &pc, now, r);
+    size_t nassigned = x->njobs;
+    x->njobs = nassigned +
+               vs_cache_take(s->cache, pick, &pc, x->jobs + nassigned, pc.max_jobs - nassigned);
     if (pc.npending > 0 && x->njobs < pc.max_jobs && vs_sp_work_needed(&x->st)) {
         lookup_pending(s, st, &pc);
         pc.last_pass = true;
@@ -434,6 +425,25 @@ void vs_send_choose(struct vs_sched *s, struct vs_store *st, const struct vs_pro
         if (d > r->request_delay)
             r->request_delay = d;
     }
+}
+
+void vs_send_release(struct vs_sched *s, struct vs_send *x, const struct vs_claim *claims,
+                     bool committed)
+{
+    for (size_t i = 0; i < x->njobs; i++) {
+        if (x->sent[i].assigned) {
+            /* Not the cache's: an unclaimed instance stays UNSENT in the
+             * store, reserved for this host, and is offered again. */
+            vs_sched__unprep_job(s, x->jobs[i].prep);
+            vs_workunit_cleanup(&x->jobs[i].job.wu);
+            vs_result_cleanup(&x->jobs[i].job.result);
+        } else if (!committed) {
+            vs_cache_put_back(s->cache, &x->jobs[i]);
+        } else {
+            vs_cache_forget(s->cache, &x->jobs[i], !claims[i].claimed);
+        }
+    }
+    x->njobs = 0;
 }
 
 void vs_send_cleanup(struct vs_send *x)

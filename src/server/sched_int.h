@@ -94,6 +94,7 @@ struct vs_sched {
     struct vs_store **pool; /* idle read handles */
     size_t npool, cap_pool;
     struct vs_committer *committer;
+    struct vs_assign *assign; /* NULL: no assigned work enabled */
     /* Read-through caches of the rows every RPC needs (see user_lookup). */
     pthread_mutex_t ucache_mu, hcache_mu;
     struct ucache_ent *ucache; /* UCACHE_SIZE entries */
@@ -108,11 +109,13 @@ struct send_job {
     const struct prep_av *av;                          /* NULL: anonymous platform */
     const struct vs_proto_client_app_version *anon_av; /* anonymous platform */
     double flops;
-    int hr_class; /* commit the workunit to this HR class (0: none) */
+    int hr_class;  /* commit the workunit to this HR class (0: none) */
+    bool assigned; /* assigned work (h_assign.c): not from the cache */
 };
 
 /* One request's job selection. */
 struct vs_send {
+    int64_t teamid; /* the user's team (0: none): set by the caller, for assigned work */
     struct vs_sp_config cfg;
     struct vs_sp_host host;
     struct vs_sp_request req;
@@ -125,6 +128,43 @@ struct vs_send {
     int write_havs; /* quota rows to write with the commit (st.havs[0..n)) */
     bool havs_read; /* the host's quota rows were read (st.havs is their state) */
 };
+
+/* Replicated workunits whose holders one request looks up in the store. */
+#define MAX_PENDING 64
+
+/* The users and hosts holding a result of one replicated workunit, and the
+ * workunit's current HR class (the cached copy may predate a send). */
+struct holders {
+    int64_t wuid;
+    int hr_class;
+    int n;
+    int64_t *users, *hosts;
+};
+
+/* One request's view of the apps and versions while jobs are picked. */
+struct pick_ctx {
+    struct vs_send *x;
+    struct vs_arena *arena;
+    const struct vs_sp_app *apps;
+    size_t napps;
+    const struct vs_sp_app_version *avs; /* all versions, for the index of a verdict's */
+    const struct prep_av **av_prep;      /* catalog: per version */
+    const struct vs_proto_client_app_version **anon; /* anonymous platform: per version */
+    size_t max_jobs;
+    struct holders *hold;
+    size_t nhold;
+    int64_t pending[MAX_PENDING];
+    size_t npending;
+    bool last_pass; /* replicated workunits not looked up yet are skipped */
+};
+
+/* The policy's view of workunit wu as a candidate (result_id may be 0). */
+void vs_send__sp_job(const struct pick_ctx *pc, const struct vs_workunit *wu, int64_t result_id,
+                     struct vs_sp_job *job);
+/* Sends a checked job: vs_sp_commit() and how to send it in
+ * x->sent[x->njobs++] (the caller has put the job in x->jobs[x->njobs]). */
+void vs_send__commit(struct pick_ctx *pc, const struct vs_workunit *wu, const struct vs_sp_job *job,
+                     const struct vs_sp_verdict *v, bool assigned);
 
 /* Builds c's policy view of apps and versions (in c's arena). */
 void vs_send_catalog(const struct vs_sched *s, struct catalog_snap *c);
@@ -146,9 +186,38 @@ void vs_send_choose(struct vs_sched *s, struct vs_store *st, const struct vs_pro
 void vs_send_reply_jobs(const struct vs_sched *s, const struct vs_send *x,
                         const struct vs_claim *claims, struct vs_arena *a,
                         struct vs_proto_reply *r);
+/*
+ * Hands the chosen jobs back after the commit (committed: claims[] says
+ * which were claimed) or after a failed one (cache jobs go back to the
+ * cache). Assigned jobs are freed here: their unclaimed instances stay in
+ * the store. Sets x->njobs to 0.
+ */
+void vs_send_release(struct vs_sched *s, struct vs_send *x, const struct vs_claim *claims,
+                     bool committed);
 void vs_send_cleanup(struct vs_send *x);
 
-/* h_sched.c helpers used by h_send.c */
+/* ---- h_assign.c ---- */
+
+struct vs_assign;
+/* The assigned-work state of a scheduler (upload key, result template
+ * cache); NULL when the project enables neither kind. */
+struct vs_assign *vs_assign_create(const struct vs_project_config *cfg, struct vs_log *log);
+void vs_assign_destroy(struct vs_assign *g);
+
+/*
+ * Assigned work for one request, before anything else is chosen: the
+ * targeted and broadcast assignments the host is in, highest priority
+ * first, each through the work-send policy (a targeted job the host cannot
+ * run is explained in r), then reserved in the store (one transaction per
+ * job, the slot indexes keep concurrent requests within target_nresults).
+ * Adds the jobs at x->jobs[x->njobs...] with sent[].assigned set.
+ */
+void vs_assign_choose(struct vs_sched *s, struct vs_store *st, struct pick_ctx *pc, int64_t now,
+                      struct vs_proto_reply *r);
+
+/* h_sched.c helpers used by h_send.c and h_assign.c */
+int vs_sched__prep_job(void *ctx, struct vs_cache_job *cj);
+void vs_sched__unprep_job(void *ctx, void *prep);
 void vs_sched__add_msg(struct vs_proto_reply *r, struct vs_arena *a, const char *prio,
                        const char *text);
 const struct vs_app *vs_sched__find_app(const struct vs_catalog *cat, int64_t id);

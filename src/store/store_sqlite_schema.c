@@ -323,11 +323,14 @@ const char *const vs_sq__schema_v3[] = {
  */
 const char *const vs_sq__schema_v4[] = {
     "ALTER TABLE result ADD COLUMN assign_slot INTEGER NOT NULL DEFAULT 0;"
-    "CREATE UNIQUE INDEX IF NOT EXISTS res_asgn_slot ON result(workunitid, assign_slot) WHERE assign_slot > 0 "
+    "CREATE UNIQUE INDEX IF NOT EXISTS res_asgn_slot ON result(workunitid, assign_slot) WHERE "
+    "assign_slot > 0 "
     "AND (server_state IN (1, 2, 4) OR (server_state = 5 AND outcome = 1 AND "
     "validate_state <> 2));"
-    "CREATE UNIQUE INDEX IF NOT EXISTS res_asgn_bcast ON result(workunitid, hostid) WHERE assign_slot = -1;"
+    "CREATE UNIQUE INDEX IF NOT EXISTS res_asgn_bcast ON result(workunitid, hostid) WHERE "
+    "assign_slot = -1;"
     "DROP INDEX IF EXISTS res_unsent;"
-    "CREATE INDEX IF NOT EXISTS res_unsent_prio ON result(priority DESC, id) WHERE server_state = 2;",
+    "CREATE INDEX IF NOT EXISTS res_unsent_prio ON result(priority DESC, id) WHERE server_state = "
+    "2;",
     NULL,
 };

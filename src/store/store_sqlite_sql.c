@@ -285,8 +285,7 @@ int vs_sq__build_sql(enum sq_stmt id, struct vs_buf *b)
                            "validate_state = CASE WHEN ?2 = %d THEN %d ELSE validate_state END "
                            "WHERE id = ?1",
                            VS_RESULT_SERVER_STATE_OVER, VS_RESULT_SERVER_STATE_IN_PROGRESS,
-                           VS_RESULT_OUTCOME_CLIENT_ERROR,
-                           VS_VALIDATE_STATE_INVALID);
+                           VS_RESULT_OUTCOME_CLIENT_ERROR, VS_VALIDATE_STATE_INVALID);
         break;
     case SQ_REPORT_STATE:
         rc = vs_buf_puts(b, "SELECT id, hostid, server_state, outcome, received_time, workunitid, "

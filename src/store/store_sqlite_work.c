@@ -203,8 +203,8 @@ int vs_store_count_results(struct vs_store *s, int64_t appid, int state, int64_t
 
 /* One of the two statements of the feeder's scan; *left is decremented
  * per row, *last is the position of the last row. */
-static int scan_unsent(struct vs_store *s, enum sq_stmt id, const struct vs_job_key *k,
-                       int *left, vs_store_job_fn fn, void *ctx, struct vs_job_key *last)
+static int scan_unsent(struct vs_store *s, enum sq_stmt id, const struct vs_job_key *k, int *left,
+                       vs_store_job_fn fn, void *ctx, struct vs_job_key *last)
 {
     sqlite3_stmt *st = vs_sq__stmt(s, id);
     if (!st)

@@ -9,11 +9,11 @@
 #include "volsched/server_policy.h"
 
 /* BOINC-COMPAT: db/boinc_db_types.h values. */
-#define SS_INACTIVE     1
-#define SS_UNSENT       2
-#define SS_IN_PROGRESS  4
-#define SS_OVER         5
-#define OUTCOME_SUCCESS 1
+#define SS_INACTIVE      1
+#define SS_UNSENT        2
+#define SS_IN_PROGRESS   4
+#define SS_OVER          5
+#define OUTCOME_SUCCESS  1
 #define VALIDATE_INVALID 2
 
 bool vs_sp_assign_matches(const struct vs_sp_assignment *a, int64_t hostid, int64_t userid,
