@@ -73,6 +73,13 @@ void vs_store_close(struct vs_store *s);
  */
 VS_MUST_CHECK int vs_store_checkpoint(struct vs_store *s);
 
+/*
+ * Makes the commits of this handle survive power loss (on) or only a crash
+ * of the process (off, the default unless the URL says "?sync=full"): one
+ * sync of the log per commit. create_work turns it on for its one batch.
+ */
+VS_MUST_CHECK int vs_store_durable_commits(struct vs_store *s, bool on);
+
 /* The schema version this code writes (store_meta.schema_version). */
 int vs_store_schema_version(void);
 

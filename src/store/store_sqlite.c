@@ -507,3 +507,8 @@ void vs_store_close(struct vs_store *s)
         sqlite3_close_v2(s->db);
     vs_free(s);
 }
+
+int vs_store_durable_commits(struct vs_store *s, bool on)
+{
+    return exec(s, on ? "PRAGMA synchronous=FULL" : "PRAGMA synchronous=NORMAL");
+}
