@@ -46,8 +46,8 @@ struct vs_cw_job {
     const char *command_line;    /* NULL = none */
     const char *const *inputs;   /* paths of files to stage, or names already staged */
     size_t ninputs;
-    const struct vs_cw_remote *remote; /* NULL, or ninputs entries: remote[i].url set
-                                          means input i is remote (inputs[i] unused) */
+    const struct vs_cw_remote *remote;             /* NULL, or ninputs entries: remote[i].url set
+                                                      means input i is remote (inputs[i] unused) */
     int64_t target_host, target_user, target_team; /* 0 = none */
     struct vs_cw_opt priority;
 };

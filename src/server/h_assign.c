@@ -91,13 +91,12 @@ static int make_instance(void *ctx, const struct vs_workunit *wu, struct vs_resu
             memcpy(g->tmpl_path, path, sizeof(path));
     }
     if (rc == 0)
-        rc = vs_template_output(g->tmpl, g->tmpl_len, r->name, rnd & 0x7fffffff,
-                                g->cfg->upload_url, g->upload_key, &r->xml_doc_in, err,
-                                sizeof(err));
+        rc = vs_template_output(g->tmpl, g->tmpl_len, r->name, rnd & 0x7fffffff, g->cfg->upload_url,
+                                g->upload_key, &r->xml_doc_in, err, sizeof(err));
     pthread_mutex_unlock(&g->tmpl_mu);
     if (rc)
-        VS_LOG(g->log, VS_LOG_ERROR, "assigned work: WU %s: result template %s: %s", wu->name,
-               path, err[0] ? err : vs_strerror(rc));
+        VS_LOG(g->log, VS_LOG_ERROR, "assigned work: WU %s: result template %s: %s", wu->name, path,
+               err[0] ? err : vs_strerror(rc));
     return rc;
 }
 
@@ -146,8 +145,7 @@ static void explain_refusal(struct pick_ctx *pc, struct vs_proto_reply *r, const
 {
     struct vs_buf b;
     vs_buf_init(&b, 1024);
-    if (vs_buf_printf(&b, "Job %s was assigned to this computer but not sent: ", k->wu.name) ==
-            0 &&
+    if (vs_buf_printf(&b, "Job %s was assigned to this computer but not sent: ", k->wu.name) == 0 &&
         vs_sp_verdict_message(&pc->x->st, v, &b) == 0)
         vs_sched__add_msg(r, pc->arena, "low", vs_buf_str(&b));
     vs_buf_cleanup(&b);
@@ -160,8 +158,8 @@ static void take(struct vs_sched *s, struct vs_store *st, struct pick_ctx *pc, i
     struct vs_send *x = pc->x;
     struct vs_result res;
     const char *why = NULL;
-    int rc = vs_store_assigned_reserve(st, &k->a, x->host.id, now, make_instance, s->assign, &res,
-                                       &why);
+    int rc =
+        vs_store_assigned_reserve(st, &k->a, x->host.id, now, make_instance, s->assign, &res, &why);
     if (rc == VS_EEXISTS) {
         VS_LOG(s->log, VS_LOG_DEBUG, "host %lld: WU %s: another request took the slot first",
                (long long)x->host.id, k->wu.name);
@@ -216,8 +214,8 @@ void vs_assign_choose(struct vs_sched *s, struct vs_store *st, struct pick_ctx *
     for (int i = 0; i < NKINDS; i++) {
         if (!kinds[i].on)
             continue;
-        int rc = vs_store_assigned_for(st, kinds[i].type, kinds[i].id, kinds[i].multi,
-                                       x->host.id, MAX_PER_KIND, collect, &c);
+        int rc = vs_store_assigned_for(st, kinds[i].type, kinds[i].id, kinds[i].multi, x->host.id,
+                                       MAX_PER_KIND, collect, &c);
         if (rc)
             VS_LOG(s->log, VS_LOG_WARN, "host %lld: cannot read assigned work: %s",
                    (long long)x->host.id, vs_strerror(rc));

@@ -182,6 +182,25 @@ VS_MUST_CHECK int vs_store_workunit_by_name(struct vs_store *s, const char *name
 /* Writes every field of wu to row wu->id (mod_time = now); VS_ENOTFOUND if gone. */
 VS_MUST_CHECK int vs_store_workunit_update(struct vs_store *s, const struct vs_workunit *wu);
 
+/*
+ * Releases held workunits (created with create_work --no_transition, whose
+ * transition_time is "never"): the one named name, or when name is NULL
+ * every one of batch batch, gets transition_time = now, so the transitioner
+ * makes their results. *out_n (may be NULL) is how many were released.
+ */
+VS_MUST_CHECK int vs_store_workunits_release(struct vs_store *s, const char *name, int64_t batch,
+                                             int64_t now, int64_t *out_n);
+
+typedef int (*vs_store_workunit_fn)(void *ctx, const struct vs_workunit *wu);
+/*
+ * Calls fn for up to limit workunits whose input files should still be in
+ * the download hierarchy (file_delete_state INIT) with id > after_id, in id
+ * order (wu_check's scan; page with the last id seen). The page is read
+ * before fn is first called. A non-zero return of fn stops and is returned.
+ */
+VS_MUST_CHECK int vs_store_workunits_with_inputs(struct vs_store *s, int64_t after_id, int limit,
+                                                 vs_store_workunit_fn fn, void *ctx);
+
 /* Inserts a (workunitid required); sets a->id and create_time. */
 VS_MUST_CHECK int vs_store_assignment_add(struct vs_store *s, struct vs_assignment *a);
 

@@ -2,7 +2,8 @@
  * SQLite backend: assigned work (seed 003). The assignments that match a
  * host, the scheduler's atomic reservation of an instance (the policy's
  * decision applied in one transaction under the slot indexes of schema v4),
- * and the counts and lists `volsched status` shows.
+ * the counts and lists `volsched status` shows, the release of held
+ * workunits (create_work --no_transition) and wu_check's scan.
  */
 #include <stdio.h>
 #include <string.h>
@@ -156,6 +157,49 @@ int vs_store_assigned_reserve(struct vs_store *s, const struct vs_assignment *a,
     if (rc == 0 && out_why)
         *out_why = why;
     return rc;
+}
+
+int vs_store_workunits_release(struct vs_store *s, const char *name, int64_t batch, int64_t now,
+                               int64_t *out_n)
+{
+    sqlite3_stmt *st = vs_sq__stmt(s, name ? SQ_WU_RELEASE_NAME : SQ_WU_RELEASE_BATCH);
+    if (!st)
+        return VS_ESTORE;
+    if (name)
+        sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+    else
+        sqlite3_bind_int64(st, 1, batch);
+    sqlite3_bind_int64(st, 2, now);
+    int rc = vs_sq__step_done(s, st, "release");
+    if (rc == 0 && out_n)
+        *out_n = sqlite3_changes(s->db);
+    return rc;
+}
+
+int vs_store_workunits_with_inputs(struct vs_store *s, int64_t after_id, int limit,
+                                   vs_store_workunit_fn fn, void *ctx)
+{
+    if (limit <= 0 || !fn)
+        return VS_EINVAL;
+    sqlite3_stmt *st = vs_sq__stmt(s, SQ_WUS_WITH_INPUTS);
+    if (!st)
+        return VS_ESTORE;
+    sqlite3_bind_int64(st, 1, after_id);
+    sqlite3_bind_int(st, 2, limit);
+    struct vs_workunit *wus = vs_xcalloc((size_t)limit, sizeof(*wus));
+    int n = 0, rc;
+    while (n < limit && (rc = sqlite3_step(st)) == SQLITE_ROW)
+        vs_sq__read_row(st, 0, &vs_sq__workunit, &wus[n++]);
+    if (n == limit)
+        rc = SQLITE_DONE;
+    sqlite3_reset(st);
+    int ret = rc == SQLITE_DONE ? 0 : vs_sq__err(s, rc, "workunit scan");
+    for (int i = 0; ret == 0 && i < n; i++)
+        ret = fn(ctx, &wus[i]);
+    for (int i = 0; i < n; i++)
+        vs_workunit_cleanup(&wus[i]);
+    vs_free(wus);
+    return ret;
 }
 
 int vs_store_assignment_counts(struct vs_store *s, struct vs_assignment_counts *out)

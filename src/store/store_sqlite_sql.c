@@ -251,6 +251,22 @@ int vs_sq__build_sql(enum sq_stmt id, struct vs_buf *b)
                            "AND id > ?1 ORDER BY id LIMIT ?2",
                            r, VS_RESULT_SERVER_STATE_OVER);
         break;
+    case SQ_WUS_WITH_INPUTS:
+        w = vs_sq__select_list(&vs_sq__workunit, NULL);
+        rc = vs_buf_printf(b,
+                           "SELECT %s FROM workunit WHERE id > ?1 AND file_delete_state = %d "
+                           "ORDER BY id LIMIT ?2",
+                           w, VS_FILE_DELETE_INIT);
+        break;
+    case SQ_WU_RELEASE_NAME:
+    case SQ_WU_RELEASE_BATCH:
+        /* Held workunits (create_work --no_transition): normal ones whose
+         * transition_time is "never". Assigned ones are never held. */
+        rc = vs_buf_printf(b,
+                           "UPDATE workunit SET transition_time = ?2, mod_time = ?2 WHERE %s = ?1 "
+                           "AND transition_time = %lld AND transitioner_flags = 0",
+                           id == SQ_WU_RELEASE_NAME ? "name" : "batch", (long long)VS_TIME_NEVER);
+        break;
     case SQ_CLAIM:
         rc = vs_buf_printf(b,
                            "UPDATE result SET server_state = %d, hostid = ?2, userid = ?3, "

@@ -284,8 +284,7 @@ static void test_targeted_user_retry_elsewhere(void **state)
     /* The timed-out instance reports late with success: accepted (it gave
      * up its slot), and the workunit completes. */
     df_report(x->f, "tu_2", a3, late + 2, "ok");
-    assert_true(vs_daemons_run_once(x->f->s, &x->f->cfg, late + 3, VS_DAEMON_ALL, NULL, NULL) >
-                0);
+    assert_true(vs_daemons_run_once(x->f->s, &x->f->cfg, late + 3, VS_DAEMON_ALL, NULL, NULL) > 0);
     assert_int_equal(df_w(x->f, "tu", "assimilate_state"), VS_ASSIMILATE_DONE);
 }
 
