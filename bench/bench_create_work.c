@@ -22,7 +22,9 @@
 #include "bench_util.h"
 #include "server/create_work.h"
 #include "server/templates.h"
+#include "store/store_project.h"
 #include "volsched/alloc.h"
+#include "volsched/layout.h"
 #include "volsched/md5.h"
 
 static void write_file(const char *path, const char *text)

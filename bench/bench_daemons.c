@@ -25,9 +25,10 @@
 #include "server/daemon_util.h"
 #include "server/daemons.h"
 #include "server/templates.h"
-#include "store/project.h"
 #include "store/store.h"
+#include "store/store_project.h"
 #include "volsched/alloc.h"
+#include "volsched/layout.h"
 #include "volsched/str.h"
 
 #define T0 1700000000

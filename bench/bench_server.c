@@ -56,10 +56,10 @@
 
 #include "server/http.h"
 #include "server/sched.h"
-#include "store/project.h"
 #include "store/store.h"
 #include "volsched/alloc.h"
 #include "volsched/buf.h"
+#include "volsched/config.h"
 #include "volsched/str.h"
 
 #define AUTH "0123456789abcdef0123456789abcdef" /* the sample's authenticator */

@@ -13,7 +13,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "store/project.h"
+#include "volsched/config.h"
 #include "store/store.h"
 #include "volsched/str.h"
 

@@ -11,6 +11,7 @@
 #include "project_fixture.h"
 #include "server/daemon_util.h"
 #include "server/daemons.h"
+#include "volsched/layout.h"
 
 #define NOW 1700000000
 

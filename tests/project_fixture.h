@@ -15,8 +15,9 @@
 #include <unistd.h>
 
 #include "server/templates.h"
-#include "store/project.h"
+#include "volsched/config.h"
 #include "store/store.h"
+#include "store/store_project.h"
 #include "volsched/alloc.h"
 #include "volsched/sign.h"
 #include "volsched/str.h"
@@ -99,6 +100,44 @@ static inline struct project_fixture *pf_create(void)
     assert_int_equal(vs_store_user_add(f->s, &u), 0);
     f->userid = u.id;
     return f;
+}
+
+/*
+ * n workunits "<prefix>_<i>" of the fixture's app, each with nres UNSENT
+ * results "<prefix>_<i>_<k>" (quorum and target nres), rsc_fpops_est fpops,
+ * delay_bound 7 days, in one transaction. Returns the first result's id.
+ */
+static inline int64_t pf_add_jobs(struct project_fixture *f, const char *prefix, int n, int nres,
+                                  double fpops)
+{
+    int64_t first = 0;
+    assert_int_equal(vs_store_begin(f->s), 0);
+    for (int i = 0; i < n; i++) {
+        struct vs_workunit wu;
+        vs_workunit_defaults(&wu);
+        wu.appid = f->appid;
+        snprintf(wu.name, sizeof(wu.name), "%.40s_%d", prefix, i);
+        wu.rsc_fpops_est = fpops;
+        wu.delay_bound = 7 * 86400;
+        wu.min_quorum = nres;
+        wu.target_nresults = nres;
+        wu.transition_time = VS_TIME_NEVER;
+        wu.xml_doc = vs_xstrdup("<workunit>\n</workunit>\n");
+        assert_int_equal(vs_store_workunit_add(f->s, &wu), 0);
+        for (int k = 0; k < nres; k++) {
+            struct vs_result r = {.workunitid = wu.id, .appid = f->appid};
+            r.server_state = VS_RESULT_SERVER_STATE_UNSENT;
+            snprintf(r.name, sizeof(r.name), "%.40s_%d_%d", prefix, i, k);
+            r.xml_doc_in = vs_xstrdup("<result>\n</result>\n");
+            assert_int_equal(vs_store_result_add(f->s, &r), 0);
+            if (!first)
+                first = r.id;
+            vs_result_cleanup(&r);
+        }
+        vs_workunit_cleanup(&wu);
+    }
+    assert_int_equal(vs_store_commit(f->s), 0);
+    return first;
 }
 
 static inline void pf_destroy(struct project_fixture *f)

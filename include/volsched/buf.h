@@ -31,6 +31,12 @@ VS_MUST_CHECK int vs_buf_printf(struct vs_buf *b, const char *fmt, ...) VS_PRINT
 VS_MUST_CHECK int vs_buf_vprintf(struct vs_buf *b, const char *fmt, va_list ap) VS_PRINTF(2, 0);
 /* Returns the contents ("" when empty); valid until the next change. */
 const char *vs_buf_str(const struct vs_buf *b);
+/*
+ * Appends the whole file at path (read in binary). Returns 0, -errno when it
+ * cannot be opened, VS_ELIMIT when it passes the cap (b keeps what fitted),
+ * or VS_EIO on a read error.
+ */
+VS_MUST_CHECK int vs_buf_append_file(struct vs_buf *b, const char *path);
 /* Hands the storage to the caller (free with vs_free); the buffer is reset. */
 char *vs_buf_take(struct vs_buf *b, size_t *out_len);
 

@@ -1,13 +1,42 @@
 /*
- * The project's configuration: config.xml (BOINC's layout,
- * <boinc><config>...</config></boinc>, tags spelled as BOINC spells them)
- * and config_aux.xml (<config><max_jobs_in_progress>...).
+ * The project's configuration: ONE module reads and writes it (src/config/).
  *
- * Read once when `volsched serve` starts. An error (malformed XML, a value
- * of the wrong type, a negative limit) stops the start with the file, line
- * and reason in struct vs_config_error. A tag volsched does not know is not
- * an error (projects carry BOINC tags over): it becomes a warning in
- * c->warnings, which the caller logs.
+ *   DIR/config.xml       <boinc><config>...</config><tasks/><daemons/></boinc>
+ *   DIR/config_aux.xml   <config><max_jobs_in_progress>...</config>
+ *
+ * (BOINC-COMPAT: both formats and every tag name are BOINC's, except
+ * <store_url>, <validator> and <assimilator>, which are volsched's.)
+ *
+ * Every command and daemon gets its configuration from vs_project_config_load
+ * (serve and the daemons it runs, create_work, status, app/user/team add;
+ * the CLI through vs_cli_load_project): one table of tags, one parse, one
+ * error type. A bad value, a value of
+ * the wrong type or malformed XML is an error naming file, line and reason
+ * (struct vs_config_error). A tag volsched does not know is not an error
+ * (projects carry BOINC's hundreds of tags over): it is a warning
+ * "config.xml:12: unknown tag <db_name> ignored", logged at VS_LOG_WARN on
+ * the caller's log. `volsched init` writes config.xml with
+ * vs_project_config_write, from the same table.
+ *
+ * The directory layout derived from the configuration (the download/upload
+ * fan-out hierarchy, file paths and URLs) is volsched/layout.h.
+ *
+ * How to add a tag (src/config/config_tags.c):
+ *   1. add its field to struct vs_project_config below (a comment naming the
+ *      tag and its default), and set a default other than 0 in
+ *      vs_project_config_init (src/config/config.c);
+ *   2. add one row to the table in src/config/config_tags.c:
+ *          {"next_rpc_delay", K_INT, F(next_rpc_delay), 0, 0, 0},
+ *      with its kind (K_BOOL, K_INT with min/max, K_LLONG, K_DOUBLE, K_STR,
+ *      K_PATH, K_STRLIST ...: src/config/config_int.h), bounds, and W
+ *      (VS_CONFIG_WRITTEN) in the last column when `volsched init` should
+ *      write it into a new config.xml (rows with W come first, in the order
+ *      they are written).
+ *   That is all: the reader then accepts, checks and stores it (errors with
+ *   file:line come from the kind and bounds), the writer writes it, and no
+ *   command warns about it any more. A tag that takes a new kind of value
+ *   needs a case in set_tag() (config.c) and, if written, in the writer.
+ *   config_aux.xml's sections are read by src/config/config_aux.c.
  */
 #ifndef VOLSCHED_CONFIG_H
 #define VOLSCHED_CONFIG_H
@@ -16,119 +45,203 @@
 #include <stddef.h>
 
 #include "volsched/error.h"
+#include "volsched/log.h"
 #include "volsched/server_policy.h"
+#include "volsched/str.h"
 
 #define VS_CONFIG_MAX_FILE (1024u * 1024u) /* bytes of one config file */
+#define VS_URL_MAX         512
+#define VS_CMD_MAX         512 /* an operator's command line (config.xml) */
+#define VS_MAX_APP_CONFIGS 8   /* <validator> / <assimilator> blocks */
+#define VS_CONFIG_LIST_MAX 32  /* entries of a repeatable tag */
 
+/* BOINC-COMPAT: make_project's default fanout. */
+#define VS_DEFAULT_FANOUT 1024
+
+/* What went wrong reading a configuration file, and where. */
 struct vs_config_error {
     char file[256]; /* the file's name as given ("config.xml" or a path) */
     unsigned line;  /* 1-based; 0 when the file could not be read at all */
     char msg[256];  /* "<daily_result_quota> must not be negative (-3)" */
 };
 
-/* One child of a block: <name>text</name> at line. */
-struct vs_config_kv {
-    char *name, *text; /* owned */
-    unsigned line;
+/* How the validator compares results (config.xml <validator><method>). */
+enum vs_validate_method {
+    VS_VALIDATE_BITWISE = 0, /* "bitwise": output files byte for byte equal (default) */
+    VS_VALIDATE_ALWAYS = 1,  /* "always_valid": every result that reached it is valid */
+    VS_VALIDATE_COMMAND = 2, /* "command": the operator's programs decide */
 };
 
-/* A block tag of config.xml (<validator>, <assimilator>) with its children. */
-struct vs_config_block {
-    char *tag; /* owned */
-    unsigned line;
-    struct vs_config_kv *kv;
-    size_t n_kv;
+/* One <validator> block of config.xml (volsched; see docs/daemons.md). */
+struct vs_validator_config {
+    char app[VS_NAME_MAX]; /* <app>: "" = every app without its own block */
+    int method;            /* enum vs_validate_method */
+    /* <command>: run with one result's output file paths; exit 0 valid, 1
+     * invalid, anything else (or a crash or time-out) retried later. */
+    char command[VS_CMD_MAX];
+    /* <compare_command>: run with result A's paths, "--", result B's paths;
+     * exit 0 equivalent, 1 different, else retried later. Without it, command
+     * mode compares bitwise after command accepted each result. */
+    char compare_command[VS_CMD_MAX];
 };
 
-/* A list of owned strings (repeatable tags). */
-struct vs_strlist {
-    char **v;
-    size_t n;
+/* One <assimilator> block of config.xml (volsched; see docs/daemons.md). */
+struct vs_assimilator_config {
+    char app[VS_NAME_MAX];    /* <app>: "" = every app without its own block */
+    char command[VS_CMD_MAX]; /* <command>: "" = copy outputs into DIR/results/<wu>/ */
 };
 
-struct vs_config {
-    /* project identity and files (NULL when not set) */
-    char *master_url, *long_name;
-    char *download_url, *upload_url;
-    char *download_dir, *upload_dir, *key_dir;
-    char *cgi_url;       /* scheduler and upload handler live under it */
-    char *store_url;     /* volsched: "sqlite:DIR/volsched.db" or a PostgreSQL URL */
-    int uldl_dir_fanout; /* default 1024 */
+/* A repeatable tag's values, in file order. */
+struct vs_config_list {
+    char v[VS_CONFIG_LIST_MAX][VS_NAME_MAX];
+    int n;
+};
+
+/*
+ * The whole configuration of one project: a plain value (no heap), so a
+ * program keeps one copy in its context and hands out const pointers.
+ * Tags absent from the file keep the defaults of vs_project_config_init.
+ */
+struct vs_project_config {
+    char dir[VS_PATH_MAX]; /* absolute project directory (not in config.xml) */
+
+    /* project identity, files and URLs */
+    char long_name[VS_NAME_MAX];    /* <long_name> */
+    char master_url[VS_URL_MAX];    /* <master_url>, ends in '/' */
+    char download_url[VS_URL_MAX];  /* <download_url>, no trailing '/' */
+    char upload_url[VS_URL_MAX];    /* <upload_url>: the file upload handler */
+    char cgi_url[VS_URL_MAX];       /* <cgi_url>, ends in '/'; scheduler = cgi_url + "cgi" */
+    char download_dir[VS_PATH_MAX]; /* <download_dir>, absolute (relative = under dir) */
+    char upload_dir[VS_PATH_MAX];   /* <upload_dir>, absolute */
+    char key_dir[VS_PATH_MAX];      /* <key_dir>, absolute */
+    char store_url[VS_URL_MAX];     /* <store_url> (volsched): sqlite:DIR/volsched.db */
+    int uldl_dir_fanout;            /* <uldl_dir_fanout>, 0..65536; default 1024 */
+
+    /* Work-send rules and job limits (config.xml and config_aux.xml;
+     * docs/server-policy.md); defaults vs_sp_config_defaults'. */
+    struct vs_sp_config policy;
 
     /* scheduler RPC behaviour */
-    int min_sendwork_interval; /* seconds; 0 = none */
-    int next_rpc_delay;        /* seconds; 0 = none */
-    int maintenance_delay;     /* seconds; default 3600 */
-    int report_grace_period;   /* seconds added to deadlines in the store */
-    int delete_delay_hours;
-    int report_max;        /* reported results handled per RPC; 0 = all */
-    int shmem_work_items;  /* job cache slots; default 100 */
-    int feeder_query_size; /* default 2 x shmem_work_items */
-    bool resend_lost_results, send_result_abort, nowork_skip, dont_send_jobs;
-    bool dont_generate_upload_certificates, ignore_upload_certificates, cache_md5_info;
-    bool disable_account_creation;
+    int min_sendwork_interval;                  /* <min_sendwork_interval> seconds; 0 = none */
+    int next_rpc_delay;                         /* <next_rpc_delay> seconds; 0 = none */
+    int maintenance_delay;                      /* <maintenance_delay> seconds; default 3600 */
+    int report_grace_period;                    /* <report_grace_period> seconds; default 3600 */
+    int delete_delay_hours;                     /* <delete_delay_hours> */
+    int report_max;                             /* <report_max> results per RPC; 0 = all */
+    int shmem_work_items;                       /* <shmem_work_items> job cache slots; 100 */
+    int feeder_query_size;                      /* <feeder_query_size>; default 200 */
+    bool resend_lost_results;                   /* <resend_lost_results>; default 1 */
+    bool send_result_abort;                     /* <send_result_abort> */
+    bool nowork_skip;                           /* <nowork_skip> */
+    bool dont_send_jobs;                        /* <dont_send_jobs> */
+    bool dont_generate_upload_certificates;     /* <dont_generate_upload_certificates> */
+    bool ignore_upload_certificates;            /* <ignore_upload_certificates> */
+    bool cache_md5_info;                        /* <cache_md5_info> */
+    bool disable_account_creation;              /* <disable_account_creation> */
     int min_core_client_version_announced;      /* encoded like min_core_client_version */
     long long min_core_client_upgrade_deadline; /* epoch seconds */
 
+    /* hostile volunteers (issue 19; docs/security.md) */
+    int failed_auth_burst;    /* <failed_auth_burst> wrong keys per address at once; 20, 0 = off */
+    int failed_auth_per_hour; /* <failed_auth_per_hour> then this many an hour; default 60 */
+    char https_cert[VS_PATH_MAX]; /* <https_cert> PEM certificate (chain); "" = no HTTPS */
+    char https_key[VS_PATH_MAX];  /* <https_key> its PEM private key */
+    int https_port;               /* <https_port> the HTTPS listener's; 0 = any free port */
+
     /* assigned work (seed 003) */
-    bool enable_assignment, enable_assignment_multi;
+    bool enable_assignment;       /* <enable_assignment>; default 1 */
+    bool enable_assignment_multi; /* <enable_assignment_multi>; default 1 */
 
     /* locality scheduling (seed 001) */
-    bool locality_scheduling, locality_scheduling_sorted_order;
-    double locality_scheduler_fraction;
-    int locality_scheduling_wait_period, locality_scheduling_send_timeout;
-    int file_deletion_strategy;
-    struct vs_strlist locality_scheduling_workunit_file, locality_scheduling_sticky_file;
+    bool locality_scheduling;              /* <locality_scheduling> */
+    bool locality_scheduling_sorted_order; /* <locality_scheduling_sorted_order> */
+    double locality_scheduler_fraction;    /* <locality_scheduler_fraction>, 0..1 */
+    int locality_scheduling_wait_period;   /* <locality_scheduling_wait_period> s, 0 = off */
+    int locality_scheduling_send_timeout;  /* <locality_scheduling_send_timeout> s */
+    int file_deletion_strategy;            /* <file_deletion_strategy> */
+    struct vs_config_list locality_scheduling_workunit_file; /* repeatable */
+    struct vs_config_list locality_scheduling_sticky_file;   /* repeatable */
 
-    /* work-send rules and job limits (seeds 004, 003, 000) */
-    struct vs_sp_config policy;
-
-    /* the back-end daemons (docs/daemons.md) */
-    int reliable_priority_on_over, reliable_priority_on_over_except_error;
-    bool hr_class_static;
-    int daemon_command_timeout, validator_retry_secs, assimilator_retry_secs;
-    int file_deleter_retry_secs;
-    /* <validator> and <assimilator> blocks, in file order (their meaning is
-     * the project loader's: store/project.c) */
-    struct vs_config_block *blocks;
-    size_t n_blocks;
-
-    /* which tags of config.xml's <config> the file had (see vs_config_seen) */
-    unsigned char seen[16];
-
-    /* "config.xml:12: unknown tag <db_name> ignored", in file order */
-    struct vs_strlist warnings;
+    /* the back-end daemons (issue 6; docs/daemons.md) */
+    int reliable_priority_on_over;              /* <reliable_priority_on_over> */
+    int reliable_priority_on_over_except_error; /* <reliable_priority_on_over_except_error> */
+    bool hr_class_static;                       /* <hr_class_static> */
+    int daemon_command_timeout;  /* <daemon_command_timeout> s, operator commands; default 600 */
+    int validator_retry_secs;    /* <validator_retry_secs>: transient failure; default 21600 */
+    int assimilator_retry_secs;  /* <assimilator_retry_secs>: failed assimilation; default 600 */
+    int file_deleter_retry_secs; /* <file_deleter_retry_secs>: failed deletions; default 3600 */
+    struct vs_validator_config validators[VS_MAX_APP_CONFIGS]; /* <validator> blocks */
+    int nvalidators;
+    struct vs_assimilator_config assimilators[VS_MAX_APP_CONFIGS]; /* <assimilator> blocks */
+    int nassimilators;
 };
 
-/* Sets every field to its default (no strings, no warnings). */
-void vs_config_init(struct vs_config *c);
-/* Frees the strings and warnings; c can be init'ed again. */
-void vs_config_cleanup(struct vs_config *c);
+/*
+ * Sets every field to the value a tag absent from config.xml has (BOINC's
+ * defaults), with no directory, paths or URLs. vs_project_config_parse reads
+ * on top of it.
+ */
+void vs_project_config_init(struct vs_project_config *cfg);
 
 /*
- * Parses config.xml text (data[0..len)) into c, on top of what c holds.
- * filename is only used in messages. Returns 0, or VS_ECONFIG (bad value),
- * VS_EPARSE (malformed XML) or VS_ELIMIT (too large) with *out_err filled.
+ * The configuration `volsched init` gives a new project in dir (absolute or
+ * relative: it is made absolute) named name, served at url (e.g.
+ * "http://127.0.0.1:8080/myproj/"; a missing trailing '/' is added): the
+ * defaults, the layout of paths and URLs (volsched/layout.h), and one choice
+ * of a new project's own (<one_result_per_user_per_wu> on). VS_EINVAL for an
+ * empty dir or url, VS_ELIMIT if a path or URL does not fit.
  */
-VS_MUST_CHECK int vs_config_parse(struct vs_config *c, const char *data, size_t len,
-                                  const char *filename, struct vs_config_error *out_err);
-/* The same for config_aux.xml text: <max_jobs_in_progress> replaces the
- * job limits it names (it wins over config.xml's max_wus_in_progress). */
-VS_MUST_CHECK int vs_config_parse_aux(struct vs_config *c, const char *data, size_t len,
-                                      const char *filename, struct vs_config_error *out_err);
+VS_MUST_CHECK int vs_project_config_defaults(struct vs_project_config *cfg, const char *dir,
+                                             const char *name, const char *url);
 
 /*
- * Reads DIR/config.xml (required) and DIR/config_aux.xml (optional) into c,
- * which vs_config_load initialises first. On error c is cleaned up and
- * *out_err says where. Returns 0, VS_ECONFIG, VS_EPARSE, VS_ELIMIT or -errno
- * (file unreadable).
+ * Reads DIR/config.xml (required) and DIR/config_aux.xml (optional) into
+ * *out: the defaults, the layout derived from DIR, then both files in one
+ * call. Each unknown tag is logged as a warning "FILE:LINE: unknown tag <x>
+ * ignored" on log (NULL: not reported). Returns 0; VS_ENOTFOUND when there is
+ * no config.xml (not a project directory); VS_ECONFIG (bad value), VS_EPARSE
+ * (malformed XML), VS_ELIMIT (too large) or -errno (unreadable). On every
+ * error *out_err (may be NULL) names the file (DIR/config.xml or
+ * DIR/config_aux.xml), the line (0 when the file as a whole is at fault) and
+ * the reason; *out is written only on success.
  */
-VS_MUST_CHECK int vs_config_load(struct vs_config *c, const char *project_dir,
-                                 struct vs_config_error *out_err);
+VS_MUST_CHECK int vs_project_config_load(const char *dir, struct vs_log *log,
+                                         struct vs_project_config *out,
+                                         struct vs_config_error *out_err);
 
-/* True when config.xml had tag (a scalar tag volsched reads): lets a
- * caller keep its own default for a tag the file does not set. */
-bool vs_config_seen(const struct vs_config *c, const char *tag);
+/*
+ * Parses config.xml text data[0..len) into cfg, on top of what cfg holds
+ * (relative paths are taken relative to cfg->dir). filename is only used in
+ * messages (NULL: "config.xml"). Warnings go to log as above. Returns 0, or
+ * VS_ECONFIG, VS_EPARSE or VS_ELIMIT with *out_err (may be NULL) filled; cfg
+ * may then hold some of the file's values.
+ */
+VS_MUST_CHECK int vs_project_config_parse(struct vs_project_config *cfg, const char *data,
+                                          size_t len, const char *filename, struct vs_log *log,
+                                          struct vs_config_error *out_err);
+/* The same for config_aux.xml text: <max_jobs_in_progress> replaces the job
+ * limits it names (it wins over config.xml's max_wus_in_progress). */
+VS_MUST_CHECK int vs_project_config_parse_aux(struct vs_project_config *cfg, const char *data,
+                                              size_t len, const char *filename, struct vs_log *log,
+                                              struct vs_config_error *out_err);
+
+/* Writes cfg as cfg->dir/config.xml (atomically: temp file + rename), every
+ * tag the table marks for writing plus the <validator>/<assimilator> blocks.
+ * What it writes reads back to the same values without a warning. */
+VS_MUST_CHECK int vs_project_config_write(const struct vs_project_config *cfg);
+
+/* Writes cfg->dir/config_aux.xml with seed 003's <max_jobs_in_progress>
+ * section and no limits (<jobs>0</jobs>), unless the file exists: an
+ * operator's limits are kept. */
+VS_MUST_CHECK int vs_project_config_write_aux(const struct vs_project_config *cfg);
+
+/* The <validator> block for app (its own, else the one without <app>, else
+ * a static bitwise default). Never NULL. */
+const struct vs_validator_config *vs_project_validator(const struct vs_project_config *cfg,
+                                                       const char *app);
+/* The <assimilator> block for app, like vs_project_validator (default: copy). */
+const struct vs_assimilator_config *vs_project_assimilator(const struct vs_project_config *cfg,
+                                                           const char *app);
 
 /* "file:line: msg" (or "file: msg" when line is 0) into dst of size n. */
 void vs_config_error_format(const struct vs_config_error *e, char *dst, size_t n);

@@ -60,7 +60,8 @@ enum vs_sp_reason {
 /* Short stable name of a reason ("memory", "job_limit" ...); never NULL. */
 const char *vs_sp_reason_name(enum vs_sp_reason r);
 
-/* ---- configuration (filled by src/server/config.c or by tests) ---- */
+/* ---- configuration (filled by src/config/ from config.xml and config_aux.xml, or by tests) ----
+ */
 
 /* One <total_limit>/<cpu_limit>/<gpu_limit>: jobs 0 = no limit. */
 struct vs_sp_rsc_limit {
@@ -92,6 +93,10 @@ struct vs_sp_config {
     bool ignore_delay_bound;          /* skip the deadline check entirely */
     bool deadline_exempt_empty_queue; /* BOINC's "everyone gets one job"; off by default */
     bool workload_sim;                /* EDF simulation when the request lists queued results */
+    /* Protective limits counted by the server, not taken from the client
+     * (issue 19; 0 = off here, the project's config turns them on): */
+    int host_in_progress_per_cpu; /* results IN_PROGRESS per host, x effective CPUs + GPUs */
+    int max_new_hosts_per_day;    /* hosts one account may create in 24 hours */
     struct vs_sp_job_limits limits;
 };
 
@@ -366,6 +371,10 @@ double vs_sp_usable_ram(const struct vs_sp_host *h);
 double vs_sp_disk_allowed(const struct vs_sp_host *h);
 /* Effective CPUs: p_ncpus capped by max_ncpus, at least 1. */
 int vs_sp_effective_ncpus(const struct vs_sp_config *cfg, const struct vs_sp_host *h);
+/* The host's cap on results in progress: host_in_progress_per_cpu x (effective
+ * CPUs + gpu_multiplier x GPUs); 0 when the limit is off. The processor
+ * counts are the client's, each capped (max_ncpus, 1024 GPUs). */
+int vs_sp_host_in_progress_cap(const struct vs_sp_config *cfg, const struct vs_sp_host *h);
 /* max_wus_to_send x (ncpus + gpu_multiplier x GPUs), capped at MAX_REPLY_JOBS. */
 int vs_sp_max_jobs_per_rpc(const struct vs_sp_config *cfg, const struct vs_sp_host *h);
 /* BOINC-COMPAT: HR class (os code + cpu code) of a host for HR type 1 (fine)

@@ -11,6 +11,13 @@
 
 #include "volsched/error.h"
 
+/* Sizes of the fixed string fields of names and paths (including the NUL),
+ * shared by the configuration (volsched/config.h) and the store. The store's
+ * header repeats them for its records; C accepts only an identical
+ * redefinition, so the compiler keeps the two in agreement. */
+#define VS_NAME_MAX 256 /* names of apps, users, teams, WUs, results, files */
+#define VS_PATH_MAX 1024
+
 /*
  * Copies src into dst of size dstsize, always NUL-terminating. Returns 0, or
  * VS_ELIMIT when src did not fit (dst then holds the truncated prefix).

@@ -58,12 +58,10 @@ enum {
      */
     VS_XML_REPAIR_BYTES = 1u << 1,
     /*
-     * Parse with expat only. By default a complete document is first read by
-     * a small hand-written scanner that accepts a strict subset of XML (plain
-     * elements, attributes, text, CDATA, comments, the five predefined
-     * entities) and builds the very same tree several times faster; anything
-     * outside that subset, any limit hit and any error go to expat, which has
-     * the last word. The differential fuzz target checks the two agree.
+     * Accepted and ignored: expat is the only tree reader now (there used to
+     * be a second, hand-written one that this flag turned off). Kept so that
+     * callers passing it still build; see docs/protocol.md, "Which reader
+     * reads what".
      */
     VS_XML_NO_FAST = 1u << 2,
 };
@@ -94,7 +92,7 @@ struct vs_xml_doc {
     size_t input_len;
     size_t n_elements;
     bool repaired; /* VS_XML_REPAIR_BYTES changed some bytes */
-    bool fast;     /* read by the fast scanner (see VS_XML_NO_FAST), not expat */
+    bool fast;     /* always false: kept for source compatibility (VS_XML_NO_FAST) */
 };
 
 struct vs_xml_error {
@@ -185,10 +183,10 @@ VS_MUST_CHECK int vs_xml_escape(struct vs_buf *b, const char *s, size_t n);
 size_t vs_xml_format_double(char *dst, size_t size, double v);
 
 /*
- * The XML name characters both strict scanners accept (the tree builder's
- * fast path here and the protocol library's one-pass request reader), per
- * byte: bit 1 set = may start a name, bit 2 set = may continue one. ASCII
- * only; any other byte sends the input to the full (expat) parser.
+ * The XML name characters the scheduler request's one-pass reader
+ * (src/proto/request_direct.c) accepts, per byte: bit 1 set = may start a
+ * name, bit 2 set = may continue one. ASCII only; any other byte sends the
+ * input to the tree reader (expat).
  */
 extern const unsigned char vs_xml_name_class[256];
 

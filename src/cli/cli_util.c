@@ -6,9 +6,11 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "store/store_project.h"
 #include "volsched/alloc.h"
 #include "volsched/buf.h"
 #include "volsched/json.h"
+#include "volsched/log.h"
 #include "volsched/str.h"
 
 bool vs_cli_is_help(const char *arg)
@@ -48,11 +50,13 @@ bool vs_cli_double(const char *cmd, const char *name, const char *s, double min,
     return true;
 }
 
-bool vs_cli_open_project(const char *cmd, const char *dir, struct vs_project_config *out_cfg,
-                         struct vs_store **out_store)
+bool vs_cli_load_project(const char *cmd, const char *dir, struct vs_log *log,
+                         struct vs_project_config *out_cfg)
 {
     const char *d = dir ? dir : ".";
-    int rc = vs_project_config_load(d, out_cfg);
+    struct vs_config_error ce;
+    memset(&ce, 0, sizeof(ce));
+    int rc = vs_project_config_load(d, log, out_cfg, &ce);
     if (rc == VS_ENOTFOUND) {
         fprintf(stderr,
                 "volsched %s: %s is not a volsched project (no config.xml); create one with "
@@ -61,10 +65,24 @@ bool vs_cli_open_project(const char *cmd, const char *dir, struct vs_project_con
         return false;
     }
     if (rc) {
-        fprintf(stderr, "volsched %s: cannot read %s/config.xml: %s\n", cmd, d, vs_strerror(rc));
+        /* The same file:line: reason every command prints (serve too). */
+        char where[600];
+        vs_config_error_format(&ce, where, sizeof(where));
+        fprintf(stderr, "volsched %s: %s\n", cmd, where);
         return false;
     }
-    rc = vs_project_store_open(out_cfg, false, NULL, out_store);
+    return true;
+}
+
+bool vs_cli_open_project(const char *cmd, const char *dir, struct vs_project_config *out_cfg,
+                         struct vs_store **out_store)
+{
+    /* Warnings (unknown tags) on stderr, as `serve` logs them. */
+    struct vs_log lg;
+    vs_log_init(&lg, VS_LOG_WARN, stderr, cmd);
+    if (!vs_cli_load_project(cmd, dir, &lg, out_cfg))
+        return false;
+    int rc = vs_project_store_open(out_cfg, false, NULL, out_store);
     if (rc) {
         fprintf(stderr, "volsched %s: cannot open the store %s: %s\n", cmd, out_cfg->store_url,
                 vs_strerror(rc));

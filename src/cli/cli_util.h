@@ -1,7 +1,8 @@
 /*
  * Helpers shared by the project-admin subcommands (init, app, user, team,
- * create_work): help detection, number parsing with clear messages, and
- * opening a project directory with its store.
+ * create_work, status) and serve: help detection, number parsing with clear
+ * messages, and loading a project's configuration (one message format for
+ * every command) and opening its store.
  */
 #ifndef VOLSCHED_CLI_UTIL_H
 #define VOLSCHED_CLI_UTIL_H
@@ -11,8 +12,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "store/project.h"
 #include "store/store.h"
+#include "volsched/config.h"
 
 /* True for "--help", "-h" and "-help". */
 bool vs_cli_is_help(const char *arg);
@@ -24,9 +25,18 @@ bool vs_cli_int(const char *cmd, const char *name, const char *s, int64_t min, i
 bool vs_cli_double(const char *cmd, const char *name, const char *s, double min, double *out);
 
 /*
- * Loads DIR/config.xml (dir NULL = the current directory) and opens the
- * store. Prints a clear message naming cmd and returns false on failure.
- * The caller closes *out_store.
+ * Loads DIR/config.xml and DIR/config_aux.xml (dir NULL = the current
+ * directory) through vs_project_config_load, warnings on log. On failure
+ * prints "volsched CMD: FILE:LINE: reason" (or that DIR is not a project)
+ * to stderr and returns false.
+ */
+bool vs_cli_load_project(const char *cmd, const char *dir, struct vs_log *log,
+                         struct vs_project_config *out_cfg);
+
+/*
+ * vs_cli_load_project with warnings on stderr, then opens the store. Prints
+ * a clear message naming cmd and returns false on failure. The caller
+ * closes *out_store.
  */
 bool vs_cli_open_project(const char *cmd, const char *dir, struct vs_project_config *out_cfg,
                          struct vs_store **out_store);

@@ -15,8 +15,9 @@
 #include "cw_lines.h"
 #include "server/create_work.h"
 #include "server/transitioner.h"
-#include "store/project.h"
+#include "store/store.h"
 #include "volsched/alloc.h"
+#include "volsched/config.h"
 #include "volsched/str.h"
 
 #define INT_MAX_ARG 2000000000LL

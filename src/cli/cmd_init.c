@@ -8,9 +8,10 @@
 
 #include "cli_util.h"
 #include "cmd.h"
-#include "store/project.h"
 #include "store/store.h"
+#include "store/store_project.h"
 #include "volsched/buf.h"
+#include "volsched/layout.h"
 #include "volsched/proto.h"
 #include "volsched/sign.h"
 #include "volsched/str.h"
@@ -92,30 +93,6 @@ static int write_file(const char *dir, const char *name, const char *text, bool 
     return 0;
 }
 
-/* BOINC-COMPAT: config_aux.xml as seed 003 shows it; 0 = no limit. */
-static const char config_aux[] =
-    "<?xml version=\"1.0\"?>\n"
-    "<config>\n"
-    "<!-- Job limits per host (seed 003, BOINC sched_limit). <jobs>0</jobs> means\n"
-    "     no limit; <per_proc/> multiplies the limit by the host's processors.\n"
-    "     Add <app><app_name>NAME</app_name>...</app> blocks for per-app limits. -->\n"
-    "<max_jobs_in_progress>\n"
-    "    <project>\n"
-    "        <total_limit>\n"
-    "            <jobs>0</jobs>\n"
-    "        </total_limit>\n"
-    "        <cpu_limit>\n"
-    "            <jobs>0</jobs>\n"
-    "            <per_proc/>\n"
-    "        </cpu_limit>\n"
-    "        <gpu_limit>\n"
-    "            <jobs>0</jobs>\n"
-    "            <per_proc/>\n"
-    "        </gpu_limit>\n"
-    "    </project>\n"
-    "</max_jobs_in_progress>\n"
-    "</config>\n";
-
 static const char *base_name(const char *dir)
 {
     static char buf[VS_NAME_MAX];
@@ -189,7 +166,7 @@ int vs_cmd_init(int argc, char **argv)
     if (rc == 0)
         rc = vs_project_config_write(&cfg);
     if (rc == 0)
-        rc = write_file(cfg.dir, "config_aux.xml", config_aux, true);
+        rc = vs_project_config_write_aux(&cfg);
     if (rc) {
         fprintf(stderr, "volsched init: writing %s: %s\n", cfg.dir, vs_strerror(rc));
         return VS_EXIT_FAIL;

@@ -14,13 +14,16 @@
 #include <string.h>
 #include <time.h>
 
+#include "cli_util.h"
 #include "cmd.h"
 #include "server/daemons.h"
 #include "server/h_upload.h"
 #include "server/http.h"
 #include "server/sched.h"
-#include "store/project.h"
+#include "store/store.h"
+#include "store/store_project.h"
 #include "volsched/config.h"
+#include "volsched/layout.h"
 #include "volsched/log.h"
 #include "volsched/str.h"
 
@@ -260,20 +263,8 @@ int vs_cmd_serve(int argc, char **argv)
     struct vs_project_config cfg;
     /* config.xml and config_aux.xml: a bad one stops the start with file,
      * line and reason; unknown tags are logged as warnings. */
-    struct vs_config_error cerr;
-    memset(&cerr, 0, sizeof(cerr));
-    int rc = vs_project_config_load_checked(project, log, &cfg, &cerr);
-    if (rc != 0) {
-        if (cerr.file[0]) {
-            char where[600];
-            vs_config_error_format(&cerr, where, sizeof(where));
-            fprintf(stderr, "volsched serve: %s\n", where);
-        } else {
-            fprintf(stderr, "volsched serve: cannot load project %s: %s\n", project,
-                    vs_strerror(rc));
-        }
-        return rc == -ENOMEM || rc == VS_ENOMEM ? VS_EXIT_FAIL : VS_EXIT_USAGE;
-    }
+    if (!vs_cli_load_project("serve", project, log, &cfg))
+        return VS_EXIT_USAGE;
     if (store_url && vs_strlcpy(cfg.store_url, store_url, sizeof(cfg.store_url)) != 0) {
         fprintf(stderr, "volsched serve: --store URL too long\n");
         return VS_EXIT_USAGE;
@@ -293,7 +284,7 @@ int vs_cmd_serve(int argc, char **argv)
     struct vs_upload *upload = NULL;
     struct vs_daemons_runner *daemons = NULL;
     int exit_code = VS_EXIT_FAIL;
-    rc = vs_sched_create(&cfg, log, &so, &sched);
+    int rc = vs_sched_create(&cfg, log, &so, &sched);
     if (rc != 0)
         goto out;
     rc = vs_upload_create(&cfg, log, &upload);
@@ -323,7 +314,11 @@ int vs_cmd_serve(int argc, char **argv)
         .sched = vs_sched_http,
         .sched_ctx = sched,
         .upload = vs_upload_http,
+        .upload_stream = &vs_upload_stream_ops,
         .upload_ctx = upload,
+        .tls_cert_file = cfg.https_cert[0] ? cfg.https_cert : NULL,
+        .tls_key_file = cfg.https_key[0] ? cfg.https_key : NULL,
+        .https_port = (uint16_t)cfg.https_port,
     };
     rc = vs_http_start(&hc, host, port, &http);
     if (rc != 0)
@@ -333,6 +328,9 @@ int vs_cmd_serve(int argc, char **argv)
 
     VS_LOG(log, VS_LOG_INFO, "serving %s on %s:%u (scheduler %s), %zu jobs cached", cfg.master_url,
            host, (unsigned)vs_http_port(http), sched_url, added);
+    if (vs_http_https_port(http))
+        VS_LOG(log, VS_LOG_INFO, "https on %s:%u; the master page advertises %s", host,
+               (unsigned)vs_http_https_port(http), vs_http_https_sched_url(http));
     fflush(stderr);
 
     double t_cat = mono_now(), t_stats = mono_now();

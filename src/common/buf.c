@@ -1,5 +1,6 @@
 #include "volsched/buf.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -100,4 +101,20 @@ char *vs_buf_take(struct vs_buf *b, size_t *out_len)
     b->data = NULL;
     b->len = b->cap = 0;
     return d;
+}
+
+int vs_buf_append_file(struct vs_buf *b, const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return -errno;
+    char chunk[8192];
+    size_t n;
+    int rc = 0;
+    while (rc == 0 && (n = fread(chunk, 1, sizeof chunk, f)) > 0)
+        rc = vs_buf_append(b, chunk, n);
+    if (rc == 0 && ferror(f))
+        rc = VS_EIO;
+    fclose(f);
+    return rc;
 }

@@ -1,5 +1,7 @@
 #include "volsched/log.h"
 
+#include "volsched/logsafe.h"
+
 #include <stdarg.h>
 #include <string.h>
 #include <time.h>
@@ -42,6 +44,10 @@ void vs_log_write(const struct vs_log *lg, enum vs_log_level level, const char *
     if ((size_t)n < sizeof(line))
         vsnprintf(line + n, sizeof(line) - (size_t)n, fmt, ap);
     va_end(ap);
+    /* A client's string may carry a newline or a terminal escape: escaped
+     * here, so no message can forge a line (issue 19). */
+    if ((size_t)n < sizeof(line))
+        vs_logsafe_escape_inplace(line + n, sizeof(line) - (size_t)n);
     /* One fputs per line keeps lines whole when threads share a stream. */
     size_t len = strlen(line);
     if (len + 1 < sizeof(line)) {

@@ -254,6 +254,46 @@ void vs_proto__fields_write(struct vs_xml_writer *w, const struct vs_proto__fiel
     }
 }
 
+void vs_proto__struct_parse(struct vs_proto__ctx *c, const struct vs_proto__field *tab,
+                            size_t n_tab, const struct vs_xml_node *n, void *base)
+{
+    for (const struct vs_xml_node *x = n->child; x && !c->rc; x = x->next)
+        vs_proto__field_parse(c, tab, n_tab, x, base);
+}
+
+void vs_proto__struct_write(struct vs_xml_writer *w, const char *name,
+                            const struct vs_proto__field *tab, size_t n_tab, const void *base)
+{
+    vs_xml_open(w, name);
+    vs_proto__fields_write(w, tab, n_tab, base);
+    vs_xml_close(w);
+}
+
+void *vs_proto__list_parse(struct vs_proto__ctx *c, const struct vs_xml_node *n,
+                           const struct vs_proto__list *l, size_t *out_n)
+{
+    char *a = vs_proto__array(c, vs_proto__count(n, l->inner), l->size, l->max, l->what);
+    size_t i = 0;
+    for (const struct vs_xml_node *x = n->child; x && !c->rc; x = x->next) {
+        if (strcmp(x->name, l->inner) != 0)
+            continue;
+        void *e = a + i++ * l->size;
+        if (l->init)
+            l->init(e);
+        vs_proto__struct_parse(c, VS_PROTO__TAB(l->fields), x, e);
+    }
+    *out_n = i;
+    return a;
+}
+
+void vs_proto__error_clear(struct vs_proto_error *err)
+{
+    if (err) {
+        err->code = 0;
+        err->msg[0] = '\0';
+    }
+}
+
 int vs_proto__parse_xml(struct vs_proto__ctx *c, const char *body, size_t len, size_t max_len,
                         unsigned flags, struct vs_xml_doc *doc)
 {

@@ -37,6 +37,30 @@ struct vs_proto__field {
 #name, type, offsetof(T, name), sizeof(#name) - 1                                          \
     }
 
+/* A field table with its length, for tables shared between files. */
+struct vs_proto__table {
+    const struct vs_proto__field *f;
+    size_t n;
+};
+
+/* Expands to the two arguments (tab, n_tab) the helpers below take. */
+#define VS_PROTO__TAB(t) (t).f, (t).n
+
+/*
+ * A list container's entries: <outer><inner>...</inner>...</outer>, each
+ * entry a struct read with one field table (app versions, other results,
+ * in-progress results, file refs). Other children of the container are
+ * skipped.
+ */
+struct vs_proto__list {
+    const char *inner; /* element name of one entry */
+    struct vs_proto__table fields;
+    size_t size;               /* bytes of one entry */
+    size_t max;                /* most entries accepted (else VS_ELIMIT) */
+    const char *what;          /* the entries, for the limit's message */
+    void (*init)(void *entry); /* defaults set before the fields are read, or NULL */
+};
+
 struct vs_proto__ctx {
     struct vs_arena *arena;
     const struct vs_xml_doc *doc;
@@ -61,6 +85,21 @@ void vs_proto__field_set(struct vs_proto__ctx *c, const struct vs_proto__field *
                          const struct vs_xml_node *n, void *base);
 void vs_proto__fields_write(struct vs_xml_writer *w, const struct vs_proto__field *tab,
                             size_t n_tab, const void *base);
+/* Reads every child of n that tab names into base; skips the rest. */
+void vs_proto__struct_parse(struct vs_proto__ctx *c, const struct vs_proto__field *tab,
+                            size_t n_tab, const struct vs_xml_node *n, void *base);
+/* Writes "<name>", the table's fields of base, "</name>". */
+void vs_proto__struct_write(struct vs_xml_writer *w, const char *name,
+                            const struct vs_proto__field *tab, size_t n_tab, const void *base);
+/*
+ * Reads the entries of the list container n into a new arena array (counted
+ * first, so at most l->max are allocated); returns it (NULL when empty or on
+ * error, c->rc then set) and their number in *out_n.
+ */
+void *vs_proto__list_parse(struct vs_proto__ctx *c, const struct vs_xml_node *n,
+                           const struct vs_proto__list *l, size_t *out_n);
+/* Clears *err (may be NULL) before a parse: code 0, empty message. */
+void vs_proto__error_clear(struct vs_proto_error *err);
 
 /* Trimmed text of n copied to the arena, at most max bytes (else c->rc = VS_ELIMIT). */
 const char *vs_proto__str(struct vs_proto__ctx *c, const struct vs_xml_node *n, size_t max);

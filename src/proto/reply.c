@@ -125,11 +125,8 @@ static const struct vs_proto__field res_fields[] = {
 
 static void write_file_refs(struct vs_xml_writer *w, const struct vs_proto_file_ref *refs, size_t n)
 {
-    for (size_t i = 0; i < n; i++) {
-        vs_xml_open(w, "file_ref");
-        vs_proto__fields_write(w, fref_fields, VS_NELEM(fref_fields), &refs[i]);
-        vs_xml_close(w);
-    }
+    for (size_t i = 0; i < n; i++)
+        vs_proto__struct_write(w, "file_ref", fref_fields, VS_NELEM(fref_fields), &refs[i]);
 }
 
 static void write_names(struct vs_xml_writer *w, const char *outer, const char *const *names,
@@ -185,11 +182,8 @@ int vs_proto_reply_write(const struct vs_proto_reply *r, struct vs_buf *out)
         vs_xml_raw_write(&w, r->project_prefs, strlen(r->project_prefs));
         vs_xml_raw_write(&w, "\n", 1);
     }
-    for (size_t i = 0; i < r->n_apps; i++) {
-        vs_xml_open(&w, "app");
-        vs_proto__fields_write(&w, app_fields, VS_NELEM(app_fields), &r->apps[i]);
-        vs_xml_close(&w);
-    }
+    for (size_t i = 0; i < r->n_apps; i++)
+        vs_proto__struct_write(&w, "app", app_fields, VS_NELEM(app_fields), &r->apps[i]);
     for (size_t i = 0; i < r->n_file_infos; i++) {
         const struct vs_proto_file_info *f = &r->file_infos[i];
         vs_xml_open(&w, "file_info");
@@ -247,24 +241,20 @@ int vs_proto_reply_write(const struct vs_proto_reply *r, struct vs_buf *out)
 
 /* ---- parser (client side) ---- */
 
-static void parse_struct(struct vs_proto__ctx *c, const struct vs_proto__field *tab, size_t n_tab,
-                         const struct vs_xml_node *n, void *base)
-{
-    for (const struct vs_xml_node *x = n->child; x && !c->rc; x = x->next)
-        vs_proto__field_parse(c, tab, n_tab, x, base);
-}
+/* The <file_ref>s of an app version, workunit or result. */
+static const struct vs_proto__list fref_list = {
+    "file_ref",
+    {fref_fields, VS_NELEM(fref_fields)},
+    sizeof(struct vs_proto_file_ref),
+    VS_PROTO_MAX_LIST,
+    "file_refs",
+    NULL,
+};
 
 static struct vs_proto_file_ref *parse_file_refs(struct vs_proto__ctx *c,
                                                  const struct vs_xml_node *n, size_t *out_n)
 {
-    size_t k = vs_proto__count(n, "file_ref");
-    struct vs_proto_file_ref *a = vs_proto__array(c, k, sizeof(*a), VS_PROTO_MAX_LIST, "file_refs");
-    size_t i = 0;
-    for (const struct vs_xml_node *x = n->child; x && !c->rc; x = x->next)
-        if (strcmp(x->name, "file_ref") == 0)
-            parse_struct(c, fref_fields, VS_NELEM(fref_fields), x, &a[i++]);
-    *out_n = i;
-    return a;
+    return vs_proto__list_parse(c, n, &fref_list, out_n);
 }
 
 static void parse_file_info(struct vs_proto__ctx *c, const struct vs_xml_node *n,
@@ -339,10 +329,7 @@ int vs_proto_reply_parse(const char *body, size_t len, struct vs_arena *arena,
                          struct vs_proto_reply *out, struct vs_proto_error *out_err)
 {
     struct vs_proto__ctx c = {.arena = arena, .err = out_err};
-    if (out_err) {
-        out_err->code = 0;
-        out_err->msg[0] = '\0';
-    }
+    vs_proto__error_clear(out_err);
     /* BOINC-COMPAT: the client skips anything before the start tag and needs the end tag */
     const char *start = memmem(body, len, "<scheduler_reply>", 17);
     if (!start)
@@ -385,18 +372,18 @@ int vs_proto_reply_parse(const char *body, size_t len, struct vs_arena *arena,
         if (vs_proto__field_parse(&c, user_fields, VS_NELEM(user_fields), x, &r)) {
             r.has_user_info = true;
         } else if (strcmp(nm, "app") == 0) {
-            parse_struct(&c, app_fields, VS_NELEM(app_fields), x, &r.apps[r.n_apps++]);
+            vs_proto__struct_parse(&c, app_fields, VS_NELEM(app_fields), x, &r.apps[r.n_apps++]);
         } else if (strcmp(nm, "file_info") == 0) {
             parse_file_info(&c, x, &r.file_infos[r.n_file_infos++]);
         } else if (strcmp(nm, "app_version") == 0) {
             parse_app_version(&c, x, &r.app_versions[r.n_app_versions++]);
         } else if (strcmp(nm, "workunit") == 0) {
             struct vs_proto_workunit *wu = &r.workunits[r.n_workunits++];
-            parse_struct(&c, wu_fields, VS_NELEM(wu_fields), x, wu);
+            vs_proto__struct_parse(&c, wu_fields, VS_NELEM(wu_fields), x, wu);
             wu->file_refs = parse_file_refs(&c, x, &wu->n_file_refs);
         } else if (strcmp(nm, "result") == 0) {
             struct vs_proto_result *res = &r.results[r.n_results++];
-            parse_struct(&c, res_fields, VS_NELEM(res_fields), x, res);
+            vs_proto__struct_parse(&c, res_fields, VS_NELEM(res_fields), x, res);
             res->file_refs = parse_file_refs(&c, x, &res->n_file_refs);
         } else if (strcmp(nm, "result_ack") == 0) {
             r.result_acks[r.n_result_acks++] = inner_name(&c, x);

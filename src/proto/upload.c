@@ -58,10 +58,7 @@ int vs_proto_upload_parse(const char *body, size_t len, struct vs_arena *arena,
                           struct vs_proto_upload_request *out, struct vs_proto_error *out_err)
 {
     struct vs_proto__ctx c = {.arena = arena, .err = out_err};
-    if (out_err) {
-        out_err->code = 0;
-        out_err->msg[0] = '\0';
-    }
+    vs_proto__error_clear(out_err);
     size_t scan = len < VS_PROTO_MAX_UPLOAD_HEADER ? len : VS_PROTO_MAX_UPLOAD_HEADER;
     const char *data = memmem(body, scan, DATA_LINE, DATA_LINE_LEN);
     size_t hdr_len = data ? (size_t)(data - body) + DATA_LINE_LEN : len;

@@ -15,6 +15,7 @@
 #include "volsched/alloc.h"
 #include "volsched/buf.h"
 #include "volsched/json.h"
+#include "volsched/layout.h"
 #include "volsched/log.h"
 #include "volsched/str.h"
 

@@ -74,6 +74,8 @@ static int run_item(struct vs_committer *c, struct vs_commit_item *it, bool alon
     /* Reports before sends: BOINC handles results before it chooses work. */
     if (rc == 0 && it->reports)
         rc = vs_reports_apply(c->store, it->reports, it->now);
+    if (rc == 0 && it->nresends > 0)
+        rc = vs_store_results_resend(c->store, it->host->id, it->now, it->resends, it->nresends);
     if (rc == 0 && it->nclaims > 0)
         rc = vs_store_results_claim(c->store, it->host->id, it->userid, it->teamid, it->now,
                                     it->claims, it->nclaims, &it->nclaimed);
@@ -94,6 +96,7 @@ static int run_item(struct vs_committer *c, struct vs_commit_item *it, bool alon
 static void run_batch(struct vs_committer *c, struct vs_commit_item *batch)
 {
     int rc = vs_store_begin(c->store);
+    bool began = rc == 0;
     bool alone = batch->next == NULL;
     for (struct vs_commit_item *it = batch; it; it = it->next) {
         it->nclaimed = 0;
@@ -102,18 +105,24 @@ static void run_batch(struct vs_committer *c, struct vs_commit_item *batch)
             unclaim(it);
             VS_LOG(c->log, VS_LOG_WARN, "commit: host %lld rolled back: %s",
                    (long long)it->host->id, vs_strerror(it->rc));
+            /* Some errors (disk full, I/O, RAISE(ROLLBACK)) take the whole
+             * transaction with them, the items before this one included.
+             * The rest of the batch is then failed without running: run
+             * outside the transaction, an item would be committed on its
+             * own while its client is told it failed. */
+            if (rc == 0 && !vs_store_in_transaction(c->store))
+                rc = it->rc;
         }
     }
-    if (alone && batch->rc != 0) {
-        /* Its failure must not be committed: the whole transaction goes. */
+    if (alone && batch->rc != 0)
+        rc = batch->rc; /* its failure must not be committed: the whole transaction goes */
+    if (began && rc != 0) {
         vs_store_rollback(c->store);
-        rc = batch->rc;
-    } else if (rc == 0) {
+    } else if (began) {
+        /* Commits, or (failing) rolls back by itself. */
         rc = vs_store_commit(c->store);
-        if (rc != 0) {
-            vs_store_rollback(c->store);
+        if (rc != 0)
             VS_LOG(c->log, VS_LOG_ERROR, "commit: batch commit failed: %s", vs_strerror(rc));
-        }
     }
     if (rc != 0) {
         for (struct vs_commit_item *it = batch; it; it = it->next) {

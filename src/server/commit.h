@@ -35,6 +35,9 @@ struct vs_commit_item {
     const struct vs_sp_hav *havs;
     size_t nhavs;
     struct vs_reports *reports; /* reported results to record first; may be NULL */
+    /* lost results sent again or expired (resend_lost_results) */
+    const struct vs_resend_item *resends;
+    size_t nresends;
     /* out */
     int rc;          /* 0, or the error that rolled this item back */
     size_t nclaimed; /* claims that moved UNSENT -> IN_PROGRESS */

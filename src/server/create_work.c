@@ -12,6 +12,7 @@
 #include "server/templates.h"
 #include "volsched/alloc.h"
 #include "volsched/buf.h"
+#include "volsched/layout.h"
 #include "volsched/log.h"
 #include "volsched/md5.h"
 #include "volsched/str.h"

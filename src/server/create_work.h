@@ -18,8 +18,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "store/project.h"
 #include "store/store.h"
+#include "volsched/config.h"
 #include "volsched/error.h"
 
 struct vs_log;

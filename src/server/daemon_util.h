@@ -9,8 +9,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "store/project.h"
+#include "store/store.h"
 #include "volsched/alloc.h"
+#include "volsched/config.h"
 #include "volsched/error.h"
 
 struct vs_log;

@@ -9,6 +9,7 @@
 #include "volsched/alloc.h"
 
 #include "server/daemon_util.h"
+#include "store/store_project.h"
 #include "volsched/log.h"
 #include "volsched/str.h"
 

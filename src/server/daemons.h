@@ -17,8 +17,8 @@
 #include "server/file_deleter.h"
 #include "server/transitioner.h"
 #include "server/validator.h"
-#include "store/project.h"
 #include "store/store.h"
+#include "volsched/config.h"
 
 struct vs_log;
 

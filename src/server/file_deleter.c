@@ -8,6 +8,7 @@
 
 #include "server/daemon_util.h"
 #include "volsched/alloc.h"
+#include "volsched/layout.h"
 #include "volsched/log.h"
 #include "volsched/str.h"
 

@@ -19,8 +19,8 @@
 
 #include <stdint.h>
 
-#include "store/project.h"
 #include "store/store.h"
+#include "volsched/config.h"
 #include "volsched/error.h"
 
 struct vs_log;

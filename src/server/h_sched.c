@@ -13,12 +13,14 @@
 #include <string.h>
 #include <time.h>
 
+#include "server/auth_limit.h"
 #include "server/cache.h"
 #include "server/commit.h"
 #include "server/h_report.h"
 #include "store/store_sched.h"
 #include "volsched/alloc.h"
 #include "volsched/log.h"
+#include "volsched/logsafe.h"
 #include "volsched/proto.h"
 #include "volsched/str.h"
 
@@ -39,15 +41,6 @@
 #define UCACHE_SIZE 4096 /* power of two */
 #define HCACHE_SIZE 4096
 #define CACHE_TTL   10
-
-/* Copies src into a fixed field, truncating (client strings are capped by
- * the store's field sizes; a long model name is not an error). */
-static void set_field(char *dst, size_t size, const char *src)
-{
-    if (vs_strlcpy(dst, src ? src : "", size) != 0) {
-        /* truncated: fine for descriptive host fields */
-    }
-}
 
 /* ------------------------------------------------------------------------ */
 /* Store handles                                                             */
@@ -413,41 +406,6 @@ static int refuse(struct vs_sched *s, const char *peer, const char *why, const c
 /* The request                                                               */
 /* ------------------------------------------------------------------------ */
 
-static void host_from_request(struct vs_host *h, const struct vs_proto_request *q,
-                              const struct vs_user *u, const char *peer, int64_t now)
-{
-    const struct vs_proto_host_info *hi = &q->host;
-    h->userid = u->id;
-    h->teamid = u->teamid;
-    h->rpc_time = now;
-    set_field(h->host_cpid, sizeof(h->host_cpid), hi->host_cpid);
-    set_field(h->domain_name, sizeof(h->domain_name), hi->domain_name);
-    set_field(h->last_ip_addr, sizeof(h->last_ip_addr), hi->ip_addr);
-    set_field(h->external_ip_addr, sizeof(h->external_ip_addr), peer);
-    h->on_frac = q->time_stats.on_frac;
-    h->connected_frac = q->time_stats.connected_frac;
-    h->active_frac = q->time_stats.active_frac;
-    h->gpu_active_frac = q->time_stats.gpu_active_frac;
-    h->p_ncpus = hi->p_ncpus;
-    set_field(h->p_vendor, sizeof(h->p_vendor), hi->p_vendor);
-    set_field(h->p_model, sizeof(h->p_model), hi->p_model);
-    h->p_fpops = hi->p_fpops;
-    h->p_iops = hi->p_iops;
-    h->p_membw = hi->p_membw;
-    set_field(h->os_name, sizeof(h->os_name), hi->os_name);
-    set_field(h->os_version, sizeof(h->os_version), hi->os_version);
-    set_field(h->platform_name, sizeof(h->platform_name), q->platform_name);
-    h->m_nbytes = hi->m_nbytes;
-    h->m_swap = hi->m_swap;
-    h->d_total = hi->d_total;
-    h->d_free = hi->d_free;
-    h->d_boinc_used_total = q->disk_usage.d_boinc_used_total;
-    h->d_boinc_used_project = q->disk_usage.d_boinc_used_project;
-    h->d_boinc_max = q->disk_usage.d_project_share;
-    h->n_bwup = q->net_stats.bwup;
-    h->n_bwdown = q->net_stats.bwdown;
-}
-
 int vs_sched_handle(struct vs_sched *s, const char *body, size_t len, const char *peer, int64_t now,
                     struct vs_buf *out)
 {
@@ -460,6 +418,7 @@ int vs_sched_handle(struct vs_sched *s, const char *body, size_t len, const char
     struct vs_send send;
     bool have_send = false;
     struct vs_claim *claims = NULL;
+    struct vs_resend lost = {0};
     int status;
     bool have_cat_lock = false;
 
@@ -484,6 +443,13 @@ int vs_sched_handle(struct vs_sched *s, const char *body, size_t len, const char
                         DELAY_MISSING_KEY, out);
         goto done;
     }
+    int wait = 0;
+    if (!vs_auth_limit_allow(s->auth_limit, peer, now, &wait)) {
+        status = refuse(s, peer, "too many failed account keys",
+                        "Too many invalid account keys from this address; try later",
+                        wait > DELAY_BAD_REQUEST ? wait : DELAY_BAD_REQUEST, out);
+        goto done;
+    }
     rc = pool_get(s, &st);
     if (rc != 0) {
         VS_LOG(s->log, VS_LOG_ERROR, "scheduler: cannot open store: %s", vs_strerror(rc));
@@ -493,9 +459,14 @@ int vs_sched_handle(struct vs_sched *s, const char *body, size_t len, const char
     }
     rc = user_lookup(s, st, q.authenticator, now, &user);
     if (rc != 0) {
-        char why[160];
-        snprintf(why, sizeof(why), "%s authenticator '%.40s'",
-                 rc == VS_ENOTFOUND ? "unknown" : vs_strerror(rc), q.authenticator);
+        /* Never the authenticator itself: a mistyped one is one character
+         * from the real key (issue 19). */
+        char fp[VS_LOGSAFE_SECRET_LEN + 1], why[160];
+        vs_logsafe_secret(q.authenticator, fp, sizeof(fp));
+        if (rc == VS_ENOTFOUND)
+            vs_auth_limit_failed(s->auth_limit, peer, now);
+        snprintf(why, sizeof(why), "%s authenticator %s",
+                 rc == VS_ENOTFOUND ? "unknown" : vs_strerror(rc), fp);
         status = refuse(s, peer, why,
                         rc == VS_ENOTFOUND ? "Invalid or missing account key" : "Server error",
                         rc == VS_ENOTFOUND ? DELAY_MISSING_KEY : DELAY_SERVER_ERROR, out);
@@ -517,6 +488,12 @@ int vs_sched_handle(struct vs_sched *s, const char *body, size_t len, const char
             goto done;
         }
     }
+    if (new_host && !vs_sched__new_host_allowed(s, st, user.id, now)) {
+        status = refuse(s, peer, "too many new hosts for one account today",
+                        "This account has added too many computers today; try again later",
+                        DELAY_MISSING_KEY, out);
+        goto done;
+    }
     if (new_host) {
         memset(&host, 0, sizeof(host));
         host.create_time = now;
@@ -526,7 +503,7 @@ int vs_sched_handle(struct vs_sched *s, const char *body, size_t len, const char
     }
     /* The daily quota's day boundary is between two RPCs of the host. */
     double prev_rpc_time = new_host ? 0 : (double)host.rpc_time;
-    host_from_request(&host, &q, &user, peer, now);
+    vs_sched__host_from_request(&host, &q, &user, peer, now);
     struct vs_reports reports;
     rc = vs_reports_prepare(st, &q, user.id, &a, s->log, &reports);
     reports.daily_quota = s->cfg.policy.daily_result_quota;
@@ -572,9 +549,17 @@ int vs_sched_handle(struct vs_sched *s, const char *body, size_t len, const char
         made_host = true;
     }
     send.teamid = user.teamid;
+    send.n_reporting = 0;
+    for (size_t i = 0; !new_host && i < reports.n; i++)
+        send.n_reporting += reports.e[i].skip == VS_REPORT_RECORD && reports.e[i].hostid == host.id;
     vs_send_choose(s, st, &q, new_host ? 0 : host.id, user.id, prev_rpc_time, now, wants,
                    new_host ? NULL : &cached_havs, &a, &r, &send);
     have_send = true;
+    /* The parser keeps no mark of an empty <other_results/>: the body
+     * tells whether the client sent its list (h_resend.c). */
+    if (s->cfg.resend_lost_results && !new_host && !send.client_refused &&
+        memmem(body, len, "<other_results", 14))
+        vs_resend_find(s, st, &q, host.id, now, &a, &r, &lost);
     pool_put(s, st);
     st = NULL;
     size_t njobs = send.njobs;
@@ -593,6 +578,14 @@ int vs_sched_handle(struct vs_sched *s, const char *body, size_t len, const char
         claims[i].report_deadline = now + bound;
         claims[i].flops_estimate = sj->flops;
         claims[i].hr_class = sj->hr_class;
+        /* The send policy checked the rule against what it read; the claim
+         * checks it again against what is committed (issue 19). */
+        /* Assigned instances follow the assignment's own rules (a user's
+         * set of hosts is the point of --target_user; a host target retries
+         * on its host): the reservation decided them (h_assign.c). */
+        claims[i].one_per_user = send.cfg.one_result_per_user_per_wu && !sj->assigned;
+        claims[i].one_per_host = send.cfg.one_result_per_host_per_wu && !sj->assigned;
+        claims[i].host_max_in_progress = send.host_cap;
     }
     struct vs_commit_item item = {
         .host = &host,
@@ -605,12 +598,18 @@ int vs_sched_handle(struct vs_sched *s, const char *body, size_t len, const char
         .havs = send.write_havs > 0 ? send.st.havs : NULL,
         .nhavs = send.write_havs > 0 ? (size_t)send.write_havs : 0,
         .reports = reports.n ? &reports : NULL,
+        .resends = lost.items,
+        .nresends = lost.nitems,
     };
     announced = false; /* vs_committer_run takes the announcement over */
     rc = vs_committer_run(s->committer, &item);
+    /* Reported errors lowered max_jobs_per_day in the store after the
+     * quota rows were read: those rows are not cached (a host that only
+     * errs must meet its lowered quota on its next RPC, not 10 s later). */
+    bool havs_fresh = send.havs_read && reports.nrecorded == 0;
     if (host.id > 0)
-        host_remember(s, &host, now, rc == 0, send.havs_read ? send.st.havs : NULL,
-                      send.havs_read ? send.st.n_havs : 0);
+        host_remember(s, &host, now, rc == 0, havs_fresh ? send.st.havs : NULL,
+                      havs_fresh ? send.st.n_havs : 0);
     if (rc != 0) {
         vs_send_release(s, &send, claims, false);
         pthread_rwlock_unlock(&s->cat_lock);
@@ -623,7 +622,7 @@ int vs_sched_handle(struct vs_sched *s, const char *body, size_t len, const char
         r.hostid = host.id;
 
     vs_reports_ack(&reports, &r, &a); /* durable now: the client may forget them */
-    vs_send_reply_jobs(s, &send, claims, &a, &r);
+    vs_resend_reply(s, &send, claims, &lost, &a, &r);
     atomic_fetch_add_explicit(&s->n_sent, item.nclaimed, memory_order_relaxed);
     if (wants && item.nclaimed == 0) {
         atomic_fetch_add_explicit(&s->n_nowork, 1, memory_order_relaxed);
@@ -645,6 +644,7 @@ done:
         vs_send_release(s, &send, claims, true);
         vs_send_cleanup(&send);
     }
+    vs_resend_cleanup(s, &lost);
     vs_free(claims);
     if (st)
         pool_put(s, st);
@@ -680,17 +680,9 @@ int vs_sched_refill(struct vs_sched *s, size_t *out_added)
 
 static char *read_small_file(const char *path)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
     struct vs_buf b;
     vs_buf_init(&b, 64 * 1024);
-    char chunk[4096];
-    size_t n;
-    int rc = 0;
-    while (rc == 0 && (n = fread(chunk, 1, sizeof(chunk), f)) > 0)
-        rc = vs_buf_append(&b, chunk, n);
-    fclose(f);
+    int rc = vs_buf_append_file(&b, path);
     if (rc != 0 || b.len == 0) {
         vs_buf_cleanup(&b);
         return NULL;
@@ -735,6 +727,9 @@ int vs_sched_create(const struct vs_project_config *cfg, struct vs_log *log,
     if (vs_store_sched_tune(w, true) != 0 || vs_store_sched_tune(s->feed_store, false) != 0)
         VS_LOG(log, VS_LOG_WARN, "could not tune the store handles (continuing)");
     s->committer = vs_committer_create(w, log, s->opt.commit_delay_us);
+    if (cfg->failed_auth_burst > 0)
+        s->auth_limit = vs_auth_limit_create((unsigned)cfg->failed_auth_burst,
+                                             (unsigned)cfg->failed_auth_per_hour);
     rc = load_catalog(s, s->feed_store, &s->cat);
     if (rc != 0) {
         VS_LOG(log, VS_LOG_ERROR, "cannot load apps: %s", vs_strerror(rc));
@@ -756,6 +751,7 @@ void vs_sched_destroy(struct vs_sched *s)
     vs_cache_destroy(s->cache);
     vs_assign_destroy(s->assign);
     vs_committer_destroy(s->committer);
+    vs_auth_limit_destroy(s->auth_limit);
     for (size_t i = 0; i < s->npool; i++)
         vs_store_close(s->pool[i]);
     vs_free(s->pool);

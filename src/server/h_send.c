@@ -308,6 +308,35 @@ static bool at_project_limit(const struct vs_sp_state *st)
     return false;
 }
 
+/* The host's in-progress cap (issue 19), counted in the store, not taken
+ * from the client's list: lowers *max_jobs to what is left under it, or
+ * answers "limit reached" and returns false. The claim counts again. */
+static bool host_cap_allows(struct vs_sched *s, struct vs_store *st, struct vs_send *x,
+                            int64_t hostid, struct vs_arena *a, struct vs_proto_reply *r,
+                            size_t *max_jobs)
+{
+    x->host_cap = vs_sp_host_in_progress_cap(&x->cfg, &x->host);
+    if (x->host_cap <= 0)
+        return true;
+    int64_t n = 0;
+    if (hostid > 0 && vs_store_host_count_in_progress(st, hostid, &n) != 0) {
+        VS_LOG(s->log, VS_LOG_WARN, "host %lld: cannot count its jobs; no work", (long long)hostid);
+        return false;
+    }
+    /* Results this request reports leave IN_PROGRESS in the commit, before
+     * the claim (BOINC handles reports before it sends). */
+    n -= x->n_reporting;
+    if (n >= x->host_cap) {
+        vs_sched__add_msg(r, a, "low", "This computer has reached a limit on tasks in progress");
+        if (r->request_delay < 3600)
+            r->request_delay = 3600;
+        return false;
+    }
+    if ((int64_t)*max_jobs > x->host_cap - n)
+        *max_jobs = (size_t)(x->host_cap - n);
+    return true;
+}
+
 void vs_send_choose(struct vs_sched *s, struct vs_store *st, const struct vs_proto_request *q,
                     int64_t hostid, int64_t userid, double prev_rpc_time, int64_t now, bool wants,
                     const struct host_havs *cached, struct vs_arena *a, struct vs_proto_reply *r,
@@ -320,6 +349,7 @@ void vs_send_choose(struct vs_sched *s, struct vs_store *st, const struct vs_pro
     x->sent = NULL;
     x->njobs = 0;
     x->write_havs = 0;
+    x->host_cap = 0;
     x->cfg = s->cfg.policy;
     /* volsched never sends two results of one workunit to one host, as
      * before the rules were configurable (BOINC's scheduler does the same
@@ -381,6 +411,8 @@ void vs_send_choose(struct vs_sched *s, struct vs_store *st, const struct vs_pro
     pc.max_jobs = (size_t)x->st.max_jobs_per_rpc;
     if (pc.max_jobs > (size_t)s->opt.max_jobs_per_rpc)
         pc.max_jobs = (size_t)s->opt.max_jobs_per_rpc;
+    if (!host_cap_allows(s, st, x, hostid, a, r, &pc.max_jobs))
+        return;
     /* Not zeroed: vs_cache_take writes every entry it returns. */
     x->jobs = vs_xmalloc((pc.max_jobs + 1) * sizeof(*x->jobs));
     x->sent = vs_arena_alloc(a, (pc.max_jobs + 1) * sizeof(*x->sent));

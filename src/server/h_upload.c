@@ -9,12 +9,15 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "server/daemon_util.h"
 #include "server/http.h"
+#include "store/store_project.h"
 #include "volsched/alloc.h"
+#include "volsched/layout.h"
 #include "volsched/log.h"
 #include "volsched/md5.h"
 #include "volsched/proto.h"
@@ -224,132 +227,273 @@ static int handle_size(struct vs_upload *u, const char *name, const char *peer, 
     return reply(u, 0, true, size, NULL, name, peer, out);
 }
 
-static int handle_file(struct vs_upload *u, const struct vs_proto_upload_request *q,
-                       const char *body, size_t len, const char *peer, struct vs_buf *out)
+/* ------------------------------------------------------------------------ */
+/* One upload POST, fed as it arrives                                         */
+/* ------------------------------------------------------------------------ */
+
+#define DATA_LINE     "<data>\n"
+#define DATA_LINE_LEN 7
+
+enum phase { PH_HEADER, PH_BODY, PH_DONE };
+
+struct vs_upload_req {
+    struct vs_upload *u;
+    char peer[64];
+    enum phase phase;
+    struct vs_buf hdr; /* the body until "<data>\n" (capped); freed once parsed */
+    struct vs_arena arena;
+    struct vs_proto_upload_request q;
+    bool parsed;
+    int fd; /* the output file, locked (flock) while this request writes it */
+    char path[VS_PATH_MAX + 64];
+    int64_t pos;     /* file offset of the next byte */
+    int status;      /* PH_DONE: the reply's status (0, 1 transient, -1 permanent) */
+    const char *why; /* PH_DONE: its message (NULL for success) */
+    char why_buf[320];
+};
+
+/* Decides the outcome; later bytes of the body are read and dropped. */
+static int decide(struct vs_upload_req *r, int status, const char *why)
 {
+    r->phase = PH_DONE;
+    r->status = status;
+    r->why = why;
+    return status == 0 ? 0 : 1;
+}
+
+/* The header is complete: check the certificate, the size and the result
+ * BEFORE any byte of the file is taken, then open and lock the file. */
+static int start_file(struct vs_upload_req *r)
+{
+    struct vs_upload *u = r->u;
+    const struct vs_proto_upload_request *q = &r->q;
     const char *name = q->name;
     if (u->key) {
         const char *sig = q->xml_signature ? q->xml_signature : "";
         if (vs_sign_verify_upload_cert(u->key, name, q->max_nbytes, sig, strlen(sig)) != 0)
-            return reply(u, -1, false, 0, "invalid upload certificate", name, peer, out);
+            return decide(r, -1, "invalid upload certificate");
     }
+    /* The certificate's max_nbytes is the file's size limit. */
     if ((double)q->nbytes > q->max_nbytes)
-        return reply(u, -1, false, 0, "file size exceeds max_nbytes", name, peer, out);
-    size_t ndata = len - q->data_offset;
-    if ((uint64_t)q->offset + ndata > (uint64_t)q->nbytes)
-        return reply(u, -1, false, 0, "more data than nbytes", name, peer, out);
+        return decide(r, -1, "file size exceeds max_nbytes");
 
     struct vs_store *st = NULL;
     int rc = pool_get(u, &st);
     if (rc != 0)
-        return reply(u, 1, false, 0, "store unavailable", name, peer, out);
+        return decide(r, 1, "store unavailable");
     bool ok = false;
     rc = output_of_live_result(st, name, &ok);
     pool_put(u, st);
     if (rc != 0)
-        return reply(u, 1, false, 0, "store error", name, peer, out);
+        return decide(r, 1, "store error");
     if (!ok)
-        return reply(u, -1, false, 0, "not an output of a result in progress", name, peer, out);
+        return decide(r, -1, "not an output of a result in progress");
 
-    char path[VS_PATH_MAX + 64];
-    rc = safe_upload_path(u, name, true, path, sizeof(path));
+    rc = safe_upload_path(u, name, true, r->path, sizeof(r->path));
     if (rc == VS_EINVAL)
-        return reply(u, -1, false, 0, "bad file name", name, peer, out);
+        return decide(r, -1, "bad file name");
     if (rc != 0)
-        return reply(u, 1, false, 0, "cannot make the upload directory", name, peer, out);
-    int fd = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+        return decide(r, 1, "cannot make the upload directory");
+    int fd = open(r->path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0640);
     if (fd < 0)
-        return reply(u, errno == ELOOP ? -1 : 1, false, 0, "cannot open the file", name, peer, out);
+        return decide(r, errno == ELOOP ? -1 : 1, "cannot open the file");
+    r->fd = fd;
+    /* One writer per file: a second upload of the same name waits for the
+     * client's retry instead of interleaving its bytes with the first's,
+     * and a "success" always describes the bytes on disk. Not a blocking
+     * lock: a slow client must not pin another request's thread. */
+    if (flock(fd, LOCK_EX | LOCK_NB) != 0)
+        return decide(r, 1,
+                      errno == EWOULDBLOCK ? "the file is being uploaded; retry later"
+                                           : "cannot lock the file");
     struct stat sb;
-    const char *why = NULL;
-    int status = 0;
-    if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
-        why = "not a regular file";
-        status = -1;
-        goto done;
-    }
+    if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode))
+        return decide(r, -1, "not a regular file");
     /* BOINC-COMPAT: resume only from bytes we have; a gap means the client's
      * idea of our size is stale, and it asks again after a transient error. */
-    if ((int64_t)sb.st_size < q->offset) {
-        why = "offset beyond the bytes received so far";
-        status = 1;
-        goto done;
-    }
-    if (ftruncate(fd, (off_t)q->offset) != 0) {
-        why = "cannot truncate";
-        status = 1;
-        goto done;
-    }
-    const char *p = body + q->data_offset;
-    size_t left = ndata;
-    off_t pos = (off_t)q->offset;
-    while (left > 0) {
-        ssize_t w = pwrite(fd, p, left, pos);
+    if ((int64_t)sb.st_size < q->offset)
+        return decide(r, 1, "offset beyond the bytes received so far");
+    if (ftruncate(fd, (off_t)q->offset) != 0)
+        return decide(r, 1, "cannot truncate");
+    r->pos = q->offset;
+    r->phase = PH_BODY;
+    return 0;
+}
+
+/* File bytes: written where they belong, never more than nbytes. */
+static int take_bytes(struct vs_upload_req *r, const char *p, size_t n)
+{
+    if (n == 0)
+        return 0;
+    if ((uint64_t)r->pos + n > (uint64_t)r->q.nbytes)
+        return decide(r, -1, "more data than nbytes");
+    while (n > 0) {
+        ssize_t w = pwrite(r->fd, p, n, (off_t)r->pos);
         if (w < 0 && errno == EINTR)
             continue;
-        if (w <= 0) {
-            why = "write failed";
-            status = 1;
-            goto done;
-        }
+        if (w <= 0)
+            return decide(r, 1, "write failed");
+        atomic_fetch_add(&r->u->n_bytes, (uint64_t)w);
         p += w;
-        pos += w;
-        left -= (size_t)w;
+        r->pos += w;
+        n -= (size_t)w;
     }
-    atomic_fetch_add(&u->n_bytes, ndata);
-    if (pos < (off_t)q->nbytes) {
+    return 0;
+}
+
+/* Parses the header once "<data>\n" is in (or the body ended without it). */
+static int parse_header(struct vs_upload_req *r)
+{
+    struct vs_proto_error perr = {0};
+    if (vs_proto_upload_parse(r->hdr.data ? r->hdr.data : "", r->hdr.len, &r->arena, &r->q,
+                              &perr) != 0) {
+        snprintf(r->why_buf, sizeof(r->why_buf), "malformed request: %s", perr.msg);
+        return decide(r, -1, r->why_buf);
+    }
+    r->parsed = true;
+    return 0;
+}
+
+struct vs_upload_req *vs_upload_req_open(void *ctx, const char *peer)
+{
+    struct vs_upload_req *r = VS_NEW(struct vs_upload_req);
+    r->u = ctx;
+    r->fd = -1;
+    if (peer && vs_strlcpy(r->peer, peer, sizeof(r->peer)) != 0) {
+        /* truncated: an address is shorter; only logged */
+    }
+    /* Room for the header, plus what a chunk may carry past it. */
+    vs_buf_init(&r->hdr, VS_PROTO_MAX_UPLOAD_HEADER);
+    vs_arena_init(&r->arena, 8192);
+    return r;
+}
+
+int vs_upload_req_data(struct vs_upload_req *r, const char *data, size_t n)
+{
+    if (r->phase == PH_DONE)
+        return 1;
+    if (r->phase == PH_BODY)
+        return take_bytes(r, data, n);
+    /* PH_HEADER: keep bytes until the "<data>\n" line; it may straddle two
+     * chunks, so the search starts a few bytes back. */
+    size_t room = r->hdr.max_len - r->hdr.len;
+    size_t k = n < room ? n : room;
+    size_t from = r->hdr.len > DATA_LINE_LEN ? r->hdr.len - DATA_LINE_LEN : 0;
+    if (k > 0 && vs_buf_append(&r->hdr, data, k) != 0)
+        return decide(r, -1, "upload header too large");
+    const char *d = memmem(r->hdr.data + from, r->hdr.len - from, DATA_LINE, DATA_LINE_LEN);
+    if (!d) {
+        if (k < n) /* the cap is reached and no file bytes began */
+            return decide(r, -1, "upload header too large");
+        return 0;
+    }
+    size_t hlen = (size_t)(d - r->hdr.data) + DATA_LINE_LEN;
+    /* The parser takes the header with the data line; the bytes after it
+     * are the file's. Both parts are moved out before the buffer goes. */
+    size_t extra = r->hdr.len - hlen;
+    char *tail = extra ? vs_xmalloc(extra) : NULL;
+    if (extra)
+        memcpy(tail, r->hdr.data + hlen, extra);
+    r->hdr.len = hlen;
+    int rc = parse_header(r);
+    vs_buf_cleanup(&r->hdr); /* parsed strings live in the arena */
+    if (rc == 0 && r->q.kind != VS_PROTO_UPLOAD_FILE)
+        rc = decide(r, -1, "malformed request: <data> in a size query");
+    if (rc == 0)
+        rc = start_file(r);
+    if (rc == 0)
+        rc = take_bytes(r, tail, extra);
+    vs_free(tail);
+    if (rc == 0)
+        rc = take_bytes(r, data + k, n - k);
+    return rc;
+}
+
+/* The body is complete and every byte is written: make it durable and
+ * check it is the client's file. */
+static void finish_file(struct vs_upload_req *r)
+{
+    struct vs_upload *u = r->u;
+    const struct vs_proto_upload_request *q = &r->q;
+    if (r->pos < q->nbytes) {
         /* The body ended early: keep what came, the client resumes. */
-        why = "short upload; resume";
-        status = 1;
-        goto done;
+        decide(r, 1, "short upload; resume");
+        return;
     }
-    if (fsync(fd) != 0 || fsync_dir_of(path) != 0) {
-        why = "fsync failed";
-        status = 1;
-        goto done;
+    if (fsync(r->fd) != 0 || fsync_dir_of(r->path) != 0) {
+        decide(r, 1, "fsync failed");
+        return;
     }
     if (q->md5_cksum && q->md5_cksum[0]) {
         char md5[VS_MD5_HEX_LEN + 1];
-        if (vs_md5_file(path, md5, NULL) != 0) {
-            why = "cannot read the file back";
-            status = 1;
-            goto done;
+        if (vs_md5_file(r->path, md5, NULL) != 0) {
+            decide(r, 1, "cannot read the file back");
+            return;
         }
         if (strcmp(md5, q->md5_cksum) != 0) {
             /* Start over: the bytes we hold are not the client's. */
-            if (ftruncate(fd, 0) != 0)
-                VS_LOG(u->log, VS_LOG_WARN, "upload: cannot truncate %s", path);
-            why = "MD5 mismatch; upload again";
-            status = 1;
-            goto done;
+            if (ftruncate(r->fd, 0) != 0)
+                VS_LOG(u->log, VS_LOG_WARN, "upload: cannot truncate %s", r->path);
+            decide(r, 1, "MD5 mismatch; upload again");
+            return;
         }
     }
     atomic_fetch_add(&u->n_done, 1);
     VS_LOG(u->log, VS_LOG_DEBUG, "upload: %s complete (%" PRId64 " bytes, from offset %" PRId64 ")",
-           name, q->nbytes, q->offset);
-done:
-    close(fd);
-    return reply(u, status, false, 0, why, name, peer, out);
+           q->name, q->nbytes, q->offset);
+    decide(r, 0, NULL);
+}
+
+int vs_upload_req_finish(struct vs_upload_req *r, struct vs_buf *out)
+{
+    struct vs_upload *u = r->u;
+    if (r->phase == PH_HEADER) {
+        /* No "<data>" line: a size query, or a malformed request. */
+        if (parse_header(r) == 0) {
+            if (r->q.kind == VS_PROTO_UPLOAD_GET_FILE_SIZE)
+                return handle_size(u, r->q.name, r->peer, out);
+            decide(r, -1, "malformed request: no file data");
+        }
+    } else if (r->phase == PH_BODY) {
+        finish_file(r);
+    }
+    return reply(u, r->status, false, 0, r->why, r->parsed ? r->q.name : NULL, r->peer, out);
+}
+
+void vs_upload_req_close(struct vs_upload_req *r)
+{
+    if (!r)
+        return;
+    if (r->fd >= 0)
+        close(r->fd); /* releases the lock */
+    vs_buf_cleanup(&r->hdr);
+    vs_arena_cleanup(&r->arena);
+    vs_free(r);
 }
 
 int vs_upload_http(void *ctx, const char *body, size_t len, const char *peer, struct vs_buf *out)
 {
-    struct vs_upload *u = ctx;
-    struct vs_arena a;
-    vs_arena_init(&a, 8192);
-    struct vs_proto_upload_request q;
-    struct vs_proto_error perr = {0};
-    int status;
-    int rc = vs_proto_upload_parse(body, len, &a, &q, &perr);
-    if (rc != 0) {
-        char why[300];
-        snprintf(why, sizeof(why), "malformed request: %s", perr.msg);
-        status = reply(u, -1, false, 0, why, NULL, peer, out);
-    } else if (q.kind == VS_PROTO_UPLOAD_GET_FILE_SIZE) {
-        status = handle_size(u, q.name, peer, out);
-    } else {
-        status = handle_file(u, &q, body, len, peer, out);
-    }
-    vs_arena_cleanup(&a);
+    struct vs_upload_req *r = vs_upload_req_open(ctx, peer);
+    (void)vs_upload_req_data(r, body, len);
+    int status = vs_upload_req_finish(r, out);
+    vs_upload_req_close(r);
     return status;
 }
+
+static void *ops_open(void *ctx, const char *peer)
+{
+    return vs_upload_req_open(ctx, peer);
+}
+static int ops_data(void *req, const char *data, size_t n)
+{
+    return vs_upload_req_data(req, data, n);
+}
+static int ops_finish(void *req, struct vs_buf *out)
+{
+    return vs_upload_req_finish(req, out);
+}
+static void ops_close(void *req)
+{
+    vs_upload_req_close(req);
+}
+const struct vs_http_stream_ops vs_upload_stream_ops = {ops_open, ops_data, ops_finish, ops_close};

@@ -28,6 +28,9 @@ enum route { R_NONE = 0, R_SCHED, R_UPLOAD };
 
 struct vs_http {
     struct MHD_Daemon *d;
+    struct MHD_Daemon *tls_d;  /* HTTPS, when a certificate is configured */
+    char *tls_cert, *tls_key;  /* PEM text, alive while tls_d runs */
+    char *https_sched_url;     /* what the master page advertises with TLS */
     struct vs_http_config cfg; /* strings below are our copies */
     char *master_url;
     char *sched_url;
@@ -42,6 +45,9 @@ struct vs_http {
     size_t max_body, max_upload;
     struct MHD_Response *master_resp;
     struct MHD_Response *config_resp;
+    /* The pages name the bound ports, so they are built once the daemons
+     * listen; until then the page paths answer 503. */
+    _Atomic bool pages_ready;
     _Atomic uint64_t n_requests, n_sched, n_downloads, n_refused;
 };
 
@@ -50,6 +56,11 @@ struct post_req {
     enum route route;
     bool too_big;
     struct vs_buf body;
+    /* A streamed route: the handler's state, bytes seen, handler done. */
+    const struct vs_http_stream_ops *ops;
+    void *sreq;
+    uint64_t nread;
+    bool stop;
 };
 
 static void peer_text(struct MHD_Connection *c, char *out, size_t n)
@@ -225,11 +236,16 @@ static enum MHD_Result finish_post(struct vs_http *h, struct MHD_Connection *c, 
     peer_text(c, peer, sizeof(peer));
     struct vs_buf out;
     vs_buf_init(&out, MAX_REPLY);
-    vs_http_post_fn fn = pr->route == R_SCHED ? h->cfg.sched : h->cfg.upload;
-    void *ctx = pr->route == R_SCHED ? h->cfg.sched_ctx : h->cfg.upload_ctx;
-    /* The body buffer is NULL until the first byte; handlers get "" instead. */
-    const char *body = pr->body.data ? pr->body.data : "";
-    int status = fn(ctx, body, pr->body.len, peer, &out);
+    int status;
+    if (pr->ops) {
+        status = pr->ops->finish(pr->sreq, &out);
+    } else {
+        vs_http_post_fn fn = pr->route == R_SCHED ? h->cfg.sched : h->cfg.upload;
+        void *ctx = pr->route == R_SCHED ? h->cfg.sched_ctx : h->cfg.upload_ctx;
+        /* The body buffer is NULL until the first byte; handlers get "" instead. */
+        const char *body = pr->body.data ? pr->body.data : "";
+        status = fn(ctx, body, pr->body.len, peer, &out);
+    }
     if (status != MHD_HTTP_OK) {
         atomic_fetch_add_explicit(&h->n_refused, 1, memory_order_relaxed);
         VS_LOG(h->cfg.log, VS_LOG_WARN, "http %d %s %s from %s: handler refused", status, method,
@@ -281,9 +297,20 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
     if (pr) {
         /* Later calls of a POST: collect the body, then answer. */
         if (*upload_data_size > 0) {
-            if (!pr->too_big && vs_buf_append(&pr->body, upload_data, *upload_data_size) != 0)
-                pr->too_big = true;
+            size_t n = *upload_data_size;
             *upload_data_size = 0;
+            if (pr->ops) {
+                /* Streamed: the chunk goes to the handler, nothing stays
+                 * here; bytes after its decision are dropped. */
+                pr->nread += n;
+                if (pr->nread > pr->body.max_len)
+                    pr->too_big = true;
+                if (!pr->too_big && !pr->stop && pr->ops->data(pr->sreq, upload_data, n) != 0)
+                    pr->stop = true;
+                return MHD_YES;
+            }
+            if (!pr->too_big && vs_buf_append(&pr->body, upload_data, n) != 0)
+                pr->too_big = true;
             return MHD_YES;
         }
         return finish_post(h, c, pr, method, url);
@@ -293,16 +320,22 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         strcmp(method, MHD_HTTP_METHOD_GET) == 0 || strcmp(method, MHD_HTTP_METHOD_HEAD) == 0;
     bool is_post = strcmp(method, MHD_HTTP_METHOD_POST) == 0;
 
+    bool pages = atomic_load_explicit(&h->pages_ready, memory_order_acquire);
     /* The master URL's path, with or without its trailing '/'. */
     if ((strncmp(url, h->path, h->path_len - 1) == 0 &&
          (url[h->path_len - 1] == '\0' || strcmp(url + h->path_len - 1, "/") == 0 ||
           strcmp(url + h->path_len - 1, "/index.html") == 0))) {
         if (!is_get)
             return refuse(h, c, MHD_HTTP_METHOD_NOT_ALLOWED, method, url, "master page is GET");
+        if (!pages)
+            return refuse(h, c, MHD_HTTP_SERVICE_UNAVAILABLE, method, url, "starting");
         return MHD_queue_response(c, MHD_HTTP_OK, h->master_resp);
     }
-    if (strcmp(url, h->cfg_path) == 0 && is_get)
+    if (strcmp(url, h->cfg_path) == 0 && is_get) {
+        if (!pages)
+            return refuse(h, c, MHD_HTTP_SERVICE_UNAVAILABLE, method, url, "starting");
         return MHD_queue_response(c, MHD_HTTP_OK, h->config_resp);
+    }
     if (strncmp(url, h->dl_path, h->dl_path_len) == 0) {
         if (!is_get)
             return refuse(h, c, MHD_HTTP_METHOD_NOT_ALLOWED, method, url, "downloads are GET");
@@ -327,7 +360,13 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         atomic_fetch_add_explicit(&h->n_sched, 1, memory_order_relaxed);
     pr = VS_NEW(struct post_req);
     pr->route = route;
-    vs_buf_init(&pr->body, cap);
+    vs_buf_init(&pr->body, cap); /* a streamed route only uses its cap */
+    if (route == R_UPLOAD && h->cfg.upload_stream) {
+        char peer[64];
+        peer_text(c, peer, sizeof(peer));
+        pr->ops = h->cfg.upload_stream;
+        pr->sreq = pr->ops->open(h->cfg.upload_ctx, peer);
+    }
     *con_cls = pr;
     return MHD_YES;
 }
@@ -340,6 +379,8 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
     (void)toe;
     struct post_req *pr = *con_cls;
     if (pr) {
+        if (pr->ops)
+            pr->ops->close(pr->sreq);
         vs_buf_cleanup(&pr->body);
         vs_free(pr);
         *con_cls = NULL;
@@ -402,16 +443,17 @@ static struct MHD_Response *take_response(struct vs_buf *b, const char *ctype)
 static int build_pages(struct vs_http *h)
 {
     const char *name = h->cfg.project_name ? h->cfg.project_name : h->master_url;
+    /* With HTTPS, only the https scheduler is advertised: the client then
+     * never sends its account key in clear. */
+    const char *sched = h->https_sched_url ? h->https_sched_url : h->sched_url;
     struct vs_buf b;
     vs_buf_init(&b, 64 * 1024);
     int rc = vs_buf_puts(&b, "<html><head><title>");
     rc = rc ? rc : put_escaped(&b, name);
     rc = rc ? rc
-            : vs_buf_printf(&b, "</title>\n<link rel=\"boinc_scheduler\" href=\"%s\">\n",
-                            h->sched_url);
+            : vs_buf_printf(&b, "</title>\n<link rel=\"boinc_scheduler\" href=\"%s\">\n", sched);
     rc = rc ? rc
-            : vs_buf_printf(&b, "</head><body>\n<!-- <scheduler>%s</scheduler> -->\n<h1>",
-                            h->sched_url);
+            : vs_buf_printf(&b, "</head><body>\n<!-- <scheduler>%s</scheduler> -->\n<h1>", sched);
     rc = rc ? rc : put_escaped(&b, name);
     rc = rc ? rc
             : vs_buf_puts(&b, "</h1>\n<p>A volsched project. Attach a BOINC client with "
@@ -505,6 +547,109 @@ static int make_sockaddr(const char *host, uint16_t port, struct sockaddr_storag
     return VS_EINVAL;
 }
 
+/* One listening daemon on ss (port given separately), HTTP or HTTPS. */
+static struct MHD_Daemon *start_daemon(struct vs_http *h, const struct vs_http_config *cfg,
+                                       struct sockaddr_storage *ss, bool v6, uint16_t port,
+                                       bool tls)
+{
+    struct sockaddr_in *a4 = (struct sockaddr_in *)(void *)ss;
+    struct sockaddr_in6 *a6 = (struct sockaddr_in6 *)(void *)ss;
+    if (v6)
+        a6->sin6_port = htons(port);
+    else
+        a4->sin_port = htons(port);
+    unsigned threads = cfg->threads ? cfg->threads : 4;
+    unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG;
+    flags |= MHD_USE_EPOLL | MHD_USE_TURBO;
+    if (v6)
+        flags |= MHD_USE_IPv6;
+    if (tls)
+        flags |= MHD_USE_TLS;
+    /* The logger goes first, so MHD prints nothing through its own. For
+     * the HTTP daemon the list ends before the TLS options. */
+    // clang-format off
+    return MHD_start_daemon(flags, port, NULL, NULL, on_request, h,
+                            MHD_OPTION_EXTERNAL_LOGGER, mhd_log, h,
+                            MHD_OPTION_SOCK_ADDR, (struct sockaddr *)ss,
+                            MHD_OPTION_THREAD_POOL_SIZE, threads,
+                            MHD_OPTION_CONNECTION_LIMIT,
+                            cfg->max_connections ? cfg->max_connections : 1024u,
+                            MHD_OPTION_CONNECTION_TIMEOUT, 120u,
+                            MHD_OPTION_LISTEN_BACKLOG_SIZE, 1024u,
+                            MHD_OPTION_NOTIFY_COMPLETED, on_completed, h,
+                            tls ? MHD_OPTION_HTTPS_MEM_CERT : MHD_OPTION_END, h->tls_cert,
+                            MHD_OPTION_HTTPS_MEM_KEY, h->tls_key,
+                            MHD_OPTION_END);
+    // clang-format on
+}
+
+/* Reads a PEM file (certificate or key) whole; NULL on error (logged). */
+static char *read_pem(const struct vs_http_config *cfg, const char *path)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    struct vs_buf b;
+    vs_buf_init(&b, 1u << 20);
+    char chunk[4096];
+    ssize_t n = 0;
+    int rc = fd < 0 ? -errno : 0;
+    while (rc == 0 && (n = read(fd, chunk, sizeof(chunk))) > 0)
+        rc = vs_buf_append(&b, chunk, (size_t)n);
+    if (rc == 0 && n < 0)
+        rc = -errno;
+    if (fd >= 0)
+        close(fd);
+    if (rc == 0 && b.len == 0)
+        rc = VS_EPARSE;
+    if (rc != 0) {
+        VS_LOG(cfg->log, VS_LOG_ERROR, "https: cannot read %s: %s", path, vs_strerror(rc));
+        vs_buf_cleanup(&b);
+        return NULL;
+    }
+    return vs_buf_take(&b, NULL);
+}
+
+/* The HTTPS daemon, and the https scheduler URL the master page names:
+ * the master URL's host with the HTTPS port and the scheduler's path. */
+static int start_tls(struct vs_http *h, const struct vs_http_config *cfg, const char *host,
+                     struct sockaddr_storage *ss, bool v6)
+{
+    if (!cfg->tls_cert_file || !cfg->tls_key_file) {
+        VS_LOG(cfg->log, VS_LOG_ERROR, "https: both a certificate and a key are needed");
+        return VS_ECONFIG;
+    }
+    if (!MHD_is_feature_supported(MHD_FEATURE_TLS)) {
+        VS_LOG(cfg->log, VS_LOG_ERROR, "https: libmicrohttpd was built without TLS");
+        return VS_EUNSUPPORTED;
+    }
+    h->tls_cert = read_pem(cfg, cfg->tls_cert_file);
+    h->tls_key = read_pem(cfg, cfg->tls_key_file);
+    if (!h->tls_cert || !h->tls_key)
+        return VS_ECONFIG;
+    h->tls_d = start_daemon(h, cfg, ss, v6, cfg->https_port, true);
+    if (!h->tls_d) {
+        VS_LOG(cfg->log, VS_LOG_ERROR, "https: cannot listen on %s:%u (or bad certificate/key)",
+               host, (unsigned)cfg->https_port);
+        return VS_ENET;
+    }
+    const union MHD_DaemonInfo *di = MHD_get_daemon_info(h->tls_d, MHD_DAEMON_INFO_BIND_PORT);
+    const char *hp = strstr(h->master_url, "://") + 3; /* url_paths checked "://" */
+    size_t hl = strcspn(hp, "/");
+    /* The host without its port ("[v6]:p" keeps its brackets). */
+    size_t k = hl;
+    while (k > 0 && hp[k - 1] != ':' && hp[k - 1] != ']')
+        k--;
+    if (k > 0 && hp[k - 1] == ':')
+        hl = k - 1;
+    struct vs_buf b;
+    vs_buf_init(&b, VS_BUF_UNLIMITED);
+    int rc = vs_buf_printf(&b, "https://%.*s:%u%s", (int)hl, hp, di ? (unsigned)di->port : 0u,
+                           h->sched_path);
+    if (rc == 0)
+        h->https_sched_url = vs_buf_take(&b, NULL);
+    vs_buf_cleanup(&b);
+    return rc;
+}
+
 int vs_http_start(const struct vs_http_config *cfg, const char *host, uint16_t port,
                   struct vs_http **out_http)
 {
@@ -536,12 +681,6 @@ int vs_http_start(const struct vs_http_config *cfg, const char *host, uint16_t p
                strerror(errno));
         goto fail;
     }
-    h->cfg.project_name = cfg->project_name; /* used only while building pages */
-    rc = build_pages(h);
-    h->cfg.project_name = NULL;
-    if (rc != 0)
-        goto fail;
-
     struct sockaddr_storage ss;
     bool v6 = false;
     rc = make_sockaddr(host, port, &ss, &v6);
@@ -549,34 +688,41 @@ int vs_http_start(const struct vs_http_config *cfg, const char *host, uint16_t p
         VS_LOG(cfg->log, VS_LOG_ERROR, "bad listen address '%s'", host);
         goto fail;
     }
-    unsigned threads = cfg->threads ? cfg->threads : 4;
-    unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG;
-    flags |= MHD_USE_EPOLL | MHD_USE_TURBO;
-    if (v6)
-        flags |= MHD_USE_IPv6;
-    /* The logger goes first, so MHD prints nothing through its own. */
-    // clang-format off
-    h->d = MHD_start_daemon(flags, port, NULL, NULL, on_request, h,
-                            MHD_OPTION_EXTERNAL_LOGGER, mhd_log, h,
-                            MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
-                            MHD_OPTION_THREAD_POOL_SIZE, threads,
-                            MHD_OPTION_CONNECTION_LIMIT,
-                            cfg->max_connections ? cfg->max_connections : 1024u,
-                            MHD_OPTION_CONNECTION_TIMEOUT, 120u,
-                            MHD_OPTION_LISTEN_BACKLOG_SIZE, 1024u,
-                            MHD_OPTION_NOTIFY_COMPLETED, on_completed, h,
-                            MHD_OPTION_END);
-    // clang-format on
+    h->d = start_daemon(h, cfg, &ss, v6, port, false);
     if (!h->d) {
         rc = VS_ENET;
         VS_LOG(cfg->log, VS_LOG_ERROR, "cannot listen on %s:%u", host, (unsigned)port);
         goto fail;
     }
+    if (cfg->tls_cert_file || cfg->tls_key_file) {
+        rc = start_tls(h, cfg, host, &ss, v6);
+        if (rc != 0)
+            goto fail;
+    }
+    /* The pages name the bound ports, so they are built last. */
+    h->cfg.project_name = cfg->project_name; /* used only while building pages */
+    rc = build_pages(h);
+    h->cfg.project_name = NULL;
+    if (rc != 0)
+        goto fail;
+    atomic_store_explicit(&h->pages_ready, true, memory_order_release);
     *out_http = h;
     return 0;
 fail:
     vs_http_stop(h);
     return rc;
+}
+
+uint16_t vs_http_https_port(const struct vs_http *h)
+{
+    const union MHD_DaemonInfo *di =
+        h->tls_d ? MHD_get_daemon_info(h->tls_d, MHD_DAEMON_INFO_BIND_PORT) : NULL;
+    return di ? di->port : 0;
+}
+
+const char *vs_http_https_sched_url(const struct vs_http *h)
+{
+    return h->https_sched_url;
 }
 
 uint16_t vs_http_port(const struct vs_http *h)
@@ -599,6 +745,13 @@ void vs_http_stop(struct vs_http *h)
         return;
     if (h->d)
         MHD_stop_daemon(h->d);
+    if (h->tls_d)
+        MHD_stop_daemon(h->tls_d);
+    if (h->tls_key)
+        explicit_bzero(h->tls_key, strlen(h->tls_key));
+    vs_free(h->tls_key);
+    vs_free(h->tls_cert);
+    vs_free(h->https_sched_url);
     if (h->master_resp)
         MHD_destroy_response(h->master_resp);
     if (h->config_resp)

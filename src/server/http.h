@@ -29,8 +29,10 @@
 /* Default cap on a POST body: a scheduler request with many reported results
  * stays well below it (the real client's are a few KB). */
 #define VS_HTTP_DEFAULT_MAX_BODY (4u * 1024u * 1024u)
-/* Default cap on an upload POST (header + file bytes, held in memory): outputs
- * larger than this need a bigger cap (`serve --max-upload`). */
+/* Default cap on an upload POST (header + file bytes; streamed to disk, not
+ * held in memory): outputs larger than this need a bigger cap
+ * (`serve --max-upload`); the file's own limit is its certificate's
+ * max_nbytes. */
 #define VS_HTTP_DEFAULT_MAX_UPLOAD (64u * 1024u * 1024u)
 
 /*
@@ -42,6 +44,21 @@
 typedef int (*vs_http_post_fn)(void *ctx, const char *body, size_t len, const char *peer,
                                struct vs_buf *out);
 
+/*
+ * A POST handler fed as the body arrives (uploads: the file goes to disk in
+ * chunks, never whole into memory). open makes the request's state (peer is
+ * the client's address as text); data gets each chunk in order and returns
+ * non-zero once it wants no more (the rest of the body is then read and
+ * dropped); finish appends the reply body to out and returns the HTTP
+ * status; close frees the state, always called once after open.
+ */
+struct vs_http_stream_ops {
+    void *(*open)(void *ctx, const char *peer);
+    int (*data)(void *req, const char *data, size_t n);
+    int (*finish)(void *req, struct vs_buf *out);
+    void (*close)(void *req);
+};
+
 struct vs_http_config {
     const char *master_url;   /* "http://127.0.0.1:8080/demo/" (trailing '/') */
     const char *sched_url;    /* NULL: master_url + "cgi" */
@@ -51,12 +68,19 @@ struct vs_http_config {
     const char *download_dir; /* directory served under <path>download/ */
     size_t max_body;          /* POST body cap; 0: VS_HTTP_DEFAULT_MAX_BODY */
     size_t max_upload_body;   /* cap of an upload POST; 0: VS_HTTP_DEFAULT_MAX_UPLOAD */
+    /* HTTPS: with both PEM files named, a second listener on https_port
+     * (0: a free one) serves the same paths over TLS, and the master page
+     * advertises only the https scheduler URL (master URL's host). */
+    const char *tls_cert_file, *tls_key_file;
+    uint16_t https_port;
     unsigned threads;         /* worker threads; 0: 4 */
     unsigned max_connections; /* 0: 1024 */
     struct vs_log *log;       /* borrowed; may be NULL */
     vs_http_post_fn sched;    /* the scheduler endpoint; required */
     void *sched_ctx;
     vs_http_post_fn upload; /* NULL: uploads answer "try later" */
+    /* Streamed uploads; when set, used instead of upload (same upload_ctx). */
+    const struct vs_http_stream_ops *upload_stream;
     void *upload_ctx;
 };
 
@@ -74,6 +98,10 @@ VS_MUST_CHECK int vs_http_start(const struct vs_http_config *cfg, const char *ho
 
 /* The port actually bound. */
 uint16_t vs_http_port(const struct vs_http *h);
+/* The HTTPS port bound, 0 without HTTPS; and the scheduler URL the master
+ * page advertises for it (NULL without HTTPS). */
+uint16_t vs_http_https_port(const struct vs_http *h);
+const char *vs_http_https_sched_url(const struct vs_http *h);
 
 /* Counters since start (read without locking; approximate while running). */
 struct vs_http_stats {

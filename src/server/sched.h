@@ -18,12 +18,13 @@
 #ifndef VOLSCHED_SERVER_SCHED_H
 #define VOLSCHED_SERVER_SCHED_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#include "store/project.h"
 #include "store/store.h"
 #include "volsched/buf.h"
+#include "volsched/config.h"
 #include "volsched/error.h"
 
 struct vs_log;

@@ -94,7 +94,8 @@ struct vs_sched {
     struct vs_store **pool; /* idle read handles */
     size_t npool, cap_pool;
     struct vs_committer *committer;
-    struct vs_assign *assign; /* NULL: no assigned work enabled */
+    struct vs_assign *assign;         /* NULL: no assigned work enabled */
+    struct vs_auth_limit *auth_limit; /* failed account keys per address */
     /* Read-through caches of the rows every RPC needs (see user_lookup). */
     pthread_mutex_t ucache_mu, hcache_mu;
     struct ucache_ent *ucache; /* UCACHE_SIZE entries */
@@ -127,6 +128,10 @@ struct vs_send {
     size_t njobs;
     int write_havs; /* quota rows to write with the commit (st.havs[0..n)) */
     bool havs_read; /* the host's quota rows were read (st.havs is their state) */
+    int host_cap;   /* the host's in-progress cap for the claim (0: none) */
+    /* in, set by the caller before vs_send_choose: the host's IN_PROGRESS
+     * results this request reports (they leave before the claim) */
+    int n_reporting;
 };
 
 /* Replicated workunits whose holders one request looks up in the store. */
@@ -218,6 +223,42 @@ void vs_assign_choose(struct vs_sched *s, struct vs_store *st, struct pick_ctx *
 /* h_sched.c helpers used by h_send.c and h_assign.c */
 int vs_sched__prep_job(void *ctx, struct vs_cache_job *cj);
 void vs_sched__unprep_job(void *ctx, void *prep);
+/* h_sched.c helpers used by h_send.c */
+/* Lost results (h_resend.c, resend_lost_results). */
+struct vs_resend_job {
+    struct vs_cache_job cj; /* the store's rows, prep'ed; owned */
+    struct send_job sj;
+    int64_t deadline;
+};
+struct vs_resend {
+    struct vs_resend_item *items; /* for the commit (in the request's arena) */
+    size_t nitems;
+    struct vs_resend_job *jobs; /* for the reply (owned) */
+    size_t njobs;
+};
+/* Finds host hostid's lost results (IN_PROGRESS in the store, neither
+ * reported nor listed by q), decides resend or expiry and adds the reply's
+ * messages. Call with the catalog lock held. */
+void vs_resend_find(struct vs_sched *s, struct vs_store *st, const struct vs_proto_request *q,
+                    int64_t hostid, int64_t now, struct vs_arena *a, struct vs_proto_reply *r,
+                    struct vs_resend *out);
+/* The jobs' part of the reply: x's claimed jobs and rs's resent ones. */
+void vs_resend_reply(const struct vs_sched *s, const struct vs_send *x,
+                     const struct vs_claim *claims, const struct vs_resend *rs, struct vs_arena *a,
+                     struct vs_proto_reply *r);
+void vs_resend_cleanup(struct vs_sched *s, struct vs_resend *rs);
+
+/* The job cache's hooks (h_sched.c): the parsed templates of a job. */
+int vs_sched__prep_job(void *ctx, struct vs_cache_job *cj);
+void vs_sched__unprep_job(void *ctx, void *prep);
+
+/* The host row's fields from the request (h_host.c). */
+void vs_sched__host_from_request(struct vs_host *h, const struct vs_proto_request *q,
+                                 const struct vs_user *u, const char *peer, int64_t now);
+/* May user userid create one more host now (max_new_hosts_per_day)? */
+bool vs_sched__new_host_allowed(struct vs_sched *s, struct vs_store *st, int64_t userid,
+                                int64_t now);
+
 void vs_sched__add_msg(struct vs_proto_reply *r, struct vs_arena *a, const char *prio,
                        const char *text);
 const struct vs_app *vs_sched__find_app(const struct vs_catalog *cat, int64_t id);

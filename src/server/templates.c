@@ -10,6 +10,7 @@
 
 #include "volsched/alloc.h"
 #include "volsched/buf.h"
+#include "volsched/layout.h"
 #include "volsched/md5.h"
 #include "volsched/sign.h"
 #include "volsched/str.h"

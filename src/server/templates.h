@@ -26,8 +26,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "store/project.h"
 #include "store/store.h"
+#include "volsched/config.h"
 #include "volsched/error.h"
 
 struct vs_sign_key;

@@ -350,26 +350,6 @@ static int handle_wu(struct pass *p, struct vs_workunit *wu, struct vs_result *r
     return vs_store_workunit_update(p->d.s, wu);
 }
 
-struct rvec {
-    struct vs_result *v;
-    size_t n, cap;
-};
-
-static int collect(void *ctx, const struct vs_result *r)
-{
-    struct rvec *rv = ctx;
-    if (rv->n == rv->cap) {
-        rv->cap = rv->cap ? 2 * rv->cap : 4;
-        rv->v = vs_xreallocarray(rv->v, rv->cap, sizeof(*rv->v));
-    }
-    struct vs_result *d = &rv->v[rv->n++];
-    *d = *r;
-    d->xml_doc_in = r->xml_doc_in ? vs_xstrdup(r->xml_doc_in) : NULL;
-    d->xml_doc_out = r->xml_doc_out ? vs_xstrdup(r->xml_doc_out) : NULL;
-    d->stderr_out = r->stderr_out ? vs_xstrdup(r->stderr_out) : NULL;
-    return 0;
-}
-
 /*
  * Handles one WU inside a write transaction, re-reading it and its results
  * there: the scan that found it ran outside the lock, and another
@@ -381,18 +361,16 @@ static int handle_locked(struct pass *p, int64_t wuid)
 {
     struct vs_workunit wu;
     memset(&wu, 0, sizeof(wu));
-    struct rvec rv = {0};
+    struct vs_result_vec rv = {0};
     int rc = vs_store_workunit_get(p->d.s, wuid, &wu);
     if (rc == 0 && (wu.transition_time > p->d.now || wu.transitioner_flags == VS_TRANSITION_NONE))
         goto done; /* handled meanwhile */
     if (rc == 0)
-        rc = vs_store_results_of_wu(p->d.s, wuid, collect, &rv);
+        rc = vs_store_results_of_wu(p->d.s, wuid, vs_result_vec_add, &rv);
     if (rc == 0)
         rc = handle_wu(p, &wu, rv.v, rv.n);
 done:
-    for (size_t i = 0; i < rv.n; i++)
-        vs_result_cleanup(&rv.v[i]);
-    vs_free(rv.v);
+    vs_result_vec_cleanup(&rv);
     vs_workunit_cleanup(&wu);
     return rc;
 }

@@ -85,6 +85,8 @@ enum sq_stmt {
     SQ_RESULTS_OF_WU,
     SQ_RESULTS_IN_PROGRESS,
     SQ_HOST_HAS_WU,
+    SQ_HOST_IN_PROGRESS, /* issue 19: the host's in-progress cap */
+    SQ_USER_NEW_HOSTS,   /* issue 19: new hosts per account per day */
     SQ_COUNT_RESULTS,
     SQ_COUNT_UNSENT,
     SQ_COUNT_IN_PROGRESS,
@@ -129,6 +131,7 @@ struct vs_store {
     struct vs_log *log;
     sqlite3_stmt *stmts[SQ__COUNT];
     int txn_depth;
+    bool txn_lost; /* SQLite rolled the open transaction back (store_sqlite.c, txn_lost) */
     /* Transaction control, prepared once (store_sqlite.c, run_tx): BEGIN
      * IMMEDIATE, COMMIT, ROLLBACK, and per savepoint depth SAVEPOINT spN,
      * RELEASE spN, ROLLBACK TO spN. Compiling their text on every call was

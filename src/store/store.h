@@ -92,6 +92,14 @@ int vs_store_schema_version(void);
  * open: the caller decides to roll back.
  */
 VS_MUST_CHECK int vs_store_begin(struct vs_store *s);
+/*
+ * True while a transaction opened with vs_store_begin is still open. False
+ * outside one, and after an error that made the backend roll the whole
+ * transaction back (disk full, I/O error, a trigger's RAISE(ROLLBACK)):
+ * then every nested begin and commit fails without touching the store until
+ * the outermost level is committed or rolled back (both report the loss).
+ */
+bool vs_store_in_transaction(struct vs_store *s);
 VS_MUST_CHECK int vs_store_commit(struct vs_store *s);
 int vs_store_rollback(struct vs_store *s);
 
@@ -245,6 +253,12 @@ VS_MUST_CHECK int vs_store_results_in_progress(struct vs_store *s, int64_t hosti
 /* Sets *out to true when host hostid has any result of workunit wuid. */
 VS_MUST_CHECK int vs_store_host_has_wu(struct vs_store *s, int64_t hostid, int64_t wuid, bool *out);
 
+/* The host's results IN_PROGRESS (its in-progress cap, issue 19). */
+VS_MUST_CHECK int vs_store_host_count_in_progress(struct vs_store *s, int64_t hostid, int64_t *out);
+/* The user's hosts created after since (new hosts per account per day). */
+VS_MUST_CHECK int vs_store_user_count_new_hosts(struct vs_store *s, int64_t userid, int64_t since,
+                                                int64_t *out);
+
 /* Number of results of app appid (all apps when appid is 0) in server_state state. */
 VS_MUST_CHECK int vs_store_count_results(struct vs_store *s, int64_t appid, int state,
                                          int64_t *out_count);
@@ -355,6 +369,14 @@ struct vs_claim {
     /* The result's workunit when the caller knows it (the workunit update
      * is then keyed by id); 0: looked up from the result row. */
     int64_t workunit_id;
+    /* Refuse it when a result of the same workunit is held by this host
+     * (one_result_per_host_per_wu) or this user (one_result_per_user_per_wu).
+     * The scheduler sets them; tools that place results by hand need not. */
+    bool one_per_host, one_per_user;
+    /* Refuse it when the host already has this many results IN_PROGRESS
+     * (0: no cap). Counted inside the claim, so parallel requests of one
+     * host cannot pass the cap together. */
+    int host_max_in_progress;
     bool claimed; /* out: true if this call moved it from UNSENT to IN_PROGRESS */
 };
 
@@ -365,13 +387,35 @@ struct vs_claim {
  * app_version_id/num and flops_estimate, and its workunit's
  * transition_time becomes min(transition_time, report_deadline) so the
  * transitioner notices a timeout. A result that is no longer UNSENT (sent
- * to another host meanwhile, cancelled) is left alone with claimed = false,
- * so a result is never sent twice. Returns the number claimed in
+ * to another host meanwhile, cancelled), one whose workunit has a result on
+ * this host or user already (with one_per_host, one_per_user), or one over the host's
+ * host_max_in_progress is left alone with claimed = false, so a result is
+ * never sent twice and the rules hold however requests interleave. These
+ * checks are in the claiming statement itself. Returns the number claimed in
  * *out_nclaimed.
  */
 VS_MUST_CHECK int vs_store_results_claim(struct vs_store *s, int64_t hostid, int64_t userid,
                                          int64_t teamid, int64_t now, struct vs_claim *claims,
                                          size_t n, size_t *out_nclaimed);
+
+/* A result sent to a host that the host no longer lists (BOINC's
+ * resend_lost_results): sent again with a new deadline, or expired. */
+struct vs_resend_item {
+    int64_t result_id, workunit_id;
+    int64_t sent_time;       /* unchanged when expiring */
+    int64_t report_deadline; /* the new one; in the past to expire it */
+};
+
+/*
+ * Records resends of lost results in one transaction (or inside the
+ * caller's): each result still IN_PROGRESS on hostid gets the item's
+ * sent_time and report_deadline, and its workunit's transition_time becomes
+ * min(transition_time, report_deadline), so an expired one times out at the
+ * transitioner's next pass. Rows no longer IN_PROGRESS on the host are left
+ * alone. Returns 0 or a store error.
+ */
+VS_MUST_CHECK int vs_store_results_resend(struct vs_store *s, int64_t hostid, int64_t now,
+                                          const struct vs_resend_item *items, size_t n);
 
 /* What a client reported about one result (scheduler, issue 6). */
 struct vs_result_report {

@@ -5,6 +5,7 @@
  * The domain operations are in store_sqlite_<concept>.c.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -287,9 +288,34 @@ static int run_sp(struct vs_store *s, int d, int op)
     return run_tx(s, &s->sp[d][op], sql);
 }
 
+/* True when SQLite ended our transaction on its own: a statement error such
+ * as SQLITE_FULL or SQLITE_IOERR, or a trigger's RAISE(ROLLBACK), rolls the
+ * whole transaction back and puts the connection in autocommit mode, while
+ * txn_depth still counts the levels our callers opened. From then on every
+ * level fails without running SQL until the outermost one is left: a
+ * SAVEPOINT would otherwise open a fresh transaction that its RELEASE
+ * commits, behind the back of a caller that believes it is inside one. */
+static bool txn_lost(struct vs_store *s)
+{
+    if (s->txn_depth == 0)
+        return false;
+    if (!s->txn_lost && sqlite3_get_autocommit(s->db)) {
+        VS_LOG(s->log, VS_LOG_ERROR, "store: an error rolled the whole transaction back");
+        s->txn_lost = true;
+    }
+    return s->txn_lost;
+}
+
+bool vs_store_in_transaction(struct vs_store *s)
+{
+    return s->txn_depth > 0 && !txn_lost(s);
+}
+
 int vs_sq__enter(struct vs_store *s)
 {
     int rc;
+    if (txn_lost(s))
+        return VS_ESTORE;
     if (s->txn_depth == 0) {
         /* IMMEDIATE takes the write lock now, so a read-then-write
          * transaction never fails half-way with SQLITE_BUSY_SNAPSHOT. */
@@ -306,6 +332,13 @@ int vs_sq__leave(struct vs_store *s, int rc)
 {
     if (VS_NEVER(s->txn_depth <= 0))
         return rc ? rc : VS_ESTATE;
+    if (txn_lost(s)) {
+        /* Nothing left to release or roll back; the outermost level
+         * clears the state for the next transaction. */
+        if (--s->txn_depth == 0)
+            s->txn_lost = false;
+        return rc ? rc : VS_ESTORE;
+    }
     s->txn_depth--;
     if (s->txn_depth == 0) {
         if (rc == 0) {
@@ -445,6 +478,14 @@ int vs_store_open(const char *url, int flags, struct vs_log *log, struct vs_stor
     struct stat sb;
     if (!(flags & VS_STORE_CREATE) && stat(file, &sb) != 0)
         return VS_ENOTFOUND;
+    if ((flags & VS_STORE_CREATE) && stat(file, &sb) != 0) {
+        /* The store holds every volunteer's authenticator: only the
+         * project's user may read it. SQLite gives the -wal and -shm files
+         * the database file's mode, so creating it empty here is enough. */
+        int fd = open(file, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+        if (fd >= 0)
+            close(fd);
+    }
 
     struct vs_store *s = VS_NEW(struct vs_store);
     s->log = log;

@@ -174,6 +174,13 @@ int vs_sq__build_sql(enum sq_stmt id, struct vs_buf *b)
         rc = vs_buf_puts(b, "SELECT EXISTS(SELECT 1 FROM result WHERE workunitid = ?2 "
                             "AND hostid = ?1)");
         break;
+    case SQ_HOST_IN_PROGRESS:
+        rc = vs_buf_printf(b, "SELECT count(*) FROM result WHERE hostid = ?1 AND server_state = %d",
+                           VS_RESULT_SERVER_STATE_IN_PROGRESS);
+        break;
+    case SQ_USER_NEW_HOSTS:
+        rc = vs_buf_puts(b, "SELECT count(*) FROM host WHERE userid = ?1 AND create_time > ?2");
+        break;
     case SQ_COUNT_RESULTS:
         /* Other states: operator and bench counts, which scan. */
         rc = vs_buf_puts(b, "SELECT count(*) FROM result WHERE server_state = ?1 AND "
@@ -272,8 +279,21 @@ int vs_sq__build_sql(enum sq_stmt id, struct vs_buf *b)
                            "UPDATE result SET server_state = %d, hostid = ?2, userid = ?3, "
                            "teamid = ?4, sent_time = ?5, report_deadline = ?6, "
                            "app_version_id = ?7, app_version_num = ?8, flops_estimate = ?9, "
-                           "mod_time = ?5 WHERE id = ?1 AND server_state = %d",
-                           VS_RESULT_SERVER_STATE_IN_PROGRESS, VS_RESULT_SERVER_STATE_UNSENT);
+                           "mod_time = ?5 WHERE id = ?1 AND server_state = %d "
+                           /* One result per host (?12) and per user (?10) and
+                            * workunit, checked by the statement that claims:
+                            * two requests of one user interleaved in a batch
+                            * cannot both pass, whatever they read before. */
+                           "AND (NOT (?10 OR ?12) OR NOT EXISTS (SELECT 1 FROM result o "
+                           "WHERE o.workunitid = result.workunitid AND o.id <> ?1 AND "
+                           "o.hostid <> 0 AND ((?12 AND o.hostid = ?2) OR (?10 AND "
+                           "o.userid = ?3)))) "
+                           /* The host's in-progress cap (?11 > 0), counted here
+                            * for the same reason (partial index res_host_ip). */
+                           "AND (?11 <= 0 OR (SELECT count(*) FROM result h WHERE "
+                           "h.hostid = ?2 AND h.server_state = %d) < ?11)",
+                           VS_RESULT_SERVER_STATE_IN_PROGRESS, VS_RESULT_SERVER_STATE_UNSENT,
+                           VS_RESULT_SERVER_STATE_IN_PROGRESS);
         break;
     case SQ_CLAIM_WU:
         rc = vs_buf_puts(b, "UPDATE workunit SET transition_time = min(transition_time, ?2), "

@@ -2,6 +2,7 @@
  * SQLite backend: workunits, assignments and results, the feeder's scan, the
  * scheduler's atomic claim, result reports and the transitioner's scan.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "store/sqlite_int.h"
@@ -173,18 +174,34 @@ static int one_i64(struct vs_store *s, sqlite3_stmt *st, int64_t *out)
     return rc == SQLITE_ROW ? 0 : vs_sq__err(s, rc, "count");
 }
 
-int vs_store_host_has_wu(struct vs_store *s, int64_t hostid, int64_t wuid, bool *out)
+/* One count with one or two int64 keys. */
+static int count2(struct vs_store *s, enum sq_stmt id, int64_t a, int64_t b, int64_t *out)
 {
-    sqlite3_stmt *st = vs_sq__stmt(s, SQ_HOST_HAS_WU);
+    sqlite3_stmt *st = vs_sq__stmt(s, id);
     if (!st)
         return VS_ESTORE;
-    sqlite3_bind_int64(st, 1, hostid);
-    sqlite3_bind_int64(st, 2, wuid);
+    sqlite3_bind_int64(st, 1, a);
+    sqlite3_bind_int64(st, 2, b);
+    return one_i64(s, st, out);
+}
+
+int vs_store_host_has_wu(struct vs_store *s, int64_t hostid, int64_t wuid, bool *out)
+{
     int64_t v = 0;
-    int rc = one_i64(s, st, &v);
+    int rc = count2(s, SQ_HOST_HAS_WU, hostid, wuid, &v);
     if (rc == 0)
         *out = v != 0;
     return rc;
+}
+
+int vs_store_host_count_in_progress(struct vs_store *s, int64_t hostid, int64_t *out)
+{
+    return count2(s, SQ_HOST_IN_PROGRESS, hostid, 0, out);
+}
+
+int vs_store_user_count_new_hosts(struct vs_store *s, int64_t userid, int64_t since, int64_t *out)
+{
+    return count2(s, SQ_USER_NEW_HOSTS, userid, since, out);
 }
 
 int vs_store_count_results(struct vs_store *s, int64_t appid, int state, int64_t *out_count)
@@ -302,10 +319,15 @@ int vs_store_results_claim(struct vs_store *s, int64_t hostid, int64_t userid, i
         sqlite3_bind_int64(st, 7, c->app_version_id);
         sqlite3_bind_int(st, 8, c->app_version_num);
         sqlite3_bind_double(st, 9, c->flops_estimate);
+        sqlite3_bind_int(st, 10, c->one_per_user);
+        sqlite3_bind_int(st, 11, c->host_max_in_progress);
+        sqlite3_bind_int(st, 12, c->one_per_host);
         rc = vs_sq__step_done(s, st, "claim");
         if (rc != 0)
             break;
-        /* Zero rows changed: it was not UNSENT any more. Not an error. */
+        /* Zero rows changed: it was not UNSENT any more, this host or user
+         * holds a result of its workunit already, or the host is at its
+         * in-progress cap. Not an error. */
         if (sqlite3_changes(s->db) != 1)
             continue;
         st = vs_sq__stmt(s, c->workunit_id > 0 ? SQ_CLAIM_WU_ID : SQ_CLAIM_WU);
@@ -333,6 +355,46 @@ int vs_store_results_claim(struct vs_store *s, int64_t hostid, int64_t userid, i
     if (out_nclaimed)
         *out_nclaimed = nclaimed;
     return 0;
+}
+
+int vs_store_results_resend(struct vs_store *s, int64_t hostid, int64_t now,
+                            const struct vs_resend_item *items, size_t n)
+{
+    if (n == 0)
+        return 0;
+    /* A rare path (a client lost a reply): statements prepared per call. */
+    sqlite3_stmt *res = NULL, *wu = NULL;
+    char sql[256];
+    snprintf(sql, sizeof(sql),
+             "UPDATE result SET sent_time = ?3, report_deadline = ?4, mod_time = ?5 "
+             "WHERE id = ?1 AND hostid = ?2 AND server_state = %d",
+             VS_RESULT_SERVER_STATE_IN_PROGRESS);
+    int rc = vs_sq__enter(s);
+    if (rc)
+        return rc;
+    if (sqlite3_prepare_v2(s->db, sql, -1, &res, NULL) != SQLITE_OK ||
+        sqlite3_prepare_v2(s->db,
+                           "UPDATE workunit SET transition_time = min(transition_time, ?2), "
+                           "mod_time = ?3 WHERE id = ?1",
+                           -1, &wu, NULL) != SQLITE_OK)
+        rc = vs_sq__err(s, sqlite3_errcode(s->db), "resend");
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        sqlite3_bind_int64(res, 1, items[i].result_id);
+        sqlite3_bind_int64(res, 2, hostid);
+        sqlite3_bind_int64(res, 3, items[i].sent_time);
+        sqlite3_bind_int64(res, 4, items[i].report_deadline);
+        sqlite3_bind_int64(res, 5, now);
+        rc = vs_sq__step_done(s, res, "resend");
+        if (rc != 0 || sqlite3_changes(s->db) != 1)
+            continue;
+        sqlite3_bind_int64(wu, 1, items[i].workunit_id);
+        sqlite3_bind_int64(wu, 2, items[i].report_deadline);
+        sqlite3_bind_int64(wu, 3, now);
+        rc = vs_sq__step_done(s, wu, "resend wu");
+    }
+    sqlite3_finalize(res);
+    sqlite3_finalize(wu);
+    return vs_sq__leave(s, rc);
 }
 
 int vs_store_result_report(struct vs_store *s, int64_t hostid, int64_t now,
@@ -412,25 +474,23 @@ done:
 /* ------------------------------------------------------------------------ */
 /* Transitioner scan                                                         */
 
-struct result_vec {
-    struct vs_result *v;
-    size_t n, cap;
-};
-
-static int collect_result(void *ctx, const struct vs_result *r)
+/* Calls fn for each of the page's workunits with its results, then frees the
+ * page. The page was read first because fn writes to the rows its scan
+ * reads. */
+static int each_wu_with_results(struct vs_store *s, struct vs_workunit *wus, size_t nwus, int ret,
+                                vs_store_transition_fn fn, void *ctx)
 {
-    struct result_vec *rv = ctx;
-    if (rv->n == rv->cap) {
-        rv->cap = rv->cap ? rv->cap * 2 : 4;
-        rv->v = vs_xreallocarray(rv->v, rv->cap, sizeof(*rv->v));
+    for (size_t i = 0; ret == 0 && i < nwus; i++) {
+        struct vs_result_vec rv = {0};
+        ret = vs_store_results_of_wu(s, wus[i].id, vs_result_vec_add, &rv);
+        if (ret == 0)
+            ret = fn(ctx, &wus[i], rv.v, rv.n);
+        vs_result_vec_cleanup(&rv);
     }
-    /* scan_results frees its row after the callback: take deep copies. */
-    struct vs_result *d = &rv->v[rv->n++];
-    *d = *r;
-    d->xml_doc_in = r->xml_doc_in ? vs_xstrdup(r->xml_doc_in) : NULL;
-    d->xml_doc_out = r->xml_doc_out ? vs_xstrdup(r->xml_doc_out) : NULL;
-    d->stderr_out = r->stderr_out ? vs_xstrdup(r->stderr_out) : NULL;
-    return 0;
+    for (size_t i = 0; i < nwus; i++)
+        vs_workunit_cleanup(&wus[i]);
+    vs_free(wus);
+    return ret;
 }
 
 int vs_store_wus_to_transition(struct vs_store *s, int64_t now, int limit,
@@ -453,19 +513,7 @@ int vs_store_wus_to_transition(struct vs_store *s, int64_t now, int limit,
         rc = SQLITE_DONE;
     sqlite3_reset(st);
     int ret = rc == SQLITE_DONE ? 0 : vs_sq__err(s, rc, "transition scan");
-    for (size_t i = 0; ret == 0 && i < nwus; i++) {
-        struct result_vec rv = {0};
-        ret = vs_store_results_of_wu(s, wus[i].id, collect_result, &rv);
-        if (ret == 0)
-            ret = fn(ctx, &wus[i], rv.v, rv.n);
-        for (size_t j = 0; j < rv.n; j++)
-            vs_result_cleanup(&rv.v[j]);
-        vs_free(rv.v);
-    }
-    for (size_t i = 0; i < nwus; i++)
-        vs_workunit_cleanup(&wus[i]);
-    vs_free(wus);
-    return ret;
+    return each_wu_with_results(s, wus, nwus, ret, fn, ctx);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -507,19 +555,7 @@ int vs_store_wus_in_queue(struct vs_store *s, int queue, int64_t appid, int limi
     }
     sqlite3_reset(st);
     int ret = rc == SQLITE_DONE ? 0 : vs_sq__err(s, rc, "queue scan");
-    for (size_t i = 0; ret == 0 && i < nwus; i++) {
-        struct result_vec rv = {0};
-        ret = vs_store_results_of_wu(s, wus[i].id, collect_result, &rv);
-        if (ret == 0)
-            ret = fn(ctx, &wus[i], rv.v, rv.n);
-        for (size_t j = 0; j < rv.n; j++)
-            vs_result_cleanup(&rv.v[j]);
-        vs_free(rv.v);
-    }
-    for (size_t i = 0; i < nwus; i++)
-        vs_workunit_cleanup(&wus[i]);
-    vs_free(wus);
-    return ret;
+    return each_wu_with_results(s, wus, nwus, ret, fn, ctx);
 }
 
 int vs_store_results_to_delete(struct vs_store *s, int limit, vs_store_result_fn fn, void *ctx)
@@ -530,7 +566,7 @@ int vs_store_results_to_delete(struct vs_store *s, int limit, vs_store_result_fn
     if (!st)
         return VS_ESTORE;
     sqlite3_bind_int(st, 1, limit);
-    struct result_vec rv = {0};
+    struct vs_result_vec rv = {0};
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         struct vs_result r;
@@ -546,8 +582,6 @@ int vs_store_results_to_delete(struct vs_store *s, int limit, vs_store_result_fn
     int ret = rc == SQLITE_DONE ? 0 : vs_sq__err(s, rc, "delete scan");
     for (size_t i = 0; ret == 0 && i < rv.n; i++)
         ret = fn(ctx, &rv.v[i]);
-    for (size_t i = 0; i < rv.n; i++)
-        vs_result_cleanup(&rv.v[i]);
-    vs_free(rv.v);
+    vs_result_vec_cleanup(&rv);
     return ret;
 }

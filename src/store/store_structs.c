@@ -42,6 +42,31 @@ void vs_result_cleanup(struct vs_result *r)
     r->xml_doc_in = r->xml_doc_out = r->stderr_out = NULL;
 }
 
+int vs_result_vec_add(void *ctx, const struct vs_result *r)
+{
+    struct vs_result_vec *rv = ctx;
+    if (rv->n == rv->cap) {
+        rv->cap = rv->cap ? 2 * rv->cap : 4;
+        rv->v = vs_xreallocarray(rv->v, rv->cap, sizeof(*rv->v));
+    }
+    /* Callers' rows live only during their callback: take deep copies. */
+    struct vs_result *d = &rv->v[rv->n++];
+    *d = *r;
+    d->xml_doc_in = r->xml_doc_in ? vs_xstrdup(r->xml_doc_in) : NULL;
+    d->xml_doc_out = r->xml_doc_out ? vs_xstrdup(r->xml_doc_out) : NULL;
+    d->stderr_out = r->stderr_out ? vs_xstrdup(r->stderr_out) : NULL;
+    return 0;
+}
+
+void vs_result_vec_cleanup(struct vs_result_vec *rv)
+{
+    for (size_t i = 0; i < rv->n; i++)
+        vs_result_cleanup(&rv->v[i]);
+    vs_free(rv->v);
+    rv->v = NULL;
+    rv->n = rv->cap = 0;
+}
+
 void vs_catalog_cleanup(struct vs_catalog *c)
 {
     if (!c)

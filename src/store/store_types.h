@@ -16,6 +16,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "volsched/str.h"
+
 /* ---------------------------------------------------------------------------
  * Enum values. BOINC-COMPAT: all of these are stored on disk with BOINC's
  * numbers (db/boinc_db_types.h, lib/common_defs.h).
@@ -107,11 +109,10 @@ enum vs_assign_type {
 /* BOINC-COMPAT: create_work and the transitioner use INT_MAX as "never". */
 #define VS_TIME_NEVER ((int64_t)2147483647)
 
-/* Sizes of the fixed string fields (including the NUL). */
-#define VS_NAME_MAX  256 /* names of apps, users, teams, WUs, results, files */
-#define VS_AUTH_MAX  64  /* authenticators, host_cpid */
-#define VS_SHORT_MAX 64  /* platform names, plan classes, IP addresses, md5 */
-#define VS_PATH_MAX  1024
+/* Sizes of the fixed string fields (including the NUL). VS_NAME_MAX and
+ * VS_PATH_MAX are volsched/str.h's. */
+#define VS_AUTH_MAX  64 /* authenticators, host_cpid */
+#define VS_SHORT_MAX 64 /* platform names, plan classes, IP addresses, md5 */
 
 /* ---------------------------------------------------------------------------
  * Domain structs. Field names are BOINC's column names.
@@ -380,6 +381,16 @@ void vs_user_cleanup(struct vs_user *u);
 void vs_app_version_cleanup(struct vs_app_version *av);
 void vs_workunit_cleanup(struct vs_workunit *wu);
 void vs_result_cleanup(struct vs_result *r);
+
+/* A growable array of results that owns deep copies of them. Start it
+ * zeroed; vs_result_vec_add has the shape of a vs_store_result_fn (pass the
+ * vector as its ctx) and always returns 0; _cleanup frees every copy. */
+struct vs_result_vec {
+    struct vs_result *v;
+    size_t n, cap;
+};
+int vs_result_vec_add(void *ctx, const struct vs_result *r);
+void vs_result_vec_cleanup(struct vs_result_vec *rv);
 void vs_catalog_cleanup(struct vs_catalog *c);
 
 /* Fills a workunit with create_work's defaults (BOINC-COMPAT backend_lib.h):

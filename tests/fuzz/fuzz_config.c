@@ -78,14 +78,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (size < 1)
         return 0;
     bool aux = data[0] & 1;
-    struct vs_config c;
+    /* static: the struct is large, and nothing of one run leaks into the
+     * next (init resets all of it). */
+    static struct vs_project_config c;
     struct vs_config_error e;
-    vs_config_init(&c);
+    vs_project_config_init(&c);
     const char *text = (const char *)data + 1;
-    int rc = aux ? vs_config_parse_aux(&c, text, size - 1, "config_aux.xml", &e)
-                 : vs_config_parse(&c, text, size - 1, "config.xml", &e);
+    int rc = aux ? vs_project_config_parse_aux(&c, text, size - 1, "config_aux.xml", NULL, &e)
+                 : vs_project_config_parse(&c, text, size - 1, "config.xml", NULL, &e);
     if (rc == 0)
         run_policy(&c.policy);
-    vs_config_cleanup(&c);
     return 0;
 }

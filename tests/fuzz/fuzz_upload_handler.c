@@ -18,10 +18,11 @@
 #include <unistd.h>
 
 #include "server/h_upload.h"
-#include "store/project.h"
 #include "store/store.h"
+#include "store/store_project.h"
 #include "volsched/alloc.h"
 #include "volsched/buf.h"
+#include "volsched/config.h"
 #include "volsched/sign.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

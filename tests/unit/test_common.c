@@ -1,7 +1,11 @@
 /* Unit tests of src/common: errors, buffers, arena, JSON writer, rng, strings. */
 #include "vs_test.h"
 
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "volsched/alloc.h"
 #include "volsched/buf.h"
@@ -18,6 +22,35 @@ static void test_strerror(void **state)
     assert_string_equal(vs_strerror(VS_EINTERNAL), "internal error");
     assert_true(VS_E__END < -9000);
     assert_string_equal(vs_strerror(-2), "No such file or directory");
+}
+
+/* A whole file into a buffer: its bytes, a missing file, the cap. */
+static void test_buf_append_file(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/vs_buf_file_XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    FILE *f = fdopen(fd, "w");
+    assert_non_null(f);
+    for (int i = 0; i < 3000; i++)
+        fputs("0123456789", f); /* several read chunks */
+    fclose(f);
+    struct vs_buf b;
+    vs_buf_init(&b, 1 << 20);
+    assert_int_equal(vs_buf_puts(&b, "head:"), 0);
+    assert_int_equal(vs_buf_append_file(&b, path), 0);
+    assert_int_equal(b.len, 5 + 30000);
+    assert_memory_equal(b.data + 5 + 29990, "0123456789", 10);
+    vs_buf_cleanup(&b);
+    vs_buf_init(&b, 100);
+    assert_int_equal(vs_buf_append_file(&b, path), VS_ELIMIT);
+    vs_buf_cleanup(&b);
+    unlink(path);
+    vs_buf_init(&b, 100);
+    assert_int_equal(vs_buf_append_file(&b, path), -ENOENT);
+    assert_int_equal(b.len, 0);
+    vs_buf_cleanup(&b);
 }
 
 static void test_buf_cap(void **state)
@@ -158,6 +191,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_strerror),
         cmocka_unit_test(test_buf_cap),
+        cmocka_unit_test(test_buf_append_file),
         cmocka_unit_test(test_arena),
         cmocka_unit_test(test_json),
         cmocka_unit_test(test_rng_deterministic),

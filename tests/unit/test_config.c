@@ -1,5 +1,6 @@
-/* config.xml and config_aux.xml: good files, and bad ones with file, line
- * and reason. */
+/* config.xml and config_aux.xml through the one reader (volsched/config.h):
+ * good files, bad ones with file, line and reason, warnings with file and
+ * line, and both files read by one call. */
 #include "vs_test.h"
 
 #include <errno.h>
@@ -9,32 +10,85 @@
 #include <unistd.h>
 
 #include "volsched/alloc.h"
+#include "volsched/buf.h"
 #include "volsched/config.h"
+#include "volsched/log.h"
 
-static int parse(struct vs_config *c, const char *text, struct vs_config_error *e)
+/* Warnings logged by the reader, captured: warn_begin() before a parse,
+ * warnings() after it returns them one a line, without the log's time stamp
+ * and level, and stops the capture. */
+static FILE *wfile;
+static struct vs_log wlog;
+static char wtext[4096];
+
+static void warn_begin(void)
 {
-    return vs_config_parse(c, text, strlen(text), "config.xml", e);
+    wfile = tmpfile();
+    assert_non_null(wfile);
+    vs_log_init(&wlog, VS_LOG_WARN, wfile, NULL);
 }
 
-static int parse_aux(struct vs_config *c, const char *text, struct vs_config_error *e)
+static const char *warnings(void)
 {
-    return vs_config_parse_aux(c, text, strlen(text), "config_aux.xml", e);
+    assert_non_null(wfile);
+    char raw[8192];
+    rewind(wfile);
+    size_t len = fread(raw, 1, sizeof raw - 1, wfile);
+    raw[len] = '\0';
+    fclose(wfile);
+    wfile = NULL;
+    size_t n = 0;
+    wtext[0] = '\0';
+    /* Each line is "STAMP WARN text". */
+    const char *p = raw;
+    while (*p) {
+        const char *nl = strchr(p, '\n');
+        const char *t = strstr(p, " WARN ");
+        assert_non_null(t);
+        t += 6;
+        size_t l = nl ? (size_t)(nl - t) : strlen(t);
+        assert_true(n + l + 2 < sizeof wtext);
+        memcpy(wtext + n, t, l);
+        n += l;
+        wtext[n++] = '\n';
+        wtext[n] = '\0';
+        p = nl ? nl + 1 : p + strlen(p);
+    }
+    return wtext;
+}
+
+static int parse(struct vs_project_config *c, const char *text, struct vs_config_error *e)
+{
+    return vs_project_config_parse(c, text, strlen(text), "config.xml", wfile ? &wlog : NULL, e);
+}
+
+static int parse_aux(struct vs_project_config *c, const char *text, struct vs_config_error *e)
+{
+    return vs_project_config_parse_aux(c, text, strlen(text), "config_aux.xml",
+                                       wfile ? &wlog : NULL, e);
 }
 
 static void test_defaults(void **state)
 {
     (void)state;
-    struct vs_config c;
-    vs_config_init(&c);
+    struct vs_project_config c;
+    vs_project_config_init(&c);
     assert_int_equal(c.policy.max_wus_to_send, 10);
     assert_int_equal(c.policy.min_core_client_version, 70000);
-    assert_int_equal(c.policy.daily_result_quota, 0);
+    /* The protective defaults (issue 19, docs/security.md). */
+    assert_int_equal(c.policy.daily_result_quota, 100);
+    assert_int_equal(c.policy.host_in_progress_per_cpu, 4);
+    assert_int_equal(c.policy.max_new_hosts_per_day, 5);
+    assert_int_equal(c.policy.max_ncpus, 64);
+    assert_true(c.resend_lost_results);
+    assert_int_equal(c.failed_auth_burst, 20);
+    assert_int_equal(c.failed_auth_per_hour, 60);
+    assert_string_equal(c.https_cert, "");
     assert_false(c.policy.one_result_per_user_per_wu);
     assert_false(c.policy.deadline_exempt_empty_queue);
     assert_int_equal(c.policy.limits.project.cpu.jobs, 0);
     assert_int_equal(c.uldl_dir_fanout, 1024);
-    assert_null(c.master_url);
-    vs_config_cleanup(&c);
+    assert_string_equal(c.master_url, "");
 }
 
 static void test_good_config(void **state)
@@ -66,10 +120,12 @@ static void test_good_config(void **state)
                        "  <tasks><task><cmd>x</cmd></task></tasks>\n"
                        "  <daemons/>\n"
                        "</boinc>\n";
-    struct vs_config c;
+    struct vs_project_config c;
     struct vs_config_error e;
-    vs_config_init(&c);
+    vs_project_config_init(&c);
+    warn_begin();
     assert_int_equal(parse(&c, text, &e), 0);
+    assert_string_equal(warnings(), "");
     assert_string_equal(c.master_url, "http://127.0.0.1:8080/test/");
     assert_string_equal(c.long_name, "Test Project");
     assert_string_equal(c.download_dir, "/p/download");
@@ -89,8 +145,6 @@ static void test_good_config(void **state)
     assert_string_equal(c.locality_scheduling_workunit_file.v[1], "^l1_");
     assert_true(c.locality_scheduler_fraction == 0.25);
     assert_true(c.enable_assignment);
-    assert_int_equal(c.warnings.n, 0);
-    vs_config_cleanup(&c);
 }
 
 static void test_volsched_init_config(void **state)
@@ -128,30 +182,29 @@ static void test_volsched_init_config(void **state)
                        "    <daemons>\n"
                        "    </daemons>\n"
                        "</boinc>\n";
-    struct vs_config c;
+    struct vs_project_config c;
     struct vs_config_error e;
-    vs_config_init(&c);
+    vs_project_config_init(&c);
+    warn_begin();
     assert_int_equal(parse(&c, text, &e), 0);
-    assert_int_equal(c.warnings.n, 0);
+    assert_string_equal(warnings(), "");
     assert_string_equal(c.cgi_url, "http://127.0.0.1:8080/p/cgi-bin/");
     assert_string_equal(c.store_url, "sqlite:/srv/p/volsched.db");
     assert_int_equal(c.report_grace_period, 3600);
     assert_int_equal(c.policy.limits.project.cpu.jobs, 0); /* 0: no limit */
-    vs_config_cleanup(&c);
 }
 
 static void test_old_version_encoding(void **state)
 {
     (void)state;
-    struct vs_config c;
-    vs_config_init(&c);
+    struct vs_project_config c;
+    vs_project_config_init(&c);
     assert_int_equal(parse(&c,
                            "<boinc><config><min_core_client_version>602</min_core_client_version>"
                            "</config></boinc>",
                            NULL),
                      0);
     assert_int_equal(c.policy.min_core_client_version, 60200);
-    vs_config_cleanup(&c);
 }
 
 static void test_unknown_tags_warn(void **state)
@@ -165,16 +218,15 @@ static void test_unknown_tags_warn(void **state)
                        "</config>\n"
                        "<extra/>\n"
                        "</boinc>\n";
-    struct vs_config c;
+    struct vs_project_config c;
     struct vs_config_error e;
-    vs_config_init(&c);
+    vs_project_config_init(&c);
+    warn_begin();
     assert_int_equal(parse(&c, text, &e), 0);
     assert_int_equal(c.policy.daily_result_quota, 5);
-    assert_int_equal(c.warnings.n, 3);
-    assert_string_equal(c.warnings.v[0], "config.xml:3: unknown tag <db_name> ignored");
-    assert_string_equal(c.warnings.v[1], "config.xml:5: unknown tag <shmem_key> ignored");
-    assert_string_equal(c.warnings.v[2], "config.xml:7: unknown tag <extra> ignored");
-    vs_config_cleanup(&c);
+    assert_string_equal(warnings(), "config.xml:3: unknown tag <db_name> ignored\n"
+                                    "config.xml:5: unknown tag <shmem_key> ignored\n"
+                                    "config.xml:7: unknown tag <extra> ignored\n");
 }
 
 struct bad {
@@ -186,15 +238,14 @@ struct bad {
 
 static void check_bad(const struct bad *b, bool aux)
 {
-    struct vs_config c;
+    struct vs_project_config c;
     struct vs_config_error e;
-    vs_config_init(&c);
+    vs_project_config_init(&c);
     int rc = aux ? parse_aux(&c, b->text, &e) : parse(&c, b->text, &e);
     if (rc != b->code || e.line != b->line || strncmp(e.msg, b->msg, strlen(b->msg)) != 0)
         fail_msg("for %s\n got rc=%d line=%u msg='%s'\nwant rc=%d line=%u msg='%s...'", b->text, rc,
                  e.line, e.msg, b->code, b->line, b->msg);
     assert_string_equal(e.file, aux ? "config_aux.xml" : "config.xml");
-    vs_config_cleanup(&c);
 }
 
 static void test_bad_config(void **state)
@@ -263,9 +314,9 @@ static void test_good_aux(void **state)
                       "    </app>\n"
                       "</max_jobs_in_progress>\n"
                       "</config>\n";
-    struct vs_config c;
+    struct vs_project_config c;
     struct vs_config_error e;
-    vs_config_init(&c);
+    vs_project_config_init(&c);
     /* config.xml's legacy CPU limit survives an aux <project> without
      * <cpu_limit>; its GPU limit is replaced. */
     assert_int_equal(parse(&c,
@@ -274,7 +325,9 @@ static void test_good_aux(void **state)
                            "</config></boinc>",
                            &e),
                      0);
+    warn_begin();
     assert_int_equal(parse_aux(&c, aux, &e), 0);
+    assert_string_equal(warnings(), "");
     const struct vs_sp_job_limits *l = &c.policy.limits;
     assert_int_equal(l->project.total.jobs, 40);
     assert_false(l->project.total.per_proc);
@@ -289,8 +342,6 @@ static void test_good_aux(void **state)
     assert_int_equal(l->apps[0].total.jobs, 0);
     assert_int_equal(l->apps[1].total.jobs, 1);
     assert_false(l->apps[1].gpu.per_proc);
-    assert_int_equal(c.warnings.n, 0);
-    vs_config_cleanup(&c);
 }
 
 static void test_bad_aux(void **state)
@@ -329,9 +380,10 @@ static void test_bad_aux(void **state)
 static void test_aux_unknown_warns(void **state)
 {
     (void)state;
-    struct vs_config c;
+    struct vs_project_config c;
     struct vs_config_error e;
-    vs_config_init(&c);
+    vs_project_config_init(&c);
+    warn_begin();
     assert_int_equal(parse_aux(&c,
                                "<config>\n<max_jobs_in_progress>\n<project>\n"
                                "<cpu_limit><jobs>1</jobs><scale/></cpu_limit>\n"
@@ -339,13 +391,10 @@ static void test_aux_unknown_warns(void **state)
                                "</config>",
                                &e),
                      0);
-    assert_int_equal(c.warnings.n, 3);
-    assert_string_equal(c.warnings.v[0],
-                        "config_aux.xml:4: unknown tag <scale> in <cpu_limit> ignored");
-    assert_string_equal(c.warnings.v[1],
-                        "config_aux.xml:6: unknown tag <host> in <max_jobs_in_progress> ignored");
-    assert_string_equal(c.warnings.v[2], "config_aux.xml:8: unknown tag <other> ignored");
-    vs_config_cleanup(&c);
+    assert_string_equal(warnings(),
+                        "config_aux.xml:4: unknown tag <scale> in <cpu_limit> ignored\n"
+                        "config_aux.xml:6: unknown tag <host> in <max_jobs_in_progress> ignored\n"
+                        "config_aux.xml:8: unknown tag <other> ignored\n");
 }
 
 static void write_file(const char *dir, const char *name, const char *text)
@@ -370,12 +419,12 @@ static void test_load_from_dir(void **state)
     (void)state;
     char dir[] = "/tmp/vs_config_test_XXXXXX";
     assert_non_null(mkdtemp(dir));
-    struct vs_config c;
+    struct vs_project_config c;
     struct vs_config_error e;
     char msg[600];
 
-    /* No config.xml at all. */
-    assert_int_equal(vs_config_load(&c, dir, &e), -ENOENT);
+    /* No config.xml at all: not a project. */
+    assert_int_equal(vs_project_config_load(dir, NULL, &c, &e), VS_ENOTFOUND);
     assert_int_equal(e.line, 0);
     vs_config_error_format(&e, msg, sizeof msg);
     assert_non_null(strstr(msg, "/config.xml: cannot read: "));
@@ -384,49 +433,195 @@ static void test_load_from_dir(void **state)
     write_file(dir, "config.xml",
                "<boinc>\n<config>\n<max_wus_in_progress>3</max_wus_in_progress>\n</config>\n"
                "</boinc>\n");
-    assert_int_equal(vs_config_load(&c, dir, &e), 0);
+    assert_int_equal(vs_project_config_load(dir, NULL, &c, &e), 0);
     assert_int_equal(c.policy.limits.project.cpu.jobs, 3);
-    vs_config_cleanup(&c);
 
     /* With config_aux.xml. */
     write_file(dir, "config_aux.xml",
                "<config>\n<max_jobs_in_progress>\n<app><app_name>x</app_name>"
                "<total_limit><jobs>9</jobs></total_limit></app>\n</max_jobs_in_progress>\n"
                "</config>\n");
-    assert_int_equal(vs_config_load(&c, dir, &e), 0);
+    assert_int_equal(vs_project_config_load(dir, NULL, &c, &e), 0);
     assert_int_equal(c.policy.limits.n_apps, 1);
     assert_int_equal(c.policy.limits.apps[0].total.jobs, 9);
-    vs_config_cleanup(&c);
 
     /* A bad aux file stops the load and names itself. */
     write_file(dir, "config_aux.xml",
                "<config>\n<max_jobs_in_progress>\n<project><cpu_limit>\n<jobs>-1</jobs>"
                "</cpu_limit></project>\n</max_jobs_in_progress>\n</config>\n");
-    assert_int_equal(vs_config_load(&c, dir, &e), VS_ECONFIG);
+    assert_int_equal(vs_project_config_load(dir, NULL, &c, &e), VS_ECONFIG);
     vs_config_error_format(&e, msg, sizeof msg);
     char want[600];
     snprintf(want, sizeof want, "%s/config_aux.xml:4: <jobs> must not be negative (-1)", dir);
     assert_string_equal(msg, want);
-    assert_null(c.warnings.v); /* cleaned up on error */
+    /* *out keeps what the last good load wrote. */
+    assert_int_equal(c.policy.limits.apps[0].total.jobs, 9);
 
     remove_file(dir, "config.xml");
     remove_file(dir, "config_aux.xml");
     rmdir(dir);
 }
 
+/* ONE call reads both files: values from each, warnings from each with its
+ * own file name and line, in file order (config.xml first). */
+static void test_load_both_files_one_call(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/vs_config_test_XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    write_file(dir, "config.xml",
+               "<boinc>\n<config>\n<db_name>x</db_name>\n"
+               "<max_wus_in_progress>3</max_wus_in_progress>\n"
+               "<download_dir>dl</download_dir>\n"
+               "<validator><method>always_valid</method></validator>\n"
+               "<locality_scheduling_sticky_file>^big_</locality_scheduling_sticky_file>\n"
+               "</config>\n<daemons/>\n</boinc>\n");
+    write_file(dir, "config_aux.xml",
+               "<config>\n<max_jobs_in_progress>\n<project>\n"
+               "<gpu_limit><jobs>2</jobs></gpu_limit>\n</project>\n</max_jobs_in_progress>\n"
+               "<spare/>\n</config>\n");
+    struct vs_project_config *c = VS_NEW(struct vs_project_config);
+    struct vs_config_error e;
+    warn_begin();
+    assert_int_equal(vs_project_config_load(dir, &wlog, c, &e), 0);
+    char want[1200];
+    snprintf(want, sizeof want,
+             "%s/config.xml:3: unknown tag <db_name> ignored\n"
+             "%s/config_aux.xml:7: unknown tag <spare> ignored\n",
+             dir, dir);
+    assert_string_equal(warnings(), want);
+    assert_int_equal(c->policy.limits.project.cpu.jobs, 3); /* config.xml */
+    assert_true(c->policy.limits.project.cpu.per_proc);
+    assert_int_equal(c->policy.limits.project.gpu.jobs, 2); /* config_aux.xml */
+    assert_false(c->policy.limits.project.gpu.per_proc);
+    snprintf(want, sizeof want, "%s/dl", dir);
+    assert_string_equal(c->download_dir, want); /* relative to the project */
+    snprintf(want, sizeof want, "%s/upload", dir);
+    assert_string_equal(c->upload_dir, want); /* absent: the layout's default */
+    assert_int_equal(c->nvalidators, 1);
+    assert_int_equal(vs_project_validator(c, "any")->method, VS_VALIDATE_ALWAYS);
+    assert_int_equal(c->locality_scheduling_sticky_file.n, 1);
+    assert_string_equal(c->locality_scheduling_sticky_file.v[0], "^big_");
+    /* Absent tags keep BOINC's defaults (not a new project's choices). */
+    assert_false(c->policy.one_result_per_user_per_wu);
+    assert_int_equal(c->report_grace_period, 3600);
+    assert_true(c->enable_assignment);
+    assert_int_equal(c->uldl_dir_fanout, VS_DEFAULT_FANOUT);
+    assert_int_equal(c->shmem_work_items, 100);
+    vs_free(c);
+    remove_file(dir, "config.xml");
+    remove_file(dir, "config_aux.xml");
+    rmdir(dir);
+}
+
+/* What vs_project_config_write writes (init) reads back to the very same
+ * struct, without a warning. */
+static void test_write_reads_back(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/vs_config_test_XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    struct vs_project_config *a = VS_NEW(struct vs_project_config);
+    struct vs_project_config *b = VS_NEW(struct vs_project_config);
+    assert_int_equal(vs_project_config_defaults(a, dir, "R & D <1>", "http://127.0.0.1:9/r"), 0);
+    assert_string_equal(a->master_url, "http://127.0.0.1:9/r/");
+    assert_true(a->policy.one_result_per_user_per_wu); /* a new project's choice */
+    a->policy.daily_result_quota = 4;
+    a->policy.limits.project.gpu.jobs = 2;
+    a->policy.limits.project.gpu.per_proc = true;
+    a->hr_class_static = true;
+    a->validator_retry_secs = 99;
+    a->nvalidators = 1;
+    a->validators[0].method = VS_VALIDATE_COMMAND;
+    assert_int_equal(vs_strlcpy(a->validators[0].command, "/bin/v", VS_CMD_MAX), 0);
+    a->nassimilators = 1;
+    assert_int_equal(vs_strlcpy(a->assimilators[0].app, "x", VS_NAME_MAX), 0);
+    assert_int_equal(vs_project_config_write(a), 0);
+    assert_int_equal(vs_project_config_write_aux(a), 0);
+    struct vs_config_error e;
+    warn_begin();
+    assert_int_equal(vs_project_config_load(dir, &wlog, b, &e), 0);
+    assert_string_equal(warnings(), "");
+    /* config_aux.xml's zero limits replace the project limits it names
+     * (per_proc as init writes them); everything else is as written. */
+    a->policy.limits.project.cpu.jobs = 0;
+    a->policy.limits.project.gpu.jobs = 0;
+    assert_true(b->policy.limits.project.cpu.per_proc);
+    b->policy.limits = a->policy.limits;
+    assert_string_equal(b->long_name, "R & D <1>");
+    assert_int_equal(b->policy.daily_result_quota, 4);
+    assert_true(b->policy.one_result_per_user_per_wu);
+    assert_string_equal(b->validators[0].command, "/bin/v");
+    assert_memory_equal(a, b, sizeof *a);
+    vs_free(a);
+    vs_free(b);
+    remove_file(dir, "config.xml");
+    remove_file(dir, "config_aux.xml");
+    rmdir(dir);
+}
+
+/* The rules that used to live in the project loader: now in the one table,
+ * with the line of the tag. */
+static void test_bad_layout_and_blocks(void **state)
+{
+    (void)state;
+    static const struct bad bad[] = {
+        {"<boinc><config>\n<uldl_dir_fanout>70000</uldl_dir_fanout></config></boinc>", VS_ECONFIG,
+         2, "<uldl_dir_fanout> must be at most 65536 (70000)"},
+        {"<boinc><config>\n<validator><method>magic</method></validator></config></boinc>",
+         VS_ECONFIG, 2, "<method> must be bitwise, always_valid or command, not magic"},
+        {"<boinc><config>\n<validator><method>command</method></validator></config></boinc>",
+         VS_ECONFIG, 2, "<validator> method command needs <command> or <compare_command>"},
+        {"<boinc><config><assimilator>\n<flavour>x</flavour></assimilator></config></boinc>",
+         VS_ECONFIG, 2, "unknown tag in the block: <flavour>"},
+        {"<boinc><config><validator>\n<app><x/></app></validator></config></boinc>", VS_ECONFIG, 2,
+         "<app> must hold a value, not elements"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        check_bad(&bad[i], false);
+
+    /* A value longer than its field, and one list entry too many. */
+    struct vs_project_config *c = VS_NEW(struct vs_project_config);
+    struct vs_config_error e;
+    struct vs_buf b;
+    vs_buf_init(&b, 1 << 20);
+    assert_int_equal(vs_buf_puts(&b, "<boinc><config>\n<long_name>"), 0);
+    for (int i = 0; i < VS_NAME_MAX; i++)
+        assert_int_equal(vs_buf_puts(&b, "n"), 0);
+    assert_int_equal(vs_buf_puts(&b, "</long_name></config></boinc>"), 0);
+    vs_project_config_init(c);
+    assert_int_equal(parse(c, vs_buf_str(&b), &e), VS_ECONFIG);
+    assert_int_equal(e.line, 2);
+    assert_string_equal(e.msg, "<long_name> longer than 255 bytes");
+    vs_buf_reset(&b);
+    assert_int_equal(vs_buf_puts(&b, "<boinc><config>"), 0);
+    for (int i = 0; i <= VS_CONFIG_LIST_MAX; i++)
+        assert_int_equal(vs_buf_printf(&b,
+                                       "\n<locality_scheduling_workunit_file>f%d"
+                                       "</locality_scheduling_workunit_file>",
+                                       i),
+                         0);
+    assert_int_equal(vs_buf_puts(&b, "</config></boinc>"), 0);
+    vs_project_config_init(c);
+    assert_int_equal(parse(c, vs_buf_str(&b), &e), VS_ECONFIG);
+    assert_int_equal(e.line, VS_CONFIG_LIST_MAX + 2);
+    assert_string_equal(e.msg, "more than 32 <locality_scheduling_workunit_file> tags");
+    vs_buf_cleanup(&b);
+    vs_free(c);
+}
+
 static void test_too_large(void **state)
 {
     (void)state;
-    struct vs_config c;
+    struct vs_project_config c;
     struct vs_config_error e;
-    vs_config_init(&c);
+    vs_project_config_init(&c);
     size_t n = VS_CONFIG_MAX_FILE + 1;
     char *big = vs_xmalloc(n);
     memset(big, ' ', n);
-    assert_int_equal(vs_config_parse(&c, big, n, "config.xml", &e), VS_ELIMIT);
+    assert_int_equal(vs_project_config_parse(&c, big, n, "config.xml", NULL, &e), VS_ELIMIT);
     assert_int_equal(e.line, 0);
     vs_free(big);
-    vs_config_cleanup(&c);
 }
 
 int main(void)
@@ -438,6 +633,9 @@ int main(void)
         cmocka_unit_test(test_old_version_encoding),
         cmocka_unit_test(test_unknown_tags_warn),
         cmocka_unit_test(test_bad_config),
+        cmocka_unit_test(test_bad_layout_and_blocks),
+        cmocka_unit_test(test_load_both_files_one_call),
+        cmocka_unit_test(test_write_reads_back),
         cmocka_unit_test(test_good_aux),
         cmocka_unit_test(test_bad_aux),
         cmocka_unit_test(test_aux_unknown_warns),

@@ -7,6 +7,7 @@
 
 #include "project_fixture.h"
 #include "server/create_work.h"
+#include "volsched/layout.h"
 #include "volsched/md5.h"
 
 #define NOW 1700000000

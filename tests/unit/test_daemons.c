@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "daemon_fixture.h"
+#include "store/store_project.h"
 
 /* ---- transitioner ------------------------------------------------------ */
 
@@ -506,7 +507,7 @@ static void test_config_blocks(void **state)
              "<reliable_priority_on_over>7</reliable_priority_on_over>\n"
              "</config></boinc>\n");
     struct vs_project_config cfg;
-    assert_int_equal(vs_project_config_load(f->dir, &cfg), 0);
+    assert_int_equal(vs_project_config_load(f->dir, NULL, &cfg, NULL), 0);
     assert_int_equal(cfg.nvalidators, 2);
     const struct vs_validator_config *v = vs_project_validator(&cfg, "a1");
     assert_int_equal(v->method, VS_VALIDATE_COMMAND);
@@ -521,7 +522,7 @@ static void test_config_blocks(void **state)
     /* Written and read back the same. */
     assert_int_equal(vs_project_config_write(&cfg), 0);
     struct vs_project_config again;
-    assert_int_equal(vs_project_config_load(f->dir, &again), 0);
+    assert_int_equal(vs_project_config_load(f->dir, NULL, &again, NULL), 0);
     assert_int_equal(again.nvalidators, 2);
     assert_int_equal(again.nassimilators, 1);
     assert_string_equal(again.validators[0].command, "/bin/check -x");
@@ -536,12 +537,12 @@ static void test_config_blocks(void **state)
              "<boinc><config><validator><method>magic</method></validator></config></boinc>");
     /* A bad value is a configuration error, with file and line (config.h). */
     struct vs_config_error ce;
-    assert_int_equal(vs_project_config_load_checked(f->dir, NULL, &cfg, &ce), VS_ECONFIG);
+    assert_int_equal(vs_project_config_load(f->dir, NULL, &cfg, &ce), VS_ECONFIG);
     assert_int_equal(ce.line, 1);
     assert_non_null(strstr(ce.msg, "magic"));
     pf_write(f->dir, "config.xml",
              "<boinc><config><validator><method>command</method></validator></config></boinc>");
-    assert_int_equal(vs_project_config_load(f->dir, &cfg), VS_ECONFIG);
+    assert_int_equal(vs_project_config_load(f->dir, NULL, &cfg, NULL), VS_ECONFIG);
 }
 
 static void test_schema_v1_migrates(void **state)

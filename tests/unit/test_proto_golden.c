@@ -677,56 +677,6 @@ static void test_numbers(void **state)
     }
 }
 
-/* ---- the fast scanner reads every capture, into the tree expat builds ---- */
-
-static void same_tree(const struct vs_xml_node *a, const struct vs_xml_node *b)
-{
-    for (; a || b; a = a->next, b = b->next) {
-        assert_non_null(a);
-        assert_non_null(b);
-        assert_string_equal(a->name, b->name);
-        assert_int_equal(a->text_len, b->text_len);
-        assert_memory_equal(a->text, b->text, a->text_len + 1);
-        assert_int_equal(a->raw_off, b->raw_off);
-        assert_int_equal(a->raw_len, b->raw_len);
-        assert_int_equal(a->line, b->line);
-        assert_int_equal(a->n_attrs, b->n_attrs);
-        for (size_t i = 0; i < a->n_attrs; i++) {
-            assert_string_equal(a->attrs[i].name, b->attrs[i].name);
-            assert_string_equal(a->attrs[i].value, b->attrs[i].value);
-        }
-        same_tree(a->child, b->child);
-    }
-}
-
-static void check_fast(const char *variant, const char *path)
-{
-    (void)variant;
-    size_t len;
-    char *body = vs_test_slurp(path, &len);
-    struct vs_arena a;
-    vs_arena_init(&a, 0);
-    struct vs_xml_doc fast, ref;
-    assert_int_equal(vs_xml_parse(body, len, NULL, 0, &a, &fast, NULL), 0);
-    assert_int_equal(vs_xml_parse(body, len, NULL, VS_XML_NO_FAST, &a, &ref, NULL), 0);
-    if (!fast.fast)
-        fail_msg("%s was not read by the fast scanner", path);
-    assert_false(ref.fast);
-    assert_int_equal(fast.n_elements, ref.n_elements);
-    same_tree(fast.root, ref.root);
-    vs_arena_cleanup(&a);
-    vs_free(body);
-}
-
-static void test_fast_scanner(void **state)
-{
-    (void)state;
-    assert_true(for_each("sched_request_", check_fast) >= 75);
-    assert_true(for_each("sched_reply_", check_fast) >= 75);
-    check_fast("synthetic", VS_SOURCE_DIR "/tests/golden/synthetic/sched_request_full.xml");
-    check_fast("synthetic", VS_SOURCE_DIR "/tests/golden/synthetic/sched_reply_full.xml");
-}
-
 /* Every element the library models, from hand-written messages. */
 static void test_synthetic(void **state)
 {
@@ -958,8 +908,7 @@ int main(void)
         cmocka_unit_test(test_replies),   cmocka_unit_test(test_reply_facts),
         cmocka_unit_test(test_upload),    cmocka_unit_test(test_master_page),
         cmocka_unit_test(test_synthetic), cmocka_unit_test(test_unknown_elements),
-        cmocka_unit_test(test_limits),    cmocka_unit_test(test_fast_scanner),
-        cmocka_unit_test(test_numbers),
+        cmocka_unit_test(test_limits),    cmocka_unit_test(test_numbers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -17,6 +17,7 @@
 #include "server/h_upload.h"
 #include "server/sched.h"
 #include "volsched/buf.h"
+#include "volsched/layout.h"
 #include "volsched/md5.h"
 #include "volsched/proto.h"
 

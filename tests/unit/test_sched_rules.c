@@ -80,6 +80,10 @@ static void build(struct fx *f, const struct vs_sp_config *pol, const struct spe
     assert_int_equal(vs_project_config_defaults(c, f->dir, "Rules", "http://127.0.0.1:8080/r/"), 0);
     snprintf(c->store_url, sizeof(c->store_url), "sqlite:%s/t.db", f->dir);
     c->policy = *pol;
+    /* The requests here list none of the host's jobs in <other_results>:
+     * with resend_lost_results (a project's default) they would come back
+     * as lost. These tests are about the send rules. */
+    c->resend_lost_results = false;
     if (sp->aux) {
         /* Job limits come from config_aux.xml through the config reader. */
         char path[256];
@@ -93,11 +97,11 @@ static void build(struct fx *f, const struct vs_sp_config *pol, const struct spe
         assert_non_null(fp);
         fputs("<boinc><config></config></boinc>\n", fp);
         fclose(fp);
-        struct vs_config vc;
+        struct vs_project_config *vc = VS_NEW(struct vs_project_config);
         struct vs_config_error ce;
-        assert_int_equal(vs_config_load(&vc, f->dir, &ce), 0);
-        c->policy.limits = vc.policy.limits;
-        vs_config_cleanup(&vc);
+        assert_int_equal(vs_project_config_load(f->dir, NULL, vc, &ce), 0);
+        c->policy.limits = vc->policy.limits;
+        vs_free(vc);
     }
     assert_int_equal(mkdir(c->key_dir, 0700), 0);
     assert_int_equal(vs_store_open(c->store_url, VS_STORE_CREATE, NULL, &f->st), 0);

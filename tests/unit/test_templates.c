@@ -7,6 +7,7 @@
 
 #include "project_fixture.h"
 #include "volsched/buf.h"
+#include "volsched/layout.h"
 #include "volsched/md5.h"
 #include "volsched/xml.h"
 
@@ -306,7 +307,7 @@ static void test_config_roundtrip(void **state)
     assert_int_equal(vs_strlcpy(c.long_name, "A & B <project>", sizeof(c.long_name)), 0);
     assert_int_equal(vs_project_config_write(&c), 0);
     struct vs_project_config l;
-    assert_int_equal(vs_project_config_load(f->dir, &l), 0);
+    assert_int_equal(vs_project_config_load(f->dir, NULL, &l, NULL), 0);
     assert_string_equal(l.long_name, "A & B <project>");
     assert_string_equal(l.master_url, "http://127.0.0.1:8080/t/");
     assert_string_equal(l.download_url, "http://127.0.0.1:8080/t/download");
@@ -326,7 +327,7 @@ static void test_config_roundtrip(void **state)
              "<boinc><config><enable_assignment/><download_dir>dl</download_dir>"
              "<shmem_key>0x1111</shmem_key><max_wus_in_progress>3</max_wus_in_progress>"
              "</config><daemons/></boinc>");
-    assert_int_equal(vs_project_config_load(f->dir, &l), 0);
+    assert_int_equal(vs_project_config_load(f->dir, NULL, &l, NULL), 0);
     assert_true(l.enable_assignment);
     assert_int_equal(l.policy.limits.project.cpu.jobs, 3);
     char want[1200];
@@ -334,16 +335,16 @@ static void test_config_roundtrip(void **state)
     assert_string_equal(l.download_dir, want);
 
     pf_write(f->dir, "config.xml", "<boinc><config><uldl_dir_fanout>x</uldl_dir_fanout>");
-    assert_int_equal(vs_project_config_load(f->dir, &l), VS_EPARSE); /* malformed XML */
+    assert_int_equal(vs_project_config_load(f->dir, NULL, &l, NULL), VS_EPARSE); /* malformed XML */
     pf_write(f->dir, "config.xml",
              "<boinc><config><uldl_dir_fanout>x</uldl_dir_fanout></config></boinc>");
     struct vs_config_error ce;
-    assert_int_equal(vs_project_config_load_checked(f->dir, NULL, &l, &ce), VS_ECONFIG);
+    assert_int_equal(vs_project_config_load(f->dir, NULL, &l, &ce), VS_ECONFIG);
     assert_int_equal(ce.line, 1);
     assert_non_null(strstr(ce.msg, "uldl_dir_fanout"));
     pf_write(f->dir, "config.xml", "<boinc><something/></boinc>");
-    assert_int_equal(vs_project_config_load(f->dir, &l), VS_ECONFIG);
-    assert_int_equal(vs_project_config_load("/nonexistent/dir", &l), VS_ENOTFOUND);
+    assert_int_equal(vs_project_config_load(f->dir, NULL, &l, NULL), VS_ECONFIG);
+    assert_int_equal(vs_project_config_load("/nonexistent/dir", NULL, &l, NULL), VS_ENOTFOUND);
 }
 
 int main(void)

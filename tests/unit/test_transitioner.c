@@ -10,6 +10,7 @@
 
 #include "project_fixture.h"
 #include "server/transitioner.h"
+#include "store/store_project.h"
 #include "volsched/sign.h"
 
 #define NOW 1700000000

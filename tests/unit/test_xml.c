@@ -153,6 +153,41 @@ static void test_limits(void **state)
     vs_arena_cleanup(&a);
 }
 
+/*
+ * expat reads a document starting with a NUL or a UTF-16 byte order mark as
+ * UTF-16 whatever it is told; the reader refuses those starts as UTF-8
+ * would (fuzz_xml found "<\0<snr>..." read into a root named U+733C U+726E).
+ */
+static void test_utf16_start(void **state)
+{
+    (void)state;
+    struct vs_arena a;
+    vs_arena_init(&a, 0);
+    struct vs_xml_doc doc;
+    struct vs_xml_error err;
+    static const char le[] = "<\0r\0/\0>\0", be[] = "\0<\0r\0/\0>";
+    static const char bom[] = "\xff\xfe<\0r\0/\0>\0", found[] = "<\0<snr>\0\0\3>";
+    const struct {
+        const char *s;
+        size_t n;
+    } cases[] = {{le, sizeof(le) - 1},
+                 {be, sizeof(be) - 1},
+                 {bom, sizeof(bom) - 1},
+                 {found, sizeof(found) - 1}};
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        const unsigned modes[] = {0, VS_XML_ALLOW_UNCLOSED};
+        for (size_t m = 0; m < 2; m++) {
+            assert_int_equal(vs_xml_parse(cases[i].s, cases[i].n, NULL, modes[m], &a, &doc, &err),
+                             VS_EPARSE);
+            assert_string_equal(err.msg, "line 1: not well-formed (invalid token)");
+        }
+        /* repaired, the bytes are '?': whatever it then reads is UTF-8 */
+        if (vs_xml_parse(cases[i].s, cases[i].n, NULL, VS_XML_REPAIR_BYTES, &a, &doc, &err) == 0)
+            assert_true(doc.repaired && doc.input[0] != '\0' && doc.input[1] != '\0');
+    }
+    vs_arena_cleanup(&a);
+}
+
 static void test_repair(void **state)
 {
     (void)state;
@@ -325,9 +360,10 @@ static void test_format_double(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_tree),   cmocka_unit_test(test_malformed),
-        cmocka_unit_test(test_limits), cmocka_unit_test(test_repair),
-        cmocka_unit_test(test_writer), cmocka_unit_test(test_format_double),
+        cmocka_unit_test(test_tree),          cmocka_unit_test(test_malformed),
+        cmocka_unit_test(test_limits),        cmocka_unit_test(test_repair),
+        cmocka_unit_test(test_utf16_start),   cmocka_unit_test(test_writer),
+        cmocka_unit_test(test_format_double),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

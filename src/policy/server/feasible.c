@@ -127,6 +127,21 @@ int vs_sp_max_jobs_per_rpc(const struct vs_sp_config *cfg, const struct vs_sp_ho
     return n > VS_SP_MAX_REPLY_JOBS ? VS_SP_MAX_REPLY_JOBS : (int)n;
 }
 
+int vs_sp_host_in_progress_cap(const struct vs_sp_config *cfg, const struct vs_sp_host *h)
+{
+    if (cfg->host_in_progress_per_cpu <= 0)
+        return 0;
+    /* GPUs count like CPUs here, capped as max_ncpus caps CPUs: the
+     * counts are the client's word. */
+    int gpus = total_gpus(h);
+    int max_gpus = cfg->max_ncpus > 0 ? cfg->max_ncpus : VS_SP_MAX_NCPUS;
+    long long mult = vs_sp_effective_ncpus(cfg, h);
+    mult += (long long)(cfg->gpu_multiplier > 0 ? cfg->gpu_multiplier : 1) *
+            (gpus > max_gpus ? max_gpus : gpus);
+    long long n = mult * cfg->host_in_progress_per_cpu;
+    return n > INT_MAX ? INT_MAX : (int)n;
+}
+
 /* ---- homogeneous redundancy ---- */
 
 /* BOINC-COMPAT: HR class = os code + cpu code, the values stored in

@@ -1,0 +1,372 @@
+/*
+ * Bounded XML reader on expat. See include/volsched/xml.h.
+ *
+ * expat is the one tree reader of volsched: configuration, templates,
+ * replies, upload headers and, whenever the server's one-pass reader
+ * (src/proto/request_direct.c) declines, scheduler requests. The tree is
+ * built in the caller's arena. Text of the element being parsed is collected
+ * in one scratch buffer per nesting level (they are reused across elements),
+ * so the arena only receives final strings.
+ */
+#include "volsched/xml.h"
+
+#include <expat.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+void vs_xml_limits_default(struct vs_xml_limits *l)
+{
+    l->max_input = VS_XML_MAX_INPUT;
+    l->max_depth = VS_XML_MAX_DEPTH;
+    l->max_elements = VS_XML_MAX_ELEMENTS;
+    l->max_text = VS_XML_MAX_TEXT;
+}
+
+struct builder {
+    XML_Parser p;
+    struct vs_arena *arena;
+    struct vs_xml_limits lim;
+    struct vs_xml_node *root;
+    struct vs_xml_node *cur; /* innermost open element */
+    int depth;
+    size_t n_elements;
+    size_t start_tag_end[VS_XML_MAX_DEPTH + 1];           /* byte after each open start tag */
+    struct vs_xml_node *last_child[VS_XML_MAX_DEPTH + 1]; /* of the open element per level */
+    struct vs_buf text[VS_XML_MAX_DEPTH + 1];             /* character data per open level */
+    int err;
+    char msg[120];
+};
+
+static void fail(struct builder *b, int code, const char *fmt, ...) VS_PRINTF(3, 4);
+
+static void fail(struct builder *b, int code, const char *fmt, ...)
+{
+    if (b->err)
+        return;
+    b->err = code;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(b->msg, sizeof(b->msg), fmt, ap);
+    va_end(ap);
+    XML_StopParser(b->p, XML_FALSE);
+}
+
+static void on_start(void *ud, const XML_Char *name, const XML_Char **attrs)
+{
+    struct builder *b = ud;
+    if (b->err)
+        return;
+    if (b->depth >= b->lim.max_depth) {
+        fail(b, VS_ELIMIT, "element nesting deeper than %d", b->lim.max_depth);
+        return;
+    }
+    if (b->n_elements >= b->lim.max_elements) {
+        fail(b, VS_ELIMIT, "more than %zu elements", b->lim.max_elements);
+        return;
+    }
+    if (b->depth == 0 && b->root) {
+        /* expat itself rejects a second root; keep the tree sane regardless */
+        fail(b, VS_EPARSE, "more than one root element");
+        return;
+    }
+    size_t nlen = strlen(name);
+    if (nlen > VS_XML_MAX_NAME) {
+        fail(b, VS_ELIMIT, "element name longer than %d bytes", VS_XML_MAX_NAME);
+        return;
+    }
+    struct vs_xml_node *n = vs_arena_alloc(b->arena, sizeof(*n));
+    n->name = vs_arena_strndup(b->arena, name, nlen);
+    n->text = "";
+    n->line = (unsigned)XML_GetCurrentLineNumber(b->p);
+    size_t na = 0;
+    while (attrs[2 * na])
+        na++;
+    if (na > VS_XML_MAX_ATTRS) {
+        fail(b, VS_ELIMIT, "element <%s> has more than %d attributes", n->name, VS_XML_MAX_ATTRS);
+        return;
+    }
+    if (na) {
+        struct vs_xml_attr *a = vs_arena_alloc(b->arena, na * sizeof(*a));
+        for (size_t i = 0; i < na; i++) {
+            size_t vl = strlen(attrs[2 * i + 1]);
+            if (vl > b->lim.max_text || strlen(attrs[2 * i]) > VS_XML_MAX_NAME) {
+                fail(b, VS_ELIMIT, "attribute of <%s> too long", n->name);
+                return;
+            }
+            a[i].name = vs_arena_strndup(b->arena, attrs[2 * i], strlen(attrs[2 * i]));
+            a[i].value = vs_arena_strndup(b->arena, attrs[2 * i + 1], vl);
+        }
+        n->attrs = a;
+        n->n_attrs = na;
+    }
+    XML_Index at = XML_GetCurrentByteIndex(b->p);
+    int cnt = XML_GetCurrentByteCount(b->p);
+    n->raw_off = at >= 0 ? (size_t)at : 0;
+    if (b->cur) {
+        n->parent = b->cur;
+        if (b->last_child[b->depth])
+            b->last_child[b->depth]->next = n;
+        else
+            b->cur->child = n;
+        b->last_child[b->depth] = n;
+    } else {
+        b->root = n;
+    }
+    b->cur = n;
+    b->depth++;
+    b->n_elements++;
+    b->start_tag_end[b->depth] = n->raw_off + (cnt > 0 ? (size_t)cnt : 0);
+    b->last_child[b->depth] = NULL;
+    vs_buf_reset(&b->text[b->depth]);
+}
+
+static void on_end(void *ud, const XML_Char *name)
+{
+    (void)name;
+    struct builder *b = ud;
+    if (b->err || !b->cur)
+        return;
+    struct vs_xml_node *n = b->cur;
+    struct vs_buf *t = &b->text[b->depth];
+    n->text = vs_arena_strndup(b->arena, vs_buf_str(t), t->len);
+    n->text_len = t->len;
+    XML_Index at = XML_GetCurrentByteIndex(b->p);
+    int cnt = XML_GetCurrentByteCount(b->p);
+    size_t end = (cnt > 0 && at >= 0) ? (size_t)at + (size_t)cnt : b->start_tag_end[b->depth];
+    n->raw_len = end >= n->raw_off ? end - n->raw_off : 0;
+    n->closed = true;
+    b->cur = n->parent;
+    b->depth--;
+}
+
+static void on_text(void *ud, const XML_Char *s, int len)
+{
+    struct builder *b = ud;
+    if (b->err || !b->cur || len <= 0)
+        return;
+    struct vs_buf *t = &b->text[b->depth];
+    if (vs_buf_append(t, s, (size_t)len) != 0)
+        fail(b, VS_ELIMIT, "text of <%s> longer than %zu bytes", b->cur->name, b->lim.max_text);
+}
+
+static void on_doctype(void *ud, const XML_Char *name, const XML_Char *sysid, const XML_Char *pubid,
+                       int has_internal_subset)
+{
+    (void)name, (void)sysid, (void)pubid, (void)has_internal_subset;
+    fail(ud, VS_EUNSUPPORTED, "DOCTYPE declarations are not accepted");
+}
+
+static void on_entity(void *ud, const XML_Char *name, int is_param, const XML_Char *value,
+                      int value_len, const XML_Char *base, const XML_Char *sysid,
+                      const XML_Char *pubid, const XML_Char *notation)
+{
+    (void)name, (void)is_param, (void)value, (void)value_len, (void)base, (void)sysid, (void)pubid,
+        (void)notation;
+    fail(ud, VS_EUNSUPPORTED, "entity declarations are not accepted");
+}
+
+static int external_entity(XML_Parser p, const XML_Char *context, const XML_Char *base,
+                           const XML_Char *sysid, const XML_Char *pubid)
+{
+    (void)p, (void)context, (void)base, (void)sysid, (void)pubid;
+    return XML_STATUS_ERROR;
+}
+
+/*
+ * Length of a valid UTF-8 sequence at s (1..4) that is also a character XML
+ * allows, or 0.
+ */
+static size_t utf8_ok(const unsigned char *s, size_t n)
+{
+    unsigned c = s[0];
+    if (c < 0x80)
+        return (c >= 0x20 || c == '\t' || c == '\n' || c == '\r') ? 1 : 0;
+    size_t len;
+    unsigned cp;
+    if (c >= 0xc2 && c <= 0xdf) {
+        len = 2, cp = c & 0x1f;
+    } else if (c >= 0xe0 && c <= 0xef) {
+        len = 3, cp = c & 0x0f;
+    } else if (c >= 0xf0 && c <= 0xf4) {
+        len = 4, cp = c & 0x07;
+    } else {
+        return 0;
+    }
+    if (len > n)
+        return 0;
+    for (size_t i = 1; i < len; i++) {
+        if ((s[i] & 0xc0) != 0x80)
+            return 0;
+        cp = (cp << 6) | (s[i] & 0x3f);
+    }
+    if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10ffff)))
+        return 0;
+    if ((cp >= 0xd800 && cp <= 0xdfff) || cp == 0xfffe || cp == 0xffff)
+        return 0;
+    return len;
+}
+
+/* Returns an arena copy with bad bytes replaced by '?', or NULL if none was bad. */
+static char *repair(const char *data, size_t len, struct vs_arena *arena)
+{
+    const unsigned char *s = (const unsigned char *)data;
+    char *copy = NULL;
+    for (size_t i = 0; i < len;) {
+        size_t k = utf8_ok(s + i, len - i);
+        if (k) {
+            i += k;
+            continue;
+        }
+        if (!copy)
+            copy = vs_arena_strndup(arena, data, len);
+        copy[i++] = '?';
+    }
+    return copy;
+}
+
+/* Declared in volsched/xml.h. */
+const unsigned char vs_xml_name_class[256] = {
+    ['-'] = 2, ['.'] = 2, ['0'] = 2, ['1'] = 2, ['2'] = 2, ['3'] = 2, ['4'] = 2, ['5'] = 2,
+    ['6'] = 2, ['7'] = 2, ['8'] = 2, ['9'] = 2, [':'] = 3, ['_'] = 3, ['A'] = 3, ['B'] = 3,
+    ['C'] = 3, ['D'] = 3, ['E'] = 3, ['F'] = 3, ['G'] = 3, ['H'] = 3, ['I'] = 3, ['J'] = 3,
+    ['K'] = 3, ['L'] = 3, ['M'] = 3, ['N'] = 3, ['O'] = 3, ['P'] = 3, ['Q'] = 3, ['R'] = 3,
+    ['S'] = 3, ['T'] = 3, ['U'] = 3, ['V'] = 3, ['W'] = 3, ['X'] = 3, ['Y'] = 3, ['Z'] = 3,
+    ['a'] = 3, ['b'] = 3, ['c'] = 3, ['d'] = 3, ['e'] = 3, ['f'] = 3, ['g'] = 3, ['h'] = 3,
+    ['i'] = 3, ['j'] = 3, ['k'] = 3, ['l'] = 3, ['m'] = 3, ['n'] = 3, ['o'] = 3, ['p'] = 3,
+    ['q'] = 3, ['r'] = 3, ['s'] = 3, ['t'] = 3, ['u'] = 3, ['v'] = 3, ['w'] = 3, ['x'] = 3,
+    ['y'] = 3, ['z'] = 3,
+};
+
+/*
+ * True when expat would read data as UTF-16 whatever encoding it was
+ * created with: a NUL among the first two bytes, or a UTF-16 byte order
+ * mark. Names would then be decoded from UTF-16 while the byte spans count
+ * the UTF-16 input (found by fuzz_xml: "<\0<snr>..." gave a root named
+ * U+733C U+726E). Neither start is UTF-8 XML.
+ */
+static bool utf16_start(const char *data, size_t len)
+{
+    const unsigned char *u = (const unsigned char *)data;
+    if (len < 2)
+        return false;
+    return u[0] == 0 || u[1] == 0 || (u[0] == 0xfe && u[1] == 0xff) ||
+           (u[0] == 0xff && u[1] == 0xfe);
+}
+
+static int run(struct builder *b, const char *data, size_t len, unsigned flags,
+               struct vs_xml_error *out_err)
+{
+    if (utf16_start(data, len)) {
+        /* what expat reading UTF-8 says of those bytes (and the repair pass
+         * replaces them, as it does any byte UTF-8 XML forbids) */
+        if (out_err) {
+            out_err->code = VS_EPARSE;
+            out_err->line = 1;
+            out_err->column = 0;
+            snprintf(out_err->msg, sizeof(out_err->msg), "line 1: %s",
+                     XML_ErrorString(XML_ERROR_INVALID_TOKEN));
+        }
+        return VS_EPARSE;
+    }
+    XML_Parser p = XML_ParserCreate("UTF-8");
+    if (!p)
+        return VS_ENOMEM;
+    b->p = p;
+    XML_SetUserData(p, b);
+    XML_SetElementHandler(p, on_start, on_end);
+    XML_SetCharacterDataHandler(p, on_text);
+    XML_SetStartDoctypeDeclHandler(p, on_doctype);
+    XML_SetEntityDeclHandler(p, on_entity);
+    XML_SetExternalEntityRefHandler(p, external_entity);
+    XML_SetParamEntityParsing(p, XML_PARAM_ENTITY_PARSING_NEVER);
+    int is_final = (flags & VS_XML_ALLOW_UNCLOSED) ? 0 : 1;
+    enum XML_Status st = XML_Parse(p, data, (int)len, is_final);
+    int rc = 0;
+    if (b->err) {
+        rc = b->err;
+    } else if (st != XML_STATUS_OK) {
+        rc = VS_EPARSE;
+        snprintf(b->msg, sizeof(b->msg), "%s", XML_ErrorString(XML_GetErrorCode(p)));
+    } else if (!b->root) {
+        rc = VS_EPARSE;
+        snprintf(b->msg, sizeof(b->msg), "no root element");
+    }
+    if (rc && out_err) {
+        out_err->code = rc;
+        out_err->line = (unsigned)XML_GetCurrentLineNumber(p);
+        out_err->column = (unsigned)XML_GetCurrentColumnNumber(p);
+        snprintf(out_err->msg, sizeof(out_err->msg), "line %u: %s", out_err->line, b->msg);
+    }
+    XML_ParserFree(p);
+    return rc;
+}
+
+static void builder_reset(struct builder *b)
+{
+    b->root = b->cur = NULL;
+    memset(b->last_child, 0, sizeof(b->last_child));
+    b->depth = 0;
+    b->n_elements = 0;
+    b->err = 0;
+    b->msg[0] = '\0';
+}
+
+int vs_xml_parse(const char *data, size_t len, const struct vs_xml_limits *limits, unsigned flags,
+                 struct vs_arena *arena, struct vs_xml_doc *out_doc, struct vs_xml_error *out_err)
+{
+    struct builder b;
+    memset(&b, 0, sizeof(b));
+    if (limits)
+        b.lim = *limits;
+    else
+        vs_xml_limits_default(&b.lim);
+    if (b.lim.max_depth > VS_XML_MAX_DEPTH || b.lim.max_depth < 1)
+        b.lim.max_depth = VS_XML_MAX_DEPTH;
+    if (len > b.lim.max_input || len > (size_t)INT32_MAX) {
+        if (out_err) {
+            out_err->code = VS_ELIMIT;
+            out_err->line = out_err->column = 0;
+            snprintf(out_err->msg, sizeof(out_err->msg),
+                     "document of %zu bytes exceeds the limit of %zu", len, b.lim.max_input);
+        }
+        return VS_ELIMIT;
+    }
+    b.arena = arena;
+    for (int i = 0; i <= VS_XML_MAX_DEPTH; i++)
+        vs_buf_init(&b.text[i], b.lim.max_text);
+
+    const char *input = data;
+    bool repaired = false;
+    int rc = run(&b, data, len, flags, out_err);
+    if (rc == VS_EPARSE && (flags & VS_XML_REPAIR_BYTES)) {
+        char *fixed = repair(data, len, arena);
+        if (fixed) {
+            builder_reset(&b);
+            input = fixed;
+            repaired = true;
+            rc = run(&b, fixed, len, flags, out_err);
+        }
+    }
+    if (rc == 0) {
+        /* Elements left open (VS_XML_ALLOW_UNCLOSED): give them their text and span. */
+        int d = b.depth;
+        for (struct vs_xml_node *n = b.cur; n; n = n->parent, d--) {
+            n->text = vs_arena_strndup(arena, vs_buf_str(&b.text[d]), b.text[d].len);
+            n->text_len = b.text[d].len;
+            n->raw_len = len - n->raw_off;
+            n->closed = false;
+        }
+    }
+    for (int i = 0; i <= VS_XML_MAX_DEPTH; i++)
+        vs_buf_cleanup(&b.text[i]);
+    if (rc)
+        return rc;
+    out_doc->root = b.root;
+    out_doc->input = input;
+    out_doc->input_len = len;
+    out_doc->n_elements = b.n_elements;
+    out_doc->repaired = repaired;
+    out_doc->fast = false;
+    return 0;
+}

@@ -1,0 +1,98 @@
+/*
+ * THE table of config.xml's tags: every tag volsched reads, with its kind,
+ * bounds and field in struct vs_project_config (volsched/config.h says how
+ * to add one). Rows marked W are written by `volsched init`, in this order.
+ */
+#include <stddef.h>
+
+#include "config/config_int.h"
+
+#define F(field)                                                                                   \
+    offsetof(struct vs_project_config, field), sizeof(((struct vs_project_config *)0)->field)
+#define W VS_CONFIG_WRITTEN
+
+/* BOINC-COMPAT: tag names as in BOINC's sched_config (config.xml), except
+ * store_url, validator and assimilator (volsched's). */
+const struct vs_config_tag vs_config__tags[] = {
+    /* name                                  kind     field                    min max flags */
+    {"long_name", K_STR, F(long_name), 0, 0, W},
+    {"master_url", K_STR, F(master_url), 0, 0, W},
+    {"download_url", K_STR, F(download_url), 0, 0, W},
+    {"upload_url", K_STR, F(upload_url), 0, 0, W},
+    {"cgi_url", K_STR, F(cgi_url), 0, 0, W},
+    {"download_dir", K_PATH, F(download_dir), 0, 0, W},
+    {"upload_dir", K_PATH, F(upload_dir), 0, 0, W},
+    {"key_dir", K_PATH, F(key_dir), 0, 0, W},
+    {"store_url", K_STR, F(store_url), 0, 0, W},
+    {"uldl_dir_fanout", K_INT, F(uldl_dir_fanout), 0, 65536, W},
+    {"enable_assignment", K_BOOL, F(enable_assignment), 0, 0, W},
+    {"enable_assignment_multi", K_BOOL, F(enable_assignment_multi), 0, 0, W},
+    {"max_wus_in_progress", K_LIMIT_CPU, F(policy.limits.project.cpu), 0, 0, W},
+    {"max_wus_in_progress_gpu", K_LIMIT_GPU, F(policy.limits.project.gpu), 0, 0, W},
+    {"daily_result_quota", K_INT, F(policy.daily_result_quota), 0, 0, W},
+    {"max_wus_to_send", K_INT, F(policy.max_wus_to_send), 1, 0, W},
+    {"one_result_per_user_per_wu", K_BOOL, F(policy.one_result_per_user_per_wu), 0, 0, W},
+    /* volsched: protective limits (issue 19, docs/security.md). */
+    {"host_in_progress_per_cpu", K_INT, F(policy.host_in_progress_per_cpu), 0, 0, W},
+    {"max_new_hosts_per_day", K_INT, F(policy.max_new_hosts_per_day), 0, 0, W},
+    {"max_ncpus", K_INT, F(policy.max_ncpus), 1, 0, W},
+    {"resend_lost_results", K_BOOL, F(resend_lost_results), 0, 0, W},
+    {"failed_auth_burst", K_INT, F(failed_auth_burst), 0, 0, W},
+    {"failed_auth_per_hour", K_INT, F(failed_auth_per_hour), 0, 0, W},
+    {"min_sendwork_interval", K_INT, F(min_sendwork_interval), 0, 0, W},
+    {"report_grace_period", K_INT, F(report_grace_period), 0, 0, W},
+    {"delete_delay_hours", K_INT, F(delete_delay_hours), 0, 0, W},
+    {"dont_generate_upload_certificates", K_BOOL, F(dont_generate_upload_certificates), 0, 0, W},
+    {"locality_scheduling", K_BOOL, F(locality_scheduling), 0, 0, W},
+    {"locality_scheduling_wait_period", K_INT, F(locality_scheduling_wait_period), 0, 0, W},
+    {"locality_scheduling_sorted_order", K_BOOL, F(locality_scheduling_sorted_order), 0, 0, W},
+    {"reliable_priority_on_over", K_INT, F(reliable_priority_on_over), 0, 0, W},
+    {"reliable_priority_on_over_except_error", K_INT, F(reliable_priority_on_over_except_error), 0,
+     0, W},
+    {"hr_class_static", K_BOOL, F(hr_class_static), 0, 0, W},
+    /* volsched: the back-end daemons' timers. */
+    {"daemon_command_timeout", K_INT, F(daemon_command_timeout), 1, 0, W},
+    {"validator_retry_secs", K_INT, F(validator_retry_secs), 0, 0, W},
+    {"assimilator_retry_secs", K_INT, F(assimilator_retry_secs), 0, 0, W},
+    {"file_deleter_retry_secs", K_INT, F(file_deleter_retry_secs), 0, 0, W},
+    /* The daemons' blocks (written from cfg->validators / assimilators). */
+    {"validator", K_VALIDATOR, F(validators), 0, 0, 0},
+    {"assimilator", K_ASSIMILATOR, F(assimilators), 0, 0, 0},
+
+    /* Read and checked, not written by init. */
+    /* HTTPS in `volsched serve` (issue 19) */
+    {"https_cert", K_PATH, F(https_cert), 0, 0, 0},
+    {"https_key", K_PATH, F(https_key), 0, 0, 0},
+    {"https_port", K_INT, F(https_port), 0, 65535, 0},
+    /* scheduler RPC behaviour */
+    {"next_rpc_delay", K_INT, F(next_rpc_delay), 0, 0, 0},
+    {"maintenance_delay", K_INT, F(maintenance_delay), 0, 0, 0},
+    {"report_max", K_INT, F(report_max), 0, 0, 0},
+    {"shmem_work_items", K_INT, F(shmem_work_items), 1, 0, 0},
+    {"feeder_query_size", K_INT, F(feeder_query_size), 1, 0, 0},
+    {"send_result_abort", K_BOOL, F(send_result_abort), 0, 0, 0},
+    {"nowork_skip", K_BOOL, F(nowork_skip), 0, 0, 0},
+    {"dont_send_jobs", K_BOOL, F(dont_send_jobs), 0, 0, 0},
+    {"ignore_upload_certificates", K_BOOL, F(ignore_upload_certificates), 0, 0, 0},
+    {"cache_md5_info", K_BOOL, F(cache_md5_info), 0, 0, 0},
+    {"disable_account_creation", K_BOOL, F(disable_account_creation), 0, 0, 0},
+    {"min_core_client_version_announced", K_CORE_VERSION, F(min_core_client_version_announced), 0,
+     0, 0},
+    {"min_core_client_upgrade_deadline", K_LLONG, F(min_core_client_upgrade_deadline), 0, 0, 0},
+    /* locality scheduling (seed 001) */
+    {"locality_scheduler_fraction", K_DOUBLE, F(locality_scheduler_fraction), 0, 1, 0},
+    {"locality_scheduling_send_timeout", K_INT, F(locality_scheduling_send_timeout), 0, 0, 0},
+    {"locality_scheduling_workunit_file", K_STRLIST, F(locality_scheduling_workunit_file), 0, 0, 0},
+    {"locality_scheduling_sticky_file", K_STRLIST, F(locality_scheduling_sticky_file), 0, 0, 0},
+    {"file_deletion_strategy", K_INT, F(file_deletion_strategy), 0, 0, 0},
+    /* work-send rules (seeds 004, 000) */
+    {"one_result_per_host_per_wu", K_BOOL, F(policy.one_result_per_host_per_wu), 0, 0, 0},
+    {"gpu_multiplier", K_INT, F(policy.gpu_multiplier), 1, 0, 0},
+    {"homogeneous_redundancy", K_INT, F(policy.homogeneous_redundancy), 0, 2, 0},
+    {"min_core_client_version", K_CORE_VERSION, F(policy.min_core_client_version), 0, 0, 0},
+    {"ignore_delay_bound", K_BOOL, F(policy.ignore_delay_bound), 0, 0, 0},
+    {"deadline_exempt_empty_queue", K_BOOL, F(policy.deadline_exempt_empty_queue), 0, 0, 0},
+    {"workload_sim", K_BOOL, F(policy.workload_sim), 0, 0, 0},
+};
+
+const size_t vs_config__n_tags = sizeof vs_config__tags / sizeof vs_config__tags[0];

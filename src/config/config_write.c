@@ -1,0 +1,169 @@
+/*
+ * The writer of config.xml (`volsched init`): the rows of the tag table
+ * (config_tags.c) marked for writing, in table order, then the daemons'
+ * blocks, in BOINC's <boinc><config>...</config><daemons/></boinc> layout.
+ * config_aux.xml gets seed 003's <max_jobs_in_progress> with no limits.
+ * It lives beside the reader so the format has one home: whatever it
+ * writes, vs_project_config_load reads back to the same values.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include "config/config_int.h"
+#include "volsched/buf.h"
+
+/* BOINC-COMPAT: config_aux.xml as seed 003 shows it; 0 = no limit. */
+static const char config_aux[] =
+    "<?xml version=\"1.0\"?>\n"
+    "<config>\n"
+    "<!-- Job limits per host (seed 003, BOINC sched_limit). <jobs>0</jobs> means\n"
+    "     no limit; <per_proc/> multiplies the limit by the host's processors.\n"
+    "     Add <app><app_name>NAME</app_name>...</app> blocks for per-app limits. -->\n"
+    "<max_jobs_in_progress>\n"
+    "    <project>\n"
+    "        <total_limit>\n"
+    "            <jobs>0</jobs>\n"
+    "        </total_limit>\n"
+    "        <cpu_limit>\n"
+    "            <jobs>0</jobs>\n"
+    "            <per_proc/>\n"
+    "        </cpu_limit>\n"
+    "        <gpu_limit>\n"
+    "            <jobs>0</jobs>\n"
+    "            <per_proc/>\n"
+    "        </gpu_limit>\n"
+    "    </project>\n"
+    "</max_jobs_in_progress>\n"
+    "</config>\n";
+
+static void write_blocks(const struct vs_project_config *cfg, struct vs_xml_writer *w)
+{
+    for (int i = 0; i < cfg->nvalidators; i++) {
+        const struct vs_validator_config *v = &cfg->validators[i];
+        vs_xml_open(w, "validator");
+        if (v->app[0])
+            vs_xml_str(w, "app", v->app);
+        const char *method = vs_config__method_name(v->method);
+        if (method)
+            vs_xml_str(w, "method", method);
+        if (v->command[0])
+            vs_xml_str(w, "command", v->command);
+        if (v->compare_command[0])
+            vs_xml_str(w, "compare_command", v->compare_command);
+        vs_xml_close(w);
+    }
+    for (int i = 0; i < cfg->nassimilators; i++) {
+        const struct vs_assimilator_config *a = &cfg->assimilators[i];
+        vs_xml_open(w, "assimilator");
+        if (a->app[0])
+            vs_xml_str(w, "app", a->app);
+        if (a->command[0])
+            vs_xml_str(w, "command", a->command);
+        vs_xml_close(w);
+    }
+}
+
+/* One row's value; VS_EINTERNAL for a kind the writer does not write. */
+static int write_tag(const struct vs_project_config *cfg, const struct vs_config_tag *t,
+                     struct vs_xml_writer *w)
+{
+    const char *f = (const char *)cfg + t->off;
+    switch (t->kind) {
+    case K_STR:
+    case K_PATH:
+        vs_xml_str(w, t->name, f);
+        return 0;
+    case K_INT:
+    case K_CORE_VERSION:
+        vs_xml_int(w, t->name, *(const int *)f);
+        return 0;
+    case K_BOOL:
+        vs_xml_int(w, t->name, *(const bool *)f ? 1 : 0);
+        return 0;
+    case K_LIMIT_CPU:
+    case K_LIMIT_GPU:
+        vs_xml_int(w, t->name, ((const struct vs_sp_rsc_limit *)f)->jobs);
+        return 0;
+    case K_LLONG:
+    case K_DOUBLE:
+    case K_STRLIST:
+    case K_VALIDATOR:
+    case K_ASSIMILATOR:
+        break;
+    }
+    return VS_EINTERNAL;
+}
+
+/* Writes data[0..len) as path, atomically (temp file, fsync, rename). */
+static int write_atomic(const char *path, const char *data, size_t len)
+{
+    char tmp[VS_PATH_MAX + 32];
+    int n = snprintf(tmp, sizeof(tmp), "%s.tmp%d", path, (int)getpid());
+    if (n < 0 || (size_t)n >= sizeof(tmp))
+        return VS_ELIMIT;
+    /* config.xml may hold the store's password: owner-only (issue 19). */
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    FILE *fp = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (!fp) {
+        int e = errno;
+        if (fd >= 0)
+            close(fd);
+        return -e;
+    }
+    int rc = 0;
+    size_t wr = fwrite(data, 1, len, fp);
+    int fl = fflush(fp) != 0 || fsync(fileno(fp)) != 0;
+    if (fclose(fp) != 0 || wr != len || fl)
+        rc = VS_EIO;
+    if (rc == 0 && rename(tmp, path) != 0)
+        rc = -errno;
+    if (rc != 0)
+        unlink(tmp);
+    return rc;
+}
+
+int vs_project_config_write(const struct vs_project_config *cfg)
+{
+    struct vs_buf b;
+    vs_buf_init(&b, VS_CONFIG_MAX_FILE);
+    struct vs_xml_writer w;
+    int rc = vs_buf_puts(&b, "<?xml version=\"1.0\"?>\n");
+    vs_xml_writer_init(&w, &b);
+    vs_xml_open(&w, "boinc");
+    vs_xml_open(&w, "config");
+    for (size_t i = 0; i < vs_config__n_tags && rc == 0; i++)
+        if (vs_config__tags[i].flags & VS_CONFIG_WRITTEN)
+            rc = write_tag(cfg, &vs_config__tags[i], &w);
+    write_blocks(cfg, &w);
+    vs_xml_close(&w);
+    /* BOINC's daemons and tasks sections: `volsched serve` runs its daemons
+     * in-process, so they are listed for BOINC tools only. */
+    vs_xml_open(&w, "daemons");
+    vs_xml_close(&w);
+    vs_xml_close(&w);
+    if (rc == 0)
+        rc = vs_xml_writer_error(&w);
+    char path[VS_PATH_MAX + 16];
+    if (rc == 0) {
+        int n = snprintf(path, sizeof(path), "%s/config.xml", cfg->dir);
+        rc = n < 0 || (size_t)n >= sizeof(path) ? VS_ELIMIT : 0;
+    }
+    if (rc == 0)
+        rc = write_atomic(path, b.data, b.len);
+    vs_buf_cleanup(&b);
+    return rc;
+}
+
+int vs_project_config_write_aux(const struct vs_project_config *cfg)
+{
+    char path[VS_PATH_MAX + 32];
+    int n = snprintf(path, sizeof(path), "%s/config_aux.xml", cfg->dir);
+    if (n < 0 || (size_t)n >= sizeof(path))
+        return VS_ELIMIT;
+    /* The operator's limits survive `volsched init --force`. */
+    if (access(path, F_OK) == 0)
+        return 0;
+    return write_atomic(path, config_aux, sizeof(config_aux) - 1);
+}

@@ -1,0 +1,177 @@
+/*
+ * The host simulator's shared state, for its three parts: the event loop
+ * (host_sim.c), the host's results and their books (sim_jobs.c) and the
+ * per-project server model (sim_server.c). Internal to src/sim.
+ */
+#ifndef VOLSCHED_SIM_HOST_SIM_H
+#define VOLSCHED_SIM_HOST_SIM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "eventq.h"
+#include "metrics.h"
+#include "volsched/client_policy.h"
+#include "volsched/rng.h"
+#include "volsched/sim.h"
+
+/* A server's delay between RPCs (BOINC's request_delay / min_sendwork). */
+#define SERVER_REQUEST_DELAY 60.0
+/* Client backoff after a failed or empty RPC: 1 minute doubling to 4 hours. */
+#define BACKOFF_MIN 60.0
+#define BACKOFF_MAX (4 * 3600.0)
+/* How long a server that refused work because of deadlines asks the client
+ * to wait (the client is latency-limited meanwhile). */
+#define LATENCY_LIMIT_DELAY 600.0
+/* Most jobs one reply carries. */
+#define MAX_JOBS_PER_RPC 1000
+/* Most RPCs at one instant, so a confused policy cannot loop forever. */
+#define MAX_RPCS_PER_INSTANT 8
+/* A result within this many CPU seconds of its end is finished. */
+#define DONE_EPS 1e-6
+
+enum ev_type {
+    EV_END,
+    EV_SCHED_PERIOD,
+    EV_ENFORCE,
+    EV_HOST_ON,
+    EV_HOST_OFF,
+    EV_ACTIVE_ON,
+    EV_ACTIVE_OFF,
+    EV_SERVER_UP,
+    EV_SERVER_DOWN,
+    EV_WAKE, /* re-run the scheduler and work fetch (RPC deferral ended) */
+    EV_REPORT_DUE,
+};
+
+/* The simulator's side of one result, parallel to st.results. */
+struct job {
+    int64_t id;
+    double cpu_used;  /* CPU seconds consumed so far, lost work included */
+    double seg_start; /* start of the open timeline segment, or -1 */
+    int cpu;          /* CPU slot while running, -1 otherwise */
+    /* In the last schedule when equal to sim.sched_gen: marking a schedule
+     * then touches only the scheduled results, not all of them. */
+    uint64_t sched_gen;
+};
+
+/* A finished result waiting to be reported to its server. */
+struct report {
+    int project;
+    int64_t id;
+    double deadline;
+    double cpu;
+    double due; /* when it becomes overdue for reporting */
+};
+
+struct proj {
+    bool server_up;
+    int backoff_n;
+    int64_t jobs_left;  /* -1: unlimited */
+    int64_t unfinished; /* this project's results in st.results not done */
+};
+
+struct sim {
+    const struct vs_scenario *s;
+    enum vs_cpolicy policy;
+    double end;
+    struct vs_eventq q;
+    struct vs_rng rng_host, rng_server, rng_jobs;
+    struct vs_metrics m;
+    struct vs_timeline *tl; /* may be NULL */
+
+    struct vs_cstate st;
+    struct vs_cproject *cp; /* st.projects */
+    struct job *jobs;       /* parallel to st.results */
+    size_t cap;
+    struct proj *pj;
+    struct report *reports;
+    size_t nreports, capreports;
+    int64_t next_job_id;
+
+    bool host_on, active;
+    double off_since; /* when the host last stopped computing */
+    bool *slot_used;
+    int nslots;
+    /* The results that are RUNNING and not done: their indexes in
+     * increasing order (run[nrun], capacity cap like st.results) and their
+     * number per project (for the figures). Kept up to date at every change
+     * of task, done or index, so that no event scans all the results. */
+    size_t *run;
+    size_t nrun;
+    int *running;
+    size_t ndone;     /* done results still in st.results (compact drops them) */
+    size_t done_from; /* with ndone > 0: the least index of a done result */
+
+    struct vs_cpolicy_ws ws;
+    struct vs_cpolicy_out out;
+    bool validated;     /* the snapshot passed vs_cstate_validate once */
+    bool have_sched;    /* out.rr / out.sched describe the current arrays */
+    uint64_t sched_gen; /* bumped by each schedule (see job.sched_gen) */
+    uint32_t enforce_gen;
+
+    /* Scratch for the server-side deadline check. */
+    double *edf_rem, *edf_dl, *edf_late, *edf_free;
+    size_t *edf_idx;
+    size_t edf_cap;
+
+    int rc; /* first policy error */
+};
+
+/* sim_jobs.c: the host's results, their CPU slots and timeline segments. */
+void vs_sim__run_end(struct sim *x, size_t r);
+void vs_sim__seg_emit(struct sim *x, size_t r);
+void vs_sim__slot_give(struct sim *x, int i);
+void vs_sim__add_result(struct sim *x, size_t p, double len, double deadline);
+void vs_sim__compact(struct sim *x);
+void vs_sim__complete(struct sim *x, size_t r);
+/* Carries out enforcement's decisions (out of line: most passes have none). */
+void vs_sim__apply_action_list(struct sim *x, const struct vs_cenforce_out *e);
+void vs_sim__finish(struct sim *x);
+
+/* sim_server.c: one scheduler RPC to project p. */
+int vs_sim__rpc(struct sim *x, size_t p, double request_pn, double share_frac);
+
+static inline bool available(const struct sim *x)
+{
+    return x->host_on && x->active;
+}
+
+/*
+ * fmin and fmax without the libm call (the compiler cannot inline them
+ * because of their NaN rules; they were a visible share of a run). The
+ * simulator's times and amounts are never NaN, and for operands that are not
+ * NaN these return the same value as fmin and fmax.
+ */
+static inline double min2(double a, double b)
+{
+    return b < a ? b : a;
+}
+
+static inline double max2(double a, double b)
+{
+    return b > a ? b : a;
+}
+
+static inline void push_wake(struct sim *x, double t)
+{
+    if (t < x->end)
+        vs_eventq_push(&x->q, t, EV_WAKE, 0, 0);
+}
+
+static inline void seg_open(struct sim *x, size_t r)
+{
+    if (x->tl && x->jobs[r].seg_start < 0)
+        x->jobs[r].seg_start = x->st.now;
+}
+
+/* Ends result r's open timeline segment. The test stays apart from the
+ * work, so that a run without a timeline pays only for it. */
+static inline void seg_close(struct sim *x, size_t r)
+{
+    if (x->tl)
+        vs_sim__seg_emit(x, r);
+}
+
+#endif
