@@ -24,5 +24,8 @@ int vs_cmd_sim(int argc, char **argv);
 int vs_cmd_explain(int argc, char **argv);
 int vs_cmd_serve(int argc, char **argv);
 int vs_cmd_status(int argc, char **argv);
+int vs_cmd_release(int argc, char **argv);
+int vs_cmd_wu_check(int argc, char **argv);
+int vs_cmd_workgen(int argc, char **argv);
 
 #endif

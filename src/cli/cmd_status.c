@@ -11,13 +11,14 @@
 #include "cmd.h"
 #include "server/daemons.h"
 #include "store/store.h"
+#include "volsched/alloc.h"
 #include "volsched/buf.h"
 #include "volsched/json.h"
 #include "volsched/str.h"
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: volsched status [--project DIR] [--json]\n"
+    fprintf(f, "usage: volsched status [--project DIR] [--json | --broadcast-results]\n"
                "\n"
                "Prints the state of a project: workunits by state, results by server state\n"
                "and outcome, hosts, users, the job cache (UNSENT results the scheduler may\n"
@@ -25,7 +26,10 @@ static void usage(FILE *f)
                "\n"
                "Options:\n"
                "  --project DIR  project directory (default: current directory)\n"
-               "  --json         print one JSON object instead of tables\n");
+               "  --json         print one JSON object instead of tables\n"
+               "  --broadcast-results  list the reported broadcast results (one per line:\n"
+               "                 name, host, success/error, exit status, time), which skip\n"
+               "                 validation and assimilation: the operator's daemon takes them\n");
 }
 
 /* BOINC's names of the stored enum values (index = value). */
@@ -72,7 +76,97 @@ static void fmt_time(int64_t t, char *buf, size_t n)
     strftime(buf, n, "%Y-%m-%d %H:%M:%SZ", &tm);
 }
 
-static void print_json(const char *dir, const struct vs_store_counts *c, const struct daemons *ds)
+/* Seed 003's figures: unsent results per app (what a work generator
+ * watches) and assigned work by kind. */
+#define MAX_APPS_SHOWN 256
+struct extra {
+    size_t napps;
+    char app[MAX_APPS_SHOWN][VS_NAME_MAX];
+    int64_t unsent[MAX_APPS_SHOWN];
+    struct vs_assignment_counts asg;
+};
+
+static const char *const asg_kind[4][2] = {
+    {"", "broadcast_all"},
+    {"targeted_host", "broadcast_host"},
+    {"targeted_user", "broadcast_user"},
+    {"targeted_team", "broadcast_team"},
+};
+
+static int load_extra(struct vs_store *s, struct extra *x)
+{
+    struct vs_catalog cat;
+    memset(&cat, 0, sizeof(cat));
+    int rc = vs_store_catalog_load(s, &cat);
+    for (size_t i = 0; rc == 0 && i < cat.napps && x->napps < MAX_APPS_SHOWN; i++) {
+        snprintf(x->app[x->napps], VS_NAME_MAX, "%s", cat.apps[i].name);
+        rc = vs_store_count_results(s, cat.apps[i].id, VS_RESULT_SERVER_STATE_UNSENT,
+                                    &x->unsent[x->napps]);
+        x->napps++;
+    }
+    vs_catalog_cleanup(&cat);
+    if (rc == 0)
+        rc = vs_store_assignment_counts(s, &x->asg);
+    return rc;
+}
+
+static void json_extra(struct vs_json *j, const struct extra *x)
+{
+    vs_json_key(j, "unsent_by_app");
+    vs_json_obj_begin(j);
+    for (size_t i = 0; i < x->napps; i++) {
+        vs_json_key(j, x->app[i]);
+        vs_json_int(j, x->unsent[i]);
+    }
+    vs_json_obj_end(j);
+    vs_json_key(j, "assigned");
+    vs_json_obj_begin(j);
+    for (int t = 0; t < 4; t++) {
+        for (int m = 0; m < 2; m++) {
+            if (!asg_kind[t][m][0])
+                continue;
+            vs_json_key(j, asg_kind[t][m]);
+            vs_json_obj_begin(j);
+            vs_json_key(j, "jobs");
+            vs_json_int(j, x->asg.n[t][m]);
+            vs_json_key(j, "open");
+            vs_json_int(j, x->asg.open[t][m]);
+            vs_json_obj_end(j);
+        }
+    }
+    vs_json_obj_end(j);
+}
+
+static void text_extra(const struct extra *x)
+{
+    printf("\nUnsent results by app:");
+    for (size_t i = 0; i < x->napps; i++)
+        printf("%s %s %lld", i ? "," : "", x->app[i], (long long)x->unsent[i]);
+    printf("%s\n", x->napps ? "" : " (no apps)");
+    printf("Assigned work (jobs / still open):");
+    bool any = false;
+    for (int t = 0; t < 4; t++)
+        for (int m = 0; m < 2; m++)
+            if (asg_kind[t][m][0] && x->asg.n[t][m]) {
+                printf("%s %s %lld/%lld", any ? "," : "", asg_kind[t][m],
+                       (long long)x->asg.n[t][m], (long long)x->asg.open[t][m]);
+                any = true;
+            }
+    printf("%s\n", any ? "" : " none");
+}
+
+/* --broadcast-results: the reported broadcast instances, one per line. */
+static int print_bcast(void *ctx, const struct vs_result *r)
+{
+    (void)ctx;
+    printf("%s host %lld %s exit %d received %lld\n", r->name, (long long)r->hostid,
+           r->outcome == VS_RESULT_OUTCOME_SUCCESS ? "success" : "error", r->exit_status,
+           (long long)r->received_time);
+    return 0;
+}
+
+static void print_json(const char *dir, const struct vs_store_counts *c, const struct daemons *ds,
+                       const struct extra *x)
 {
     struct vs_buf b;
     vs_buf_init(&b, VS_BUF_UNLIMITED);
@@ -148,6 +242,7 @@ static void print_json(const char *dir, const struct vs_store_counts *c, const s
     vs_json_int(&j, c->teams);
     vs_json_key(&j, "apps");
     vs_json_int(&j, c->apps);
+    json_extra(&j, x);
 
     vs_json_key(&j, "daemons");
     vs_json_obj_begin(&j);
@@ -176,7 +271,8 @@ static void print_json(const char *dir, const struct vs_store_counts *c, const s
     vs_buf_cleanup(&b);
 }
 
-static void print_text(const char *dir, const struct vs_store_counts *c, const struct daemons *ds)
+static void print_text(const char *dir, const struct vs_store_counts *c, const struct daemons *ds,
+                       const struct extra *x)
 {
     printf("Project %s\n\n", dir);
     printf("Workunits: %lld\n", (long long)c->workunits);
@@ -209,6 +305,7 @@ static void print_text(const char *dir, const struct vs_store_counts *c, const s
     printf("\nJob cache: %lld unsent results ready to send\n", (long long)c->job_cache);
     printf("Hosts: %lld  Users: %lld  Teams: %lld  Apps: %lld\n", (long long)c->hosts,
            (long long)c->users, (long long)c->teams, (long long)c->apps);
+    text_extra(x);
 
     printf("\nDaemons:\n  %-13s %-21s %8s %10s  %s\n", "NAME", "LAST RUN", "WORK", "TOTAL",
            "LAST ERROR");
@@ -229,10 +326,11 @@ static void print_text(const char *dir, const struct vs_store_counts *c, const s
 int vs_cmd_status(int argc, char **argv)
 {
     const char *project = NULL;
-    bool json = false;
+    bool json = false, bcast = false;
     const struct vs_cli_opt opts[] = {
         {.name = "project", .str = &project},
         {.name = "json", .flag = &json},
+        {.name = "broadcast-results", .flag = &bcast},
     };
     int next;
     int st =
@@ -251,17 +349,33 @@ int vs_cmd_status(int argc, char **argv)
     struct vs_store_counts c;
     struct daemons ds;
     memset(&ds, 0, sizeof(ds));
-    int rc = vs_store_counts(s, &c);
+    struct extra *x = VS_NEW(struct extra);
+    int rc = 0;
+    if (bcast) {
+        /* The operator's own daemon collects these: BOINC skips their
+         * validation and assimilation. */
+        rc = vs_store_broadcast_results(s, 0, 1000000, print_bcast, NULL);
+        vs_store_close(s);
+        vs_free(x);
+        if (rc)
+            fprintf(stderr, "volsched status: store: %s\n", vs_strerror(rc));
+        return rc ? VS_EXIT_FAIL : VS_EXIT_OK;
+    }
+    rc = vs_store_counts(s, &c);
     if (rc == 0)
         rc = vs_store_daemon_status_list(s, on_status, &ds);
+    if (rc == 0)
+        rc = load_extra(s, x);
     vs_store_close(s);
     if (rc) {
         fprintf(stderr, "volsched status: store: %s\n", vs_strerror(rc));
+        vs_free(x);
         return VS_EXIT_FAIL;
     }
     if (json)
-        print_json(cfg.dir, &c, &ds);
+        print_json(cfg.dir, &c, &ds, x);
     else
-        print_text(cfg.dir, &c, &ds);
+        print_text(cfg.dir, &c, &ds, x);
+    vs_free(x);
     return VS_EXIT_OK;
 }

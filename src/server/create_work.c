@@ -239,7 +239,7 @@ static int resolve_input(struct cw *c, size_t jobno, const char *arg, struct vs_
     return 0;
 }
 
-static int copy_file(const char *src, const char *dst)
+int vs_create_work_copy(const char *src, const char *dst, bool durable)
 {
     char tmp[VS_PATH_MAX + 32];
     int n = snprintf(tmp, sizeof(tmp), "%s.tmp%d", dst, (int)getpid());
@@ -279,7 +279,9 @@ static int copy_file(const char *src, const char *dst)
         if (rc)
             break;
     }
-    /* No fsync here: the whole batch is synced once (do_stage). */
+    /* create_work syncs its whole batch once (do_stage) instead. */
+    if (rc == 0 && durable && fsync(out) != 0)
+        rc = -errno;
     close(in);
     if (close(out) != 0 && rc == 0)
         rc = -errno;
@@ -328,7 +330,7 @@ static int do_stage(struct cw *c)
          * most of the cost of staging many small files). The content must
          * then not be rewritten in place, which BOINC forbids for staged
          * names anyway; a copy elsewhere. */
-        int rc = link(st->src, st->dst) == 0 ? 0 : copy_file(st->src, st->dst);
+        int rc = link(st->src, st->dst) == 0 ? 0 : vs_create_work_copy(st->src, st->dst, false);
         if (rc)
             return fail(c, rc, "cannot stage %s into %s: %s", st->src, st->dst, vs_strerror(rc));
         st->done = true;

@@ -105,4 +105,12 @@ VS_MUST_CHECK int vs_create_work(const struct vs_project_config *cfg, struct vs_
                                  size_t njobs, int64_t now, struct vs_log *log,
                                  struct vs_cw_created **out_created, char *err, size_t errsize);
 
+/*
+ * Copies src to dst through a temporary file renamed into place, so dst is
+ * either absent or complete; with durable the data is synced first (the
+ * rename itself is made durable by the caller's directory or fs sync).
+ * Returns 0 or -errno.
+ */
+VS_MUST_CHECK int vs_create_work_copy(const char *src, const char *dst, bool durable);
+
 #endif
