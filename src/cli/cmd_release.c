@@ -31,8 +31,8 @@ int vs_cmd_release(int argc, char **argv)
         {.name = "batch", .str = &batch},
     };
     int next;
-    int st = vs_cli_getopt("release", argc, argv, opts, sizeof(opts) / sizeof(opts[0]), usage,
-                           &next);
+    int st =
+        vs_cli_getopt("release", argc, argv, opts, sizeof(opts) / sizeof(opts[0]), usage, &next);
     if (st != VS_CLI_GO)
         return st;
     int64_t b = 0;
@@ -71,8 +71,9 @@ int vs_cmd_release(int argc, char **argv)
         rc = vs_transitioner_pass(s, &cfg, now, 1000, NULL, &ts);
     while (rc == 0 && ts.nwus == 1000);
     if (rc)
-        fprintf(stderr, "volsched release: warning: transitioner pass: %s (the server's "
-                        "transitioner will retry)\n",
+        fprintf(stderr,
+                "volsched release: warning: transitioner pass: %s (the server's "
+                "transitioner will retry)\n",
                 vs_strerror(rc));
     vs_store_close(s);
     return total > 0 || batch ? VS_EXIT_OK : VS_EXIT_USAGE;

@@ -148,8 +148,8 @@ static void text_extra(const struct extra *x)
     for (int t = 0; t < 4; t++)
         for (int m = 0; m < 2; m++)
             if (asg_kind[t][m][0] && x->asg.n[t][m]) {
-                printf("%s %s %lld/%lld", any ? "," : "", asg_kind[t][m],
-                       (long long)x->asg.n[t][m], (long long)x->asg.open[t][m]);
+                printf("%s %s %lld/%lld", any ? "," : "", asg_kind[t][m], (long long)x->asg.n[t][m],
+                       (long long)x->asg.open[t][m]);
                 any = true;
             }
     printf("%s\n", any ? "" : " none");

@@ -253,8 +253,10 @@ static int64_t round_once(struct gen *g, int64_t now, bool *out_needed)
             made = (int64_t)n;
             if (g->input_dir)
                 move_done(g, jobs, n);
-            VS_LOG(&g->log, VS_LOG_INFO, "%lld unsent or pending below cushion %lld: created %zu "
-                   "job(s)", (long long)have, (long long)g->cushion, n);
+            VS_LOG(&g->log, VS_LOG_INFO,
+                   "%lld unsent or pending below cushion %lld: created %zu "
+                   "job(s)",
+                   (long long)have, (long long)g->cushion, n);
             /* Their results, now (the server's transitioner would too). */
             struct vs_transitioner_stats ts;
             do
@@ -294,8 +296,8 @@ int vs_cmd_workgen(int argc, char **argv)
         {.name = "once", .flag = &once},
     };
     int next;
-    int st = vs_cli_getopt("workgen", argc, argv, opts, sizeof(opts) / sizeof(opts[0]), usage,
-                           &next);
+    int st =
+        vs_cli_getopt("workgen", argc, argv, opts, sizeof(opts) / sizeof(opts[0]), usage, &next);
     if (st != VS_CLI_GO)
         return st;
     if (!app || cushion < 1 || (command == NULL) == (input_dir == NULL) || next != argc) {
@@ -360,8 +362,7 @@ int vs_cmd_workgen(int argc, char **argv)
         if (needed) {
             if (made == 0)
                 VS_LOG(&g.log, VS_LOG_INFO, "below the cushion but %s; next try in %llds",
-                       command ? "the command gave no jobs" : "no input files",
-                       (long long)backoff);
+                       command ? "the command gave no jobs" : "no input files", (long long)backoff);
             nap(backoff);
             backoff = backoff * 2 > 32 * g.interval ? 32 * g.interval : backoff * 2;
         } else {

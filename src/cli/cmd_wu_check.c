@@ -171,8 +171,8 @@ int vs_cmd_wu_check(int argc, char **argv)
         {.name = "repair", .str = &repair_dir},
     };
     int next;
-    int st = vs_cli_getopt("wu_check", argc, argv, opts, sizeof(opts) / sizeof(opts[0]), usage,
-                           &next);
+    int st =
+        vs_cli_getopt("wu_check", argc, argv, opts, sizeof(opts) / sizeof(opts[0]), usage, &next);
     if (st != VS_CLI_GO)
         return st;
     if (next != argc) {
@@ -208,7 +208,7 @@ int vs_cmd_wu_check(int argc, char **argv)
     }
     printf("checked %lld workunit(s), %lld file(s): %lld missing, %lld corrupted, %lld repaired, "
            "%lld remote (not checked)\n",
-           (long long)c.nwus, (long long)c.nchecked, (long long)c.nmissing,
-           (long long)c.ncorrupt, (long long)c.nrepaired, (long long)c.nremote);
+           (long long)c.nwus, (long long)c.nchecked, (long long)c.nmissing, (long long)c.ncorrupt,
+           (long long)c.nrepaired, (long long)c.nremote);
     return bad > 0 || c.error ? VS_EXIT_FAIL : VS_EXIT_OK;
 }

@@ -308,7 +308,7 @@ static void unstage(struct cw *c)
     }
 }
 
-/* Stages every planned file into the hierarchy, then makes them all durable
+/* Copies every planned file into the hierarchy, then makes them all durable
  * with one syncfs of the download directory's file system (the data, the
  * renames and the new fanout directories), instead of one fsync per file:
  * those cost a disk flush each, 5 ms here, and made a batch of 10,000 new
@@ -325,12 +325,10 @@ static int do_stage(struct cw *c)
             st->made_dir = true;
         else if (errno != EEXIST)
             return fail(c, -errno, "cannot create %s: %s", d, strerror(errno));
-        /* A hard link when the input is on the download directory's file
-         * system: no data copied and no new inode (allocating inodes was
-         * most of the cost of staging many small files). The content must
-         * then not be rewritten in place, which BOINC forbids for staged
-         * names anyway; a copy elsewhere. */
-        int rc = link(st->src, st->dst) == 0 ? 0 : vs_create_work_copy(st->src, st->dst, false);
+        /* A copy, not a hard link: a link would be cheaper (no new inode)
+         * but an operator rewriting the source file in place would then
+         * change a staged input under jobs that record its md5. */
+        int rc = vs_create_work_copy(st->src, st->dst, false);
         if (rc)
             return fail(c, rc, "cannot stage %s into %s: %s", st->src, st->dst, vs_strerror(rc));
         st->done = true;
