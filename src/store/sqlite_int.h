@@ -167,6 +167,15 @@ void vs_sq__read_row(sqlite3_stmt *st, int first, const struct sq_table *t, void
 /* Frees the SQ_PSTR fields of row and sets them to NULL. */
 void vs_sq__free_row(const struct sq_table *t, void *row);
 
+/* Steps st (already bound) and hands each result row to fn (borrowed);
+ * fn's non-zero return stops the scan and is returned. */
+int vs_sq__scan_results(struct vs_store *s, sqlite3_stmt *st, vs_store_result_fn fn, void *ctx);
+/* Steps st (already bound) for up to limit workunit rows into a new array
+ * (*out, caller cleans each and frees it; allocated even on error), reset
+ * after. Returns 0 or the mapped error, logged with what. */
+int vs_sq__read_wu_page(struct vs_store *s, sqlite3_stmt *st, int limit, const char *what,
+                        struct vs_workunit **out, size_t *out_n);
+
 /* Generic operations built on the descriptors. */
 int vs_sq__insert(struct vs_store *s, enum sq_stmt id, const struct sq_table *t, void *row);
 int vs_sq__update(struct vs_store *s, enum sq_stmt id, const struct sq_table *t, const void *row);

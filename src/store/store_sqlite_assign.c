@@ -186,17 +186,12 @@ int vs_store_workunits_with_inputs(struct vs_store *s, int64_t after_id, int lim
         return VS_ESTORE;
     sqlite3_bind_int64(st, 1, after_id);
     sqlite3_bind_int(st, 2, limit);
-    struct vs_workunit *wus = vs_xcalloc((size_t)limit, sizeof(*wus));
-    int n = 0, rc;
-    while (n < limit && (rc = sqlite3_step(st)) == SQLITE_ROW)
-        vs_sq__read_row(st, 0, &vs_sq__workunit, &wus[n++]);
-    if (n == limit)
-        rc = SQLITE_DONE;
-    sqlite3_reset(st);
-    int ret = rc == SQLITE_DONE ? 0 : vs_sq__err(s, rc, "workunit scan");
-    for (int i = 0; ret == 0 && i < n; i++)
+    struct vs_workunit *wus;
+    size_t n;
+    int ret = vs_sq__read_wu_page(s, st, limit, "workunit scan", &wus, &n);
+    for (size_t i = 0; ret == 0 && i < n; i++)
         ret = fn(ctx, &wus[i]);
-    for (int i = 0; i < n; i++)
+    for (size_t i = 0; i < n; i++)
         vs_workunit_cleanup(&wus[i]);
     vs_free(wus);
     return ret;
@@ -234,17 +229,5 @@ int vs_store_broadcast_results(struct vs_store *s, int64_t after_id, int limit,
         return VS_ESTORE;
     sqlite3_bind_int64(st, 1, after_id);
     sqlite3_bind_int(st, 2, limit);
-    int rc, ret = 0;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        struct vs_result r;
-        vs_sq__read_row(st, 0, &vs_sq__result, &r);
-        ret = fn(ctx, &r);
-        vs_result_cleanup(&r);
-        if (ret)
-            break;
-    }
-    sqlite3_reset(st);
-    if (ret)
-        return ret;
-    return rc == SQLITE_DONE ? 0 : vs_sq__err(s, rc, "broadcast results");
+    return vs_sq__scan_results(s, st, fn, ctx);
 }

@@ -128,8 +128,7 @@ int vs_store_result_update(struct vs_store *s, const struct vs_result *r)
     return vs_sq__update(s, SQ_RESULT_UPDATE, &vs_sq__result, r);
 }
 
-/* Steps st (already bound) and hands each result row to fn. */
-static int scan_results(struct vs_store *s, sqlite3_stmt *st, vs_store_result_fn fn, void *ctx)
+int vs_sq__scan_results(struct vs_store *s, sqlite3_stmt *st, vs_store_result_fn fn, void *ctx)
 {
     int rc, ret = 0;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -152,7 +151,7 @@ int vs_store_results_of_wu(struct vs_store *s, int64_t wuid, vs_store_result_fn 
     if (!st)
         return VS_ESTORE;
     sqlite3_bind_int64(st, 1, wuid);
-    return scan_results(s, st, fn, ctx);
+    return vs_sq__scan_results(s, st, fn, ctx);
 }
 
 int vs_store_results_in_progress(struct vs_store *s, int64_t hostid, vs_store_result_fn fn,
@@ -162,7 +161,7 @@ int vs_store_results_in_progress(struct vs_store *s, int64_t hostid, vs_store_re
     if (!st)
         return VS_ESTORE;
     sqlite3_bind_int64(st, 1, hostid);
-    return scan_results(s, st, fn, ctx);
+    return vs_sq__scan_results(s, st, fn, ctx);
 }
 
 static int one_i64(struct vs_store *s, sqlite3_stmt *st, int64_t *out)
@@ -474,6 +473,22 @@ done:
 /* ------------------------------------------------------------------------ */
 /* Transitioner scan                                                         */
 
+int vs_sq__read_wu_page(struct vs_store *s, sqlite3_stmt *st, int limit, const char *what,
+                        struct vs_workunit **out, size_t *out_n)
+{
+    struct vs_workunit *wus = vs_xcalloc((size_t)limit, sizeof(*wus));
+    size_t nwus = 0;
+    int rc = SQLITE_DONE;
+    while (nwus < (size_t)limit && (rc = sqlite3_step(st)) == SQLITE_ROW)
+        vs_sq__read_row(st, 0, &vs_sq__workunit, &wus[nwus++]);
+    if (nwus == (size_t)limit)
+        rc = SQLITE_DONE;
+    sqlite3_reset(st);
+    *out = wus;
+    *out_n = nwus;
+    return rc == SQLITE_DONE ? 0 : vs_sq__err(s, rc, what);
+}
+
 /* Calls fn for each of the page's workunits with its results, then frees the
  * page. The page was read first because fn writes to the rows its scan
  * reads. */
@@ -504,15 +519,9 @@ int vs_store_wus_to_transition(struct vs_store *s, int64_t now, int limit,
     sqlite3_bind_int64(st, 1, now);
     sqlite3_bind_int(st, 2, limit);
     /* Collect the page first: fn writes to the rows this scan reads. */
-    struct vs_workunit *wus = vs_xcalloc((size_t)limit, sizeof(*wus));
-    size_t nwus = 0;
-    int rc = SQLITE_DONE;
-    while (nwus < (size_t)limit && (rc = sqlite3_step(st)) == SQLITE_ROW)
-        vs_sq__read_row(st, 0, &vs_sq__workunit, &wus[nwus++]);
-    if (nwus == (size_t)limit)
-        rc = SQLITE_DONE;
-    sqlite3_reset(st);
-    int ret = rc == SQLITE_DONE ? 0 : vs_sq__err(s, rc, "transition scan");
+    struct vs_workunit *wus;
+    size_t nwus;
+    int ret = vs_sq__read_wu_page(s, st, limit, "transition scan", &wus, &nwus);
     return each_wu_with_results(s, wus, nwus, ret, fn, ctx);
 }
 
