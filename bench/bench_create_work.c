@@ -8,7 +8,7 @@
  * linear). Before a figure is printed the store is checked: N workunits,
  * and in "new" mode N staged files with the md5 the store recorded.
  *
- *   bench_create_work [--dir DIR] [--sizes 10000,100000]
+ *   bench_create_work [--dir DIR] [--sizes 10000,100000] [--mode staged|new]
  *
  * DIR (default /tmp) must be on a real disk: the durability cost (one sync
  * per batch) is part of the figure. The input files are written and synced
@@ -60,6 +60,9 @@ static void project(const char *base, char *dir, size_t n, struct vs_project_con
     snprintf(p, sizeof(p), "%s/templates/app_out", dir);
     write_file(p, vs_template_default_out);
 }
+
+static char dirs[4][VS_PATH_MAX];
+static int ndirs;
 
 static double run(const char *base, size_t njobs, bool staged)
 {
@@ -138,10 +141,9 @@ static double run(const char *base, size_t njobs, bool staged)
     vs_free(paths);
     vs_free(jobs);
     vs_store_close(s);
-    char cmd[VS_PATH_MAX + 16];
-    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-    if (system(cmd) != 0)
-        fprintf(stderr, BENCH_NAME ": could not remove %s\n", dir);
+    /* Removed at the end, after every figure: deleting 100k files costs
+     * minutes here and would load the disk under the next run. */
+    snprintf(dirs[ndirs++], sizeof(dirs[0]), "%s", dir);
     return el / (double)njobs;
 }
 
@@ -149,25 +151,38 @@ int main(int argc, char **argv)
 {
     const char *base = "/tmp";
     size_t sizes[2] = {10000, 100000};
+    int only = -1; /* --mode staged|new */
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--dir") == 0 && i + 1 < argc)
             base = argv[++i];
+        else if (strcmp(argv[i], "--mode") == 0 && i + 1 < argc)
+            only = strcmp(argv[++i], "new") == 0;
         else if (strcmp(argv[i], "--sizes") == 0 && i + 1 < argc) {
             if (sscanf(argv[++i], "%zu,%zu", &sizes[0], &sizes[1]) != 2) {
-                fprintf(stderr, "usage: " BENCH_NAME " [--dir DIR] [--sizes A,B]\n");
+                fprintf(stderr,
+                        "usage: " BENCH_NAME " [--dir DIR] [--sizes A,B] [--mode staged|new]\n");
                 return 2;
             }
         } else {
-            fprintf(stderr, "usage: " BENCH_NAME " [--dir DIR] [--sizes A,B]\n");
+            fprintf(stderr,
+                    "usage: " BENCH_NAME " [--dir DIR] [--sizes A,B] [--mode staged|new]\n");
             return 2;
         }
     }
     for (int m = 0; m < 2; m++) {
+        if (only >= 0 && m != only)
+            continue;
         bool staged = m == 0;
         double a = run(base, sizes[0], staged);
         double b = run(base, sizes[1], staged);
         printf("%-7s per-job time %zu vs %zu: %.2fx (1.00 = linear)\n", staged ? "staged" : "new",
                sizes[1], sizes[0], b / a);
+    }
+    for (int i = 0; i < ndirs; i++) {
+        char cmd[VS_PATH_MAX + 16];
+        snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dirs[i]);
+        if (system(cmd) != 0)
+            fprintf(stderr, BENCH_NAME ": could not remove %s\n", dirs[i]);
     }
     return 0;
 }

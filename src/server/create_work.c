@@ -720,6 +720,10 @@ int vs_create_work(const struct vs_project_config *cfg, struct vs_store *s,
             (void)vs_store_rollback(s);
         }
     }
+    /* The caller's later commits (the transitioner pass: one per
+     * workunit) need not each be synced. */
+    if (vs_store_durable_commits(s, false) != 0)
+        VS_LOG(log, VS_LOG_WARN, "create_work: could not restore the store's sync mode");
     if (rc) {
         unstage(&c);
     } else if (out_created) {

@@ -12,6 +12,7 @@
 #define VOLSCHED_STORE_SQLITE_INT_H
 
 #include <sqlite3.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -129,6 +130,7 @@ enum sq_stmt {
 struct vs_store {
     sqlite3 *db;
     struct vs_log *log;
+    bool sync_full; /* the URL asked for synchronous=FULL */
     sqlite3_stmt *stmts[SQ__COUNT];
     int txn_depth;
     bool txn_lost; /* SQLite rolled the open transaction back (store_sqlite.c, txn_lost) */

@@ -74,9 +74,10 @@ void vs_store_close(struct vs_store *s);
 VS_MUST_CHECK int vs_store_checkpoint(struct vs_store *s);
 
 /*
- * Makes the commits of this handle survive power loss (on) or only a crash
- * of the process (off, the default unless the URL says "?sync=full"): one
- * sync of the log per commit. create_work turns it on for its one batch.
+ * Makes the commits of this handle survive power loss (on: one sync of the
+ * log per commit), or puts them back as the URL chose (off: only a crash of
+ * the process, unless the URL said "?sync=full"). create_work turns it on
+ * for its one batch and off again after it.
  */
 VS_MUST_CHECK int vs_store_durable_commits(struct vs_store *s, bool on);
 

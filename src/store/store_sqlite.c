@@ -503,6 +503,7 @@ int vs_store_open(const char *url, int flags, struct vs_log *log, struct vs_stor
     sqlite3_extended_result_codes(s->db, 1);
     if ((rc = exec(s, "PRAGMA journal_mode=WAL")) != 0)
         goto fail;
+    s->sync_full = sync_full;
     if ((rc = exec(s, sync_full ? "PRAGMA synchronous=FULL" : "PRAGMA synchronous=NORMAL")) != 0)
         goto fail;
     if ((rc = exec(s, "PRAGMA foreign_keys=ON; PRAGMA secure_delete=OFF")) != 0)
@@ -551,5 +552,10 @@ void vs_store_close(struct vs_store *s)
 
 int vs_store_durable_commits(struct vs_store *s, bool on)
 {
-    return exec(s, on ? "PRAGMA synchronous=FULL" : "PRAGMA synchronous=NORMAL");
+    /* SQLite cannot change it inside a transaction: the outer one's
+     * commit is then the caller's to make durable. Off means "as the URL
+     * said". */
+    if (s->txn_depth > 0)
+        return 0;
+    return exec(s, on || s->sync_full ? "PRAGMA synchronous=FULL" : "PRAGMA synchronous=NORMAL");
 }

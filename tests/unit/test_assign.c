@@ -305,8 +305,47 @@ static void test_targeted_team(void **state)
     (void)a1;
     assert_int_equal(nresults_of(x, "tt"), 2);
     int64_t a2 = new_host(x, 0, NOW + 4);
-    (void)a2;
     assert_int_equal(nresults_of(x, "tt"), 2); /* target_nresults reached */
+    /* Bob's instance errs: another member's host (not bob's, not one that
+     * holds one) retries it. */
+    assert_int_equal(df_r(x->f, "tt_0", "hostid"), b1);
+    df_report(x->f, "tt_0", b1, NOW + 5, NULL);
+    df_trans(x->f, NOW + 6);
+    rpc(x, 1, b1, NOW + 7, &r);
+    assert_int_equal(r.nresults, 0);
+    rpc(x, 0, a2, NOW + 7, &r);
+    assert_int_equal(r.nresults, 1);
+    assert_string_equal(r.names[0], "tt_2");
+    /* Timeout of alice's first instance: a new member's host takes it. */
+    int64_t late = df_r(x->f, "tt_1", "report_deadline") + 1;
+    df_trans(x->f, late);
+    assert_int_equal(df_r(x->f, "tt_1", "outcome"), VS_RESULT_OUTCOME_NO_REPLY);
+    int64_t dave;
+    add_user(x, "dave", x->f->teamid, &dave, x->auth[2]);
+    new_host(x, 2, late + 1);
+    assert_int_equal(nresults_of(x, "tt"), 4);
+    /* Both live instances succeed: validated (quorum 1) and assimilated. */
+    df_report(x->f, "tt_2", a2, late + 2, "ok");
+    df_report(x->f, "tt_3", df_r(x->f, "tt_3", "hostid"), late + 2, "ok");
+    assert_true(vs_daemons_run_once(x->f->s, &x->f->cfg, late + 3, VS_DAEMON_ALL, NULL, NULL) > 0);
+    assert_int_equal(df_w(x->f, "tt", "assimilate_state"), VS_ASSIMILATE_DONE);
+}
+
+static void test_targeted_host_timeout(void **state)
+{
+    struct afx *x = *state;
+    int64_t h = new_host(x, 2, NOW);
+    targeted(x, "tht", 1, h, 1);
+    struct reply r;
+    rpc(x, 2, h, NOW + 1, &r);
+    assert_int_equal(r.nresults, 1);
+    int64_t late = df_r(x->f, "tht_0", "report_deadline") + 1;
+    rpc(x, 2, h, late - 10, &r); /* still out: nothing new */
+    assert_int_equal(nresults_of(x, "tht"), 1);
+    df_trans(x->f, late);
+    rpc(x, 2, h, late + 1, &r); /* timed out: its host gets a new instance */
+    assert_int_equal(r.nresults, 1);
+    assert_string_equal(r.names[0], "tht_1");
 }
 
 static void test_targeted_rules_apply(void **state)
@@ -523,6 +562,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_targeted_host, setup, teardown),
         cmocka_unit_test_setup_teardown(test_targeted_user_retry_elsewhere, setup, teardown),
         cmocka_unit_test_setup_teardown(test_targeted_team, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_targeted_host_timeout, setup, teardown),
         cmocka_unit_test_setup_teardown(test_targeted_rules_apply, setup, teardown),
         cmocka_unit_test_setup_teardown(test_broadcast, setup, teardown),
         cmocka_unit_test_setup_teardown(test_broadcast_results_listed, setup, teardown),
