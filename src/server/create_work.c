@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -313,25 +314,84 @@ static void unstage(struct cw *c)
  * renames and the new fanout directories), instead of one fsync per file:
  * those cost a disk flush each, 5 ms here, and made a batch of 10,000 new
  * inputs take minutes. */
-static int do_stage(struct cw *c)
+/* Stagings [from, to) of one thread: the first failure stops it. */
+struct stager {
+    struct stage *stages;
+    size_t from, to;
+    int rc;
+    size_t failed;
+    bool dir_failed;
+};
+
+static void *stage_range(void *arg)
 {
-    for (size_t i = 0; i < c->nstages; i++) {
-        struct stage *st = &c->stages[i];
+    struct stager *g = arg;
+    for (size_t i = g->from; i < g->to && g->rc == 0; i++) {
+        struct stage *st = &g->stages[i];
         char d[VS_PATH_MAX];
-        if (vs_strlcpy(d, st->dst, sizeof(d)) != 0)
-            return VS_ELIMIT;
+        if (vs_strlcpy(d, st->dst, sizeof(d)) != 0) {
+            g->rc = VS_ELIMIT;
+            g->failed = i;
+            break;
+        }
         *strrchr(d, '/') = '\0';
-        if (mkdir(d, 0755) == 0)
+        if (mkdir(d, 0755) == 0) {
             st->made_dir = true;
-        else if (errno != EEXIST)
-            return fail(c, -errno, "cannot create %s: %s", d, strerror(errno));
+        } else if (errno != EEXIST) {
+            g->rc = -errno;
+            g->failed = i;
+            g->dir_failed = true;
+            break;
+        }
         /* A copy, not a hard link: a link would be cheaper (no new inode)
          * but an operator rewriting the source file in place would then
          * change a staged input under jobs that record its md5. */
         int rc = vs_create_work_copy(st->src, st->dst, false);
-        if (rc)
-            return fail(c, rc, "cannot stage %s into %s: %s", st->src, st->dst, vs_strerror(rc));
+        if (rc) {
+            g->rc = rc;
+            g->failed = i;
+            break;
+        }
         st->done = true;
+    }
+    return NULL;
+}
+
+/* Threads that copy a large batch: creating a file is kernel work per file
+ * (an inode, a directory entry), which parallel threads overlap. */
+#define STAGE_THREADS      4
+#define STAGE_PARALLEL_MIN 256
+
+static int do_stage(struct cw *c)
+{
+    struct stager g[STAGE_THREADS];
+    size_t nt = 1;
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    if (c->nstages >= STAGE_PARALLEL_MIN && ncpu > 1)
+        nt = ncpu < STAGE_THREADS ? (size_t)ncpu : STAGE_THREADS;
+    pthread_t th[STAGE_THREADS];
+    bool started[STAGE_THREADS] = {false};
+    for (size_t t = 0; t < nt; t++) {
+        g[t] =
+            (struct stager){c->stages, c->nstages * t / nt, c->nstages * (t + 1) / nt, 0, 0, false};
+        if (t > 0)
+            started[t] = pthread_create(&th[t], NULL, stage_range, &g[t]) == 0;
+        if (t > 0 && !started[t])
+            stage_range(&g[t]); /* no thread: copy them here */
+    }
+    stage_range(&g[0]);
+    for (size_t t = 1; t < nt; t++)
+        if (started[t])
+            pthread_join(th[t], NULL);
+    for (size_t t = 0; t < nt; t++) {
+        if (g[t].rc == 0)
+            continue;
+        const struct stage *st = &c->stages[g[t].failed];
+        if (g[t].dir_failed)
+            return fail(c, g[t].rc, "cannot create the directory of %s: %s", st->dst,
+                        vs_strerror(g[t].rc));
+        return fail(c, g[t].rc, "cannot stage %s into %s: %s", st->src, st->dst,
+                    vs_strerror(g[t].rc));
     }
     if (c->nstages == 0)
         return 0;
