@@ -2,8 +2,9 @@
  * Protocol benchmark: scheduler requests parsed per second over every request
  * captured from the real BOINC client (tests/golden/boinc), and parse + reply
  * write per second (the reply acks every reported result and carries one
- * job, like a server's answer). One arena and one buffer are reused, as the
- * server does per RPC. Each figure is given for the full tree parser
+ * job, like a server's answer), and over the GPU hosts' requests written as
+ * that client writes them (tests/golden/gpu: <coprocs>, trickle-ups). One arena and one buffer are
+ * reused, as the server does per RPC. Each figure is given for the full tree parser
  * (vs_proto_request_parse, the library's reference) and for the server's
  * parse (vs_proto_request_parse_fast: one pass, no tree), or for the one
  * named.
@@ -22,6 +23,7 @@
 #include "volsched/str.h"
 
 #define GOLDEN   VS_SOURCE_DIR "/tests/golden/boinc"
+#define GPU      VS_SOURCE_DIR "/tests/golden/gpu"
 #define MAX_MSGS 256
 
 struct msg {
@@ -55,18 +57,33 @@ struct rate {
 
 static char *slurp(const char *path, size_t *out_len)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
     struct vs_buf b;
     vs_buf_init(&b, 16u << 20);
-    char tmp[8192];
-    size_t n;
-    while ((n = fread(tmp, 1, sizeof(tmp), f)) > 0)
-        if (vs_buf_append(&b, tmp, n) != 0)
-            break;
-    fclose(f);
+    if (vs_buf_append_file(&b, path) != 0) {
+        vs_buf_cleanup(&b);
+        return NULL;
+    }
     return vs_buf_take(&b, out_len);
+}
+
+/* The sched_request_* files of dir, named "<label>/<file>", appended to msgs[*n..]. */
+static void load_dir(const char *dir, const char *label, struct msg *msgs, size_t *n)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL && *n < MAX_MSGS) {
+        if (!vs_str_has_prefix(e->d_name, "sched_request_"))
+            continue;
+        char path[1024];
+        snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+        msgs[*n].data = slurp(path, &msgs[*n].len);
+        snprintf(msgs[*n].name, sizeof(msgs[*n].name), "%s/%s", label, e->d_name);
+        if (msgs[*n].data)
+            (*n)++;
+    }
+    closedir(d);
 }
 
 static size_t load(struct msg *msgs)
@@ -81,21 +98,7 @@ static size_t load(struct msg *msgs)
             continue;
         char dir[512];
         snprintf(dir, sizeof(dir), "%s/%s", GOLDEN, v->d_name);
-        DIR *d = opendir(dir);
-        if (!d)
-            continue;
-        struct dirent *e;
-        while ((e = readdir(d)) != NULL && n < MAX_MSGS) {
-            if (!vs_str_has_prefix(e->d_name, "sched_request_"))
-                continue;
-            char path[1024];
-            snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-            msgs[n].data = slurp(path, &msgs[n].len);
-            snprintf(msgs[n].name, sizeof(msgs[n].name), "%s/%s", v->d_name, e->d_name);
-            if (msgs[n].data)
-                n++;
-        }
-        closedir(d);
+        load_dir(dir, v->d_name, msgs, &n);
     }
     closedir(top);
     return n;
@@ -194,10 +197,11 @@ int main(int argc, char **argv)
     double secs = argc > 1 ? strtod(argv[1], NULL) : 1.0;
     if (!(secs > 0))
         secs = 1.0;
-    static struct msg msgs[MAX_MSGS];
-    size_t n = load(msgs);
-    if (n == 0) {
-        fprintf(stderr, "bench: no requests under %s\n", GOLDEN);
+    static struct msg msgs[MAX_MSGS], gpu[MAX_MSGS];
+    size_t n = load(msgs), n_gpu = 0;
+    load_dir(GPU, "gpu", gpu, &n_gpu);
+    if (n == 0 || n_gpu == 0) {
+        fprintf(stderr, "bench: no requests under %s or %s\n", GOLDEN, GPU);
         return 1;
     }
     static const struct {
@@ -218,22 +222,31 @@ int main(int argc, char **argv)
         printf("[%s] parse + reply write (all captured requests): %.0f/s wall, %.0f per "
                "CPU-second\n",
                pn, both.wall, both.cpu);
-        /* the typical cases: a work request without reports, and one reporting 2 results */
-        static const char *const typical[] = {"signed/sched_request_02.xml",
-                                              "signed/sched_request_04.xml"};
-        for (size_t t = 0; t < 2; t++) {
-            for (size_t i = 0; i < n; i++) {
-                if (strcmp(msgs[i].name, typical[t]) != 0)
+        struct rate g = run(gpu, n_gpu, secs, false, &avg);
+        printf("[%s] requests parsed (all %zu GPU-host requests, avg %zu bytes): %.0f/s wall, "
+               "%.0f per CPU-second\n",
+               pn, n_gpu, avg, g.wall, g.cpu);
+        /* the typical cases: a work request without reports, one reporting 2 results, the
+         * same work request from an NVIDIA host, and the report with trickles */
+        static const char *const typical[] = {
+            "signed/sched_request_02.xml", "signed/sched_request_04.xml",
+            "gpu/sched_request_nvidia.xml", "gpu/sched_request_trickle.xml"};
+        for (size_t t = 0; t < sizeof(typical) / sizeof(typical[0]); t++) {
+            const struct msg *set = t < 2 ? msgs : gpu;
+            for (size_t i = 0; i < (t < 2 ? n : n_gpu); i++) {
+                if (strcmp(set[i].name, typical[t]) != 0)
                     continue;
-                struct rate p = run(&msgs[i], 1, secs, false, NULL);
-                struct rate q = run(&msgs[i], 1, secs, true, NULL);
-                printf("[%s] %-28s %5zu bytes: parse %.0f/s wall, %.0f/CPU-s; parse + reply "
+                struct rate p = run(&set[i], 1, secs, false, NULL);
+                struct rate q = run(&set[i], 1, secs, true, NULL);
+                printf("[%s] %-30s %5zu bytes: parse %.0f/s wall, %.0f/CPU-s; parse + reply "
                        "%.0f/s wall, %.0f/CPU-s\n",
-                       pn, typical[t], msgs[i].len, p.wall, p.cpu, q.wall, q.cpu);
+                       pn, typical[t], set[i].len, p.wall, p.cpu, q.wall, q.cpu);
             }
         }
     }
     for (size_t i = 0; i < n; i++)
         vs_free(msgs[i].data);
+    for (size_t i = 0; i < n_gpu; i++)
+        vs_free(gpu[i].data);
     return 0;
 }

@@ -21,8 +21,14 @@ for scn in examples/scenarios/seed000_scenario1.scn \
     echo "== $scn"
     grep -v '^#' "$scn" | sed '/^$/d; s/^/   /'
     echo
-    "$vs" sim "$scn" --compare debt,shortfall,wrr --no-progress
+    "$vs" sim "$scn" --compare fair,debt,shortfall,wrr --no-progress
 done
+
+# The default policy (fair) against BOINC's client emulator on its own
+# scenarios (docs/simulator.md, "Against BOINC's emulator").
+echo
+echo "== the default policy vs BOINC's client emulator (examples/scenarios/emulator/)"
+VOLSCHED="$vs" VS_SOURCE_DIR="$PWD" bash tests/integration/test_sim_emulator.sh || true
 
 # ---- Serve a demo project to the real BOINC client ----------------------
 # Creates a project with the examples/primes app and some jobs, serves it on

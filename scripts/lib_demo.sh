@@ -36,7 +36,7 @@ demo_make_project() {
 }
 
 demo_serve() {
-    "$VOLSCHED" serve --project "$WORK/project" --listen "127.0.0.1:$PORT" \
+    "$VOLSCHED" serve --project "$WORK/project" --listen "127.0.0.1:$PORT" --foreground \
         >"$WORK/serve.log" 2>&1 &
     SERVE_PID=$!
     local _

@@ -164,6 +164,20 @@ static inline int64_t pf_sql(const struct project_fixture *f, const char *sql)
     return v;
 }
 
+/* Runs one SQL statement that returns no row (a trigger, an edit) on its
+ * own connection to the project's store. */
+static inline void pf_exec(const struct project_fixture *f, const char *sql)
+{
+    char path[1200];
+    snprintf(path, sizeof(path), "%s/volsched.db", f->cfg.dir);
+    sqlite3 *db;
+    assert_int_equal(sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL), SQLITE_OK);
+    char *msg = NULL;
+    if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK)
+        fail_msg("%s: %s", sql, msg);
+    sqlite3_close(db);
+}
+
 /* Number of regular files under dir (recursively). */
 static int pf_nfiles_count;
 static inline int pf_count_cb(const char *path, const struct stat *sb, int flag, struct FTW *ftw)

@@ -5,7 +5,14 @@
  * Three generations of BOINC's client policy are implemented, selected by
  * name, because the simulator compares them:
  *
- *   "shortfall" (default)  seed 000: nearly-runnable results in the
+ *   "fair" (default)       seed 000's scheduler with the work fetch fixed
+ *                          (src/policy/client/fair_fetch.c): never queue a
+ *                          job the host cannot finish by its deadline (an
+ *                          EDF test of the queue at the host's real speed),
+ *                          a project keeps no more than its share of the
+ *                          buffer and of the CPUs unless CPUs would idle,
+ *                          ties broken by share and name, not list order.
+ *   "shortfall"            seed 000: nearly-runnable results in the
  *                          round-robin simulation, shortfall(P) and
  *                          total_shortfall, EDF + "keep a result running for
  *                          the scheduling period", X/Y/T enforcement,
@@ -93,13 +100,14 @@ enum vs_cpolicy {
     VS_CPOLICY_SHORTFALL = 0, /* seed 000; the default */
     VS_CPOLICY_DEBT = 1,      /* seed 002 */
     VS_CPOLICY_WRR = 2,       /* the older client: weighted round-robin */
+    VS_CPOLICY_FAIR = 3,      /* seed 000 with deadline- and share-capped work fetch */
 };
 
-#define VS_CPOLICY_DEFAULT VS_CPOLICY_SHORTFALL
-#define VS_CPOLICY_COUNT   3
+#define VS_CPOLICY_DEFAULT VS_CPOLICY_FAIR
+#define VS_CPOLICY_COUNT   4
 
 /*
- * Parses a policy name ("shortfall", "debt", "wrr"; exact, lowercase).
+ * Parses a policy name ("fair", "shortfall", "debt", "wrr"; exact, lowercase).
  * Returns 0 and writes *out_policy, or VS_EINVAL for any other string or NULL.
  */
 VS_MUST_CHECK int vs_cpolicy_parse(const char *name, enum vs_cpolicy *out_policy);
@@ -188,6 +196,11 @@ struct vs_cproject {
     bool rpc_user_request;
     bool trickle_up_pending;
     bool report_overdue; /* a finished result is overdue for reporting */
+    /* Driver-kept: what the client knows of the project's jobs from the
+     * last one it received (fair's work fetch): the estimated CPU seconds
+     * (at efficiency 1) and the delay bound, seconds; 0 = no job yet. */
+    double job_est;
+    double job_delay_bound;
 
     void *user; /* the driver's; never touched */
 };

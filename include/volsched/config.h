@@ -14,8 +14,12 @@
  * the wrong type or malformed XML is an error naming file, line and reason
  * (struct vs_config_error). A tag volsched does not know is not an error
  * (projects carry BOINC's hundreds of tags over): it is a warning
- * "config.xml:12: unknown tag <db_name> ignored", logged at VS_LOG_WARN on
- * the caller's log. `volsched init` writes config.xml with
+ * "config.xml:12: unknown tag <dbname> ignored", logged at VS_LOG_WARN on
+ * the caller's log. BOINC's own tags are in the table too: those with no
+ * meaning here (db_host, shmem_key, ...) are accepted quietly (K_IGNORED),
+ * those volsched does not implement (K_UNSUPPORTED) are named in one
+ * warning per file, "config.xml: BOINC option not supported, ignored:
+ * <nowork_skip> (line 50), ...". `volsched init` writes config.xml with
  * vs_project_config_write, from the same table.
  *
  * The directory layout derived from the configuration (the download/upload
@@ -122,24 +126,16 @@ struct vs_project_config {
     struct vs_sp_config policy;
 
     /* scheduler RPC behaviour */
-    int min_sendwork_interval;                  /* <min_sendwork_interval> seconds; 0 = none */
-    int next_rpc_delay;                         /* <next_rpc_delay> seconds; 0 = none */
-    int maintenance_delay;                      /* <maintenance_delay> seconds; default 3600 */
-    int report_grace_period;                    /* <report_grace_period> seconds; default 3600 */
-    int delete_delay_hours;                     /* <delete_delay_hours> */
-    int report_max;                             /* <report_max> results per RPC; 0 = all */
-    int shmem_work_items;                       /* <shmem_work_items> job cache slots; 100 */
-    int feeder_query_size;                      /* <feeder_query_size>; default 200 */
-    bool resend_lost_results;                   /* <resend_lost_results>; default 1 */
-    bool send_result_abort;                     /* <send_result_abort> */
-    bool nowork_skip;                           /* <nowork_skip> */
-    bool dont_send_jobs;                        /* <dont_send_jobs> */
-    bool dont_generate_upload_certificates;     /* <dont_generate_upload_certificates> */
-    bool ignore_upload_certificates;            /* <ignore_upload_certificates> */
-    bool cache_md5_info;                        /* <cache_md5_info> */
-    bool disable_account_creation;              /* <disable_account_creation> */
-    int min_core_client_version_announced;      /* encoded like min_core_client_version */
-    long long min_core_client_upgrade_deadline; /* epoch seconds */
+    int min_sendwork_interval;              /* <min_sendwork_interval> seconds; 0 = none */
+    int next_rpc_delay;                     /* <next_rpc_delay> seconds; 0 = none */
+    int maintenance_delay;                  /* <maintenance_delay> seconds; default 3600 */
+    int report_grace_period;                /* <report_grace_period> seconds; default 3600 */
+    int delete_delay_hours;                 /* <delete_delay_hours> */
+    int report_max;                         /* <report_max> results per RPC; 0 = all */
+    bool resend_lost_results;               /* <resend_lost_results>; default 1 */
+    bool send_result_abort;                 /* <send_result_abort> */
+    bool dont_send_jobs;                    /* <dont_send_jobs> */
+    bool dont_generate_upload_certificates; /* <dont_generate_upload_certificates> */
 
     /* hostile volunteers (issue 19; docs/security.md) */
     int failed_auth_burst;    /* <failed_auth_burst> wrong keys per address at once; 20, 0 = off */
@@ -161,6 +157,12 @@ struct vs_project_config {
     int file_deletion_strategy;            /* <file_deletion_strategy> */
     struct vs_config_list locality_scheduling_workunit_file; /* repeatable */
     struct vs_config_list locality_scheduling_sticky_file;   /* repeatable */
+    /* volsched (docs/locality.md): locality scheduling lite for every app
+     * (BOINC sets it per app: app.locality_scheduling = 1), and the two
+     * locality daemons serve runs beside itself. */
+    bool locality_scheduling_lite;         /* <locality_scheduling_lite> */
+    char locality_gen_command[VS_CMD_MAX]; /* <locality_gen><command>: "" = not run */
+    int locality_ws_files;                 /* <locality_ws><files>: 0 = not run */
 
     /* the back-end daemons (issue 6; docs/daemons.md) */
     int reliable_priority_on_over;              /* <reliable_priority_on_over> */

@@ -37,6 +37,10 @@ void vs_json_num(struct vs_json *j, double v);
 void vs_json_int(struct vs_json *j, int64_t v);
 void vs_json_bool(struct vs_json *j, bool v);
 void vs_json_null(struct vs_json *j);
+/* A key and its value in one call (objects of many fields). */
+void vs_json_key_int(struct vs_json *j, const char *key, int64_t v);
+void vs_json_key_str(struct vs_json *j, const char *key, const char *s);
+void vs_json_key_num(struct vs_json *j, const char *key, double v);
 /* Returns 0 or the first error met while writing. */
 int vs_json_error(const struct vs_json *j);
 

@@ -276,10 +276,11 @@ VS_MUST_CHECK int vs_proto_request_parse_fast(const char *body, size_t len, stru
  * The one-pass reader alone: 0 with *out exactly as vs_proto_request_parse()
  * would fill it, or VS_EUNSUPPORTED (nothing in *out; arena may hold
  * garbage) for anything outside its subset: attributes, comments,
- * processing instructions, '\r', bytes >= 0x80, entities inside a stored
- * field, <coprocs>, <msg_from_host>, <client_opaque>, a body over
- * VS_XML_MAX_TEXT, any limit or malformed value (whose error message is the
- * full parser's to give).
+ * processing instructions, '\r', non-ASCII element names, bytes that are
+ * not UTF-8 characters XML allows, entities inside a stored field, a body
+ * over VS_XML_MAX_TEXT, any limit or malformed value (whose error message
+ * is the full parser's to give). <coprocs>, <msg_from_host>,
+ * <client_opaque> and UTF-8 text are inside it.
  */
 VS_MUST_CHECK int vs_proto_request_parse_direct(const char *body, size_t len,
                                                 struct vs_arena *arena,
@@ -329,6 +330,7 @@ struct vs_proto_file_info {
     const char *xml_signature;  /* upload certificate text, optional */
     bool sticky;
     double sticky_lifetime; /* 0 = not sent */
+    bool report_on_rpc;     /* list it in every request while held (locality) */
     bool no_delete;
     bool is_project_file;
     bool download_gzipped;

@@ -39,6 +39,14 @@ struct vs_scn_project {
     bool non_cpu_intensive;   /* runs beside the CPU jobs, uses no CPU; false */
     int64_t jobs;             /* jobs the project has in all; 0 = unlimited */
     int64_t max_in_progress;  /* server's limit of this host's unfinished jobs; 100; 0 = none */
+    /* The project server's configuration, by config.xml's names (the
+     * simulated server runs src/policy/server with these). */
+    int64_t max_wus_in_progress; /* per-CPU limit of unfinished jobs; 0 = none */
+    int64_t daily_result_quota;  /* jobs per CPU per day; 0 = none */
+    int64_t max_wus_to_send;     /* jobs per CPU per RPC; 10 */
+    bool workload_sim;           /* seed 000's EDF check of the queue; false */
+    bool ignore_delay_bound;     /* no deadline rule at all; false */
+    double min_rpc_delay;        /* the server's request delay, seconds; 60 */
 };
 
 struct vs_scenario {

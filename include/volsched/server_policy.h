@@ -389,6 +389,12 @@ bool vs_sp_quota_new_day(int64_t hostid, double prev, double now);
 /* Scaled daily limit of a quota row for a version on proc (0 = no quota). */
 int vs_sp_quota_limit(const struct vs_sp_config *cfg, const struct vs_sp_host *h,
                       const struct vs_sp_hav *hav, enum vs_sp_proc proc, int ncpus);
+/* The time (seconds) at which host hostid's quota day containing t began. */
+int64_t vs_sp_quota_day_start(int64_t hostid, double t);
+/* The daily limit of app version app_version_id on proc for the state's
+ * host (its quota row as st holds it); 0 when the quota is off. */
+int vs_sp_state_day_quota(const struct vs_sp_state *st, int64_t app_version_id,
+                          enum vs_sp_proc proc);
 /* Quota adaptation, as BOINC's scheduler, transitioner and validator do. */
 void vs_sp_hav_on_success(struct vs_sp_hav *hav, int daily_result_quota);
 void vs_sp_hav_on_error(struct vs_sp_hav *hav, int daily_result_quota);

@@ -83,7 +83,7 @@ struct vs_timeline {
 };
 
 struct vs_sim_options {
-    const char *policy; /* "shortfall" (NULL means this), "debt" or "wrr" */
+    const char *policy; /* "fair" (NULL means this), "shortfall", "debt" or "wrr" */
     double duration;    /* seconds; <= 0 keeps the scenario's */
     bool seed_set;      /* use seed instead of the scenario's */
     uint64_t seed;

@@ -57,13 +57,6 @@ enum {
      * offsets (raw_off/raw_len) then refer to that copy (doc->input).
      */
     VS_XML_REPAIR_BYTES = 1u << 1,
-    /*
-     * Accepted and ignored: expat is the only tree reader now (there used to
-     * be a second, hand-written one that this flag turned off). Kept so that
-     * callers passing it still build; see docs/protocol.md, "Which reader
-     * reads what".
-     */
-    VS_XML_NO_FAST = 1u << 2,
 };
 
 struct vs_xml_attr {
@@ -92,7 +85,6 @@ struct vs_xml_doc {
     size_t input_len;
     size_t n_elements;
     bool repaired; /* VS_XML_REPAIR_BYTES changed some bytes */
-    bool fast;     /* always false: kept for source compatibility (VS_XML_NO_FAST) */
 };
 
 struct vs_xml_error {
@@ -183,11 +175,12 @@ VS_MUST_CHECK int vs_xml_escape(struct vs_buf *b, const char *s, size_t n);
 size_t vs_xml_format_double(char *dst, size_t size, double v);
 
 /*
- * The XML name characters the scheduler request's one-pass reader
- * (src/proto/request_direct.c) accepts, per byte: bit 1 set = may start a
- * name, bit 2 set = may continue one. ASCII only; any other byte sends the
- * input to the tree reader (expat).
+ * Length (1..4) of the UTF-8 character at s[0..n) when it is valid and one
+ * XML allows (tab, newline and carriage return the only control bytes),
+ * else 0. It is the check by which VS_XML_REPAIR_BYTES decides what to
+ * replace, and the scheduler request's one-pass reader
+ * (src/proto/request_direct.c) decides what it may take without expat.
  */
-extern const unsigned char vs_xml_name_class[256];
+size_t vs_xml_char_len(const unsigned char *s, size_t n);
 
 #endif

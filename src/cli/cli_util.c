@@ -2,13 +2,17 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "cmd.h"
+#include "server/daemons.h"
 #include "store/store_project.h"
 #include "volsched/alloc.h"
 #include "volsched/buf.h"
+#include "volsched/config.h"
 #include "volsched/json.h"
 #include "volsched/log.h"
 #include "volsched/str.h"
@@ -204,4 +208,53 @@ void vs_cli_print_id_json(int64_t id, const char *key, const char *value)
     vs_json_obj_end(&j);
     printf("%s\n", vs_buf_str(&b));
     vs_buf_cleanup(&b);
+}
+
+static volatile sig_atomic_t daemon_stop;
+
+static void on_daemon_signal(int sig)
+{
+    (void)sig;
+    daemon_stop = 1;
+}
+
+int vs_cli_run_daemons(const struct vs_project_config *cfg, unsigned which, int interval_ms,
+                       bool once, struct vs_log *log)
+{
+    struct vs_store *st = NULL;
+    int rc = vs_project_store_open(cfg, false, log, &st);
+    if (rc != 0) {
+        VS_LOG(log, VS_LOG_ERROR, "cannot open store: %s", vs_strerror(rc));
+        return VS_EXIT_FAIL;
+    }
+    struct sigaction sa;
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = on_daemon_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    signal(SIGPIPE, SIG_IGN);
+    const char *name = vs_daemon_name(which);
+    VS_LOG(log, VS_LOG_INFO, "running %s alone on %s", name[0] ? name : "daemons", cfg->store_url);
+    fflush(stderr);
+    if (interval_ms <= 0)
+        interval_ms = 1000;
+    uint64_t total = 0;
+    while (!daemon_stop) {
+        int n = vs_daemons_run_once(st, cfg, (int64_t)time(NULL), which, log, NULL);
+        if (n > 0)
+            total += (uint64_t)n;
+        if (once)
+            break;
+        if (n > 0)
+            continue;
+        struct timespec ts = {.tv_sec = interval_ms / 1000,
+                              .tv_nsec = (long)(interval_ms % 1000) * 1000000L};
+        while (nanosleep(&ts, &ts) != 0 && errno == EINTR && !daemon_stop) {
+        }
+    }
+    VS_LOG(log, VS_LOG_INFO, "%s stopped after %llu items", name[0] ? name : "daemons",
+           (unsigned long long)total);
+    vs_store_close(st);
+    return VS_EXIT_OK;
 }

@@ -110,4 +110,16 @@ void vs_cli_print_id_json(int64_t id, const char *key, const char *value);
  * input (2) for EINVAL/NOTFOUND/EXISTS/PARSE/LIMIT, failure (1) otherwise. */
 int vs_cli_exit_for(int rc);
 
+struct vs_log;
+
+/*
+ * Runs the daemons in which (daemons.h bits) in this thread on their own
+ * store handle: passes back to back while they find work, every
+ * interval_ms when idle, until SIGINT or SIGTERM (or after one pass with
+ * once). Returns the exit status (VS_EXIT_OK, or VS_EXIT_FAIL when the
+ * store cannot be opened).
+ */
+int vs_cli_run_daemons(const struct vs_project_config *cfg, unsigned which, int interval_ms,
+                       bool once, struct vs_log *log);
+
 #endif

@@ -27,5 +27,13 @@ int vs_cmd_status(int argc, char **argv);
 int vs_cmd_release(int argc, char **argv);
 int vs_cmd_wu_check(int argc, char **argv);
 int vs_cmd_workgen(int argc, char **argv);
+int vs_cmd_locality_gen(int argc, char **argv);
+int vs_cmd_locality_ws(int argc, char **argv);
+int vs_cmd_job(int argc, char **argv);
+int vs_cmd_result(int argc, char **argv);
+int vs_cmd_host(int argc, char **argv);
+int vs_cmd_purge(int argc, char **argv);
+int vs_cmd_stop(int argc, char **argv);
+int vs_cmd_start(int argc, char **argv);
 
 #endif

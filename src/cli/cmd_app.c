@@ -18,6 +18,7 @@
 #include "volsched/alloc.h"
 #include "volsched/buf.h"
 #include "volsched/layout.h"
+#include "volsched/locality.h"
 #include "volsched/md5.h"
 #include "volsched/sign.h"
 #include "volsched/str.h"
@@ -28,7 +29,8 @@ static void usage(FILE *f)
 {
     fprintf(f, "usage: volsched app add [--project DIR] --name APP --platform PLATFORM\n"
                "                        --version V [--plan-class C] [--user-friendly-name S]\n"
-               "                        [--api-version X] [--avg-ncpus N] FILE...\n"
+               "                        [--api-version X] [--avg-ncpus N]\n"
+               "                        [--locality full|lite|none] FILE...\n"
                "\n"
                "Registers version V of app APP for PLATFORM (e.g. x86_64-pc-linux-gnu). The\n"
                "first FILE is the main program. Files are copied into the download\n"
@@ -45,7 +47,13 @@ static void usage(FILE *f)
                "  --plan-class C  plan class (default none)\n"
                "  --api-version X BOINC API version the program was linked with (omit for\n"
                "                  plain executables)\n"
-               "  --avg-ncpus N   CPUs one job uses (default 1)\n");
+               "  --avg-ncpus N   CPUs one job uses (default 1)\n"
+               "  --locality M    how the app's jobs find hosts (docs/locality.md): full =\n"
+               "                  locality scheduling (jobs named FILE__*, sent to hosts that\n"
+               "                  hold FILE; needs <locality_scheduling/> in config.xml),\n"
+               "                  lite = prefer hosts holding a job's sticky input, none\n"
+               "                  (the default for a new app; an existing app keeps its mode\n"
+               "                  unless this is given)\n");
 }
 
 /* "101" -> 101, "1.01" -> 101, "2.5" -> 205 (BOINC: major * 100 + minor). */
@@ -145,7 +153,7 @@ static int default_templates(const struct vs_project_config *cfg, const char *ap
 static int app_add(int argc, char **argv)
 {
     const char *project = NULL, *name = NULL, *platform = NULL, *version = NULL;
-    const char *plan_class = "", *friendly = NULL, *api = "";
+    const char *plan_class = "", *friendly = NULL, *api = "", *locality = NULL;
     double avg_ncpus = 1;
     const struct vs_cli_opt opts[] = {
         {.name = "project", .str = &project},
@@ -157,6 +165,7 @@ static int app_add(int argc, char **argv)
         {.name = "user-friendly-name", .str = &friendly},
         {.name = "api-version", .str = &api},
         {.name = "avg-ncpus", .num = &avg_ncpus, .num_min = 0.0001},
+        {.name = "locality", .str = &locality},
     };
     int next;
     int st =
@@ -173,6 +182,18 @@ static int app_add(int argc, char **argv)
         fprintf(stderr, "volsched app add: give 1 to %d FILEs (the first is the main program)\n",
                 MAX_FILES);
         return VS_EXIT_USAGE;
+    }
+    int loc_mode = -1; /* -1: not given */
+    if (locality) {
+        loc_mode = strcmp(locality, "full") == 0   ? VS_LOC_APP_FULL
+                   : strcmp(locality, "lite") == 0 ? VS_LOC_APP_LITE
+                   : strcmp(locality, "none") == 0 ? VS_LOC_APP_NONE
+                                                   : -2;
+        if (loc_mode == -2) {
+            fprintf(stderr, "volsched app add: --locality: '%s' is not full, lite or none\n",
+                    locality);
+            return VS_EXIT_USAGE;
+        }
     }
     int vnum;
     if (!parse_version(version, &vnum)) {
@@ -302,8 +323,12 @@ static int app_add(int argc, char **argv)
             rc = VS_ELIMIT;
         else {
             app.weight = 1;
+            app.locality_scheduling = loc_mode > 0 ? loc_mode : VS_LOC_APP_NONE;
             rc = vs_store_app_add(s, &app);
         }
+    } else if (rc == 0 && loc_mode >= 0 && app.locality_scheduling != loc_mode) {
+        app.locality_scheduling = loc_mode;
+        rc = vs_store_app_update(s, &app);
     }
     struct vs_platform plat;
     memset(&plat, 0, sizeof(plat));

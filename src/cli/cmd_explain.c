@@ -37,7 +37,7 @@ static void usage(FILE *f)
             "client's queue: which results run and why, which would miss their\n"
             "deadlines, and which project work fetch would ask for how much work.\n"
             "\n"
-            "  --policy P   client policy: %s (default shortfall)\n"
+            "  --policy P   client policy: %s (default fair)\n"
             "  --json       print JSON instead of a table\n"
             "\n"
             "STATE.json is described in docs/explain.md; times are seconds from now.\n",
@@ -632,7 +632,7 @@ static void print_table(enum vs_cpolicy pol, const struct vs_cstate *st,
 
 int vs_cmd_explain(int argc, char **argv)
 {
-    const char *path = NULL, *policy_name = "shortfall";
+    const char *path = NULL, *policy_name = "fair";
     bool as_json = false;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {

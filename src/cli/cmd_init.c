@@ -8,6 +8,8 @@
 
 #include "cli_util.h"
 #include "cmd.h"
+#include "server/loc_dirs.h"
+#include "server/ops_auth.h"
 #include "store/store.h"
 #include "store/store_project.h"
 #include "volsched/buf.h"
@@ -28,15 +30,19 @@ static void usage(FILE *f)
                "  upload/          uploaded outputs (same hierarchy)\n"
                "  keys/            code-signing and upload key pairs (BOINC key format)\n"
                "  html/index.html  the master page (scheduler link)\n"
-               "  locality_scheduling/need_work/  trigger files of on-demand work\n"
+               "  locality_scheduling/  trigger directories of locality scheduling\n"
+               "                   (need_work, no_work_available, file_working_set,\n"
+               "                   files_no_work: docs/locality.md)\n"
                "  volsched.db      the embedded store (SQLite)\n"
                "\n"
                "Options:\n"
                "  --name NAME   project name shown to volunteers (default: DIR's base name)\n"
                "  --url URL     master URL the project is served at\n"
                "                (default http://127.0.0.1:8080/NAME/)\n"
-               "  --force       initialise a non-empty directory; existing keys and the\n"
-               "                existing store are kept, config.xml is rewritten\n");
+               "  --force       initialise a non-empty directory; existing keys, the\n"
+               "                existing store, config.xml and the operator password are kept\n"
+               "  --ops-password PW  the operator's password for the /ops/ dashboard (default:\n"
+               "                a random one, printed once; stored hashed in keys/ops_passwd)\n");
 }
 
 /* 1 if dir exists and has entries, 0 if missing or empty, <0 on error. */
@@ -107,12 +113,13 @@ static const char *base_name(const char *dir)
 
 int vs_cmd_init(int argc, char **argv)
 {
-    const char *name = NULL, *url = NULL;
+    const char *name = NULL, *url = NULL, *ops_password = NULL;
     bool force = false;
     const struct vs_cli_opt opts[] = {
         {.name = "name", .str = &name},
         {.name = "url", .str = &url},
         {.name = "force", .flag = &force},
+        {.name = "ops-password", .str = &ops_password},
     };
     int next;
     int st = vs_cli_getopt("init", argc, argv, opts, sizeof(opts) / sizeof(opts[0]), usage, &next);
@@ -150,20 +157,34 @@ int vs_cmd_init(int argc, char **argv)
 
     struct vs_project_config cfg;
     int rc = mkdir_p(dir, 0755);
-    if (rc == 0)
+    /* --force keeps the operator's config.xml: its edits are the project. */
+    char cfgpath[VS_PATH_MAX + 16];
+    snprintf(cfgpath, sizeof(cfgpath), "%s/config.xml", dir);
+    bool keep_cfg = force && access(cfgpath, F_OK) == 0;
+    if (rc == 0 && keep_cfg) {
+        /* The same file:line: reason as every command; warnings on stderr. */
+        struct vs_log lg;
+        vs_log_init(&lg, VS_LOG_WARN, stderr, "init");
+        if (!vs_cli_load_project("init", dir, &lg, &cfg)) {
+            fprintf(stderr, "volsched init: the existing %s is kept; fix or remove it\n", cfgpath);
+            return VS_EXIT_FAIL;
+        }
+    } else if (rc == 0) {
         rc = vs_project_config_defaults(&cfg, dir, name, url);
+    }
     if (rc) {
         fprintf(stderr, "volsched init: %s: %s\n", dir, vs_strerror(rc));
         return VS_EXIT_FAIL;
     }
-    const char *subdirs[] = {"templates", "download", "upload",
-                             "html",      "log",      "locality_scheduling/need_work"};
+    const char *subdirs[] = {"templates", "download", "upload", "html", "log"};
     for (size_t i = 0; i < sizeof(subdirs) / sizeof(subdirs[0]) && rc == 0; i++) {
         char p[VS_PATH_MAX + 16];
         snprintf(p, sizeof(p), "%s/%s", cfg.dir, subdirs[i]);
         rc = mkdir_p(p, 0755);
     }
     if (rc == 0)
+        rc = vs_loc_dirs_create(cfg.dir);
+    if (rc == 0 && !keep_cfg)
         rc = vs_project_config_write(&cfg);
     if (rc == 0)
         rc = vs_project_config_write_aux(&cfg);
@@ -181,6 +202,37 @@ int vs_cmd_init(int argc, char **argv)
         if (rc) {
             fprintf(stderr, "volsched init: generating keys in %s: %s\n", cfg.key_dir,
                     vs_strerror(rc));
+            return VS_EXIT_FAIL;
+        }
+    }
+
+    /* The operator's password for /ops/: kept if set, shown once if new. */
+    char pwpath[VS_PATH_MAX + 32], newpw[32] = "";
+    snprintf(pwpath, sizeof(pwpath), "%s/%s", cfg.dir, VS_OPS_PASSWD_FILE);
+    if (ops_password || access(pwpath, F_OK) != 0) {
+        char hash[VS_OPS_HASH_MAX + 2];
+        if (!ops_password) {
+            rc = vs_ops_random_password(newpw, sizeof(newpw));
+            ops_password = newpw;
+        }
+        if (rc == 0)
+            rc = vs_ops_hash_password(ops_password, hash, sizeof(hash) - 1);
+        if (rc == 0) {
+            size_t hl = strlen(hash);
+            hash[hl] = '\n';
+            hash[hl + 1] = '\0';
+            FILE *pf = fopen(pwpath, "w");
+            rc = pf ? 0 : -errno;
+            if (pf) {
+                fchmod(fileno(pf), 0600);
+                if (fputs(hash, pf) < 0)
+                    rc = VS_EIO;
+                if (fclose(pf) != 0)
+                    rc = VS_EIO;
+            }
+        }
+        if (rc) {
+            fprintf(stderr, "volsched init: writing %s: %s\n", pwpath, vs_strerror(rc));
             return VS_EXIT_FAIL;
         }
     }
@@ -216,9 +268,15 @@ int vs_cmd_init(int argc, char **argv)
            "  scheduler URL: %s\n"
            "  store:         %s\n"
            "  keys:          %s (%s)\n"
+           "  config.xml:    %s\n"
            "next: volsched app add --project %s --name APP --platform PLATFORM --version N "
            "PROGRAM\n",
            cfg.long_name, cfg.dir, cfg.master_url, sched, cfg.store_url, cfg.key_dir,
-           have_keys ? "kept" : "new", dir);
+           have_keys ? "kept" : "new",
+           keep_cfg ? "kept (--force never rewrites it; --name and --url were not applied)" : "new",
+           dir);
+    if (newpw[0])
+        printf("  operator password for /ops/: %s (stored hashed in %s; shown only now)\n", newpw,
+               VS_OPS_PASSWD_FILE);
     return VS_EXIT_OK;
 }

@@ -13,27 +13,23 @@
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cli_util.h"
 #include "cmd.h"
+#include "serve_proc.h"
 #include "server/daemons.h"
 #include "server/h_upload.h"
 #include "server/http.h"
+#include "server/ops_pages.h"
 #include "server/sched.h"
 #include "store/store.h"
 #include "store/store_project.h"
+#include "volsched/alloc.h"
 #include "volsched/config.h"
 #include "volsched/layout.h"
 #include "volsched/log.h"
 #include "volsched/str.h"
-
-static volatile sig_atomic_t stop_requested;
-
-static void on_signal(int sig)
-{
-    (void)sig;
-    stop_requested = 1;
-}
 
 static void usage(FILE *f)
 {
@@ -41,16 +37,26 @@ static void usage(FILE *f)
                "                      [--threads N] [--cache-slots N] [--max-body BYTES]\n"
                "                      [--max-upload BYTES] [--daemon-interval MS]\n"
                "                      [--daemons all|none|NAME,...]\n"
-               "                      [--log-level error|warn|info|debug]\n"
-               "       volsched serve --only transitioner|validator|assimilator|file_deleter\n"
+               "                      [--log-level error|warn|info|debug] [--foreground]\n"
+               "       volsched serve --only transitioner|validator|assimilator|file_deleter|\n"
+               "                             locality_gen|locality_ws\n"
                "                      [--project DIR] [--store URL] [--daemon-interval MS]\n"
                "\n"
                "Serves the project in DIR (default: the current directory): the master page at\n"
                "the path of its master URL, the scheduler (<cgi_url>cgi), file downloads, the\n"
                "file upload handler and get_project_config.php. Runs the job cache feeder and\n"
-               "the daemons (transitioner, validator, assimilator, file deleter) beside it.\n"
-               "With --only, runs that one daemon alone, without HTTP. Stops cleanly on\n"
-               "SIGINT/SIGTERM.\n"
+               "the daemons (transitioner, validator, assimilator, file deleter, and the\n"
+               "locality generator and working-set manager when config.xml sets them up:\n"
+               "docs/locality.md) beside it.\n"
+               "With --only, runs that one daemon alone, without HTTP. Also serves\n"
+               "server_status.php, /metrics and the operator's dashboard /ops/.\n"
+               "\n"
+               "Logs go to DIR/log/serve.log and DIR/log/<daemon>.log (--only: that daemon's\n"
+               "log). It holds DIR/run/serve.pid (or run/<daemon>.pid) locked: a second serve\n"
+               "on the project refuses to start. SIGTERM/SIGINT: stop accepting, answer the\n"
+               "requests in flight, commit, exit. SIGHUP: reopen the logs, reload config.xml\n"
+               "(a bad one is refused and the old one kept). stop_sched / stop_daemons files\n"
+               "in DIR pause the scheduler / the daemons (see `volsched stop`).\n"
                "\n"
                "  --project DIR      project directory made by `volsched init`\n"
                "  --listen H:P       address to listen on (default 127.0.0.1:8080)\n"
@@ -63,7 +69,8 @@ static void usage(FILE *f)
                "  --daemons LIST     daemons run beside HTTP (default all; none, or names\n"
                "                     separated by commas, when others run them with --only)\n"
                "  --daemon-interval MS  daemons' sleep when idle (default 1000)\n"
-               "  --log-level L      default info\n");
+               "  --log-level L      default info\n"
+               "  --foreground       also copy every log line to stderr\n");
 }
 
 static int parse_listen(const char *s, char *host, size_t hsize, uint16_t *port)
@@ -128,20 +135,61 @@ static int parse_daemons(const char *s, unsigned *out_mask)
     return 0;
 }
 
-static void install_signals(void)
+/* The process's loggers (one serve per process: main() runs one command). */
+static struct serve_logs g_logs;
+
+/*
+ * SIGHUP: reads config.xml again; on success takes the new rules into the
+ * scheduler and the daemons and *cfg, else logs why and keeps the old.
+ */
+static void reload_config(struct vs_project_config *cfg, struct vs_log *log, struct vs_sched *sched,
+                          struct vs_daemons_runner *daemons)
 {
-    struct sigaction sa;
-    memset(&sa, 0, sizeof(sa));
-    sa.sa_handler = on_signal;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    signal(SIGPIPE, SIG_IGN);
+    struct vs_project_config *ncfg = vs_xmalloc(sizeof(*ncfg));
+    struct vs_config_error cerr;
+    memset(&cerr, 0, sizeof(cerr));
+    int rc = vs_project_config_load(cfg->dir, log, ncfg, &cerr);
+    if (rc != 0) {
+        /* file:line: reason (line 0: the file as a whole, e.g. unreadable) */
+        char where[600];
+        vs_config_error_format(&cerr, where, sizeof(where));
+        VS_LOG(log, VS_LOG_ERROR, "config reload refused, keeping the running config: %s", where);
+        vs_free(ncfg);
+        return;
+    }
+    /* What the running server cannot change under its feet. */
+    memcpy(ncfg->store_url, cfg->store_url, sizeof(cfg->store_url));
+    if (strcmp(ncfg->master_url, cfg->master_url) != 0 || strcmp(ncfg->cgi_url, cfg->cgi_url) ||
+        strcmp(ncfg->download_url, cfg->download_url) || strcmp(ncfg->upload_url, cfg->upload_url))
+        VS_LOG(log, VS_LOG_WARN, "config reload: changed URLs take effect after a restart");
+    if (sched)
+        vs_sched_set_config(sched, ncfg);
+    if (daemons)
+        vs_daemons_runner_set_config(daemons, ncfg);
+    *cfg = *ncfg;
+    vs_free(ncfg);
+    VS_LOG(log, VS_LOG_INFO, "config.xml reloaded");
+}
+
+/* The scheduler behind HTTP, timed for the latency histogram. */
+struct timed_sched {
+    struct vs_sched *sched;
+    struct vs_ops_metrics *metrics;
+};
+
+static int timed_sched_http(void *ctx, const char *body, size_t len, const char *peer,
+                            struct vs_buf *out)
+{
+    struct timed_sched *t = ctx;
+    double t0 = mono_now();
+    int status = vs_sched_http(t->sched, body, len, peer, out);
+    vs_ops_metrics_latency(t->metrics, mono_now() - t0);
+    return status;
 }
 
 /* --only NAME: one daemon in this process's main thread, back to back while
  * it finds work and every interval_ms when idle (as BOINC's daemons). */
-static int run_only(const struct vs_project_config *cfg, unsigned which, int interval_ms,
+static int run_only(struct vs_project_config *cfg, unsigned which, int interval_ms,
                     struct vs_log *log)
 {
     struct vs_store *st = NULL;
@@ -150,19 +198,37 @@ static int run_only(const struct vs_project_config *cfg, unsigned which, int int
         VS_LOG(log, VS_LOG_ERROR, "cannot open store: %s", vs_strerror(rc));
         return VS_EXIT_FAIL;
     }
-    install_signals();
     VS_LOG(log, VS_LOG_INFO, "running %s alone on %s", vs_daemon_name(which), cfg->store_url);
-    fflush(stderr);
     uint64_t total = 0;
-    while (!stop_requested) {
-        int n = vs_daemons_run_once(st, cfg, (int64_t)time(NULL), which, log, NULL);
+    bool paused = false;
+    unsigned idx = 0;
+    while (idx < VS_NDAEMONS && which != 1u << idx)
+        idx++;
+    while (!serve_stop) {
+        if (serve_hup) {
+            serve_hup = 0;
+            reload_config(cfg, log, NULL, NULL);
+            serve_logs_reopen(&g_logs);
+        }
+        bool stop_file = vs_ctl_file_exists(cfg->dir, "stop_daemons");
+        if (stop_file != paused) {
+            paused = stop_file;
+            VS_LOG(log, VS_LOG_INFO, paused ? "paused (stop_daemons exists)" : "resumed");
+        }
+        int n = 0;
+        if (!paused) {
+            struct vs_daemons_stats ds;
+            double t0 = mono_now();
+            n = vs_daemons_run_once(st, cfg, (int64_t)time(NULL), which, log, &ds);
+            vs_daemons_log_pass(log, idx, &ds, mono_now() - t0);
+        }
         if (n > 0) {
             total += (uint64_t)n;
             continue;
         }
         struct timespec ts = {.tv_sec = interval_ms / 1000,
                               .tv_nsec = (long)(interval_ms % 1000) * 1000000L};
-        while (nanosleep(&ts, &ts) != 0 && errno == EINTR && !stop_requested) {
+        while (nanosleep(&ts, &ts) != 0 && errno == EINTR && !serve_stop && !serve_hup) {
         }
     }
     VS_LOG(log, VS_LOG_INFO, "%s stopped after %llu items", vs_daemon_name(which),
@@ -178,7 +244,9 @@ int vs_cmd_serve(int argc, char **argv)
     unsigned daemons_mask = VS_DAEMON_ALL;
     int64_t threads = 8, slots = 1000, max_body = 0, max_upload = 0, interval_ms = 1000;
     enum vs_log_level level = VS_LOG_INFO;
-    static const struct option opts[] = {{"project", required_argument, NULL, 'p'},
+    bool foreground = false;
+    static const struct option opts[] = {{"foreground", no_argument, NULL, 'F'},
+                                         {"project", required_argument, NULL, 'p'},
                                          {"listen", required_argument, NULL, 'l'},
                                          {"store", required_argument, NULL, 's'},
                                          {"threads", required_argument, NULL, 't'},
@@ -233,6 +301,9 @@ int vs_cmd_serve(int argc, char **argv)
             bad = vs_parse_int64(optarg, &interval_ms) != 0 || interval_ms < 1 ||
                   interval_ms > 3600000;
             break;
+        case 'F':
+            foreground = true;
+            break;
         case 'h':
             usage(stdout);
             return VS_EXIT_OK;
@@ -257,14 +328,15 @@ int vs_cmd_serve(int argc, char **argv)
         return VS_EXIT_USAGE;
     }
 
-    struct vs_log lg;
-    vs_log_init(&lg, level, stderr, "serve");
-    struct vs_log *log = &lg;
+    /* Until the log files are open, problems go to stderr. */
+    struct vs_log early;
+    vs_log_init(&early, level, stderr, "serve");
     struct vs_project_config cfg;
     /* config.xml and config_aux.xml: a bad one stops the start with file,
      * line and reason; unknown tags are logged as warnings. */
-    if (!vs_cli_load_project("serve", project, log, &cfg))
+    if (!vs_cli_load_project("serve", project, &early, &cfg))
         return VS_EXIT_USAGE;
+    int rc = 0;
     if (store_url && vs_strlcpy(cfg.store_url, store_url, sizeof(cfg.store_url)) != 0) {
         fprintf(stderr, "volsched serve: --store URL too long\n");
         return VS_EXIT_USAGE;
@@ -274,32 +346,60 @@ int vs_cmd_serve(int argc, char **argv)
         fprintf(stderr, "volsched serve: bad <cgi_url> in config.xml\n");
         return VS_EXIT_USAGE;
     }
-
-    if (only)
-        return run_only(&cfg, vs_daemon_by_name(only), (int)interval_ms, log);
+    if (!serve_check_writable(&cfg))
+        return VS_EXIT_FAIL;
+    const char *name = only ? only : "serve";
+    unsigned log_mask = only ? vs_daemon_by_name(only) : daemons_mask;
+    struct vs_pidlock *lock = serve_lock(cfg.dir, name);
+    if (!lock)
+        return VS_EXIT_FAIL;
+    struct vs_ops_metrics *metrics = vs_ops_metrics_create();
+    if (serve_logs_open(&g_logs, cfg.dir, name, only ? 0 : log_mask, level, foreground, metrics) !=
+        0) {
+        vs_pidlock_release(lock);
+        vs_ops_metrics_destroy(metrics);
+        return VS_EXIT_FAIL;
+    }
+    struct vs_log *log = &g_logs.lg[0];
+    serve_install_signals();
+    int exit_code = VS_EXIT_FAIL;
+    if (only) {
+        exit_code = run_only(&cfg, vs_daemon_by_name(only), (int)interval_ms, log);
+        goto release;
+    }
 
     struct vs_sched_options so = {.cache_slots = (size_t)slots};
     struct vs_sched *sched = NULL;
     struct vs_http *http = NULL;
     struct vs_upload *upload = NULL;
     struct vs_daemons_runner *daemons = NULL;
-    int exit_code = VS_EXIT_FAIL;
-    int rc = vs_sched_create(&cfg, log, &so, &sched);
+    struct vs_ops_pages *pages = NULL;
+    rc = vs_sched_create(&cfg, log, &so, &sched);
     if (rc != 0)
         goto out;
     rc = vs_upload_create(&cfg, log, &upload);
     if (rc != 0)
         goto out;
-    rc = daemons_mask ? vs_daemons_runner_start(&cfg, daemons_mask, (int)interval_ms, log, &daemons)
-                      : 0;
+    struct vs_daemons_runner_opts dopts = {
+        .which = daemons_mask, .interval_ms = (int)interval_ms, .log = log, .metrics = metrics};
+    for (unsigned i = 0; i < VS_NDAEMONS; i++)
+        dopts.logs[i] = g_logs.file[1 + i] ? &g_logs.lg[1 + i] : NULL;
+    rc = daemons_mask ? vs_daemons_runner_start(&cfg, &dopts, &daemons) : 0;
     if (rc != 0) {
         VS_LOG(log, VS_LOG_ERROR, "cannot start the daemons: %s", vs_strerror(rc));
         goto out;
     }
+    struct vs_ops_sources osrc = {.sched = sched, .upload = upload, .metrics = metrics, .log = log};
+    rc = vs_ops_pages_create(&cfg, &osrc, &pages);
+    if (rc != 0)
+        goto out;
     size_t added = 0;
     if (vs_sched_refill(sched, &added) != 0)
         VS_LOG(log, VS_LOG_WARN, "initial job cache fill failed");
+    bool maint = vs_ctl_file_exists(cfg.dir, "stop_sched");
+    vs_sched_set_maintenance(sched, maint);
 
+    struct timed_sched ts_sched = {.sched = sched, .metrics = metrics};
     struct vs_http_config hc = {
         .master_url = cfg.master_url,
         .sched_url = sched_url,
@@ -311,11 +411,13 @@ int vs_cmd_serve(int argc, char **argv)
         .max_upload_body = (size_t)max_upload,
         .threads = (unsigned)threads,
         .log = log,
-        .sched = vs_sched_http,
-        .sched_ctx = sched,
+        .sched = timed_sched_http,
+        .sched_ctx = &ts_sched,
         .upload = vs_upload_http,
         .upload_stream = &vs_upload_stream_ops,
         .upload_ctx = upload,
+        .pages = vs_ops_pages_http,
+        .pages_ctx = pages,
         .tls_cert_file = cfg.https_cert[0] ? cfg.https_cert : NULL,
         .tls_key_file = cfg.https_key[0] ? cfg.https_key : NULL,
         .https_port = (uint16_t)cfg.https_port,
@@ -324,19 +426,40 @@ int vs_cmd_serve(int argc, char **argv)
     if (rc != 0)
         goto out;
 
-    install_signals();
+    struct vs_serve_state state = {.pid = (int64_t)getpid(),
+                                   .started = (int64_t)time(NULL),
+                                   .cache_slots = slots,
+                                   .daemons = daemons_mask};
+    snprintf(state.listen, sizeof(state.listen), "%s:%u", host, (unsigned)vs_http_port(http));
+    VS_LOG(log, VS_LOG_INFO, "serving %s on %s:%u (scheduler %s), %zu jobs cached%s",
+           cfg.master_url, host, (unsigned)vs_http_port(http), sched_url, added,
+           maint ? "; stop_sched exists: down for maintenance" : "");
 
-    VS_LOG(log, VS_LOG_INFO, "serving %s on %s:%u (scheduler %s), %zu jobs cached", cfg.master_url,
-           host, (unsigned)vs_http_port(http), sched_url, added);
     if (vs_http_https_port(http))
         VS_LOG(log, VS_LOG_INFO, "https on %s:%u; the master page advertises %s", host,
                (unsigned)vs_http_https_port(http), vs_http_https_sched_url(http));
-    fflush(stderr);
 
-    double t_cat = mono_now(), t_stats = mono_now();
+    double t_cat = mono_now(), t_stats = mono_now(), t_state = 0, t_sample = 0;
     uint64_t last_rpcs = 0;
-    while (!stop_requested) {
+    while (!serve_stop) {
         double now = mono_now();
+        if (serve_hup) {
+            serve_hup = 0;
+            serve_logs_reopen(&g_logs);
+            reload_config(&cfg, log, sched, daemons);
+        }
+        if (serve_usr2) {
+            serve_usr2 = 0;
+            VS_LOG(log, VS_LOG_INFO, "SIGUSR2 ignored (SIGHUP reloads, SIGTERM stops)");
+        }
+        bool m = vs_ctl_file_exists(cfg.dir, "stop_sched");
+        if (m != maint) {
+            maint = m;
+            vs_sched_set_maintenance(sched, m);
+            VS_LOG(log, VS_LOG_INFO,
+                   m ? "stop_sched exists: scheduler down for maintenance"
+                     : "stop_sched removed: scheduler back");
+        }
         if (now - t_cat >= 10.0) {
             t_cat = now;
             if (vs_sched_reload_catalog(sched) != 0)
@@ -344,29 +467,60 @@ int vs_cmd_serve(int argc, char **argv)
         }
         if (vs_sched_refill(sched, &added) != 0)
             VS_LOG(log, VS_LOG_WARN, "job cache refill failed");
-        if (now - t_stats >= 60.0) {
+        struct vs_sched_stats st;
+        vs_sched_get_stats(sched, &st);
+        if (now - t_sample >= 1.0) {
+            t_sample = now;
+            uint64_t cum[VS_SERIES__COUNT] = {0};
+            cum[VS_SERIES_RPCS] = st.rpcs;
+            cum[VS_SERIES_SENT] = st.jobs_sent;
+            cum[VS_SERIES_RETURNED] = st.reports;
+            vs_ops_metrics_sample(metrics, (int64_t)time(NULL), cum);
+        }
+        if (now - t_state >= 2.0) {
+            t_state = now;
+            state.updated = (int64_t)time(NULL);
+            state.cache_present = (int64_t)st.cache_present;
+            state.rpcs = (int64_t)st.rpcs;
+            state.jobs_sent = (int64_t)st.jobs_sent;
+            if (vs_serve_state_write(cfg.dir, &state) != 0)
+                VS_LOG(log, VS_LOG_WARN, "cannot write run/serve.state");
+        }
+        if (serve_usr1 || (now - t_stats >= 60.0 && st.rpcs != last_rpcs)) {
+            serve_usr1 = 0;
             t_stats = now;
-            struct vs_sched_stats st;
-            vs_sched_get_stats(sched, &st);
-            if (st.rpcs != last_rpcs)
-                VS_LOG(log, VS_LOG_INFO,
-                       "stats: %llu scheduler RPCs (%llu refused), %llu jobs sent, %zu cached",
-                       (unsigned long long)st.rpcs, (unsigned long long)st.bad_rpcs,
-                       (unsigned long long)st.jobs_sent, st.cache_present);
+            VS_LOG(log, VS_LOG_INFO,
+                   "stats: %llu scheduler RPCs (%llu refused), %llu jobs sent, %llu reports, "
+                   "%zu of %zu cached",
+                   (unsigned long long)st.rpcs, (unsigned long long)st.bad_rpcs,
+                   (unsigned long long)st.jobs_sent, (unsigned long long)st.reports,
+                   st.cache_present, st.cache_slots);
             last_rpcs = st.rpcs;
         }
-        struct timespec ts = {.tv_sec = 0, .tv_nsec = 50 * 1000 * 1000};
-        while (nanosleep(&ts, &ts) != 0 && errno == EINTR && !stop_requested) {
+        struct timespec tsl = {.tv_sec = 0, .tv_nsec = 50 * 1000 * 1000};
+        while (nanosleep(&tsl, &tsl) != 0 && errno == EINTR && !serve_stop) {
         }
     }
-    VS_LOG(log, VS_LOG_INFO, "stopping");
+    /* Drain: no new connections; the requests in flight are answered (their
+     * commits are durable before their replies leave). */
+    VS_LOG(log, VS_LOG_INFO, "stopping: draining requests in flight");
+    unsigned left = vs_http_drain(http, 10000);
+    if (left)
+        VS_LOG(log, VS_LOG_WARN, "%u connections still open after 10 s; closing them", left);
     exit_code = VS_EXIT_OK;
 out:
     vs_http_stop(http);
+    vs_ops_pages_destroy(pages);
     vs_daemons_runner_stop(daemons);
     vs_upload_destroy(upload);
     vs_sched_destroy(sched);
     if (exit_code == VS_EXIT_OK)
         VS_LOG(log, VS_LOG_INFO, "stopped");
+    else
+        VS_LOG(log, VS_LOG_ERROR, "could not start: %s", vs_strerror(rc));
+release:
+    serve_logs_close(&g_logs);
+    vs_ops_metrics_destroy(metrics);
+    vs_pidlock_release(lock);
     return exit_code;
 }

@@ -32,8 +32,9 @@ static void usage(FILE *f)
                "    volsched sim '(P1(1000, 2000, .5), P2(1, 10, .5), NCPUS=4)'\n"
                "\n"
                "Options:\n"
-               "  --policy P        shortfall (default, seed 000), debt (seed 002) or wrr\n"
-               "                    (the older weighted round-robin client)\n"
+               "  --policy P        fair (default: seed 000 with deadline- and share-capped\n"
+               "                    work fetch), shortfall (seed 000), debt (seed 002) or\n"
+               "                    wrr (the older weighted round-robin client)\n"
                "  --days N          simulated days (default: the scenario's duration, 10)\n"
                "  --seed N          random seed (default: the scenario's seed, 1)\n"
                "  --json            print the figures as one JSON object\n"
@@ -290,7 +291,7 @@ int vs_cmd_sim(int argc, char **argv)
         {"csv", required_argument, NULL, 'c'},   {"compare", required_argument, NULL, 'C'},
         {"no-progress", no_argument, NULL, 'P'}, {NULL, 0, NULL, 0},
     };
-    const char *policy = "shortfall", *timeline = NULL, *csv = NULL;
+    const char *policy = "fair", *timeline = NULL, *csv = NULL;
     char *compare = NULL;
     bool json = false, no_progress = false;
     struct vs_sim_options o = {0};

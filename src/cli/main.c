@@ -28,7 +28,15 @@ static const struct command commands[] = {
     {"sim", vs_cmd_sim, "simulate a scheduling scenario and print its figures of merit"},
     {"explain", vs_cmd_explain, "why a client runs and fetches what it does"},
     {"serve", vs_cmd_serve, "serve a project (master page, scheduler, downloads)"},
-    {"status", vs_cmd_status, "counts of jobs, results, hosts and daemon errors"},
+    {"status", vs_cmd_status, "server up/down, counts of jobs, results, hosts, daemons"},
+    {"stop", vs_cmd_stop, "take the project down for maintenance (stop_sched, stop_daemons)"},
+    {"start", vs_cmd_start, "bring the project back (and start serve if it is not running)"},
+    {"job", vs_cmd_job, "show or cancel workunits (job show|cancel)"},
+    {"result", vs_cmd_result, "show a result (result show)"},
+    {"host", vs_cmd_host, "show or ban a host (host show|ban)"},
+    {"purge", vs_cmd_purge, "archive and delete finished work (BOINC's db_purge)"},
+    {"locality-gen", vs_cmd_locality_gen, "locality scheduling's on-demand work generator"},
+    {"locality-ws", vs_cmd_locality_ws, "locality scheduling's working-set manager"},
 };
 
 static void usage(FILE *f)

@@ -187,3 +187,21 @@ int vs_json_error(const struct vs_json *j)
 {
     return j->err;
 }
+
+void vs_json_key_int(struct vs_json *j, const char *key, int64_t v)
+{
+    vs_json_key(j, key);
+    vs_json_int(j, v);
+}
+
+void vs_json_key_str(struct vs_json *j, const char *key, const char *s)
+{
+    vs_json_key(j, key);
+    vs_json_str(j, s);
+}
+
+void vs_json_key_num(struct vs_json *j, const char *key, double v)
+{
+    vs_json_key(j, key);
+    vs_json_num(j, v);
+}

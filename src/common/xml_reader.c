@@ -173,11 +173,8 @@ static int external_entity(XML_Parser p, const XML_Char *context, const XML_Char
     return XML_STATUS_ERROR;
 }
 
-/*
- * Length of a valid UTF-8 sequence at s (1..4) that is also a character XML
- * allows, or 0.
- */
-static size_t utf8_ok(const unsigned char *s, size_t n)
+/* Declared in volsched/xml.h. */
+size_t vs_xml_char_len(const unsigned char *s, size_t n)
 {
     unsigned c = s[0];
     if (c < 0x80)
@@ -213,7 +210,7 @@ static char *repair(const char *data, size_t len, struct vs_arena *arena)
     const unsigned char *s = (const unsigned char *)data;
     char *copy = NULL;
     for (size_t i = 0; i < len;) {
-        size_t k = utf8_ok(s + i, len - i);
+        size_t k = vs_xml_char_len(s + i, len - i);
         if (k) {
             i += k;
             continue;
@@ -224,19 +221,6 @@ static char *repair(const char *data, size_t len, struct vs_arena *arena)
     }
     return copy;
 }
-
-/* Declared in volsched/xml.h. */
-const unsigned char vs_xml_name_class[256] = {
-    ['-'] = 2, ['.'] = 2, ['0'] = 2, ['1'] = 2, ['2'] = 2, ['3'] = 2, ['4'] = 2, ['5'] = 2,
-    ['6'] = 2, ['7'] = 2, ['8'] = 2, ['9'] = 2, [':'] = 3, ['_'] = 3, ['A'] = 3, ['B'] = 3,
-    ['C'] = 3, ['D'] = 3, ['E'] = 3, ['F'] = 3, ['G'] = 3, ['H'] = 3, ['I'] = 3, ['J'] = 3,
-    ['K'] = 3, ['L'] = 3, ['M'] = 3, ['N'] = 3, ['O'] = 3, ['P'] = 3, ['Q'] = 3, ['R'] = 3,
-    ['S'] = 3, ['T'] = 3, ['U'] = 3, ['V'] = 3, ['W'] = 3, ['X'] = 3, ['Y'] = 3, ['Z'] = 3,
-    ['a'] = 3, ['b'] = 3, ['c'] = 3, ['d'] = 3, ['e'] = 3, ['f'] = 3, ['g'] = 3, ['h'] = 3,
-    ['i'] = 3, ['j'] = 3, ['k'] = 3, ['l'] = 3, ['m'] = 3, ['n'] = 3, ['o'] = 3, ['p'] = 3,
-    ['q'] = 3, ['r'] = 3, ['s'] = 3, ['t'] = 3, ['u'] = 3, ['v'] = 3, ['w'] = 3, ['x'] = 3,
-    ['y'] = 3, ['z'] = 3,
-};
 
 /*
  * True when expat would read data as UTF-16 whatever encoding it was
@@ -367,6 +351,5 @@ int vs_xml_parse(const char *data, size_t len, const struct vs_xml_limits *limit
     out_doc->input_len = len;
     out_doc->n_elements = b.n_elements;
     out_doc->repaired = repaired;
-    out_doc->fast = false;
     return 0;
 }

@@ -32,8 +32,6 @@ void vs_project_config_init(struct vs_project_config *cfg)
     cfg->failed_auth_per_hour = 60;
     cfg->maintenance_delay = 3600;
     cfg->report_grace_period = 3600;
-    cfg->shmem_work_items = 100;
-    cfg->feeder_query_size = 200;
     cfg->enable_assignment = true;
     cfg->enable_assignment_multi = true;
     cfg->daemon_command_timeout = 600;
@@ -141,7 +139,7 @@ int vs_config__text(const struct vs_config_ctx *x, const struct vs_xml_node *n, 
 int vs_config__int(const struct vs_config_ctx *x, const struct vs_xml_node *n, long long min,
                    long long max, long long *out)
 {
-    const char *t;
+    const char *t = ""; /* gcc 12 -O2 cannot see vs_config__text sets it */
     int rc = vs_config__text(x, n, &t);
     if (rc)
         return rc;
@@ -165,7 +163,7 @@ int vs_config__int(const struct vs_config_ctx *x, const struct vs_xml_node *n, l
 
 int vs_config__bool(const struct vs_config_ctx *x, const struct vs_xml_node *n, bool *out)
 {
-    const char *t;
+    const char *t = ""; /* gcc 12 -O2 cannot see vs_config__text sets it */
     int rc = vs_config__text(x, n, &t);
     if (rc)
         return rc;
@@ -209,7 +207,7 @@ static int read_block(const struct vs_config_ctx *x, const struct vs_xml_node *b
     const char *method = NULL;
     unsigned method_line = 0;
     for (const struct vs_xml_node *k = bl->child; k; k = k->next) {
-        const char *t;
+        const char *t = "";
         int rc = vs_config__text(x, k, &t);
         if (rc)
             return rc;
@@ -253,6 +251,39 @@ static int read_block(const struct vs_config_ctx *x, const struct vs_xml_node *b
     return 0;
 }
 
+/* <locality_gen><command>CMD</command></locality_gen> and
+ * <locality_ws><files>N</files></locality_ws> (docs/locality.md). */
+static int read_locality_block(const struct vs_config_ctx *x, const struct vs_xml_node *bl,
+                               bool gen)
+{
+    struct vs_project_config *cfg = x->cfg;
+    const char *want = gen ? "command" : "files";
+    bool seen = false;
+    for (const struct vs_xml_node *k = bl->child; k; k = k->next) {
+        if (strcmp(k->name, want) != 0)
+            return vs_config__fail(x, VS_ECONFIG, k->line, "unknown tag in <%s>: <%s>", bl->name,
+                                   k->name);
+        int rc;
+        if (gen) {
+            const char *t = "";
+            rc = vs_config__text(x, k, &t);
+            if (rc == 0)
+                rc = put_str(x, k, t, cfg->locality_gen_command, sizeof(cfg->locality_gen_command));
+        } else {
+            long long v = 0;
+            rc = vs_config__int(x, k, 0, 1000000, &v);
+            if (rc == 0)
+                cfg->locality_ws_files = (int)v;
+        }
+        if (rc)
+            return rc;
+        seen = true;
+    }
+    if (!seen)
+        return vs_config__fail(x, VS_ECONFIG, bl->line, "<%s> needs <%s>", bl->name, want);
+    return 0;
+}
+
 /* ---- one tag ---- */
 
 static int set_tag(const struct vs_config_ctx *x, const struct vs_config_tag *t,
@@ -260,7 +291,7 @@ static int set_tag(const struct vs_config_ctx *x, const struct vs_config_tag *t,
 {
     char *f = (char *)x->cfg + t->off;
     long long v;
-    const char *s;
+    const char *s = "";
     int rc;
     switch (t->kind) {
     case K_BOOL:
@@ -337,6 +368,18 @@ static int set_tag(const struct vs_config_ctx *x, const struct vs_config_tag *t,
     case K_VALIDATOR:
     case K_ASSIMILATOR:
         return read_block(x, n, t->kind == K_VALIDATOR);
+    case K_LOCALITY_GEN:
+    case K_LOCALITY_WS:
+        return read_locality_block(x, n, t->kind == K_LOCALITY_GEN);
+    case K_IGNORED:
+        return 0;
+    case K_UNSUPPORTED: {
+        size_t used = strlen(x->unsupported);
+        if (used + 1 < x->unsupported_size)
+            snprintf(x->unsupported + used, x->unsupported_size - used, "%s<%s> (line %u)",
+                     used ? ", " : "", n->name, n->line);
+        return 0;
+    }
     }
     return VS_EINTERNAL;
 }
@@ -392,8 +435,14 @@ static int parse_file(struct vs_project_config *cfg, const char *data, size_t le
 {
     struct vs_arena arena;
     vs_arena_init(&arena, 16384);
-    struct vs_config_ctx x = {cfg, filename ? filename : (aux ? "config_aux.xml" : "config.xml"),
-                              log, err, &arena};
+    char unsupported[1024] = "";
+    struct vs_config_ctx x = {cfg,
+                              filename ? filename : (aux ? "config_aux.xml" : "config.xml"),
+                              log,
+                              err,
+                              &arena,
+                              unsupported,
+                              sizeof unsupported};
     struct vs_xml_doc doc;
     int rc = parse_doc(&x, data, len, &doc);
     if (rc)
@@ -427,6 +476,11 @@ static int parse_file(struct vs_project_config *cfg, const char *data, size_t le
         rc = vs_config__fail(&x, VS_ECONFIG, root->line, "root element is <%s>, expected <%s>",
                              root->name, aux ? "config" : "boinc");
     }
+    /* One line for all of them: an operator coming from BOINC sees at once
+     * which of the project's settings have no effect here. */
+    if (rc == 0 && unsupported[0] && log && log->level >= VS_LOG_WARN)
+        vs_log_write(log, VS_LOG_WARN, "%s: BOINC option not supported, ignored: %s", x.file,
+                     unsupported);
 out:
     vs_arena_cleanup(&arena);
     return rc;
@@ -456,7 +510,7 @@ static int load_one(struct vs_project_config *cfg, const char *name, bool aux, b
     vs_buf_init(&text, VS_CONFIG_MAX_FILE);
     int rc = vs_buf_printf(&path, "%s/%s", cfg->dir, name);
     if (rc) {
-        struct vs_config_ctx x = {cfg, name, log, err, NULL};
+        struct vs_config_ctx x = {cfg, name, log, err, NULL, NULL, 0};
         rc = vs_config__fail(&x, VS_ELIMIT, 0, "project path too long");
         goto out;
     }
@@ -466,7 +520,7 @@ static int load_one(struct vs_project_config *cfg, const char *name, bool aux, b
         goto out;
     }
     if (rc) {
-        struct vs_config_ctx x = {cfg, vs_buf_str(&path), log, err, NULL};
+        struct vs_config_ctx x = {cfg, vs_buf_str(&path), log, err, NULL, NULL, 0};
         if (rc == VS_ELIMIT)
             vs_config__fail(&x, rc, 0, "file larger than %u bytes", VS_CONFIG_MAX_FILE);
         else

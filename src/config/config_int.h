@@ -28,6 +28,13 @@ enum vs_config_kind {
     K_LIMIT_GPU,    /* max_wus_in_progress_gpu: project GPU limit, per processor */
     K_VALIDATOR,    /* a <validator> block */
     K_ASSIMILATOR,  /* an <assimilator> block */
+    K_LOCALITY_GEN, /* a <locality_gen> block: <command> */
+    K_LOCALITY_WS,  /* a <locality_ws> block: <files> */
+    /* BOINC's tags with no field (off, size and bounds 0): */
+    K_IGNORED,     /* BOINC-only, no meaning here (db_host, shmem_key, web site
+                    * options): accepted without a word */
+    K_UNSUPPORTED, /* BOINC behaviour volsched does not implement: accepted,
+                    * and listed in one "BOINC option not supported" warning */
 };
 
 /* A row's flag: `volsched init` writes this tag into a new config.xml. */
@@ -52,6 +59,10 @@ struct vs_config_ctx {
     struct vs_log *log;
     struct vs_config_error *err; /* may be NULL */
     struct vs_arena *arena;      /* trimmed texts; freed after the parse */
+    /* The K_UNSUPPORTED tags met, "name (line N), ..." (cut when long):
+     * logged once at the end of the file. */
+    char *unsupported;
+    size_t unsupported_size;
 };
 
 /* Fills ctx->err (when not NULL) and returns code. */

@@ -68,23 +68,18 @@ const struct vs_config_tag vs_config__tags[] = {
     {"next_rpc_delay", K_INT, F(next_rpc_delay), 0, 0, 0},
     {"maintenance_delay", K_INT, F(maintenance_delay), 0, 0, 0},
     {"report_max", K_INT, F(report_max), 0, 0, 0},
-    {"shmem_work_items", K_INT, F(shmem_work_items), 1, 0, 0},
-    {"feeder_query_size", K_INT, F(feeder_query_size), 1, 0, 0},
     {"send_result_abort", K_BOOL, F(send_result_abort), 0, 0, 0},
-    {"nowork_skip", K_BOOL, F(nowork_skip), 0, 0, 0},
     {"dont_send_jobs", K_BOOL, F(dont_send_jobs), 0, 0, 0},
-    {"ignore_upload_certificates", K_BOOL, F(ignore_upload_certificates), 0, 0, 0},
-    {"cache_md5_info", K_BOOL, F(cache_md5_info), 0, 0, 0},
-    {"disable_account_creation", K_BOOL, F(disable_account_creation), 0, 0, 0},
-    {"min_core_client_version_announced", K_CORE_VERSION, F(min_core_client_version_announced), 0,
-     0, 0},
-    {"min_core_client_upgrade_deadline", K_LLONG, F(min_core_client_upgrade_deadline), 0, 0, 0},
     /* locality scheduling (seed 001) */
     {"locality_scheduler_fraction", K_DOUBLE, F(locality_scheduler_fraction), 0, 1, 0},
     {"locality_scheduling_send_timeout", K_INT, F(locality_scheduling_send_timeout), 0, 0, 0},
     {"locality_scheduling_workunit_file", K_STRLIST, F(locality_scheduling_workunit_file), 0, 0, 0},
     {"locality_scheduling_sticky_file", K_STRLIST, F(locality_scheduling_sticky_file), 0, 0, 0},
     {"file_deletion_strategy", K_INT, F(file_deletion_strategy), 0, 0, 0},
+    /* volsched: lite for every app, and the locality daemons' blocks. */
+    {"locality_scheduling_lite", K_BOOL, F(locality_scheduling_lite), 0, 0, 0},
+    {"locality_gen", K_LOCALITY_GEN, F(locality_gen_command), 0, 0, 0},
+    {"locality_ws", K_LOCALITY_WS, F(locality_ws_files), 0, 0, 0},
     /* work-send rules (seeds 004, 000) */
     {"one_result_per_host_per_wu", K_BOOL, F(policy.one_result_per_host_per_wu), 0, 0, 0},
     {"gpu_multiplier", K_INT, F(policy.gpu_multiplier), 1, 0, 0},
@@ -93,6 +88,107 @@ const struct vs_config_tag vs_config__tags[] = {
     {"ignore_delay_bound", K_BOOL, F(policy.ignore_delay_bound), 0, 0, 0},
     {"deadline_exempt_empty_queue", K_BOOL, F(policy.deadline_exempt_empty_queue), 0, 0, 0},
     {"workload_sim", K_BOOL, F(policy.workload_sim), 0, 0, 0},
+
+/* BOINC-only, no meaning here: accepted quietly. The database, shared
+ * memory and host of BOINC's MySQL + CGI + daemons layout, the web
+ * site's (PHP) options, its debug levels. disable_account_creation:
+ * volsched never creates accounts over the network (only `volsched
+ * user add`), so it always holds; get_project_config.php says so. */
+#define IGN(tag)                                                                                   \
+    {                                                                                              \
+        tag, K_IGNORED, 0, 0, 0, 0, 0                                                              \
+    }
+    IGN("host"),
+    IGN("db_name"),
+    IGN("db_host"),
+    IGN("db_user"),
+    IGN("db_passwd"),
+    IGN("db_socket"),
+    IGN("replica_db_host"),
+    IGN("replica_db_name"),
+    IGN("replica_db_user"),
+    IGN("replica_db_passwd"),
+    IGN("shmem_key"),
+    IGN("log_dir"),
+    IGN("app_dir"),
+    IGN("project_dir"),
+    IGN("bin_dir"),
+    IGN("cgi_bin_dir"),
+    IGN("pid_dir"),
+    IGN("stripchart_cgi_url"),
+    IGN("sched_debug_level"),
+    IGN("fuh_debug_level"),
+    IGN("show_results"),
+    IGN("disable_account_creation"),
+    IGN("disable_account_creation_rpc"),
+    IGN("disable_web_account_creation"),
+    IGN("enable_delete_account"),
+    IGN("enable_privacy_by_default"),
+    IGN("enable_login_mustagree_termsofuse"),
+    IGN("profile_min_credit"),
+    IGN("profile_screening"),
+    IGN("min_passwd_length"),
+    IGN("forum_debug"),
+    IGN("recaptcha_public_key"),
+    IGN("recaptcha_private_key"),
+    IGN("user_country"),
+    IGN("user_url"),
+    IGN("akismet_key"),
+    IGN("no_forum_rating"),
+    IGN("moderators_vote_to_ban"),
+    IGN("team_forums_members_only"),
+    IGN("no_computing"),
+    IGN("credit_by_app"),
+    IGN("dont_show_user_info"),
+    IGN("disable_team_creation"),
+
+/* BOINC behaviour volsched does not implement: accepted, listed in one
+ * "BOINC option not supported" warning (docs/operating.md). */
+#define UNS(tag)                                                                                   \
+    {                                                                                              \
+        tag, K_UNSUPPORTED, 0, 0, 0, 0, 0                                                          \
+    }
+    UNS("nowork_skip"),
+    UNS("shmem_work_items"),
+    UNS("feeder_query_size"),
+    UNS("ignore_upload_certificates"),
+    UNS("cache_md5_info"),
+    UNS("min_core_client_version_announced"),
+    UNS("min_core_client_upgrade_deadline"),
+    UNS("msg_to_host"),
+    UNS("sched_lockfile_dir"),
+    UNS("ban_os"),
+    UNS("ban_cpu"),
+    UNS("debug_req_reply_dir"),
+    UNS("download_dir_alt"),
+    UNS("non_cpu_intensive"),
+    UNS("trickle_down"),
+    UNS("reliable_on_priority"),
+    UNS("reliable_max_avg_turnaround"),
+    UNS("reliable_reduced_delay_bound"),
+    UNS("reliable_max_error_rate"),
+    UNS("size_classes"),
+    UNS("batch_accel"),
+    UNS("keyword_sched"),
+    UNS("user_filter"),
+    UNS("max_granted_credit"),
+    UNS("prefer_primary_platform"),
+    UNS("version_select_random_factor"),
+    UNS("estimate_flops_from_hav_pfc"),
+    UNS("rte_no_stats"),
+    UNS("hr_allocate_slots"),
+    UNS("default_disk_max_used_gb"),
+    UNS("default_disk_max_used_pct"),
+    UNS("default_disk_min_free_gb"),
+    UNS("replace_download_url_by_timezone"),
+    UNS("dont_store_success_stderr"),
+    UNS("enable_vda"),
+    UNS("grace_period_hours"),
+    UNS("ended"),
+    UNS("fuh_set_initial_permission"),
+    UNS("upload_certificate"),
+#undef IGN
+#undef UNS
 };
 
 const size_t vs_config__n_tags = sizeof vs_config__tags / sizeof vs_config__tags[0];

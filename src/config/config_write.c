@@ -100,6 +100,10 @@ static int write_tag(const struct vs_project_config *cfg, const struct vs_config
     case K_STRLIST:
     case K_VALIDATOR:
     case K_ASSIMILATOR:
+    case K_LOCALITY_GEN:
+    case K_LOCALITY_WS:
+    case K_IGNORED:
+    case K_UNSUPPORTED:
         break;
     }
     return VS_EINTERNAL;

@@ -73,7 +73,7 @@ static const struct vs_proto__field fi_fields[] = {
     FLD(T, sticky, F_FLAG),           FLD(T, sticky_lifetime, F_DBL_OPT),
     FLD(T, no_delete, F_FLAG),        FLD(T, is_project_file, F_FLAG),
     FLD(T, download_gzipped, F_FLAG), FLD(T, gzipped_nbytes, F_DBL_OPT),
-    FLD(T, gzip_when_done, F_FLAG),
+    FLD(T, gzip_when_done, F_FLAG),   FLD(T, report_on_rpc, F_FLAG),
 };
 #undef T
 

@@ -281,31 +281,11 @@ int vs_sign_key_write_pem(const struct vs_sign_key *key, bool private_part, stru
     return rc;
 }
 
-/* Reads a whole small file into buf (at most max bytes). */
-static int slurp(const char *path, struct vs_buf *buf)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return -errno;
-    char tmp[4096];
-    size_t n;
-    int rc = 0;
-    while ((n = fread(tmp, 1, sizeof(tmp), f)) > 0) {
-        rc = vs_buf_append(buf, tmp, n);
-        if (rc)
-            break;
-    }
-    if (!rc && ferror(f))
-        rc = VS_EIO;
-    fclose(f);
-    return rc;
-}
-
 int vs_sign_key_load(const char *path, bool is_private, struct vs_sign_key **out_key)
 {
     struct vs_buf b;
     vs_buf_init(&b, 64 * 1024);
-    int rc = slurp(path, &b);
+    int rc = vs_buf_append_file(&b, path); /* (a key is small: the cap is 64 KB) */
     if (rc)
         goto fail;
     if (strstr(vs_buf_str(&b), "-----BEGIN")) {

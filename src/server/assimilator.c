@@ -36,15 +36,6 @@ int vs_assimilator_dir(const struct vs_project_config *cfg, const char *wu_name,
     return n < 0 || (size_t)n >= outsize ? VS_ELIMIT : 0;
 }
 
-static const char *const error_names[] = {
-    "couldnt_send_result",
-    "too_many_error_results",
-    "too_many_success_results",
-    "too_many_total_results",
-    "cancelled",
-    "no_canonical_result",
-};
-
 static void json_result(struct vs_json *j, const struct vs_result *r)
 {
     vs_json_obj_begin(j);
@@ -100,9 +91,9 @@ static int write_summary(struct pass *p, const char *dir, const struct vs_workun
     vs_json_int(&j, wu->error_mask);
     vs_json_key(&j, "errors");
     vs_json_arr_begin(&j);
-    for (int bit = 0; bit < 6; bit++)
+    for (int bit = 0; bit < VS_WU_ERROR_BITS; bit++)
         if (wu->error_mask & (1 << bit))
-            vs_json_str(&j, error_names[bit]);
+            vs_json_str(&j, vs_wu_error_names[bit]);
     vs_json_arr_end(&j);
     vs_json_obj_end(&j);
     vs_json_key(&j, "canonical_result");

@@ -29,6 +29,7 @@ struct vs_cache {
     uint64_t loaded, taken, dropped;
     vs_cache_prep_fn prep;
     vs_cache_unprep_fn unprep;
+    vs_cache_keep_fn keep;
     void *ctx;
     /* The refill's page of rows, kept between refills: allocating megabytes
      * anew each time made glibc grow and trim the heap (page faults) on
@@ -103,27 +104,12 @@ static void known_del(struct vs_cache *c, int64_t id)
     c->nknown--;
 }
 
-static void row_free(struct vs_job *j)
-{
-    vs_workunit_cleanup(&j->wu);
-    vs_result_cleanup(&j->result);
-}
-
 static void job_free(struct vs_cache *c, struct vs_cache_job *j)
 {
     if (j->prep && c->unprep)
         c->unprep(c->ctx, j->prep);
     j->prep = NULL;
-    row_free(&j->job);
-}
-
-static void job_copy(struct vs_job *dst, const struct vs_job *src)
-{
-    *dst = *src;
-    dst->wu.xml_doc = src->wu.xml_doc ? vs_xstrdup(src->wu.xml_doc) : NULL;
-    dst->result.xml_doc_in = src->result.xml_doc_in ? vs_xstrdup(src->result.xml_doc_in) : NULL;
-    dst->result.xml_doc_out = src->result.xml_doc_out ? vs_xstrdup(src->result.xml_doc_out) : NULL;
-    dst->result.stderr_out = src->result.stderr_out ? vs_xstrdup(src->result.stderr_out) : NULL;
+    vs_job_cleanup(&j->job);
 }
 
 /* True when a goes before b in the feeder's order: priority (higher
@@ -180,6 +166,11 @@ struct vs_cache *vs_cache_create(size_t nslots, vs_cache_prep_fn prep, vs_cache_
     return c;
 }
 
+void vs_cache_set_keep(struct vs_cache *c, vs_cache_keep_fn keep)
+{
+    c->keep = keep;
+}
+
 void vs_cache_destroy(struct vs_cache *c)
 {
     if (!c)
@@ -196,6 +187,7 @@ void vs_cache_destroy(struct vs_cache *c)
 }
 
 struct page {
+    const struct vs_cache *c;
     struct vs_cache_job *jobs;
     size_t n, max;
     size_t rows; /* rows the store passed, loaded or not */
@@ -205,9 +197,11 @@ static int page_add(void *ctx, const struct vs_job *job)
 {
     struct page *p = ctx;
     p->rows++;
+    if (p->c->keep && !p->c->keep(p->c->ctx, job))
+        return 0;
     if (p->n < p->max) {
         p->jobs[p->n].prep = NULL;
-        job_copy(&p->jobs[p->n++].job, job);
+        vs_job_copy(&p->jobs[p->n++].job, job);
     }
     return 0;
 }
@@ -257,7 +251,7 @@ int vs_cache_refill(struct vs_cache *c, struct vs_store *s, size_t *out_added)
         pthread_mutex_unlock(&c->mu);
     }
     /* Read a page a bit larger than the gap: some rows may be known already. */
-    struct page p = {.max = free_slots + free_slots / 2 + 16};
+    struct page p = {.c = c, .max = free_slots + free_slots / 2 + 16};
     /* Not zeroed: page_add fills every entry it hands out, and zeroing
      * a page of these large rows cost more than the rest of the refill. */
     pthread_mutex_lock(&c->mu);

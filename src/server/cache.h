@@ -49,6 +49,13 @@ struct vs_cache *vs_cache_create(size_t nslots, vs_cache_prep_fn prep, vs_cache_
 /* Frees the cache and the jobs still in it. NULL is a no-op. */
 void vs_cache_destroy(struct vs_cache *c);
 
+/* Whether a refill loads a job row; rows it refuses are passed over (the
+ * scan moves on, and they are read again only by a rescan). */
+typedef bool (*vs_cache_keep_fn)(void *ctx, const struct vs_job *job);
+/* Sets the filter (ctx is the one given to vs_cache_create); NULL keeps
+ * every row. The scheduler keeps full-locality jobs out this way. */
+void vs_cache_set_keep(struct vs_cache *c, vs_cache_keep_fn keep);
+
 /*
  * One feeder step: fills empty slots with UNSENT results read from s, in
  * result id order, continuing where the previous step stopped (new results

@@ -67,9 +67,13 @@ static int run_item(struct vs_committer *c, struct vs_commit_item *it, bool alon
     int rc = alone ? 0 : vs_store_begin(c->store);
     if (rc != 0)
         return rc;
+    /* Counted in the transaction, so the limits are exact however many
+     * requests of one host or account are in flight (issue 19). */
     if (it->new_host)
-        rc = vs_store_host_add(c->store, it->host);
-    else
+        rc = vs_store_host_add_capped(c->store, it->host, it->now - 86400, it->max_new_hosts);
+    else if (it->quota_day_start > 0)
+        rc = vs_store_hav_new_day(c->store, it->host->id, it->quota_day_start);
+    if (rc == 0 && !it->new_host)
         rc = vs_store_host_update(c->store, it->host);
     /* Reports before sends: BOINC handles results before it chooses work. */
     if (rc == 0 && it->reports)
@@ -79,11 +83,6 @@ static int run_item(struct vs_committer *c, struct vs_commit_item *it, bool alon
     if (rc == 0 && it->nclaims > 0)
         rc = vs_store_results_claim(c->store, it->host->id, it->userid, it->teamid, it->now,
                                     it->claims, it->nclaims, &it->nclaimed);
-    /* Generalized (anonymous platform) versions have no quota row. */
-    for (size_t i = 0; rc == 0 && i < it->nhavs; i++)
-        if (it->havs[i].app_version_id > 0)
-            rc = vs_store_hav_set_today(c->store, it->host->id, it->havs[i].app_version_id,
-                                        it->havs[i].n_jobs_today, it->havs[i].max_jobs_per_day);
     if (alone)
         return rc;
     if (rc == 0)

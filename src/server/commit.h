@@ -31,9 +31,12 @@ struct vs_commit_item {
     int64_t userid, teamid, now;
     struct vs_claim *claims; /* claimed flags are written */
     size_t nclaims;
-    /* daily-quota rows whose n_jobs_today is written (host_app_version) */
-    const struct vs_sp_hav *havs;
-    size_t nhavs;
+    /* the start of the host's quota day (0: no daily quota): its counts
+     * from an earlier day are reset before the host row is written */
+    int64_t quota_day_start;
+    /* a new host is refused (rc VS_ELIMIT) when its user created this many
+     * in the last 24 hours (0: no limit) */
+    int max_new_hosts;
     struct vs_reports *reports; /* reported results to record first; may be NULL */
     /* lost results sent again or expired (resend_lost_results) */
     const struct vs_resend_item *resends;

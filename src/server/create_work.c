@@ -14,6 +14,7 @@
 #include "volsched/alloc.h"
 #include "volsched/buf.h"
 #include "volsched/layout.h"
+#include "volsched/locality.h"
 #include "volsched/log.h"
 #include "volsched/md5.h"
 #include "volsched/str.h"
@@ -533,6 +534,82 @@ static int assignment_for(struct cw *c, size_t jobno, const struct vs_cw_job *j,
     return check_target(c, jobno, a->target_type, a->target_id);
 }
 
+/*
+ * Locality jobs (seed 001; docs/locality.md): the workunit is named
+ * FILENAME__SUFFIX, where FILENAME is one of its inputs (the big one) and
+ * has no "__"; an automatic name is FILENAME__<app>_<pid>_<time>_<n> for the
+ * first input. Checks the name (given or made) into wu->name.
+ */
+static int locality_name(struct cw *c, size_t jobno, const struct vs_cw_job *j, int64_t now,
+                         struct vs_workunit *wu, char *out_file, size_t file_size)
+{
+    if (j->ninputs == 0)
+        return fail(c, VS_EINVAL,
+                    "job %zu: app %s uses locality scheduling: a job needs its big input file "
+                    "(the workunit is named FILENAME__SUFFIX after it)",
+                    jobno, c->app.name);
+    if (!j->wu_name) {
+        const char *first = basename_of(j->inputs[0]);
+        if (!vs_loc_file_name_ok(first, strlen(first)))
+            return fail(c, VS_EINVAL,
+                        "job %zu: locality input '%s': a locality file name may not contain "
+                        "'__' (or '/', '..', blanks), and is at most %d bytes",
+                        jobno, first, VS_LOC_NAME_MAX - 1);
+        int n = snprintf(wu->name, sizeof(wu->name), "%s__%s_%d_%lld_%zu", first, c->app.name,
+                         (int)getpid(), (long long)now, jobno);
+        if (n < 0 || (size_t)n >= sizeof(wu->name))
+            return fail(c, VS_ELIMIT, "job %zu: workunit name too long", jobno);
+    }
+    if (vs_loc_file_of_wu(wu->name, out_file, file_size) != 0)
+        return fail(c, VS_EINVAL,
+                    "job %zu: app %s uses locality scheduling: workunit name '%s' must be "
+                    "FILENAME__SUFFIX (FILENAME without '__')",
+                    jobno, c->app.name, wu->name);
+    for (size_t i = 0; i < j->ninputs; i++)
+        if (strcmp(basename_of(j->inputs[i]), out_file) == 0)
+            return 0;
+    return fail(c, VS_EINVAL,
+                "job %zu: locality workunit '%s' is named after file '%s', which is not one of "
+                "its inputs",
+                jobno, wu->name, out_file);
+}
+
+/* Marks the <file_info> of file in xml_doc <sticky/> and <report_on_rpc/>
+ * (so the client keeps the file and lists it in later requests), unless it
+ * says so already. */
+static int mark_sticky(struct cw *c, size_t jobno, struct vs_workunit *wu, const char *file)
+{
+    char tag[VS_LOC_NAME_MAX + 16];
+    snprintf(tag, sizeof(tag), "<name>%s</name>", file);
+    const char *doc = wu->xml_doc;
+    const char *at = doc ? strstr(doc, tag) : NULL;
+    const char *end = at ? strstr(at, "</file_info>") : NULL;
+    if (!end)
+        return fail(c, VS_EPARSE, "job %zu: no <file_info> for locality file %s", jobno, file);
+    size_t pos = (size_t)(at - doc) + strlen(tag);
+    bool has_sticky = false, has_report = false;
+    for (const char *q = at; q < end; q++) {
+        has_sticky |= strncmp(q, "<sticky/>", 9) == 0 || strncmp(q, "<sticky>", 8) == 0;
+        has_report |= strncmp(q, "<report_on_rpc", 14) == 0;
+    }
+    struct vs_buf b;
+    vs_buf_init(&b, VS_TEMPLATE_MAX_DOC);
+    int rc = vs_buf_append(&b, doc, pos);
+    if (rc == 0 && !has_sticky)
+        rc = vs_buf_puts(&b, "\n    <sticky/>");
+    if (rc == 0 && !has_report)
+        rc = vs_buf_puts(&b, "\n    <report_on_rpc/>");
+    if (rc == 0)
+        rc = vs_buf_puts(&b, doc + pos);
+    if (rc != 0) {
+        vs_buf_cleanup(&b);
+        return fail(c, VS_ELIMIT, "job %zu: workunit XML too long", jobno);
+    }
+    vs_free(wu->xml_doc);
+    wu->xml_doc = vs_buf_take(&b, NULL);
+    return 0;
+}
+
 static int prepare_job(struct cw *c, size_t jobno, const struct vs_cw_job *j, int64_t now,
                        struct prepared *pr)
 {
@@ -553,9 +630,13 @@ static int prepare_job(struct cw *c, size_t jobno, const struct vs_cw_job *j, in
     if (n < 0 || (size_t)n >= sizeof(wu->name) || !valid_name(wu->name))
         return fail(c, VS_EINVAL, "job %zu: bad workunit name '%s'", jobno,
                     j->wu_name ? j->wu_name : wu->name);
+    bool locality = c->app.locality_scheduling == VS_LOC_APP_FULL;
+    char loc_file[VS_LOC_NAME_MAX];
+    int rc;
+    if (locality && (rc = locality_name(c, jobno, j, now, wu, loc_file, sizeof(loc_file))) != 0)
+        return rc;
     if (vs_strset_find(&c->name_set, wu->name, name_key, c) != SIZE_MAX)
         return fail(c, VS_EEXISTS, "job %zu: workunit name '%s' given twice", jobno, wu->name);
-    int rc;
 
     /* Result template: must be in the project (stored relative to it). */
     char def[VS_NAME_MAX + 16];
@@ -621,6 +702,8 @@ static int prepare_job(struct cw *c, size_t jobno, const struct vs_cw_job *j, in
     }
     vs_buf_cleanup(&cmd);
     vs_free(ins);
+    if (rc == 0 && locality)
+        rc = mark_sticky(c, jobno, wu, loc_file);
     if (rc)
         return rc;
 

@@ -9,15 +9,18 @@
 #include "volsched/alloc.h"
 
 #include "server/daemon_util.h"
+#include "server/ops_metrics.h"
+#include "server/proc_ctl.h"
 #include "store/store_project.h"
 #include "volsched/log.h"
 #include "volsched/str.h"
 
-static const char *const names[] = {"transitioner", "validator", "assimilator", "file_deleter"};
+static const char *const names[VS_NDAEMONS] = {"transitioner", "validator",    "assimilator",
+                                               "file_deleter", "locality_gen", "locality_ws"};
 
 unsigned vs_daemon_by_name(const char *name)
 {
-    for (unsigned i = 0; name && i < 4; i++)
+    for (unsigned i = 0; name && i < VS_NDAEMONS; i++)
         if (strcmp(name, names[i]) == 0)
             return 1u << i;
     return 0;
@@ -25,7 +28,7 @@ unsigned vs_daemon_by_name(const char *name)
 
 const char *vs_daemon_name(unsigned bit)
 {
-    for (unsigned i = 0; i < 4; i++)
+    for (unsigned i = 0; i < VS_NDAEMONS; i++)
         if (bit == 1u << i)
             return names[i];
     return "";
@@ -63,8 +66,11 @@ int vs_daemons_run_once(struct vs_store *s, const struct vs_project_config *cfg,
     struct vs_daemons_stats st;
     memset(&st, 0, sizeof(st));
     int64_t total = 0;
-    for (unsigned i = 0; i < 4; i++) {
+    for (unsigned i = 0; i < VS_NDAEMONS; i++) {
         if (!(which & (1u << i)))
+            continue;
+        /* The locality daemons run only where the project configures them. */
+        if ((i == 4 && !cfg->locality_gen_command[0]) || (i == 5 && cfg->locality_ws_files <= 0))
             continue;
         int rc = 0;
         int64_t work = 0;
@@ -89,10 +95,24 @@ int vs_daemons_run_once(struct vs_store *s, const struct vs_project_config *cfg,
             err = st.assimilator.last_error;
             work = st.assimilator.nwus;
             break;
-        default:
+        case 3:
             rc = vs_file_deleter_pass(s, cfg, now, 0, log, &st.file_deleter);
             err = st.file_deleter.last_error;
             work = st.file_deleter.nwus + st.file_deleter.nresults;
+            break;
+        case 4:
+            rc = vs_locality_gen_pass(cfg, cfg->locality_gen_command, cfg->daemon_command_timeout,
+                                      log, &st.locality_gen);
+            err = st.locality_gen.last_error;
+            work = rc > 0 ? rc : 0;
+            break;
+        default:
+            rc = vs_locality_ws_pass(s, cfg, (size_t)cfg->locality_ws_files, log, &st.locality_ws);
+            work = rc > 0 ? rc : 0;
+            if (rc < 0) {
+                vs_daemon_msg(buf, sizeof(buf), "%s", vs_strerror(rc));
+                err = buf;
+            }
             break;
         }
         st.rc[i] = rc < 0 ? rc : 0;
@@ -109,12 +129,68 @@ int vs_daemons_run_once(struct vs_store *s, const struct vs_project_config *cfg,
 /* ------------------------------------------------------------------------ */
 /* Background runner                                                         */
 
+void vs_daemons_log_pass(struct vs_log *log, unsigned i, const struct vs_daemons_stats *st,
+                         double seconds)
+{
+    switch (i) {
+    case 0:
+        if (st->transitioner.nwus > 0)
+            VS_LOG(log, VS_LOG_INFO, "transitioner: %d workunits in %.3f s", st->transitioner.nwus,
+                   seconds);
+        break;
+    case 1:
+        if (st->validator.nwus > 0)
+            VS_LOG(log, VS_LOG_INFO,
+                   "validator: %d workunits: %d canonical, %d valid, %d invalid, %d inconclusive, "
+                   "%d deferred (%.3f s)",
+                   st->validator.nwus, st->validator.ncanonical, st->validator.nvalid,
+                   st->validator.ninvalid, st->validator.ninconclusive, st->validator.ndeferred,
+                   seconds);
+        break;
+    case 2:
+        if (st->assimilator.nwus > 0)
+            VS_LOG(log, VS_LOG_INFO,
+                   "assimilator: %d workunits: %d assimilated (%d errored), %d deferred (%.3f s)",
+                   st->assimilator.nwus, st->assimilator.ndone, st->assimilator.nerror,
+                   st->assimilator.ndeferred, seconds);
+        break;
+    case 4:
+        if (st->locality_gen.triggers > 0)
+            VS_LOG(log, VS_LOG_INFO,
+                   "locality_gen: %zu need_work triggers: %zu made work, %zu no more work, "
+                   "%zu failed (%.3f s)",
+                   st->locality_gen.triggers, st->locality_gen.made, st->locality_gen.exhausted,
+                   st->locality_gen.failed, seconds);
+        break;
+    case 5:
+        if (st->locality_ws.removed + st->locality_ws.added > 0)
+            VS_LOG(log, VS_LOG_INFO,
+                   "locality_ws: working set %zu files (%zu removed, %zu added) (%.3f s)",
+                   st->locality_ws.size, st->locality_ws.removed, st->locality_ws.added, seconds);
+        break;
+    default:
+        if (st->file_deleter.nwus + st->file_deleter.nresults > 0)
+            VS_LOG(log, VS_LOG_INFO,
+                   "file_deleter: %d workunits, %d results: %d files removed, %d errors (%.3f s)",
+                   st->file_deleter.nwus, st->file_deleter.nresults, st->file_deleter.nfiles,
+                   st->file_deleter.nerrors, seconds);
+        break;
+    }
+}
+
+static double mono_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
 struct vs_daemons_runner {
-    struct vs_project_config cfg;
-    unsigned which;
-    int interval_ms;
-    struct vs_log *log;
+    struct vs_project_config cfg;     /* under mu */
+    struct vs_project_config run_cfg; /* the thread's copy for one round */
+    struct vs_daemons_runner_opts o;
     struct vs_store *s;
+    bool paused; /* thread only: stop_daemons seen */
     pthread_t thread;
     pthread_mutex_t mu;
     pthread_cond_t cv;
@@ -122,19 +198,56 @@ struct vs_daemons_runner {
     uint64_t passes; /* under mu */
 };
 
+/* One round: a pass of each daemon, each with its own logger. */
+static int run_round(struct vs_daemons_runner *r)
+{
+    pthread_mutex_lock(&r->mu);
+    r->run_cfg = r->cfg;
+    pthread_mutex_unlock(&r->mu);
+    struct vs_log *any = r->o.log;
+    bool stop = vs_ctl_file_exists(r->run_cfg.dir, "stop_daemons");
+    if (stop != r->paused) {
+        r->paused = stop;
+        for (unsigned i = 0; i < VS_NDAEMONS; i++)
+            if (r->o.which & (1u << i))
+                VS_LOG(r->o.logs[i] ? r->o.logs[i] : any, VS_LOG_INFO,
+                       stop ? "%s: paused (stop_daemons exists)"
+                            : "%s: resumed (stop_daemons gone)",
+                       names[i]);
+    }
+    if (stop)
+        return 0;
+    int total = 0;
+    for (unsigned i = 0; i < VS_NDAEMONS; i++) {
+        if (!(r->o.which & (1u << i)))
+            continue;
+        struct vs_log *log = r->o.logs[i] ? r->o.logs[i] : any;
+        struct vs_daemons_stats st;
+        double t0 = mono_seconds();
+        int n = vs_daemons_run_once(r->s, &r->run_cfg, (int64_t)time(NULL), 1u << i, log, &st);
+        double dt = mono_seconds() - t0;
+        vs_daemons_log_pass(log, i, &st, dt);
+        if (r->o.metrics)
+            vs_ops_metrics_pass(r->o.metrics, i, dt, &st);
+        if (n > 0)
+            total += n;
+    }
+    return total;
+}
+
 static void *runner_main(void *arg)
 {
     struct vs_daemons_runner *r = arg;
     for (;;) {
-        int n = vs_daemons_run_once(r->s, &r->cfg, (int64_t)time(NULL), r->which, r->log, NULL);
+        int n = run_round(r);
         pthread_mutex_lock(&r->mu);
         r->passes++;
         if (n <= 0 && !r->stop) {
             /* Idle: sleep until the interval is over or stop is asked. */
             struct timespec until;
             clock_gettime(CLOCK_MONOTONIC, &until);
-            until.tv_sec += r->interval_ms / 1000;
-            until.tv_nsec += (long)(r->interval_ms % 1000) * 1000000L;
+            until.tv_sec += r->o.interval_ms / 1000;
+            until.tv_nsec += (long)(r->o.interval_ms % 1000) * 1000000L;
             if (until.tv_nsec >= 1000000000L) {
                 until.tv_sec++;
                 until.tv_nsec -= 1000000000L;
@@ -150,17 +263,18 @@ static void *runner_main(void *arg)
     return NULL;
 }
 
-int vs_daemons_runner_start(const struct vs_project_config *cfg, unsigned which, int interval_ms,
-                            struct vs_log *log, struct vs_daemons_runner **out)
+int vs_daemons_runner_start(const struct vs_project_config *cfg,
+                            const struct vs_daemons_runner_opts *opts,
+                            struct vs_daemons_runner **out)
 {
-    if (!cfg || !out)
+    if (!cfg || !opts || !out)
         return VS_EINVAL;
     struct vs_daemons_runner *r = vs_xcalloc(1, sizeof(*r));
     r->cfg = *cfg;
-    r->which = which;
-    r->interval_ms = interval_ms > 0 ? interval_ms : 1000;
-    r->log = log;
-    int rc = vs_project_store_open(cfg, false, log, &r->s);
+    r->o = *opts;
+    if (r->o.interval_ms <= 0)
+        r->o.interval_ms = 1000;
+    int rc = vs_project_store_open(cfg, false, opts->log, &r->s);
     if (rc) {
         vs_free(r);
         return rc;
@@ -196,6 +310,13 @@ void vs_daemons_runner_stop(struct vs_daemons_runner *r)
     pthread_mutex_destroy(&r->mu);
     vs_store_close(r->s);
     vs_free(r);
+}
+
+void vs_daemons_runner_set_config(struct vs_daemons_runner *r, const struct vs_project_config *cfg)
+{
+    pthread_mutex_lock(&r->mu);
+    r->cfg = *cfg;
+    pthread_mutex_unlock(&r->mu);
 }
 
 uint64_t vs_daemons_runner_passes(struct vs_daemons_runner *r)

@@ -15,6 +15,7 @@
 
 #include "server/assimilator.h"
 #include "server/file_deleter.h"
+#include "server/locality_daemons.h"
 #include "server/transitioner.h"
 #include "server/validator.h"
 #include "store/store.h"
@@ -27,10 +28,16 @@ struct vs_log;
 #define VS_DAEMON_VALIDATOR    (1u << 1)
 #define VS_DAEMON_ASSIMILATOR  (1u << 2)
 #define VS_DAEMON_FILE_DELETER (1u << 3)
-#define VS_DAEMON_ALL          0xfu
+/* Locality scheduling's (locality_daemons.h); a pass does nothing unless
+ * cfg names a generator command / a working-set size. */
+#define VS_DAEMON_LOCALITY_GEN (1u << 4)
+#define VS_DAEMON_LOCALITY_WS  (1u << 5)
+#define VS_DAEMON_ALL          0x3fu
+#define VS_NDAEMONS            6
 
 /* The bit of a daemon by its name ("transitioner", "validator",
- * "assimilator", "file_deleter"), or 0 for an unknown name. */
+ * "assimilator", "file_deleter", "locality_gen", "locality_ws"), or 0 for
+ * an unknown name. */
 unsigned vs_daemon_by_name(const char *name);
 /* The name of one daemon bit ("" if not exactly one known bit). */
 const char *vs_daemon_name(unsigned bit);
@@ -40,7 +47,9 @@ struct vs_daemons_stats {
     struct vs_validator_stats validator;
     struct vs_assimilator_stats assimilator;
     struct vs_file_deleter_stats file_deleter;
-    int rc[4]; /* each daemon's return code (0 or a VS_E* error), by bit index */
+    struct vs_locality_gen_stats locality_gen;
+    struct vs_locality_ws_stats locality_ws;
+    int rc[VS_NDAEMONS]; /* each daemon's return code (0 or a VS_E* error), by bit index */
 };
 
 /*
@@ -54,19 +63,40 @@ struct vs_daemons_stats {
 int vs_daemons_run_once(struct vs_store *s, const struct vs_project_config *cfg, int64_t now,
                         unsigned which, struct vs_log *log, struct vs_daemons_stats *stats);
 
+struct vs_ops_metrics;
+
+/* How a runner runs (vs_daemons_runner_start). */
+struct vs_daemons_runner_opts {
+    unsigned which;  /* daemons to run (bit set) */
+    int interval_ms; /* sleep when idle; <= 0: 1000 */
+    /* Each daemon's logger by bit index (its log/<name>.log); NULL entries
+     * (or a NULL log below) log nothing. Borrowed. */
+    struct vs_log *logs[VS_NDAEMONS];
+    struct vs_log *log;             /* used where logs[i] is NULL */
+    struct vs_ops_metrics *metrics; /* pass durations and outcomes; may be NULL */
+};
+
 /*
  * A background thread that runs the daemons for a server: it opens its own
- * store handle (cfg->store_url), then loops calling vs_daemons_run_once
- * (which, now = the clock) back to back while there is work and every
- * interval_ms (<= 0: 1000) when idle, as BOINC's daemons sleep only when
- * idle. cfg is copied; log is borrowed and must outlive the runner. Returns
- * 0 and the runner in *out, or an error opening the store or starting the
- * thread.
+ * store handle (cfg->store_url), then loops running one pass of each daemon
+ * in opts->which (now = the clock) back to back while there is work and
+ * every interval_ms when idle, as BOINC's daemons sleep only when idle.
+ * While DIR/stop_daemons exists (BOINC-COMPAT) it runs no pass and logs
+ * that once. A pass that handled something is logged at INFO with its
+ * figures. cfg is copied; the loggers and metrics are borrowed and must
+ * outlive the runner. Returns 0 and the runner in *out, or an error
+ * opening the store or starting the thread.
  */
 struct vs_daemons_runner;
-VS_MUST_CHECK int vs_daemons_runner_start(const struct vs_project_config *cfg, unsigned which,
-                                          int interval_ms, struct vs_log *log,
+VS_MUST_CHECK int vs_daemons_runner_start(const struct vs_project_config *cfg,
+                                          const struct vs_daemons_runner_opts *opts,
                                           struct vs_daemons_runner **out);
+/* Replaces the configuration the passes after this call use (SIGHUP). */
+void vs_daemons_runner_set_config(struct vs_daemons_runner *r, const struct vs_project_config *cfg);
+/* Logs one INFO line for the pass of daemon index i in st if it handled
+ * something (shared by the runner and `serve --only`). */
+void vs_daemons_log_pass(struct vs_log *log, unsigned i, const struct vs_daemons_stats *st,
+                         double seconds);
 /* Asks the thread to stop, waits for the pass in progress to end, closes
  * its store and frees r. NULL is a no-op. */
 void vs_daemons_runner_stop(struct vs_daemons_runner *r);

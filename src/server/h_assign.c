@@ -185,7 +185,7 @@ static void take(struct vs_sched *s, struct vs_store *st, struct pick_ctx *pc, i
         vs_result_cleanup(&cj->job.result);
         return;
     }
-    vs_send__commit(pc, &cj->job.wu, job, v, true);
+    vs_send__commit(pc, &cj->job.wu, cj->prep, job, v, true);
 }
 
 void vs_assign_choose(struct vs_sched *s, struct vs_store *st, struct pick_ctx *pc, int64_t now,

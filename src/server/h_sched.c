@@ -19,6 +19,7 @@
 #include "server/h_report.h"
 #include "store/store_sched.h"
 #include "volsched/alloc.h"
+#include "volsched/locality.h"
 #include "volsched/log.h"
 #include "volsched/logsafe.h"
 #include "volsched/proto.h"
@@ -30,6 +31,10 @@
 #define DELAY_PLATFORM      86400
 #define DELAY_SERVER_ERROR  120
 #define DEFAULT_MAX_PER_RPC 100
+/* max_new_hosts_per_day (issue 19): checked before the work is chosen, and
+ * again in the commit, where it is exact. */
+#define NEW_HOSTS_LOG "too many new hosts for one account today"
+#define NEW_HOSTS_MSG "This account has added too many computers today; try again later"
 
 /*
  * Every RPC reads its user (by authenticator) and its host (by id). These
@@ -301,6 +306,18 @@ static int parse_doc(struct vs_arena *a, const char *doc, struct vs_proto_reply 
     return vs_proto_reply_parse(buf, n, a, out, err);
 }
 
+/* The feeder's filter with <locality_scheduling/>: jobs of full-locality
+ * apps are sent by file (h_locality.c), never from the cache. */
+static bool keep_job(void *ctx, const struct vs_job *job)
+{
+    struct vs_sched *s = ctx;
+    pthread_rwlock_rdlock(&s->cat_lock);
+    const struct vs_app *app = vs_sched__find_app(&s->cat->cat, job->wu.appid);
+    bool full = app && app->locality_scheduling == VS_LOC_APP_FULL;
+    pthread_rwlock_unlock(&s->cat_lock);
+    return !full;
+}
+
 void vs_sched__unprep_job(void *ctx, void *prep)
 {
     (void)ctx;
@@ -429,6 +446,20 @@ int vs_sched_handle(struct vs_sched *s, const char *body, size_t len, const char
     vs_committer_enter(s->committer);
     bool announced = true;
 
+    if (atomic_load_explicit(&s->maintenance, memory_order_relaxed)) {
+        /* BOINC-COMPAT: stop_sched: answer without reading the request. */
+        atomic_fetch_add_explicit(&s->n_maint, 1, memory_order_relaxed);
+        struct vs_proto_reply mr = {0};
+        pthread_rwlock_rdlock(&s->cat_lock); /* vs_sched_set_config */
+        mr.request_delay = s->cfg.maintenance_delay;
+        pthread_rwlock_unlock(&s->cat_lock);
+        mr.project_name = s->cfg.long_name[0] ? s->cfg.long_name : NULL;
+        vs_sched__add_msg(&mr, &a, "low", "Project is temporarily shut down for maintenance");
+        VS_LOG(s->log, VS_LOG_INFO, "scheduler: %s: down for maintenance (stop_sched)",
+               peer ? peer : "?");
+        status = write_reply(s, &mr, out);
+        goto done;
+    }
     struct vs_proto_request q;
     struct vs_proto_error perr = {0};
     int rc = vs_proto_request_parse_fast(body, len, &a, &q, &perr);
@@ -489,9 +520,7 @@ int vs_sched_handle(struct vs_sched *s, const char *body, size_t len, const char
         }
     }
     if (new_host && !vs_sched__new_host_allowed(s, st, user.id, now)) {
-        status = refuse(s, peer, "too many new hosts for one account today",
-                        "This account has added too many computers today; try again later",
-                        DELAY_MISSING_KEY, out);
+        status = refuse(s, peer, NEW_HOSTS_LOG, NEW_HOSTS_MSG, DELAY_MISSING_KEY, out);
         goto done;
     }
     if (new_host) {
@@ -505,6 +534,9 @@ int vs_sched_handle(struct vs_sched *s, const char *body, size_t len, const char
     double prev_rpc_time = new_host ? 0 : (double)host.rpc_time;
     vs_sched__host_from_request(&host, &q, &user, peer, now);
     struct vs_reports reports;
+    pthread_rwlock_rdlock(&s->cat_lock); /* s->cfg's rules (vs_sched_set_config) */
+    have_cat_lock = true;
+    vs_sched__report_max(s, &q);
     rc = vs_reports_prepare(st, &q, user.id, &a, s->log, &reports);
     reports.daily_quota = s->cfg.policy.daily_result_quota;
     if (rc != 0) {
@@ -530,8 +562,6 @@ int vs_sched_handle(struct vs_sched *s, const char *body, size_t len, const char
         r.code_sign_key = s->code_sign_key;
 
     /* ---- choose work (h_send.c: the work-send policy) ---- */
-    pthread_rwlock_rdlock(&s->cat_lock);
-    have_cat_lock = true;
     bool wants = vs_proto_request_wants_work(&q) && !q.dont_send_work;
     bool anonymous = q.platform_name && strcmp(q.platform_name, "anonymous") == 0;
     if (wants && !anonymous && !(q.platform_name && q.platform_name[0])) {
@@ -542,24 +572,32 @@ int vs_sched_handle(struct vs_sched *s, const char *body, size_t len, const char
     /* Assigned work reserves an instance for the host by its id, and a
      * team member's new host is in the team's set from its first request:
      * with assigned work on, a new host's row is made now, not in the
-     * commit. */
+     * commit. Capped as the commit caps it (max_new_hosts_per_day, in the
+     * insert): when the cap refuses, the commit refuses the same way. */
     bool made_host = false;
-    if (new_host && wants && s->assign && vs_store_host_add(st, &host) == 0) {
+    if (new_host && wants && s->assign &&
+        vs_store_host_add_capped(st, &host, now - 86400, s->cfg.policy.max_new_hosts_per_day) ==
+            0) {
         new_host = false;
         made_host = true;
     }
     send.teamid = user.teamid;
+    bool asked = wants;
+    wants = vs_sched__gate(s, &host, new_host, prev_rpc_time, now, wants, &a, &r);
+    /* The parser keeps no mark of an empty <other_results/>: the body
+     * tells whether the client sent its list (h_resend.c). Not when the
+     * operator's gate held work back from a host that asked for it. */
+    if (!new_host && !(asked && !wants) && memmem(body, len, "<other_results", 14))
+        vs_resend_find(s, st, &q, host.id, now, &a, &r, &lost);
+    /* BOINC-COMPAT: when a lost result is resent, no new work in this RPC. */
+    if (lost.njobs > 0)
+        wants = false;
     send.n_reporting = 0;
     for (size_t i = 0; !new_host && i < reports.n; i++)
         send.n_reporting += reports.e[i].skip == VS_REPORT_RECORD && reports.e[i].hostid == host.id;
     vs_send_choose(s, st, &q, new_host ? 0 : host.id, user.id, prev_rpc_time, now, wants,
                    new_host ? NULL : &cached_havs, &a, &r, &send);
     have_send = true;
-    /* The parser keeps no mark of an empty <other_results/>: the body
-     * tells whether the client sent its list (h_resend.c). */
-    if (s->cfg.resend_lost_results && !new_host && !send.client_refused &&
-        memmem(body, len, "<other_results", 14))
-        vs_resend_find(s, st, &q, host.id, now, &a, &r, &lost);
     pool_put(s, st);
     st = NULL;
     size_t njobs = send.njobs;
@@ -575,7 +613,9 @@ int vs_sched_handle(struct vs_sched *s, const char *body, size_t len, const char
         claims[i].app_version_num =
             sj->av ? sj->av->av->version_num : (sj->anon_av ? sj->anon_av->version_num : 0);
         int64_t bound = j->wu.delay_bound > 0 ? j->wu.delay_bound : 7 * 86400;
-        claims[i].report_deadline = now + bound;
+        /* BOINC-COMPAT: the stored deadline includes report_grace_period;
+         * the client is told the deadline without it (h_send.c). */
+        claims[i].report_deadline = now + bound + s->cfg.report_grace_period;
         claims[i].flops_estimate = sj->flops;
         claims[i].hr_class = sj->hr_class;
         /* The send policy checked the rule against what it read; the claim
@@ -586,6 +626,7 @@ int vs_sched_handle(struct vs_sched *s, const char *body, size_t len, const char
         claims[i].one_per_user = send.cfg.one_result_per_user_per_wu && !sj->assigned;
         claims[i].one_per_host = send.cfg.one_result_per_host_per_wu && !sj->assigned;
         claims[i].host_max_in_progress = send.host_cap;
+        claims[i].day_quota = sj->day_quota;
     }
     struct vs_commit_item item = {
         .host = &host,
@@ -595,8 +636,9 @@ int vs_sched_handle(struct vs_sched *s, const char *body, size_t len, const char
         .now = now,
         .claims = claims,
         .nclaims = njobs,
-        .havs = send.write_havs > 0 ? send.st.havs : NULL,
-        .nhavs = send.write_havs > 0 ? (size_t)send.write_havs : 0,
+        .quota_day_start =
+            s->cfg.policy.daily_result_quota > 0 ? vs_sp_quota_day_start(host.id, (double)now) : 0,
+        .max_new_hosts = s->cfg.policy.max_new_hosts_per_day,
         .reports = reports.n ? &reports : NULL,
         .resends = lost.items,
         .nresends = lost.nitems,
@@ -611,11 +653,16 @@ int vs_sched_handle(struct vs_sched *s, const char *body, size_t len, const char
         host_remember(s, &host, now, rc == 0, havs_fresh ? send.st.havs : NULL,
                       havs_fresh ? send.st.n_havs : 0);
     if (rc != 0) {
-        vs_send_release(s, &send, claims, false);
+        for (size_t i = 0; i < njobs; i++)
+            vs_send_put_back(s, &send, i);
+        send.njobs = 0;
         pthread_rwlock_unlock(&s->cat_lock);
         have_cat_lock = false;
-        status = refuse(s, peer, "commit failed", "Server error; try again later",
-                        DELAY_SERVER_ERROR, out);
+        if (new_host && rc == VS_ELIMIT) /* the account's last new host raced this one */
+            status = refuse(s, peer, NEW_HOSTS_LOG, NEW_HOSTS_MSG, DELAY_MISSING_KEY, out);
+        else
+            status = refuse(s, peer, "commit failed", "Server error; try again later",
+                            DELAY_SERVER_ERROR, out);
         goto done;
     }
     if (new_host || made_host)
@@ -630,20 +677,25 @@ int vs_sched_handle(struct vs_sched *s, const char *body, size_t len, const char
             vs_sched__add_msg(&r, &a, "low", "No tasks sent");
     }
     status = write_reply(s, &r, out);
-    if (reports.n > 0)
-        VS_LOG(s->log, VS_LOG_DEBUG, "host %lld reported %zu results: %zu recorded, %zu repeats",
-               (long long)host.id, reports.n, reports.nrecorded, reports.ndup);
-    VS_LOG(s->log, VS_LOG_DEBUG, "host %lld (%s): %zu jobs sent", (long long)host.id,
-           peer ? peer : "?", item.nclaimed);
+    atomic_fetch_add_explicit(&s->n_reports, reports.nrecorded, memory_order_relaxed);
+    /* One line per RPC, as an operator reads BOINC's scheduler log: who,
+     * what was reported, what was sent, and why nothing when nothing. */
+    VS_LOG(s->log, VS_LOG_INFO,
+           "rpc host %lld%s user %lld (%s) from %s: reported %zu (%zu new), sent %zu%s%s%s",
+           (long long)host.id, new_host ? " (new)" : "", (long long)user.id, user.name,
+           peer ? peer : "?", reports.n, reports.nrecorded, item.nclaimed,
+           !asked ? ", no work requested" : "",
+           wants && item.nclaimed == 0 && r.n_messages ? ": " : "",
+           wants && item.nclaimed == 0 && r.n_messages ? r.messages[r.n_messages - 1].text : "");
 done:
     if (announced)
         vs_committer_leave(s->committer);
     if (have_cat_lock)
         pthread_rwlock_unlock(&s->cat_lock);
-    if (have_send) {
-        vs_send_release(s, &send, claims, true);
+    for (size_t i = 0; have_send && i < send.njobs; i++)
+        vs_send_release(s, &send, i, claims[i].claimed);
+    if (have_send)
         vs_send_cleanup(&send);
-    }
     vs_resend_cleanup(s, &lost);
     vs_free(claims);
     if (st)
@@ -665,7 +717,7 @@ int vs_sched_http(void *ctx, const char *body, size_t len, const char *peer, str
 int vs_sched_refill(struct vs_sched *s, size_t *out_added)
 {
     pthread_mutex_lock(&s->feed_mu);
-    /* prep_job reads no catalog state, so the feeder needs no catalog lock. */
+    /* vs_sched__prep_job reads no catalog state, so the feeder needs no catalog lock. */
     int rc = vs_cache_refill(s->cache, s->feed_store, out_added);
     /* The writer does not checkpoint (vs_store_sched_tune): the feeder does,
      * about once a second, off the request path. */
@@ -737,6 +789,16 @@ int vs_sched_create(const struct vs_project_config *cfg, struct vs_log *log,
     }
     s->cache = vs_cache_create(s->opt.cache_slots, vs_sched__prep_job, vs_sched__unprep_job, s);
     s->assign = vs_assign_create(&s->cfg, log);
+    if (cfg->locality_scheduling) {
+        /* Full-locality apps' jobs go to hosts chosen for their files
+         * (h_locality.c), never through the cache. */
+        s->loc = vs_locality_create(cfg, log);
+        vs_cache_set_keep(s->cache, keep_job);
+        if (s->cat->n_loc_full == 0)
+            VS_LOG(log, VS_LOG_WARN,
+                   "<locality_scheduling/> is on but no app is a locality app "
+                   "(volsched app add --locality); see docs/locality.md");
+    }
     *out = s;
     return 0;
 fail:
@@ -750,6 +812,7 @@ void vs_sched_destroy(struct vs_sched *s)
         return;
     vs_cache_destroy(s->cache);
     vs_assign_destroy(s->assign);
+    vs_locality_destroy(s->loc);
     vs_committer_destroy(s->committer);
     vs_auth_limit_destroy(s->auth_limit);
     for (size_t i = 0; i < s->npool; i++)
@@ -776,6 +839,8 @@ void vs_sched_get_stats(struct vs_sched *s, struct vs_sched_stats *out_stats)
     out_stats->bad_rpcs = atomic_load(&s->n_bad);
     out_stats->jobs_sent = atomic_load(&s->n_sent);
     out_stats->no_work = atomic_load(&s->n_nowork);
+    out_stats->reports = atomic_load(&s->n_reports);
+    out_stats->maintenance = atomic_load(&s->n_maint);
     struct vs_commit_stats cs;
     vs_committer_get_stats(s->committer, &cs);
     out_stats->commit_batches = cs.batches;
@@ -785,4 +850,32 @@ void vs_sched_get_stats(struct vs_sched *s, struct vs_sched_stats *out_stats)
     struct vs_cache_stats c;
     vs_cache_get_stats(s->cache, &c);
     out_stats->cache_present = c.present;
+    struct vs_locality_stats ls;
+    vs_locality_get_stats(s->loc, &ls);
+    out_stats->loc_searched = ls.searched;
+    out_stats->loc_deletes = ls.deletes;
+    out_stats->loc_need_work = ls.need_work;
+    out_stats->loc_waits = ls.waits;
+    out_stats->cache_slots = c.nslots;
+}
+
+void vs_sched_set_config(struct vs_sched *s, const struct vs_project_config *cfg)
+{
+    /* Requests read these under the catalog lock (vs_sched_handle). */
+    pthread_rwlock_wrlock(&s->cat_lock);
+    s->cfg.policy = cfg->policy;
+    s->cfg.min_sendwork_interval = cfg->min_sendwork_interval;
+    s->cfg.report_grace_period = cfg->report_grace_period;
+    s->cfg.next_rpc_delay = cfg->next_rpc_delay;
+    s->cfg.maintenance_delay = cfg->maintenance_delay;
+    s->cfg.report_max = cfg->report_max;
+    s->cfg.resend_lost_results = cfg->resend_lost_results;
+    s->cfg.send_result_abort = cfg->send_result_abort;
+    s->cfg.dont_send_jobs = cfg->dont_send_jobs;
+    pthread_rwlock_unlock(&s->cat_lock);
+}
+
+void vs_sched_set_maintenance(struct vs_sched *s, bool on)
+{
+    atomic_store(&s->maintenance, on);
 }

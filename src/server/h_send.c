@@ -12,6 +12,7 @@
 
 #include "server/sched_int.h"
 #include "store/store.h"
+#include "volsched/locality.h"
 #include "volsched/log.h"
 #include "volsched/policy_input.h"
 #include "volsched/str.h"
@@ -60,6 +61,8 @@ void vs_send_catalog(const struct vs_sched *s, struct catalog_snap *c)
     for (size_t i = 0; i < na; i++) {
         const struct vs_app *app = &c->cat.apps[i];
         struct vs_sp_app *sa = &c->sp_apps[i];
+        c->n_loc_full += app->locality_scheduling == VS_LOC_APP_FULL;
+        c->n_loc_lite += app->locality_scheduling == VS_LOC_APP_LITE;
         sp_app_from(s, sa, app);
         sa->versions = &c->sp_avs[c->n_sp_avs];
         for (size_t k = 0; k < c->navs; k++) {
@@ -146,11 +149,13 @@ void vs_send__sp_job(const struct pick_ctx *pc, const struct vs_workunit *wu, in
     job->app_version_num = wu->app_version_num;
 }
 
-void vs_send__commit(struct pick_ctx *pc, const struct vs_workunit *wu, const struct vs_sp_job *job,
-                     const struct vs_sp_verdict *v, bool assigned)
+void vs_send__commit(struct pick_ctx *pc, const struct vs_workunit *wu, const struct prep_job *pj,
+                     const struct vs_sp_job *job, const struct vs_sp_verdict *v, bool assigned)
 {
     struct vs_send *x = pc->x;
     vs_sp_commit(&x->st, job, v);
+    if (pj)
+        vs_loc_held_add_job(&pc->held, pc->arena, pj);
     struct send_job *sj = &x->sent[x->njobs++];
     size_t idx = (size_t)(v->av - pc->avs);
     sj->av = pc->av_prep ? pc->av_prep[idx] : NULL;
@@ -159,7 +164,23 @@ void vs_send__commit(struct pick_ctx *pc, const struct vs_workunit *wu, const st
     double af = x->st.avail_frac[v->proc] > 0 ? x->st.avail_frac[v->proc] : 1;
     sj->flops = v->est_duration > 0 ? fpops / (v->est_duration * af) : 1e9;
     sj->hr_class = wu->hr_class == 0 ? v->hr_class : 0;
+    /* Generalized (anonymous platform) versions have no quota row. */
+    sj->day_quota = sj->av ? vs_sp_state_day_quota(&x->st, sj->av->av->id, v->proc) : 0;
     sj->assigned = assigned;
+    /* An assigned instance was read from the store, like the locality
+     * pass's jobs: unclaimed, it stays UNSENT there (vs_send_release). */
+    sj->from_store = assigned;
+}
+
+/* The app's locality mode (app.locality_scheduling): pc->apps[i] is the
+ * catalog's apps[i] in both catalogs (h_send.c builds them that way). */
+static int app_locality(const struct pick_ctx *pc, const struct vs_sp_app *sa)
+{
+    size_t i = sa ? (size_t)(sa - pc->apps) : pc->napps;
+    int mode =
+        i < pc->napps && i < pc->cat->cat.napps ? pc->cat->cat.apps[i].locality_scheduling : 0;
+    /* <locality_scheduling_lite/>: every app that is not full-locality is lite. */
+    return mode == VS_LOC_APP_NONE && pc->lite_all ? VS_LOC_APP_LITE : mode;
 }
 
 static enum vs_cache_pick pick(void *ctx, const struct vs_cache_job *cj)
@@ -169,8 +190,16 @@ static enum vs_cache_pick pick(void *ctx, const struct vs_cache_job *cj)
     if (x->njobs >= pc->max_jobs || !vs_sp_work_needed(&x->st))
         return VS_PICK_STOP;
     const struct vs_workunit *wu = &cj->job.wu;
+    const struct prep_job *pj = cj->prep;
     struct vs_sp_job job;
     vs_send__sp_job(pc, wu, cj->job.result.id, &job);
+    if (pc->lite_only &&
+        (app_locality(pc, job.app) != VS_LOC_APP_LITE || !pj || !vs_loc_held_match(&pc->held, pj)))
+        return VS_PICK_SKIP;
+    /* A file the host already holds (or that this reply brings) is not
+     * charged against its disk again (seed 001). */
+    if (pj && pc->held.n > 0)
+        job.rsc_disk_bound -= vs_loc_held_credit(&pc->held, pj, wu->rsc_disk_bound);
     if (replicated(wu)) {
         /* Rules 4 and 7 need the workunit's other results: looked up in the
          * store outside the cache lock, then offered again (second pass). */
@@ -187,9 +216,11 @@ static enum vs_cache_pick pick(void *ctx, const struct vs_cache_job *cj)
         job.hr_class = h->hr_class;
     }
     struct vs_sp_verdict v;
-    if (vs_sp_check_job(&x->st, &job, &v) != VS_SP_OK)
+    if (vs_sp_check_job(&x->st, &job, &v) != VS_SP_OK) {
+        pc->last_reason = v.reason;
         return VS_PICK_SKIP;
-    vs_send__commit(pc, wu, &job, &v, false);
+    }
+    vs_send__commit(pc, wu, pj, &job, &v, false);
     return VS_PICK_TAKE;
 }
 
@@ -337,6 +368,44 @@ static bool host_cap_allows(struct vs_sched *s, struct vs_store *st, struct vs_s
     return true;
 }
 
+/* The locality pass's door into pick(): the job comes from the store, not
+ * the cache, so the holders of a replicated workunit are read at once. */
+struct offer_ctx {
+    struct pick_ctx *pc;
+    struct vs_sched *s;
+    struct vs_store *st;
+};
+
+static enum vs_offer offer(void *ctx, struct vs_cache_job *cj)
+{
+    struct offer_ctx *oc = ctx;
+    struct pick_ctx *pc = oc->pc;
+    struct vs_send *x = pc->x;
+    if (replicated(&cj->job.wu) && !holders_find(pc, cj->job.wu.id)) {
+        pc->pending[0] = cj->job.wu.id;
+        pc->npending = 1;
+        lookup_pending(oc->s, oc->st, pc);
+    }
+    pc->last_reason = VS_SP_OK;
+    enum vs_cache_pick d = pick(pc, cj);
+    if (d == VS_PICK_TAKE) {
+        x->jobs[x->njobs - 1] = *cj;
+        x->sent[x->njobs - 1].from_store = true;
+        memset(cj, 0, sizeof(*cj));
+        return VS_OFFER_TAKEN;
+    }
+    if (d == VS_PICK_STOP)
+        return VS_OFFER_STOP;
+    return pc->last_reason == VS_SP_DUP_USER || pc->last_reason == VS_SP_DUP_HOST
+               ? VS_OFFER_SKIP_DUP
+               : VS_OFFER_SKIP;
+}
+
+bool vs_send_wants_more(const struct vs_send *x)
+{
+    return x->have_state && x->njobs < x->max_jobs && vs_sp_work_needed(&x->st);
+}
+
 void vs_send_choose(struct vs_sched *s, struct vs_store *st, const struct vs_proto_request *q,
                     int64_t hostid, int64_t userid, double prev_rpc_time, int64_t now, bool wants,
                     const struct host_havs *cached, struct vs_arena *a, struct vs_proto_reply *r,
@@ -348,8 +417,8 @@ void vs_send_choose(struct vs_sched *s, struct vs_store *st, const struct vs_pro
     x->jobs = NULL;
     x->sent = NULL;
     x->njobs = 0;
-    x->write_havs = 0;
     x->host_cap = 0;
+    x->max_jobs = 0;
     x->cfg = s->cfg.policy;
     /* volsched never sends two results of one workunit to one host, as
      * before the rules were configurable (BOINC's scheduler does the same
@@ -398,7 +467,8 @@ void vs_send_choose(struct vs_sched *s, struct vs_store *st, const struct vs_pro
     if (!wants)
         return;
 
-    struct pick_ctx pc = {.x = x, .arena = a};
+    struct pick_ctx pc = {
+        .x = x, .arena = a, .cat = s->cat, .lite_all = s->cfg.locality_scheduling_lite};
     const struct catalog_snap *c = s->cat;
     if (q->platform_name && strcmp(q->platform_name, "anonymous") == 0) {
         anon_catalog(s, c, q, &pc);
@@ -416,12 +486,32 @@ void vs_send_choose(struct vs_sched *s, struct vs_store *st, const struct vs_pro
     /* Not zeroed: vs_cache_take writes every entry it returns. */
     x->jobs = vs_xmalloc((pc.max_jobs + 1) * sizeof(*x->jobs));
     x->sent = vs_arena_alloc(a, (pc.max_jobs + 1) * sizeof(*x->sent));
-    /* Assigned work first (h_assign.c), then the job cache. pick() counts
-     * x->njobs itself; each take fills from there. */
+    memset(x->sent, 0, (pc.max_jobs + 1) * sizeof(*x->sent));
+    x->max_jobs = pc.max_jobs;
+    vs_loc_held_from_request(&pc.held, q, a);
+    /* Assigned work first (h_assign.c); pick() and take() count x->njobs
+     * themselves. */
     vs_assign_choose(s, st, &pc, now, r);
-    size_t nassigned = x->njobs;
-    x->njobs = nassigned +
-               vs_cache_take(s->cache, pick, &pc, x->jobs + nassigned, pc.max_jobs - nassigned);
+    /* Seed 001 (after assigned work, before the job cache): jobs for the
+     * files the host has, or for a working-set file. */
+    if (s->loc && c->n_loc_full > 0) {
+        struct offer_ctx oc = {&pc, s, st};
+        vs_locality_send(s, st, q, hostid, userid, offer, &oc, a, r, x);
+    }
+    /* Locality lite: first the cached jobs whose sticky file the host has. */
+    if ((c->n_loc_lite > 0 || pc.lite_all) && pc.held.n > 0 && vs_send_wants_more(x)) {
+        pc.lite_only = true;
+        size_t base = x->njobs;
+        x->njobs = base + vs_cache_take(s->cache, pick, &pc, x->jobs + base, pc.max_jobs - base);
+        pc.lite_only = false;
+    }
+    {
+        /* pick() counts x->njobs itself; the take fills from there. */
+        size_t base = x->njobs;
+        if (base < pc.max_jobs)
+            x->njobs =
+                base + vs_cache_take(s->cache, pick, &pc, x->jobs + base, pc.max_jobs - base);
+    }
     if (pc.npending > 0 && x->njobs < pc.max_jobs && vs_sp_work_needed(&x->st)) {
         lookup_pending(s, st, &pc);
         pc.last_pass = true;
@@ -430,12 +520,6 @@ void vs_send_choose(struct vs_sched *s, struct vs_store *st, const struct vs_pro
         size_t more = vs_cache_take(s->cache, pick, &pc, x->jobs + base, pc.max_jobs - base);
         x->njobs = base + more;
     }
-    /* Quota rows go with the commit when a job was sent or the host's day
-     * turned (the reset must be stored, or the next request of the same
-     * day would not see it). */
-    if (x->cfg.daily_result_quota > 0 && (x->njobs > 0 || x->st.new_day))
-        x->write_havs = x->st.n_havs;
-
     if (x->njobs == 0) {
         struct vs_buf b;
         vs_buf_init(&b, 16 * 1024);
@@ -459,23 +543,27 @@ void vs_send_choose(struct vs_sched *s, struct vs_store *st, const struct vs_pro
     }
 }
 
-void vs_send_release(struct vs_sched *s, struct vs_send *x, const struct vs_claim *claims,
-                     bool committed)
+void vs_send_release(struct vs_sched *s, struct vs_send *x, size_t i, bool claimed)
 {
-    for (size_t i = 0; i < x->njobs; i++) {
-        if (x->sent[i].assigned) {
-            /* Not the cache's: an unclaimed instance stays UNSENT in the
-             * store, reserved for this host, and is offered again. */
-            vs_sched__unprep_job(s, x->jobs[i].prep);
-            vs_workunit_cleanup(&x->jobs[i].job.wu);
-            vs_result_cleanup(&x->jobs[i].job.result);
-        } else if (!committed) {
-            vs_cache_put_back(s->cache, &x->jobs[i]);
-        } else {
-            vs_cache_forget(s->cache, &x->jobs[i], !claims[i].claimed);
-        }
+    struct vs_cache_job *j = &x->jobs[i];
+    if (!x->sent[i].from_store) {
+        vs_cache_forget(s->cache, j, !claimed);
+        return;
     }
-    x->njobs = 0;
+    /* Read from the store by the locality pass: nothing to tell the cache
+     * (an unclaimed result is still UNSENT there for the next request). */
+    if (j->prep)
+        vs_sched__unprep_job(s, j->prep);
+    j->prep = NULL;
+    vs_job_cleanup(&j->job);
+}
+
+void vs_send_put_back(struct vs_sched *s, struct vs_send *x, size_t i)
+{
+    if (x->sent[i].from_store)
+        vs_send_release(s, x, i, false);
+    else
+        vs_cache_put_back(s->cache, &x->jobs[i]);
 }
 
 void vs_send_cleanup(struct vs_send *x)
@@ -559,7 +647,7 @@ void vs_send_reply_jobs(const struct vs_sched *s, const struct vs_send *x,
         w->app_name = app ? app->name : "";
         struct vs_proto_result *res = &r->results[r->n_results++];
         *res = pj->res;
-        res->report_deadline = (double)claims[i].report_deadline;
+        res->report_deadline = (double)(claims[i].report_deadline - s->cfg.report_grace_period);
         if (sj->av) {
             res->platform = sj->av->pav.platform;
             res->version_num = sj->av->pav.version_num;

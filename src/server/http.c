@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "volsched/alloc.h"
@@ -227,6 +228,22 @@ static enum MHD_Result serve_download(struct vs_http *h, struct MHD_Connection *
     return ret;
 }
 
+/* An MHD response that owns b's bytes (b is left empty), with its
+ * Content-Type; NULL when MHD cannot make one (the bytes are freed). */
+static struct MHD_Response *take_response(struct vs_buf *b, const char *ctype)
+{
+    size_t len = 0;
+    char *data = vs_buf_take(b, &len);
+    struct MHD_Response *r = MHD_create_response_from_buffer_with_free_callback(
+        len, data ? data : "", data ? vs_free : NULL);
+    if (!r) {
+        vs_free(data);
+        return NULL;
+    }
+    MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, ctype);
+    return r;
+}
+
 static enum MHD_Result finish_post(struct vs_http *h, struct MHD_Connection *c, struct post_req *pr,
                                    const char *method, const char *url)
 {
@@ -251,21 +268,73 @@ static enum MHD_Result finish_post(struct vs_http *h, struct MHD_Connection *c, 
         VS_LOG(h->cfg.log, VS_LOG_WARN, "http %d %s %s from %s: handler refused", status, method,
                url, peer);
     }
-    size_t len = 0;
-    char *data = vs_buf_take(&out, &len);
-    struct MHD_Response *r = MHD_create_response_from_buffer_with_free_callback(
-        len, data ? data : "", data ? vs_free : NULL);
-    if (!r) {
-        vs_free(data);
+    struct MHD_Response *r = take_response(&out, "text/xml");
+    if (!r)
         return MHD_NO;
-    }
-    MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "text/xml");
     /* One POST per connection. libmicrohttpd 0.9.75 in its epoll mode
      * sometimes leaves a request that arrives on a kept-alive connection
      * right after the previous reply unread until its idle timeout (the
      * bench's load generator, or a proxy in front, sends that fast; the
      * BOINC client makes one RPC per connection anyway). */
     MHD_add_response_header(r, MHD_HTTP_HEADER_CONNECTION, "close");
+    enum MHD_Result ret = MHD_queue_response(c, (unsigned)status, r);
+    MHD_destroy_response(r);
+    return ret;
+}
+
+struct query_acc {
+    struct vs_buf *b;
+    int rc;
+};
+
+static enum MHD_Result add_arg(void *cls, enum MHD_ValueKind kind, const char *key,
+                               const char *value)
+{
+    (void)kind;
+    struct query_acc *q = cls;
+    if (q->rc == 0)
+        q->rc = vs_buf_printf(q->b, "%s%s%s%s", q->b->len ? "&" : "", key, value ? "=" : "",
+                              value ? value : "");
+    return q->rc == 0 ? MHD_YES : MHD_NO;
+}
+
+/* A GET for a path none of the fixed routes own: the page handler's turn. */
+static enum MHD_Result serve_page(struct vs_http *h, struct MHD_Connection *c, const char *method,
+                                  const char *url)
+{
+    if (!h->cfg.pages)
+        return refuse(h, c, MHD_HTTP_NOT_FOUND, method, url, "no such page");
+    struct vs_buf query;
+    vs_buf_init(&query, 4096);
+    struct query_acc qa = {.b = &query};
+    MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, add_arg, &qa);
+    char peer[64];
+    peer_text(c, peer, sizeof(peer));
+    struct vs_http_get req = {
+        .path = url,
+        .query = vs_buf_str(&query),
+        .authorization =
+            MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION),
+        .peer = peer,
+    };
+    struct vs_buf out;
+    vs_buf_init(&out, MAX_REPLY);
+    const char *ctype = "text/plain";
+    int status = qa.rc ? MHD_HTTP_BAD_REQUEST : h->cfg.pages(h->cfg.pages_ctx, &req, &out, &ctype);
+    vs_buf_cleanup(&query);
+    if (status == MHD_HTTP_NOT_FOUND) {
+        vs_buf_cleanup(&out);
+        return refuse(h, c, MHD_HTTP_NOT_FOUND, method, url, "no such page");
+    }
+    struct MHD_Response *r = take_response(&out, ctype);
+    if (!r)
+        return MHD_NO;
+    MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+    if (status == MHD_HTTP_UNAUTHORIZED) {
+        atomic_fetch_add_explicit(&h->n_refused, 1, memory_order_relaxed);
+        MHD_add_response_header(r, MHD_HTTP_HEADER_WWW_AUTHENTICATE,
+                                "Basic realm=\"volsched operator\", charset=\"UTF-8\"");
+    }
     enum MHD_Result ret = MHD_queue_response(c, (unsigned)status, r);
     MHD_destroy_response(r);
     return ret;
@@ -346,6 +415,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         route = R_SCHED;
     else if (strcmp(url, h->ul_path) == 0)
         route = R_UPLOAD;
+    if (route == R_NONE && is_get)
+        return serve_page(h, c, method, url);
     if (route == R_NONE)
         return refuse(h, c, MHD_HTTP_NOT_FOUND, method, url, "no such page");
     if (!is_post)
@@ -422,19 +493,6 @@ static int put_escaped(struct vs_buf *b, const char *s)
         }
     }
     return rc;
-}
-
-static struct MHD_Response *take_response(struct vs_buf *b, const char *ctype)
-{
-    size_t len = 0;
-    char *data = vs_buf_take(b, &len);
-    struct MHD_Response *r = MHD_create_response_from_buffer_with_free_callback(len, data, vs_free);
-    if (!r) {
-        vs_free(data);
-        return NULL;
-    }
-    MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, ctype);
-    return r;
 }
 
 /* BOINC-COMPAT: the client scans the master page line by line for
@@ -560,7 +618,8 @@ static struct MHD_Daemon *start_daemon(struct vs_http *h, const struct vs_http_c
         a4->sin_port = htons(port);
     unsigned threads = cfg->threads ? cfg->threads : 4;
     unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG;
-    flags |= MHD_USE_EPOLL | MHD_USE_TURBO;
+    /* ITC lets vs_http_drain quiesce the listening socket. */
+    flags |= MHD_USE_EPOLL | MHD_USE_TURBO | MHD_USE_ITC;
     if (v6)
         flags |= MHD_USE_IPv6;
     if (tls)
@@ -737,6 +796,38 @@ void vs_http_get_stats(const struct vs_http *h, struct vs_http_stats *out_stats)
     out_stats->sched_requests = atomic_load_explicit(&h->n_sched, memory_order_relaxed);
     out_stats->downloads = atomic_load_explicit(&h->n_downloads, memory_order_relaxed);
     out_stats->refused = atomic_load_explicit(&h->n_refused, memory_order_relaxed);
+}
+
+/* Closes d's listening socket: no new connections from here on. */
+static void quiesce(struct MHD_Daemon *d)
+{
+    MHD_socket fd = d ? MHD_quiesce_daemon(d) : MHD_INVALID_SOCKET;
+    if (fd != MHD_INVALID_SOCKET)
+        close(fd);
+}
+
+static unsigned connections(struct MHD_Daemon *d)
+{
+    const union MHD_DaemonInfo *di =
+        d ? MHD_get_daemon_info(d, MHD_DAEMON_INFO_CURRENT_CONNECTIONS) : NULL;
+    return di ? di->num_connections : 0;
+}
+
+unsigned vs_http_drain(struct vs_http *h, int timeout_ms)
+{
+    if (!h || !h->d)
+        return 0;
+    quiesce(h->d);
+    quiesce(h->tls_d); /* the HTTPS listener drains the same way */
+    unsigned left = 0;
+    for (int waited = 0;; waited += 20) {
+        left = connections(h->d) + connections(h->tls_d);
+        if (left == 0 || waited >= timeout_ms)
+            break;
+        struct timespec ts = {.tv_sec = 0, .tv_nsec = 20 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
+    return left;
 }
 
 void vs_http_stop(struct vs_http *h)

@@ -8,6 +8,7 @@
  *   Pdownload/<rel>                files of the download hierarchy (GET, Range)
  *   Pfile_upload_handler           uploads (POST), handed to cfg->upload if set
  *   Pget_project_config.php        the project's description for attach wizards
+ *   anything else (GET)            cfg->pages (status page, dashboard, metrics)
  *
  * Only the path of each URL is matched (the host part is the operator's
  * business). Everything else is a 404. Every refused request is logged at WARN with the
@@ -43,6 +44,23 @@
  */
 typedef int (*vs_http_post_fn)(void *ctx, const char *body, size_t len, const char *peer,
                                struct vs_buf *out);
+
+/*
+ * A GET page handler (status page, dashboard, metrics): it sees only the
+ * request's path, query string ("" if none), Authorization header (NULL if
+ * none) and peer, so that it does not depend on this HTTP layer. It appends
+ * the body to out, sets *out_ctype (a static string) and returns the HTTP
+ * status: 200, 401 (the layer adds a Basic challenge), or 404 when the path
+ * is not one of its pages (the layer answers its own 404).
+ */
+struct vs_http_get {
+    const char *path;
+    const char *query;
+    const char *authorization;
+    const char *peer;
+};
+typedef int (*vs_http_get_fn)(void *ctx, const struct vs_http_get *req, struct vs_buf *out,
+                              const char **out_ctype);
 
 /*
  * A POST handler fed as the body arrives (uploads: the file goes to disk in
@@ -82,6 +100,8 @@ struct vs_http_config {
     /* Streamed uploads; when set, used instead of upload (same upload_ctx). */
     const struct vs_http_stream_ops *upload_stream;
     void *upload_ctx;
+    vs_http_get_fn pages; /* other GET paths; NULL: 404 */
+    void *pages_ctx;
 };
 
 struct vs_http;
@@ -111,6 +131,14 @@ struct vs_http_stats {
     uint64_t refused; /* 4xx/5xx answers */
 };
 void vs_http_get_stats(const struct vs_http *h, struct vs_http_stats *out_stats);
+
+/*
+ * Stops accepting new connections and waits up to timeout_ms for the
+ * requests in flight to be answered (SIGTERM's drain). Returns the number of
+ * connections still open when it gave up (0: drained). Call vs_http_stop
+ * afterwards.
+ */
+unsigned vs_http_drain(struct vs_http *h, int timeout_ms);
 
 /* Stops accepting, finishes the requests in flight and frees everything. NULL is a no-op. */
 void vs_http_stop(struct vs_http *h);

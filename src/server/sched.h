@@ -63,19 +63,43 @@ int vs_sched_handle(struct vs_sched *s, const char *body, size_t len, const char
 /* One feeder step: refills the job cache from the store. Thread-safe. */
 VS_MUST_CHECK int vs_sched_refill(struct vs_sched *s, size_t *out_added);
 
+/*
+ * Takes the work-send rules and the operator's tags of cfg (config.xml
+ * reloaded on SIGHUP) for the requests that start after this call. The
+ * project's URLs, directories and store are not changed (they need a
+ * restart). Thread-safe.
+ */
+void vs_sched_set_config(struct vs_sched *s, const struct vs_project_config *cfg);
+
 /* Reloads apps and app versions (after `volsched app add`). Thread-safe. */
 VS_MUST_CHECK int vs_sched_reload_catalog(struct vs_sched *s);
 
+/*
+ * Puts the scheduler in or out of maintenance (BOINC's stop_sched file, which
+ * `volsched serve` watches): while on, every request is answered "Project is
+ * temporarily shut down for maintenance" with a request_delay and nothing is
+ * read or written. Thread-safe.
+ */
+void vs_sched_set_maintenance(struct vs_sched *s, bool on);
+
 struct vs_sched_stats {
-    uint64_t rpcs;      /* requests handled */
-    uint64_t bad_rpcs;  /* refused: malformed, limits, authentication */
-    uint64_t jobs_sent; /* results claimed and sent */
-    uint64_t no_work;   /* work requests answered without jobs */
+    uint64_t rpcs;        /* requests handled */
+    uint64_t bad_rpcs;    /* refused: malformed, limits, authentication */
+    uint64_t jobs_sent;   /* results claimed and sent */
+    uint64_t no_work;     /* work requests answered without jobs */
+    uint64_t reports;     /* reported results recorded (durable) */
+    uint64_t maintenance; /* answered "down for maintenance" (stop_sched) */
     uint64_t commit_batches;
     uint64_t commit_items;
     uint64_t commit_max_batch;
     uint64_t commit_delayed; /* commits that waited for concurrent requests */
     size_t cache_present;
+    /* locality scheduling (docs/locality.md); 0 without <locality_scheduling/> */
+    uint64_t loc_searched;  /* file searches */
+    uint64_t loc_deletes;   /* <delete_file_info>s sent */
+    uint64_t loc_need_work; /* need_work triggers made */
+    uint64_t loc_waits;     /* requests that waited for the generator */
+    size_t cache_slots;
 };
 void vs_sched_get_stats(struct vs_sched *s, struct vs_sched_stats *out_stats);
 

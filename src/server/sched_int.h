@@ -65,6 +65,8 @@ struct catalog_snap {
     struct vs_sp_app_version *sp_avs;
     const struct prep_av **sp_av_prep;
     size_t n_sp_avs;
+    /* Apps by app.locality_scheduling (VS_LOC_APP_FULL, VS_LOC_APP_LITE). */
+    size_t n_loc_full, n_loc_lite;
 };
 
 /* ---- a cached job, prepared for replies (the cache's prep) ---- */
@@ -96,12 +98,29 @@ struct vs_sched {
     struct vs_committer *committer;
     struct vs_assign *assign;         /* NULL: no assigned work enabled */
     struct vs_auth_limit *auth_limit; /* failed account keys per address */
+    struct vs_locality *loc;          /* <locality_scheduling/> on; else NULL */
     /* Read-through caches of the rows every RPC needs (see user_lookup). */
     pthread_mutex_t ucache_mu, hcache_mu;
     struct ucache_ent *ucache; /* UCACHE_SIZE entries */
     struct hcache_ent *hcache; /* HCACHE_SIZE entries */
-    _Atomic uint64_t n_rpcs, n_bad, n_sent, n_nowork;
+    _Atomic uint64_t n_rpcs, n_bad, n_sent, n_nowork, n_reports, n_maint;
+    _Atomic bool maintenance; /* stop_sched exists (vs_sched_set_maintenance) */
 };
+
+/* ---- sched_gate.c: the operator's switches ---- */
+
+/*
+ * Before work is chosen: the operator's switches that hold work back from
+ * this host (a banned host, config.xml's dont_send_jobs, ...). Adds the
+ * reason to the reply as a message and sets its delays. Returns whether
+ * work may be sent; wants is the request's own wish.
+ */
+bool vs_sched__gate(struct vs_sched *s, const struct vs_host *host, bool new_host,
+                    double prev_rpc_time, int64_t now, bool wants, struct vs_arena *a,
+                    struct vs_proto_reply *r);
+
+/* report_max: cuts the request's reported results to the first report_max. */
+void vs_sched__report_max(const struct vs_sched *s, struct vs_proto_request *q);
 
 /* ---- h_send.c ---- */
 
@@ -110,8 +129,10 @@ struct send_job {
     const struct prep_av *av;                          /* NULL: anonymous platform */
     const struct vs_proto_client_app_version *anon_av; /* anonymous platform */
     double flops;
-    int hr_class;  /* commit the workunit to this HR class (0: none) */
-    bool assigned; /* assigned work (h_assign.c): not from the cache */
+    int hr_class;    /* commit the workunit to this HR class (0: none) */
+    int day_quota;   /* the host's daily limit of its app version (0: none) */
+    bool from_store; /* read from the store (locality pass, assigned work), not the cache */
+    bool assigned;   /* assigned work (h_assign.c): the reservation applied its own rules */
 };
 
 /* One request's job selection. */
@@ -126,13 +147,122 @@ struct vs_send {
     struct vs_cache_job *jobs; /* owned (vs_free); taken jobs */
     struct send_job *sent;     /* in the request's arena */
     size_t njobs;
-    int write_havs; /* quota rows to write with the commit (st.havs[0..n)) */
-    bool havs_read; /* the host's quota rows were read (st.havs is their state) */
-    int host_cap;   /* the host's in-progress cap for the claim (0: none) */
+    size_t max_jobs; /* this reply's cap */
+    bool havs_read;  /* the host's quota rows were read (st.havs is their state) */
+    int host_cap;    /* the host's in-progress cap for the claim (0: none) */
     /* in, set by the caller before vs_send_choose: the host's IN_PROGRESS
      * results this request reports (they leave before the claim) */
     int n_reporting;
 };
+
+/* Builds c's policy view of apps and versions (in c's arena). */
+void vs_send_catalog(const struct vs_sched *s, struct catalog_snap *c);
+
+/*
+ * Chooses the jobs for request q from the cache through the work-send
+ * policy (every rule of docs/server-policy.md), reading the host's quota
+ * rows and other hosts' results of replicated workunits through st.
+ * host is the stored row (id 0 for a new host), prev_rpc_time its previous
+ * RPC (0: none). cached (may be NULL or !valid) are the host's quota rows
+ * as this process last wrote them: a store read per RPC is what they save. Adds the refusal
+ * messages and request_delay to r when no job was chosen. Call vs_send_cleanup() after the commit.
+ */
+void vs_send_choose(struct vs_sched *s, struct vs_store *st, const struct vs_proto_request *q,
+                    int64_t hostid, int64_t userid, double prev_rpc_time, int64_t now, bool wants,
+                    const struct host_havs *cached, struct vs_arena *a, struct vs_proto_reply *r,
+                    struct vs_send *out);
+/* Adds the claimed jobs' elements to the reply, each app, version and file once. */
+void vs_send_reply_jobs(const struct vs_sched *s, const struct vs_send *x,
+                        const struct vs_claim *claims, struct vs_arena *a,
+                        struct vs_proto_reply *r);
+void vs_send_cleanup(struct vs_send *x);
+/* True while the request wants more work and the reply has room. */
+bool vs_send_wants_more(const struct vs_send *x);
+/* Ends a chosen job after the commit: back to the cache's bookkeeping (or
+ * freed, for the locality pass's and assigned work's: an unclaimed result
+ * stays UNSENT in the store) with claimed saying whether it was sent. */
+void vs_send_release(struct vs_sched *s, struct vs_send *x, size_t i, bool claimed);
+/* Gives a chosen job back unsent (the commit failed). */
+void vs_send_put_back(struct vs_sched *s, struct vs_send *x, size_t i);
+
+/* ---- h_assign.c ---- */
+
+struct vs_assign;
+struct pick_ctx;
+/* The assigned-work state of a scheduler (upload key, result template
+ * cache); NULL when the project enables neither kind. */
+struct vs_assign *vs_assign_create(const struct vs_project_config *cfg, struct vs_log *log);
+void vs_assign_destroy(struct vs_assign *g);
+
+/*
+ * Assigned work for one request, before anything else is chosen: the
+ * targeted and broadcast assignments the host is in, highest priority
+ * first, each through the work-send policy (a targeted job the host cannot
+ * run is explained in r), then reserved in the store (one transaction per
+ * job, the slot indexes keep concurrent requests within target_nresults).
+ * Adds the jobs at x->jobs[x->njobs...] with sent[].assigned set.
+ */
+void vs_assign_choose(struct vs_sched *s, struct vs_store *st, struct pick_ctx *pc, int64_t now,
+                      struct vs_proto_reply *r);
+
+/* Lost results (h_resend.c, resend_lost_results). */
+struct vs_resend_job {
+    struct vs_cache_job cj; /* the store's rows, prep'ed; owned */
+    struct send_job sj;
+    int64_t deadline;
+};
+struct vs_resend {
+    struct vs_resend_item *items; /* for the commit (in the request's arena) */
+    size_t nitems;
+    struct vs_resend_job *jobs; /* for the reply (owned) */
+    size_t njobs;
+};
+/*
+ * The request's <other_results> (the results the client holds) against the
+ * store's results of host hostid, before work is chosen. send_result_abort:
+ * <result_abort> for those the project no longer needs.
+ * resend_lost_results: host hostid's lost results (IN_PROGRESS in the
+ * store, neither reported nor listed by q) are resent or given up (the
+ * decisions go to the commit in out->items) and the reply's messages
+ * added. Store errors are logged and the RPC goes on. Call with the
+ * catalog lock held.
+ */
+void vs_resend_find(struct vs_sched *s, struct vs_store *st, const struct vs_proto_request *q,
+                    int64_t hostid, int64_t now, struct vs_arena *a, struct vs_proto_reply *r,
+                    struct vs_resend *out);
+/* The jobs' part of the reply: x's claimed jobs and rs's resent ones. */
+void vs_resend_reply(const struct vs_sched *s, const struct vs_send *x,
+                     const struct vs_claim *claims, const struct vs_resend *rs, struct vs_arena *a,
+                     struct vs_proto_reply *r);
+void vs_resend_cleanup(struct vs_sched *s, struct vs_resend *rs);
+
+/* The host row's fields from the request (h_host.c). */
+void vs_sched__host_from_request(struct vs_host *h, const struct vs_proto_request *q,
+                                 const struct vs_user *u, const char *peer, int64_t now);
+/* May user userid create one more host now (max_new_hosts_per_day)? */
+bool vs_sched__new_host_allowed(struct vs_sched *s, struct vs_store *st, int64_t userid,
+                                int64_t now);
+
+/* ---- h_locality.c: locality scheduling (seed 001) ---- */
+
+/* The files a host holds as one request sees them: the valid sticky names
+ * its client listed plus the inputs of the jobs this reply sends, sorted
+ * by name (arena memory). */
+struct vs_loc_held {
+    const char **names;
+    double *sizes;
+    size_t n, cap;
+};
+
+void vs_loc_held_from_request(struct vs_loc_held *h, const struct vs_proto_request *q,
+                              struct vs_arena *a);
+/* Adds the sticky inputs of pj (the host keeps them once sent). */
+void vs_loc_held_add_job(struct vs_loc_held *h, struct vs_arena *a, const struct prep_job *pj);
+/* The part of disk_bound that pj's inputs already on the host take. */
+double vs_loc_held_credit(const struct vs_loc_held *h, const struct prep_job *pj,
+                          double disk_bound);
+/* True when one of pj's sticky inputs is on the host (locality lite). */
+bool vs_loc_held_match(const struct vs_loc_held *h, const struct prep_job *pj);
 
 /* Replicated workunits whose holders one request looks up in the store. */
 #define MAX_PENDING 64
@@ -156,6 +286,11 @@ struct pick_ctx {
     const struct prep_av **av_prep;      /* catalog: per version */
     const struct vs_proto_client_app_version **anon; /* anonymous platform: per version */
     size_t max_jobs;
+    const struct catalog_snap *cat;
+    struct vs_loc_held held; /* the host's files (disk accounting, locality lite) */
+    bool lite_only;          /* this pass takes only lite jobs whose file the host has */
+    bool lite_all;           /* <locality_scheduling_lite/>: every app is lite */
+    int last_reason;         /* enum vs_sp_reason of the last job pick() refused */
     struct holders *hold;
     size_t nhold;
     int64_t pending[MAX_PENDING];
@@ -168,99 +303,48 @@ void vs_send__sp_job(const struct pick_ctx *pc, const struct vs_workunit *wu, in
                      struct vs_sp_job *job);
 /* Sends a checked job: vs_sp_commit() and how to send it in
  * x->sent[x->njobs++] (the caller has put the job in x->jobs[x->njobs]). */
-void vs_send__commit(struct pick_ctx *pc, const struct vs_workunit *wu, const struct vs_sp_job *job,
-                     const struct vs_sp_verdict *v, bool assigned);
+void vs_send__commit(struct pick_ctx *pc, const struct vs_workunit *wu, const struct prep_job *pj,
+                     const struct vs_sp_job *job, const struct vs_sp_verdict *v, bool assigned);
 
-/* Builds c's policy view of apps and versions (in c's arena). */
-void vs_send_catalog(const struct vs_sched *s, struct catalog_snap *c);
+/* What the work-send rules made of a job the locality pass offered. */
+enum vs_offer {
+    VS_OFFER_TAKEN,    /* chosen: the job was moved into the send (x->jobs) */
+    VS_OFFER_SKIP_DUP, /* never for this host or user (one result per WU) */
+    VS_OFFER_SKIP,     /* not now (disk, memory, deadline, limits ...) */
+    VS_OFFER_STOP,     /* the request wants nothing more */
+};
+typedef enum vs_offer (*vs_send_offer_fn)(void *ctx, struct vs_cache_job *job);
 
-/*
- * Chooses the jobs for request q from the cache through the work-send
- * policy (every rule of docs/server-policy.md), reading the host's quota
- * rows and other hosts' results of replicated workunits through st.
- * host is the stored row (id 0 for a new host), prev_rpc_time its previous
- * RPC (0: none). cached (may be NULL or !valid) are the host's quota rows
- * as this process last wrote them: a store read per RPC is what they save. Adds the refusal
- * messages and request_delay to r when no job was chosen. Call vs_send_cleanup() after the commit.
- */
-void vs_send_choose(struct vs_sched *s, struct vs_store *st, const struct vs_proto_request *q,
-                    int64_t hostid, int64_t userid, double prev_rpc_time, int64_t now, bool wants,
-                    const struct host_havs *cached, struct vs_arena *a, struct vs_proto_reply *r,
-                    struct vs_send *out);
-/* Adds the claimed jobs' elements to the reply, each app, version and file once. */
-void vs_send_reply_jobs(const struct vs_sched *s, const struct vs_send *x,
-                        const struct vs_claim *claims, struct vs_arena *a,
-                        struct vs_proto_reply *r);
-/*
- * Hands the chosen jobs back after the commit (committed: claims[] says
- * which were claimed) or after a failed one (cache jobs go back to the
- * cache). Assigned jobs are freed here: their unclaimed instances stay in
- * the store. Sets x->njobs to 0.
- */
-void vs_send_release(struct vs_sched *s, struct vs_send *x, const struct vs_claim *claims,
-                     bool committed);
-void vs_send_cleanup(struct vs_send *x);
-
-/* ---- h_assign.c ---- */
-
-struct vs_assign;
-/* The assigned-work state of a scheduler (upload key, result template
- * cache); NULL when the project enables neither kind. */
-struct vs_assign *vs_assign_create(const struct vs_project_config *cfg, struct vs_log *log);
-void vs_assign_destroy(struct vs_assign *g);
+struct vs_locality;
+/* The scheduler's locality state (working-set listing, randomness). NULL
+ * unless cfg has <locality_scheduling/>. log is borrowed. */
+struct vs_locality *vs_locality_create(const struct vs_project_config *cfg, struct vs_log *log);
+void vs_locality_destroy(struct vs_locality *l);
 
 /*
- * Assigned work for one request, before anything else is chosen: the
- * targeted and broadcast assignments the host is in, highest priority
- * first, each through the work-send policy (a targeted job the host cannot
- * run is explained in r), then reserved in the store (one transaction per
- * job, the slot indexes keep concurrent requests within target_nresults).
- * Adds the jobs at x->jobs[x->njobs...] with sent[].assigned set.
+ * The locality pass of one request (seed 001): jobs for the files the host
+ * holds, then for a working-set file, each through offer; the trigger files;
+ * <delete_file_info>s in r. Sleeps at most once, for the wait period.
  */
-void vs_assign_choose(struct vs_sched *s, struct vs_store *st, struct pick_ctx *pc, int64_t now,
-                      struct vs_proto_reply *r);
+void vs_locality_send(struct vs_sched *s, struct vs_store *st, const struct vs_proto_request *q,
+                      int64_t hostid, int64_t userid, vs_send_offer_fn offer, void *offer_ctx,
+                      struct vs_arena *a, struct vs_proto_reply *r, struct vs_send *x);
 
-/* h_sched.c helpers used by h_send.c and h_assign.c */
+struct vs_locality_stats {
+    uint64_t sent, deletes, need_work, waits, files_no_work, bad_names;
+    uint64_t searched; /* file searches (host files, working set, scan) */
+};
+void vs_locality_get_stats(const struct vs_locality *l, struct vs_locality_stats *out);
+
+/* h_sched.c helpers used by h_send.c and h_locality.c */
+/* The job cache's hooks: parse a job's stored XML into a prep_job. */
 int vs_sched__prep_job(void *ctx, struct vs_cache_job *cj);
 void vs_sched__unprep_job(void *ctx, void *prep);
-/* h_sched.c helpers used by h_send.c */
-/* Lost results (h_resend.c, resend_lost_results). */
-struct vs_resend_job {
-    struct vs_cache_job cj; /* the store's rows, prep'ed; owned */
-    struct send_job sj;
-    int64_t deadline;
-};
-struct vs_resend {
-    struct vs_resend_item *items; /* for the commit (in the request's arena) */
-    size_t nitems;
-    struct vs_resend_job *jobs; /* for the reply (owned) */
-    size_t njobs;
-};
-/* Finds host hostid's lost results (IN_PROGRESS in the store, neither
- * reported nor listed by q), decides resend or expiry and adds the reply's
- * messages. Call with the catalog lock held. */
-void vs_resend_find(struct vs_sched *s, struct vs_store *st, const struct vs_proto_request *q,
-                    int64_t hostid, int64_t now, struct vs_arena *a, struct vs_proto_reply *r,
-                    struct vs_resend *out);
-/* The jobs' part of the reply: x's claimed jobs and rs's resent ones. */
-void vs_resend_reply(const struct vs_sched *s, const struct vs_send *x,
-                     const struct vs_claim *claims, const struct vs_resend *rs, struct vs_arena *a,
-                     struct vs_proto_reply *r);
-void vs_resend_cleanup(struct vs_sched *s, struct vs_resend *rs);
-
-/* The job cache's hooks (h_sched.c): the parsed templates of a job. */
-int vs_sched__prep_job(void *ctx, struct vs_cache_job *cj);
-void vs_sched__unprep_job(void *ctx, void *prep);
-
-/* The host row's fields from the request (h_host.c). */
-void vs_sched__host_from_request(struct vs_host *h, const struct vs_proto_request *q,
-                                 const struct vs_user *u, const char *peer, int64_t now);
-/* May user userid create one more host now (max_new_hosts_per_day)? */
-bool vs_sched__new_host_allowed(struct vs_sched *s, struct vs_store *st, int64_t userid,
-                                int64_t now);
-
 void vs_sched__add_msg(struct vs_proto_reply *r, struct vs_arena *a, const char *prio,
                        const char *text);
 const struct vs_app *vs_sched__find_app(const struct vs_catalog *cat, int64_t id);
+/* The cache's prep hooks: a job's reply pieces from its stored documents. */
+int vs_sched__prep_job(void *ctx, struct vs_cache_job *cj);
+void vs_sched__unprep_job(void *ctx, void *prep);
 
 #endif

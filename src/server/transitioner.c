@@ -395,10 +395,10 @@ static int on_wu(void *ctx, struct vs_workunit *wu, struct vs_result *res, size_
      * later, and go on with the others. */
     VS_LOG(p->d.log, VS_LOG_WARN, "transitioner: WU %s deferred %d s: %s", wu->name,
            RETRY_LATER_SECS, vs_strerror(rc));
-    /* The scan's copy is as good as any: nothing was written for this WU. */
-    struct vs_workunit later = *wu;
-    later.transition_time = p->d.now + RETRY_LATER_SECS;
-    return vs_store_workunit_update(p->d.s, &later);
+    /* Only the time: the scan's copy of the row was read outside the lock,
+     * and a claim may have written hr_class (or the validator its columns)
+     * since. */
+    return vs_store_workunit_retry_at(p->d.s, wu->id, p->d.now + RETRY_LATER_SECS, p->d.now);
 }
 
 int vs_transitioner_pass(struct vs_store *s, const struct vs_project_config *cfg, int64_t now,

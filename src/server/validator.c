@@ -361,16 +361,19 @@ static int apply_changes(struct pass *p, struct vs_workunit *wu, const struct pl
     return rc;
 }
 
-struct unsent_ctx {
+struct walk_ctx {
     struct vs_store *s;
-    int rc;
+    bool didnt_need;  /* a canonical result was just chosen: unsent ones are not needed */
+    int64_t deadline; /* out: the earliest report deadline of a result still out */
 };
 
-static int didnt_need(void *ctx, const struct vs_result *r)
+static int walk_result(void *ctx, const struct vs_result *r)
 {
-    struct unsent_ctx *u = ctx;
-    if (r->server_state != VS_RESULT_SERVER_STATE_UNSENT &&
-        r->server_state != VS_RESULT_SERVER_STATE_INACTIVE)
+    struct walk_ctx *u = ctx;
+    if (r->server_state == VS_RESULT_SERVER_STATE_IN_PROGRESS && r->report_deadline < u->deadline)
+        u->deadline = r->report_deadline;
+    if (!u->didnt_need || (r->server_state != VS_RESULT_SERVER_STATE_UNSENT &&
+                           r->server_state != VS_RESULT_SERVER_STATE_INACTIVE))
         return 0;
     struct vs_result c = *r;
     c.server_state = VS_RESULT_SERVER_STATE_OVER;
@@ -386,6 +389,7 @@ static int apply(struct pass *p, int64_t wuid, const struct plan *pl)
         return rc;
     struct vs_workunit wu;
     memset(&wu, 0, sizeof(wu));
+    struct walk_ctx walk = {p->d.s, false, VS_TIME_NEVER};
     rc = vs_store_workunit_get(p->d.s, wuid, &wu);
     if (rc == VS_ENOTFOUND || (rc == 0 && !wu.need_validate)) {
         rc = 0; /* gone or handled meanwhile */
@@ -402,14 +406,20 @@ static int apply(struct pass *p, int64_t wuid, const struct plan *pl)
             wu.canonical_resultid = pl->canonical;
             if (wu.assimilate_state == VS_ASSIMILATE_INIT)
                 wu.assimilate_state = VS_ASSIMILATE_READY;
-            struct unsent_ctx u = {p->d.s, 0};
-            rc = vs_store_results_of_wu(p->d.s, wuid, didnt_need, &u);
+            walk.didnt_need = true;
             p->st.ncanonical++;
         }
         if (pl->target_nresults > wu.target_nresults)
             wu.target_nresults = pl->target_nresults;
         wu.error_mask |= pl->add_mask;
         wu.transition_time = pl->add_mask ? p->d.now : pl->transition_time;
+        /* A replica still out times out at its deadline, canonical result
+         * or not (BOINC's transitioner visits it then): a "never" here
+         * would leave it IN_PROGRESS until the assimilator wakes the WU. */
+        if (rc == 0 && (walk.didnt_need || wu.transition_time > p->d.now))
+            rc = vs_store_results_of_wu(p->d.s, wuid, walk_result, &walk);
+        if (walk.deadline < wu.transition_time)
+            wu.transition_time = walk.deadline;
     }
     if (rc == 0)
         rc = vs_store_workunit_update(p->d.s, &wu);

@@ -28,7 +28,7 @@
 #include "host_sim.h"
 #include "volsched/alloc.h"
 
-const char *const vs_sim_policies[] = {"shortfall", "debt", "wrr", NULL};
+const char *const vs_sim_policies[] = {"fair", "shortfall", "debt", "wrr", NULL};
 
 /* ---------------------------------------------------------------- time */
 
@@ -315,7 +315,20 @@ static void sim_init(struct sim *x, const struct vs_scenario *s, enum vs_cpolicy
     x->nslots = s->ncpus;
     x->slot_used = vs_xcalloc((size_t)s->ncpus, sizeof(bool));
     x->running = vs_xcalloc(s->nprojects, sizeof(int));
-    x->edf_free = vs_xcalloc((size_t)s->ncpus, sizeof(double));
+    x->delay_heap = vs_xcalloc((size_t)s->ncpus, sizeof(double));
+    x->sp_host = (struct vs_sp_host){
+        .id = 1,
+        .userid = 1,
+        .platform = VS_SIM_PLATFORM,
+        .p_fpops = VS_SIM_FLOPS,
+        .p_ncpus = s->ncpus,
+        .work_buf_min = s->min_queue,
+        .on_frac = s->on_frac,
+        .active_frac = s->active_frac,
+        .core_client_version = 71600, /* 7.16.0 */
+    };
+    for (size_t p = 0; p < s->nprojects; p++)
+        vs_sim__server_init(x, p);
     x->host_on = x->active = true;
     x->sched_gen = 1; /* a new result's 0 then means "not scheduled" */
     if (tl) {
@@ -338,11 +351,9 @@ static void sim_cleanup(struct sim *x)
     vs_free(x->slot_used);
     vs_free(x->running);
     vs_free(x->run);
-    vs_free(x->edf_rem);
-    vs_free(x->edf_dl);
-    vs_free(x->edf_late);
-    vs_free(x->edf_idx);
-    vs_free(x->edf_free);
+    vs_free(x->req_inprog);
+    vs_free(x->req_ip);
+    vs_free(x->delay_heap);
 }
 
 int vs_sim_run(const struct vs_scenario *s, const struct vs_sim_options *o,
@@ -352,7 +363,7 @@ int vs_sim_run(const struct vs_scenario *s, const struct vs_sim_options *o,
     if (!o)
         o = &defaults;
     enum vs_cpolicy policy;
-    if (vs_cpolicy_parse(o->policy ? o->policy : "shortfall", &policy) != 0)
+    if (vs_cpolicy_parse(o->policy ? o->policy : "fair", &policy) != 0)
         return VS_EINVAL;
     if (!s || s->nprojects == 0 || s->ncpus < 1)
         return VS_EINVAL;

@@ -14,10 +14,14 @@
 #include "metrics.h"
 #include "volsched/client_policy.h"
 #include "volsched/rng.h"
+#include "volsched/server_policy.h"
 #include "volsched/sim.h"
 
-/* A server's delay between RPCs (BOINC's request_delay / min_sendwork). */
-#define SERVER_REQUEST_DELAY 60.0
+/* The simulated host's speed per CPU as the server sees it, its platform,
+ * and the offset of simulated time on the server's clock. */
+#define VS_SIM_FLOPS    1e9
+#define VS_SIM_PLATFORM "x86_64-pc-linux-gnu"
+#define VS_SIM_EPOCH    1.0e9
 /* Client backoff after a failed or empty RPC: 1 minute doubling to 4 hours. */
 #define BACKOFF_MIN 60.0
 #define BACKOFF_MAX (4 * 3600.0)
@@ -65,7 +69,17 @@ struct report {
     double due; /* when it becomes overdue for reporting */
 };
 
+/* One project's server: its configuration and what it keeps per host. */
+struct vs_sim_server {
+    struct vs_sp_config cfg;
+    struct vs_sp_app app;
+    struct vs_sp_app_version av;
+    struct vs_sp_hav hav; /* the daily quota row of this host */
+    double prev_rpc;      /* the host's previous RPC (simulated s); 0 = never */
+};
+
 struct proj {
+    struct vs_sim_server srv;
     bool server_up;
     int backoff_n;
     int64_t jobs_left;  /* -1: unlimited */
@@ -111,10 +125,12 @@ struct sim {
     uint64_t sched_gen; /* bumped by each schedule (see job.sched_gen) */
     uint32_t enforce_gen;
 
-    /* Scratch for the server-side deadline check. */
-    double *edf_rem, *edf_dl, *edf_late, *edf_free;
-    size_t *edf_idx;
-    size_t edf_cap;
+    /* The host as the servers see it, and scratch for the requests. */
+    struct vs_sp_host sp_host;
+    struct vs_sp_inprog *req_inprog;
+    struct vs_sp_ip_result *req_ip;
+    size_t req_cap;
+    double *delay_heap; /* ncpus */
 
     int rc; /* first policy error */
 };
@@ -130,7 +146,8 @@ void vs_sim__complete(struct sim *x, size_t r);
 void vs_sim__apply_action_list(struct sim *x, const struct vs_cenforce_out *e);
 void vs_sim__finish(struct sim *x);
 
-/* sim_server.c: one scheduler RPC to project p. */
+/* sim_server.c: project p's server, and one scheduler RPC to it. */
+void vs_sim__server_init(struct sim *x, size_t p);
 int vs_sim__rpc(struct sim *x, size_t p, double request_pn, double share_frac);
 
 static inline bool available(const struct sim *x)

@@ -270,6 +270,12 @@ static const struct opt project_opts[] = {
     POPT("non_cpu_intensive", V_BOOL, non_cpu_intensive, 0, 0),
     POPT("jobs", V_COUNT, jobs, 0, 0),
     POPT("max_in_progress", V_COUNT, max_in_progress, 0, 0),
+    POPT("max_wus_in_progress", V_COUNT, max_wus_in_progress, 0, 0),
+    POPT("daily_result_quota", V_COUNT, daily_result_quota, 0, 0),
+    POPT("max_wus_to_send", V_COUNT, max_wus_to_send, 1, 1000),
+    POPT("workload_sim", V_BOOL, workload_sim, 0, 0),
+    POPT("ignore_delay_bound", V_BOOL, ignore_delay_bound, 0, 0),
+    POPT("min_rpc_delay", V_TIME_H, min_rpc_delay, 0, 0),
 };
 
 #define N_POPTS (sizeof(project_opts) / sizeof(project_opts[0]))
@@ -332,6 +338,8 @@ static void project_defaults(struct vs_scn_project *p)
     p->server_avail = 1;
     p->server_outage = 3600;
     p->max_in_progress = 100;
+    p->max_wus_to_send = 10;
+    p->min_rpc_delay = 60;
 }
 
 static void scenario_defaults(struct vs_scenario *s)

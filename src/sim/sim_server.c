@@ -1,6 +1,12 @@
 /*
- * The simulated per-project server: client backoff, the seed 000 server-side
- * deadline check, and the answer to one scheduler RPC.
+ * The simulated per-project servers. Each answers a scheduler RPC by
+ * calling src/policy/server, the code `volsched serve` calls (feasibility,
+ * seed 004's deadline rule from the request's estimated_delay and the
+ * host's time stats, job limits, max_wus_to_send, daily quota, and seed
+ * 000's EDF check when the scenario sets workload_sim), on a request built
+ * from the simulated client's state. There is no second, simpler server
+ * here: what the simulator measures is the server projects run. Also the
+ * client's backoff after an RPC that brought nothing.
  */
 #include <math.h>
 #include <stdint.h>
@@ -9,6 +15,7 @@
 
 #include "host_sim.h"
 #include "volsched/alloc.h"
+#include "volsched/server_policy.h"
 
 /* ---------------------------------------------------------------- server */
 
@@ -22,103 +29,187 @@ static void backoff(struct sim *x, size_t p)
     push_wake(x, x->cp[p].min_rpc_time);
 }
 
-static void edf_reserve(struct sim *x, size_t n)
-{
-    if (n <= x->edf_cap)
-        return;
-    x->edf_cap = n * 2;
-    x->edf_rem = vs_xreallocarray(x->edf_rem, x->edf_cap, sizeof(double));
-    x->edf_dl = vs_xreallocarray(x->edf_dl, x->edf_cap, sizeof(double));
-    x->edf_late = vs_xreallocarray(x->edf_late, x->edf_cap, sizeof(double));
-    x->edf_idx = vs_xreallocarray(x->edf_idx, x->edf_cap, sizeof(size_t));
-}
-
-static int edf_cmp(const void *a, const void *b, void *key)
-{
-    const double *dl = key;
-    size_t i = *(const size_t *)a, k = *(const size_t *)b;
-    double di = dl[i], dk = dl[k];
-    if (di != dk)
-        return di < dk ? -1 : 1;
-    return i < k ? -1 : (i > k ? 1 : 0);
-}
-
 /*
- * Lateness of each of the n jobs (edf_rem, edf_dl) under earliest-deadline-
- * first list scheduling on the host's CPUs at its average speed, into
- * edf_late.
+ * What the client would send as <estimated_delay> for the CPU (BOINC's
+ * busy-time estimate): how long until a CPU runs out of queued work, from
+ * the round-robin simulation of the pass that decided this RPC. With k
+ * CPUs a CPU first goes idle when fewer than k results are left, that is at
+ * the k-th latest simulated finish; 0 when fewer than k results are queued.
+ * A min-heap of the k latest finishes: O(n log k).
  */
-static void edf_simulate(struct sim *x, size_t n)
+static double estimated_delay(struct sim *x)
 {
-    double speed = x->s->on_frac * x->s->active_frac;
-    /* The client runs EDF only once it sees a deadline in danger, so a job
-     * may start up to a scheduling period later than EDF would start it:
-     * demand that much slack. */
-    double margin = x->s->sched_period;
-    int ncpu = x->s->ncpus;
-    for (size_t i = 0; i < n; i++)
-        x->edf_idx[i] = i;
-    qsort_r(x->edf_idx, n, sizeof(size_t), edf_cmp, x->edf_dl);
-    for (int c = 0; c < ncpu; c++)
-        x->edf_free[c] = x->st.now;
-    for (size_t k = 0; k < n; k++) {
-        size_t i = x->edf_idx[k];
-        int best = 0;
-        for (int c = 1; c < ncpu; c++)
-            if (x->edf_free[c] < x->edf_free[best])
-                best = c;
-        x->edf_free[best] += x->edf_rem[i] / speed;
-        x->edf_late[i] = fmax(0, x->edf_free[best] - (x->edf_dl[i] - margin));
-    }
-}
-
-/*
- * The server-side deadline check seed 000 describes (and BOINC never built):
- * send a job only if an EDF simulation of the host's queue says it meets its
- * deadline and no queued job misses by more than it did before. The queue
- * is what the request lists (the client's unfinished results). "Meets" here
- * means with a scheduling period to spare (see edf_simulate).
- */
-static bool deadline_check(struct sim *x, double len, double deadline)
-{
-    if (deadline < x->st.now + x->s->min_queue)
-        return false;
-    size_t n = 0;
-    edf_reserve(x, x->st.nresults + 1);
+    const double *fin = x->have_sched ? x->out.rr.finish : NULL;
+    size_t k = (size_t)x->s->ncpus, n = 0;
+    if (!fin)
+        return 0;
+    double *h = x->delay_heap;
     for (size_t r = 0; r < x->st.nresults; r++) {
-        const struct vs_cresult *res = &x->st.results[r];
-        if (res->done || x->s->projects[res->project].non_cpu_intensive)
+        double f = fin[r];
+        if (x->st.results[r].done || !isfinite(f) || f <= x->st.now)
             continue;
-        x->edf_rem[n] = res->remaining;
-        x->edf_dl[n] = res->deadline;
-        n++;
-    }
-    edf_simulate(x, n);
-    double before_late[64];
-    size_t keep = n < 64 ? n : 64;
-    /* Only the first 64 are compared one by one; the rest by their sum. */
-    double before_rest = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (i < keep)
-            before_late[i] = x->edf_late[i];
-        else
-            before_rest += x->edf_late[i];
-    }
-    x->edf_rem[n] = len;
-    x->edf_dl[n] = deadline;
-    edf_simulate(x, n + 1);
-    if (x->edf_late[n] > 0)
-        return false;
-    double after_rest = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (i < keep) {
-            if (x->edf_late[i] > before_late[i] + 1e-9)
-                return false;
-        } else {
-            after_rest += x->edf_late[i];
+        if (n < k) {
+            /* sift up */
+            size_t c = n++;
+            while (c > 0 && h[(c - 1) / 2] > f) {
+                h[c] = h[(c - 1) / 2];
+                c = (c - 1) / 2;
+            }
+            h[c] = f;
+        } else if (f > h[0]) {
+            /* replace the least and sift down */
+            size_t c = 0;
+            for (;;) {
+                size_t l = 2 * c + 1, m = l + 1, s = c;
+                double v = f;
+                if (l < n && h[l] < v)
+                    s = l, v = h[l];
+                if (m < n && h[m] < v)
+                    s = m;
+                if (s == c)
+                    break;
+                h[c] = h[s];
+                c = s;
+            }
+            h[c] = f;
         }
     }
-    return after_rest <= before_rest + 1e-9;
+    return n < k ? 0 : h[0] - x->st.now;
+}
+
+static void reserve_request(struct sim *x)
+{
+    if (x->st.nresults <= x->req_cap)
+        return;
+    x->req_cap = x->st.nresults * 2;
+    x->req_inprog = vs_xreallocarray(x->req_inprog, x->req_cap, sizeof(*x->req_inprog));
+    x->req_ip = vs_xreallocarray(x->req_ip, x->req_cap, sizeof(*x->req_ip));
+}
+
+/*
+ * The scheduler request the client sends project p, built from the
+ * simulated client's state the way a BOINC client builds it: the CPU
+ * request in instance-seconds, estimated_delay, the project's jobs in
+ * progress (<other_results>) and, for seed 000's EDF check, every queued
+ * CPU result (<in_progress_results>, deadlines relative to now). Times are
+ * moved by VS_SIM_EPOCH so that 0 keeps its meaning of "never".
+ */
+static void build_request(struct sim *x, size_t p, double request, struct vs_sp_request *req)
+{
+    const struct proj *pj = &x->pj[p];
+    double now = x->st.now;
+    memset(req, 0, sizeof(*req));
+    req->now = VS_SIM_EPOCH + now;
+    req->prev_rpc_time = pj->srv.prev_rpc > 0 ? VS_SIM_EPOCH + pj->srv.prev_rpc : 0;
+    req->work_req_seconds = request;
+    req->req_secs[VS_SP_CPU] = request;
+    req->estimated_delay[VS_SP_CPU] = estimated_delay(x);
+    reserve_request(x);
+    int nin = 0, nip = 0;
+    bool want_ip = pj->srv.cfg.workload_sim;
+    for (size_t r = 0; r < x->st.nresults; r++) {
+        const struct vs_cresult *res = &x->st.results[r];
+        if (res->done)
+            continue;
+        if (res->project == p)
+            x->req_inprog[nin++] =
+                (struct vs_sp_inprog){.app_name = x->s->projects[p].name, .proc = VS_SP_CPU};
+        if (want_ip && !x->s->projects[res->project].non_cpu_intensive)
+            x->req_ip[nip++] = (struct vs_sp_ip_result){.deadline = res->deadline - now,
+                                                        .remaining = res->remaining};
+    }
+    req->in_progress = x->req_inprog;
+    req->n_in_progress = nin;
+    req->ip_results = x->req_ip;
+    req->n_ip_results = nip;
+    req->have_ip_results = want_ip;
+}
+
+/*
+ * The server's answer: src/policy/server's rules, as `volsched serve` runs
+ * them, on each job the project would send (its length drawn now, its
+ * estimate the project's mean C), until the request is filled or a rule
+ * refuses. Returns the jobs sent; *deadlines is set when the reply sent
+ * nothing because of deadlines, *delay to the reply's request delay.
+ */
+static int serve(struct sim *x, size_t p, double request, bool *deadlines, double *delay)
+{
+    struct proj *pj = &x->pj[p];
+    struct vs_sim_server *sv = &pj->srv;
+    const struct vs_scn_project *sp = &x->s->projects[p];
+    struct vs_sp_request req;
+    build_request(x, p, request, &req);
+    int sent = 0;
+    struct vs_sp_state st;
+    if (vs_sp_state_init(&st, &sv->cfg, &x->sp_host, &req, &sv->hav, 1) != 0) {
+        if (!x->rc)
+            x->rc = VS_EINTERNAL;
+        return 0;
+    }
+    while (pj->jobs_left != 0 && sent < MAX_JOBS_PER_RPC && vs_sp_work_needed(&st)) {
+        double len = sp->cpu_time;
+        if (sp->spread > 0)
+            len *= 1 + sp->spread * (2 * vs_rng_double(&x->rng_jobs) - 1);
+        struct vs_sp_job job = {
+            .wu_id = x->next_job_id,
+            .result_id = x->next_job_id,
+            .app = &sv->app,
+            .rsc_fpops_est = sp->cpu_time * VS_SIM_FLOPS,
+            .delay_bound = sp->delay_bound,
+        };
+        struct vs_sp_verdict v;
+        if (vs_sp_check_job(&st, &job, &v) != VS_SP_OK)
+            break;
+        vs_sp_commit(&st, &job, &v);
+        vs_sim__add_result(x, p, len, x->st.now + sp->delay_bound);
+        /* What the client learns of the project's jobs from this one. */
+        x->cp[p].job_est = job.rsc_fpops_est / VS_SIM_FLOPS;
+        x->cp[p].job_delay_bound = sp->delay_bound;
+        if (pj->jobs_left > 0)
+            pj->jobs_left--;
+        sent++;
+    }
+    if (st.n_havs > 0)
+        sv->hav = st.havs[0];
+    *deadlines = vs_sp_no_work_because_of_deadlines(&st);
+    *delay = vs_sp_explain_delay(&st);
+    vs_sp_state_cleanup(&st);
+    return sent;
+}
+
+/* The server side of project p for the whole run, from the scenario. */
+void vs_sim__server_init(struct sim *x, size_t p)
+{
+    const struct vs_scn_project *sp = &x->s->projects[p];
+    struct vs_sim_server *sv = &x->pj[p].srv;
+    memset(sv, 0, sizeof(*sv));
+    struct vs_sp_config *c = &sv->cfg;
+    vs_sp_config_defaults(c);
+    c->max_wus_to_send = (int)sp->max_wus_to_send;
+    c->daily_result_quota = (int)sp->daily_result_quota;
+    c->workload_sim = sp->workload_sim || x->s->server_deadline_check;
+    /* A non-CPU-intensive job runs beside the others: no deadline rule. */
+    c->ignore_delay_bound = sp->ignore_delay_bound || sp->non_cpu_intensive;
+    c->max_ncpus = VS_SP_MAX_NCPUS;
+    if (sp->max_in_progress > 0)
+        c->limits.project.total = (struct vs_sp_rsc_limit){(int)sp->max_in_progress, false};
+    if (sp->max_wus_in_progress > 0)
+        c->limits.project.cpu = (struct vs_sp_rsc_limit){(int)sp->max_wus_in_progress, true};
+    sv->av = (struct vs_sp_app_version){
+        .id = (int64_t)p + 1,
+        .platform = VS_SIM_PLATFORM,
+        .version_num = 100,
+        .proc = VS_SP_CPU,
+        .avg_ncpus = 1,
+    };
+    sv->app = (struct vs_sp_app){
+        .id = (int64_t)p + 1,
+        .name = sp->name,
+        .limit_index = -1,
+        .versions = &sv->av,
+        .n_versions = 1,
+    };
+    sv->hav = (struct vs_sp_hav){.app_version_id = sv->av.id};
 }
 
 /*
@@ -153,40 +244,19 @@ int vs_sim__rpc(struct sim *x, size_t p, double request_pn, double share_frac)
     x->nreports = w;
     cp->report_overdue = false;
 
-    int sent = 0, refused = 0;
-    /* The server's job limit (BOINC's max_wus_in_progress): it counts this
-     * host's unfinished jobs of the project. */
-    int64_t room = INT64_MAX;
-    if (sp->max_in_progress > 0)
-        room = sp->max_in_progress - pj->unfinished;
-    if (request_pn > 0 && pj->jobs_left != 0 && room > 0) {
-        struct vs_chost h = x->st.host;
-        double cpu_req = request_pn * vs_cpolicy_pn_rate(&h, share_frac > 0 ? share_frac : 1);
-        double nd = ceil(cpu_req / sp->cpu_time);
-        int n = nd < 1 ? 1 : (nd > MAX_JOBS_PER_RPC ? MAX_JOBS_PER_RPC : (int)nd);
-        if (sp->non_cpu_intensive)
-            n = 1;
-        if (n > room)
-            n = (int)room;
-        for (int k = 0; k < n && pj->jobs_left != 0; k++) {
-            double len = sp->cpu_time;
-            if (sp->spread > 0)
-                len *= 1 + sp->spread * (2 * vs_rng_double(&x->rng_jobs) - 1);
-            double deadline = now + sp->delay_bound;
-            if (x->s->server_deadline_check && !sp->non_cpu_intensive &&
-                !deadline_check(x, len, deadline)) {
-                refused++;
-                break;
-            }
-            vs_sim__add_result(x, p, len, deadline);
-            if (pj->jobs_left > 0)
-                pj->jobs_left--;
-            sent++;
-        }
+    int sent = 0;
+    bool deadlines = false;
+    double delay = 0;
+    if (request_pn > 0 && pj->jobs_left != 0) {
+        /* The request in instance-seconds (wall CPU seconds), as the
+         * round-robin simulation measured the shortfall. */
+        double request = request_pn * (share_frac > 0 ? share_frac : 1);
+        sent = serve(x, p, request, &deadlines, &delay);
         vs_metrics_sent(&x->m, (int)p, sent);
     }
+    pj->srv.prev_rpc = now;
     if (request_pn > 0 && sent == 0) {
-        if (refused) {
+        if (deadlines) {
             /* "No work because of deadlines": latency-limited until the
              * request delay has passed. */
             cp->latency_limited_until = now + LATENCY_LIMIT_DELAY;
@@ -194,10 +264,15 @@ int vs_sim__rpc(struct sim *x, size_t p, double request_pn, double share_frac)
             push_wake(x, cp->min_rpc_time);
         } else {
             backoff(x, p);
+            /* A refusal that asks for a longer wait (a daily quota). */
+            if (now + delay > cp->min_rpc_time) {
+                cp->min_rpc_time = now + delay;
+                push_wake(x, cp->min_rpc_time);
+            }
         }
     } else {
         pj->backoff_n = 0;
-        cp->min_rpc_time = now + SERVER_REQUEST_DELAY;
+        cp->min_rpc_time = now + sp->min_rpc_delay;
     }
     return sent;
 }

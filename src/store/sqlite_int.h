@@ -107,6 +107,7 @@ enum sq_stmt {
     SQ_REPORT,
     SQ_REPORT_STATE,
     SQ_REPORT_WU,
+    SQ_WU_RETRY_AT, /* issue 19: a deferred WU, its other columns untouched */
     SQ_WUS_TO_TRANSITION,
     SQ_WUS_TO_VALIDATE,
     SQ_WUS_TO_ASSIMILATE,
@@ -118,10 +119,17 @@ enum sq_stmt {
     SQ_HAV_GET,
     SQ_HAV_PUT,
     SQ_HAVS_OF_HOST,
-    SQ_HAV_SENT,
+    SQ_HAV_CLAIMED, /* issue 19: the claim counts the day's jobs */
+    SQ_HAV_NEW_DAY,
     SQ_DAEMON_GET,
     SQ_DAEMON_PUT,
     SQ_DAEMON_ALL,
+    /* locality scheduling (store_sqlite_locality.c) */
+    SQ_LOC_MAX_SENT,
+    SQ_LOC_UNSENT,
+    SQ_LOC_UNSENT_ALL,
+    SQ_LOC_KNOWN,
+    SQ_LOC_FILES_WITH_WORK,
     SQ__COUNT
 };
 
@@ -159,6 +167,10 @@ int vs_sq__step_done(struct vs_store *s, sqlite3_stmt *st, const char *what);
  * caller reads the row's columns before calling this. */
 int vs_sq__one_row_end(struct vs_store *s, sqlite3_stmt *st, int rc, const char *what);
 
+/* Runs a one-value query (a count, an EXISTS, a max) into *out and resets
+ * st. A query without a row is an error (they always return one). */
+int vs_sq__one_i64(struct vs_store *s, sqlite3_stmt *st, int64_t *out);
+
 /* Binds the columns of row except id to ?first, ?first+1, ...; then, when
  * with_id, the id to the next parameter. Returns the next free parameter. */
 int vs_sq__bind_row(sqlite3_stmt *st, int first, const struct sq_table *t, const void *row,
@@ -189,6 +201,18 @@ int vs_sq__get_text(struct vs_store *s, enum sq_stmt id, const struct sq_table *
 
 /* Builds "SELECT <cols of t, prefixed with alias.> " into a heap string. */
 char *vs_sq__select_list(const struct sq_table *t, const char *alias);
+
+/* Runs st (bound by the caller; rows are result columns then workunit
+ * columns) and calls fn for each row as a struct vs_job; *last (may be
+ * NULL) is the (priority, id) of the last row passed, *nrows (may be NULL)
+ * is incremented per row. Resets st. A non-zero return of fn stops the
+ * scan and is returned. */
+int vs_sq__job_rows(struct vs_store *s, sqlite3_stmt *st, vs_store_job_fn fn, void *ctx,
+                    struct vs_job_key *last, int *nrows, const char *what);
+
+/* The SQL text of the locality slots (SQ_LOC_MAX_SENT ...
+ * SQ_LOC_FILES_WITH_WORK), store_sqlite_locality.c; VS_EINTERNAL for others. */
+int vs_sq__build_sql_locality(enum sq_stmt id, struct vs_buf *b);
 
 /* Appends the SQL text of statement slot id to b (store_sqlite_sql.c).
  * Returns 0, or VS_EINTERNAL for a slot without text. */

@@ -118,6 +118,8 @@ VS_MUST_CHECK int vs_store_app_by_name(struct vs_store *s, const char *name, str
 VS_MUST_CHECK int vs_store_app_get(struct vs_store *s, int64_t id, struct vs_app *out);
 /* Inserts a; sets a->id and create_time. VS_EEXISTS on a duplicate name. */
 VS_MUST_CHECK int vs_store_app_add(struct vs_store *s, struct vs_app *a);
+/* Writes every field of a to row a->id; VS_ENOTFOUND if it is gone. */
+VS_MUST_CHECK int vs_store_app_update(struct vs_store *s, const struct vs_app *a);
 
 /*
  * Inserts an app version and its files (av->files) in one transaction;
@@ -209,6 +211,15 @@ typedef int (*vs_store_workunit_fn)(void *ctx, const struct vs_workunit *wu);
  */
 VS_MUST_CHECK int vs_store_workunits_with_inputs(struct vs_store *s, int64_t after_id, int limit,
                                                  vs_store_workunit_fn fn, void *ctx);
+
+/*
+ * Sets only transition_time = when (and mod_time = now) of workunit id: a
+ * daemon that defers a workunit it could not handle writes no stale copy
+ * of the other columns (the scheduler's claim writes hr_class meanwhile).
+ * 0 when the row is gone.
+ */
+VS_MUST_CHECK int vs_store_workunit_retry_at(struct vs_store *s, int64_t id, int64_t when,
+                                             int64_t now);
 
 /* Inserts a (workunitid required); sets a->id and create_time. */
 VS_MUST_CHECK int vs_store_assignment_add(struct vs_store *s, struct vs_assignment *a);
@@ -357,6 +368,40 @@ VS_MUST_CHECK int vs_store_assignment_counts(struct vs_store *s, struct vs_assig
 VS_MUST_CHECK int vs_store_broadcast_results(struct vs_store *s, int64_t after_id, int limit,
                                              vs_store_result_fn fn, void *ctx);
 
+/* ---------------------------------------------------------------------------
+ * Locality scheduling (seed 001). The workunits of file F are the ones
+ * named F__* (F is a valid locality file name, include/volsched/locality.h;
+ * VS_EINVAL otherwise). Only workunits with transitioner_flags 0 count
+ * (assigned work is sent by its own path).
+ * ------------------------------------------------------------------------- */
+
+/* The largest id of a result of F's workunits sent to user userid, or 0. */
+VS_MUST_CHECK int vs_store_loc_max_sent(struct vs_store *s, const char *file, int64_t userid,
+                                        int64_t *out_id);
+/*
+ * Calls fn for up to limit UNSENT results of F's workunits with id >
+ * after_id, in increasing id order, each joined with its workunit; of each
+ * workunit only its lowest-id one (a host takes one result of a workunit).
+ * Workunits of which user excl_userid (when > 0) or host excl_hostid (when
+ * > 0) already holds a result are left out (one result per user / host
+ * per workunit). A non-zero return of fn stops the scan and is returned.
+ */
+VS_MUST_CHECK int vs_store_loc_unsent(struct vs_store *s, const char *file, int64_t after_id,
+                                      int64_t excl_userid, int64_t excl_hostid, int limit,
+                                      vs_store_job_fn fn, void *ctx);
+/* Sets *out to true when some workunit is named F__* (the project has had F). */
+VS_MUST_CHECK int vs_store_loc_file_known(struct vs_store *s, const char *file, bool *out);
+
+typedef int (*vs_store_name_fn)(void *ctx, const char *name);
+/*
+ * Calls fn for up to limit distinct files whose workunits have UNSENT
+ * results, in ascending name order, each > after ("" or NULL: from the
+ * first). Reads every unsent result (no index orders them by file): for
+ * daemons and for the scheduler's rare deterministic scan, not per file.
+ */
+VS_MUST_CHECK int vs_store_loc_files_with_work(struct vs_store *s, const char *after, int limit,
+                                               vs_store_name_fn fn, void *ctx);
+
 /* One result the scheduler wants to send. */
 struct vs_claim {
     int64_t result_id;
@@ -378,6 +423,11 @@ struct vs_claim {
      * (0: no cap). Counted inside the claim, so parallel requests of one
      * host cannot pass the cap together. */
     int host_max_in_progress;
+    /* The daily quota (0: none): refuse it when the host's n_jobs_today of
+     * app_version_id is at day_quota; a claim adds one to that count. Both
+     * in the claim, so parallel requests of one host cannot pass the quota
+     * together (issue 19). */
+    int day_quota;
     bool claimed; /* out: true if this call moved it from UNSENT to IN_PROGRESS */
 };
 
@@ -523,14 +573,23 @@ typedef int (*vs_store_hav_fn)(void *ctx, const struct vs_host_app_version *h);
 VS_MUST_CHECK int vs_store_havs_of_host(struct vs_store *s, int64_t host_id, vs_store_hav_fn fn,
                                         void *ctx);
 /*
- * The scheduler's write after sending: sets n_jobs_today of (host_id,
- * app_version_id), creating the record with max_jobs_per_day when it does
- * not exist. An existing record's max_jobs_per_day is left alone (the
- * validator and transitioner own it).
+ * The host's quota day turned: sets n_jobs_today of every record of host
+ * host_id to 0 if the host's stored rpc_time is before day_start (its last
+ * RPC was on an earlier day). The scheduler calls it before it writes the
+ * host row, in the same transaction, so of parallel requests on the new
+ * day only the first resets the count (the claims count from there).
  */
-VS_MUST_CHECK int vs_store_hav_set_today(struct vs_store *s, int64_t host_id,
-                                         int64_t app_version_id, int n_jobs_today,
-                                         int max_jobs_per_day);
+VS_MUST_CHECK int vs_store_hav_new_day(struct vs_store *s, int64_t host_id, int64_t day_start);
+
+/*
+ * Inserts h like vs_store_host_add, unless user h->userid has max_new hosts
+ * created after since already (then VS_ELIMIT, nothing written): the count
+ * and the insert in one transaction (or inside the caller's), so parallel
+ * requests of one account cannot pass the limit together. max_new <= 0: no
+ * limit.
+ */
+VS_MUST_CHECK int vs_store_host_add_capped(struct vs_store *s, struct vs_host *h, int64_t since,
+                                           int max_new);
 
 /* The last pass and last error of one back-end daemon (volsched). */
 struct vs_daemon_status {
@@ -571,13 +630,17 @@ enum vs_wu_phase {
 enum vs_wu_phase vs_workunit_phase(const struct vs_workunit *wu);
 /* A short name for a phase ("in_progress", ...). */
 const char *vs_wu_phase_name(int phase);
+/* The names of workunit.error_mask's bits: [i] names bit 1 << i
+ * ("couldnt_send_result", ..., "no_canonical_result"). */
+#define VS_WU_ERROR_BITS 6
+extern const char *const vs_wu_error_names[VS_WU_ERROR_BITS];
 
 /* Counts over the whole store (vs_store_counts). */
 struct vs_store_counts {
     int64_t workunits;
     int64_t wu_phase[VS_WU_PHASE__COUNT];
-    int64_t wu_error_mask[6];     /* workunits with error_mask bit 1 << i */
-    int64_t wu_file_delete_error; /* workunits with file_delete_state ERROR */
+    int64_t wu_error_mask[VS_WU_ERROR_BITS]; /* workunits with error_mask bit 1 << i */
+    int64_t wu_file_delete_error;            /* workunits with file_delete_state ERROR */
     int64_t results;
     /* results by server_state (index 0..5, BOINC's values) and outcome (0..7) */
     int64_t result_state_outcome[6][8];

@@ -38,6 +38,11 @@ int vs_store_app_add(struct vs_store *s, struct vs_app *a)
     return vs_sq__insert(s, SQ_APP_INSERT, &vs_sq__app, a);
 }
 
+int vs_store_app_update(struct vs_store *s, const struct vs_app *a)
+{
+    return vs_sq__update(s, SQ_APP_UPDATE, &vs_sq__app, a);
+}
+
 int vs_store_app_version_add(struct vs_store *s, struct vs_app_version *av)
 {
     if (!av->appid || !av->platformid || av->nfiles == 0)
@@ -129,7 +134,7 @@ int vs_store_catalog_load(struct vs_store *s, struct vs_catalog *out)
 {
     struct vs_catalog c;
     memset(&c, 0, sizeof(c));
-    void *p;
+    void *p = NULL;
     int rc = load_all(s, SQ_PLATFORM_ALL, &vs_sq__platform, sizeof(struct vs_platform), &p,
                       &c.nplatforms);
     if (rc)

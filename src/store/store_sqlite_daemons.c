@@ -96,17 +96,14 @@ int vs_store_havs_of_host(struct vs_store *s, int64_t host_id, vs_store_hav_fn f
     return step == SQLITE_DONE ? 0 : vs_sq__err(s, step, "host_app_version");
 }
 
-int vs_store_hav_set_today(struct vs_store *s, int64_t host_id, int64_t app_version_id,
-                           int n_jobs_today, int max_jobs_per_day)
+int vs_store_hav_new_day(struct vs_store *s, int64_t host_id, int64_t day_start)
 {
-    sqlite3_stmt *st = vs_sq__stmt(s, SQ_HAV_SENT);
+    sqlite3_stmt *st = vs_sq__stmt(s, SQ_HAV_NEW_DAY);
     if (!st)
         return VS_ESTORE;
     sqlite3_bind_int64(st, 1, host_id);
-    sqlite3_bind_int64(st, 2, app_version_id);
-    sqlite3_bind_int(st, 3, max_jobs_per_day);
-    sqlite3_bind_int(st, 4, n_jobs_today);
-    return vs_sq__step_done(s, st, "host_app_version");
+    sqlite3_bind_int64(st, 2, day_start);
+    return vs_sq__step_done(s, st, "host_app_version new day");
 }
 
 /* ------------------------------------------------------------------------ */

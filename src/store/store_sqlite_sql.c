@@ -84,7 +84,11 @@ static int table_sql(const struct sq_table *t, int kind, struct vs_buf *b)
         rc |= vs_buf_printf(b, "UPDATE %s SET ", t->name);
         bool sep = false;
         for (size_t i = first; i < t->ncols; i++) {
-            if (host_key_col(t, i))
+            /* A host's _max_results_day belongs to the operator (`volsched host
+             * ban`, vs_store_host_set_max_results_day): the scheduler's
+             * row update, from a copy it read before, must not undo a ban. */
+            if (host_key_col(t, i) ||
+                (t == &vs_sq__host && strcmp(t->cols[i].name, "_max_results_day") == 0))
                 continue;
             rc |= vs_buf_printf(b, "%s%s = ?%zu", sep ? ", " : "", t->cols[i].name, i - first + 1);
             sep = true;
@@ -291,7 +295,12 @@ int vs_sq__build_sql(enum sq_stmt id, struct vs_buf *b)
                            /* The host's in-progress cap (?11 > 0), counted here
                             * for the same reason (partial index res_host_ip). */
                            "AND (?11 <= 0 OR (SELECT count(*) FROM result h WHERE "
-                           "h.hostid = ?2 AND h.server_state = %d) < ?11)",
+                           "h.hostid = ?2 AND h.server_state = %d) < ?11) "
+                           /* The daily quota (?13 > 0), for the same reason;
+                            * SQ_HAV_CLAIMED counts the claim. */
+                           "AND (?13 <= 0 OR coalesce((SELECT q.n_jobs_today FROM "
+                           "host_app_version q WHERE q.host_id = ?2 AND "
+                           "q.app_version_id = ?7), 0) < ?13)",
                            VS_RESULT_SERVER_STATE_IN_PROGRESS, VS_RESULT_SERVER_STATE_UNSENT,
                            VS_RESULT_SERVER_STATE_IN_PROGRESS);
         break;
@@ -329,6 +338,10 @@ int vs_sq__build_sql(enum sq_stmt id, struct vs_buf *b)
         break;
     case SQ_REPORT_WU:
         rc = vs_buf_puts(b, "UPDATE workunit SET transition_time = ?2, mod_time = ?2 "
+                            "WHERE id = ?1");
+        break;
+    case SQ_WU_RETRY_AT:
+        rc = vs_buf_puts(b, "UPDATE workunit SET transition_time = ?2, mod_time = ?3 "
                             "WHERE id = ?1");
         break;
     case SQ_WUS_TO_TRANSITION:
@@ -388,13 +401,20 @@ int vs_sq__build_sql(enum sq_stmt id, struct vs_buf *b)
                             "consecutive_valid, turnaround_n, turnaround_avg FROM "
                             "host_app_version WHERE host_id = ?1 ORDER BY app_version_id");
         break;
-    case SQ_HAV_SENT:
-        /* Only the day's count: max_jobs_per_day belongs to the validator
-         * and transitioner, which may have changed it since it was read. */
+    case SQ_HAV_CLAIMED:
+        /* One more job today, counted in the store (never an absolute value
+         * read before: parallel requests would overwrite each other). A
+         * new row's max_jobs_per_day 0 stands for the project's quota; an
+         * old row's belongs to the validator and transitioner. */
         rc = vs_buf_puts(b, "INSERT INTO host_app_version(host_id, app_version_id, "
-                            "max_jobs_per_day, n_jobs_today) VALUES(?1, ?2, ?3, ?4) "
+                            "n_jobs_today) VALUES(?1, ?2, 1) "
                             "ON CONFLICT(host_id, app_version_id) DO UPDATE SET "
-                            "n_jobs_today = excluded.n_jobs_today");
+                            "n_jobs_today = n_jobs_today + 1");
+        break;
+    case SQ_HAV_NEW_DAY:
+        rc = vs_buf_puts(b, "UPDATE host_app_version SET n_jobs_today = 0 WHERE host_id = ?1 "
+                            "AND n_jobs_today <> 0 AND (SELECT rpc_time FROM host WHERE "
+                            "id = ?1) < ?2");
         break;
     case SQ_DAEMON_GET:
     case SQ_DAEMON_ALL:
@@ -409,7 +429,7 @@ int vs_sq__build_sql(enum sq_stmt id, struct vs_buf *b)
                             "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)");
         break;
     default:
-        rc = VS_EINTERNAL;
+        rc = vs_sq__build_sql_locality(id, b);
     }
     vs_free(r);
     vs_free(w);

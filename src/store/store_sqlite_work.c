@@ -164,7 +164,7 @@ int vs_store_results_in_progress(struct vs_store *s, int64_t hostid, vs_store_re
     return vs_sq__scan_results(s, st, fn, ctx);
 }
 
-static int one_i64(struct vs_store *s, sqlite3_stmt *st, int64_t *out)
+int vs_sq__one_i64(struct vs_store *s, sqlite3_stmt *st, int64_t *out)
 {
     int rc = sqlite3_step(st);
     if (rc == SQLITE_ROW)
@@ -181,7 +181,7 @@ static int count2(struct vs_store *s, enum sq_stmt id, int64_t a, int64_t b, int
         return VS_ESTORE;
     sqlite3_bind_int64(st, 1, a);
     sqlite3_bind_int64(st, 2, b);
-    return one_i64(s, st, out);
+    return vs_sq__one_i64(s, st, out);
 }
 
 int vs_store_host_has_wu(struct vs_store *s, int64_t hostid, int64_t wuid, bool *out)
@@ -203,6 +203,33 @@ int vs_store_user_count_new_hosts(struct vs_store *s, int64_t userid, int64_t si
     return count2(s, SQ_USER_NEW_HOSTS, userid, since, out);
 }
 
+int vs_store_workunit_retry_at(struct vs_store *s, int64_t id, int64_t when, int64_t now)
+{
+    sqlite3_stmt *st = vs_sq__stmt(s, SQ_WU_RETRY_AT);
+    if (!st)
+        return VS_ESTORE;
+    sqlite3_bind_int64(st, 1, id);
+    sqlite3_bind_int64(st, 2, when);
+    sqlite3_bind_int64(st, 3, now);
+    return vs_sq__step_done(s, st, "wu retry");
+}
+
+int vs_store_host_add_capped(struct vs_store *s, struct vs_host *h, int64_t since, int max_new)
+{
+    if (max_new <= 0)
+        return vs_store_host_add(s, h);
+    int rc = vs_sq__enter(s);
+    if (rc)
+        return rc;
+    int64_t n = 0;
+    rc = count2(s, SQ_USER_NEW_HOSTS, h->userid, since, &n);
+    if (rc == 0 && n >= max_new)
+        rc = VS_ELIMIT;
+    if (rc == 0)
+        rc = vs_store_host_add(s, h);
+    return vs_sq__leave(s, rc);
+}
+
 int vs_store_count_results(struct vs_store *s, int64_t appid, int state, int64_t *out_count)
 {
     enum sq_stmt id = state == VS_RESULT_SERVER_STATE_UNSENT        ? SQ_COUNT_UNSENT
@@ -214,7 +241,33 @@ int vs_store_count_results(struct vs_store *s, int64_t appid, int state, int64_t
     sqlite3_bind_int(st, 1, state);
     /* Always bound: the per-state counts test ?2 = 0 for "every app". */
     sqlite3_bind_int64(st, 2, appid);
-    return one_i64(s, st, out_count);
+    return vs_sq__one_i64(s, st, out_count);
+}
+
+int vs_sq__job_rows(struct vs_store *s, sqlite3_stmt *st, vs_store_job_fn fn, void *ctx,
+                    struct vs_job_key *last, int *nrows, const char *what)
+{
+    int rc, ret = 0;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        struct vs_job job;
+        vs_sq__read_row(st, 0, &vs_sq__result, &job.result);
+        vs_sq__read_row(st, (int)vs_sq__result.ncols, &vs_sq__workunit, &job.wu);
+        if (last) {
+            last->priority = job.result.priority;
+            last->id = job.result.id;
+        }
+        if (nrows)
+            (*nrows)++;
+        ret = fn(ctx, &job);
+        vs_result_cleanup(&job.result);
+        vs_workunit_cleanup(&job.wu);
+        if (ret)
+            break;
+    }
+    sqlite3_reset(st);
+    if (ret == 0 && rc != SQLITE_DONE)
+        return vs_sq__err(s, rc, what);
+    return ret;
 }
 
 /* One of the two statements of the feeder's scan; *left is decremented
@@ -228,24 +281,10 @@ static int scan_unsent(struct vs_store *s, enum sq_stmt id, const struct vs_job_
     sqlite3_bind_int(st, 1, k->priority);
     sqlite3_bind_int64(st, 2, k->id);
     sqlite3_bind_int(st, 3, *left);
-    int rc, ret = 0;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        struct vs_job job;
-        vs_sq__read_row(st, 0, &vs_sq__result, &job.result);
-        vs_sq__read_row(st, (int)vs_sq__result.ncols, &vs_sq__workunit, &job.wu);
-        last->priority = job.result.priority;
-        last->id = job.result.id;
-        (*left)--;
-        ret = fn(ctx, &job);
-        vs_result_cleanup(&job.result);
-        vs_workunit_cleanup(&job.wu);
-        if (ret)
-            break;
-    }
-    sqlite3_reset(st);
-    if (ret == 0 && rc != SQLITE_DONE)
-        return vs_sq__err(s, rc, "unsent scan");
-    return ret;
+    int n = 0;
+    int rc = vs_sq__job_rows(s, st, fn, ctx, last, &n, "unsent scan");
+    *left -= n;
+    return rc;
 }
 
 int vs_store_jobs_unsent(struct vs_store *s, const struct vs_job_key *after, int limit,
@@ -321,14 +360,27 @@ int vs_store_results_claim(struct vs_store *s, int64_t hostid, int64_t userid, i
         sqlite3_bind_int(st, 10, c->one_per_user);
         sqlite3_bind_int(st, 11, c->host_max_in_progress);
         sqlite3_bind_int(st, 12, c->one_per_host);
+        sqlite3_bind_int(st, 13, c->day_quota);
         rc = vs_sq__step_done(s, st, "claim");
         if (rc != 0)
             break;
         /* Zero rows changed: it was not UNSENT any more, this host or user
          * holds a result of its workunit already, or the host is at its
-         * in-progress cap. Not an error. */
+         * in-progress cap or daily quota. Not an error. */
         if (sqlite3_changes(s->db) != 1)
             continue;
+        if (c->day_quota > 0) {
+            st = vs_sq__stmt(s, SQ_HAV_CLAIMED);
+            if (!st) {
+                rc = VS_ESTORE;
+                break;
+            }
+            sqlite3_bind_int64(st, 1, hostid);
+            sqlite3_bind_int64(st, 2, c->app_version_id);
+            rc = vs_sq__step_done(s, st, "claim quota");
+            if (rc != 0)
+                break;
+        }
         st = vs_sq__stmt(s, c->workunit_id > 0 ? SQ_CLAIM_WU_ID : SQ_CLAIM_WU);
         if (!st) {
             rc = VS_ESTORE;

@@ -42,6 +42,15 @@ void vs_result_cleanup(struct vs_result *r)
     r->xml_doc_in = r->xml_doc_out = r->stderr_out = NULL;
 }
 
+/* Deep copy: dst owns its own heap strings. */
+static void result_copy(struct vs_result *dst, const struct vs_result *src)
+{
+    *dst = *src;
+    dst->xml_doc_in = src->xml_doc_in ? vs_xstrdup(src->xml_doc_in) : NULL;
+    dst->xml_doc_out = src->xml_doc_out ? vs_xstrdup(src->xml_doc_out) : NULL;
+    dst->stderr_out = src->stderr_out ? vs_xstrdup(src->stderr_out) : NULL;
+}
+
 int vs_result_vec_add(void *ctx, const struct vs_result *r)
 {
     struct vs_result_vec *rv = ctx;
@@ -50,11 +59,7 @@ int vs_result_vec_add(void *ctx, const struct vs_result *r)
         rv->v = vs_xreallocarray(rv->v, rv->cap, sizeof(*rv->v));
     }
     /* Callers' rows live only during their callback: take deep copies. */
-    struct vs_result *d = &rv->v[rv->n++];
-    *d = *r;
-    d->xml_doc_in = r->xml_doc_in ? vs_xstrdup(r->xml_doc_in) : NULL;
-    d->xml_doc_out = r->xml_doc_out ? vs_xstrdup(r->xml_doc_out) : NULL;
-    d->stderr_out = r->stderr_out ? vs_xstrdup(r->stderr_out) : NULL;
+    result_copy(&rv->v[rv->n++], r);
     return 0;
 }
 
@@ -65,6 +70,19 @@ void vs_result_vec_cleanup(struct vs_result_vec *rv)
     vs_free(rv->v);
     rv->v = NULL;
     rv->n = rv->cap = 0;
+}
+
+void vs_job_copy(struct vs_job *dst, const struct vs_job *src)
+{
+    dst->wu = src->wu;
+    dst->wu.xml_doc = src->wu.xml_doc ? vs_xstrdup(src->wu.xml_doc) : NULL;
+    result_copy(&dst->result, &src->result);
+}
+
+void vs_job_cleanup(struct vs_job *j)
+{
+    vs_workunit_cleanup(&j->wu);
+    vs_result_cleanup(&j->result);
 }
 
 void vs_catalog_cleanup(struct vs_catalog *c)
@@ -112,6 +130,15 @@ enum vs_wu_phase vs_workunit_phase(const struct vs_workunit *wu)
         return VS_WU_PHASE_VALIDATED;
     return VS_WU_PHASE_IN_PROGRESS;
 }
+
+const char *const vs_wu_error_names[VS_WU_ERROR_BITS] = {
+    "couldnt_send_result",
+    "too_many_error_results",
+    "too_many_success_results",
+    "too_many_total_results",
+    "cancelled",
+    "no_canonical_result",
+};
 
 const char *vs_wu_phase_name(int phase)
 {

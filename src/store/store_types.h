@@ -392,6 +392,10 @@ struct vs_result_vec {
 int vs_result_vec_add(void *ctx, const struct vs_result *r);
 void vs_result_vec_cleanup(struct vs_result_vec *rv);
 void vs_catalog_cleanup(struct vs_catalog *c);
+/* Copies a job row (src is often a store callback's borrowed row): the heap
+ * strings are duplicated, dst owns them (vs_job_cleanup). */
+void vs_job_copy(struct vs_job *dst, const struct vs_job *src);
+void vs_job_cleanup(struct vs_job *j);
 
 /* Fills a workunit with create_work's defaults (BOINC-COMPAT backend_lib.h):
  * replication counts 1, rsc_fpops_est 3.6e12, rsc_fpops_bound 8.64e13,

@@ -67,7 +67,7 @@ static void check(const char *s, size_t size, const struct vs_xml_limits *lim, u
         CHECK(err.code == rc && strncmp(err.msg, want, strlen(want)) == 0);
         return;
     }
-    CHECK(d.root && !d.root->parent && !d.root->next && !d.fast);
+    CHECK(d.root && !d.root->parent && !d.root->next);
     CHECK(d.input_len == size && (d.repaired ? (flags & VS_XML_REPAIR_BYTES) != 0 : d.input == s));
     CHECK(d.n_elements <= lim->max_elements);
     CHECK(check_node(&d, lim, d.root, 1) == d.n_elements);

@@ -49,25 +49,25 @@ EOF
 
 # An unknown tag in each file: every command succeeds and warns, with file
 # and line, about exactly those two tags.
-sed 's|<config>|<config>\n<db_name>boinc</db_name>|' "$T/good.xml" > "$P/config.xml"
+sed 's|<config>|<config>\n<dbname>boinc</dbname>|' "$T/good.xml" > "$P/config.xml"
 sed 's|</config>|<extra_section/>\n</config>|' "$T/good_aux.xml" > "$P/config_aux.xml"
-L1=$(grep -n '<db_name>' "$P/config.xml" | cut -d: -f1)
+L1=$(grep -n '<dbname>' "$P/config.xml" | cut -d: -f1)
 L2=$(grep -n '<extra_section/>' "$P/config_aux.xml" | cut -d: -f1)
 run_all
 for i in $(seq 1 "$N"); do
     c=$(cat "$T/$i.cmd")
     [ "$(cat "$T/$i.rc")" = 0 ] || { cat "$T/$i.err" >&2; fail "'$c' exited $(cat "$T/$i.rc") with an unknown tag"; }
-    grep -q "WARN $P/config.xml:$L1: unknown tag <db_name> ignored" "$T/$i.err" \
+    grep -q "WARN $P/config.xml:$L1: unknown tag <dbname> ignored" "$T/$i.err" \
         || { cat "$T/$i.err" >&2; fail "'$c': no config.xml:$L1 warning"; }
     grep -q "WARN $P/config_aux.xml:$L2: unknown tag <extra_section> ignored" "$T/$i.err" \
         || { cat "$T/$i.err" >&2; fail "'$c': no config_aux.xml:$L2 warning"; }
     [ "$(grep -c 'unknown tag' "$T/$i.err")" = 2 ] || { cat "$T/$i.err" >&2; fail "'$c': other warnings"; }
 done
-"$V" serve --project "$P" --listen "127.0.0.1:$PORT" > "$T/serve.log" 2>&1 &
+"$V" serve --project "$P" --listen "127.0.0.1:$PORT" --foreground > "$T/serve.log" 2>&1 &
 SPID=$!
 for _ in $(seq 1 100); do grep -q "serving" "$T/serve.log" && break; sleep 0.1; done
 grep -q "serving" "$T/serve.log" || { cat "$T/serve.log" >&2; fail "serve did not start"; }
-grep -q "WARN $P/config.xml:$L1: unknown tag <db_name> ignored" "$T/serve.log" || fail "serve: no config.xml warning"
+grep -q "WARN $P/config.xml:$L1: unknown tag <dbname> ignored" "$T/serve.log" || fail "serve: no config.xml warning"
 grep -q "WARN $P/config_aux.xml:$L2: unknown tag <extra_section> ignored" "$T/serve.log" || fail "serve: no config_aux.xml warning"
 kill -TERM "$SPID"; wait "$SPID"; SPID=""
 

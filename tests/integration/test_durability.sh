@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Durability of sends and reports across a server crash. A small load script
+# Durability of sends and reports across a server crash (KILL_SIGNAL=TERM:
+# a clean stop under load, test_durability_term.sh). A small load script
 # (curl in bash, 3 simulated clients; not the real client) streams scheduler
 # requests that get work and report it: every RPC reports the results the
 # client holds and asks for one more job. In the middle of the stream the
@@ -127,12 +128,12 @@ while [ "$(acks)" -lt "$KILL_AFTER_ACKS" ]; do
     kill -0 "$SERVE_PID" 2>/dev/null || fail "server died before the kill"
     sleep 0.05
 done
-kill -KILL "$SERVE_PID"
+kill -"${KILL_SIGNAL:-KILL}" "$SERVE_PID"
 wait "$SERVE_PID" 2>/dev/null
 SERVE_PID=""
 acked_at_kill=$(acks)
 sent_at_kill=$(cat "$WORK"/c*/sent | wc -l)
-echo "killed the server (SIGKILL) after $acked_at_kill acks, $sent_at_kill results received"
+echo "killed the server (SIG${KILL_SIGNAL:-KILL}) after $acked_at_kill acks, $sent_at_kill results received"
 sleep 1
 mv "$WORK/serve.log" "$WORK/serve1.log"
 demo_serve || fail "server did not restart"

@@ -26,7 +26,8 @@ close='lambda a, b: abs(a - b) < 1e-6'
 
 # The seed 000 example: A2 ends at 4, A1 at 8, shortfall(A)=4, shortfall(B)=0,
 # total_shortfall=2; work fetch asks A for the whole total_shortfall.
-"$VOLSCHED" explain "$ex/seed_example.json" --json > "$tmp/seed.json" || fail "seed exit $?"
+"$VOLSCHED" explain "$ex/seed_example.json" --json --policy shortfall > "$tmp/seed.json" ||
+    fail "seed exit $?"
 check "$tmp/seed.json" \
     "($close)(j['results']['A2']['finish'], 4)" \
     "($close)(j['results']['A1']['finish'], 8)" \
@@ -41,6 +42,10 @@ check "$tmp/seed.json" \
     "($close)(j['work_fetch']['requests']['B'], 0)" \
     "j['policy'] == 'shortfall'"
 
+# The default policy is fair: the same schedule (seed 000's scheduler).
+"$VOLSCHED" explain "$ex/seed_example.json" --json > "$tmp/fair.json" || fail "fair exit $?"
+check "$tmp/fair.json" "j['policy'] == 'fair'" "j['schedule'] == ['A1', 'B1']"
+
 # Seed 002 on the same queue: work_before_minq and a different choice.
 "$VOLSCHED" explain "$ex/seed_example.json" --json --policy debt > "$tmp/debt.json" || fail "debt exit"
 check "$tmp/debt.json" \
@@ -49,7 +54,7 @@ check "$tmp/debt.json" \
     "j['work_fetch']['project'] == 'B'"
 
 # The readable table says the same.
-"$VOLSCHED" explain "$ex/seed_example.json" > "$tmp/seed.txt" || fail "table exit"
+"$VOLSCHED" explain "$ex/seed_example.json" --policy shortfall > "$tmp/seed.txt" || fail "table exit"
 grep -q '^total_shortfall 2 s' "$tmp/seed.txt" || fail "table: no total_shortfall 2"
 grep -q '^schedule: A1 B1$' "$tmp/seed.txt" || fail "table: schedule"
 grep -q '^work fetch: ask A for 2 s' "$tmp/seed.txt" || fail "table: work fetch"
@@ -57,7 +62,7 @@ grep -q '^work fetch: ask A for 2 s' "$tmp/seed.txt" || fail "table: work fetch"
 # Nested results, a deadline in danger: EDF runs fold_17 and preempts the
 # climate model (which checkpointed since the scheduler last ran); the old
 # client (wrr) ignores the deadline.
-"$VOLSCHED" explain "$ex/deadline_trouble.json" --json > "$tmp/dl.json" || fail "dl exit"
+"$VOLSCHED" explain "$ex/deadline_trouble.json" --json --policy shortfall > "$tmp/dl.json" || fail "dl exit"
 check "$tmp/dl.json" \
     "j['results']['fold_17']['deadline_missed'] is True" \
     "j['projects']['proteins']['deadlines_missed'] == 1" \

@@ -33,7 +33,7 @@ AUTH=$("$VOLSCHED" user add --project "$W/p" --name u) || fail "user add"
 echo "1 2" > "$W/in1"
 "$VOLSCHED" create_work --project "$W/p" --appname app --wu_name job1 "$W/in1" >/dev/null || fail "create_work"
 
-"$VOLSCHED" serve --project "$W/p" --listen "127.0.0.1:$PORT" --max-body 20000 > "$W/serve.log" 2>&1 &
+"$VOLSCHED" serve --project "$W/p" --listen "127.0.0.1:$PORT" --max-body 20000 --foreground > "$W/serve.log" 2>&1 &
 SPID=$!
 for _ in $(seq 1 50); do curl -sf "$URL" >/dev/null 2>&1 && break; sleep 0.2; done
 page=$(curl -sf "$URL") || fail "master page"
@@ -89,7 +89,7 @@ kill -INT "$SPID"; wait "$SPID"; rc=$?; SPID=""
 [ $rc -eq 0 ] || fail "exit status $rc after SIGINT"
 grep -q 'stopped' "$W/serve.log" || fail "no clean stop in the log"
 # --only NAME: one daemon alone, no HTTP; it does its work and stops on SIGTERM.
-"$VOLSCHED" serve --project "$W/p" --only transitioner --daemon-interval 100 > "$W/only.log" 2>&1 &
+"$VOLSCHED" serve --project "$W/p" --only transitioner --daemon-interval 100 --foreground > "$W/only.log" 2>&1 &
 OPID=$!
 # Under a loaded machine the start can take a while: wait for the log line.
 for _ in $(seq 1 50); do grep -q 'running transitioner alone' "$W/only.log" && break; sleep 0.2; done

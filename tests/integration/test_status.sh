@@ -42,11 +42,13 @@ grep -Eq '^Results: 3$' "$T/status.txt" || fail "result total"
 grep -Eq '^  over +success +1$' "$T/status.txt" || fail "over/success row"
 grep -Eq '^  in_progress +- +1$' "$T/status.txt" || fail "in_progress row"
 grep -Eq '^  unsent +- +1$' "$T/status.txt" || fail "unsent row"
-grep -q '^Job cache: 1 unsent' "$T/status.txt" || fail "job cache"
+grep -q '^Results ready to send: 1 (1 sendable by the feeder)' "$T/status.txt" || fail "ready to send"
+grep -q '^Server: down' "$T/status.txt" || fail "server down not said"
+grep -q '^Job cache: none (server down)' "$T/status.txt" || fail "job cache of a stopped server"
 grep -q '^Hosts: 1  Users: 2  Teams: 0  Apps: 1' "$T/status.txt" || fail "hosts/users"
-grep -Eq '^  assimilator +2023-11-14 22:13:20Z +0 +5  2023-11-14 22:13:20Z: WU j9: command exited with 4$' \
+grep -Eq '^  assimilator +not running +2023-11-14 22:13:20Z +0 +5  2023-11-14 22:13:20Z: WU j9: command exited with 4$' \
     "$T/status.txt" || { cat "$T/status.txt"; fail "assimilator row"; }
-grep -Eq '^  validator +never +0 +0  -$' "$T/status.txt" || fail "validator row"
+grep -Eq '^  validator +not running +never +0 +0  -$' "$T/status.txt" || fail "validator row"
 
 (cd / && $V status --project "$P" --json) >"$T/status.json" || fail "status --json exit $?"
 j '.workunits.total == 3'
@@ -56,7 +58,8 @@ j '.results.total == 3'
 j '.results.by_server_state.unsent == 1 and .results.by_server_state.in_progress == 1'
 j '.results.by_server_state.over == 1 and .results.by_outcome.success == 1'
 j '.results.by_validate_state.init == 1'
-j '.job_cache == 1 and .hosts == 1 and .users == 2 and .apps == 1'
+j '.ready_to_send == 1 and .sendable == 1 and .job_cache == null and .server.up == false'
+j '.hosts == 1 and .users == 2 and .apps == 1'
 j '.daemons.assimilator.last_error == "WU j9: command exited with 4"'
 j '.daemons.assimilator.total_work == 5'
 j '.daemons.transitioner.last_run == 0 and .daemons.transitioner.last_error == null'

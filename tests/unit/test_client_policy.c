@@ -14,54 +14,9 @@
 #include "volsched/client_policy.h"
 #include "volsched/rng.h"
 
+#include "cpolicy_fixture.h"
+
 #define EPS 1e-9
-
-/* A small fixture: a host and up to 8 projects / 64 results on the stack. */
-struct fx {
-    struct vs_cstate st;
-    struct vs_cproject p[8];
-    struct vs_cresult r[512];
-    struct vs_cpolicy_ws ws;
-};
-
-static void fx_init(struct fx *f, int ncpus, double min_queue)
-{
-    memset(f, 0, sizeof(*f));
-    f->st.host = (struct vs_chost){.ncpus = ncpus,
-                                   .on_frac = 1,
-                                   .active_frac = 1,
-                                   .cpu_efficiency = 1,
-                                   .min_queue = min_queue,
-                                   .sched_period = 3600};
-    f->st.projects = f->p;
-    f->st.results = f->r;
-    f->st.last_sched_time = -1e9;
-    vs_cpolicy_ws_init(&f->ws);
-}
-
-static size_t fx_project(struct fx *f, const char *name, double share)
-{
-    size_t i = f->st.nprojects++;
-    f->p[i] = (struct vs_cproject){.name = name, .resource_share = share};
-    return i;
-}
-
-static size_t fx_result(struct fx *f, const char *name, size_t project, double remaining,
-                        double deadline)
-{
-    size_t i = f->st.nresults++;
-    f->r[i] = (struct vs_cresult){.name = name,
-                                  .project = project,
-                                  .remaining = remaining,
-                                  .deadline = deadline,
-                                  .received = (double)i};
-    return i;
-}
-
-static void fx_cleanup(struct fx *f)
-{
-    vs_cpolicy_ws_cleanup(&f->ws);
-}
 
 /* ---------------------------------------------------------------- names */
 
@@ -83,7 +38,7 @@ static void test_policy_names(void **state)
     assert_int_equal(vs_cpolicy_parse("", &p), VS_EINVAL);
     assert_int_equal(vs_cpolicy_parse(NULL, &p), VS_EINVAL);
     assert_string_equal(vs_cpolicy_name((enum vs_cpolicy)7), "?");
-    assert_int_equal(VS_CPOLICY_DEFAULT, VS_CPOLICY_SHORTFALL);
+    assert_int_equal(VS_CPOLICY_DEFAULT, VS_CPOLICY_FAIR);
     assert_non_null(strstr(vs_cpolicy_names(), "wrr"));
 }
 
@@ -1468,8 +1423,12 @@ static void test_prop_no_idle_cpu(void **state)
             struct vs_cpolicy_out out;
             assert_int_equal(vs_cpolicy_pass((enum vs_cpolicy)pol, &f.st, &f.ws, &out), 0);
             size_t runnable = 0;
+            double speed = vs_cpolicy__speed(&f.st.host);
             for (size_t r = 0; r < f.st.nresults; r++) {
-                if (vs_cresult_runnable(&f.st, r) && !f.p[f.r[r].project].non_cpu_intensive)
+                /* fair never starts a job that can no longer meet its
+                 * deadline: not a CPU left idle. */
+                if (vs_cresult_runnable(&f.st, r) && !f.p[f.r[r].project].non_cpu_intensive &&
+                    !vs_cpolicy__abandoned((enum vs_cpolicy)pol, &f.st, &f.r[r], speed))
                     runnable++;
                 /* Scheduled means runnable. */
                 if (out.sched.why[r] != VS_CSCHED_NO)

@@ -210,11 +210,15 @@ static void test_old_version_encoding(void **state)
 static void test_unknown_tags_warn(void **state)
 {
     (void)state;
+    /* db_name and shmem_key are BOINC's (quiet), nowork_skip BOINC's but
+     * not implemented (one line for all such), the others nobody's. */
     const char *text = "<boinc>\n"
                        "<config>\n"
-                       "<db_name>proj</db_name>\n"
+                       "<dbname>proj</dbname>\n"
                        "<daily_result_quota>5</daily_result_quota>\n"
-                       "<shmem_key>0x1111</shmem_key>\n"
+                       "<shmemkey>0x1111</shmemkey>\n"
+                       "<db_name>proj</db_name><shmem_key>0x1111</shmem_key>\n"
+                       "<nowork_skip/><msg_to_host/>\n"
                        "</config>\n"
                        "<extra/>\n"
                        "</boinc>\n";
@@ -224,9 +228,42 @@ static void test_unknown_tags_warn(void **state)
     warn_begin();
     assert_int_equal(parse(&c, text, &e), 0);
     assert_int_equal(c.policy.daily_result_quota, 5);
-    assert_string_equal(warnings(), "config.xml:3: unknown tag <db_name> ignored\n"
-                                    "config.xml:5: unknown tag <shmem_key> ignored\n"
-                                    "config.xml:7: unknown tag <extra> ignored\n");
+    assert_string_equal(warnings(), "config.xml:3: unknown tag <dbname> ignored\n"
+                                    "config.xml:5: unknown tag <shmemkey> ignored\n"
+                                    "config.xml:9: unknown tag <extra> ignored\n"
+                                    "config.xml: BOINC option not supported, ignored: "
+                                    "<nowork_skip> (line 7), <msg_to_host> (line 7)\n");
+}
+
+/* A standard BOINC config.xml (make_project's tags plus the ones operators
+ * add): no unknown tag, one line naming the BOINC options volsched does not
+ * implement, and the implemented ones read. */
+static void test_boinc_config(void **state)
+{
+    (void)state;
+    size_t len = 0;
+    char *text = vs_test_slurp(VS_SOURCE_DIR "/tests/data/boinc/config_make_project.xml", &len);
+    struct vs_project_config *c = VS_NEW(struct vs_project_config);
+    vs_project_config_init(c);
+    struct vs_config_error e;
+    warn_begin();
+    assert_int_equal(vs_project_config_parse(c, text, len, "config.xml", &wlog, &e), 0);
+    const char *w = warnings();
+    if (strstr(w, "unknown tag"))
+        fail_msg("unknown tags in a standard BOINC config.xml: %s", w);
+    assert_string_equal(w, "config.xml: BOINC option not supported, ignored: "
+                           "<ignore_upload_certificates> (line 22), <nowork_skip> (line 50), "
+                           "<cache_md5_info> (line 51), <shmem_work_items> (line 52), "
+                           "<feeder_query_size> (line 53)\n");
+    assert_int_equal(c->min_sendwork_interval, 6);
+    assert_int_equal(c->next_rpc_delay, 86400);
+    assert_int_equal(c->maintenance_delay, 1800);
+    assert_int_equal(c->report_max, 64);
+    assert_true(c->resend_lost_results);
+    assert_true(c->send_result_abort);
+    assert_false(c->dont_send_jobs);
+    vs_free(c);
+    vs_free(text);
 }
 
 struct bad {
@@ -474,7 +511,7 @@ static void test_load_both_files_one_call(void **state)
     char dir[] = "/tmp/vs_config_test_XXXXXX";
     assert_non_null(mkdtemp(dir));
     write_file(dir, "config.xml",
-               "<boinc>\n<config>\n<db_name>x</db_name>\n"
+               "<boinc>\n<config>\n<db_nam>x</db_nam>\n"
                "<max_wus_in_progress>3</max_wus_in_progress>\n"
                "<download_dir>dl</download_dir>\n"
                "<validator><method>always_valid</method></validator>\n"
@@ -490,7 +527,7 @@ static void test_load_both_files_one_call(void **state)
     assert_int_equal(vs_project_config_load(dir, &wlog, c, &e), 0);
     char want[1200];
     snprintf(want, sizeof want,
-             "%s/config.xml:3: unknown tag <db_name> ignored\n"
+             "%s/config.xml:3: unknown tag <db_nam> ignored\n"
              "%s/config_aux.xml:7: unknown tag <spare> ignored\n",
              dir, dir);
     assert_string_equal(warnings(), want);
@@ -511,7 +548,7 @@ static void test_load_both_files_one_call(void **state)
     assert_int_equal(c->report_grace_period, 3600);
     assert_true(c->enable_assignment);
     assert_int_equal(c->uldl_dir_fanout, VS_DEFAULT_FANOUT);
-    assert_int_equal(c->shmem_work_items, 100);
+    assert_int_equal(c->maintenance_delay, 3600);
     vs_free(c);
     remove_file(dir, "config.xml");
     remove_file(dir, "config_aux.xml");
@@ -637,6 +674,7 @@ int main(void)
         cmocka_unit_test(test_volsched_init_config),
         cmocka_unit_test(test_old_version_encoding),
         cmocka_unit_test(test_unknown_tags_warn),
+        cmocka_unit_test(test_boinc_config),
         cmocka_unit_test(test_bad_config),
         cmocka_unit_test(test_bad_layout_and_blocks),
         cmocka_unit_test(test_load_both_files_one_call),

@@ -476,7 +476,8 @@ static void test_runner_thread(void **state)
     int64_t now = (int64_t)time(NULL);
     df_wu(f, "rt", 0, 1, 1, 1, 2, 2, false);
     struct vs_daemons_runner *r = NULL;
-    assert_int_equal(vs_daemons_runner_start(&f->cfg, VS_DAEMON_ALL, 20, NULL, &r), 0);
+    struct vs_daemons_runner_opts ropts = {.which = VS_DAEMON_ALL, .interval_ms = 20};
+    assert_int_equal(vs_daemons_runner_start(&f->cfg, &ropts, &r), 0);
     /* The runner's transitioner makes the result. */
     for (int i = 0; i < 500 && pf_sql(f, "SELECT count(*) FROM result") == 0; i++)
         usleep(10000);

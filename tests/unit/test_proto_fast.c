@@ -4,7 +4,9 @@
  * (vs_proto_request_parse), which stays the reference:
  *
  *  - every request captured from the real client (tests/golden/boinc and
- *    tests/data/boinc) is read by the direct reader (not by the fallback),
+ *    tests/data/boinc) and every GPU host's request written as that client
+ *    writes it (tests/golden/gpu) is read by the direct reader (not by the
+ *    fallback),
  *    and gives the same value for every field the scheduler reads (compared
  *    one by one) and for every other field (both requests written back give
  *    the same bytes);
@@ -28,6 +30,7 @@
 
 #define GOLDEN VS_SOURCE_DIR "/tests/golden/boinc"
 #define DATA   VS_SOURCE_DIR "/tests/data/boinc"
+#define GPU    VS_SOURCE_DIR "/tests/golden/gpu"
 
 static void same_str(const char *a, const char *b, const char *what)
 {
@@ -225,6 +228,53 @@ static void test_captured(void **state)
     assert_true(count >= 75 + 3); /* the 75 captured requests and the 3 in tests/data */
 }
 
+/* The GPU hosts' requests: taken by the direct reader, with what they hold. */
+static void test_gpu(void **state)
+{
+    (void)state;
+    assert_int_equal(check_dir(GPU), 5);
+    static const struct {
+        const char *file;
+        size_t n_coprocs, n_msgs, n_results;
+        const char *first_type, *first_name;
+        double first_req_secs;
+    } want[] = {
+        {"sched_request_nvidia.xml", 1, 0, 0, "NVIDIA", "NVIDIA GeForce RTX 3060", 8640},
+        {"sched_request_amd.xml", 1, 0, 0, "ATI", "AMD Radeon RX 6800 (gfx1030)", 4320},
+        {"sched_request_intel.xml", 1, 0, 0, "intel_gpu", "Intel(R) UHD Graphics 630", 0},
+        {"sched_request_all3.xml", 3, 0, 0, "NVIDIA", "NVIDIA GeForce RTX 3060", 8640},
+        {"sched_request_trickle.xml", 1, 2, 2, "NVIDIA", "NVIDIA GeForce RTX 3060", 8640},
+    };
+    for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+        char path[1024];
+        snprintf(path, sizeof(path), "%s/%s", GPU, want[i].file);
+        size_t len;
+        char *body = vs_test_slurp(path, &len);
+        struct vs_arena a;
+        vs_arena_init(&a, 0);
+        struct vs_proto_request r;
+        assert_int_equal(vs_proto_request_parse_direct(body, len, &a, &r), 0);
+        assert_int_equal(r.n_coprocs, want[i].n_coprocs);
+        assert_int_equal(r.n_msgs_from_host, want[i].n_msgs);
+        assert_int_equal(r.n_results, want[i].n_results);
+        assert_string_equal(r.coprocs[0].type, want[i].first_type);
+        assert_int_equal(r.coprocs[0].count, 1);
+        assert_true(r.coprocs[0].req_secs == want[i].first_req_secs);
+        assert_true(r.coprocs[0].peak_flops > 1e11 && r.coprocs[0].available_ram > 1e9);
+        /* the device's <name>, not the one inside <coproc_opencl> */
+        assert_string_equal(r.coprocs[0].name, want[i].first_name);
+        if (want[i].n_msgs) {
+            assert_string_equal(r.msgs_from_host[1].result_name, "wu_1795969703_2_0");
+            assert_string_equal(r.msgs_from_host[1].variety, "checkpoint");
+            assert_string_equal(r.client_opaque, "\n<![CDATA[\n<session>7f3a</session>\n]]>\n");
+            assert_non_null(strstr(r.results[0].stderr_text, "Gr\xc3\xb6\xc3\x9f"
+                                                             "e"));
+        }
+        vs_arena_cleanup(&a);
+        vs_free(body);
+    }
+}
+
 #define REQ(body) "<scheduler_request>\n" body "</scheduler_request>\n"
 
 static void direct_str(const char *body, const char *what)
@@ -273,6 +323,33 @@ static void test_subset_shapes(void **state)
             "<![CDATA[ top-level text ]]>"),
         "sticky files, unknown subtrees, text between children");
     direct_str("\n <scheduler_request></scheduler_request>\n\n", "an empty request, whitespace");
+    direct_str(REQ("<coprocs><coproc_cuda><count>1</count><req_secs>5</req_secs>"
+                   "<coproc_opencl><name>inner</name><peak_flops>9</peak_flops></coproc_opencl>"
+                   "</coproc_cuda><junk><count>x</count></junk><coproc><count>2</count></coproc>"
+                   "<coproc><count>3</count><type> apple_gpu </type><type>b</type>"
+                   "<name>M1</name><name>M2</name></coproc><coproc_ati/>"
+                   "<coproc_intel_gpu><type>ignored</type><count>1</count></coproc_intel_gpu>"
+                   "</coprocs><host_info><coprocs><coproc_cuda><count>4</count></coproc_cuda>"
+                   "</coprocs><coprocs><coproc_ati><count>5</count></coproc_ati></coprocs>"
+                   "<p_ncpus>2</p_ncpus></host_info><coprocs/><coprocs><coproc><type/></coproc>"
+                   "</coprocs>"),
+               "coprocessors: named and generic, untyped dropped, blocks appended, host_info's "
+               "first");
+    direct_str(REQ("<msg_from_host><result_name>r</result_name><time>5</time>"
+                   "<variety>v</variety><payload><x>1 &amp; 2</x></payload>free text"
+                   "</msg_from_host><msg_from_host/><msg_from_host><msg_text> t </msg_text>"
+                   "</msg_from_host>"),
+               "trickle-up messages as 7.20.5 writes them, and with msg_text");
+    direct_str(REQ("<client_opaque>\n<![CDATA[\nopaque <stuff> & \xc3\xa9\n]]>\n</client_opaque>"
+                   "<client_opaque><a>x</a><b/></client_opaque ><client_opaque/>"),
+               "client_opaque: the inner bytes verbatim, the last wins");
+    direct_str(REQ("<client_opaque>first</client_opaque>"), "client_opaque: text");
+    direct_str(REQ("<host_info><domain_name>caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80</domain_name>"
+                   "</host_info><result><name>r\xc3\xa9</name><stderr_out>\n<![CDATA[\n"
+                   "<stderr_txt>\nFehler: \xc3\xbc"
+                   "berlauf \xe2\x80\x94 \xe6\x97\xa5\xe6\x9c\xac\n"
+                   "</stderr_txt>\n]]>\n</stderr_out></result>"),
+               "UTF-8 text and CDATA: names, app stderr");
 }
 
 /* Outside the subset, or malformed: the full parser answers, errors included. */
@@ -286,15 +363,20 @@ static void test_declined(void **state)
                    "CR LF line ends");
     check_declined(REQ("<host_info><p_model>A &amp; B</p_model></host_info>"),
                    "an entity in a stored field");
-    check_declined(REQ("<host_info><domain_name>caf\xc3\xa9</domain_name></host_info>"),
-                   "UTF-8 text");
+    check_declined(REQ("<host_info><domain_name>caf\xc3\xa9\xef\xbf\xbe</domain_name></host_info>"),
+                   "U+FFFE, which XML does not allow (repaired by the full parser)");
+    check_declined(REQ("<result><name>r</name><stderr_out><![CDATA[\xed\xa0\x80]]></stderr_out>"
+                       "</result>"),
+                   "a UTF-16 surrogate in CDATA");
+    check_declined(REQ("<x\xc3\xa9>1</x\xc3\xa9>"), "a non-ASCII element name");
     check_declined(REQ("<host_info><domain_name>a\xff</domain_name></host_info>"),
                    "a byte that is not UTF-8 (repaired by the full parser)");
-    check_declined(REQ("<coprocs><coproc_cuda><count>1</count><req_secs>5</req_secs>"
-                       "</coproc_cuda></coprocs>"),
-                   "coprocessors");
-    check_declined(REQ("<msg_from_host><variety>v</variety></msg_from_host>"), "trickle-up");
-    check_declined(REQ("<client_opaque><a/></client_opaque>"), "client_opaque");
+    check_declined(REQ("<client_opaque><a x=\"1\"/></client_opaque>"),
+                   "an attribute inside client_opaque");
+    check_declined(REQ("<coprocs><coproc><type>"
+                       "\x01"
+                       "</type></coproc></coprocs>"),
+                   "a control byte in a coprocessor type");
     check_declined(REQ("<hostid><x/>1</hostid>"), "a child inside a field");
     check_declined(REQ("<hostid>x</hostid>"), "a malformed number");
     check_declined(REQ("<result><exit_status>0</exit_status></result>"), "a result without name");
@@ -338,9 +420,8 @@ static void test_declined_limits(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_captured),
-        cmocka_unit_test(test_subset_shapes),
-        cmocka_unit_test(test_declined),
+        cmocka_unit_test(test_captured),        cmocka_unit_test(test_gpu),
+        cmocka_unit_test(test_subset_shapes),   cmocka_unit_test(test_declined),
         cmocka_unit_test(test_declined_limits),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -103,15 +103,16 @@ static void test_lost_reply_resent(void **state)
         snprintf(name, sizeof(name), "<name>lost_%d_0</name>", i);
         assert_non_null(strstr(reply, name));
     }
-    assert_int_equal(count(reply, "Resent lost result"), NWU);
+    assert_int_equal(count(reply, "Resent lost task"), NWU);
     /* The store agrees: still this host's, sent again, deadline moved to
      * the resend (half the window from now, but never earlier than the old
-     * deadline: here the old one). */
+     * deadline: here the old one; stored with report_grace_period). */
     char sql[256];
     snprintf(sql, sizeof(sql),
              "SELECT count(*) FROM result WHERE hostid = %lld AND server_state = %d AND "
              "sent_time = %d AND report_deadline = %d",
-             (long long)hostid, VS_RESULT_SERVER_STATE_IN_PROGRESS, NOW + 3600, NOW + 7 * 86400);
+             (long long)hostid, VS_RESULT_SERVER_STATE_IN_PROGRESS, NOW + 3600,
+             NOW + 7 * 86400 + e->f->cfg.report_grace_period);
     assert_int_equal(pf_sql(e->f, sql), NWU);
     vs_free(reply);
     free_env(e);
@@ -135,7 +136,7 @@ static void test_lost_and_late_expired(void **state)
     char *reply = second_rpc(e, hostid);
     assert_int_equal(count(reply, "<result>"), NWU - 1);
     assert_null(strstr(reply, "<name>lost_1_0</name>"));
-    assert_non_null(strstr(reply, "t resend lost result lost_1_0 (expired)"));
+    assert_non_null(strstr(reply, "t resend lost task lost_1_0 (expired)"));
     /* Expired now: the transitioner times it out at its next pass. */
     char sql[256];
     snprintf(sql, sizeof(sql),
@@ -154,7 +155,7 @@ static void test_off_by_default(void **state)
     int64_t hostid = first_rpc(e);
     char *reply = second_rpc(e, hostid);
     assert_int_equal(count(reply, "<result>"), 0);
-    assert_null(strstr(reply, "lost result"));
+    assert_null(strstr(reply, "lost task"));
     vs_free(reply);
     free_env(e);
 }

@@ -34,6 +34,20 @@ static void parse(const char *text, struct vs_scenario *s)
     assert_int_equal(rc, 0);
 }
 
+/*
+ * The server every project ran before the simulated servers called
+ * src/policy/server: no deadline rule, up to 1,000 jobs a reply. The tests
+ * of seed 000's and seed 002's client behaviour (written for that server)
+ * use it, so that they measure the client alone.
+ */
+static void permissive_servers(struct vs_scenario *s)
+{
+    for (size_t p = 0; p < s->nprojects; p++) {
+        s->projects[p].ignore_delay_bound = true;
+        s->projects[p].max_wus_to_send = 1000;
+    }
+}
+
 static void run(const struct vs_scenario *s, const char *policy, double days,
                 struct vs_sim_result *r, struct vs_timeline *tl)
 {
@@ -208,6 +222,7 @@ static void test_seed000_scenario1(void **state)
     (void)state;
     struct vs_scenario s;
     load("seed000_scenario1.scn", &s);
+    permissive_servers(&s);
     struct vs_sim_result r;
     struct vs_timeline tl;
     run(&s, "shortfall", 10, &r, &tl);
@@ -293,6 +308,7 @@ static void test_seed002_no_miss(void **state)
     (void)state;
     struct vs_scenario s;
     load("seed002_typical.scn", &s);
+    permissive_servers(&s);
     struct vs_sim_result r;
     run(&s, "shortfall", 10, &r, NULL);
     assert_int_equal(r.deadline_misses, 0);
@@ -327,6 +343,7 @@ static void test_wrr_misses_where_shortfall_meets(void **state)
     (void)state;
     struct vs_scenario s;
     load("tight_deadline.scn", &s);
+    permissive_servers(&s);
     struct vs_sim_result rs, rw;
     run(&s, "shortfall", 10, &rs, NULL);
     run(&s, "wrr", 10, &rw, NULL);
@@ -457,24 +474,51 @@ static void test_project_options(void **state)
     vs_scenario_cleanup(&s);
 }
 
-/* The server-side deadline check stops the client from taking work it cannot finish. */
-static void test_server_deadline_check(void **state)
+/*
+ * The simulated servers run src/policy/server. Seed 004's deadline rule: a
+ * 10-hour job with an 8-hour delay bound is never sent (the project gets
+ * no work at all), unless the project sets ignore_delay_bound, and then
+ * every job misses. Seed 000's EDF check (workload_sim) on top refuses a
+ * job that the seed 004 rule lets through at its boundary.
+ */
+static void test_server_rules(void **state)
 {
     (void)state;
     struct vs_scenario s;
-    const char *text = "P1(2, 4, 1) P2(2, 4, 1) P3(2, 4, 1) P4(2, 4, 1) P5(2, 4, 1)";
-    parse(text, &s);
+    parse("P1(10, 8, 1) duration = 3", &s);
+    struct vs_sim_result r;
+    run(&s, "shortfall", 3, &r, NULL);
+    assert_int_equal(r.jobs_sent, 0);
+    assert_true(r.idle_frac > 0.999);
+    vs_sim_result_cleanup(&r);
+    s.projects[0].ignore_delay_bound = true;
+    run(&s, "shortfall", 3, &r, NULL);
+    assert_true(r.jobs_sent >= 7);
+    assert_true(r.deadline_misses >= r.jobs_sent - 1); /* the last may still run */
+    vs_sim_result_cleanup(&r);
+    vs_scenario_cleanup(&s);
+
+    parse("P1(2, 4, 1) P2(2, 4, 1)", &s);
     struct vs_sim_result without, with;
-    run(&s, "shortfall", 5, &without, NULL);
-    s.server_deadline_check = true;
-    run(&s, "shortfall", 5, &with, NULL);
-    print_message("misses without the check %lld, with %lld\n", (long long)without.deadline_misses,
-                  (long long)with.deadline_misses);
-    assert_true(without.deadline_misses > 20);
-    assert_int_equal(with.deadline_misses, 0);
-    assert_true(with.jobs_completed > 40);
+    /* The first five minutes: P1 gets a job; P2's asks next, with 2 hours
+     * queued ahead: 2 + 2 hours fit its 4 (seed 004 sends), but the job
+     * would end after its deadline less min_queue (the EDF check refuses). */
+    run(&s, "shortfall", 300 / 86400.0, &without, NULL);
+    for (size_t p = 0; p < s.nprojects; p++)
+        s.projects[p].workload_sim = true;
+    run(&s, "shortfall", 300 / 86400.0, &with, NULL);
+    assert_int_equal(without.jobs_sent, 2);
+    assert_int_equal(with.jobs_sent, 1);
     vs_sim_result_cleanup(&without);
     vs_sim_result_cleanup(&with);
+
+    /* A job limit: max_in_progress = 2 on 4 CPUs keeps two CPUs idle. */
+    vs_scenario_cleanup(&s);
+    parse("P1(1, 100, 1, max_in_progress = 2) NCPUS = 4 min_queue = 10", &s);
+    run(&s, "shortfall", 2, &r, NULL);
+    /* (a little more: after a refusal the client backs off) */
+    assert_true(r.idle_frac > 0.5 - 1e-9 && r.idle_frac < 0.6);
+    vs_sim_result_cleanup(&r);
     vs_scenario_cleanup(&s);
 }
 
@@ -491,7 +535,7 @@ int main(void)
         cmocka_unit_test(test_determinism),
         cmocka_unit_test(test_availability),
         cmocka_unit_test(test_project_options),
-        cmocka_unit_test(test_server_deadline_check),
+        cmocka_unit_test(test_server_rules),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

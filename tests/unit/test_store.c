@@ -14,6 +14,7 @@
 #include <sqlite3.h>
 
 #include "store/store.h"
+#include "store/store_ops.h"
 #include "volsched/alloc.h"
 #include "volsched/str.h"
 
@@ -335,8 +336,13 @@ static void test_hosts(void **state)
     h.rpc_time = 12345;
     h.nresults_today = 3;
     h.nresults_day = 20000;
-    h.max_results_day = -1;
+    h.max_results_day = -1; /* not written by the row update: the operator's column */
     h.error_rate = 0.25;
+    assert_int_equal(vs_store_host_update(f->s, &h), 0);
+    assert_int_equal(count_sql(f, "SELECT _max_results_day FROM host"), 0);
+    assert_int_equal(vs_store_host_set_max_results_day(f->s, h.id, -1), 0);
+    assert_int_equal(vs_store_host_set_max_results_day(f->s, h.id + 1000, -1), VS_ENOTFOUND);
+    h.max_results_day = 0; /* a scheduler's stale copy must not lift the ban */
     assert_int_equal(vs_store_host_update(f->s, &h), 0);
     struct vs_host g;
     assert_int_equal(vs_store_host_get(f->s, h.id, &g), 0);

@@ -220,6 +220,35 @@ static void test_bad_template_defers(void **state)
     assert_int_equal(q3(f, "SELECT transition_time FROM workunit WHERE id=", bad, ""), NOW + 3600);
 }
 
+/*
+ * The deferral of a WU with a bad template writes only its transition_time:
+ * a column written after the scan read the row (here the scheduler's
+ * hr_class, written by a trigger while the transitioner handles the WU
+ * before it in the same page) survives. Before, the scan's stale copy was
+ * written back whole and the class was lost.
+ */
+static void test_bad_template_keeps_concurrent_write(void **state)
+{
+    struct project_fixture *f = *state;
+    int64_t good = wu_add(f, "first", 0, 1, 1, 1);
+    int64_t bad = wu_add(f, "second", 0, 1, 1, 1);
+    char sql[512];
+    snprintf(sql, sizeof(sql),
+             "UPDATE workunit SET result_template_file = 'templates/gone' WHERE id = %lld",
+             (long long)bad);
+    pf_exec(f, sql);
+    snprintf(sql, sizeof(sql),
+             "CREATE TRIGGER claim_meanwhile AFTER INSERT ON result WHEN new.workunitid = %lld "
+             "BEGIN UPDATE workunit SET hr_class = 7, mod_time = 5 WHERE id = %lld; END",
+             (long long)good, (long long)bad);
+    pf_exec(f, sql);
+    struct vs_transitioner_stats st;
+    assert_int_equal(vs_transitioner_pass(f->s, &f->cfg, NOW, 0, NULL, &st), 0);
+    assert_int_equal(q3(f, "SELECT count(*) FROM result WHERE workunitid=", good, ""), 1);
+    assert_int_equal(q3(f, "SELECT transition_time FROM workunit WHERE id=", bad, ""), NOW + 3600);
+    assert_int_equal(q3(f, "SELECT hr_class FROM workunit WHERE id=", bad, ""), 7);
+}
+
 struct thread_arg {
     struct project_fixture *f;
     int rc;
@@ -271,6 +300,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_error_limits, setup, teardown),
         cmocka_unit_test_setup_teardown(test_need_validate, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bad_template_defers, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_bad_template_keeps_concurrent_write, setup, teardown),
         cmocka_unit_test_setup_teardown(test_concurrent_passes, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -112,6 +112,36 @@ static void test_quorum_two_one_bad_host(void **state)
     assert_int_equal(hav(f, c).consecutive_valid, 1);
 }
 
+/*
+ * A replica still out when the canonical result is chosen times out at its
+ * deadline, whether or not the assimilator has run (BOINC's transitioner
+ * visits the WU then). Before, the validator set transition_time to never
+ * and the replica stayed IN_PROGRESS past its deadline.
+ */
+static void test_canonical_keeps_timeout(void **state)
+{
+    struct project_fixture *f = *state;
+    int64_t a = df_host(f), b = df_host(f), c = df_host(f);
+    df_wu(f, "out", 0, 2, 3, 3, 6, 6, false);
+    df_trans(f, NOW);
+    df_send(f, "out_0", a, NOW + 1);
+    df_send(f, "out_1", b, NOW + 1);
+    df_send(f, "out_2", c, NOW + 5); /* deadline NOW + 1005 */
+    df_report(f, "out_0", a, NOW + 10, "42\n");
+    df_report(f, "out_1", b, NOW + 20, "42\n");
+    df_trans(f, NOW + 20);
+    struct vs_validator_stats st;
+    assert_int_equal(val(f, NOW + 21, &st), 1);
+    assert_int_equal(st.ncanonical, 1);
+    assert_int_equal(df_w(f, "out", "transition_time"), NOW + 1005);
+    /* No assimilator ran; the transitioner still times the replica out. */
+    df_trans(f, NOW + 1006);
+    assert_int_equal(df_r(f, "out_2", "server_state"), VS_RESULT_SERVER_STATE_OVER);
+    assert_int_equal(df_r(f, "out_2", "outcome"), VS_RESULT_OUTCOME_NO_REPLY);
+    assert_int_equal(pf_sql(f, "SELECT count(*) FROM result WHERE name LIKE 'out_%'"), 3);
+    assert_int_equal(df_w(f, "out", "transition_time"), VS_TIME_NEVER);
+}
+
 static void test_max_success_results(void **state)
 {
     struct project_fixture *f = *state;
@@ -288,6 +318,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_quorum_one, df_setup, df_teardown),
         cmocka_unit_test_setup_teardown(test_quorum_two_one_bad_host, df_setup, df_teardown),
+        cmocka_unit_test_setup_teardown(test_canonical_keeps_timeout, df_setup, df_teardown),
         cmocka_unit_test_setup_teardown(test_max_success_results, df_setup, df_teardown),
         cmocka_unit_test_setup_teardown(test_missing_output_and_late_result, df_setup, df_teardown),
         cmocka_unit_test_setup_teardown(test_always_valid, df_setup, df_teardown),

@@ -15,6 +15,7 @@ static const char *const policy_names[VS_CPOLICY_COUNT] = {
     [VS_CPOLICY_SHORTFALL] = "shortfall",
     [VS_CPOLICY_DEBT] = "debt",
     [VS_CPOLICY_WRR] = "wrr",
+    [VS_CPOLICY_FAIR] = "fair",
 };
 
 int vs_cpolicy_parse(const char *name, enum vs_cpolicy *out_policy)
@@ -39,7 +40,7 @@ const char *vs_cpolicy_name(enum vs_cpolicy policy)
 
 const char *vs_cpolicy_names(void)
 {
-    return "shortfall, debt, wrr";
+    return "fair, shortfall, debt, wrr";
 }
 
 static bool fraction_ok(double f)
@@ -191,6 +192,7 @@ void vs_cpolicy_ws_cleanup(struct vs_cpolicy_ws *ws)
     P_ARRAYS(FREE_ONE)
     R_ARRAYS(FREE_ONE)
 #undef FREE_ONE
+    vs_free(d->fair_cpu);
     vs_free(d);
     ws->d = NULL;
 }

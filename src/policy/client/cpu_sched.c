@@ -16,6 +16,12 @@
  * debt (seed 002): the same EDF steps without the debt decrement, no step
  *   5, and step 6 picks a running result if possible, else the earliest
  *   deadline.
+ * fair: seed 000's steps with long-term debt for anticipated debt (short-term
+ *   debt restarts at zero whenever a project has nothing runnable, so a
+ *   project that runs dry between two jobs loses what it was owed; the
+ *   share over the run is what long-term debt tracks), ties by name, and
+ *   before steps 6-7 each project keeps whole CPUs up to its share of them
+ *   (share_floor).
  * wrr (the older client): steps 6-7 only, running first, else received
  *   first.
  *
@@ -27,6 +33,7 @@
  * Results of non-CPU-intensive projects always run and take no CPU.
  */
 #include <math.h>
+#include <string.h>
 
 #include "internal.h"
 #include "volsched/client_policy.h"
@@ -104,8 +111,10 @@ static void edf(struct sched *s, enum vs_cpolicy policy, const struct vs_cstate 
 {
     int *dm = d->pi0;
     double *ad = d->pd0;
+    /* fair: once any deadline is in danger, EDF over every result (its
+     * work fetch admitted jobs by an EDF schedule of the whole queue). */
     for (size_t p = 0; p < st->nprojects; p++)
-        dm[p] = rr->deadlines_missed[p];
+        dm[p] = policy == VS_CPOLICY_FAIR ? (int)s->cap : rr->deadlines_missed[p];
     if (s->cap <= EDF_SCAN_MAX_CPUS) {
         while (s->ncpu < s->cap) {
             size_t pick = SIZE_MAX;
@@ -124,7 +133,7 @@ static void edf(struct sched *s, enum vs_cpolicy policy, const struct vs_cstate 
             size_t p = s->res[pick].project;
             take(s, pick, VS_CSCHED_EDF);
             dm[p]--;
-            if (policy == VS_CPOLICY_SHORTFALL)
+            if (vs_cpolicy__s000(policy))
                 ad[p] -= payoff;
         }
         return;
@@ -146,7 +155,7 @@ static void edf(struct sched *s, enum vs_cpolicy policy, const struct vs_cstate 
             continue;
         take(s, r, VS_CSCHED_EDF);
         dm[p]--;
-        if (policy == VS_CPOLICY_SHORTFALL)
+        if (vs_cpolicy__s000(policy))
             ad[p] -= payoff;
     }
 }
@@ -159,8 +168,21 @@ static void edf(struct sched *s, enum vs_cpolicy policy, const struct vs_cstate 
  * strict and total: ad is never NaN), so the leader's pick was compared
  * with all its results.
  */
-static void debt_few(struct sched *s, enum vs_cpolicy policy, size_t np, const size_t *el,
-                     size_t ne, double *ad, double payoff)
+/* Whether project a goes before b on equal anticipated debt: the least
+ * index, but for fair the name (never the position in the list). */
+static bool tie_first(const struct vs_cstate *st, enum vs_cpolicy policy, size_t a, size_t b)
+{
+    if (policy == VS_CPOLICY_FAIR) {
+        const char *na = st->projects[a].name, *nb = st->projects[b].name;
+        int c = strcmp(na ? na : "", nb ? nb : "");
+        if (c != 0)
+            return c < 0;
+    }
+    return a < b;
+}
+
+static void debt_few(struct sched *s, const struct vs_cstate *st, enum vs_cpolicy policy, size_t np,
+                     const size_t *el, size_t ne, double *ad, double payoff)
 {
     while (s->ncpu < s->cap) {
         size_t best = np, pick = 0;
@@ -169,7 +191,8 @@ static void debt_few(struct sched *s, enum vs_cpolicy policy, size_t np, const s
             if (s->why[r] != VS_CSCHED_NO)
                 continue;
             size_t p = s->res[r].project;
-            if (best == np || ad[p] > ad[best] || (ad[p] == ad[best] && p < best)) {
+            if (best == np || ad[p] > ad[best] ||
+                (ad[p] == ad[best] && p != best && tie_first(st, policy, p, best))) {
                 best = p;
                 pick = r;
             } else if (p == best && better(policy, &s->res[r], r, &s->res[pick], pick)) {
@@ -188,8 +211,9 @@ static void debt_few(struct sched *s, enum vs_cpolicy policy, size_t np, const s
  * (a counting sort, index order kept), then each pick scans the projects
  * and one group.
  */
-static void debt_many(struct sched *s, enum vs_cpolicy policy, size_t np, const size_t *el,
-                      size_t ne, struct vs_cpolicy_wsd *d, double payoff)
+static void debt_many(struct sched *s, const struct vs_cstate *st, enum vs_cpolicy policy,
+                      size_t np, const size_t *el, size_t ne, struct vs_cpolicy_wsd *d,
+                      double payoff)
 {
     size_t *avail = d->pz0, *gstart = d->pz1, *gfill = d->pz2;
     /* keys is free once EDF is done; a vs_cpkey is larger than a size_t,
@@ -214,7 +238,9 @@ static void debt_many(struct sched *s, enum vs_cpolicy policy, size_t np, const 
     while (s->ncpu < s->cap) {
         size_t best = np;
         for (size_t p = 0; p < np; p++) {
-            if (avail[p] > 0 && (best == np || ad[p] > ad[best]))
+            if (avail[p] > 0 && (best == np || ad[p] > ad[best] ||
+                                 (policy == VS_CPOLICY_FAIR && ad[p] == ad[best] &&
+                                  tie_first(st, policy, p, best))))
                 best = p;
         }
         if (best == np)
@@ -235,6 +261,59 @@ static void debt_many(struct sched *s, enum vs_cpolicy policy, size_t np, const 
     }
 }
 
+/*
+ * fair, before the round-robin: each project with runnable results keeps
+ * whole CPUs up to its share of them, floor(ncpus x share / the shares of
+ * the projects with runnable results), greatest anticipated debt first.
+ * Its work fetch queued only what that share finishes by the deadlines; a
+ * CPU the round-robin handed to a project owed a little more (a 1-hour job
+ * then keeps it for its period) would make those jobs miss.
+ */
+static void share_floor(struct sched *s, const struct vs_cstate *st, size_t np, const size_t *el,
+                        size_t ne, struct vs_cpolicy_wsd *d, double payoff)
+{
+    size_t *held = d->pz3;
+    double *want = d->pd1, *ad = d->pd0, shares = 0;
+    for (size_t p = 0; p < np; p++) {
+        held[p] = 0;
+        want[p] = 0;
+    }
+    for (size_t i = 0; i < ne; i++) {
+        size_t p = s->res[el[i]].project;
+        if (want[p] == 0) {
+            want[p] = 1;
+            shares += st->projects[p].resource_share;
+        }
+        if (s->why[el[i]] != VS_CSCHED_NO)
+            held[p]++;
+    }
+    if (!(shares > 0))
+        return;
+    for (size_t p = 0; p < np; p++)
+        if (want[p] > 0)
+            want[p] = floor(s->cap * st->projects[p].resource_share / shares + 1e-9);
+    while (s->ncpu < s->cap) {
+        size_t best = np, pick = 0;
+        for (size_t i = 0; i < ne; i++) {
+            size_t r = el[i], p = s->res[r].project;
+            if (s->why[r] != VS_CSCHED_NO || (double)held[p] >= want[p])
+                continue;
+            if (best == np || ad[p] > ad[best] ||
+                (ad[p] == ad[best] && p != best && tie_first(st, VS_CPOLICY_FAIR, p, best))) {
+                best = p;
+                pick = r;
+            } else if (p == best && better(VS_CPOLICY_FAIR, &s->res[r], r, &s->res[pick], pick)) {
+                pick = r;
+            }
+        }
+        if (best == np)
+            break;
+        take(s, pick, VS_CSCHED_DEBT);
+        held[best]++;
+        ad[best] -= payoff;
+    }
+}
+
 int vs_csched__run(enum vs_cpolicy policy, const struct vs_cstate *st,
                    const struct vs_rrsim_out *rr, struct vs_cpolicy_ws *ws,
                    struct vs_csched_out *out)
@@ -247,25 +326,26 @@ int vs_csched__run(enum vs_cpolicy policy, const struct vs_cstate *st,
     const struct vs_cproject *prj = st->projects;
     const double now = st->now, period = st->host.sched_period;
     const double payoff = period / st->host.ncpus;
+    const double speed = vs_cpolicy__speed(&st->host);
     /* Anticipated debts: short-term debt, less the payoff of each CPU
      * given below. Never NaN: std is a number and payoff finite. */
     double *ad = d->pd0;
     for (size_t p = 0; p < np; p++)
-        ad[p] = prj[p].std;
+        ad[p] = policy == VS_CPOLICY_FAIR ? prj[p].ltd : prj[p].std;
     /* The candidates: runnable results of CPU-intensive projects, in index
      * order. Every later step walks this list, not the whole queue; step 5
      * walks the shorter list of those inside their first period (keys2 is
      * free: nothing here sorts). */
     size_t *el = d->rz0, ne = 0;
     size_t *young = (size_t *)d->keys2, nyoung = 0;
-    const bool period_rule = policy == VS_CPOLICY_SHORTFALL;
+    const bool period_rule = vs_cpolicy__s000(policy);
 
     /* One pass: non-CPU-intensive results first, as they always run beside
      * the CPUs; the others become candidates. */
     for (size_t r = 0; r < nr; r++) {
         const struct vs_cresult *res = &s.res[r];
         s.why[r] = VS_CSCHED_NO;
-        if (!vs_cpolicy__runnable(st, res))
+        if (!vs_cpolicy__runnable(st, res) || vs_cpolicy__abandoned(policy, st, res, speed))
             continue;
         size_t p = res->project;
         if (prj[p].non_cpu_intensive) {
@@ -298,14 +378,17 @@ int vs_csched__run(enum vs_cpolicy policy, const struct vs_cstate *st,
         }
     }
 
+    if (policy == VS_CPOLICY_FAIR && s.ncpu < s.cap)
+        share_floor(&s, st, np, el, ne, d, payoff);
+
     /* Steps 6-7: weighted round-robin by anticipated debt. A scan of the
      * list per pick costs about ne; grouping costs about 2 ne + 3 np once,
      * then np plus a group per pick. Both pick the same results. */
     if (s.ncpu < s.cap) {
         if ((s.cap - s.ncpu) * ne <= 4 * (ne + np))
-            debt_few(&s, policy, np, el, ne, ad, payoff);
+            debt_few(&s, st, policy, np, el, ne, ad, payoff);
         else
-            debt_many(&s, policy, np, el, ne, d, payoff);
+            debt_many(&s, st, policy, np, el, ne, d, payoff);
     }
     out->order = s.order;
     out->why = s.why;

@@ -130,6 +130,7 @@ static void preempt_y(struct enf *e, enum vs_cpolicy policy, const struct vs_rrs
         bool now_ok;
         switch (policy) {
         case VS_CPOLICY_SHORTFALL:
+        case VS_CPOLICY_FAIR:
             now_ok = res->checkpointed && res->checkpoint_time > st->last_sched_time;
             break;
         case VS_CPOLICY_DEBT:

@@ -61,7 +61,17 @@ struct vs_cpolicy_wsd {
     /* scratch, per result */
     struct vs_cpkey *keys, *keys2;
     size_t *rz0;
+    /* scratch, per CPU (fair's work fetch) */
+    double *fair_cpu;
+    size_t cap_cpu;
 };
+
+/* Policies that run seed 000's round-robin simulation, CPU scheduler and
+ * enforcement (fair differs from shortfall in its work fetch). */
+static inline bool vs_cpolicy__s000(enum vs_cpolicy policy)
+{
+    return policy == VS_CPOLICY_SHORTFALL || policy == VS_CPOLICY_FAIR;
+}
 
 /* Seed 000's result states, inline for the per-result loops (the public
  * vs_cresult_runnable / _nearly_runnable call these). */
@@ -76,6 +86,18 @@ static inline bool vs_cpolicy__nearly_runnable(const struct vs_cstate *st,
 {
     return !res->done && !res->suspended && res->files != VS_CFILES_DEFERRED &&
            !st->projects[res->project].suspended;
+}
+
+/* fair never starts a job that can no longer meet its deadline even if it
+ * ran alone from now (at speed, vs_cpolicy__speed): it would only waste
+ * the CPU, and, queued, make the servers see a longer queue. Such a result
+ * is left out of fair's round-robin simulation, CPU schedule and work
+ * fetch queue. */
+static inline bool vs_cpolicy__abandoned(enum vs_cpolicy policy, const struct vs_cstate *st,
+                                         const struct vs_cresult *res, double speed)
+{
+    return policy == VS_CPOLICY_FAIR && res->task == VS_CTASK_UNSTARTED &&
+           res->remaining > speed * (res->deadline - st->now);
 }
 
 /* Rule A and R of the debt update (debt.c) for its two sets: the wall CPU
@@ -158,6 +180,10 @@ int vs_csched__run(enum vs_cpolicy policy, const struct vs_cstate *st,
 int vs_cenforce__run(enum vs_cpolicy policy, struct vs_cstate *st, const struct vs_rrsim_out *rr,
                      const struct vs_csched_out *sched, struct vs_cpolicy_ws *ws,
                      struct vs_cenforce_out *out);
+/* fair's requests (into wrs, for the CPU-intensive projects) and the
+ * project to ask, or -1 (fair_fetch.c). */
+long vs_cfetch__fair_choose(const struct vs_cstate *st, const struct vs_rrsim_out *rr,
+                            struct vs_cpolicy_ws *ws, double *wrs);
 /* The work fetch when the caller has also reserved the workspace. */
 int vs_cfetch__run(enum vs_cpolicy policy, const struct vs_cstate *st,
                    const struct vs_rrsim_out *rr, struct vs_cpolicy_ws *ws,

@@ -32,7 +32,7 @@ static bool simulated(enum vs_cpolicy policy, const struct vs_cstate *st, size_t
         return false;
     /* Seed 000 simulates the nearly runnable results; seed 002 and the old
      * client know only runnable ones. */
-    if (policy == VS_CPOLICY_SHORTFALL)
+    if (vs_cpolicy__s000(policy))
         return vs_cpolicy__nearly_runnable(st, &st->results[r]);
     return vs_cpolicy__runnable(st, &st->results[r]);
 }
@@ -350,7 +350,8 @@ static int rrsim_run(enum vs_cpolicy policy, const struct vs_cstate *st, struct 
     for (size_t r = 0; r < nr; r++) {
         out->finish[r] = INFINITY;
         out->deadline_missed[r] = false;
-        if (simulated(policy, st, r))
+        if (simulated(policy, st, r) &&
+            !vs_cpolicy__abandoned(policy, st, &st->results[r], s.speed))
             keys[m++] = (struct vs_cpkey){.group = (uint32_t)st->results[r].project,
                                           .idx = (uint32_t)r,
                                           .key = st->results[r].remaining};

@@ -36,6 +36,7 @@
  * among potentially runnable projects.
  */
 #include <math.h>
+#include <string.h>
 
 #include "internal.h"
 #include "volsched/client_policy.h"
@@ -214,7 +215,11 @@ int vs_cfetch__run(enum vs_cpolicy policy, const struct vs_cstate *st,
         unsigned f = states[p];
         if (pr->rpc_user_request || pr->trickle_up_pending || pr->report_overdue) {
             enum vs_cfetch_reason why = forced_reason(pr, f);
-            if (why != VS_CFETCH_NONE && (out->project < 0 || why < out->reason)) {
+            /* fair: within a reason, by name, not by list position. */
+            bool first = out->project < 0 || why < out->reason ||
+                         (why == out->reason && policy == VS_CPOLICY_FAIR && pr->name &&
+                          pj[out->project].name && strcmp(pr->name, pj[out->project].name) < 0);
+            if (why != VS_CFETCH_NONE && first) {
                 out->project = (long)p;
                 out->reason = why;
             }
@@ -235,6 +240,8 @@ int vs_cfetch__run(enum vs_cpolicy policy, const struct vs_cstate *st,
                 w = rr->shortfall[p];
             pri += rr->shortfall[p];
             break;
+        case VS_CPOLICY_FAIR:
+            break; /* vs_cfetch__fair_choose below */
         case VS_CPOLICY_DEBT: {
             double fill = work_to_fill_buf(st, rr, p);
             if (!blocked(pr, f, true))
@@ -274,8 +281,15 @@ int vs_cfetch__run(enum vs_cpolicy policy, const struct vs_cstate *st,
         const struct vs_cproject *pr = &pj[p];
         bool in_prr = (states[p] & VS_CPS_POT_RUNNABLE) && !pr->non_cpu_intensive;
         prr[p] = pr->resource_share / (in_prr ? prr_sum : prr_sum + pr->resource_share);
-        if (wrs[p] > 0 && (best < 0 || prio[p] > prio[best]))
+        if (policy != VS_CPOLICY_FAIR && wrs[p] > 0 && (best < 0 || prio[p] > prio[best]))
             best = (long)p;
+    }
+    if (policy == VS_CPOLICY_FAIR) {
+        best = vs_cfetch__fair_choose(st, rr, ws, wrs);
+        /* Non-CPU-intensive projects: seed 000's rule, by index. */
+        for (size_t p = 0; p < np && best < 0; p++)
+            if (pj[p].non_cpu_intensive && wrs[p] > 0)
+                best = (long)p;
     }
     /* A forced RPC comes first. */
     if (out->project < 0 && best >= 0) {

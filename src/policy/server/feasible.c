@@ -379,6 +379,12 @@ int64_t vs_sp_quota_day(int64_t hostid, double t)
     return (int64_t)floor((t + offset) / VS_SP_DAY);
 }
 
+int64_t vs_sp_quota_day_start(int64_t hostid, double t)
+{
+    double offset = (double)(mix64((uint64_t)hostid) % 86400u);
+    return (int64_t)((double)vs_sp_quota_day(hostid, t) * VS_SP_DAY - offset);
+}
+
 bool vs_sp_quota_new_day(int64_t hostid, double prev, double now)
 {
     return vs_sp_quota_day(hostid, prev) != vs_sp_quota_day(hostid, now);
@@ -408,6 +414,13 @@ int vs_sp_quota_limit(const struct vs_sp_config *cfg, const struct vs_sp_host *h
     }
     long long lim = m * mult;
     return lim > INT_MAX ? INT_MAX : (int)lim;
+}
+
+int vs_sp_state_day_quota(const struct vs_sp_state *st, int64_t app_version_id,
+                          enum vs_sp_proc proc)
+{
+    const struct vs_sp_hav *hav = vs_sp__hav_find(st, app_version_id);
+    return vs_sp_quota_limit(st->cfg, st->host, hav, proc, st->ncpus);
 }
 
 void vs_sp_hav_on_success(struct vs_sp_hav *hav, int quota)

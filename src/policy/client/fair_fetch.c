@@ -1,0 +1,404 @@
+/*
+ * fair's work fetch: seed 000's, with what BOINC's volunteers complain about
+ * fixed. Shares below are each project's among the CPU-intensive projects
+ * that are not suspended (not frs(P), which drops the deferred ones and so
+ * would let a project count on every CPU while the others wait out a
+ * backoff).
+ *
+ * - Share cap. A project asks for work while it has fewer results than its
+ *   share of the CPUs plus one (one waits while the others run: a project
+ *   with nothing runnable for a moment loses its turn) or less queued work
+ *   than its share of the buffer (share x ncpus x min_queue). Seed 000
+ *   instead lets the first project asked fill every idle CPU, and a project
+ *   whose long jobs hold every CPU makes the servers refuse everybody else
+ *   (seed 004's rule sees a queue as long as those jobs: BOINC's emulator,
+ *   a_30d).
+ * - Deadline cap at the project's share. Its queue with one more job of the
+ *   size it last sent must be done by the earliest of its deadlines (the
+ *   new job's less a margin: a scheduling period, at most a tenth of the
+ *   delay bound) running on its share of the CPUs, as the round-robin
+ *   simulation runs it (a project's results share its CPUs, so they end
+ *   together); the request is cut to what still fits. Then the simulation
+ *   sees no miss and the CPU scheduler does not go into deadline mode,
+ *   which hands one project every CPU (b_20d: P1's six-minute jobs with a
+ *   one-hour deadline held both CPUs, 0.87 of the CPU against a 0.5 share).
+ * - Deadline cap on the host. The job must also meet its deadline, and make
+ *   no queued job later, in an earliest-deadline-first list schedule of the
+ *   whole queue on the host's CPUs at its real speed (on_frac x active_frac
+ *   x cpu_efficiency).
+ * - The server's verdict. The client sends estimated_delay (when a CPU
+ *   first runs out of work in the round-robin simulation); a project whose
+ *   next job that delay already pushes past its delay bound is not asked,
+ *   and asks for nothing in a forced RPC either: a refusal for deadlines
+ *   defers the project, and its finished results then wait past their
+ *   deadlines to be reported.
+ * - Others' deadlines. A job is not fetched if, once another project's own
+ *   queue has run out, the rest of the queue with this job keeps every CPU
+ *   busy past that project's slack (its delay bound less its job, less the
+ *   margin): its server would refuse it for as long.
+ * - Idle CPUs. When no project asks under these caps and the round-robin
+ *   simulation still sees an idle CPU within min_queue, a project may be
+ *   asked under the host caps, its share cap counted at one CPU at least;
+ *   with a CPU idle now, any project passing the host cap at all.
+ * - Order. The project asked is the one with the greatest long-term debt
+ *   less the job it would send (a 192-hour job waits until the project is
+ *   owed that much, or nothing else can run); ties go to the greater share,
+ *   then the name: never the position in the project list.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "internal.h"
+#include "volsched/alloc.h"
+#include "volsched/client_policy.h"
+
+static bool fetch_blocked(const struct vs_cproject *p, unsigned flags)
+{
+    return p->suspended || p->no_new_work || (flags & VS_CPS_DEFERRED);
+}
+
+/* The margin a job due after delay bound D needs (see the header). */
+static double margin(const struct vs_cstate *st, double D)
+{
+    double m = 0.1 * D;
+    return m < st->host.sched_period ? m : st->host.sched_period;
+}
+
+/* The queue in deadline order: keys[0..n), durations in wall seconds. */
+struct queue {
+    const struct vs_cpkey *keys;
+    size_t n;
+    const double *dur; /* [nresults] */
+    double *cpu;       /* [ncpus] scratch */
+    int ncpus;
+};
+
+static int earliest(const double *cpu, int n)
+{
+    int best = 0;
+    for (int i = 1; i < n; i++)
+        if (cpu[i] < cpu[best])
+            best = i;
+    return best;
+}
+
+/* The base schedule: each queued job's lateness without a new job, into
+ * late[i] (queue position i). */
+static void edf_base(const struct vs_cstate *st, const struct queue *q, double *late)
+{
+    for (int c = 0; c < q->ncpus; c++)
+        q->cpu[c] = st->now;
+    for (size_t i = 0; i < q->n; i++) {
+        int c = earliest(q->cpu, q->ncpus);
+        q->cpu[c] += q->dur[q->keys[i].idx];
+        late[i] = fmax(0, q->cpu[c] - q->keys[i].key);
+    }
+}
+
+/*
+ * List-schedules the queue with one more job (duration dur, deadline dl)
+ * in deadline order. Returns whether that job meets dl less its margin mg
+ * and no queued job ends later than its base lateness allows; *first_free
+ * gets the time from now until the first CPU runs out of work.
+ */
+static bool edf_fits(const struct vs_cstate *st, const struct queue *q, const double *late,
+                     double dur, double dl, double mg, double *first_free)
+{
+    for (int c = 0; c < q->ncpus; c++)
+        q->cpu[c] = st->now;
+    bool placed = false;
+    for (size_t i = 0; i <= q->n; i++) {
+        double d_i = i < q->n ? q->keys[i].key : INFINITY;
+        if (!placed && dl <= d_i) {
+            int c = earliest(q->cpu, q->ncpus);
+            q->cpu[c] += dur;
+            placed = true;
+            if (q->cpu[c] > dl - mg)
+                return false;
+        }
+        if (i == q->n)
+            break;
+        int c = earliest(q->cpu, q->ncpus);
+        q->cpu[c] += q->dur[q->keys[i].idx];
+        if (placed && q->cpu[c] - d_i > late[i] + 1e-6)
+            return false;
+    }
+    *first_free = q->cpu[earliest(q->cpu, q->ncpus)] - st->now;
+    return true;
+}
+
+/*
+ * The first CPU's free time from now in the deadline-order list schedule of
+ * the queue without project k's results, plus one job (dur, due dl): what
+ * k's server will see as estimated_delay once k's own queue has run out.
+ */
+static double free_without(const struct vs_cstate *st, const struct queue *q, size_t k, double dur,
+                           double dl)
+{
+    for (int c = 0; c < q->ncpus; c++)
+        q->cpu[c] = st->now;
+    bool placed = false;
+    for (size_t i = 0; i <= q->n; i++) {
+        double d_i = i < q->n ? q->keys[i].key : INFINITY;
+        if (!placed && dl <= d_i) {
+            q->cpu[earliest(q->cpu, q->ncpus)] += dur;
+            placed = true;
+        }
+        if (i == q->n)
+            break;
+        size_t r = q->keys[i].idx;
+        if (st->results[r].project == k)
+            continue;
+        q->cpu[earliest(q->cpu, q->ncpus)] += q->dur[r];
+    }
+    return q->cpu[earliest(q->cpu, q->ncpus)] - st->now;
+}
+
+/*
+ * Whether a job of p (wall seconds dur, due dl) that leaves the first CPU
+ * free after ff would make another project's server refuse it: once that
+ * project's own queue has run out, the rest of the queue with this job
+ * keeps every CPU busy past its slack (delay bound less job less margin).
+ * Projects deferred for the moment count: their next request comes soon.
+ */
+static bool hurts_others(const struct vs_cstate *st, const struct queue *q, size_t p, double dur,
+                         double dl, double ff, double speed)
+{
+    for (size_t k = 0; k < st->nprojects; k++) {
+        const struct vs_cproject *o = &st->projects[k];
+        if (k == p || o->non_cpu_intensive || o->suspended || o->no_new_work || o->job_est <= 0 ||
+            o->job_delay_bound <= 0)
+            continue;
+        double slack = o->job_delay_bound - o->job_est / speed - margin(st, o->job_delay_bound);
+        /* Without k's results the first CPU frees no later than with
+         * them: the full schedule's ff bounds it, so most k need no
+         * second schedule. */
+        if (ff > slack && free_without(st, q, k, dur, dl) > slack)
+            return true;
+    }
+    return false;
+}
+
+/*
+ * Whether p's queue with one more job (dur, due dl) is done, by the earliest
+ * of its deadlines (the new job's less its margin), when p runs at its
+ * share of the CPUs, m = frs(P) x ncpus: what the round-robin simulation
+ * gives p, which shares p's CPUs equally among its results, so that all of
+ * them finish about together (no faster than one CPU each). Then the
+ * simulation sees no miss and the CPU scheduler stays out of deadline mode
+ * (which hands p every CPU and starves the others). *room gets the work p
+ * could still take at that rate.
+ */
+static bool share_fits(const struct vs_cstate *st, const struct queue *q, size_t p, double m,
+                       double work, double dur, double dl, double *room)
+{
+    *room = 0;
+    if (!(m > 0))
+        return false;
+    double first = dl - margin(st, dl - st->now), longest = dur;
+    for (size_t i = 0; i < q->n; i++) {
+        size_t r = q->keys[i].idx;
+        if (st->results[r].project != p)
+            continue;
+        if (q->keys[i].key < first)
+            first = q->keys[i].key;
+        if (q->dur[r] > longest)
+            longest = q->dur[r];
+    }
+    double span = first - st->now;
+    *room = m * span - work;
+    return fmax((work + dur) / m, longest) <= span;
+}
+
+/*
+ * The estimated_delay the client sends (as src/sim builds it, BOINC's
+ * busy-time estimate): when a CPU first runs out of work in the
+ * round-robin simulation, the ncpus-th latest simulated finish (0 with
+ * fewer results than CPUs). top is ncpus scratch, kept ascending.
+ */
+static double busy_time(const struct vs_cstate *st, const struct vs_rrsim_out *rr, double *top)
+{
+    int k = st->host.ncpus, n = 0;
+    for (size_t r = 0; r < st->nresults; r++) {
+        double f = rr->finish[r];
+        if (st->results[r].done || !isfinite(f) || f <= st->now)
+            continue;
+        if (n == k && f <= top[0])
+            continue;
+        /* Insert f, dropping the least when full. */
+        int i;
+        if (n < k) {
+            i = n++;
+        } else {
+            i = 0;
+            while (i + 1 < k && top[i + 1] < f) {
+                top[i] = top[i + 1];
+                i++;
+            }
+            top[i] = f;
+            continue;
+        }
+        while (i > 0 && top[i - 1] > f) {
+            top[i] = top[i - 1];
+            i--;
+        }
+        top[i] = f;
+    }
+    return n < k ? 0 : top[0] - st->now;
+}
+
+/* Priority order: greater prio, then greater share, then name, then index. */
+static bool before(const struct vs_cstate *st, const double *prio, size_t a, size_t b)
+{
+    if (prio[a] != prio[b])
+        return prio[a] > prio[b];
+    const struct vs_cproject *pa = &st->projects[a], *pb = &st->projects[b];
+    if (pa->resource_share != pb->resource_share)
+        return pa->resource_share > pb->resource_share;
+    int c = strcmp(pa->name ? pa->name : "", pb->name ? pb->name : "");
+    if (c != 0)
+        return c < 0;
+    return a < b;
+}
+
+long vs_cfetch__fair_choose(const struct vs_cstate *st, const struct vs_rrsim_out *rr,
+                            struct vs_cpolicy_ws *ws, double *wrs)
+{
+    size_t np = st->nprojects, nr = st->nresults;
+    struct vs_cpolicy_wsd *d = ws->d;
+    const struct vs_chost *h = &st->host;
+    double speed = vs_cpolicy__speed(h);
+    double buf = h->min_queue;
+    double *work = d->pd2, *prio = d->pd3;
+    size_t *count = d->pz0, *cand = d->pz1;
+
+    for (size_t p = 0; p < np; p++) {
+        work[p] = 0;
+        count[p] = 0;
+    }
+    /* The queue: nearly runnable results of CPU-intensive projects. */
+    double *rdur = (double *)d->rz0;
+    struct vs_cpkey *keys = d->keys;
+    size_t nq = 0;
+    for (size_t r = 0; r < nr; r++) {
+        const struct vs_cresult *res = &st->results[r];
+        if (st->projects[res->project].non_cpu_intensive || !vs_cpolicy__nearly_runnable(st, res) ||
+            vs_cpolicy__abandoned(VS_CPOLICY_FAIR, st, res, speed))
+            continue;
+        double w = res->remaining / speed;
+        rdur[r] = w;
+        work[res->project] += w;
+        count[res->project]++;
+        keys[nq++] = (struct vs_cpkey){.group = 0, .idx = (uint32_t)r, .key = res->deadline};
+    }
+    if ((size_t)h->ncpus > d->cap_cpu) {
+        d->fair_cpu = vs_xreallocarray(d->fair_cpu, (size_t)h->ncpus, sizeof(double));
+        d->cap_cpu = (size_t)h->ncpus;
+    }
+    /* Asking a server that will refuse for deadlines costs a deferral
+     * (BOINC: the reply's request delay) during which finished jobs wait to
+     * be reported: a project whose next job the server would refuse now is
+     * not asked under the caps. */
+    double busy = busy_time(st, rr, d->fair_cpu);
+
+    /* Each project's share among the CPU-intensive projects that are not
+     * suspended: frs(P) leaves out the deferred ones, so a project would
+     * count on every CPU while the others wait out a backoff. */
+    double *fs = d->pd4, share_sum = 0;
+    for (size_t p = 0; p < np; p++) {
+        const struct vs_cproject *pr = &st->projects[p];
+        if (!pr->non_cpu_intensive && !pr->suspended)
+            share_sum += pr->resource_share;
+    }
+    for (size_t p = 0; p < np; p++)
+        fs[p] = share_sum > 0 ? st->projects[p].resource_share / share_sum : 0;
+
+    /* Requests under the share cap, and the candidates. */
+    size_t nc = 0;
+    bool any = false;
+    for (size_t p = 0; p < np; p++) {
+        const struct vs_cproject *pr = &st->projects[p];
+        if (pr->non_cpu_intensive)
+            continue; /* work_fetch.c's rule */
+        wrs[p] = 0;
+        if (fetch_blocked(pr, rr->states[p]))
+            continue;
+        double f = fs[p];
+        double target = f * h->ncpus * buf;
+        double allot = ceil(f * h->ncpus - 1e-9) + 1;
+        /* A project whose server would refuse its next job for deadlines
+         * now asks for nothing, in a forced RPC too (a report): the
+         * refusal would defer it while its next results wait to be
+         * reported. */
+        bool refused = pr->job_est > 0 && pr->job_delay_bound > 0 &&
+                       busy + pr->job_est / speed > pr->job_delay_bound;
+        if (!refused && ((double)count[p] < allot || work[p] < target)) {
+            wrs[p] = fmax(target - work[p], 1);
+            any = true;
+        }
+        prio[p] = pr->ltd - pr->job_est / speed;
+        cand[nc++] = p;
+    }
+    bool idle_soon = rr->total_shortfall > h->ncpus * vs_cpolicy__time_eps(st);
+    if (!any && !idle_soon)
+        return -1;
+    /* Only now the queue in deadline order (most passes stop above). */
+    vs_cpolicy__sort(keys, d->keys2, nq);
+    struct queue q = {keys, nq, rdur, d->fair_cpu, h->ncpus};
+    double *late = (double *)d->keys2; /* free again after the sort */
+    edf_base(st, &q, late);
+    /* Candidates in priority order (few projects: insertion sort). */
+    for (size_t i = 1; i < nc; i++) {
+        size_t v = cand[i], k = i;
+        for (; k > 0 && before(st, prio, v, cand[k - 1]); k--)
+            cand[k] = cand[k - 1];
+        cand[k] = v;
+    }
+    /* A CPU idle now (fewer queued results than CPUs). */
+    size_t queued = 0;
+    for (size_t p = 0; p < np; p++)
+        queued += count[p];
+    bool idle_now = queued < (size_t)h->ncpus;
+    /* Round 0: under the caps. Round 1: an idle CPU within min_queue,
+     * without hurting another project's slack. Round 2: a CPU idle now. */
+    for (int round = any ? 0 : 1; round < (idle_now ? 3 : 2); round++) {
+        for (size_t i = 0; i < nc; i++) {
+            size_t p = cand[i];
+            const struct vs_cproject *pr = &st->projects[p];
+            if (round == 0 && wrs[p] <= 0)
+                continue;
+            double est = pr->job_est, D = pr->job_delay_bound, room = INFINITY;
+            /* A project whose jobs the client has not seen yet is asked
+             * only for an idle CPU: its first job may be of any size. */
+            if (round == 0 && !(est > 0 && D > 0))
+                continue;
+            if (est > 0 && D > 0) {
+                double ff;
+                if (!edf_fits(st, &q, late, est / speed, st->now + D, margin(st, D), &ff))
+                    continue;
+                /* Under the caps p runs at its share; for a CPU that
+                 * would idle, on at least one CPU. */
+                double m = fs[p] * h->ncpus;
+                if (round == 1 && m < 1)
+                    m = 1;
+                if (round < 2 && busy + est / speed > D)
+                    continue;
+                if (round < 2 &&
+                    !share_fits(st, &q, p, m, work[p], est / speed, st->now + D, &room))
+                    continue;
+                if (round < 2 && hurts_others(st, &q, p, est / speed, st->now + D, ff, speed))
+                    continue;
+            }
+            if (round > 0) {
+                double f = rr->frs[p] > 0 ? rr->frs[p] : 0;
+                wrs[p] = fmax(rr->total_shortfall * f, 1);
+            }
+            /* No more than p can finish at that rate (the server sends
+             * whole jobs: at least one). */
+            if (round < 2 && est > 0 && wrs[p] > room)
+                wrs[p] = fmax(room, 1);
+            return (long)p;
+        }
+    }
+    return -1;
+}

@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Issue 20's acceptance: the default policy against BOINC's client emulator
+# (figures from ../shared/docs/boinc-emulator-figures.md) on every one of
+# its scenarios (examples/scenarios/emulator/). A row passes when
+# wasted_frac_reported, idle and share violation are each no worse than the
+# emulator's plus 0.005, and, where the emulator's share violation is 0.25 or
+# more, at most max(0.1, half of it). a_120d and a_120d_p2first (the same
+# scenario, projects listed in another order) must give identical figures.
+#
+# Rows in KNOWN_FAIL are not met yet (said in docs/simulator.md); they are
+# printed, and the test fails if one of them starts passing (so the list
+# is kept honest) or if any other row fails.
+set -uo pipefail
+: "${VOLSCHED:?VOLSCHED must name the built binary}"
+: "${VS_SOURCE_DIR:?}"
+dir="$VS_SOURCE_DIR/examples/scenarios/emulator"
+KNOWN_FAIL=" c_stress_20d c_stress_20d_avail "
+# name wasted idle share_violation (the emulator's)
+rows="a_30d 0 0 1.000
+a_120d 0.0049 0 0.302
+a_120d_p2first 0.0457 0 0.695
+b_20d 0.0025 0 0.264
+b_20d_smallbuf 0 0 0.308
+c_stress_20d 0.0042 0 0.800
+c_stress_20d_avail 0.0021 0.0033 0.810
+d_fetch_buf10d 0 0 1.000
+e_projects_2 0 0 0.002
+e_projects_5 0 0 0.017
+e_projects_10 0 0 0.031
+e_projects_20 0 0 0.051
+e_projects_40 0 0 0.977
+e_projects_80 0 0 1.475"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+bad=0
+judge() { # name pass|fail detail
+    case "$KNOWN_FAIL" in
+    *" $1 "*) if [ "$2" = pass ]; then echo "FAIL: $1 passes now; drop it from KNOWN_FAIL"; bad=1;
+              else echo "known fail: $1 $3"; fi ;;
+    *) if [ "$2" = pass ]; then echo "pass: $1 $3"; else echo "FAIL: $1 $3"; bad=1; fi ;;
+    esac
+}
+while read -r name ew ei es; do
+    "$VOLSCHED" sim "$dir/$name.scn" --json --no-progress > "$tmp/$name.json" ||
+        { echo "FAIL: $name: exit $?"; bad=1; continue; }
+    verdict=$(python3 - "$tmp/$name.json" "$ew" "$ei" "$es" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+ew, ei, es = map(float, sys.argv[2:5])
+w, i, s = j["wasted_frac_reported"], j["idle_frac"], j["share_violation"]
+ok = w <= ew + 0.005 and i <= ei + 0.005 and s <= es + 0.005
+if es >= 0.25:
+    ok = ok and s <= max(0.1, es / 2)
+print(("pass" if ok else "fail") + f" wasted {w:.4f} (emulator {ew}) idle {i:.4f} ({ei}) share_violation {s:.3f} ({es})")
+PY
+)
+    judge "$name" "${verdict%% *}" "${verdict#* }"
+done <<< "$rows"
+# Project order: the same scenario listed in another order, the same figures.
+if python3 - "$tmp/a_120d.json" "$tmp/a_120d_p2first.json" <<'PY'
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:3])
+for j in (a, b):
+    j.pop("projects", None)
+sys.exit(0 if a == b else 1)
+PY
+then judge order pass "a_120d == a_120d_p2first"; else judge order fail "a_120d != a_120d_p2first"; fi
+[ $bad -eq 0 ] || exit 1
+echo "ok: emulator acceptance (known failures listed above)"
