@@ -682,7 +682,7 @@ int vs_sched_handle(struct vs_sched *s, const char *body, size_t len, const char
      * what was reported, what was sent, and why nothing when nothing. */
     VS_LOG(s->log, VS_LOG_INFO,
            "rpc host %lld%s user %lld (%s) from %s: reported %zu (%zu new), sent %zu%s%s%s",
-           (long long)host.id, new_host ? " (new)" : "", (long long)user.id, user.name,
+           (long long)host.id, new_host || made_host ? " (new)" : "", (long long)user.id, user.name,
            peer ? peer : "?", reports.n, reports.nrecorded, item.nclaimed,
            !asked ? ", no work requested" : "",
            wants && item.nclaimed == 0 && r.n_messages ? ": " : "",
