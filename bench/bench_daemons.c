@@ -139,10 +139,10 @@ int main(int argc, char **argv)
     report("transitioner: create 2 results", ts.nwus, bench_now_s() - t);
 
     /* Untimed: send every result and report it with its output file. */
-    int64_t last = 0;
+    struct vs_job_key last = {VS_JOB_KEY_TOP_PRIORITY, 0};
     for (;;) {
         struct collect col = {.n = 0};
-        bench_check(vs_store_jobs_unsent(s, last, 256, on_job, &col, &last), "scan");
+        bench_check(vs_store_jobs_unsent(s, &last, 256, on_job, &col, &last), "scan");
         if (!col.n)
             break;
         struct vs_claim claims[256];

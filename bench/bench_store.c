@@ -95,10 +95,10 @@ int main(int argc, char **argv)
     /* Feeder scan, 1000 rows a page. */
     struct scan sc = {vs_xcalloc((size_t)nres, sizeof(int64_t)), 0, (size_t)nres};
     t0 = bench_now_s();
-    int64_t last = 0;
+    struct vs_job_key last = {VS_JOB_KEY_TOP_PRIORITY, 0};
     for (;;) {
         size_t before = sc.n;
-        bench_check(vs_store_jobs_unsent(s, last, 1000, on_job, &sc, &last), "scan");
+        bench_check(vs_store_jobs_unsent(s, &last, 1000, on_job, &sc, &last), "scan");
         if (sc.n == before)
             break;
     }

@@ -421,4 +421,89 @@ enum vs_sp_reason vs_sp_edf_check(struct vs_sp_edf *e, double deadline, double d
 /* Adds a sent job to the workload and recomputes the base misses. */
 void vs_sp_edf_add(struct vs_sp_edf *e, double deadline, double duration);
 
+/* ---- assigned work (assign.c, seed 003) ---- */
+
+/* BOINC-COMPAT assignment.target_type: 0 all hosts (broadcast only), 1 one
+ * host, 2 the hosts of one user, 3 the hosts of one team's members. */
+enum vs_sp_asgn_target {
+    VS_SP_ASGN_ALL = 0,
+    VS_SP_ASGN_HOST = 1,
+    VS_SP_ASGN_USER = 2,
+    VS_SP_ASGN_TEAM = 3
+};
+
+/* One assignment row as the policy sees it. */
+struct vs_sp_assignment {
+    int target_type; /* enum vs_sp_asgn_target */
+    int64_t target_id;
+    bool multi; /* false: targeted (retried within the set); true: broadcast */
+};
+
+/* True when the host (hostid, userid, teamid; teamid 0 = no team) is in the
+ * assignment's set. A targeted assignment never matches "all". */
+bool vs_sp_assign_matches(const struct vs_sp_assignment *a, int64_t hostid, int64_t userid,
+                          int64_t teamid);
+
+/*
+ * Instances of assigned workunits carry a slot (result.assign_slot, a
+ * volsched column): 0 for results that are not assigned instances,
+ * 1..target_nresults for the instances of a targeted workunit, and
+ * VS_SP_ASGN_SLOT_BROADCAST for broadcast instances. The store keeps at most
+ * one live or successful instance per (workunit, slot) and one broadcast
+ * instance per (workunit, host) with unique indexes, so that two requests
+ * deciding at the same moment cannot both add one (BOINC's bug #1937).
+ */
+#define VS_SP_ASGN_SLOT_BROADCAST (-1)
+
+/* One existing result of an assigned workunit (BOINC's numeric states). */
+struct vs_sp_asgn_result {
+    int64_t hostid; /* 0: not sent, not reserved */
+    int server_state;
+    int outcome;
+    int validate_state;
+    int assign_slot;
+};
+
+/* The workunit's state that the decision needs. */
+struct vs_sp_asgn_wu {
+    int target_nresults;
+    int max_total_results;
+    bool error_mask;     /* any error bit */
+    bool need_validate;  /* enough results are in: the validator's turn */
+    bool has_canonical;  /* a canonical result exists: done */
+    bool transition_due; /* transition_time <= now: the transitioner's turn first */
+};
+
+enum vs_sp_asgn_action {
+    VS_SP_ASGN_NOTHING = 0, /* no instance for this host now (why says which) */
+    VS_SP_ASGN_REUSE,       /* send the existing UNSENT instance res[index] */
+    VS_SP_ASGN_CREATE,      /* create an instance in slot `slot` for this host */
+};
+
+struct vs_sp_asgn_decision {
+    enum vs_sp_asgn_action action;
+    int index;       /* REUSE */
+    int slot;        /* CREATE: 1..target_nresults, or VS_SP_ASGN_SLOT_BROADCAST */
+    const char *why; /* NOTHING: a short reason for the log ("enough instances") */
+};
+
+/*
+ * Decides whether host hostid gets an instance of an assigned workunit,
+ * given all the workunit's results res[0..n). BOINC's rules
+ * (sched_assign.cpp), with its holes closed:
+ *  - broadcast: a host gets exactly one instance, once; a failure is not
+ *    retried; an instance reserved for it but never sent is reused.
+ *  - targeted: nothing once the workunit is done, errored, waiting for the
+ *    validator or for the transitioner (so error limits are applied before
+ *    a retry); a host never holds two live or successful instances; a
+ *    user's or team's host that failed the workunit leaves the retry to
+ *    another host of the set (a host target retries on its host); an UNSENT
+ *    instance is reused before a new one is made; a new one only while
+ *    live + successful instances are fewer than target_nresults and the
+ *    total stays within max_total_results, in the lowest free slot.
+ */
+void vs_sp_assign_decide(const struct vs_sp_assignment *a, const struct vs_sp_asgn_wu *wu,
+                         int64_t hostid, const struct vs_sp_asgn_result *res, int n,
+                         struct vs_sp_asgn_decision *out);
+
 #endif

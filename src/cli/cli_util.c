@@ -95,6 +95,33 @@ bool vs_cli_open_project(const char *cmd, const char *dir, struct vs_project_con
     return true;
 }
 
+int vs_cli_exact_next(const char *cmd, int argc, char **argv, int *i,
+                      const struct vs_cli_xopt *opts, size_t n_opts, const char **out_args)
+{
+    const char *w = argv[*i];
+    if (w[0] != '-' || w[1] == '\0') {
+        out_args[0] = w;
+        (*i)++;
+        return 0;
+    }
+    const char *name = w[1] == '-' ? w + 2 : w + 1;
+    for (size_t k = 0; k < n_opts; k++) {
+        if (strcmp(opts[k].name, name) != 0)
+            continue;
+        if (*i + opts[k].nargs >= argc) {
+            fprintf(stderr, "volsched %s: '%s' needs %d argument%s\n", cmd, w, opts[k].nargs,
+                    opts[k].nargs == 1 ? "" : "s");
+            return -1;
+        }
+        for (int a = 0; a < opts[k].nargs; a++)
+            out_args[a] = argv[*i + 1 + a];
+        *i += 1 + opts[k].nargs;
+        return opts[k].id;
+    }
+    fprintf(stderr, "volsched %s: unknown option '%s' (options are spelled out in full)\n", cmd, w);
+    return -1;
+}
+
 int vs_cli_exit_for(int rc)
 {
     switch (rc) {

@@ -74,6 +74,25 @@ struct vs_cli_opt {
 int vs_cli_getopt(const char *cmd, int argc, char **argv, const struct vs_cli_opt *opts,
                   size_t n_opts, void (*usage)(FILE *), int *out_next);
 
+/* One option for vs_cli_exact_next(): its name (without dashes), how many
+ * arguments follow it (0 to 3), and the caller's id for it. */
+struct vs_cli_xopt {
+    const char *name;
+    int nargs;
+    int id;
+};
+
+/*
+ * Reads the word at argv[*i] the way BOINC's tools do: "-name" or "--name"
+ * naming exactly one option of opts (no abbreviations, no "=value"),
+ * followed by its arguments. Returns the option's id with out_args[0..nargs)
+ * set and *i moved past them; 0 for an operand (out_args[0] = the word; a
+ * lone "-" is an operand); -1 after printing "volsched CMD: unknown option
+ * 'W'" or "... 'W' needs N argument(s)" to stderr. Option ids must be > 0.
+ */
+int vs_cli_exact_next(const char *cmd, int argc, char **argv, int *i,
+                      const struct vs_cli_xopt *opts, size_t n_opts, const char **out_args);
+
 /*
  * The entry point of a command group whose only subcommand is "add" (app,
  * user, team): no argument prints usage to stderr (exit 2), a help flag to

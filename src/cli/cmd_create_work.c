@@ -1,16 +1,18 @@
 /*
  * volsched create_work: BOINC's create_work tool. Parses the flags (each may
- * be written -x or --x, as BOINC allows), reads --stdin job lines, and calls
- * vs_create_work(), which writes everything or nothing. Then one transitioner
- * pass gives the new normal workunits their results.
+ * be written -x or --x, as BOINC allows, and must be spelled out: no
+ * abbreviations, so BOINC's "-d 3" is never read as --delay_bound), reads
+ * --stdin job lines, and calls vs_create_work(), which writes everything or
+ * nothing. Then one transitioner pass gives the new normal workunits their
+ * results (not with --no_transition: those are held until released).
  */
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
 
 #include "cli_util.h"
 #include "cmd.h"
+#include "cw_lines.h"
 #include "server/create_work.h"
 #include "server/transitioner.h"
 #include "store/store.h"
@@ -18,9 +20,7 @@
 #include "volsched/config.h"
 #include "volsched/str.h"
 
-#define MAX_STDIN_JOBS  1000000
-#define MAX_LINE        65536
-#define MAX_LINE_TOKENS 4096
+#define INT_MAX_ARG 2000000000LL
 
 static void usage(FILE *f)
 {
@@ -59,17 +59,29 @@ static void usage(FILE *f)
                "  --stdin                   one job per line: [--wu_name N] [--wu_template F]\n"
                "                            [--result_template F] [--command_line \"A\"]\n"
                "                            [--target_host ID] [--target_user ID]\n"
-               "                            [--target_team ID] [--priority N] INPUT...\n"
+               "                            [--target_team ID] [--priority N]\n"
+               "                            [--remote_file URL NBYTES MD5] INPUT...\n"
                "                            (names default to WU_NAME_LINENO); all jobs are\n"
                "                            created in one transaction\n"
+               "  --remote_file URL NBYTES MD5  an input hosted elsewhere: not staged, the\n"
+               "                            client downloads it from URL (name jf_MD5);\n"
+               "                            also on --stdin lines, in input order\n"
+               "  --continue_on_error       skip bad jobs (reported), create the others\n"
                "Other:\n"
                "  --project DIR             project directory (default: current directory)\n"
-               "  --no_transition           do not run the transitioner now (the server's\n"
-               "                            transitioner creates the results later)\n");
+               "  --config_dir DIR          the same (BOINC's name: where config.xml is)\n"
+               "  --rsc_bandwidth_bound X   bytes/s the job needs (stored, as BOINC)\n"
+               "  --no_transition           hold the jobs: no results are made until\n"
+               "                            `volsched release --project DIR WU...` (or\n"
+               "                            --batch N) releases them\n"
+               "  --verbose, -d N           say what is done (N = BOINC's debug level 1-4;\n"
+               "                            3 and 4 are verbose)\n"
+               "Refused, with a message: --sub_appname, --size_class, --wu_id.\n"
+               "Options are matched exactly: no abbreviations.\n");
 }
 
 enum {
-    O_PROJECT = 1000,
+    O_PROJECT = 1,
     O_APPNAME,
     O_WU_NAME,
     O_WU_TEMPLATE,
@@ -85,6 +97,7 @@ enum {
     O_FPOPS_BOUND,
     O_MEM_BOUND,
     O_DISK_BOUND,
+    O_BW_BOUND,
     O_DELAY_BOUND,
     O_MIN_QUORUM,
     O_TARGET_NRESULTS,
@@ -97,341 +110,274 @@ enum {
     O_BROADCAST,
     O_BROADCAST_USER,
     O_BROADCAST_TEAM,
+    O_REMOTE_FILE,
     O_STDIN,
     O_NO_TRANSITION,
+    O_CONTINUE,
+    O_VERBOSE,
+    O_DEBUG,
+    O_REFUSED,
     O_HELP,
 };
 
-static const struct option opts[] = {
-    {"project", required_argument, NULL, O_PROJECT},
-    {"appname", required_argument, NULL, O_APPNAME},
-    {"wu_name", required_argument, NULL, O_WU_NAME},
-    {"wu_template", required_argument, NULL, O_WU_TEMPLATE},
-    {"result_template", required_argument, NULL, O_RESULT_TEMPLATE},
-    {"app_version_num", required_argument, NULL, O_AVNUM},
-    {"command_line", required_argument, NULL, O_COMMAND_LINE},
-    {"priority", required_argument, NULL, O_PRIORITY},
-    {"batch", required_argument, NULL, O_BATCH},
-    {"keywords", required_argument, NULL, O_KEYWORDS},
-    {"credit", required_argument, NULL, O_CREDIT},
-    {"hr_class", required_argument, NULL, O_HR_CLASS},
-    {"rsc_fpops_est", required_argument, NULL, O_FPOPS_EST},
-    {"rsc_fpops_bound", required_argument, NULL, O_FPOPS_BOUND},
-    {"rsc_memory_bound", required_argument, NULL, O_MEM_BOUND},
-    {"rsc_disk_bound", required_argument, NULL, O_DISK_BOUND},
-    {"delay_bound", required_argument, NULL, O_DELAY_BOUND},
-    {"min_quorum", required_argument, NULL, O_MIN_QUORUM},
-    {"target_nresults", required_argument, NULL, O_TARGET_NRESULTS},
-    {"max_error_results", required_argument, NULL, O_MAX_ERROR},
-    {"max_total_results", required_argument, NULL, O_MAX_TOTAL},
-    {"max_success_results", required_argument, NULL, O_MAX_SUCCESS},
-    {"target_host", required_argument, NULL, O_TARGET_HOST},
-    {"target_user", required_argument, NULL, O_TARGET_USER},
-    {"target_team", required_argument, NULL, O_TARGET_TEAM},
-    {"broadcast", no_argument, NULL, O_BROADCAST},
-    {"broadcast_user", required_argument, NULL, O_BROADCAST_USER},
-    {"broadcast_team", required_argument, NULL, O_BROADCAST_TEAM},
-    {"stdin", no_argument, NULL, O_STDIN},
-    {"no_transition", no_argument, NULL, O_NO_TRANSITION},
-    {"help", no_argument, NULL, O_HELP},
-    {NULL, 0, NULL, 0},
+/* Every flag, matched exactly (-name or --name), with its argument count. */
+static const struct vs_cli_xopt opts[] = {
+    {"project", 1, O_PROJECT},
+    {"config_dir", 1, O_PROJECT},
+    {"appname", 1, O_APPNAME},
+    {"wu_name", 1, O_WU_NAME},
+    {"wu_template", 1, O_WU_TEMPLATE},
+    {"result_template", 1, O_RESULT_TEMPLATE},
+    {"app_version_num", 1, O_AVNUM},
+    {"command_line", 1, O_COMMAND_LINE},
+    {"priority", 1, O_PRIORITY},
+    {"batch", 1, O_BATCH},
+    {"keywords", 1, O_KEYWORDS},
+    {"credit", 1, O_CREDIT},
+    {"hr_class", 1, O_HR_CLASS},
+    {"rsc_fpops_est", 1, O_FPOPS_EST},
+    {"rsc_fpops_bound", 1, O_FPOPS_BOUND},
+    {"rsc_memory_bound", 1, O_MEM_BOUND},
+    {"rsc_disk_bound", 1, O_DISK_BOUND},
+    {"rsc_bandwidth_bound", 1, O_BW_BOUND},
+    {"delay_bound", 1, O_DELAY_BOUND},
+    {"min_quorum", 1, O_MIN_QUORUM},
+    {"target_nresults", 1, O_TARGET_NRESULTS},
+    {"max_error_results", 1, O_MAX_ERROR},
+    {"max_total_results", 1, O_MAX_TOTAL},
+    {"max_success_results", 1, O_MAX_SUCCESS},
+    {"target_host", 1, O_TARGET_HOST},
+    {"target_user", 1, O_TARGET_USER},
+    {"target_team", 1, O_TARGET_TEAM},
+    {"broadcast", 0, O_BROADCAST},
+    {"broadcast_user", 1, O_BROADCAST_USER},
+    {"broadcast_team", 1, O_BROADCAST_TEAM},
+    {"remote_file", 3, O_REMOTE_FILE},
+    {"stdin", 0, O_STDIN},
+    {"no_transition", 0, O_NO_TRANSITION},
+    {"continue_on_error", 0, O_CONTINUE},
+    {"verbose", 0, O_VERBOSE},
+    {"d", 1, O_DEBUG},
+    {"sub_appname", 1, O_REFUSED},
+    {"size_class", 1, O_REFUSED},
+    {"wu_id", 1, O_REFUSED},
+    {"help", 0, O_HELP},
+    {"h", 0, O_HELP},
+};
+#define NOPTS (sizeof(opts) / sizeof(opts[0]))
+
+/* Why a BOINC flag volsched does not take is refused. */
+static void refuse_flag(const char *name)
+{
+    const char *why =
+        strcmp(name, "sub_appname") == 0
+            ? "sub-applications are not supported: the scheduler would not send the name"
+        : strcmp(name, "size_class") == 0
+            ? "size classes need BOINC's size_regulator daemon, which volsched does not have "
+              "(results would stay INACTIVE); use --priority or an app per size"
+            : "updating an existing workunit row is BOINC's remote job submission, which "
+              "volsched does not have; create a new workunit";
+    fprintf(stderr, "volsched create_work: --%s is not supported: %s\n", name, why);
+}
+
+/* --continue_on_error: a skipped job, said on stderr. */
+static void on_skip(void *ctx, size_t jobno, const char *msg)
+{
+    (void)ctx;
+    fprintf(stderr, "volsched create_work: skipped job %zu: %s\n", jobno, msg);
+}
+
+/* Applies one command-line flag to p and the call's settings. */
+struct cli {
+    struct vs_cw_params p;
+    const char *project, *wu_name, *wu_template, *result_template;
+    bool use_stdin, verbose;
+    struct vs_cw_inputs in;
 };
 
-#define INT_MAX_ARG 2000000000LL
-
-static bool opt_int(const char *name, const char *s, int64_t min, struct vs_cw_opt *o)
+static bool apply_flag(struct cli *c, int id, const char **args)
 {
-    int64_t v;
-    if (!vs_cli_int("create_work", name, s, min, INT_MAX_ARG, &v))
+    struct vs_cw_params *p = &c->p;
+    const char *v = args[0];
+    int64_t n;
+    struct vs_cw_remote rf;
+    switch (id) {
+    case O_PROJECT:
+        c->project = v;
+        return true;
+    case O_APPNAME:
+        p->appname = v;
+        return true;
+    case O_WU_NAME:
+        c->wu_name = v;
+        return true;
+    case O_WU_TEMPLATE:
+        c->wu_template = v;
+        return true;
+    case O_RESULT_TEMPLATE:
+        c->result_template = v;
+        return true;
+    case O_AVNUM:
+        if (!vs_cli_int("create_work", "app_version_num", v, 1, INT_MAX_ARG, &n))
+            return false;
+        p->app_version_num = (int)n;
+        return true;
+    case O_COMMAND_LINE:
+        p->command_line = v;
+        return true;
+    case O_PRIORITY:
+        return vs_cw_opt_int("priority", v, -INT_MAX_ARG, &p->priority);
+    case O_BATCH:
+        return vs_cw_opt_int("batch", v, 0, &p->batch);
+    case O_KEYWORDS:
+        p->keywords = v;
+        return true;
+    case O_CREDIT:
+        return vs_cw_opt_dbl("credit", v, &p->credit);
+    case O_HR_CLASS:
+        return vs_cw_opt_int("hr_class", v, 0, &p->hr_class);
+    case O_FPOPS_EST:
+        return vs_cw_opt_dbl("rsc_fpops_est", v, &p->rsc_fpops_est);
+    case O_FPOPS_BOUND:
+        return vs_cw_opt_dbl("rsc_fpops_bound", v, &p->rsc_fpops_bound);
+    case O_MEM_BOUND:
+        return vs_cw_opt_dbl("rsc_memory_bound", v, &p->rsc_memory_bound);
+    case O_DISK_BOUND:
+        return vs_cw_opt_dbl("rsc_disk_bound", v, &p->rsc_disk_bound);
+    case O_BW_BOUND:
+        return vs_cw_opt_dbl("rsc_bandwidth_bound", v, &p->rsc_bandwidth_bound);
+    case O_DELAY_BOUND:
+        return vs_cw_opt_int("delay_bound", v, 1, &p->delay_bound);
+    case O_MIN_QUORUM:
+        return vs_cw_opt_int("min_quorum", v, 1, &p->min_quorum);
+    case O_TARGET_NRESULTS:
+        return vs_cw_opt_int("target_nresults", v, 1, &p->target_nresults);
+    case O_MAX_ERROR:
+        return vs_cw_opt_int("max_error_results", v, 1, &p->max_error_results);
+    case O_MAX_TOTAL:
+        return vs_cw_opt_int("max_total_results", v, 1, &p->max_total_results);
+    case O_MAX_SUCCESS:
+        return vs_cw_opt_int("max_success_results", v, 1, &p->max_success_results);
+    case O_TARGET_HOST:
+        return vs_cw_id_arg("target_host", v, &p->target_host);
+    case O_TARGET_USER:
+        return vs_cw_id_arg("target_user", v, &p->target_user);
+    case O_TARGET_TEAM:
+        return vs_cw_id_arg("target_team", v, &p->target_team);
+    case O_BROADCAST:
+        p->broadcast_all = true;
+        return true;
+    case O_BROADCAST_USER:
+        return vs_cw_id_arg("broadcast_user", v, &p->broadcast_user);
+    case O_BROADCAST_TEAM:
+        return vs_cw_id_arg("broadcast_team", v, &p->broadcast_team);
+    case O_REMOTE_FILE:
+        if (!vs_cw_remote_arg(args, &rf))
+            return false;
+        vs_cw_inputs_add(&c->in, args[0], &rf);
+        return true;
+    case O_STDIN:
+        c->use_stdin = true;
+        return true;
+    case O_NO_TRANSITION:
+        p->hold = true;
+        return true;
+    case O_CONTINUE:
+        p->continue_on_error = true;
+        return true;
+    case O_VERBOSE:
+        c->verbose = true;
+        return true;
+    case O_DEBUG:
+        /* BOINC-COMPAT: -d N, the debug level (1 critical .. 4 debug). */
+        if (!vs_cli_int("create_work", "d", v, 1, 4, &n))
+            return false;
+        c->verbose = n >= 3;
+        return true;
+    default:
         return false;
-    o->set = true;
-    o->v = (double)v;
-    return true;
+    }
 }
 
-static bool opt_dbl(const char *name, const char *s, struct vs_cw_opt *o)
+/* Refuses assigned work the project has not enabled, naming the tag. */
+static bool assignment_enabled(const struct vs_project_config *cfg, const struct vs_cw_params *p,
+                               const struct vs_cw_job *jobs, size_t njobs)
 {
-    double v;
-    if (!vs_cli_double("create_work", name, s, 0, &v))
+    bool targeted = p->target_host || p->target_user || p->target_team;
+    for (size_t i = 0; i < njobs && !targeted; i++)
+        targeted = jobs[i].target_host || jobs[i].target_user || jobs[i].target_team;
+    if (targeted && !cfg->enable_assignment) {
+        fprintf(stderr, "volsched create_work: targeted jobs are off in this project: add "
+                        "<enable_assignment>1</enable_assignment> to config.xml (then restart "
+                        "`volsched serve`)\n");
         return false;
-    o->set = true;
-    o->v = v;
+    }
+    if ((p->broadcast_all || p->broadcast_user || p->broadcast_team) &&
+        !cfg->enable_assignment_multi) {
+        fprintf(stderr, "volsched create_work: broadcast jobs are off in this project: add "
+                        "<enable_assignment_multi>1</enable_assignment_multi> to config.xml "
+                        "(then restart `volsched serve`)\n");
+        return false;
+    }
     return true;
-}
-
-static bool id_arg(const char *name, const char *s, int64_t *out)
-{
-    /* BOINC-COMPAT: an id of 0 is rejected. */
-    return vs_cli_int("create_work", name, s, 1, INT64_C(1) << 53, out);
-}
-
-/* Splits a --stdin line into tokens (blanks separate; "double quotes" group;
- * backslash escapes the next character inside quotes). Tokens live in arena. */
-static int tokenize(const char *line, struct vs_arena *arena, const char **tok, size_t max,
-                    size_t *out_n)
-{
-    size_t n = 0;
-    const char *p = line;
-    char *buf = vs_arena_alloc(arena, strlen(line) + 1);
-    while (*p) {
-        while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')
-            p++;
-        if (!*p)
-            break;
-        if (n == max)
-            return VS_ELIMIT;
-        char *start = buf;
-        while (*p && *p != ' ' && *p != '\t' && *p != '\r' && *p != '\n') {
-            if (*p == '"') {
-                p++;
-                while (*p && *p != '"') {
-                    if (*p == '\\' && p[1])
-                        p++;
-                    *buf++ = *p++;
-                }
-                if (*p != '"')
-                    return VS_EPARSE;
-                p++;
-            } else {
-                *buf++ = *p++;
-            }
-        }
-        *buf++ = '\0';
-        tok[n++] = start;
-    }
-    *out_n = n;
-    return 0;
-}
-
-/* Parses one --stdin line into job j (strings in arena). */
-static bool parse_line(const char *line, size_t lineno, struct vs_arena *arena, struct vs_cw_job *j)
-{
-    const char **tok = vs_xcalloc(MAX_LINE_TOKENS, sizeof(*tok));
-    size_t n = 0;
-    bool ok = true;
-    int rc = tokenize(line, arena, tok, MAX_LINE_TOKENS, &n);
-    if (rc) {
-        fprintf(stderr, "volsched create_work: stdin line %zu: %s\n", lineno,
-                rc == VS_EPARSE ? "unterminated quote" : "too many words");
-        ok = false;
-    }
-    const char **inputs = vs_arena_alloc(arena, (n ? n : 1) * sizeof(*inputs));
-    size_t ninputs = 0;
-    for (size_t i = 0; ok && i < n; i++) {
-        const char *t = tok[i];
-        const char *o = t[0] == '-' ? (t[1] == '-' ? t + 2 : t + 1) : NULL;
-        if (!o) {
-            inputs[ninputs++] = t;
-            continue;
-        }
-        if (i + 1 >= n) {
-            fprintf(stderr, "volsched create_work: stdin line %zu: %s needs a value\n", lineno, t);
-            ok = false;
-            break;
-        }
-        const char *v = tok[++i];
-        if (strcmp(o, "wu_name") == 0)
-            j->wu_name = v;
-        else if (strcmp(o, "wu_template") == 0)
-            j->wu_template = v;
-        else if (strcmp(o, "result_template") == 0)
-            j->result_template = v;
-        else if (strcmp(o, "command_line") == 0)
-            j->command_line = v;
-        else if (strcmp(o, "target_host") == 0)
-            ok = id_arg("target_host", v, &j->target_host);
-        else if (strcmp(o, "target_user") == 0)
-            ok = id_arg("target_user", v, &j->target_user);
-        else if (strcmp(o, "target_team") == 0)
-            ok = id_arg("target_team", v, &j->target_team);
-        else if (strcmp(o, "priority") == 0)
-            ok = opt_int("priority", v, -INT_MAX_ARG, &j->priority);
-        else {
-            fprintf(stderr, "volsched create_work: stdin line %zu: unknown option %s\n", lineno, t);
-            ok = false;
-        }
-        if (!ok)
-            fprintf(stderr, "volsched create_work: (stdin line %zu)\n", lineno);
-    }
-    j->inputs = inputs;
-    j->ninputs = ninputs;
-    vs_free(tok);
-    return ok;
 }
 
 int vs_cmd_create_work(int argc, char **argv)
 {
-    struct vs_cw_params p;
-    memset(&p, 0, sizeof(p));
-    const char *project = NULL, *wu_name = NULL, *wu_template = NULL, *result_template = NULL;
-    bool use_stdin = false, transition = true;
-    int64_t v;
-    optind = 0;
-    opterr = 0;
-    int ch;
-    while ((ch = getopt_long_only(argc, argv, "h", opts, NULL)) != -1) {
-        bool ok = true;
-        switch (ch) {
-        case O_PROJECT:
-            project = optarg;
-            break;
-        case O_APPNAME:
-            p.appname = optarg;
-            break;
-        case O_WU_NAME:
-            wu_name = optarg;
-            break;
-        case O_WU_TEMPLATE:
-            wu_template = optarg;
-            break;
-        case O_RESULT_TEMPLATE:
-            result_template = optarg;
-            break;
-        case O_AVNUM:
-            ok = vs_cli_int("create_work", "app_version_num", optarg, 1, INT_MAX_ARG, &v);
-            p.app_version_num = (int)v;
-            break;
-        case O_COMMAND_LINE:
-            p.command_line = optarg;
-            break;
-        case O_PRIORITY:
-            ok = opt_int("priority", optarg, -INT_MAX_ARG, &p.priority);
-            break;
-        case O_BATCH:
-            ok = opt_int("batch", optarg, 0, &p.batch);
-            break;
-        case O_KEYWORDS:
-            p.keywords = optarg;
-            break;
-        case O_CREDIT:
-            ok = opt_dbl("credit", optarg, &p.credit);
-            break;
-        case O_HR_CLASS:
-            ok = opt_int("hr_class", optarg, 0, &p.hr_class);
-            break;
-        case O_FPOPS_EST:
-            ok = opt_dbl("rsc_fpops_est", optarg, &p.rsc_fpops_est);
-            break;
-        case O_FPOPS_BOUND:
-            ok = opt_dbl("rsc_fpops_bound", optarg, &p.rsc_fpops_bound);
-            break;
-        case O_MEM_BOUND:
-            ok = opt_dbl("rsc_memory_bound", optarg, &p.rsc_memory_bound);
-            break;
-        case O_DISK_BOUND:
-            ok = opt_dbl("rsc_disk_bound", optarg, &p.rsc_disk_bound);
-            break;
-        case O_DELAY_BOUND:
-            ok = opt_int("delay_bound", optarg, 1, &p.delay_bound);
-            break;
-        case O_MIN_QUORUM:
-            ok = opt_int("min_quorum", optarg, 1, &p.min_quorum);
-            break;
-        case O_TARGET_NRESULTS:
-            ok = opt_int("target_nresults", optarg, 1, &p.target_nresults);
-            break;
-        case O_MAX_ERROR:
-            ok = opt_int("max_error_results", optarg, 1, &p.max_error_results);
-            break;
-        case O_MAX_TOTAL:
-            ok = opt_int("max_total_results", optarg, 1, &p.max_total_results);
-            break;
-        case O_MAX_SUCCESS:
-            ok = opt_int("max_success_results", optarg, 1, &p.max_success_results);
-            break;
-        case O_TARGET_HOST:
-            ok = id_arg("target_host", optarg, &p.target_host);
-            break;
-        case O_TARGET_USER:
-            ok = id_arg("target_user", optarg, &p.target_user);
-            break;
-        case O_TARGET_TEAM:
-            ok = id_arg("target_team", optarg, &p.target_team);
-            break;
-        case O_BROADCAST:
-            p.broadcast_all = true;
-            break;
-        case O_BROADCAST_USER:
-            ok = id_arg("broadcast_user", optarg, &p.broadcast_user);
-            break;
-        case O_BROADCAST_TEAM:
-            ok = id_arg("broadcast_team", optarg, &p.broadcast_team);
-            break;
-        case O_STDIN:
-            use_stdin = true;
-            break;
-        case O_NO_TRANSITION:
-            transition = false;
-            break;
-        case O_HELP:
-        case 'h':
-            usage(stdout);
-            return VS_EXIT_OK;
-        default:
-            fprintf(stderr, "volsched create_work: unknown or incomplete option '%s'\n",
-                    argv[optind - 1]);
-            fprintf(stderr, "Run `volsched create_work --help` for the flags.\n");
-            return VS_EXIT_USAGE;
-        }
-        if (!ok)
-            return VS_EXIT_USAGE;
-    }
-    if (!p.appname) {
-        fprintf(stderr, "volsched create_work: --appname is required\n");
-        return VS_EXIT_USAGE;
-    }
-    if (use_stdin && optind != argc) {
-        fprintf(stderr, "volsched create_work: with --stdin, give the inputs on stdin lines, "
-                        "not as arguments\n");
-        return VS_EXIT_USAGE;
-    }
-
+    struct cli c;
+    memset(&c, 0, sizeof(c));
+    c.in.v = vs_xcalloc((size_t)argc + 1, sizeof(*c.in.v));
+    c.in.remote = vs_xcalloc((size_t)argc + 1, sizeof(*c.in.remote));
     struct vs_arena arena;
     vs_arena_init(&arena, 65536);
     struct vs_cw_job *jobs = NULL;
-    size_t njobs = 0, cap = 0;
+    size_t njobs = 0;
     int status = VS_EXIT_USAGE;
-    char *line = vs_xmalloc(MAX_LINE);
-    if (!use_stdin) {
+    for (int i = 1; i < argc;) {
+        const char *args[3];
+        int id = vs_cli_exact_next("create_work", argc, argv, &i, opts, NOPTS, args);
+        if (id == O_HELP) {
+            usage(stdout);
+            status = VS_EXIT_OK;
+            goto out;
+        }
+        if (id == O_REFUSED) {
+            refuse_flag(argv[i - 2] + (argv[i - 2][1] == '-' ? 2 : 1));
+            goto out;
+        }
+        if (id < 0) {
+            fprintf(stderr, "Run `volsched create_work --help` for the flags.\n");
+            goto out;
+        }
+        if (id == 0)
+            vs_cw_inputs_add(&c.in, args[0], NULL);
+        else if (!apply_flag(&c, id, args))
+            goto out;
+    }
+    struct vs_cw_params *p = &c.p;
+    if (!p->appname) {
+        fprintf(stderr, "volsched create_work: --appname is required\n");
+        goto out;
+    }
+    if (c.use_stdin && c.in.n != 0) {
+        fprintf(stderr, "volsched create_work: with --stdin, give the inputs on stdin lines, "
+                        "not as arguments\n");
+        goto out;
+    }
+    if (p->continue_on_error) {
+        p->on_skip = on_skip;
+        p->skip_ctx = NULL;
+    }
+
+    if (!c.use_stdin) {
         jobs = vs_xcalloc(1, sizeof(*jobs));
-        jobs[0].wu_name = wu_name;
-        jobs[0].inputs = (const char *const *)(argv + optind);
-        jobs[0].ninputs = (size_t)(argc - optind);
+        jobs[0].wu_name = c.wu_name;
+        vs_cw_inputs_to_job(&c.in, &jobs[0]);
         njobs = 1;
     } else {
-        size_t lineno = 0;
-        while (fgets(line, MAX_LINE, stdin)) {
-            lineno++;
-            size_t len = strlen(line);
-            if (len == MAX_LINE - 1 && line[len - 1] != '\n') {
-                fprintf(stderr, "volsched create_work: stdin line %zu is too long\n", lineno);
-                goto out;
-            }
-            const char *q = line;
-            while (*q == ' ' || *q == '\t')
-                q++;
-            if (*q == '\n' || *q == '\0' || *q == '#')
-                continue; /* blank lines and comments */
-            if (njobs == MAX_STDIN_JOBS) {
-                fprintf(stderr, "volsched create_work: more than %d jobs on stdin\n",
-                        MAX_STDIN_JOBS);
-                goto out;
-            }
-            if (njobs == cap) {
-                cap = cap ? 2 * cap : 64;
-                jobs = vs_xreallocarray(jobs, cap, sizeof(*jobs));
-            }
-            struct vs_cw_job *j = &jobs[njobs];
-            memset(j, 0, sizeof(*j));
-            if (!parse_line(line, lineno, &arena, j))
-                goto out;
-            if (!j->wu_name && wu_name) {
-                char nm[VS_NAME_MAX];
-                snprintf(nm, sizeof(nm), "%s_%zu", wu_name, lineno);
-                j->wu_name = vs_arena_strndup(&arena, nm, strlen(nm));
-            }
-            njobs++;
-        }
+        if (vs_cw_read_jobs(stdin, "stdin", c.wu_name, p->continue_on_error, &arena, &jobs,
+                            &njobs) != 0)
+            goto out;
         if (njobs == 0) {
             fprintf(stderr, "volsched create_work: --stdin: no job lines read\n");
             goto out;
@@ -439,36 +385,49 @@ int vs_cmd_create_work(int argc, char **argv)
     }
     for (size_t i = 0; i < njobs; i++) {
         if (!jobs[i].wu_template)
-            jobs[i].wu_template = wu_template;
+            jobs[i].wu_template = c.wu_template;
         if (!jobs[i].result_template)
-            jobs[i].result_template = result_template;
+            jobs[i].result_template = c.result_template;
     }
 
     struct vs_project_config cfg;
     struct vs_store *s;
-    if (!vs_cli_open_project("create_work", project, &cfg, &s)) {
+    if (!vs_cli_open_project("create_work", c.project, &cfg, &s)) {
         status = VS_EXIT_FAIL;
         goto out;
     }
-    if ((p.target_host || p.target_user || p.target_team) && !cfg.enable_assignment)
-        fprintf(stderr, "volsched create_work: warning: config.xml has no "
-                        "<enable_assignment>; targeted jobs will not be sent\n");
-    if ((p.broadcast_all || p.broadcast_user || p.broadcast_team) && !cfg.enable_assignment_multi)
-        fprintf(stderr, "volsched create_work: warning: config.xml has no "
-                        "<enable_assignment_multi>; broadcast jobs will not be sent\n");
+    if (!assignment_enabled(&cfg, p, jobs, njobs)) {
+        vs_store_close(s);
+        goto out;
+    }
     struct vs_cw_created *created = NULL;
     char err[512];
     int64_t now = (int64_t)time(NULL);
-    int rc = vs_create_work(&cfg, s, &p, jobs, njobs, now, NULL, &created, err, sizeof(err));
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    int rc = vs_create_work(&cfg, s, p, jobs, njobs, now, NULL, &created, err, sizeof(err));
+    clock_gettime(CLOCK_MONOTONIC, &t1);
     if (rc) {
         fprintf(stderr, "volsched create_work: %s\n", err[0] ? err : vs_strerror(rc));
         fprintf(stderr, "volsched create_work: nothing was created\n");
         status = vs_cli_exit_for(rc);
     } else {
-        for (size_t i = 0; i < njobs; i++)
+        size_t made = 0;
+        for (size_t i = 0; i < njobs; i++) {
+            if (!created[i].id)
+                continue;
             printf("%s\n", created[i].name);
+            made++;
+            if (c.verbose)
+                fprintf(stderr, "volsched create_work: created %s (id %lld)\n", created[i].name,
+                        (long long)created[i].id);
+        }
+        if (c.verbose)
+            fprintf(stderr, "volsched create_work: %zu workunit(s) in %.3f s%s\n", made,
+                    (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9,
+                    p->hold ? " (held: release them with `volsched release`)" : "");
         status = VS_EXIT_OK;
-        if (transition) {
+        if (!p->hold) {
             /* Passes of 1000 workunits until one comes back short. */
             struct vs_transitioner_stats st;
             do
@@ -484,8 +443,9 @@ int vs_cmd_create_work(int argc, char **argv)
     vs_free(created);
     vs_store_close(s);
 out:
-    vs_free(line);
     vs_free(jobs);
+    vs_free(c.in.v);
+    vs_free(c.in.remote);
     vs_arena_cleanup(&arena);
     return status;
 }

@@ -19,7 +19,7 @@
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: volsched status [--project DIR] [--json]\n"
+    fprintf(f, "usage: volsched status [--project DIR] [--json | --broadcast-results]\n"
                "\n"
                "Prints the state of a project (BOINC's bin/status and server_status.php):\n"
                "whether the server is up (its pid file lock) and the stop files, workunits by\n"
@@ -29,7 +29,10 @@ static void usage(FILE *f)
                "\n"
                "Options:\n"
                "  --project DIR  project directory (default: current directory)\n"
-               "  --json         print one JSON object instead of tables\n");
+               "  --json         print one JSON object instead of tables\n"
+               "  --broadcast-results  list the reported broadcast results (one per line:\n"
+               "                 name, host, success/error, exit status, time), which skip\n"
+               "                 validation and assimilation: the operator's daemon takes them\n");
 }
 
 static void fmt_time(int64_t t, char *buf, size_t n)
@@ -42,6 +45,36 @@ static void fmt_time(int64_t t, char *buf, size_t n)
     struct tm tm;
     gmtime_r(&tt, &tm);
     strftime(buf, n, "%Y-%m-%d %H:%M:%SZ", &tm);
+}
+
+/* Seed 003's figures: unsent results per app (what a work generator
+ * watches) and assigned work by kind. */
+static void text_assigned(const struct vs_ops_status *os)
+{
+    printf("\nUnsent results by app:");
+    for (int i = 0; i < os->napps; i++)
+        printf("%s %s %lld", i ? "," : "", os->apps[i].name, (long long)os->apps[i].unsent);
+    printf("%s\n", os->napps ? "" : " (no apps)");
+    printf("Assigned work (jobs / still open):");
+    bool any = false;
+    for (int t = 0; t < 4; t++)
+        for (int m = 0; m < 2; m++)
+            if (vs_ops_assign_kinds[t][m][0] && os->asg.n[t][m]) {
+                printf("%s %s %lld/%lld", any ? "," : "", vs_ops_assign_kinds[t][m],
+                       (long long)os->asg.n[t][m], (long long)os->asg.open[t][m]);
+                any = true;
+            }
+    printf("%s\n", any ? "" : " none");
+}
+
+/* --broadcast-results: the reported broadcast instances, one per line. */
+static int print_bcast(void *ctx, const struct vs_result *r)
+{
+    (void)ctx;
+    printf("%s host %lld %s exit %d received %lld\n", r->name, (long long)r->hostid,
+           r->outcome == VS_RESULT_OUTCOME_SUCCESS ? "success" : "error", r->exit_status,
+           (long long)r->received_time);
+    return 0;
 }
 
 static void print_text(const char *dir, const struct vs_ops_status *os)
@@ -101,6 +134,7 @@ static void print_text(const char *dir, const struct vs_ops_status *os)
     }
     printf("Hosts: %lld  Users: %lld  Teams: %lld  Apps: %lld\n", (long long)c->hosts,
            (long long)c->users, (long long)c->teams, (long long)c->apps);
+    text_assigned(os);
 
     printf("\nDaemons:\n  %-13s %-12s %-21s %8s %10s  %s\n", "NAME", "STATUS", "LAST RUN", "WORK",
            "TOTAL", "LAST ERROR");
@@ -122,10 +156,11 @@ static void print_text(const char *dir, const struct vs_ops_status *os)
 int vs_cmd_status(int argc, char **argv)
 {
     const char *project = NULL;
-    bool json = false;
+    bool json = false, bcast = false;
     const struct vs_cli_opt opts[] = {
         {.name = "project", .str = &project},
         {.name = "json", .flag = &json},
+        {.name = "broadcast-results", .flag = &bcast},
     };
     int next;
     int st =
@@ -141,6 +176,15 @@ int vs_cmd_status(int argc, char **argv)
     struct vs_store *s;
     if (!vs_cli_open_project("status", project, &cfg, &s))
         return VS_EXIT_FAIL;
+    if (bcast) {
+        /* The operator's own daemon collects these: BOINC skips their
+         * validation and assimilation. */
+        int rc = vs_store_broadcast_results(s, 0, 1000000, print_bcast, NULL);
+        vs_store_close(s);
+        if (rc)
+            fprintf(stderr, "volsched status: store: %s\n", vs_strerror(rc));
+        return rc ? VS_EXIT_FAIL : VS_EXIT_OK;
+    }
     struct vs_ops_status *os = vs_xmalloc(sizeof(*os));
     int rc = vs_ops_status_collect(cfg.dir, cfg.long_name, s, (int64_t)time(NULL), os);
     vs_store_close(s);

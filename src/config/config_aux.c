@@ -34,6 +34,25 @@ static int rsc_limit(const struct vs_config_ctx *x, const struct vs_xml_node *n,
     return 0;
 }
 
+/*
+ * Seed 003: config.xml's max_wus_in_progress(_gpu) become the project's
+ * cpu (gpu) limit, and config_aux.xml's <project> section, read after it,
+ * replaces what it names. When both set the limit the operator is told
+ * which one is in force (config_aux.xml's), with both values.
+ */
+static void say_which_wins(const struct vs_config_ctx *x, unsigned line, const char *aux_tag,
+                           const char *xml_tag, const struct vs_sp_rsc_limit *was,
+                           const struct vs_sp_rsc_limit *now)
+{
+    if (was->jobs <= 0)
+        return;
+    vs_config__warn(x, line,
+                    "<%s> %d%s (%s) replaces config.xml's <%s> %d per processor: "
+                    "config_aux.xml wins; remove one of them",
+                    aux_tag, now->jobs, now->per_proc ? " per processor" : "",
+                    now->jobs > 0 ? "in force" : "no limit", xml_tag, was->jobs);
+}
+
 static int limit_set(const struct vs_config_ctx *x, const struct vs_xml_node *n,
                      struct vs_sp_limit_set *set, bool is_app)
 {
@@ -41,11 +60,18 @@ static int limit_set(const struct vs_config_ctx *x, const struct vs_xml_node *n,
         int rc = 0;
         if (strcmp(k->name, "total_limit") == 0)
             rc = rsc_limit(x, k, &set->total);
-        else if (strcmp(k->name, "cpu_limit") == 0)
+        else if (strcmp(k->name, "cpu_limit") == 0) {
+            struct vs_sp_rsc_limit before = set->cpu;
             rc = rsc_limit(x, k, &set->cpu);
-        else if (strcmp(k->name, "gpu_limit") == 0)
+            if (rc == 0 && !is_app)
+                say_which_wins(x, k->line, "cpu_limit", "max_wus_in_progress", &before, &set->cpu);
+        } else if (strcmp(k->name, "gpu_limit") == 0) {
+            struct vs_sp_rsc_limit before = set->gpu;
             rc = rsc_limit(x, k, &set->gpu);
-        else if (is_app && strcmp(k->name, "app_name") == 0) {
+            if (rc == 0 && !is_app)
+                say_which_wins(x, k->line, "gpu_limit", "max_wus_in_progress_gpu", &before,
+                               &set->gpu);
+        } else if (is_app && strcmp(k->name, "app_name") == 0) {
             const char *name;
             if ((rc = vs_config__text(x, k, &name)))
                 return rc;

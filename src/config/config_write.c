@@ -2,7 +2,10 @@
  * The writer of config.xml (`volsched init`): the rows of the tag table
  * (config_tags.c) marked for writing, in table order, then the daemons'
  * blocks, in BOINC's <boinc><config>...</config><daemons/></boinc> layout.
- * config_aux.xml gets seed 003's <max_jobs_in_progress> with no limits.
+ * config_aux.xml gets seed 003's <max_jobs_in_progress> as a commented
+ * example: an active <project> section there would replace config.xml's
+ * max_wus_in_progress (the reader applies config_aux.xml last), so a fresh
+ * project's config.xml limit would silently do nothing.
  * It lives beside the reader so the format has one home: whatever it
  * writes, vs_project_config_load reads back to the same values.
  */
@@ -20,7 +23,10 @@ static const char config_aux[] =
     "<config>\n"
     "<!-- Job limits per host (seed 003, BOINC sched_limit). <jobs>0</jobs> means\n"
     "     no limit; <per_proc/> multiplies the limit by the host's processors.\n"
-    "     Add <app><app_name>NAME</app_name>...</app> blocks for per-app limits. -->\n"
+    "     Add <app><app_name>NAME</app_name>...</app> blocks for per-app limits.\n"
+    "     The <project> section below is an example, commented out: when active\n"
+    "     its <cpu_limit> and <gpu_limit> replace config.xml's max_wus_in_progress\n"
+    "     and max_wus_in_progress_gpu (`volsched serve` says so when both are set).\n"
     "<max_jobs_in_progress>\n"
     "    <project>\n"
     "        <total_limit>\n"
@@ -35,6 +41,9 @@ static const char config_aux[] =
     "            <per_proc/>\n"
     "        </gpu_limit>\n"
     "    </project>\n"
+    "</max_jobs_in_progress>\n"
+    "-->\n"
+    "<max_jobs_in_progress>\n"
     "</max_jobs_in_progress>\n"
     "</config>\n";
 

@@ -5,6 +5,7 @@
 #include "server/cache.h"
 
 #include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,8 +23,9 @@ struct vs_cache {
     int64_t *known;
     size_t known_cap; /* power of two */
     size_t nknown;
-    int64_t scan_after; /* next refill starts after this result id */
-    bool rescan;        /* an UNSENT result was let go: scan from the start again */
+    struct vs_job_key scan_after; /* next refill starts after this position */
+    int64_t newest;               /* largest result id the feeder has looked at */
+    bool rescan;                  /* an UNSENT result was let go: scan from the start again */
     uint64_t loaded, taken, dropped;
     vs_cache_prep_fn prep;
     vs_cache_unprep_fn unprep;
@@ -110,15 +112,40 @@ static void job_free(struct vs_cache *c, struct vs_cache_job *j)
     vs_job_cleanup(&j->job);
 }
 
-/* Appends a job after the present ones (npresent < nslots); moves the
- * present ones to the front of the array first when the end is reached. */
+/* True when a goes before b in the feeder's order: priority (higher
+ * first), then result id. */
+static bool before(const struct vs_cache_job *a, const struct vs_cache_job *b)
+{
+    const struct vs_result *x = &a->job.result, *y = &b->job.result;
+    return x->priority != y->priority ? x->priority > y->priority : x->id < y->id;
+}
+
+/* Inserts a job among the present ones (npresent < nslots) at its place in
+ * the feeder's order, so that takers meet higher priorities first; moves
+ * the present ones to the front of the array first when the end is
+ * reached. A refill's rows usually go last (the scan is in this order). */
 static void append_slot(struct vs_cache *c, struct vs_cache_job *slot)
 {
     if (c->first + c->npresent == c->nslots) {
         memmove(c->slots, &c->slots[c->first], c->npresent * sizeof(*c->slots));
         c->first = 0;
     }
-    c->slots[c->first + c->npresent++] = slot;
+    struct vs_cache_job **base = &c->slots[c->first];
+    size_t lo = 0, hi = c->npresent;
+    if (hi > 0 && before(slot, base[hi - 1])) {
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (before(base[mid], slot))
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        memmove(&base[lo + 1], &base[lo], (c->npresent - lo) * sizeof(*base));
+    } else {
+        lo = hi;
+    }
+    base[lo] = slot;
+    c->npresent++;
 }
 
 struct vs_cache *vs_cache_create(size_t nslots, vs_cache_prep_fn prep, vs_cache_unprep_fn unprep,
@@ -135,6 +162,7 @@ struct vs_cache *vs_cache_create(size_t nslots, vs_cache_prep_fn prep, vs_cache_
     while (c->known_cap < c->nslots * 4)
         c->known_cap *= 2;
     c->known = vs_xcalloc(c->known_cap, sizeof(*c->known));
+    c->scan_after.priority = VS_JOB_KEY_TOP_PRIORITY;
     return c;
 }
 
@@ -196,12 +224,32 @@ int vs_cache_refill(struct vs_cache *c, struct vs_store *s, size_t *out_added)
 {
     pthread_mutex_lock(&c->mu);
     size_t free_slots = c->nslots - c->npresent;
-    int64_t after = c->scan_after;
+    struct vs_job_key after = c->scan_after;
+    int64_t newest = c->newest;
     pthread_mutex_unlock(&c->mu);
     size_t added = 0;
     /* A nearly full cache is not worth a query: refill in batches. */
     if (free_slots == 0 || free_slots * 8 < c->nslots)
         goto done;
+    /* New work above the scan's priority is behind the scan: start over
+     * (rows already known are skipped). The first time, only learn where
+     * the table ends: the scan starts at the top anyway. */
+    {
+        int64_t max_id;
+        bool have = false;
+        int prio = 0;
+        int rc = vs_store_unsent_newer(s, newest ? newest : INT64_MAX, &max_id, &have, &prio);
+        if (rc != 0)
+            return rc;
+        if (have && prio > after.priority) {
+            after.priority = VS_JOB_KEY_TOP_PRIORITY;
+            after.id = 0;
+        }
+        pthread_mutex_lock(&c->mu);
+        if (max_id > c->newest)
+            c->newest = max_id;
+        pthread_mutex_unlock(&c->mu);
+    }
     /* Read a page a bit larger than the gap: some rows may be known already. */
     struct page p = {.c = c, .max = free_slots + free_slots / 2 + 16};
     /* Not zeroed: page_add fills every entry it hands out, and zeroing
@@ -217,8 +265,8 @@ int vs_cache_refill(struct vs_cache *c, struct vs_store *s, size_t *out_added)
         p.jobs = vs_xreallocarray(NULL, p.max, sizeof(*p.jobs));
         cap = p.max;
     }
-    int64_t last = after;
-    int rc = vs_store_jobs_unsent(s, after, (int)p.max, page_add, &p, &last);
+    struct vs_job_key last = after;
+    int rc = vs_store_jobs_unsent(s, &after, (int)p.max, page_add, &p, &last);
     if (rc != 0) {
         for (size_t i = 0; i < p.n; i++)
             job_free(c, &p.jobs[i]);
@@ -286,9 +334,15 @@ int vs_cache_refill(struct vs_cache *c, struct vs_store *s, size_t *out_added)
      * does the scan start over, once. Rows that did not fit are read again
      * next time (the scan resumes at the last one loaded). */
     if (i < p.n) {
-        c->scan_after = i > 0 ? llabs(p.jobs[i - 1].job.result.id) : after;
+        if (i > 0) {
+            c->scan_after.priority = p.jobs[i - 1].job.result.priority;
+            c->scan_after.id = llabs(p.jobs[i - 1].job.result.id);
+        } else {
+            c->scan_after = after;
+        }
     } else if (p.rows < p.max && c->rescan) {
-        c->scan_after = 0;
+        c->scan_after.priority = VS_JOB_KEY_TOP_PRIORITY;
+        c->scan_after.id = 0;
         c->rescan = false;
     } else {
         c->scan_after = last;

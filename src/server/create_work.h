@@ -30,6 +30,14 @@ struct vs_cw_opt {
     double v;
 };
 
+/* An input hosted elsewhere (--remote_file URL NBYTES MD5): not staged; the
+ * client downloads it from url. BOINC-COMPAT: its name is jf_<md5>. */
+struct vs_cw_remote {
+    const char *url; /* NULL: this input is a local file or a staged name */
+    double nbytes;
+    const char *md5; /* 32 hex digits */
+};
+
 /* What one job (workunit) needs; the per-line part of --stdin. */
 struct vs_cw_job {
     const char *wu_name;         /* NULL = automatic */
@@ -38,6 +46,8 @@ struct vs_cw_job {
     const char *command_line;    /* NULL = none */
     const char *const *inputs;   /* paths of files to stage, or names already staged */
     size_t ninputs;
+    const struct vs_cw_remote *remote;             /* NULL, or ninputs entries: remote[i].url set
+                                                      means input i is remote (inputs[i] unused) */
     int64_t target_host, target_user, target_team; /* 0 = none */
     struct vs_cw_opt priority;
 };
@@ -60,18 +70,31 @@ struct vs_cw_params {
     bool broadcast_all;
     int64_t broadcast_user, broadcast_team;
     int64_t target_host, target_user, target_team; /* defaults for every job */
+    struct vs_cw_opt rsc_bandwidth_bound;
+    /* --no_transition: the workunits are held (transition_time = never), so
+     * no transitioner makes their results until they are released
+     * (vs_store_workunits_release, `volsched release`). Normal jobs only. */
+    bool hold;
+    /* --continue_on_error: a job that fails its checks (or whose name is
+     * taken) is skipped and reported through on_skip; the others are made.
+     * Otherwise one bad job makes nothing at all. */
+    bool continue_on_error;
+    void (*on_skip)(void *ctx, size_t jobno, const char *msg);
+    void *skip_ctx;
 };
 
 /* One created workunit (for the caller to print). */
 struct vs_cw_created {
-    int64_t id;
+    int64_t id; /* 0: skipped (continue_on_error) */
     char name[VS_NAME_MAX];
 };
 
 /*
  * Creates njobs workunits. now is the creation time (and transition_time of
  * normal workunits). On success *out_created (njobs entries, caller frees
- * with vs_free) lists them. On failure returns VS_EINVAL (bad flags or
+ * with vs_free) lists them. Durable when it returns: the staged files are
+ * synced once (syncfs) and the store's commit is synced, one sync each per
+ * call whatever njobs is. Linear in njobs. On failure returns VS_EINVAL (bad flags or
  * replication numbers), VS_ENOTFOUND (unknown app, target, input file or
  * template), VS_EEXISTS (duplicate WU name, or an input whose name is
  * staged with different content), VS_EPARSE (bad template), VS_ESTORE;
@@ -81,5 +104,13 @@ VS_MUST_CHECK int vs_create_work(const struct vs_project_config *cfg, struct vs_
                                  const struct vs_cw_params *params, const struct vs_cw_job *jobs,
                                  size_t njobs, int64_t now, struct vs_log *log,
                                  struct vs_cw_created **out_created, char *err, size_t errsize);
+
+/*
+ * Copies src to dst through a temporary file renamed into place, so dst is
+ * either absent or complete; with durable the data is synced first (the
+ * rename itself is made durable by the caller's directory or fs sync).
+ * Returns 0 or -errno.
+ */
+VS_MUST_CHECK int vs_create_work_copy(const char *src, const char *dst, bool durable);
 
 #endif

@@ -102,6 +102,14 @@ int vs_daemon_files(const char *xml, struct vs_arena *arena, struct vs_daemon_fi
         files[n].name = name;
         files[n].open_name = "";
         files[n].no_delete = vs_xml_child(fi, "no_delete") != NULL;
+        const char *md5 = vs_xml_text_trim(vs_xml_child(fi, "md5_cksum"), arena);
+        const char *url = vs_xml_text_trim(vs_xml_child(fi, "url"), arena);
+        const char *nb = vs_xml_text_trim(vs_xml_child(fi, "nbytes"), arena);
+        files[n].md5_cksum = md5 ? md5 : "";
+        files[n].url = url ? url : "";
+        files[n].nbytes = 0;
+        if (nb && vs_parse_double(nb, &files[n].nbytes) != 0)
+            files[n].nbytes = 0;
         n++;
     }
     /* Open names come from the file_refs of <result> (outputs) or

@@ -24,6 +24,9 @@ struct vs_daemon_file {
     const char *name;      /* physical name (arena) */
     const char *open_name; /* the <file_ref>'s open_name, "" if none (arena) */
     bool no_delete;        /* <no_delete/> */
+    const char *md5_cksum; /* "" if none (arena) */
+    const char *url;       /* the first <url>, "" if none (arena) */
+    double nbytes;         /* 0 if none */
 };
 
 /*

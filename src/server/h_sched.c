@@ -574,6 +574,19 @@ int vs_sched_handle(struct vs_sched *s, const char *body, size_t len, const char
         r.request_delay = DELAY_PLATFORM;
         wants = false;
     }
+    /* Assigned work reserves an instance for the host by its id, and a
+     * team member's new host is in the team's set from its first request:
+     * with assigned work on, a new host's row is made now, not in the
+     * commit. Capped as the commit caps it (max_new_hosts_per_day, in the
+     * insert): when the cap refuses, the commit refuses the same way. */
+    bool made_host = false;
+    if (new_host && wants && s->assign &&
+        vs_store_host_add_capped(st, &host, now - 86400, s->cfg.policy.max_new_hosts_per_day) ==
+            0) {
+        new_host = false;
+        made_host = true;
+    }
+    send.teamid = user.teamid;
     bool asked = wants;
     wants = vs_sched__gate(s, &host, new_host, prev_rpc_time, now, wants, &a, &r);
     /* The parser keeps no mark of an empty <other_results/>: the body
@@ -612,8 +625,11 @@ int vs_sched_handle(struct vs_sched *s, const char *body, size_t len, const char
         claims[i].hr_class = sj->hr_class;
         /* The send policy checked the rule against what it read; the claim
          * checks it again against what is committed (issue 19). */
-        claims[i].one_per_user = send.cfg.one_result_per_user_per_wu;
-        claims[i].one_per_host = send.cfg.one_result_per_host_per_wu;
+        /* Assigned instances follow the assignment's own rules (a user's
+         * set of hosts is the point of --target_user; a host target retries
+         * on its host): the reservation decided them (h_assign.c). */
+        claims[i].one_per_user = send.cfg.one_result_per_user_per_wu && !sj->assigned;
+        claims[i].one_per_host = send.cfg.one_result_per_host_per_wu && !sj->assigned;
         claims[i].host_max_in_progress = send.host_cap;
         claims[i].day_quota = sj->day_quota;
     }
@@ -656,7 +672,7 @@ int vs_sched_handle(struct vs_sched *s, const char *body, size_t len, const char
                             DELAY_SERVER_ERROR, out);
         goto done;
     }
-    if (new_host)
+    if (new_host || made_host)
         r.hostid = host.id;
 
     vs_reports_ack(&reports, &r, &a); /* durable now: the client may forget them */
@@ -673,7 +689,7 @@ int vs_sched_handle(struct vs_sched *s, const char *body, size_t len, const char
      * what was reported, what was sent, and why nothing when nothing. */
     VS_LOG(s->log, VS_LOG_INFO,
            "rpc host %lld%s user %lld (%s) from %s: reported %zu (%zu new), sent %zu%s%s%s",
-           (long long)host.id, new_host ? " (new)" : "", (long long)user.id, user.name,
+           (long long)host.id, new_host || made_host ? " (new)" : "", (long long)user.id, user.name,
            peer ? peer : "?", reports.n, reports.nrecorded, item.nclaimed,
            !asked ? ", no work requested" : "",
            wants && item.nclaimed == 0 && r.n_messages ? ": " : "",
@@ -780,6 +796,7 @@ int vs_sched_create(const struct vs_project_config *cfg, struct vs_log *log,
         goto fail;
     }
     s->cache = vs_cache_create(s->opt.cache_slots, vs_sched__prep_job, vs_sched__unprep_job, s);
+    s->assign = vs_assign_create(&s->cfg, log);
     if (cfg->locality_scheduling) {
         /* Full-locality apps' jobs go to hosts chosen for their files
          * (h_locality.c), never through the cache. */
@@ -802,6 +819,7 @@ void vs_sched_destroy(struct vs_sched *s)
     if (!s)
         return;
     vs_cache_destroy(s->cache);
+    vs_assign_destroy(s->assign);
     vs_locality_destroy(s->loc);
     vs_committer_destroy(s->committer);
     vs_auth_limit_destroy(s->auth_limit);

@@ -17,39 +17,6 @@
 #include "volsched/policy_input.h"
 #include "volsched/str.h"
 
-/* Replicated workunits whose holders one request looks up in the store. */
-#define MAX_PENDING 64
-
-/* The users and hosts holding a result of one replicated workunit, and the
- * workunit's current HR class (the cached copy may predate a send). */
-struct holders {
-    int64_t wuid;
-    int hr_class;
-    int n;
-    int64_t *users, *hosts;
-};
-
-struct pick_ctx {
-    struct vs_send *x;
-    struct vs_arena *arena;
-    const struct vs_sp_app *apps;
-    size_t napps;
-    const struct vs_sp_app_version *avs; /* all versions, for the index of a verdict's */
-    const struct prep_av **av_prep;      /* catalog: per version */
-    const struct vs_proto_client_app_version **anon; /* anonymous platform: per version */
-    size_t max_jobs;
-    const struct catalog_snap *cat;
-    struct vs_loc_held held; /* the host's files (disk accounting, locality lite) */
-    bool lite_only;          /* this pass takes only lite jobs whose file the host has */
-    bool lite_all;           /* <locality_scheduling_lite/>: every app is lite */
-    int last_reason;         /* enum vs_sp_reason of the last job pick() refused */
-    struct holders *hold;
-    size_t nhold;
-    int64_t pending[MAX_PENDING];
-    size_t npending;
-    bool last_pass; /* replicated workunits not looked up yet are skipped */
-};
-
 /* ------------------------------------------------------------------------ */
 /* The catalog as the policy sees it                                          */
 /* ------------------------------------------------------------------------ */
@@ -167,6 +134,44 @@ static const struct holders *holders_find(const struct pick_ctx *pc, int64_t wui
     return NULL;
 }
 
+void vs_send__sp_job(const struct pick_ctx *pc, const struct vs_workunit *wu, int64_t result_id,
+                     struct vs_sp_job *job)
+{
+    memset(job, 0, sizeof(*job));
+    job->wu_id = wu->id;
+    job->result_id = result_id;
+    job->app = find_sp_app(pc, wu->appid);
+    job->rsc_fpops_est = wu->rsc_fpops_est;
+    job->rsc_memory_bound = wu->rsc_memory_bound;
+    job->rsc_disk_bound = wu->rsc_disk_bound;
+    job->delay_bound = wu->delay_bound;
+    job->hr_class = wu->hr_class;
+    job->app_version_num = wu->app_version_num;
+}
+
+void vs_send__commit(struct pick_ctx *pc, const struct vs_workunit *wu, const struct prep_job *pj,
+                     const struct vs_sp_job *job, const struct vs_sp_verdict *v, bool assigned)
+{
+    struct vs_send *x = pc->x;
+    vs_sp_commit(&x->st, job, v);
+    if (pj)
+        vs_loc_held_add_job(&pc->held, pc->arena, pj);
+    struct send_job *sj = &x->sent[x->njobs++];
+    size_t idx = (size_t)(v->av - pc->avs);
+    sj->av = pc->av_prep ? pc->av_prep[idx] : NULL;
+    sj->anon_av = pc->anon ? pc->anon[idx] : NULL;
+    double fpops = wu->rsc_fpops_est > 0 ? wu->rsc_fpops_est : 1e12;
+    double af = x->st.avail_frac[v->proc] > 0 ? x->st.avail_frac[v->proc] : 1;
+    sj->flops = v->est_duration > 0 ? fpops / (v->est_duration * af) : 1e9;
+    sj->hr_class = wu->hr_class == 0 ? v->hr_class : 0;
+    /* Generalized (anonymous platform) versions have no quota row. */
+    sj->day_quota = sj->av ? vs_sp_state_day_quota(&x->st, sj->av->av->id, v->proc) : 0;
+    sj->assigned = assigned;
+    /* An assigned instance was read from the store, like the locality
+     * pass's jobs: unclaimed, it stays UNSENT there (vs_send_release). */
+    sj->from_store = assigned;
+}
+
 /* The app's locality mode (app.locality_scheduling): pc->apps[i] is the
  * catalog's apps[i] in both catalogs (h_send.c builds them that way). */
 static int app_locality(const struct pick_ctx *pc, const struct vs_sp_app *sa)
@@ -187,23 +192,14 @@ static enum vs_cache_pick pick(void *ctx, const struct vs_cache_job *cj)
     const struct vs_workunit *wu = &cj->job.wu;
     const struct prep_job *pj = cj->prep;
     struct vs_sp_job job;
-    memset(&job, 0, sizeof(job));
-    job.wu_id = wu->id;
-    job.result_id = cj->job.result.id;
-    job.app = find_sp_app(pc, wu->appid);
+    vs_send__sp_job(pc, wu, cj->job.result.id, &job);
     if (pc->lite_only &&
         (app_locality(pc, job.app) != VS_LOC_APP_LITE || !pj || !vs_loc_held_match(&pc->held, pj)))
         return VS_PICK_SKIP;
-    job.rsc_fpops_est = wu->rsc_fpops_est;
-    job.rsc_memory_bound = wu->rsc_memory_bound;
     /* A file the host already holds (or that this reply brings) is not
      * charged against its disk again (seed 001). */
-    job.rsc_disk_bound = wu->rsc_disk_bound;
     if (pj && pc->held.n > 0)
         job.rsc_disk_bound -= vs_loc_held_credit(&pc->held, pj, wu->rsc_disk_bound);
-    job.delay_bound = wu->delay_bound;
-    job.hr_class = wu->hr_class;
-    job.app_version_num = wu->app_version_num;
     if (replicated(wu)) {
         /* Rules 4 and 7 need the workunit's other results: looked up in the
          * store outside the cache lock, then offered again (second pass). */
@@ -224,19 +220,7 @@ static enum vs_cache_pick pick(void *ctx, const struct vs_cache_job *cj)
         pc->last_reason = v.reason;
         return VS_PICK_SKIP;
     }
-    vs_sp_commit(&x->st, &job, &v);
-    if (pj)
-        vs_loc_held_add_job(&pc->held, pc->arena, pj);
-    struct send_job *sj = &x->sent[x->njobs++];
-    size_t idx = (size_t)(v.av - pc->avs);
-    sj->av = pc->av_prep ? pc->av_prep[idx] : NULL;
-    sj->anon_av = pc->anon ? pc->anon[idx] : NULL;
-    double fpops = wu->rsc_fpops_est > 0 ? wu->rsc_fpops_est : 1e12;
-    double af = x->st.avail_frac[v.proc] > 0 ? x->st.avail_frac[v.proc] : 1;
-    sj->flops = v.est_duration > 0 ? fpops / (v.est_duration * af) : 1e9;
-    sj->hr_class = wu->hr_class == 0 ? v.hr_class : 0;
-    /* Generalized (anonymous platform) versions have no quota row. */
-    sj->day_quota = sj->av ? vs_sp_state_day_quota(&x->st, sj->av->av->id, v.proc) : 0;
+    vs_send__commit(pc, wu, pj, &job, &v, false);
     return VS_PICK_TAKE;
 }
 
@@ -505,6 +489,9 @@ void vs_send_choose(struct vs_sched *s, struct vs_store *st, const struct vs_pro
     memset(x->sent, 0, (pc.max_jobs + 1) * sizeof(*x->sent));
     x->max_jobs = pc.max_jobs;
     vs_loc_held_from_request(&pc.held, q, a);
+    /* Assigned work first (h_assign.c); pick() and take() count x->njobs
+     * themselves. */
+    vs_assign_choose(s, st, &pc, now, r);
     /* Seed 001 (after assigned work, before the job cache): jobs for the
      * files the host has, or for a working-set file. */
     if (s->loc && c->n_loc_full > 0) {

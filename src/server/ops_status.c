@@ -17,6 +17,13 @@ const char *const vs_ops_validate_names[6] = {
     "init", "valid", "invalid", "no_check", "inconclusive", "too_late",
 };
 
+const char *const vs_ops_assign_kinds[4][2] = {
+    {"", "broadcast_all"},
+    {"targeted_host", "broadcast_host"},
+    {"targeted_user", "broadcast_user"},
+    {"targeted_team", "broadcast_team"},
+};
+
 const char *vs_daemon_run_name(int run)
 {
     return run == VS_RUN_RUNNING ? "running" : run == VS_RUN_DISABLED ? "disabled" : "not running";
@@ -66,6 +73,8 @@ int vs_ops_status_collect(const char *dir, const char *name, struct vs_store *s,
         rc = vs_store_daemon_status_list(s, on_daemon, out);
     if (rc == 0)
         rc = vs_store_app_counts(s, now, on_app, out);
+    if (rc == 0)
+        rc = vs_store_assignment_counts(s, &out->asg);
     for (unsigned i = 0; rc == 0 && i < VS_NDAEMONS; i++) {
         pid_t dp = 0;
         /* A daemon runs inside serve (its --daemons) or alone (serve --only). */
@@ -140,6 +149,31 @@ static void json_counts(struct vs_json *j, const struct vs_store_counts *c)
     vs_json_key_int(j, "apps", c->apps);
 }
 
+/* Seed 003's figures: unsent results per app (what a work generator
+ * watches) and assigned work by kind, jobs and those still open. */
+static void json_assigned(struct vs_json *j, const struct vs_ops_status *st)
+{
+    vs_json_key(j, "unsent_by_app");
+    vs_json_obj_begin(j);
+    for (int i = 0; i < st->napps; i++)
+        vs_json_key_int(j, st->apps[i].name, st->apps[i].unsent);
+    vs_json_obj_end(j);
+    vs_json_key(j, "assigned");
+    vs_json_obj_begin(j);
+    for (int t = 0; t < 4; t++) {
+        for (int m = 0; m < 2; m++) {
+            if (!vs_ops_assign_kinds[t][m][0])
+                continue;
+            vs_json_key(j, vs_ops_assign_kinds[t][m]);
+            vs_json_obj_begin(j);
+            vs_json_key_int(j, "jobs", st->asg.n[t][m]);
+            vs_json_key_int(j, "open", st->asg.open[t][m]);
+            vs_json_obj_end(j);
+        }
+    }
+    vs_json_obj_end(j);
+}
+
 static void json_app(struct vs_json *j, const struct vs_app_counts *a)
 {
     vs_json_obj_begin(j);
@@ -202,6 +236,7 @@ int vs_ops_status_json(const struct vs_ops_status *st, const char *dir, struct v
     for (int i = 0; i < st->napps; i++)
         json_app(&j, &st->apps[i]);
     vs_json_arr_end(&j);
+    json_assigned(&j, st);
 
     vs_json_key(&j, "daemons");
     vs_json_obj_begin(&j);

@@ -42,6 +42,7 @@ struct vs_ops_status {
     int64_t oldest_unsent;   /* create time, 0 = none */
     int napps;
     struct vs_app_counts apps[VS_OPS_MAX_APPS];
+    struct vs_assignment_counts asg; /* assigned work by kind (seed 003) */
 };
 
 /*
@@ -63,6 +64,8 @@ VS_MUST_CHECK int vs_ops_status_html(const struct vs_ops_status *st, struct vs_b
 extern const char *const vs_ops_state_names[6];
 extern const char *const vs_ops_outcome_names[8];
 extern const char *const vs_ops_validate_names[6];
+/* Assigned work's kinds, [target_type][multi] ("" = no such kind). */
+extern const char *const vs_ops_assign_kinds[4][2];
 
 struct vs_page;
 /* The server, work and per app tables (HTML) that the status page and the

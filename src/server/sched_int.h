@@ -97,6 +97,7 @@ struct vs_sched {
     struct vs_store **pool; /* idle read handles */
     size_t npool, cap_pool;
     struct vs_committer *committer;
+    struct vs_assign *assign;         /* NULL: no assigned work enabled */
     struct vs_auth_limit *auth_limit; /* failed account keys per address */
     struct vs_locality *loc;          /* <locality_scheduling/> on; else NULL */
     /* Read-through caches of the rows every RPC needs (see user_lookup). */
@@ -131,11 +132,13 @@ struct send_job {
     double flops;
     int hr_class;    /* commit the workunit to this HR class (0: none) */
     int day_quota;   /* the host's daily limit of its app version (0: none) */
-    bool from_store; /* read by the locality pass, not taken from the job cache */
+    bool from_store; /* read from the store (locality pass, assigned work), not the cache */
+    bool assigned;   /* assigned work (h_assign.c): the reservation applied its own rules */
 };
 
 /* One request's job selection. */
 struct vs_send {
+    int64_t teamid; /* the user's team (0: none): set by the caller, for assigned work */
     struct vs_sp_config cfg;
     struct vs_sp_host host;
     struct vs_sp_request req;
@@ -177,10 +180,31 @@ void vs_send_cleanup(struct vs_send *x);
 /* True while the request wants more work and the reply has room. */
 bool vs_send_wants_more(const struct vs_send *x);
 /* Ends a chosen job after the commit: back to the cache's bookkeeping (or
- * freed, for the locality pass's) with claimed saying whether it was sent. */
+ * freed, for the locality pass's and assigned work's: an unclaimed result
+ * stays UNSENT in the store) with claimed saying whether it was sent. */
 void vs_send_release(struct vs_sched *s, struct vs_send *x, size_t i, bool claimed);
 /* Gives a chosen job back unsent (the commit failed). */
 void vs_send_put_back(struct vs_sched *s, struct vs_send *x, size_t i);
+
+/* ---- h_assign.c ---- */
+
+struct vs_assign;
+struct pick_ctx;
+/* The assigned-work state of a scheduler (upload key, result template
+ * cache); NULL when the project enables neither kind. */
+struct vs_assign *vs_assign_create(const struct vs_project_config *cfg, struct vs_log *log);
+void vs_assign_destroy(struct vs_assign *g);
+
+/*
+ * Assigned work for one request, before anything else is chosen: the
+ * targeted and broadcast assignments the host is in, highest priority
+ * first, each through the work-send policy (a targeted job the host cannot
+ * run is explained in r), then reserved in the store (one transaction per
+ * job, the slot indexes keep concurrent requests within target_nresults).
+ * Adds the jobs at x->jobs[x->njobs...] with sent[].assigned set.
+ */
+void vs_assign_choose(struct vs_sched *s, struct vs_store *st, struct pick_ctx *pc, int64_t now,
+                      struct vs_proto_reply *r);
 
 /* Lost results (h_resend.c, resend_lost_results). */
 struct vs_resend_job {
@@ -240,6 +264,48 @@ double vs_loc_held_credit(const struct vs_loc_held *h, const struct prep_job *pj
                           double disk_bound);
 /* True when one of pj's sticky inputs is on the host (locality lite). */
 bool vs_loc_held_match(const struct vs_loc_held *h, const struct prep_job *pj);
+
+/* Replicated workunits whose holders one request looks up in the store. */
+#define MAX_PENDING 64
+
+/* The users and hosts holding a result of one replicated workunit, and the
+ * workunit's current HR class (the cached copy may predate a send). */
+struct holders {
+    int64_t wuid;
+    int hr_class;
+    int n;
+    int64_t *users, *hosts;
+};
+
+/* One request's view of the apps and versions while jobs are picked. */
+struct pick_ctx {
+    struct vs_send *x;
+    struct vs_arena *arena;
+    const struct vs_sp_app *apps;
+    size_t napps;
+    const struct vs_sp_app_version *avs; /* all versions, for the index of a verdict's */
+    const struct prep_av **av_prep;      /* catalog: per version */
+    const struct vs_proto_client_app_version **anon; /* anonymous platform: per version */
+    size_t max_jobs;
+    const struct catalog_snap *cat;
+    struct vs_loc_held held; /* the host's files (disk accounting, locality lite) */
+    bool lite_only;          /* this pass takes only lite jobs whose file the host has */
+    bool lite_all;           /* <locality_scheduling_lite/>: every app is lite */
+    int last_reason;         /* enum vs_sp_reason of the last job pick() refused */
+    struct holders *hold;
+    size_t nhold;
+    int64_t pending[MAX_PENDING];
+    size_t npending;
+    bool last_pass; /* replicated workunits not looked up yet are skipped */
+};
+
+/* The policy's view of workunit wu as a candidate (result_id may be 0). */
+void vs_send__sp_job(const struct pick_ctx *pc, const struct vs_workunit *wu, int64_t result_id,
+                     struct vs_sp_job *job);
+/* Sends a checked job: vs_sp_commit() and how to send it in
+ * x->sent[x->njobs++] (the caller has put the job in x->jobs[x->njobs]). */
+void vs_send__commit(struct pick_ctx *pc, const struct vs_workunit *wu, const struct prep_job *pj,
+                     const struct vs_sp_job *job, const struct vs_sp_verdict *v, bool assigned);
 
 /* What the work-send rules made of a job the locality pass offered. */
 enum vs_offer {

@@ -12,6 +12,7 @@
 #define VOLSCHED_STORE_SQLITE_INT_H
 
 #include <sqlite3.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -91,6 +92,15 @@ enum sq_stmt {
     SQ_COUNT_UNSENT,
     SQ_COUNT_IN_PROGRESS,
     SQ_JOBS_UNSENT,
+    SQ_JOBS_UNSENT_LOWER,
+    SQ_UNSENT_NEWER,
+    SQ_ASSIGNED_FOR,
+    SQ_ASSIGNED_RESULTS,
+    SQ_ASSIGNMENT_COUNTS,
+    SQ_BROADCAST_RESULTS,
+    SQ_WU_RELEASE_NAME,
+    SQ_WU_RELEASE_BATCH,
+    SQ_WUS_WITH_INPUTS,
     SQ_CLAIM,
     SQ_CLAIM_WU,
     SQ_CLAIM_WU_ID,
@@ -128,6 +138,7 @@ enum sq_stmt {
 struct vs_store {
     sqlite3 *db;
     struct vs_log *log;
+    bool sync_full; /* the URL asked for synchronous=FULL */
     sqlite3_stmt *stmts[SQ__COUNT];
     int txn_depth;
     bool txn_lost; /* SQLite rolled the open transaction back (store_sqlite.c, txn_lost) */
@@ -170,6 +181,15 @@ void vs_sq__read_row(sqlite3_stmt *st, int first, const struct sq_table *t, void
 /* Frees the SQ_PSTR fields of row and sets them to NULL. */
 void vs_sq__free_row(const struct sq_table *t, void *row);
 
+/* Steps st (already bound) and hands each result row to fn (borrowed);
+ * fn's non-zero return stops the scan and is returned. */
+int vs_sq__scan_results(struct vs_store *s, sqlite3_stmt *st, vs_store_result_fn fn, void *ctx);
+/* Steps st (already bound) for up to limit workunit rows into a new array
+ * (*out, caller cleans each and frees it; allocated even on error), reset
+ * after. Returns 0 or the mapped error, logged with what. */
+int vs_sq__read_wu_page(struct vs_store *s, sqlite3_stmt *st, int limit, const char *what,
+                        struct vs_workunit **out, size_t *out_n);
+
 /* Generic operations built on the descriptors. */
 int vs_sq__insert(struct vs_store *s, enum sq_stmt id, const struct sq_table *t, void *row);
 int vs_sq__update(struct vs_store *s, enum sq_stmt id, const struct sq_table *t, const void *row);
@@ -183,11 +203,12 @@ int vs_sq__get_text(struct vs_store *s, enum sq_stmt id, const struct sq_table *
 char *vs_sq__select_list(const struct sq_table *t, const char *alias);
 
 /* Runs st (bound by the caller; rows are result columns then workunit
- * columns) and calls fn for each row as a struct vs_job; *out_last_id (may
- * be NULL) is the last result id passed. Resets st. A non-zero return of fn
- * stops the scan and is returned. */
+ * columns) and calls fn for each row as a struct vs_job; *last (may be
+ * NULL) is the (priority, id) of the last row passed, *nrows (may be NULL)
+ * is incremented per row. Resets st. A non-zero return of fn stops the
+ * scan and is returned. */
 int vs_sq__job_rows(struct vs_store *s, sqlite3_stmt *st, vs_store_job_fn fn, void *ctx,
-                    int64_t *out_last_id, const char *what);
+                    struct vs_job_key *last, int *nrows, const char *what);
 
 /* The SQL text of the locality slots (SQ_LOC_MAX_SENT ...
  * SQ_LOC_FILES_WITH_WORK), store_sqlite_locality.c; VS_EINTERNAL for others. */
@@ -210,6 +231,7 @@ int64_t vs_sq__now(void);
 extern const char *const vs_sq__schema_v1[]; /* NULL-terminated */
 extern const char *const vs_sq__schema_v2[]; /* v1 -> v2 */
 extern const char *const vs_sq__schema_v3[]; /* v2 -> v3 */
-#define VS_SQ_SCHEMA_VERSION 3
+extern const char *const vs_sq__schema_v4[]; /* v3 -> v4 */
+#define VS_SQ_SCHEMA_VERSION 4
 
 #endif

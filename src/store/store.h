@@ -73,6 +73,14 @@ void vs_store_close(struct vs_store *s);
  */
 VS_MUST_CHECK int vs_store_checkpoint(struct vs_store *s);
 
+/*
+ * Makes the commits of this handle survive power loss (on: one sync of the
+ * log per commit), or puts them back as the URL chose (off: only a crash of
+ * the process, unless the URL said "?sync=full"). create_work turns it on
+ * for its one batch and off again after it.
+ */
+VS_MUST_CHECK int vs_store_durable_commits(struct vs_store *s, bool on);
+
 /* The schema version this code writes (store_meta.schema_version). */
 int vs_store_schema_version(void);
 
@@ -186,6 +194,25 @@ VS_MUST_CHECK int vs_store_workunit_by_name(struct vs_store *s, const char *name
 VS_MUST_CHECK int vs_store_workunit_update(struct vs_store *s, const struct vs_workunit *wu);
 
 /*
+ * Releases held workunits (created with create_work --no_transition, whose
+ * transition_time is "never"): the one named name, or when name is NULL
+ * every one of batch batch, gets transition_time = now, so the transitioner
+ * makes their results. *out_n (may be NULL) is how many were released.
+ */
+VS_MUST_CHECK int vs_store_workunits_release(struct vs_store *s, const char *name, int64_t batch,
+                                             int64_t now, int64_t *out_n);
+
+typedef int (*vs_store_workunit_fn)(void *ctx, const struct vs_workunit *wu);
+/*
+ * Calls fn for up to limit workunits whose input files should still be in
+ * the download hierarchy (file_delete_state INIT) with id > after_id, in id
+ * order (wu_check's scan; page with the last id seen). The page is read
+ * before fn is first called. A non-zero return of fn stops and is returned.
+ */
+VS_MUST_CHECK int vs_store_workunits_with_inputs(struct vs_store *s, int64_t after_id, int limit,
+                                                 vs_store_workunit_fn fn, void *ctx);
+
+/*
  * Sets only transition_time = when (and mod_time = now) of workunit id: a
  * daemon that defers a workunit it could not handle writes no stale copy
  * of the other columns (the scheduler's claim writes hr_class meanwhile).
@@ -249,15 +276,97 @@ VS_MUST_CHECK int vs_store_count_results(struct vs_store *s, int64_t appid, int 
                                          int64_t *out_count);
 
 typedef int (*vs_store_job_fn)(void *ctx, const struct vs_job *job);
+
+/* A position in the feeder's order: priority (higher first), then result
+ * id. VS_JOB_KEY_TOP is before every row. */
+struct vs_job_key {
+    int priority;
+    int64_t id;
+};
+#define VS_JOB_KEY_TOP_PRIORITY 2147483647
+
 /*
  * The feeder's scan: calls fn for up to limit UNSENT results whose workunit
  * has transitioner_flags 0 (assigned work never enters the general cache),
- * with id > after_id, in result id order, each joined with its workunit.
- * *out_last_id is the id of the last row passed to fn (after_id if none),
- * so the next page starts there. Stops early if fn returns non-zero.
+ * after position *after (NULL: from the top), in the feeder's order
+ * (priority descending, then id: BOINC's feeder orders by priority too),
+ * each joined with its workunit. *out_last (may be NULL) is the position of
+ * the last row passed to fn (*after, or the top, if none), so the next page
+ * starts there. Stops early if fn returns non-zero.
  */
-VS_MUST_CHECK int vs_store_jobs_unsent(struct vs_store *s, int64_t after_id, int limit,
-                                       vs_store_job_fn fn, void *ctx, int64_t *out_last_id);
+VS_MUST_CHECK int vs_store_jobs_unsent(struct vs_store *s, const struct vs_job_key *after,
+                                       int limit, vs_store_job_fn fn, void *ctx,
+                                       struct vs_job_key *out_last);
+
+/*
+ * What was added since result id after_id: *out_max_id is the largest
+ * result id in the store (0 if none), *out_have_unsent whether a result
+ * with a larger id than after_id is UNSENT, and then *out_max_priority the
+ * highest priority among those. The feeder asks this to notice new work of
+ * a higher priority than where its scan stands. Reads only the new rows
+ * (INT64_MAX: none, just the largest id).
+ */
+VS_MUST_CHECK int vs_store_unsent_newer(struct vs_store *s, int64_t after_id, int64_t *out_max_id,
+                                        bool *out_have_unsent, int *out_max_priority);
+
+/* ---------------------------------------------------------------------------
+ * Assigned work (seed 003; store_sqlite_assign.c)
+ * ------------------------------------------------------------------------- */
+
+typedef int (*vs_store_assigned_fn)(void *ctx, const struct vs_assignment *a,
+                                    const struct vs_workunit *wu);
+/*
+ * Calls fn for up to limit assignments with this target_type, target_id and
+ * multi whose workunit is still open (no error; targeted: no canonical
+ * result and not waiting for the validator; broadcast: host hostid has not
+ * been sent an instance yet), highest workunit priority first, each with
+ * its workunit (borrowed). A non-zero return of fn stops the scan and is
+ * returned.
+ */
+VS_MUST_CHECK int vs_store_assigned_for(struct vs_store *s, int target_type, int64_t target_id,
+                                        int multi, int64_t hostid, int limit,
+                                        vs_store_assigned_fn fn, void *ctx);
+
+/* Fills r's name-dependent parts for a new instance of wu: r->name is set
+ * (BOINC-COMPAT <wu>_<n>); the callback renders r->xml_doc_in (heap,
+ * owned by r). A non-zero return aborts the reservation. */
+typedef int (*vs_store_make_result_fn)(void *ctx, const struct vs_workunit *wu,
+                                       struct vs_result *r);
+
+/*
+ * The scheduler's atomic step for assigned work, in ONE transaction (or
+ * inside the caller's): reads workunit a->workunitid and its results, asks
+ * the policy (vs_sp_assign_decide) whether host hostid gets an instance,
+ * and then either returns the existing UNSENT instance to send, or inserts
+ * a new UNSENT one reserved for hostid (make fills its XML) in the slot the
+ * policy chose. The slot indexes (schema v4) refuse a second live instance
+ * of one slot, so requests racing on one workunit cannot exceed
+ * target_nresults (BOINC's #1937). The caller then claims the result like
+ * any other (vs_store_results_claim).
+ *
+ * Returns 0 with *out filled (caller cleans it) when there is an instance;
+ * 0 with out->id == 0 and *out_why (static text) when there is none now;
+ * VS_ENOTFOUND if the workunit is gone; VS_EEXISTS if another request took
+ * the slot first (nothing written); other errors as usual.
+ */
+VS_MUST_CHECK int vs_store_assigned_reserve(struct vs_store *s, const struct vs_assignment *a,
+                                            int64_t hostid, int64_t now,
+                                            vs_store_make_result_fn make, void *ctx,
+                                            struct vs_result *out, const char **out_why);
+
+/* Assignments by kind (target_type 0..3, multi 0..1): all, and those whose
+ * workunit is still open (no error, no canonical result, not assimilated). */
+struct vs_assignment_counts {
+    int64_t n[4][2];
+    int64_t open[4][2];
+};
+VS_MUST_CHECK int vs_store_assignment_counts(struct vs_store *s, struct vs_assignment_counts *out);
+
+/* Calls fn for up to limit reported (OVER) broadcast instances with id >
+ * after_id, in id order: the results an operator's own daemon collects,
+ * since broadcast work skips validation and assimilation. */
+VS_MUST_CHECK int vs_store_broadcast_results(struct vs_store *s, int64_t after_id, int limit,
+                                             vs_store_result_fn fn, void *ctx);
 
 /* ---------------------------------------------------------------------------
  * Locality scheduling (seed 001). The workunits of file F are the ones

@@ -421,6 +421,8 @@ static int ensure_schema(struct vs_store *s)
         rc = exec(s, vs_sq__schema_v2[i]);
     for (size_t i = 0; rc == 0 && version < 3 && vs_sq__schema_v3[i]; i++)
         rc = exec(s, vs_sq__schema_v3[i]);
+    for (size_t i = 0; rc == 0 && version < 4 && vs_sq__schema_v4[i]; i++)
+        rc = exec(s, vs_sq__schema_v4[i]);
     if (rc == 0 && version < VS_SQ_SCHEMA_VERSION) {
         char sql[128];
         snprintf(sql, sizeof(sql),
@@ -501,6 +503,7 @@ int vs_store_open(const char *url, int flags, struct vs_log *log, struct vs_stor
     sqlite3_extended_result_codes(s->db, 1);
     if ((rc = exec(s, "PRAGMA journal_mode=WAL")) != 0)
         goto fail;
+    s->sync_full = sync_full;
     if ((rc = exec(s, sync_full ? "PRAGMA synchronous=FULL" : "PRAGMA synchronous=NORMAL")) != 0)
         goto fail;
     if ((rc = exec(s, "PRAGMA foreign_keys=ON; PRAGMA secure_delete=OFF")) != 0)
@@ -545,4 +548,14 @@ void vs_store_close(struct vs_store *s)
     if (s->db)
         sqlite3_close_v2(s->db);
     vs_free(s);
+}
+
+int vs_store_durable_commits(struct vs_store *s, bool on)
+{
+    /* SQLite cannot change it inside a transaction: the outer one's
+     * commit is then the caller's to make durable. Off means "as the URL
+     * said". */
+    if (s->txn_depth > 0)
+        return 0;
+    return exec(s, on || s->sync_full ? "PRAGMA synchronous=FULL" : "PRAGMA synchronous=NORMAL");
 }

@@ -224,6 +224,7 @@ static const struct sq_col result_cols[] = {
     DBL(vs_result, peak_disk_usage),
     INT(vs_result, runtime_outlier),
     I64(vs_result, mod_time),
+    INT(vs_result, assign_slot),
 };
 TABLE(vs_sq__result, "result", result_cols);
 

@@ -108,7 +108,7 @@ int vs_store_loc_unsent(struct vs_store *s, const char *file, int64_t after_id, 
         sqlite3_bind_int64(st, 5, excl_hostid);
     }
     sqlite3_bind_int(st, excl ? 6 : 4, limit);
-    return vs_sq__job_rows(s, st, fn, ctx, NULL, "locality unsent");
+    return vs_sq__job_rows(s, st, fn, ctx, NULL, NULL, "locality unsent");
 }
 
 int vs_store_loc_file_known(struct vs_store *s, const char *file, bool *out)

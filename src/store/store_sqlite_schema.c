@@ -301,3 +301,36 @@ const char *const vs_sq__schema_v3[] = {
     "CREATE INDEX IF NOT EXISTS res_host_ip ON result(hostid, id) WHERE server_state = 4;",
     NULL,
 };
+
+/*
+ * Version 4 (issue 14, assigned work and priorities).
+ *
+ * result.assign_slot (volsched): 0 for ordinary results; 1..target_nresults
+ * for the instances of a targeted workunit; -1 for broadcast instances (see
+ * VS_SP_ASGN_SLOT_BROADCAST). Two unique partial indexes make BOINC's
+ * bug #1937 (two scheduler requests of one user's hosts both adding an
+ * instance of a targeted job) impossible whatever the isolation level of
+ * the backend: at most one live (INACTIVE, UNSENT, IN_PROGRESS) or
+ * successful (OVER/SUCCESS, not INVALID) instance per slot, and one
+ * broadcast instance per (workunit, host). An instance that fails leaves
+ * the first index by itself, which frees its slot for the retry.
+ * BOINC-COMPAT numbers: server_state 1, 2, 4, 5; outcome 1; validate 2.
+ *
+ * The feeder's scan reads UNSENT results by priority (higher first), then
+ * id, as BOINC's feeder orders its query: res_unsent_prio replaces
+ * res_unsent (one partial index of the UNSENT state, as before, so the
+ * claim moves no more index entries than it did).
+ */
+const char *const vs_sq__schema_v4[] = {
+    "ALTER TABLE result ADD COLUMN assign_slot INTEGER NOT NULL DEFAULT 0;"
+    "CREATE UNIQUE INDEX IF NOT EXISTS res_asgn_slot ON result(workunitid, assign_slot) WHERE "
+    "assign_slot > 0 "
+    "AND (server_state IN (1, 2, 4) OR (server_state = 5 AND outcome = 1 AND "
+    "validate_state <> 2));"
+    "CREATE UNIQUE INDEX IF NOT EXISTS res_asgn_bcast ON result(workunitid, hostid) WHERE "
+    "assign_slot = -1;"
+    "DROP INDEX IF EXISTS res_unsent;"
+    "CREATE INDEX IF NOT EXISTS res_unsent_prio ON result(priority DESC, id) WHERE server_state = "
+    "2;",
+    NULL,
+};

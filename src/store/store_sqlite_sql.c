@@ -193,7 +193,7 @@ int vs_sq__build_sql(enum sq_stmt id, struct vs_buf *b)
     case SQ_COUNT_UNSENT:
     case SQ_COUNT_IN_PROGRESS:
         /* The state is a literal so that the planner can use the partial
-         * index of that state (res_unsent, res_host_ip); a bound state
+         * index of that state (res_unsent_prio, res_host_ip); a bound state
          * cannot prove the index's WHERE and scans. */
         rc = vs_buf_printf(b,
                            "SELECT count(*) FROM result WHERE server_state = %d AND "
@@ -202,13 +202,81 @@ int vs_sq__build_sql(enum sq_stmt id, struct vs_buf *b)
                                                  : VS_RESULT_SERVER_STATE_IN_PROGRESS);
         break;
     case SQ_JOBS_UNSENT:
+    case SQ_JOBS_UNSENT_LOWER:
+        /* The feeder's order: priority (higher first), then id. Two
+         * statements, each one seek in res_unsent_prio: the rest of the
+         * cursor's priority after its id, then the lower priorities. One
+         * statement with "priority < ?1 OR (priority = ?1 AND id > ?2)"
+         * walked every row of the cursor's priority up to its id. */
         r = vs_sq__select_list(&vs_sq__result, "r");
         w = vs_sq__select_list(&vs_sq__workunit, "w");
         rc = vs_buf_printf(b,
                            "SELECT %s, %s FROM result r JOIN workunit w ON w.id = "
-                           "r.workunitid WHERE r.server_state = %d AND r.id > ?1 AND "
-                           "w.transitioner_flags = 0 ORDER BY r.id LIMIT ?2",
+                           "r.workunitid WHERE r.server_state = %d AND %s AND "
+                           "w.transitioner_flags = 0 ORDER BY r.priority DESC, r.id LIMIT ?3",
+                           r, w, VS_RESULT_SERVER_STATE_UNSENT,
+                           id == SQ_JOBS_UNSENT ? "r.priority = ?1 AND r.id > ?2"
+                                                : "r.priority < ?1 AND ?2 >= 0");
+        break;
+    case SQ_UNSENT_NEWER:
+        /* The table's last id (the rowid's end, one seek) and the top
+         * priority of the UNSENT results made since the feeder last looked
+         * (a rowid range: only the new rows; the unary + keeps the planner
+         * from walking the whole of res_unsent_prio instead). */
+        rc = vs_buf_printf(b,
+                           "SELECT (SELECT max(id) FROM result), (SELECT max(priority) FROM "
+                           "result WHERE id > ?1 AND +server_state = %d)",
+                           VS_RESULT_SERVER_STATE_UNSENT);
+        break;
+    case SQ_ASSIGNED_FOR:
+        /* One (target_type, target_id, multi) at a time: a seek in
+         * asgn_target. Broadcasts this host already had are left out here;
+         * targeted ones are decided with all their results (reserve). */
+        r = vs_sq__select_list(&vs_sq__assignment, "a");
+        w = vs_sq__select_list(&vs_sq__workunit, "w");
+        rc = vs_buf_printf(b,
+                           "SELECT %s, %s FROM assignment a JOIN workunit w ON w.id = "
+                           "a.workunitid WHERE a.target_type = ?1 AND a.target_id = ?2 AND "
+                           "a.multi = ?3 AND w.error_mask = 0 AND (a.multi = 1 OR "
+                           "(w.canonical_resultid = 0 AND w.need_validate = 0)) AND "
+                           "(a.multi = 0 OR NOT EXISTS (SELECT 1 FROM result x WHERE "
+                           "x.workunitid = a.workunitid AND x.hostid = ?4 AND "
+                           "x.server_state <> %d)) ORDER BY w.priority DESC, a.id LIMIT ?5",
                            r, w, VS_RESULT_SERVER_STATE_UNSENT);
+        break;
+    case SQ_ASSIGNED_RESULTS:
+        rc = vs_buf_puts(b, "SELECT id, hostid, server_state, outcome, validate_state, "
+                            "assign_slot FROM result WHERE workunitid = ?1 ORDER BY id LIMIT ?2");
+        break;
+    case SQ_ASSIGNMENT_COUNTS:
+        /* Per kind: assignments, and those whose workunit is still open. */
+        rc = vs_buf_puts(b, "SELECT a.target_type, a.multi, count(*), sum(w.error_mask = 0 AND "
+                            "w.canonical_resultid = 0 AND w.assimilate_state = 0) FROM "
+                            "assignment a JOIN workunit w ON w.id = a.workunitid "
+                            "GROUP BY a.target_type, a.multi");
+        break;
+    case SQ_BROADCAST_RESULTS:
+        r = vs_sq__select_list(&vs_sq__result, NULL);
+        rc = vs_buf_printf(b,
+                           "SELECT %s FROM result WHERE assign_slot = -1 AND server_state = %d "
+                           "AND id > ?1 ORDER BY id LIMIT ?2",
+                           r, VS_RESULT_SERVER_STATE_OVER);
+        break;
+    case SQ_WUS_WITH_INPUTS:
+        w = vs_sq__select_list(&vs_sq__workunit, NULL);
+        rc = vs_buf_printf(b,
+                           "SELECT %s FROM workunit WHERE id > ?1 AND file_delete_state = %d "
+                           "ORDER BY id LIMIT ?2",
+                           w, VS_FILE_DELETE_INIT);
+        break;
+    case SQ_WU_RELEASE_NAME:
+    case SQ_WU_RELEASE_BATCH:
+        /* Held workunits (create_work --no_transition): normal ones whose
+         * transition_time is "never". Assigned ones are never held. */
+        rc = vs_buf_printf(b,
+                           "UPDATE workunit SET transition_time = ?2, mod_time = ?2 WHERE %s = ?1 "
+                           "AND transition_time = %lld AND transitioner_flags = 0",
+                           id == SQ_WU_RELEASE_NAME ? "name" : "batch", (long long)VS_TIME_NEVER);
         break;
     case SQ_CLAIM:
         rc = vs_buf_printf(b,
@@ -254,11 +322,15 @@ int vs_sq__build_sql(enum sq_stmt id, struct vs_buf *b)
                            "elapsed_time = ?6, peak_working_set_size = ?7, "
                            "peak_swap_size = ?8, peak_disk_usage = ?9, xml_doc_out = ?10, "
                            "stderr_out = ?11, received_time = ?12, mod_time = ?12, "
+                           /* A late report of a timed-out targeted instance
+                            * gives up its slot: a retry may hold it now. */
+                           "assign_slot = CASE WHEN server_state <> %d AND assign_slot > 0 "
+                           "THEN 0 ELSE assign_slot END, "
                            /* BOINC-COMPAT: an errored result is invalid at once */
                            "validate_state = CASE WHEN ?2 = %d THEN %d ELSE validate_state END "
                            "WHERE id = ?1",
-                           VS_RESULT_SERVER_STATE_OVER, VS_RESULT_OUTCOME_CLIENT_ERROR,
-                           VS_VALIDATE_STATE_INVALID);
+                           VS_RESULT_SERVER_STATE_OVER, VS_RESULT_SERVER_STATE_IN_PROGRESS,
+                           VS_RESULT_OUTCOME_CLIENT_ERROR, VS_VALIDATE_STATE_INVALID);
         break;
     case SQ_REPORT_STATE:
         rc = vs_buf_puts(b, "SELECT id, hostid, server_state, outcome, received_time, workunitid, "

@@ -128,8 +128,7 @@ int vs_store_result_update(struct vs_store *s, const struct vs_result *r)
     return vs_sq__update(s, SQ_RESULT_UPDATE, &vs_sq__result, r);
 }
 
-/* Steps st (already bound) and hands each result row to fn. */
-static int scan_results(struct vs_store *s, sqlite3_stmt *st, vs_store_result_fn fn, void *ctx)
+int vs_sq__scan_results(struct vs_store *s, sqlite3_stmt *st, vs_store_result_fn fn, void *ctx)
 {
     int rc, ret = 0;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -152,7 +151,7 @@ int vs_store_results_of_wu(struct vs_store *s, int64_t wuid, vs_store_result_fn 
     if (!st)
         return VS_ESTORE;
     sqlite3_bind_int64(st, 1, wuid);
-    return scan_results(s, st, fn, ctx);
+    return vs_sq__scan_results(s, st, fn, ctx);
 }
 
 int vs_store_results_in_progress(struct vs_store *s, int64_t hostid, vs_store_result_fn fn,
@@ -162,7 +161,7 @@ int vs_store_results_in_progress(struct vs_store *s, int64_t hostid, vs_store_re
     if (!st)
         return VS_ESTORE;
     sqlite3_bind_int64(st, 1, hostid);
-    return scan_results(s, st, fn, ctx);
+    return vs_sq__scan_results(s, st, fn, ctx);
 }
 
 int vs_sq__one_i64(struct vs_store *s, sqlite3_stmt *st, int64_t *out)
@@ -246,15 +245,19 @@ int vs_store_count_results(struct vs_store *s, int64_t appid, int state, int64_t
 }
 
 int vs_sq__job_rows(struct vs_store *s, sqlite3_stmt *st, vs_store_job_fn fn, void *ctx,
-                    int64_t *out_last_id, const char *what)
+                    struct vs_job_key *last, int *nrows, const char *what)
 {
-    int64_t last = out_last_id ? *out_last_id : 0;
     int rc, ret = 0;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         struct vs_job job;
         vs_sq__read_row(st, 0, &vs_sq__result, &job.result);
         vs_sq__read_row(st, (int)vs_sq__result.ncols, &vs_sq__workunit, &job.wu);
-        last = job.result.id;
+        if (last) {
+            last->priority = job.result.priority;
+            last->id = job.result.id;
+        }
+        if (nrows)
+            (*nrows)++;
         ret = fn(ctx, &job);
         vs_result_cleanup(&job.result);
         vs_workunit_cleanup(&job.wu);
@@ -264,26 +267,68 @@ int vs_sq__job_rows(struct vs_store *s, sqlite3_stmt *st, vs_store_job_fn fn, vo
     sqlite3_reset(st);
     if (ret == 0 && rc != SQLITE_DONE)
         return vs_sq__err(s, rc, what);
-    if (out_last_id)
-        *out_last_id = last;
     return ret;
 }
 
-int vs_store_jobs_unsent(struct vs_store *s, int64_t after_id, int limit, vs_store_job_fn fn,
-                         void *ctx, int64_t *out_last_id)
+/* One of the two statements of the feeder's scan; *left is decremented
+ * per row, *last is the position of the last row. */
+static int scan_unsent(struct vs_store *s, enum sq_stmt id, const struct vs_job_key *k, int *left,
+                       vs_store_job_fn fn, void *ctx, struct vs_job_key *last)
+{
+    sqlite3_stmt *st = vs_sq__stmt(s, id);
+    if (!st)
+        return VS_ESTORE;
+    sqlite3_bind_int(st, 1, k->priority);
+    sqlite3_bind_int64(st, 2, k->id);
+    sqlite3_bind_int(st, 3, *left);
+    int n = 0;
+    int rc = vs_sq__job_rows(s, st, fn, ctx, last, &n, "unsent scan");
+    *left -= n;
+    return rc;
+}
+
+int vs_store_jobs_unsent(struct vs_store *s, const struct vs_job_key *after, int limit,
+                         vs_store_job_fn fn, void *ctx, struct vs_job_key *out_last)
 {
     if (limit <= 0 || !fn)
         return VS_EINVAL;
-    sqlite3_stmt *st = vs_sq__stmt(s, SQ_JOBS_UNSENT);
+    struct vs_job_key k = {VS_JOB_KEY_TOP_PRIORITY, 0};
+    if (after)
+        k = *after;
+    struct vs_job_key last = k;
+    int left = limit;
+    int ret = scan_unsent(s, SQ_JOBS_UNSENT, &k, &left, fn, ctx, &last);
+    if (ret == 0 && left > 0)
+        ret = scan_unsent(s, SQ_JOBS_UNSENT_LOWER, &k, &left, fn, ctx, &last);
+    if (ret == 0 && out_last)
+        *out_last = last;
+    return ret;
+}
+
+int vs_store_unsent_newer(struct vs_store *s, int64_t after_id, int64_t *out_max_id,
+                          bool *out_have_unsent, int *out_max_priority)
+{
+    sqlite3_stmt *st = vs_sq__stmt(s, SQ_UNSENT_NEWER);
     if (!st)
         return VS_ESTORE;
     sqlite3_bind_int64(st, 1, after_id);
-    sqlite3_bind_int(st, 2, limit);
-    int64_t last = after_id;
-    int rc = vs_sq__job_rows(s, st, fn, ctx, &last, "unsent scan");
-    if (rc == 0 && out_last_id)
-        *out_last_id = last;
-    return rc;
+    int rc = sqlite3_step(st);
+    int64_t max_id = 0;
+    bool have = false;
+    int prio = 0;
+    if (rc == SQLITE_ROW) {
+        if (sqlite3_column_type(st, 0) != SQLITE_NULL)
+            max_id = sqlite3_column_int64(st, 0);
+        have = sqlite3_column_type(st, 1) != SQLITE_NULL;
+        prio = have ? sqlite3_column_int(st, 1) : 0;
+    }
+    rc = vs_sq__one_row_end(s, st, rc, "unsent newer");
+    if (rc)
+        return rc;
+    *out_max_id = max_id;
+    *out_have_unsent = have;
+    *out_max_priority = prio;
+    return 0;
 }
 
 int vs_store_results_claim(struct vs_store *s, int64_t hostid, int64_t userid, int64_t teamid,
@@ -480,6 +525,22 @@ done:
 /* ------------------------------------------------------------------------ */
 /* Transitioner scan                                                         */
 
+int vs_sq__read_wu_page(struct vs_store *s, sqlite3_stmt *st, int limit, const char *what,
+                        struct vs_workunit **out, size_t *out_n)
+{
+    struct vs_workunit *wus = vs_xcalloc((size_t)limit, sizeof(*wus));
+    size_t nwus = 0;
+    int rc = SQLITE_DONE;
+    while (nwus < (size_t)limit && (rc = sqlite3_step(st)) == SQLITE_ROW)
+        vs_sq__read_row(st, 0, &vs_sq__workunit, &wus[nwus++]);
+    if (nwus == (size_t)limit)
+        rc = SQLITE_DONE;
+    sqlite3_reset(st);
+    *out = wus;
+    *out_n = nwus;
+    return rc == SQLITE_DONE ? 0 : vs_sq__err(s, rc, what);
+}
+
 /* Calls fn for each of the page's workunits with its results, then frees the
  * page. The page was read first because fn writes to the rows its scan
  * reads. */
@@ -510,15 +571,9 @@ int vs_store_wus_to_transition(struct vs_store *s, int64_t now, int limit,
     sqlite3_bind_int64(st, 1, now);
     sqlite3_bind_int(st, 2, limit);
     /* Collect the page first: fn writes to the rows this scan reads. */
-    struct vs_workunit *wus = vs_xcalloc((size_t)limit, sizeof(*wus));
-    size_t nwus = 0;
-    int rc = SQLITE_DONE;
-    while (nwus < (size_t)limit && (rc = sqlite3_step(st)) == SQLITE_ROW)
-        vs_sq__read_row(st, 0, &vs_sq__workunit, &wus[nwus++]);
-    if (nwus == (size_t)limit)
-        rc = SQLITE_DONE;
-    sqlite3_reset(st);
-    int ret = rc == SQLITE_DONE ? 0 : vs_sq__err(s, rc, "transition scan");
+    struct vs_workunit *wus;
+    size_t nwus;
+    int ret = vs_sq__read_wu_page(s, st, limit, "transition scan", &wus, &nwus);
     return each_wu_with_results(s, wus, nwus, ret, fn, ctx);
 }
 

@@ -347,6 +347,9 @@ struct vs_result {
     double peak_disk_usage;
     int runtime_outlier;
     int64_t mod_time;
+    /* volsched: 0 ordinary; 1..target_nresults the slot of a targeted
+     * instance; -1 a broadcast instance (VS_SP_ASGN_SLOT_BROADCAST). */
+    int assign_slot;
 };
 
 struct vs_assignment {

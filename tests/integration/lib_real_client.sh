@@ -37,3 +37,27 @@ fail() {
     keep=1
     exit 1
 }
+
+# The primes app's answer for [LO, HI), computed independently (a sieve in
+# Python, not the app's trial division): the three lines the app writes.
+rc_primes_answer() {
+    python3 - "$1" "$2" <<'PY'
+import math, sys
+lo, hi = int(sys.argv[1]), int(sys.argv[2])
+r = math.isqrt(hi) + 1
+small = bytearray([1]) * (r + 1)
+small[0:2] = b"\0\0"
+for p in range(2, math.isqrt(r) + 1):
+    if small[p]:
+        small[p * p :: p] = bytearray(len(small[p * p :: p]))
+seg = bytearray([1]) * (hi - lo)
+for p in range(2, r + 1):
+    if small[p]:
+        start = max(p * p, (lo + p - 1) // p * p)
+        seg[start - lo :: p] = bytearray(len(seg[start - lo :: p]))
+for k in range(max(0, 2 - lo)):
+    seg[k] = 0
+primes = [lo + k for k, v in enumerate(seg) if v]
+print(f"range {lo} {hi}\ncount {len(primes)}\nlargest {primes[-1] if primes else 0}")
+PY
+}

@@ -64,26 +64,7 @@ while IFS='|' read -r wu canon; do
     python3 -m json.tool "$WORK/project/results/$wu/summary.json" >/dev/null || fail "$wu: summary.json is not JSON"
     i=${wu##*_}
     read -r lo hi < "$WORK/inputs/primes_in_$i"
-    want=$(python3 - "$lo" "$hi" <<'PY'
-import math, sys
-lo, hi = int(sys.argv[1]), int(sys.argv[2])
-r = math.isqrt(hi) + 1
-small = bytearray([1]) * (r + 1)
-small[0:2] = b"\0\0"
-for p in range(2, math.isqrt(r) + 1):
-    if small[p]:
-        small[p * p :: p] = bytearray(len(small[p * p :: p]))
-seg = bytearray([1]) * (hi - lo)
-for p in range(2, r + 1):
-    if small[p]:
-        start = max(p * p, (lo + p - 1) // p * p)
-        seg[start - lo :: p] = bytearray(len(seg[start - lo :: p]))
-for k in range(max(0, 2 - lo)):
-    seg[k] = 0
-primes = [lo + k for k, v in enumerate(seg) if v]
-print(f"range {lo} {hi}\ncount {len(primes)}\nlargest {primes[-1] if primes else 0}")
-PY
-)
+    want=$(rc_primes_answer "$lo" "$hi")
     got=$(cat "$out")
     [ "$got" = "$want" ] || fail "$wu: assimilated output differs from the known answer:
 --- got

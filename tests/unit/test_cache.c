@@ -6,6 +6,8 @@
  */
 #include "vs_test.h"
 
+#include <sqlite3.h>
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -174,6 +176,75 @@ static void test_refill_take(void **state)
     vs_cache_destroy(c);
 }
 
+/* Sets a result's priority through a second connection (no store
+ * operation changes it once made). */
+static void set_priority(struct fixture *fx, int64_t rid, int prio)
+{
+    char path[128], sql[128];
+    snprintf(path, sizeof(path), "%s/t.db", fx->dir);
+    sqlite3 *db;
+    assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+    snprintf(sql, sizeof(sql), "UPDATE result SET priority = %d WHERE id = %lld", prio,
+             (long long)rid);
+    assert_int_equal(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(db);
+}
+
+/* The cache fills by priority, then id, like BOINC's feeder, and takers see
+ * the higher priorities first; a result of a higher priority than the scan
+ * has reached (made later, or raised) is noticed and loaded first. */
+static void test_priority_order(void **state)
+{
+    struct fixture *fx = *state;
+    set_priority(fx, fx->rid[6], 5);
+    set_priority(fx, fx->rid[7], 3);
+    struct vs_cache *c = vs_cache_create(3, NULL, NULL, NULL);
+    size_t added = 0;
+    assert_int_equal(vs_cache_refill(c, fx->st, &added), 0);
+    assert_int_equal(added, 3);
+    struct vs_cache_job out[8];
+    size_t n = vs_cache_take(c, take_all, NULL, out, 8);
+    assert_int_equal(n, 3);
+    assert_string_equal(out[0].job.wu.name, "wu_6");
+    assert_string_equal(out[1].job.wu.name, "wu_7");
+    assert_string_equal(out[2].job.wu.name, "wu_0");
+    for (size_t i = 0; i < n; i++) {
+        claim(fx, out[i].job.result.id);
+        vs_cache_forget(c, &out[i], false);
+    }
+    /* The scan stands in priority 0; wu_4 gets priority 9 (as a new result
+     * would): the next refill starts over and takes it first. */
+    assert_int_equal(vs_cache_refill(c, fx->st, &added), 0);
+    assert_int_equal(added, 3); /* wu_1, wu_2, wu_3 */
+    n = vs_cache_take(c, take_all, NULL, out, 1);
+    assert_string_equal(out[0].job.wu.name, "wu_1");
+    claim(fx, out[0].job.result.id);
+    vs_cache_forget(c, &out[0], false);
+    struct vs_result r = {0};
+    r.workunitid = out[0].job.result.workunitid;
+    r.appid = fx->appid;
+    r.server_state = VS_RESULT_SERVER_STATE_UNSENT;
+    r.priority = 9;
+    snprintf(r.name, sizeof(r.name), "urgent");
+    r.xml_doc_in = vs_xstrdup("<result>\n</result>\n");
+    assert_int_equal(vs_store_result_add(fx->st, &r), 0);
+    vs_result_cleanup(&r);
+    /* Slots are free enough for a refill only when most are empty. */
+    n = vs_cache_take(c, take_all, NULL, out, 8);
+    assert_int_equal(n, 2);
+    for (size_t i = 0; i < n; i++) {
+        claim(fx, out[i].job.result.id);
+        vs_cache_forget(c, &out[i], false);
+    }
+    assert_int_equal(vs_cache_refill(c, fx->st, &added), 0);
+    n = vs_cache_take(c, take_all, NULL, out, 8);
+    assert_true(n >= 1);
+    assert_string_equal(out[0].job.result.name, "urgent");
+    for (size_t i = 0; i < n; i++)
+        vs_cache_forget(c, &out[i], true);
+    vs_cache_destroy(c);
+}
+
 static void test_pick_and_prep(void **state)
 {
     struct fixture *fx = *state;
@@ -207,6 +278,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_refill_take, setup, teardown),
         cmocka_unit_test_setup_teardown(test_pick_and_prep, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_priority_order, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

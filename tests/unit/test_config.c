@@ -364,7 +364,11 @@ static void test_good_aux(void **state)
                      0);
     warn_begin();
     assert_int_equal(parse_aux(&c, aux, &e), 0);
-    assert_string_equal(warnings(), "");
+    /* Both files set the GPU limit: the operator is told which one wins. */
+    assert_string_equal(warnings(),
+                        "config_aux.xml:6: <gpu_limit> 3 per processor (in force) replaces "
+                        "config.xml's <max_wus_in_progress_gpu> 7 per processor: config_aux.xml "
+                        "wins; remove one of them\n");
     const struct vs_sp_job_limits *l = &c.policy.limits;
     assert_int_equal(l->project.total.jobs, 40);
     assert_false(l->project.total.per_proc);
@@ -579,12 +583,13 @@ static void test_write_reads_back(void **state)
     warn_begin();
     assert_int_equal(vs_project_config_load(dir, &wlog, b, &e), 0);
     assert_string_equal(warnings(), "");
-    /* config_aux.xml's zero limits replace the project limits it names
-     * (per_proc as init writes them); everything else is as written. */
-    a->policy.limits.project.cpu.jobs = 0;
-    a->policy.limits.project.gpu.jobs = 0;
-    assert_true(b->policy.limits.project.cpu.per_proc);
-    b->policy.limits = a->policy.limits;
+    /* The config_aux.xml init writes sets no limit (its example is a
+     * comment), so config.xml's max_wus_in_progress_gpu is in force (issue
+     * 14: it used to be replaced by the aux file's zero, silently). */
+    assert_int_equal(b->policy.limits.project.gpu.jobs, 2);
+    assert_true(b->policy.limits.project.gpu.per_proc);
+    assert_int_equal(b->policy.limits.project.cpu.jobs, 0);
+    b->policy.limits.project.cpu.per_proc = a->policy.limits.project.cpu.per_proc;
     assert_string_equal(b->long_name, "R & D <1>");
     assert_int_equal(b->policy.daily_result_quota, 4);
     assert_true(b->policy.one_result_per_user_per_wu);

@@ -390,6 +390,61 @@ static void test_store_failure_unstages(void **state)
     assert_int_equal(pf_nfiles(f->cfg.download_dir), 0);
 }
 
+/* A batch large enough to be staged by several threads: every file lands
+ * with its content; a failing workunit at the end unstages all of them. */
+static void test_large_batch(void **state)
+{
+    struct cwf *c = *state;
+    struct project_fixture *f = c->f;
+    enum { N = 600 };
+    static char paths[N][1200];
+    static const char *ins[N][1];
+    struct vs_cw_job *jobs = vs_xcalloc(N + 1, sizeof(*jobs));
+    for (int i = 0; i < N; i++) {
+        char rel[64], text[64];
+        snprintf(rel, sizeof(rel), "big_%d", i);
+        snprintf(text, sizeof(text), "content %d\n", i);
+        pf_write(f->dir, rel, text);
+        snprintf(paths[i], sizeof(paths[i]), "%s/%s", f->dir, rel);
+        ins[i][0] = paths[i];
+        jobs[i].inputs = ins[i];
+        jobs[i].ninputs = 1;
+    }
+    struct vs_cw_params p = {.appname = "app"};
+    char err[512] = "";
+    /* First with a last job the store refuses after everything was staged
+     * (by several threads): nothing stays staged. */
+    char dbp[1200];
+    snprintf(dbp, sizeof(dbp), "%s/volsched.db", f->dir);
+    sqlite3 *db;
+    assert_int_equal(sqlite3_open(dbp, &db), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(db,
+                                  "CREATE TRIGGER boom BEFORE INSERT ON workunit WHEN "
+                                  "NEW.name = 'boom' BEGIN SELECT RAISE(ABORT, 'boom'); END",
+                                  NULL, NULL, NULL),
+                     SQLITE_OK);
+    sqlite3_close(db);
+    jobs[N].wu_name = "boom";
+    jobs[N].inputs = ins[0];
+    jobs[N].ninputs = 1;
+    assert_int_not_equal(run(c, &p, jobs, N + 1, err, sizeof(err)), 0);
+    assert_int_equal(pf_nfiles(f->cfg.download_dir), 0);
+    /* Then the good ones. */
+    assert_int_equal(run(c, &p, jobs, N, err, sizeof(err)), 0);
+    assert_int_equal(pf_nfiles(f->cfg.download_dir), N);
+    assert_int_equal(pf_sql(f, "SELECT count(*) FROM workunit"), N);
+    for (int i = 0; i < N; i += 97) {
+        char name[64], path[VS_PATH_MAX], want[64];
+        snprintf(name, sizeof(name), "big_%d", i);
+        assert_int_equal(vs_project_download_path(&f->cfg, name, false, path, sizeof(path)), 0);
+        char *got = vs_test_slurp(path, NULL);
+        snprintf(want, sizeof(want), "content %d\n", i);
+        assert_string_equal(got, want);
+        vs_free(got);
+    }
+    vs_free(jobs);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -398,6 +453,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_assigned, setup, teardown),
         cmocka_unit_test_setup_teardown(test_errors_write_nothing, setup, teardown),
         cmocka_unit_test_setup_teardown(test_store_failure_unstages, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_large_batch, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

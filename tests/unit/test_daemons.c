@@ -558,6 +558,8 @@ static void test_schema_v1_migrates(void **state)
     assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
     assert_int_equal(sqlite3_exec(db,
                                   "DROP TABLE host_app_version; DROP TABLE daemon_status;"
+                                  "DROP INDEX res_asgn_slot; DROP INDEX res_asgn_bcast;"
+                                  "ALTER TABLE result DROP COLUMN assign_slot;"
                                   "UPDATE store_meta SET value = 1 WHERE key = 'schema_version'",
                                   NULL, NULL, NULL),
                      SQLITE_OK);
@@ -584,7 +586,9 @@ static void test_schema_v2_migrates(void **state)
     sqlite3 *db;
     assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
     assert_int_equal(sqlite3_exec(db,
-                                  "DROP INDEX res_unsent; DROP INDEX res_host_ip;"
+                                  "DROP INDEX res_unsent_prio; DROP INDEX res_host_ip;"
+                                  "DROP INDEX res_asgn_slot; DROP INDEX res_asgn_bcast;"
+                                  "ALTER TABLE result DROP COLUMN assign_slot;"
                                   "CREATE INDEX ind_res_st ON result(server_state, id);"
                                   "CREATE INDEX res_hostid ON result(hostid, id);"
                                   "INSERT INTO workunit(id, appid, name, xml_doc) "
@@ -596,13 +600,15 @@ static void test_schema_v2_migrates(void **state)
                      SQLITE_OK);
     sqlite3_close(db);
     assert_int_equal(vs_project_store_open(&f->cfg, false, NULL, &f->s), 0);
-    assert_int_equal(pf_sql(f, "SELECT value FROM store_meta WHERE key = 'schema_version'"), 3);
+    assert_int_equal(pf_sql(f, "SELECT value FROM store_meta WHERE key = 'schema_version'"),
+                     vs_store_schema_version());
     assert_int_equal(pf_sql(f, "SELECT count(*) FROM sqlite_master WHERE name IN "
                                "('ind_res_st', 'res_hostid')"),
                      0);
     assert_int_equal(pf_sql(f, "SELECT count(*) FROM sqlite_master WHERE name IN "
-                               "('res_unsent', 'res_host_ip')"),
-                     2);
+                               "('res_unsent_prio', 'res_host_ip', 'res_asgn_slot', "
+                               "'res_asgn_bcast')"),
+                     4);
     int64_t n;
     assert_int_equal(vs_store_count_results(f->s, 0, VS_RESULT_SERVER_STATE_UNSENT, &n), 0);
     assert_int_equal(n, 1);

@@ -69,6 +69,16 @@ static int64_t count_sql(const struct fixture *f, const char *sql)
     return v;
 }
 
+/* Runs raw SQL on a separate connection (a change no store operation makes). */
+static int exec_sql(const struct fixture *f, const char *sql)
+{
+    sqlite3 *db;
+    assert_int_equal(sqlite3_open(f->path, &db), SQLITE_OK);
+    int rc = sqlite3_exec(db, sql, NULL, NULL, NULL);
+    sqlite3_close(db);
+    return rc == SQLITE_OK ? 0 : -1;
+}
+
 static int64_t add_app(struct vs_store *s, const char *name)
 {
     struct vs_app a;
@@ -480,29 +490,64 @@ static void test_jobs_unsent_paging(void **state)
     add_result(f->s, appid, w2, "w2_0");
 
     struct collect c = {0};
-    int64_t last = -1;
-    assert_int_equal(vs_store_jobs_unsent(f->s, 0, 3, collect_job, &c, &last), 0);
+    struct vs_job_key last = {-1, -1};
+    assert_int_equal(vs_store_jobs_unsent(f->s, NULL, 3, collect_job, &c, &last), 0);
     assert_int_equal(c.n, 3);
     assert_int_equal(c.ids[0], r[0]);
-    assert_int_equal(last, r[2]);
-    assert_int_equal(vs_store_jobs_unsent(f->s, last, 3, collect_job, &c, &last), 0);
+    assert_int_equal(last.id, r[2]);
+    assert_int_equal(last.priority, 0);
+    assert_int_equal(vs_store_jobs_unsent(f->s, &last, 3, collect_job, &c, &last), 0);
     assert_int_equal(c.n, 5);
     assert_int_equal(c.ids[4], r[4]);
-    int64_t before = last;
-    assert_int_equal(vs_store_jobs_unsent(f->s, last, 3, collect_job, &c, &last), 0);
+    struct vs_job_key before = last;
+    assert_int_equal(vs_store_jobs_unsent(f->s, &last, 3, collect_job, &c, &last), 0);
     assert_int_equal(c.n, 5);
-    assert_int_equal(last, before);
+    assert_int_equal(last.id, before.id);
     /* A callback's non-zero return stops the scan and is returned. */
     struct collect c2 = {.stop_after = 2};
-    assert_int_equal(vs_store_jobs_unsent(f->s, 0, 10, collect_job, &c2, &last), 1);
+    assert_int_equal(vs_store_jobs_unsent(f->s, NULL, 10, collect_job, &c2, &last), 1);
     assert_int_equal(c2.n, 2);
-    assert_int_equal(vs_store_jobs_unsent(f->s, 0, 0, collect_job, &c2, &last), VS_EINVAL);
+    assert_int_equal(vs_store_jobs_unsent(f->s, NULL, 0, collect_job, &c2, &last), VS_EINVAL);
+
+    /* The feeder's order is priority first (higher first), then id: a
+     * result of priority 5 made last comes first; one of priority -1 last.
+     * A scan positioned in priority 0 continues within it and then goes to
+     * the lower priorities, never back up. */
+    int64_t w3 = add_wu(f->s, appid, "w3", 0);
+    int64_t hi = add_result(f->s, appid, w3, "w3_0");
+    int64_t lo = add_result(f->s, appid, w3, "w3_1");
+    assert_int_equal(exec_sql(f, "UPDATE result SET priority = 5 WHERE name = 'w3_0'"), 0);
+    assert_int_equal(exec_sql(f, "UPDATE result SET priority = -1 WHERE name = 'w3_1'"), 0);
+    struct collect c3 = {0};
+    assert_int_equal(vs_store_jobs_unsent(f->s, NULL, 100, collect_job, &c3, &last), 0);
+    assert_int_equal(c3.n, 7);
+    assert_int_equal(c3.ids[0], hi);
+    assert_int_equal(c3.ids[1], r[0]);
+    assert_int_equal(c3.ids[6], lo);
+    assert_int_equal(last.priority, -1);
+    struct vs_job_key mid = {0, r[3]};
+    struct collect c4 = {0};
+    assert_int_equal(vs_store_jobs_unsent(f->s, &mid, 100, collect_job, &c4, &last), 0);
+    assert_int_equal(c4.n, 2);
+    assert_int_equal(c4.ids[0], r[4]);
+    assert_int_equal(c4.ids[1], lo);
+    /* What is new since an id: the table's end and the top new priority. */
+    int64_t max_id;
+    bool have;
+    int prio;
+    assert_int_equal(vs_store_unsent_newer(f->s, r[4], &max_id, &have, &prio), 0);
+    assert_int_equal(max_id, lo);
+    assert_true(have);
+    assert_int_equal(prio, 5);
+    assert_int_equal(vs_store_unsent_newer(f->s, INT64_MAX, &max_id, &have, &prio), 0);
+    assert_int_equal(max_id, lo);
+    assert_false(have);
 
     int64_t n;
     assert_int_equal(vs_store_count_results(f->s, appid, VS_RESULT_SERVER_STATE_UNSENT, &n), 0);
-    assert_int_equal(n, 6);
+    assert_int_equal(n, 8);
     assert_int_equal(vs_store_count_results(f->s, 0, VS_RESULT_SERVER_STATE_UNSENT, &n), 0);
-    assert_int_equal(n, 6);
+    assert_int_equal(n, 8);
     assert_int_equal(vs_store_count_results(f->s, appid + 1, VS_RESULT_SERVER_STATE_UNSENT, &n), 0);
     assert_int_equal(n, 0);
     assert_int_equal(vs_store_count_results(f->s, 0, VS_RESULT_SERVER_STATE_OVER, &n), 0);
