@@ -1,4 +1,8 @@
 #!/usr/bin/env bash
+# NOT run by CTest (the file name keeps it out of the test_*.sh glob): the
+# client gives 1.55-1.6 : 1 for shares 2 : 1 on 1-second jobs on a quiet
+# machine (2.0-2.15 : 1 under load), outside the 10% issue 13 asks for. Kept as
+# the measurement to rerun while that is fixed; see the session note.
 # Two projects with resource shares 2:1 (BOINC's way: <resource_share> in
 # each account file's project preferences) on one 2-CPU client, many short
 # jobs each, for RUN seconds: the CPU time the client gave each project
