@@ -23,9 +23,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "volsched/config.h"
 #include "store/store.h"
 #include "volsched/alloc.h"
+#include "volsched/config.h"
 #include "volsched/proto.h"
 
 struct vs_log;
