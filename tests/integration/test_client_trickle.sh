@@ -21,7 +21,7 @@ echo "hello $2 from the project" > "$5"
 SH
 chmod +x "$WORK/handler.sh"
 sed -i "s|</config>|<trickle_handler>$WORK/handler.sh</trickle_handler>\n</config>|" "$PROJ/config.xml"
-vsc_jobs boincapp 1 1e10 "24 250 trickle" || fail "create_work"   # ~6 s CPU, trickle at step 12
+vsc_jobs boincapp 1 1e10 "48 250 trickle" || fail "create_work"   # ~12 s CPU, trickle at step 24: 6 s left for the handler, an RPC and the delivery
 vsc_serve || fail "server did not start"
 C="$WORK/client"
 vsc_client_dir "$C"
@@ -35,7 +35,7 @@ while [ $(( $(date +%s) - t0 )) -lt "$LIMIT" ]; do
 done
 [ -s "$WORK/handled.log" ] || fail "the trickle handler never ran"
 grep -q 'Trickle-up message from task boincapp_job_1_0 queued' "$C/client.log" || fail "client did not queue the trickle-up"
-grep -q 'boincapp_job_1_0 progress .*<msg_text>&lt;step&gt;12&lt;/step&gt;</msg_text>' "$WORK/handled.log" || fail "handler got: $(cat "$WORK/handled.log")"
+grep -q 'boincapp_job_1_0 progress .*<msg_text>&lt;step&gt;24&lt;/step&gt;</msg_text>' "$WORK/handled.log" || fail "handler got: $(cat "$WORK/handled.log")"
 n=$(vsc_store "select count(*) from msg_from_host where handled=1")
 [ "$n" = 1 ] || fail "store: $n handled trickle-ups, want 1"
 # the trickle-down goes out with the host's next RPC: ask for one
