@@ -337,15 +337,19 @@ struct vs_locality_stats {
 };
 void vs_locality_get_stats(const struct vs_locality *l, struct vs_locality_stats *out);
 
-/* h_sched.c helpers used by h_send.c and h_locality.c */
-/* The job cache's hooks: parse a job's stored XML into a prep_job. */
-int vs_sched__prep_job(void *ctx, struct vs_cache_job *cj);
-void vs_sched__unprep_job(void *ctx, void *prep);
+/* h_sched.c: a message for the reply, used by h_send.c and h_locality.c */
 void vs_sched__add_msg(struct vs_proto_reply *r, struct vs_arena *a, const char *prio,
                        const char *text);
+
+/* h_catalog.c: the catalog snapshot and the job cache's hooks */
 const struct vs_app *vs_sched__find_app(const struct vs_catalog *cat, int64_t id);
+/* Loads apps and versions from st and builds their reply pieces. */
+int vs_sched__load_catalog(struct vs_sched *s, struct vs_store *st, struct catalog_snap **out);
+void vs_sched__snap_free(struct catalog_snap *c);
 /* The cache's prep hooks: a job's reply pieces from its stored documents. */
 int vs_sched__prep_job(void *ctx, struct vs_cache_job *cj);
 void vs_sched__unprep_job(void *ctx, void *prep);
+/* The feeder's filter: false for jobs of full-locality apps (sent by file). */
+bool vs_sched__keep_job(void *ctx, const struct vs_job *job);
 
 #endif
