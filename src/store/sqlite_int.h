@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "store/store.h"
+#include "store/store_db.h"
 #include "volsched/buf.h"
 #include "volsched/str.h"
 
@@ -135,24 +136,74 @@ enum sq_stmt {
 
 #define VS_SQ_TX_DEPTHS 8 /* savepoint depths with prepared statements; deeper ones use exec */
 
+/* Transaction control (struct vs_db_ops.tx). */
+enum vs_db_tx {
+    VS_DB_BEGIN,
+    VS_DB_COMMIT,
+    VS_DB_ROLLBACK,
+    VS_DB_SAVE,
+    VS_DB_RELEASE,
+    VS_DB_ROLLBACK_TO
+};
+
+/*
+ * What a backend does its own way (store_sqlite.c, store_pg.c): everything
+ * but the statements' bind/step/column calls, which store_db.h dispatches
+ * inline. Return codes: VS_DB_* (SQLite's) for statements, VS_E* for the rest.
+ */
+struct vs_db_ops {
+    const char *name;
+    /* Compiles sql into *out; slot >= 0 for a statement kept for the handle's
+     * life (vs_sq__stmt's cache), -1 for one use (vs_db_prepare). */
+    int (*prepare)(struct vs_store *s, const char *sql, int slot, struct vs_stmt *out);
+    int (*exec)(struct vs_store *s, const char *sql);
+    int64_t (*changes)(struct vs_store *s);
+    int64_t (*last_insert_id)(struct vs_store *s);
+    int (*errcode)(struct vs_store *s);
+    const char *(*errmsg)(struct vs_store *s);
+    /* Runs transaction control op (savepoints at depth); VS_E* codes. */
+    int (*tx)(struct vs_store *s, enum vs_db_tx op, int depth);
+    /* True when the backend holds no transaction open (it ended ours). */
+    bool (*txn_gone)(struct vs_store *s);
+    int (*checkpoint)(struct vs_store *s);
+    int (*durable)(struct vs_store *s, bool on);
+    int (*sched_tune)(struct vs_store *s, bool writer);
+    void (*close)(struct vs_store *s);
+};
+
+extern const struct vs_db_ops vs_sq__sqlite_ops; /* store_sqlite.c */
+extern const struct vs_db_ops vs_sq__pg_ops;     /* store_pg.c */
+
+struct vs_pg; /* store_pg.c: the connection and its state */
+
 struct vs_store {
-    sqlite3 *db;
+    const struct vs_db_ops *ops;
+    sqlite3 *db;      /* SQLite */
+    struct vs_pg *pg; /* PostgreSQL */
     struct vs_log *log;
     bool sync_full; /* the URL asked for synchronous=FULL */
-    sqlite3_stmt *stmts[SQ__COUNT];
+    struct vs_stmt stmts[SQ__COUNT];
     int txn_depth;
-    bool txn_lost; /* SQLite rolled the open transaction back (store_sqlite.c, txn_lost) */
-    /* Transaction control, prepared once (store_sqlite.c, run_tx): BEGIN
-     * IMMEDIATE, COMMIT, ROLLBACK, and per savepoint depth SAVEPOINT spN,
-     * RELEASE spN, ROLLBACK TO spN. Compiling their text on every call was
-     * a fifth of the scheduler's commit cost. */
+    bool txn_lost; /* the backend rolled the open transaction back (store_db.c, txn_lost) */
+    /* SQLite's transaction control, prepared once (store_sqlite.c, run_tx):
+     * BEGIN IMMEDIATE, COMMIT, ROLLBACK, and per savepoint depth SAVEPOINT
+     * spN, RELEASE spN, ROLLBACK TO spN. Compiling their text on every call
+     * was a fifth of the scheduler's commit cost. */
     sqlite3_stmt *tx[3];
     sqlite3_stmt *sp[VS_SQ_TX_DEPTHS][3];
 };
 
+/* Opens the backends (the URL's scheme was read by vs_store_open). */
+int vs_sq__open_sqlite(const char *url, int flags, struct vs_log *log, struct vs_store **out);
+int vs_sq__open_pg(const char *conninfo, int flags, struct vs_log *log, struct vs_store **out);
+/* Creates or migrates the schema (store_db.c); the backends' open calls it. */
+int vs_sq__ensure_schema(struct vs_store *s);
+/* True when slot id is a table's INSERT whose new id the caller reads. */
+bool vs_sq__slot_is_insert(enum sq_stmt id);
+
 /* Returns the prepared statement for slot id (prepared on first use), reset
  * and with its bindings cleared; NULL on error (logged). */
-sqlite3_stmt *vs_sq__stmt(struct vs_store *s, enum sq_stmt id);
+struct vs_stmt *vs_sq__stmt(struct vs_store *s, enum sq_stmt id);
 
 /* Logs the SQLite error for what and maps rc to a VS_E* code
  * (SQLITE_CONSTRAINT -> VS_EEXISTS, else VS_ESTORE). */
@@ -160,34 +211,34 @@ int vs_sq__err(struct vs_store *s, int rc, const char *what);
 
 /* Runs a statement that returns no rows and resets it. Returns 0 when it ran
  * to completion, else the mapped error (vs_sq__err, logged with what). */
-int vs_sq__step_done(struct vs_store *s, sqlite3_stmt *st, const char *what);
+int vs_sq__step_done(struct vs_store *s, struct vs_stmt *st, const char *what);
 
 /* Ends a one-row lookup whose sqlite3_step returned rc: resets st and
  * returns 0 for a row, VS_ENOTFOUND for none, else vs_sq__err's code. The
  * caller reads the row's columns before calling this. */
-int vs_sq__one_row_end(struct vs_store *s, sqlite3_stmt *st, int rc, const char *what);
+int vs_sq__one_row_end(struct vs_store *s, struct vs_stmt *st, int rc, const char *what);
 
 /* Runs a one-value query (a count, an EXISTS, a max) into *out and resets
  * st. A query without a row is an error (they always return one). */
-int vs_sq__one_i64(struct vs_store *s, sqlite3_stmt *st, int64_t *out);
+int vs_sq__one_i64(struct vs_store *s, struct vs_stmt *st, int64_t *out);
 
 /* Binds the columns of row except id to ?first, ?first+1, ...; then, when
  * with_id, the id to the next parameter. Returns the next free parameter. */
-int vs_sq__bind_row(sqlite3_stmt *st, int first, const struct sq_table *t, const void *row,
+int vs_sq__bind_row(struct vs_stmt *st, int first, const struct sq_table *t, const void *row,
                     int with_id);
 /* Reads t->ncols columns starting at result column first into row (heap
  * strings are duplicated; fixed strings truncated to fit). */
-void vs_sq__read_row(sqlite3_stmt *st, int first, const struct sq_table *t, void *row);
+void vs_sq__read_row(struct vs_stmt *st, int first, const struct sq_table *t, void *row);
 /* Frees the SQ_PSTR fields of row and sets them to NULL. */
 void vs_sq__free_row(const struct sq_table *t, void *row);
 
 /* Steps st (already bound) and hands each result row to fn (borrowed);
  * fn's non-zero return stops the scan and is returned. */
-int vs_sq__scan_results(struct vs_store *s, sqlite3_stmt *st, vs_store_result_fn fn, void *ctx);
+int vs_sq__scan_results(struct vs_store *s, struct vs_stmt *st, vs_store_result_fn fn, void *ctx);
 /* Steps st (already bound) for up to limit workunit rows into a new array
  * (*out, caller cleans each and frees it; allocated even on error), reset
  * after. Returns 0 or the mapped error, logged with what. */
-int vs_sq__read_wu_page(struct vs_store *s, sqlite3_stmt *st, int limit, const char *what,
+int vs_sq__read_wu_page(struct vs_store *s, struct vs_stmt *st, int limit, const char *what,
                         struct vs_workunit **out, size_t *out_n);
 
 /* Generic operations built on the descriptors. */
@@ -207,7 +258,7 @@ char *vs_sq__select_list(const struct sq_table *t, const char *alias);
  * NULL) is the (priority, id) of the last row passed, *nrows (may be NULL)
  * is incremented per row. Resets st. A non-zero return of fn stops the
  * scan and is returned. */
-int vs_sq__job_rows(struct vs_store *s, sqlite3_stmt *st, vs_store_job_fn fn, void *ctx,
+int vs_sq__job_rows(struct vs_store *s, struct vs_stmt *st, vs_store_job_fn fn, void *ctx,
                     struct vs_job_key *last, int *nrows, const char *what);
 
 /* The SQL text of the locality slots (SQ_LOC_MAX_SENT ...

@@ -59,15 +59,15 @@ int vs_store_app_version_add(struct vs_store *s, struct vs_app_version *av)
         return rc;
     rc = vs_sq__insert(s, SQ_APP_VERSION_INSERT, &vs_sq__app_version, av);
     for (size_t i = 0; rc == 0 && i < av->nfiles; i++) {
-        sqlite3_stmt *st = vs_sq__stmt(s, SQ_AVFILE_INSERT);
+        struct vs_stmt *st = vs_sq__stmt(s, SQ_AVFILE_INSERT);
         if (!st) {
             rc = VS_ESTORE;
             break;
         }
-        sqlite3_bind_int64(st, 1, av->id);
-        sqlite3_bind_int64(st, 2, (int64_t)i);
+        vs_db_bind_int64(st, 1, av->id);
+        vs_db_bind_int64(st, 2, (int64_t)i);
         if (vs_sq__bind_row(st, 3, &vs_sq__app_version_file, &av->files[i], 0) < 0) {
-            rc = vs_sq__err(s, sqlite3_errcode(s->db), "bind file");
+            rc = vs_sq__err(s, vs_db_errcode(s), "bind file");
             break;
         }
         rc = vs_sq__step_done(s, st, "app_version_file");
@@ -82,13 +82,13 @@ int vs_store_app_version_add(struct vs_store *s, struct vs_app_version *av)
 static int load_all(struct vs_store *s, enum sq_stmt id, const struct sq_table *t, size_t elsize,
                     void **out_arr, size_t *out_n)
 {
-    sqlite3_stmt *st = vs_sq__stmt(s, id);
+    struct vs_stmt *st = vs_sq__stmt(s, id);
     if (!st)
         return VS_ESTORE;
     char *arr = NULL;
     size_t n = 0, cap = 0;
     int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    while ((rc = vs_db_step(st)) == VS_DB_ROW) {
         if (n == cap) {
             cap = cap ? cap * 2 : 8;
             arr = vs_xreallocarray(arr, cap, elsize);
@@ -97,8 +97,8 @@ static int load_all(struct vs_store *s, enum sq_stmt id, const struct sq_table *
         vs_sq__read_row(st, 0, t, arr + n * elsize);
         n++;
     }
-    sqlite3_reset(st);
-    if (rc != SQLITE_DONE) {
+    vs_db_reset(st);
+    if (rc != VS_DB_DONE) {
         for (size_t i = 0; i < n; i++)
             vs_sq__free_row(t, arr + i * elsize);
         vs_free(arr);
@@ -111,13 +111,13 @@ static int load_all(struct vs_store *s, enum sq_stmt id, const struct sq_table *
 
 static int load_files(struct vs_store *s, struct vs_app_version *av)
 {
-    sqlite3_stmt *st = vs_sq__stmt(s, SQ_AVFILES_OF);
+    struct vs_stmt *st = vs_sq__stmt(s, SQ_AVFILES_OF);
     if (!st)
         return VS_ESTORE;
-    sqlite3_bind_int64(st, 1, av->id);
+    vs_db_bind_int64(st, 1, av->id);
     size_t cap = 0;
     int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    while ((rc = vs_db_step(st)) == VS_DB_ROW) {
         if (av->nfiles == cap) {
             cap = cap ? cap * 2 : 4;
             av->files = vs_xreallocarray(av->files, cap, sizeof(*av->files));
@@ -126,8 +126,8 @@ static int load_files(struct vs_store *s, struct vs_app_version *av)
         memset(f, 0, sizeof(*f));
         vs_sq__read_row(st, 0, &vs_sq__app_version_file, f);
     }
-    sqlite3_reset(st);
-    return rc == SQLITE_DONE ? 0 : vs_sq__err(s, rc, "app_version_file");
+    vs_db_reset(st);
+    return rc == VS_DB_DONE ? 0 : vs_sq__err(s, rc, "app_version_file");
 }
 
 int vs_store_catalog_load(struct vs_store *s, struct vs_catalog *out)

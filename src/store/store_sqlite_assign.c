@@ -23,16 +23,16 @@ int vs_store_assigned_for(struct vs_store *s, int target_type, int64_t target_id
 {
     if (limit <= 0 || !fn)
         return VS_EINVAL;
-    sqlite3_stmt *st = vs_sq__stmt(s, SQ_ASSIGNED_FOR);
+    struct vs_stmt *st = vs_sq__stmt(s, SQ_ASSIGNED_FOR);
     if (!st)
         return VS_ESTORE;
-    sqlite3_bind_int(st, 1, target_type);
-    sqlite3_bind_int64(st, 2, target_id);
-    sqlite3_bind_int(st, 3, multi);
-    sqlite3_bind_int64(st, 4, hostid);
-    sqlite3_bind_int(st, 5, limit);
+    vs_db_bind_int(st, 1, target_type);
+    vs_db_bind_int64(st, 2, target_id);
+    vs_db_bind_int(st, 3, multi);
+    vs_db_bind_int64(st, 4, hostid);
+    vs_db_bind_int(st, 5, limit);
     int rc, ret = 0;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    while ((rc = vs_db_step(st)) == VS_DB_ROW) {
         struct vs_assignment a;
         struct vs_workunit wu;
         vs_sq__read_row(st, 0, &vs_sq__assignment, &a);
@@ -42,10 +42,10 @@ int vs_store_assigned_for(struct vs_store *s, int target_type, int64_t target_id
         if (ret)
             break;
     }
-    sqlite3_reset(st);
+    vs_db_reset(st);
     if (ret)
         return ret;
-    return rc == SQLITE_DONE ? 0 : vs_sq__err(s, rc, "assigned work");
+    return rc == VS_DB_DONE ? 0 : vs_sq__err(s, rc, "assigned work");
 }
 
 struct asgn_rows {
@@ -56,28 +56,28 @@ struct asgn_rows {
 
 static int read_results(struct vs_store *s, int64_t wuid, struct asgn_rows *rows)
 {
-    sqlite3_stmt *st = vs_sq__stmt(s, SQ_ASSIGNED_RESULTS);
+    struct vs_stmt *st = vs_sq__stmt(s, SQ_ASSIGNED_RESULTS);
     if (!st)
         return VS_ESTORE;
-    sqlite3_bind_int64(st, 1, wuid);
-    sqlite3_bind_int(st, 2, MAX_ASSIGNED_RESULTS);
+    vs_db_bind_int64(st, 1, wuid);
+    vs_db_bind_int(st, 2, MAX_ASSIGNED_RESULTS);
     int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    while ((rc = vs_db_step(st)) == VS_DB_ROW) {
         if (rows->n == rows->cap) {
             rows->cap = rows->cap ? 2 * rows->cap : 16;
             rows->v = vs_xreallocarray(rows->v, (size_t)rows->cap, sizeof(*rows->v));
             rows->ids = vs_xreallocarray(rows->ids, (size_t)rows->cap, sizeof(*rows->ids));
         }
         struct vs_sp_asgn_result *r = &rows->v[rows->n];
-        rows->ids[rows->n++] = sqlite3_column_int64(st, 0);
-        r->hostid = sqlite3_column_int64(st, 1);
-        r->server_state = sqlite3_column_int(st, 2);
-        r->outcome = sqlite3_column_int(st, 3);
-        r->validate_state = sqlite3_column_int(st, 4);
-        r->assign_slot = sqlite3_column_int(st, 5);
+        rows->ids[rows->n++] = vs_db_column_int64(st, 0);
+        r->hostid = vs_db_column_int64(st, 1);
+        r->server_state = vs_db_column_int(st, 2);
+        r->outcome = vs_db_column_int(st, 3);
+        r->validate_state = vs_db_column_int(st, 4);
+        r->assign_slot = vs_db_column_int(st, 5);
     }
-    sqlite3_reset(st);
-    return rc == SQLITE_DONE ? 0 : vs_sq__err(s, rc, "assigned results");
+    vs_db_reset(st);
+    return rc == VS_DB_DONE ? 0 : vs_sq__err(s, rc, "assigned results");
 }
 
 /* Inserts the new instance; VS_EEXISTS when a unique index (slot, broadcast
@@ -162,17 +162,17 @@ int vs_store_assigned_reserve(struct vs_store *s, const struct vs_assignment *a,
 int vs_store_workunits_release(struct vs_store *s, const char *name, int64_t batch, int64_t now,
                                int64_t *out_n)
 {
-    sqlite3_stmt *st = vs_sq__stmt(s, name ? SQ_WU_RELEASE_NAME : SQ_WU_RELEASE_BATCH);
+    struct vs_stmt *st = vs_sq__stmt(s, name ? SQ_WU_RELEASE_NAME : SQ_WU_RELEASE_BATCH);
     if (!st)
         return VS_ESTORE;
     if (name)
-        sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+        vs_db_bind_text(st, 1, name, -1, VS_DB_STATIC);
     else
-        sqlite3_bind_int64(st, 1, batch);
-    sqlite3_bind_int64(st, 2, now);
+        vs_db_bind_int64(st, 1, batch);
+    vs_db_bind_int64(st, 2, now);
     int rc = vs_sq__step_done(s, st, "release");
     if (rc == 0 && out_n)
-        *out_n = sqlite3_changes(s->db);
+        *out_n = vs_db_changes(s);
     return rc;
 }
 
@@ -181,11 +181,11 @@ int vs_store_workunits_with_inputs(struct vs_store *s, int64_t after_id, int lim
 {
     if (limit <= 0 || !fn)
         return VS_EINVAL;
-    sqlite3_stmt *st = vs_sq__stmt(s, SQ_WUS_WITH_INPUTS);
+    struct vs_stmt *st = vs_sq__stmt(s, SQ_WUS_WITH_INPUTS);
     if (!st)
         return VS_ESTORE;
-    sqlite3_bind_int64(st, 1, after_id);
-    sqlite3_bind_int(st, 2, limit);
+    vs_db_bind_int64(st, 1, after_id);
+    vs_db_bind_int(st, 2, limit);
     struct vs_workunit *wus;
     size_t n;
     int ret = vs_sq__read_wu_page(s, st, limit, "workunit scan", &wus, &n);
@@ -199,21 +199,21 @@ int vs_store_workunits_with_inputs(struct vs_store *s, int64_t after_id, int lim
 
 int vs_store_assignment_counts(struct vs_store *s, struct vs_assignment_counts *out)
 {
-    sqlite3_stmt *st = vs_sq__stmt(s, SQ_ASSIGNMENT_COUNTS);
+    struct vs_stmt *st = vs_sq__stmt(s, SQ_ASSIGNMENT_COUNTS);
     if (!st)
         return VS_ESTORE;
     struct vs_assignment_counts c;
     memset(&c, 0, sizeof(c));
     int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        int t = sqlite3_column_int(st, 0), m = sqlite3_column_int(st, 1) != 0;
+    while ((rc = vs_db_step(st)) == VS_DB_ROW) {
+        int t = vs_db_column_int(st, 0), m = vs_db_column_int(st, 1) != 0;
         if (t < 0 || t > 3)
             continue;
-        c.n[t][m] += sqlite3_column_int64(st, 2);
-        c.open[t][m] += sqlite3_column_int64(st, 3);
+        c.n[t][m] += vs_db_column_int64(st, 2);
+        c.open[t][m] += vs_db_column_int64(st, 3);
     }
-    sqlite3_reset(st);
-    if (rc != SQLITE_DONE)
+    vs_db_reset(st);
+    if (rc != VS_DB_DONE)
         return vs_sq__err(s, rc, "assignment counts");
     *out = c;
     return 0;
@@ -224,10 +224,10 @@ int vs_store_broadcast_results(struct vs_store *s, int64_t after_id, int limit,
 {
     if (limit <= 0 || !fn)
         return VS_EINVAL;
-    sqlite3_stmt *st = vs_sq__stmt(s, SQ_BROADCAST_RESULTS);
+    struct vs_stmt *st = vs_sq__stmt(s, SQ_BROADCAST_RESULTS);
     if (!st)
         return VS_ESTORE;
-    sqlite3_bind_int64(st, 1, after_id);
-    sqlite3_bind_int(st, 2, limit);
+    vs_db_bind_int64(st, 1, after_id);
+    vs_db_bind_int(st, 2, limit);
     return vs_sq__scan_results(s, st, fn, ctx);
 }

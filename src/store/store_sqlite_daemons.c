@@ -16,14 +16,14 @@ int vs_store_file_delete_retry(struct vs_store *s, int64_t *out_n)
     int64_t n = 0;
     const enum sq_stmt ids[] = {SQ_DELETE_RETRY_WU, SQ_DELETE_RETRY_RESULT};
     for (size_t i = 0; i < 2 && rc == 0; i++) {
-        sqlite3_stmt *st = vs_sq__stmt(s, ids[i]);
+        struct vs_stmt *st = vs_sq__stmt(s, ids[i]);
         if (!st) {
             rc = VS_ESTORE;
             break;
         }
         rc = vs_sq__step_done(s, st, "delete retry");
         if (rc == 0)
-            n += sqlite3_changes(s->db);
+            n += vs_db_changes(s);
     }
     rc = vs_sq__leave(s, rc);
     if (rc == 0 && out_n)
@@ -36,103 +36,103 @@ int vs_store_file_delete_retry(struct vs_store *s, int64_t *out_n)
 
 /* One host_app_version row, in SQ_HAV_GET's and SQ_HAVS_OF_HOST's column
  * order. */
-static void read_hav(sqlite3_stmt *st, struct vs_host_app_version *out)
+static void read_hav(struct vs_stmt *st, struct vs_host_app_version *out)
 {
-    out->host_id = sqlite3_column_int64(st, 0);
-    out->app_version_id = sqlite3_column_int64(st, 1);
-    out->max_jobs_per_day = sqlite3_column_int(st, 2);
-    out->n_jobs_today = sqlite3_column_int(st, 3);
-    out->consecutive_valid = sqlite3_column_int(st, 4);
-    out->turnaround_n = sqlite3_column_double(st, 5);
-    out->turnaround_avg = sqlite3_column_double(st, 6);
+    out->host_id = vs_db_column_int64(st, 0);
+    out->app_version_id = vs_db_column_int64(st, 1);
+    out->max_jobs_per_day = vs_db_column_int(st, 2);
+    out->n_jobs_today = vs_db_column_int(st, 3);
+    out->consecutive_valid = vs_db_column_int(st, 4);
+    out->turnaround_n = vs_db_column_double(st, 5);
+    out->turnaround_avg = vs_db_column_double(st, 6);
 }
 
 int vs_store_hav_get(struct vs_store *s, int64_t host_id, int64_t app_version_id,
                      struct vs_host_app_version *out)
 {
-    sqlite3_stmt *st = vs_sq__stmt(s, SQ_HAV_GET);
+    struct vs_stmt *st = vs_sq__stmt(s, SQ_HAV_GET);
     if (!st)
         return VS_ESTORE;
-    sqlite3_bind_int64(st, 1, host_id);
-    sqlite3_bind_int64(st, 2, app_version_id);
-    int rc = sqlite3_step(st);
-    if (rc == SQLITE_ROW)
+    vs_db_bind_int64(st, 1, host_id);
+    vs_db_bind_int64(st, 2, app_version_id);
+    int rc = vs_db_step(st);
+    if (rc == VS_DB_ROW)
         read_hav(st, out);
     return vs_sq__one_row_end(s, st, rc, "host_app_version");
 }
 
 int vs_store_hav_put(struct vs_store *s, const struct vs_host_app_version *h)
 {
-    sqlite3_stmt *st = vs_sq__stmt(s, SQ_HAV_PUT);
+    struct vs_stmt *st = vs_sq__stmt(s, SQ_HAV_PUT);
     if (!st)
         return VS_ESTORE;
-    sqlite3_bind_int64(st, 1, h->host_id);
-    sqlite3_bind_int64(st, 2, h->app_version_id);
-    sqlite3_bind_int(st, 3, h->max_jobs_per_day);
-    sqlite3_bind_int(st, 4, h->n_jobs_today);
-    sqlite3_bind_int(st, 5, h->consecutive_valid);
-    sqlite3_bind_double(st, 6, h->turnaround_n);
-    sqlite3_bind_double(st, 7, h->turnaround_avg);
+    vs_db_bind_int64(st, 1, h->host_id);
+    vs_db_bind_int64(st, 2, h->app_version_id);
+    vs_db_bind_int(st, 3, h->max_jobs_per_day);
+    vs_db_bind_int(st, 4, h->n_jobs_today);
+    vs_db_bind_int(st, 5, h->consecutive_valid);
+    vs_db_bind_double(st, 6, h->turnaround_n);
+    vs_db_bind_double(st, 7, h->turnaround_avg);
     return vs_sq__step_done(s, st, "host_app_version");
 }
 
 int vs_store_havs_of_host(struct vs_store *s, int64_t host_id, vs_store_hav_fn fn, void *ctx)
 {
-    sqlite3_stmt *st = vs_sq__stmt(s, SQ_HAVS_OF_HOST);
+    struct vs_stmt *st = vs_sq__stmt(s, SQ_HAVS_OF_HOST);
     if (!st)
         return VS_ESTORE;
-    sqlite3_bind_int64(st, 1, host_id);
+    vs_db_bind_int64(st, 1, host_id);
     int rc, step;
     /* Rows are copied out one at a time; fn must not use this handle. */
-    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+    while ((step = vs_db_step(st)) == VS_DB_ROW) {
         struct vs_host_app_version h;
         read_hav(st, &h);
         if ((rc = fn(ctx, &h)) != 0) {
-            sqlite3_reset(st);
+            vs_db_reset(st);
             return rc;
         }
     }
-    sqlite3_reset(st);
-    return step == SQLITE_DONE ? 0 : vs_sq__err(s, step, "host_app_version");
+    vs_db_reset(st);
+    return step == VS_DB_DONE ? 0 : vs_sq__err(s, step, "host_app_version");
 }
 
 int vs_store_hav_new_day(struct vs_store *s, int64_t host_id, int64_t day_start)
 {
-    sqlite3_stmt *st = vs_sq__stmt(s, SQ_HAV_NEW_DAY);
+    struct vs_stmt *st = vs_sq__stmt(s, SQ_HAV_NEW_DAY);
     if (!st)
         return VS_ESTORE;
-    sqlite3_bind_int64(st, 1, host_id);
-    sqlite3_bind_int64(st, 2, day_start);
+    vs_db_bind_int64(st, 1, host_id);
+    vs_db_bind_int64(st, 2, day_start);
     return vs_sq__step_done(s, st, "host_app_version new day");
 }
 
 /* ------------------------------------------------------------------------ */
 /* daemon_status                                                             */
 
-static void read_status(sqlite3_stmt *st, struct vs_daemon_status *d)
+static void read_status(struct vs_stmt *st, struct vs_daemon_status *d)
 {
     memset(d, 0, sizeof(*d));
-    const char *t = (const char *)sqlite3_column_text(st, 0);
+    const char *t = (const char *)vs_db_column_text(st, 0);
     vs_sq__copy(d->name, t ? t : "", sizeof(d->name));
-    d->last_run = sqlite3_column_int64(st, 1);
-    d->last_work = sqlite3_column_int64(st, 2);
-    d->total_work = sqlite3_column_int64(st, 3);
-    d->last_error_time = sqlite3_column_int64(st, 4);
-    t = (const char *)sqlite3_column_text(st, 5);
+    d->last_run = vs_db_column_int64(st, 1);
+    d->last_work = vs_db_column_int64(st, 2);
+    d->total_work = vs_db_column_int64(st, 3);
+    d->last_error_time = vs_db_column_int64(st, 4);
+    t = (const char *)vs_db_column_text(st, 5);
     vs_sq__copy(d->last_error, t ? t : "", sizeof(d->last_error));
-    d->retry_time = sqlite3_column_int64(st, 6);
+    d->retry_time = vs_db_column_int64(st, 6);
 }
 
 int vs_store_daemon_status_get(struct vs_store *s, const char *name, struct vs_daemon_status *out)
 {
     if (!name || !*name)
         return VS_EINVAL;
-    sqlite3_stmt *st = vs_sq__stmt(s, SQ_DAEMON_GET);
+    struct vs_stmt *st = vs_sq__stmt(s, SQ_DAEMON_GET);
     if (!st)
         return VS_ESTORE;
-    sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-    int rc = sqlite3_step(st);
-    if (rc == SQLITE_ROW)
+    vs_db_bind_text(st, 1, name, -1, VS_DB_STATIC);
+    int rc = vs_db_step(st);
+    if (rc == VS_DB_ROW)
         read_status(st, out);
     return vs_sq__one_row_end(s, st, rc, "daemon_status");
 }
@@ -141,35 +141,35 @@ int vs_store_daemon_status_put(struct vs_store *s, const struct vs_daemon_status
 {
     if (!d->name[0])
         return VS_EINVAL;
-    sqlite3_stmt *st = vs_sq__stmt(s, SQ_DAEMON_PUT);
+    struct vs_stmt *st = vs_sq__stmt(s, SQ_DAEMON_PUT);
     if (!st)
         return VS_ESTORE;
-    sqlite3_bind_text(st, 1, d->name, -1, SQLITE_STATIC);
-    sqlite3_bind_int64(st, 2, d->last_run);
-    sqlite3_bind_int64(st, 3, d->last_work);
-    sqlite3_bind_int64(st, 4, d->total_work);
-    sqlite3_bind_int64(st, 5, d->last_error_time);
-    sqlite3_bind_text(st, 6, d->last_error, -1, SQLITE_STATIC);
-    sqlite3_bind_int64(st, 7, d->retry_time);
+    vs_db_bind_text(st, 1, d->name, -1, VS_DB_STATIC);
+    vs_db_bind_int64(st, 2, d->last_run);
+    vs_db_bind_int64(st, 3, d->last_work);
+    vs_db_bind_int64(st, 4, d->total_work);
+    vs_db_bind_int64(st, 5, d->last_error_time);
+    vs_db_bind_text(st, 6, d->last_error, -1, VS_DB_STATIC);
+    vs_db_bind_int64(st, 7, d->retry_time);
     return vs_sq__step_done(s, st, "daemon_status");
 }
 
 int vs_store_daemon_status_list(struct vs_store *s, vs_store_daemon_status_fn fn, void *ctx)
 {
-    sqlite3_stmt *st = vs_sq__stmt(s, SQ_DAEMON_ALL);
+    struct vs_stmt *st = vs_sq__stmt(s, SQ_DAEMON_ALL);
     if (!st)
         return VS_ESTORE;
     int rc, ret = 0;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    while ((rc = vs_db_step(st)) == VS_DB_ROW) {
         struct vs_daemon_status d;
         read_status(st, &d);
         if ((ret = fn(ctx, &d)) != 0)
             break;
     }
-    sqlite3_reset(st);
+    vs_db_reset(st);
     if (ret)
         return ret;
-    return rc == SQLITE_DONE ? 0 : vs_sq__err(s, rc, "daemon_status");
+    return rc == VS_DB_DONE ? 0 : vs_sq__err(s, rc, "daemon_status");
 }
 
 /* ------------------------------------------------------------------------ */
@@ -177,29 +177,29 @@ int vs_store_daemon_status_list(struct vs_store *s, vs_store_daemon_status_fn fn
 
 /* Runs sql (not cached: status is rare) and calls row() for each row. */
 static int each_row(struct vs_store *s, const char *sql,
-                    void (*row)(sqlite3_stmt *st, struct vs_store_counts *c),
+                    void (*row)(struct vs_stmt *st, struct vs_store_counts *c),
                     struct vs_store_counts *c)
 {
-    sqlite3_stmt *st = NULL;
-    int rc = sqlite3_prepare_v2(s->db, sql, -1, &st, NULL);
-    if (rc != SQLITE_OK)
+    struct vs_stmt *st = NULL;
+    int rc = vs_db_prepare(s, sql, &st);
+    if (rc != VS_DB_OK)
         return vs_sq__err(s, rc, "counts");
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+    while ((rc = vs_db_step(st)) == VS_DB_ROW)
         row(st, c);
-    sqlite3_finalize(st);
-    return rc == SQLITE_DONE ? 0 : vs_sq__err(s, rc, "counts");
+    vs_db_finalize(st);
+    return rc == VS_DB_DONE ? 0 : vs_sq__err(s, rc, "counts");
 }
 
-static void wu_row(sqlite3_stmt *st, struct vs_store_counts *c)
+static void wu_row(struct vs_stmt *st, struct vs_store_counts *c)
 {
     struct vs_workunit wu;
     memset(&wu, 0, sizeof(wu));
-    wu.need_validate = sqlite3_column_int(st, 0);
-    wu.canonical_resultid = sqlite3_column_int64(st, 1);
-    wu.error_mask = sqlite3_column_int(st, 2);
-    wu.assimilate_state = sqlite3_column_int(st, 3);
-    wu.file_delete_state = sqlite3_column_int(st, 4);
-    int64_t n = sqlite3_column_int64(st, 5);
+    wu.need_validate = vs_db_column_int(st, 0);
+    wu.canonical_resultid = vs_db_column_int64(st, 1);
+    wu.error_mask = vs_db_column_int(st, 2);
+    wu.assimilate_state = vs_db_column_int(st, 3);
+    wu.file_delete_state = vs_db_column_int(st, 4);
+    int64_t n = vs_db_column_int64(st, 5);
     c->workunits += n;
     c->wu_phase[vs_workunit_phase(&wu)] += n;
     for (int b = 0; b < 6; b++)
@@ -209,13 +209,13 @@ static void wu_row(sqlite3_stmt *st, struct vs_store_counts *c)
         c->wu_file_delete_error += n;
 }
 
-static void result_row(sqlite3_stmt *st, struct vs_store_counts *c)
+static void result_row(struct vs_stmt *st, struct vs_store_counts *c)
 {
-    int state = sqlite3_column_int(st, 0);
-    int outcome = sqlite3_column_int(st, 1);
-    int validate = sqlite3_column_int(st, 2);
-    int fds = sqlite3_column_int(st, 3);
-    int64_t n = sqlite3_column_int64(st, 4);
+    int state = vs_db_column_int(st, 0);
+    int outcome = vs_db_column_int(st, 1);
+    int validate = vs_db_column_int(st, 2);
+    int fds = vs_db_column_int(st, 3);
+    int64_t n = vs_db_column_int64(st, 4);
     c->results += n;
     if (state >= 0 && state < 6 && outcome >= 0 && outcome < 8)
         c->result_state_outcome[state][outcome] += n;
@@ -228,15 +228,15 @@ static void result_row(sqlite3_stmt *st, struct vs_store_counts *c)
 
 static int count_one(struct vs_store *s, const char *sql, int64_t *out)
 {
-    sqlite3_stmt *st = NULL;
-    int rc = sqlite3_prepare_v2(s->db, sql, -1, &st, NULL);
-    if (rc != SQLITE_OK)
+    struct vs_stmt *st = NULL;
+    int rc = vs_db_prepare(s, sql, &st);
+    if (rc != VS_DB_OK)
         return vs_sq__err(s, rc, "counts");
-    rc = sqlite3_step(st);
-    if (rc == SQLITE_ROW)
-        *out = sqlite3_column_int64(st, 0);
-    sqlite3_finalize(st);
-    return rc == SQLITE_ROW ? 0 : vs_sq__err(s, rc, "counts");
+    rc = vs_db_step(st);
+    if (rc == VS_DB_ROW)
+        *out = vs_db_column_int64(st, 0);
+    vs_db_finalize(st);
+    return rc == VS_DB_ROW ? 0 : vs_sq__err(s, rc, "counts");
 }
 
 int vs_store_counts(struct vs_store *s, struct vs_store_counts *out)
@@ -244,8 +244,8 @@ int vs_store_counts(struct vs_store *s, struct vs_store_counts *out)
     struct vs_store_counts c;
     memset(&c, 0, sizeof(c));
     /* One read transaction: the counts are of one moment. */
-    int rc = sqlite3_exec(s->db, s->txn_depth ? "SAVEPOINT counts" : "BEGIN", NULL, NULL, NULL);
-    if (rc != SQLITE_OK)
+    int rc = vs_db_exec(s, s->txn_depth ? "SAVEPOINT counts" : "BEGIN");
+    if (rc != VS_DB_OK)
         return vs_sq__err(s, rc, "counts");
     rc = each_row(s,
                   "SELECT need_validate, canonical_resultid <> 0, error_mask, assimilate_state, "
@@ -269,7 +269,7 @@ int vs_store_counts(struct vs_store *s, struct vs_store_counts *out)
                        "SELECT count(*) FROM result r JOIN workunit w ON w.id = r.workunitid "
                        "WHERE r.server_state = 2 AND w.transitioner_flags = 0",
                        &c.job_cache);
-    (void)sqlite3_exec(s->db, s->txn_depth ? "RELEASE counts" : "COMMIT", NULL, NULL, NULL);
+    (void)vs_db_exec(s, s->txn_depth ? "RELEASE counts" : "COMMIT");
     if (rc == 0)
         *out = c;
     return rc;

@@ -68,27 +68,27 @@ int vs_sq__build_sql_locality(enum sq_stmt id, struct vs_buf *b)
 }
 
 /* Prepares slot id with the workunit-name range of file bound to ?1, ?2. */
-static int range_stmt(struct vs_store *s, enum sq_stmt id, const char *file, sqlite3_stmt **out)
+static int range_stmt(struct vs_store *s, enum sq_stmt id, const char *file, struct vs_stmt **out)
 {
     char lo[VS_LOC_NAME_MAX + 3], hi[VS_LOC_NAME_MAX + 3];
     if (vs_loc_wu_range(file, lo, hi, sizeof(lo)) != 0)
         return VS_EINVAL;
-    sqlite3_stmt *st = vs_sq__stmt(s, id);
+    struct vs_stmt *st = vs_sq__stmt(s, id);
     if (!st)
         return VS_ESTORE;
-    sqlite3_bind_text(st, 1, lo, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(st, 2, hi, -1, SQLITE_TRANSIENT);
+    vs_db_bind_text(st, 1, lo, -1, VS_DB_TRANSIENT);
+    vs_db_bind_text(st, 2, hi, -1, VS_DB_TRANSIENT);
     *out = st;
     return 0;
 }
 
 int vs_store_loc_max_sent(struct vs_store *s, const char *file, int64_t userid, int64_t *out_id)
 {
-    sqlite3_stmt *st;
+    struct vs_stmt *st;
     int rc = range_stmt(s, SQ_LOC_MAX_SENT, file, &st);
     if (rc)
         return rc;
-    sqlite3_bind_int64(st, 3, userid);
+    vs_db_bind_int64(st, 3, userid);
     return vs_sq__one_i64(s, st, out_id);
 }
 
@@ -97,23 +97,23 @@ int vs_store_loc_unsent(struct vs_store *s, const char *file, int64_t after_id, 
 {
     if (limit <= 0 || !fn)
         return VS_EINVAL;
-    sqlite3_stmt *st;
+    struct vs_stmt *st;
     bool excl = excl_userid > 0 || excl_hostid > 0;
     int rc = range_stmt(s, excl ? SQ_LOC_UNSENT : SQ_LOC_UNSENT_ALL, file, &st);
     if (rc)
         return rc;
-    sqlite3_bind_int64(st, 3, after_id);
+    vs_db_bind_int64(st, 3, after_id);
     if (excl) {
-        sqlite3_bind_int64(st, 4, excl_userid);
-        sqlite3_bind_int64(st, 5, excl_hostid);
+        vs_db_bind_int64(st, 4, excl_userid);
+        vs_db_bind_int64(st, 5, excl_hostid);
     }
-    sqlite3_bind_int(st, excl ? 6 : 4, limit);
+    vs_db_bind_int(st, excl ? 6 : 4, limit);
     return vs_sq__job_rows(s, st, fn, ctx, NULL, NULL, "locality unsent");
 }
 
 int vs_store_loc_file_known(struct vs_store *s, const char *file, bool *out)
 {
-    sqlite3_stmt *st;
+    struct vs_stmt *st;
     int rc = range_stmt(s, SQ_LOC_KNOWN, file, &st);
     if (rc)
         return rc;
@@ -129,19 +129,19 @@ int vs_store_loc_files_with_work(struct vs_store *s, const char *after, int limi
 {
     if (limit <= 0 || !fn)
         return VS_EINVAL;
-    sqlite3_stmt *st = vs_sq__stmt(s, SQ_LOC_FILES_WITH_WORK);
+    struct vs_stmt *st = vs_sq__stmt(s, SQ_LOC_FILES_WITH_WORK);
     if (!st)
         return VS_ESTORE;
-    sqlite3_bind_text(st, 1, after ? after : "", -1, SQLITE_TRANSIENT);
-    sqlite3_bind_int(st, 2, limit);
+    vs_db_bind_text(st, 1, after ? after : "", -1, VS_DB_TRANSIENT);
+    vs_db_bind_int(st, 2, limit);
     int rc, ret = 0;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        const char *f = (const char *)sqlite3_column_text(st, 0);
+    while ((rc = vs_db_step(st)) == VS_DB_ROW) {
+        const char *f = (const char *)vs_db_column_text(st, 0);
         if (f && (ret = fn(ctx, f)) != 0)
             break;
     }
-    sqlite3_reset(st);
-    if (ret == 0 && rc != SQLITE_DONE)
+    vs_db_reset(st);
+    if (ret == 0 && rc != VS_DB_DONE)
         return vs_sq__err(s, rc, "locality files with work");
     return ret;
 }

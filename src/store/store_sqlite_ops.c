@@ -11,27 +11,28 @@
 #include "volsched/alloc.h"
 
 /* Compiles sql; NULL on error (logged). */
-static sqlite3_stmt *prep(struct vs_store *s, const char *sql, const char *what)
+static struct vs_stmt *prep(struct vs_store *s, const char *sql, const char *what)
 {
-    sqlite3_stmt *st = NULL;
-    int rc = sqlite3_prepare_v2(s->db, sql, -1, &st, NULL);
-    if (rc != SQLITE_OK) {
+    struct vs_stmt *st = NULL;
+    int rc = vs_db_prepare(s, sql, &st);
+    if (rc != VS_DB_OK) {
         (void)vs_sq__err(s, rc, what);
-        sqlite3_finalize(st);
+        vs_db_finalize(st);
         return NULL;
     }
     return st;
 }
 
 /* Steps st to the end (finalizing it); the number of rows changed. */
-static int run_change(struct vs_store *s, sqlite3_stmt *st, const char *what, int64_t *out_changed)
+static int run_change(struct vs_store *s, struct vs_stmt *st, const char *what,
+                      int64_t *out_changed)
 {
-    int rc = sqlite3_step(st);
-    sqlite3_finalize(st);
-    if (rc != SQLITE_DONE)
+    int rc = vs_db_step(st);
+    vs_db_finalize(st);
+    if (rc != VS_DB_DONE)
         return vs_sq__err(s, rc, what);
     if (out_changed)
-        *out_changed = sqlite3_changes64(s->db);
+        *out_changed = vs_db_changes(s);
     return 0;
 }
 
@@ -40,18 +41,18 @@ static int run_change(struct vs_store *s, sqlite3_stmt *st, const char *what, in
 static int change2(struct vs_store *s, const char *sql, int64_t a, int64_t b, const char *what,
                    int64_t *out_changed)
 {
-    sqlite3_stmt *st = prep(s, sql, what);
+    struct vs_stmt *st = prep(s, sql, what);
     if (!st)
         return VS_ESTORE;
-    sqlite3_bind_int64(st, 1, a);
-    sqlite3_bind_int64(st, 2, b);
+    vs_db_bind_int64(st, 1, a);
+    vs_db_bind_int64(st, 2, b);
     return run_change(s, st, what, out_changed);
 }
 
 int vs_store_app_counts(struct vs_store *s, int64_t now, vs_store_app_counts_fn fn, void *ctx)
 {
     /* BOINC-COMPAT: the figures of BOINC's server_status.php per app. */
-    sqlite3_stmt *st =
+    struct vs_stmt *st =
         prep(s,
              "SELECT a.id, a.name,"
              " (SELECT count(*) FROM result r WHERE r.appid = a.id AND r.server_state = 2),"
@@ -68,29 +69,29 @@ int vs_store_app_counts(struct vs_store *s, int64_t now, vs_store_app_counts_fn 
              "app counts");
     if (!st)
         return VS_ESTORE;
-    sqlite3_bind_int64(st, 1, now - 86400);
+    vs_db_bind_int64(st, 1, now - 86400);
     int rc, ret = 0;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    while ((rc = vs_db_step(st)) == VS_DB_ROW) {
         struct vs_app_counts c;
         memset(&c, 0, sizeof(c));
-        c.appid = sqlite3_column_int64(st, 0);
-        const unsigned char *name = sqlite3_column_text(st, 1);
+        c.appid = vs_db_column_int64(st, 0);
+        const unsigned char *name = vs_db_column_text(st, 1);
         vs_sq__copy(c.name, name ? (const char *)name : "", sizeof(c.name));
-        c.unsent = sqlite3_column_int64(st, 2);
-        c.in_progress = sqlite3_column_int64(st, 3);
-        c.need_validate = sqlite3_column_int64(st, 4);
-        c.need_assimilate = sqlite3_column_int64(st, 5);
-        c.oldest_unsent = sqlite3_column_int64(st, 6);
-        c.success_24h = sqlite3_column_int64(st, 7);
-        c.error_24h = sqlite3_column_int64(st, 8);
+        c.unsent = vs_db_column_int64(st, 2);
+        c.in_progress = vs_db_column_int64(st, 3);
+        c.need_validate = vs_db_column_int64(st, 4);
+        c.need_assimilate = vs_db_column_int64(st, 5);
+        c.oldest_unsent = vs_db_column_int64(st, 6);
+        c.success_24h = vs_db_column_int64(st, 7);
+        c.error_24h = vs_db_column_int64(st, 8);
         ret = fn(ctx, &c);
         if (ret)
             break;
     }
-    sqlite3_finalize(st);
+    vs_db_finalize(st);
     if (ret)
         return ret;
-    return rc == SQLITE_DONE ? 0 : vs_sq__err(s, rc, "app counts");
+    return rc == VS_DB_DONE ? 0 : vs_sq__err(s, rc, "app counts");
 }
 
 int vs_store_hosts_since(struct vs_store *s, int64_t since, int limit,
@@ -102,14 +103,14 @@ int vs_store_hosts_since(struct vs_store *s, int64_t since, int limit,
     snprintf(sql, n, "SELECT %s FROM host WHERE rpc_time >= ?1 ORDER BY rpc_time DESC, id LIMIT ?2",
              cols);
     vs_free(cols);
-    sqlite3_stmt *st = prep(s, sql, "recent hosts");
+    struct vs_stmt *st = prep(s, sql, "recent hosts");
     vs_free(sql);
     if (!st)
         return VS_ESTORE;
-    sqlite3_bind_int64(st, 1, since);
-    sqlite3_bind_int(st, 2, limit);
+    vs_db_bind_int64(st, 1, since);
+    vs_db_bind_int(st, 2, limit);
     int rc, ret = 0;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    while ((rc = vs_db_step(st)) == VS_DB_ROW) {
         struct vs_host h;
         memset(&h, 0, sizeof(h));
         vs_sq__read_row(st, 0, &vs_sq__host, &h);
@@ -118,44 +119,45 @@ int vs_store_hosts_since(struct vs_store *s, int64_t since, int limit,
         if (ret)
             break;
     }
-    sqlite3_finalize(st);
+    vs_db_finalize(st);
     if (ret)
         return ret;
-    return rc == SQLITE_DONE ? 0 : vs_sq__err(s, rc, "recent hosts");
+    return rc == VS_DB_DONE ? 0 : vs_sq__err(s, rc, "recent hosts");
 }
 
 int vs_store_batches(struct vs_store *s, int limit,
                      int (*fn)(void *ctx, const struct vs_batch_counts *b), void *ctx)
 {
-    sqlite3_stmt *st =
+    struct vs_stmt *st =
         prep(s,
              "SELECT w.batch, count(*),"
-             " sum(w.assimilate_state = 2 AND w.error_mask = 0), sum(w.error_mask <> 0),"
+             " sum(CASE WHEN w.assimilate_state = 2 AND w.error_mask = 0 THEN 1 ELSE 0 END),"
+             " sum(CASE WHEN w.error_mask <> 0 THEN 1 ELSE 0 END),"
              " (SELECT count(*) FROM result r WHERE r.batch = w.batch AND r.server_state = 4),"
              " min(w.create_time)"
              " FROM workunit w WHERE w.batch <> 0 GROUP BY w.batch ORDER BY w.batch DESC LIMIT ?1",
              "batches");
     if (!st)
         return VS_ESTORE;
-    sqlite3_bind_int(st, 1, limit);
+    vs_db_bind_int(st, 1, limit);
     int rc, ret = 0;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    while ((rc = vs_db_step(st)) == VS_DB_ROW) {
         struct vs_batch_counts b = {
-            .batch = sqlite3_column_int64(st, 0),
-            .nwus = sqlite3_column_int64(st, 1),
-            .ndone = sqlite3_column_int64(st, 2),
-            .nerror = sqlite3_column_int64(st, 3),
-            .in_progress = sqlite3_column_int64(st, 4),
-            .create_time = sqlite3_column_int64(st, 5),
+            .batch = vs_db_column_int64(st, 0),
+            .nwus = vs_db_column_int64(st, 1),
+            .ndone = vs_db_column_int64(st, 2),
+            .nerror = vs_db_column_int64(st, 3),
+            .in_progress = vs_db_column_int64(st, 4),
+            .create_time = vs_db_column_int64(st, 5),
         };
         ret = fn(ctx, &b);
         if (ret)
             break;
     }
-    sqlite3_finalize(st);
+    vs_db_finalize(st);
     if (ret)
         return ret;
-    return rc == SQLITE_DONE ? 0 : vs_sq__err(s, rc, "batches");
+    return rc == VS_DB_DONE ? 0 : vs_sq__err(s, rc, "batches");
 }
 
 int vs_store_workunit_cancel(struct vs_store *s, int64_t wuid, int64_t now, int64_t *out_nresults)
@@ -188,17 +190,17 @@ int vs_store_workunit_cancel(struct vs_store *s, int64_t wuid, int64_t now, int6
 }
 
 /* Collects the first column of every row of st (finalized) into ids. */
-static int collect_ids(struct vs_store *s, sqlite3_stmt *st, int64_t *ids, size_t max,
+static int collect_ids(struct vs_store *s, struct vs_stmt *st, int64_t *ids, size_t max,
                        size_t *out_n, const char *what)
 {
     size_t n = 0;
     int rc;
-    while (n < max && (rc = sqlite3_step(st)) == SQLITE_ROW)
-        ids[n++] = sqlite3_column_int64(st, 0);
+    while (n < max && (rc = vs_db_step(st)) == VS_DB_ROW)
+        ids[n++] = vs_db_column_int64(st, 0);
     if (n == max)
-        rc = SQLITE_DONE;
-    sqlite3_finalize(st);
-    if (rc != SQLITE_DONE)
+        rc = VS_DB_DONE;
+    vs_db_finalize(st);
+    if (rc != VS_DB_DONE)
         return vs_sq__err(s, rc, what);
     *out_n = n;
     return 0;
@@ -207,10 +209,10 @@ static int collect_ids(struct vs_store *s, sqlite3_stmt *st, int64_t *ids, size_
 int vs_store_batch_wus(struct vs_store *s, int64_t batch, int64_t *out_ids, size_t max,
                        size_t *out_n)
 {
-    sqlite3_stmt *st = prep(s, "SELECT id FROM workunit WHERE batch = ?1 ORDER BY id", "batch");
+    struct vs_stmt *st = prep(s, "SELECT id FROM workunit WHERE batch = ?1 ORDER BY id", "batch");
     if (!st)
         return VS_ESTORE;
-    sqlite3_bind_int64(st, 1, batch);
+    vs_db_bind_int64(st, 1, batch);
     return collect_ids(s, st, out_ids, max, out_n, "batch");
 }
 
@@ -218,16 +220,16 @@ int vs_store_purge_candidates(struct vs_store *s, int64_t before, int64_t *out_i
                               size_t *out_n)
 {
     /* BOINC-COMPAT (db_purge): only workunits whose files are gone. */
-    sqlite3_stmt *st = prep(s,
-                            "SELECT w.id FROM workunit w WHERE w.file_delete_state = 2"
-                            " AND w.mod_time < ?1 AND NOT EXISTS (SELECT 1 FROM result r"
-                            "  WHERE r.workunitid = w.id AND r.server_state <> 5)"
-                            " ORDER BY w.id LIMIT ?2",
-                            "purge");
+    struct vs_stmt *st = prep(s,
+                              "SELECT w.id FROM workunit w WHERE w.file_delete_state = 2"
+                              " AND w.mod_time < ?1 AND NOT EXISTS (SELECT 1 FROM result r"
+                              "  WHERE r.workunitid = w.id AND r.server_state <> 5)"
+                              " ORDER BY w.id LIMIT ?2",
+                              "purge");
     if (!st)
         return VS_ESTORE;
-    sqlite3_bind_int64(st, 1, before);
-    sqlite3_bind_int64(st, 2, (int64_t)max);
+    vs_db_bind_int64(st, 1, before);
+    vs_db_bind_int64(st, 2, (int64_t)max);
     return collect_ids(s, st, out_ids, max, out_n, "purge");
 }
 

@@ -108,6 +108,15 @@ static int table_sql(const struct sq_table *t, int kind, struct vs_buf *b)
     return rc;
 }
 
+bool vs_sq__slot_is_insert(enum sq_stmt id)
+{
+    for (size_t i = 0; i < sizeof(table_slots) / sizeof(table_slots[0]); i++) {
+        if (id == table_slots[i].base)
+            return table_slots[i].t->has_id;
+    }
+    return false;
+}
+
 int vs_sq__build_sql(enum sq_stmt id, struct vs_buf *b)
 {
     for (size_t i = 0; i < sizeof(table_slots) / sizeof(table_slots[0]); i++) {
@@ -250,10 +259,11 @@ int vs_sq__build_sql(enum sq_stmt id, struct vs_buf *b)
         break;
     case SQ_ASSIGNMENT_COUNTS:
         /* Per kind: assignments, and those whose workunit is still open. */
-        rc = vs_buf_puts(b, "SELECT a.target_type, a.multi, count(*), sum(w.error_mask = 0 AND "
-                            "w.canonical_resultid = 0 AND w.assimilate_state = 0) FROM "
-                            "assignment a JOIN workunit w ON w.id = a.workunitid "
-                            "GROUP BY a.target_type, a.multi");
+        rc = vs_buf_puts(
+            b, "SELECT a.target_type, a.multi, count(*), sum(CASE WHEN w.error_mask = 0 AND "
+               "w.canonical_resultid = 0 AND w.assimilate_state = 0 THEN 1 ELSE 0 END) FROM "
+               "assignment a JOIN workunit w ON w.id = a.workunitid "
+               "GROUP BY a.target_type, a.multi");
         break;
     case SQ_BROADCAST_RESULTS:
         r = vs_sq__select_list(&vs_sq__result, NULL);
@@ -288,9 +298,9 @@ int vs_sq__build_sql(enum sq_stmt id, struct vs_buf *b)
                             * workunit, checked by the statement that claims:
                             * two requests of one user interleaved in a batch
                             * cannot both pass, whatever they read before. */
-                           "AND (NOT (?10 OR ?12) OR NOT EXISTS (SELECT 1 FROM result o "
+                           "AND ((?10 = 0 AND ?12 = 0) OR NOT EXISTS (SELECT 1 FROM result o "
                            "WHERE o.workunitid = result.workunitid AND o.id <> ?1 AND "
-                           "o.hostid <> 0 AND ((?12 AND o.hostid = ?2) OR (?10 AND "
+                           "o.hostid <> 0 AND ((?12 <> 0 AND o.hostid = ?2) OR (?10 <> 0 AND "
                            "o.userid = ?3)))) "
                            /* The host's in-progress cap (?11 > 0), counted here
                             * for the same reason (partial index res_host_ip). */
@@ -392,9 +402,17 @@ int vs_sq__build_sql(enum sq_stmt id, struct vs_buf *b)
                             "host_app_version WHERE host_id = ?1 AND app_version_id = ?2");
         break;
     case SQ_HAV_PUT:
-        rc = vs_buf_puts(b, "INSERT OR REPLACE INTO host_app_version(host_id, app_version_id, "
+        /* An upsert rather than SQLite's INSERT OR REPLACE: both backends
+         * speak it. */
+        rc = vs_buf_puts(b, "INSERT INTO host_app_version(host_id, app_version_id, "
                             "max_jobs_per_day, n_jobs_today, consecutive_valid, turnaround_n, "
-                            "turnaround_avg) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)");
+                            "turnaround_avg) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7) "
+                            "ON CONFLICT(host_id, app_version_id) DO UPDATE SET "
+                            "max_jobs_per_day = excluded.max_jobs_per_day, "
+                            "n_jobs_today = excluded.n_jobs_today, "
+                            "consecutive_valid = excluded.consecutive_valid, "
+                            "turnaround_n = excluded.turnaround_n, "
+                            "turnaround_avg = excluded.turnaround_avg");
         break;
     case SQ_HAVS_OF_HOST:
         rc = vs_buf_puts(b, "SELECT host_id, app_version_id, max_jobs_per_day, n_jobs_today, "
@@ -424,9 +442,13 @@ int vs_sq__build_sql(enum sq_stmt id, struct vs_buf *b)
                            id == SQ_DAEMON_GET ? "WHERE name = ?1" : "");
         break;
     case SQ_DAEMON_PUT:
-        rc = vs_buf_puts(b, "INSERT OR REPLACE INTO daemon_status(name, last_run, last_work, "
+        rc = vs_buf_puts(b, "INSERT INTO daemon_status(name, last_run, last_work, "
                             "total_work, last_error_time, last_error, retry_time) "
-                            "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)");
+                            "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7) ON CONFLICT(name) DO UPDATE SET "
+                            "last_run = excluded.last_run, last_work = excluded.last_work, "
+                            "total_work = excluded.total_work, "
+                            "last_error_time = excluded.last_error_time, "
+                            "last_error = excluded.last_error, retry_time = excluded.retry_time");
         break;
     default:
         rc = vs_sq__build_sql_locality(id, b);

@@ -5,7 +5,6 @@
  * never sees a trickle carries no schema change. Trickles are rare: the
  * statements are prepared per call, not cached.
  */
-#include <sqlite3.h>
 #include <string.h>
 
 #include "store/sqlite_int.h"
@@ -25,128 +24,126 @@ static const char *const schema =
 
 static int ensure(struct vs_store *s)
 {
-    char *err = NULL;
-    int rc = sqlite3_exec(s->db, schema, NULL, NULL, &err);
-    sqlite3_free(err);
-    return rc == SQLITE_OK ? 0 : vs_sq__err(s, rc, "trickle tables");
+    int rc = vs_db_exec(s, schema);
+    return rc == VS_DB_OK ? 0 : vs_sq__err(s, rc, "trickle tables");
 }
 
-static int run(struct vs_store *s, const char *sql, sqlite3_stmt **out)
+static int run(struct vs_store *s, const char *sql, struct vs_stmt **out)
 {
     int rc = ensure(s);
     if (rc)
         return rc;
-    rc = sqlite3_prepare_v2(s->db, sql, -1, out, NULL);
-    return rc == SQLITE_OK ? 0 : vs_sq__err(s, rc, "trickle statement");
+    rc = vs_db_prepare(s, sql, out);
+    return rc == VS_DB_OK ? 0 : vs_sq__err(s, rc, "trickle statement");
 }
 
-static int step_done(struct vs_store *s, sqlite3_stmt *st, const char *what)
+static int step_done(struct vs_store *s, struct vs_stmt *st, const char *what)
 {
-    int rc = sqlite3_step(st);
-    sqlite3_finalize(st);
-    return rc == SQLITE_DONE ? 0 : vs_sq__err(s, rc, what);
+    int rc = vs_db_step(st);
+    vs_db_finalize(st);
+    return rc == VS_DB_DONE ? 0 : vs_sq__err(s, rc, what);
 }
 
 int vs_store_trickle_up_add(struct vs_store *s, int64_t now, int64_t hostid,
                             const char *result_name, const char *variety, const char *xml)
 {
-    sqlite3_stmt *st;
+    struct vs_stmt *st;
     int rc = run(s,
                  "INSERT INTO msg_from_host (create_time, hostid, result_name, variety, xml) "
                  "VALUES (?1, ?2, ?3, ?4, ?5)",
                  &st);
     if (rc)
         return rc;
-    sqlite3_bind_int64(st, 1, now);
-    sqlite3_bind_int64(st, 2, hostid);
-    sqlite3_bind_text(st, 3, result_name ? result_name : "", -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 4, variety ? variety : "", -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 5, xml ? xml : "", -1, SQLITE_STATIC);
+    vs_db_bind_int64(st, 1, now);
+    vs_db_bind_int64(st, 2, hostid);
+    vs_db_bind_text(st, 3, result_name ? result_name : "", -1, VS_DB_STATIC);
+    vs_db_bind_text(st, 4, variety ? variety : "", -1, VS_DB_STATIC);
+    vs_db_bind_text(st, 5, xml ? xml : "", -1, VS_DB_STATIC);
     return step_done(s, st, "msg_from_host insert");
 }
 
-static int each(struct vs_store *s, sqlite3_stmt *st, vs_store_trickle_fn fn, void *ctx)
+static int each(struct vs_store *s, struct vs_stmt *st, vs_store_trickle_fn fn, void *ctx)
 {
     int rc, ret = 0;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    while ((rc = vs_db_step(st)) == VS_DB_ROW) {
         struct vs_trickle t;
         memset(&t, 0, sizeof(t));
-        t.id = sqlite3_column_int64(st, 0);
-        t.create_time = sqlite3_column_int64(st, 1);
-        t.hostid = sqlite3_column_int64(st, 2);
-        vs_sq__copy(t.result_name, (const char *)sqlite3_column_text(st, 3), sizeof(t.result_name));
-        vs_sq__copy(t.variety, (const char *)sqlite3_column_text(st, 4), sizeof(t.variety));
-        t.xml = (const char *)sqlite3_column_text(st, 5);
+        t.id = vs_db_column_int64(st, 0);
+        t.create_time = vs_db_column_int64(st, 1);
+        t.hostid = vs_db_column_int64(st, 2);
+        vs_sq__copy(t.result_name, (const char *)vs_db_column_text(st, 3), sizeof(t.result_name));
+        vs_sq__copy(t.variety, (const char *)vs_db_column_text(st, 4), sizeof(t.variety));
+        t.xml = (const char *)vs_db_column_text(st, 5);
         if ((ret = fn(ctx, &t)) != 0)
             break;
     }
-    sqlite3_finalize(st);
+    vs_db_finalize(st);
     if (ret)
         return ret;
-    return rc == SQLITE_DONE || rc == SQLITE_ROW ? 0 : vs_sq__err(s, rc, "trickle select");
+    return rc == VS_DB_DONE || rc == VS_DB_ROW ? 0 : vs_sq__err(s, rc, "trickle select");
 }
 
 int vs_store_trickle_ups_unhandled(struct vs_store *s, int limit, vs_store_trickle_fn fn, void *ctx)
 {
-    sqlite3_stmt *st;
+    struct vs_stmt *st;
     int rc = run(s,
                  "SELECT id, create_time, hostid, result_name, variety, xml FROM msg_from_host "
                  "WHERE handled = 0 ORDER BY id LIMIT ?1",
                  &st);
     if (rc)
         return rc;
-    sqlite3_bind_int(st, 1, limit > 0 ? limit : 100);
+    vs_db_bind_int(st, 1, limit > 0 ? limit : 100);
     return each(s, st, fn, ctx);
 }
 
 int vs_store_trickle_up_handled(struct vs_store *s, int64_t id)
 {
-    sqlite3_stmt *st;
+    struct vs_stmt *st;
     int rc = run(s, "UPDATE msg_from_host SET handled = 1 WHERE id = ?1", &st);
     if (rc)
         return rc;
-    sqlite3_bind_int64(st, 1, id);
+    vs_db_bind_int64(st, 1, id);
     return step_done(s, st, "msg_from_host update");
 }
 
 int vs_store_trickle_down_add(struct vs_store *s, int64_t now, int64_t hostid, const char *variety,
                               const char *xml)
 {
-    sqlite3_stmt *st;
+    struct vs_stmt *st;
     int rc = run(s,
                  "INSERT INTO msg_to_host (create_time, hostid, variety, xml) VALUES (?1, ?2, ?3, "
                  "?4)",
                  &st);
     if (rc)
         return rc;
-    sqlite3_bind_int64(st, 1, now);
-    sqlite3_bind_int64(st, 2, hostid);
-    sqlite3_bind_text(st, 3, variety ? variety : "", -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 4, xml ? xml : "", -1, SQLITE_STATIC);
+    vs_db_bind_int64(st, 1, now);
+    vs_db_bind_int64(st, 2, hostid);
+    vs_db_bind_text(st, 3, variety ? variety : "", -1, VS_DB_STATIC);
+    vs_db_bind_text(st, 4, xml ? xml : "", -1, VS_DB_STATIC);
     return step_done(s, st, "msg_to_host insert");
 }
 
 int vs_store_trickle_downs_of_host(struct vs_store *s, int64_t hostid, int limit,
                                    vs_store_trickle_fn fn, void *ctx)
 {
-    sqlite3_stmt *st;
+    struct vs_stmt *st;
     int rc = run(s,
                  "SELECT id, create_time, hostid, '', variety, xml FROM msg_to_host "
                  "WHERE hostid = ?1 AND handled = 0 ORDER BY id LIMIT ?2",
                  &st);
     if (rc)
         return rc;
-    sqlite3_bind_int64(st, 1, hostid);
-    sqlite3_bind_int(st, 2, limit > 0 ? limit : 10);
+    vs_db_bind_int64(st, 1, hostid);
+    vs_db_bind_int(st, 2, limit > 0 ? limit : 10);
     return each(s, st, fn, ctx);
 }
 
 int vs_store_trickle_down_sent(struct vs_store *s, int64_t id)
 {
-    sqlite3_stmt *st;
+    struct vs_stmt *st;
     int rc = run(s, "UPDATE msg_to_host SET handled = 1 WHERE id = ?1", &st);
     if (rc)
         return rc;
-    sqlite3_bind_int64(st, 1, id);
+    vs_db_bind_int64(st, 1, id);
     return step_done(s, st, "msg_to_host update");
 }

@@ -62,13 +62,13 @@ int vs_store_user_add(struct vs_store *s, struct vs_user *u)
         goto out;
     rc = vs_sq__insert(s, SQ_USER_INSERT, &vs_sq__user, u);
     if (rc == 0 && u->teamid) {
-        sqlite3_stmt *st = vs_sq__stmt(s, SQ_TEAM_NUSERS_INC);
+        struct vs_stmt *st = vs_sq__stmt(s, SQ_TEAM_NUSERS_INC);
         if (!st) {
             rc = VS_ESTORE;
         } else {
-            sqlite3_bind_int64(st, 1, u->teamid);
+            vs_db_bind_int64(st, 1, u->teamid);
             rc = vs_sq__step_done(s, st, "team nusers");
-            if (rc == 0 && sqlite3_changes(s->db) != 1)
+            if (rc == 0 && vs_db_changes(s) != 1)
                 rc = VS_ENOTFOUND; /* no such team */
         }
     }
@@ -111,13 +111,13 @@ int vs_store_host_by_cpid(struct vs_store *s, int64_t userid, const char *host_c
 {
     if (!host_cpid || !*host_cpid)
         return VS_ENOTFOUND;
-    sqlite3_stmt *st = vs_sq__stmt(s, SQ_HOST_BY_CPID);
+    struct vs_stmt *st = vs_sq__stmt(s, SQ_HOST_BY_CPID);
     if (!st)
         return VS_ESTORE;
-    sqlite3_bind_int64(st, 1, userid);
-    sqlite3_bind_text(st, 2, host_cpid, -1, SQLITE_STATIC);
-    int rc = sqlite3_step(st);
-    if (rc == SQLITE_ROW)
+    vs_db_bind_int64(st, 1, userid);
+    vs_db_bind_text(st, 2, host_cpid, -1, VS_DB_STATIC);
+    int rc = vs_db_step(st);
+    if (rc == VS_DB_ROW)
         vs_sq__read_row(st, 0, &vs_sq__host, out);
     return vs_sq__one_row_end(s, st, rc, "host by cpid");
 }

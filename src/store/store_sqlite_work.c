@@ -59,22 +59,22 @@ int vs_store_assignment_add(struct vs_store *s, struct vs_assignment *a)
 int vs_store_assignments(struct vs_store *s, int target_type, int multi, vs_store_assignment_fn fn,
                          void *ctx)
 {
-    sqlite3_stmt *st = vs_sq__stmt(s, SQ_ASSIGNMENTS);
+    struct vs_stmt *st = vs_sq__stmt(s, SQ_ASSIGNMENTS);
     if (!st)
         return VS_ESTORE;
-    sqlite3_bind_int(st, 1, target_type);
-    sqlite3_bind_int(st, 2, multi);
+    vs_db_bind_int(st, 1, target_type);
+    vs_db_bind_int(st, 2, multi);
     int rc, ret = 0;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    while ((rc = vs_db_step(st)) == VS_DB_ROW) {
         struct vs_assignment a;
         vs_sq__read_row(st, 0, &vs_sq__assignment, &a);
         if ((ret = fn(ctx, &a)) != 0)
             break;
     }
-    sqlite3_reset(st);
+    vs_db_reset(st);
     if (ret)
         return ret;
-    return rc == SQLITE_DONE ? 0 : vs_sq__err(s, rc, "assignment");
+    return rc == VS_DB_DONE ? 0 : vs_sq__err(s, rc, "assignment");
 }
 
 /* ------------------------------------------------------------------------ */
@@ -103,20 +103,20 @@ int vs_store_result_state_by_name(struct vs_store *s, const char *name, struct v
     if (!name || !out)
         return VS_EINVAL;
     memset(out, 0, sizeof(*out));
-    sqlite3_stmt *q = vs_sq__stmt(s, SQ_REPORT_STATE);
+    struct vs_stmt *q = vs_sq__stmt(s, SQ_REPORT_STATE);
     if (!q)
         return VS_ESTORE;
-    sqlite3_bind_text(q, 1, name, -1, SQLITE_STATIC);
-    int qs = sqlite3_step(q);
-    if (qs == SQLITE_ROW) {
-        out->id = sqlite3_column_int64(q, 0);
-        out->hostid = sqlite3_column_int64(q, 1);
-        out->server_state = sqlite3_column_int(q, 2);
-        out->outcome = sqlite3_column_int(q, 3);
-        out->received_time = sqlite3_column_int64(q, 4);
-        out->workunitid = sqlite3_column_int64(q, 5);
-        out->userid = sqlite3_column_int64(q, 6);
-        out->app_version_id = sqlite3_column_int64(q, 7);
+    vs_db_bind_text(q, 1, name, -1, VS_DB_STATIC);
+    int qs = vs_db_step(q);
+    if (qs == VS_DB_ROW) {
+        out->id = vs_db_column_int64(q, 0);
+        out->hostid = vs_db_column_int64(q, 1);
+        out->server_state = vs_db_column_int(q, 2);
+        out->outcome = vs_db_column_int(q, 3);
+        out->received_time = vs_db_column_int64(q, 4);
+        out->workunitid = vs_db_column_int64(q, 5);
+        out->userid = vs_db_column_int64(q, 6);
+        out->app_version_id = vs_db_column_int64(q, 7);
     }
     return vs_sq__one_row_end(s, q, qs, "result state");
 }
@@ -128,10 +128,10 @@ int vs_store_result_update(struct vs_store *s, const struct vs_result *r)
     return vs_sq__update(s, SQ_RESULT_UPDATE, &vs_sq__result, r);
 }
 
-int vs_sq__scan_results(struct vs_store *s, sqlite3_stmt *st, vs_store_result_fn fn, void *ctx)
+int vs_sq__scan_results(struct vs_store *s, struct vs_stmt *st, vs_store_result_fn fn, void *ctx)
 {
     int rc, ret = 0;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    while ((rc = vs_db_step(st)) == VS_DB_ROW) {
         struct vs_result r;
         vs_sq__read_row(st, 0, &vs_sq__result, &r);
         ret = fn(ctx, &r);
@@ -139,48 +139,48 @@ int vs_sq__scan_results(struct vs_store *s, sqlite3_stmt *st, vs_store_result_fn
         if (ret)
             break;
     }
-    sqlite3_reset(st);
+    vs_db_reset(st);
     if (ret)
         return ret;
-    return rc == SQLITE_DONE ? 0 : vs_sq__err(s, rc, "result");
+    return rc == VS_DB_DONE ? 0 : vs_sq__err(s, rc, "result");
 }
 
 int vs_store_results_of_wu(struct vs_store *s, int64_t wuid, vs_store_result_fn fn, void *ctx)
 {
-    sqlite3_stmt *st = vs_sq__stmt(s, SQ_RESULTS_OF_WU);
+    struct vs_stmt *st = vs_sq__stmt(s, SQ_RESULTS_OF_WU);
     if (!st)
         return VS_ESTORE;
-    sqlite3_bind_int64(st, 1, wuid);
+    vs_db_bind_int64(st, 1, wuid);
     return vs_sq__scan_results(s, st, fn, ctx);
 }
 
 int vs_store_results_in_progress(struct vs_store *s, int64_t hostid, vs_store_result_fn fn,
                                  void *ctx)
 {
-    sqlite3_stmt *st = vs_sq__stmt(s, SQ_RESULTS_IN_PROGRESS);
+    struct vs_stmt *st = vs_sq__stmt(s, SQ_RESULTS_IN_PROGRESS);
     if (!st)
         return VS_ESTORE;
-    sqlite3_bind_int64(st, 1, hostid);
+    vs_db_bind_int64(st, 1, hostid);
     return vs_sq__scan_results(s, st, fn, ctx);
 }
 
-int vs_sq__one_i64(struct vs_store *s, sqlite3_stmt *st, int64_t *out)
+int vs_sq__one_i64(struct vs_store *s, struct vs_stmt *st, int64_t *out)
 {
-    int rc = sqlite3_step(st);
-    if (rc == SQLITE_ROW)
-        *out = sqlite3_column_int64(st, 0);
-    sqlite3_reset(st);
-    return rc == SQLITE_ROW ? 0 : vs_sq__err(s, rc, "count");
+    int rc = vs_db_step(st);
+    if (rc == VS_DB_ROW)
+        *out = vs_db_column_int64(st, 0);
+    vs_db_reset(st);
+    return rc == VS_DB_ROW ? 0 : vs_sq__err(s, rc, "count");
 }
 
 /* One count with one or two int64 keys. */
 static int count2(struct vs_store *s, enum sq_stmt id, int64_t a, int64_t b, int64_t *out)
 {
-    sqlite3_stmt *st = vs_sq__stmt(s, id);
+    struct vs_stmt *st = vs_sq__stmt(s, id);
     if (!st)
         return VS_ESTORE;
-    sqlite3_bind_int64(st, 1, a);
-    sqlite3_bind_int64(st, 2, b);
+    vs_db_bind_int64(st, 1, a);
+    vs_db_bind_int64(st, 2, b);
     return vs_sq__one_i64(s, st, out);
 }
 
@@ -205,12 +205,12 @@ int vs_store_user_count_new_hosts(struct vs_store *s, int64_t userid, int64_t si
 
 int vs_store_workunit_retry_at(struct vs_store *s, int64_t id, int64_t when, int64_t now)
 {
-    sqlite3_stmt *st = vs_sq__stmt(s, SQ_WU_RETRY_AT);
+    struct vs_stmt *st = vs_sq__stmt(s, SQ_WU_RETRY_AT);
     if (!st)
         return VS_ESTORE;
-    sqlite3_bind_int64(st, 1, id);
-    sqlite3_bind_int64(st, 2, when);
-    sqlite3_bind_int64(st, 3, now);
+    vs_db_bind_int64(st, 1, id);
+    vs_db_bind_int64(st, 2, when);
+    vs_db_bind_int64(st, 3, now);
     return vs_sq__step_done(s, st, "wu retry");
 }
 
@@ -235,20 +235,20 @@ int vs_store_count_results(struct vs_store *s, int64_t appid, int state, int64_t
     enum sq_stmt id = state == VS_RESULT_SERVER_STATE_UNSENT        ? SQ_COUNT_UNSENT
                       : state == VS_RESULT_SERVER_STATE_IN_PROGRESS ? SQ_COUNT_IN_PROGRESS
                                                                     : SQ_COUNT_RESULTS;
-    sqlite3_stmt *st = vs_sq__stmt(s, id);
+    struct vs_stmt *st = vs_sq__stmt(s, id);
     if (!st)
         return VS_ESTORE;
-    sqlite3_bind_int(st, 1, state);
+    vs_db_bind_int(st, 1, state);
     /* Always bound: the per-state counts test ?2 = 0 for "every app". */
-    sqlite3_bind_int64(st, 2, appid);
+    vs_db_bind_int64(st, 2, appid);
     return vs_sq__one_i64(s, st, out_count);
 }
 
-int vs_sq__job_rows(struct vs_store *s, sqlite3_stmt *st, vs_store_job_fn fn, void *ctx,
+int vs_sq__job_rows(struct vs_store *s, struct vs_stmt *st, vs_store_job_fn fn, void *ctx,
                     struct vs_job_key *last, int *nrows, const char *what)
 {
     int rc, ret = 0;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    while ((rc = vs_db_step(st)) == VS_DB_ROW) {
         struct vs_job job;
         vs_sq__read_row(st, 0, &vs_sq__result, &job.result);
         vs_sq__read_row(st, (int)vs_sq__result.ncols, &vs_sq__workunit, &job.wu);
@@ -264,8 +264,8 @@ int vs_sq__job_rows(struct vs_store *s, sqlite3_stmt *st, vs_store_job_fn fn, vo
         if (ret)
             break;
     }
-    sqlite3_reset(st);
-    if (ret == 0 && rc != SQLITE_DONE)
+    vs_db_reset(st);
+    if (ret == 0 && rc != VS_DB_DONE)
         return vs_sq__err(s, rc, what);
     return ret;
 }
@@ -275,12 +275,12 @@ int vs_sq__job_rows(struct vs_store *s, sqlite3_stmt *st, vs_store_job_fn fn, vo
 static int scan_unsent(struct vs_store *s, enum sq_stmt id, const struct vs_job_key *k, int *left,
                        vs_store_job_fn fn, void *ctx, struct vs_job_key *last)
 {
-    sqlite3_stmt *st = vs_sq__stmt(s, id);
+    struct vs_stmt *st = vs_sq__stmt(s, id);
     if (!st)
         return VS_ESTORE;
-    sqlite3_bind_int(st, 1, k->priority);
-    sqlite3_bind_int64(st, 2, k->id);
-    sqlite3_bind_int(st, 3, *left);
+    vs_db_bind_int(st, 1, k->priority);
+    vs_db_bind_int64(st, 2, k->id);
+    vs_db_bind_int(st, 3, *left);
     int n = 0;
     int rc = vs_sq__job_rows(s, st, fn, ctx, last, &n, "unsent scan");
     *left -= n;
@@ -308,19 +308,19 @@ int vs_store_jobs_unsent(struct vs_store *s, const struct vs_job_key *after, int
 int vs_store_unsent_newer(struct vs_store *s, int64_t after_id, int64_t *out_max_id,
                           bool *out_have_unsent, int *out_max_priority)
 {
-    sqlite3_stmt *st = vs_sq__stmt(s, SQ_UNSENT_NEWER);
+    struct vs_stmt *st = vs_sq__stmt(s, SQ_UNSENT_NEWER);
     if (!st)
         return VS_ESTORE;
-    sqlite3_bind_int64(st, 1, after_id);
-    int rc = sqlite3_step(st);
+    vs_db_bind_int64(st, 1, after_id);
+    int rc = vs_db_step(st);
     int64_t max_id = 0;
     bool have = false;
     int prio = 0;
-    if (rc == SQLITE_ROW) {
-        if (sqlite3_column_type(st, 0) != SQLITE_NULL)
-            max_id = sqlite3_column_int64(st, 0);
-        have = sqlite3_column_type(st, 1) != SQLITE_NULL;
-        prio = have ? sqlite3_column_int(st, 1) : 0;
+    if (rc == VS_DB_ROW) {
+        if (vs_db_column_type(st, 0) != VS_DB_NULL)
+            max_id = vs_db_column_int64(st, 0);
+        have = vs_db_column_type(st, 1) != VS_DB_NULL;
+        prio = have ? vs_db_column_int(st, 1) : 0;
     }
     rc = vs_sq__one_row_end(s, st, rc, "unsent newer");
     if (rc)
@@ -343,31 +343,31 @@ int vs_store_results_claim(struct vs_store *s, int64_t hostid, int64_t userid, i
     for (size_t i = 0; i < n && rc == 0; i++) {
         struct vs_claim *c = &claims[i];
         c->claimed = false;
-        sqlite3_stmt *st = vs_sq__stmt(s, SQ_CLAIM);
+        struct vs_stmt *st = vs_sq__stmt(s, SQ_CLAIM);
         if (!st) {
             rc = VS_ESTORE;
             break;
         }
-        sqlite3_bind_int64(st, 1, c->result_id);
-        sqlite3_bind_int64(st, 2, hostid);
-        sqlite3_bind_int64(st, 3, userid);
-        sqlite3_bind_int64(st, 4, teamid);
-        sqlite3_bind_int64(st, 5, now);
-        sqlite3_bind_int64(st, 6, c->report_deadline);
-        sqlite3_bind_int64(st, 7, c->app_version_id);
-        sqlite3_bind_int(st, 8, c->app_version_num);
-        sqlite3_bind_double(st, 9, c->flops_estimate);
-        sqlite3_bind_int(st, 10, c->one_per_user);
-        sqlite3_bind_int(st, 11, c->host_max_in_progress);
-        sqlite3_bind_int(st, 12, c->one_per_host);
-        sqlite3_bind_int(st, 13, c->day_quota);
+        vs_db_bind_int64(st, 1, c->result_id);
+        vs_db_bind_int64(st, 2, hostid);
+        vs_db_bind_int64(st, 3, userid);
+        vs_db_bind_int64(st, 4, teamid);
+        vs_db_bind_int64(st, 5, now);
+        vs_db_bind_int64(st, 6, c->report_deadline);
+        vs_db_bind_int64(st, 7, c->app_version_id);
+        vs_db_bind_int(st, 8, c->app_version_num);
+        vs_db_bind_double(st, 9, c->flops_estimate);
+        vs_db_bind_int(st, 10, c->one_per_user);
+        vs_db_bind_int(st, 11, c->host_max_in_progress);
+        vs_db_bind_int(st, 12, c->one_per_host);
+        vs_db_bind_int(st, 13, c->day_quota);
         rc = vs_sq__step_done(s, st, "claim");
         if (rc != 0)
             break;
         /* Zero rows changed: it was not UNSENT any more, this host or user
          * holds a result of its workunit already, or the host is at its
          * in-progress cap or daily quota. Not an error. */
-        if (sqlite3_changes(s->db) != 1)
+        if (vs_db_changes(s) != 1)
             continue;
         if (c->day_quota > 0) {
             st = vs_sq__stmt(s, SQ_HAV_CLAIMED);
@@ -375,8 +375,8 @@ int vs_store_results_claim(struct vs_store *s, int64_t hostid, int64_t userid, i
                 rc = VS_ESTORE;
                 break;
             }
-            sqlite3_bind_int64(st, 1, hostid);
-            sqlite3_bind_int64(st, 2, c->app_version_id);
+            vs_db_bind_int64(st, 1, hostid);
+            vs_db_bind_int64(st, 2, c->app_version_id);
             rc = vs_sq__step_done(s, st, "claim quota");
             if (rc != 0)
                 break;
@@ -386,10 +386,10 @@ int vs_store_results_claim(struct vs_store *s, int64_t hostid, int64_t userid, i
             rc = VS_ESTORE;
             break;
         }
-        sqlite3_bind_int64(st, 1, c->workunit_id > 0 ? c->workunit_id : c->result_id);
-        sqlite3_bind_int64(st, 2, c->report_deadline);
-        sqlite3_bind_int64(st, 3, now);
-        sqlite3_bind_int(st, 4, c->hr_class);
+        vs_db_bind_int64(st, 1, c->workunit_id > 0 ? c->workunit_id : c->result_id);
+        vs_db_bind_int64(st, 2, c->report_deadline);
+        vs_db_bind_int64(st, 3, now);
+        vs_db_bind_int(st, 4, c->hr_class);
         rc = vs_sq__step_done(s, st, "claim wu");
         if (rc != 0)
             break;
@@ -414,7 +414,7 @@ int vs_store_results_resend(struct vs_store *s, int64_t hostid, int64_t now,
     if (n == 0)
         return 0;
     /* A rare path (a client lost a reply): statements prepared per call. */
-    sqlite3_stmt *res = NULL, *wu = NULL;
+    struct vs_stmt *res = NULL, *wu = NULL;
     char sql[256];
     snprintf(sql, sizeof(sql),
              "UPDATE result SET sent_time = ?3, report_deadline = ?4, mod_time = ?5 "
@@ -423,28 +423,28 @@ int vs_store_results_resend(struct vs_store *s, int64_t hostid, int64_t now,
     int rc = vs_sq__enter(s);
     if (rc)
         return rc;
-    if (sqlite3_prepare_v2(s->db, sql, -1, &res, NULL) != SQLITE_OK ||
-        sqlite3_prepare_v2(s->db,
-                           "UPDATE workunit SET transition_time = min(transition_time, ?2), "
-                           "mod_time = ?3 WHERE id = ?1",
-                           -1, &wu, NULL) != SQLITE_OK)
-        rc = vs_sq__err(s, sqlite3_errcode(s->db), "resend");
+    if (vs_db_prepare(s, sql, &res) != VS_DB_OK ||
+        vs_db_prepare(s,
+                      "UPDATE workunit SET transition_time = min(transition_time, ?2), "
+                      "mod_time = ?3 WHERE id = ?1",
+                      &wu) != VS_DB_OK)
+        rc = vs_sq__err(s, vs_db_errcode(s), "resend");
     for (size_t i = 0; i < n && rc == 0; i++) {
-        sqlite3_bind_int64(res, 1, items[i].result_id);
-        sqlite3_bind_int64(res, 2, hostid);
-        sqlite3_bind_int64(res, 3, items[i].sent_time);
-        sqlite3_bind_int64(res, 4, items[i].report_deadline);
-        sqlite3_bind_int64(res, 5, now);
+        vs_db_bind_int64(res, 1, items[i].result_id);
+        vs_db_bind_int64(res, 2, hostid);
+        vs_db_bind_int64(res, 3, items[i].sent_time);
+        vs_db_bind_int64(res, 4, items[i].report_deadline);
+        vs_db_bind_int64(res, 5, now);
         rc = vs_sq__step_done(s, res, "resend");
-        if (rc != 0 || sqlite3_changes(s->db) != 1)
+        if (rc != 0 || vs_db_changes(s) != 1)
             continue;
-        sqlite3_bind_int64(wu, 1, items[i].workunit_id);
-        sqlite3_bind_int64(wu, 2, items[i].report_deadline);
-        sqlite3_bind_int64(wu, 3, now);
+        vs_db_bind_int64(wu, 1, items[i].workunit_id);
+        vs_db_bind_int64(wu, 2, items[i].report_deadline);
+        vs_db_bind_int64(wu, 3, now);
         rc = vs_sq__step_done(s, wu, "resend wu");
     }
-    sqlite3_finalize(res);
-    sqlite3_finalize(wu);
+    vs_db_finalize(res);
+    vs_db_finalize(wu);
     return vs_sq__leave(s, rc);
 }
 
@@ -484,25 +484,25 @@ int vs_store_result_report(struct vs_store *s, int64_t hostid, int64_t now,
         goto done;
     }
     bool ok = rep->client_state == VS_RESULT_CLIENT_STATE_FILES_UPLOADED && rep->exit_status == 0;
-    sqlite3_stmt *st = vs_sq__stmt(s, SQ_REPORT);
+    struct vs_stmt *st = vs_sq__stmt(s, SQ_REPORT);
     if (!st) {
         rc = VS_ESTORE;
         goto done;
     }
-    sqlite3_bind_int64(st, 1, r.id);
-    sqlite3_bind_int(st, 2, ok ? VS_RESULT_OUTCOME_SUCCESS : VS_RESULT_OUTCOME_CLIENT_ERROR);
-    sqlite3_bind_int(st, 3, rep->client_state);
-    sqlite3_bind_int(st, 4, rep->exit_status);
-    sqlite3_bind_double(st, 5, rep->cpu_time);
-    sqlite3_bind_double(st, 6, rep->elapsed_time);
-    sqlite3_bind_double(st, 7, rep->peak_working_set_size);
-    sqlite3_bind_double(st, 8, rep->peak_swap_size);
-    sqlite3_bind_double(st, 9, rep->peak_disk_usage);
+    vs_db_bind_int64(st, 1, r.id);
+    vs_db_bind_int(st, 2, ok ? VS_RESULT_OUTCOME_SUCCESS : VS_RESULT_OUTCOME_CLIENT_ERROR);
+    vs_db_bind_int(st, 3, rep->client_state);
+    vs_db_bind_int(st, 4, rep->exit_status);
+    vs_db_bind_double(st, 5, rep->cpu_time);
+    vs_db_bind_double(st, 6, rep->elapsed_time);
+    vs_db_bind_double(st, 7, rep->peak_working_set_size);
+    vs_db_bind_double(st, 8, rep->peak_swap_size);
+    vs_db_bind_double(st, 9, rep->peak_disk_usage);
     if (rep->xml_doc_out)
-        sqlite3_bind_text(st, 10, rep->xml_doc_out, -1, SQLITE_STATIC);
+        vs_db_bind_text(st, 10, rep->xml_doc_out, -1, VS_DB_STATIC);
     if (rep->stderr_out)
-        sqlite3_bind_text(st, 11, rep->stderr_out, -1, SQLITE_STATIC);
-    sqlite3_bind_int64(st, 12, now);
+        vs_db_bind_text(st, 11, rep->stderr_out, -1, VS_DB_STATIC);
+    vs_db_bind_int64(st, 12, now);
     rc = vs_sq__step_done(s, st, "report");
     if (rc != 0)
         goto done;
@@ -511,8 +511,8 @@ int vs_store_result_report(struct vs_store *s, int64_t hostid, int64_t now,
         rc = VS_ESTORE;
         goto done;
     }
-    sqlite3_bind_int64(st, 1, r.workunitid);
-    sqlite3_bind_int64(st, 2, now);
+    vs_db_bind_int64(st, 1, r.workunitid);
+    vs_db_bind_int64(st, 2, now);
     rc = vs_sq__step_done(s, st, "report wu");
 done:
     vs_result_cleanup(&r);
@@ -525,20 +525,20 @@ done:
 /* ------------------------------------------------------------------------ */
 /* Transitioner scan                                                         */
 
-int vs_sq__read_wu_page(struct vs_store *s, sqlite3_stmt *st, int limit, const char *what,
+int vs_sq__read_wu_page(struct vs_store *s, struct vs_stmt *st, int limit, const char *what,
                         struct vs_workunit **out, size_t *out_n)
 {
     struct vs_workunit *wus = vs_xcalloc((size_t)limit, sizeof(*wus));
     size_t nwus = 0;
-    int rc = SQLITE_DONE;
-    while (nwus < (size_t)limit && (rc = sqlite3_step(st)) == SQLITE_ROW)
+    int rc = VS_DB_DONE;
+    while (nwus < (size_t)limit && (rc = vs_db_step(st)) == VS_DB_ROW)
         vs_sq__read_row(st, 0, &vs_sq__workunit, &wus[nwus++]);
     if (nwus == (size_t)limit)
-        rc = SQLITE_DONE;
-    sqlite3_reset(st);
+        rc = VS_DB_DONE;
+    vs_db_reset(st);
     *out = wus;
     *out_n = nwus;
-    return rc == SQLITE_DONE ? 0 : vs_sq__err(s, rc, what);
+    return rc == VS_DB_DONE ? 0 : vs_sq__err(s, rc, what);
 }
 
 /* Calls fn for each of the page's workunits with its results, then frees the
@@ -565,11 +565,11 @@ int vs_store_wus_to_transition(struct vs_store *s, int64_t now, int limit,
 {
     if (limit <= 0 || !fn)
         return VS_EINVAL;
-    sqlite3_stmt *st = vs_sq__stmt(s, SQ_WUS_TO_TRANSITION);
+    struct vs_stmt *st = vs_sq__stmt(s, SQ_WUS_TO_TRANSITION);
     if (!st)
         return VS_ESTORE;
-    sqlite3_bind_int64(st, 1, now);
-    sqlite3_bind_int(st, 2, limit);
+    vs_db_bind_int64(st, 1, now);
+    vs_db_bind_int(st, 2, limit);
     /* Collect the page first: fn writes to the rows this scan reads. */
     struct vs_workunit *wus;
     size_t nwus;
@@ -599,23 +599,23 @@ int vs_store_wus_in_queue(struct vs_store *s, int queue, int64_t appid, int limi
     default:
         return VS_EINVAL;
     }
-    sqlite3_stmt *st = vs_sq__stmt(s, id);
+    struct vs_stmt *st = vs_sq__stmt(s, id);
     if (!st)
         return VS_ESTORE;
-    sqlite3_bind_int64(st, 1, appid);
-    sqlite3_bind_int(st, 2, limit);
+    vs_db_bind_int64(st, 1, appid);
+    vs_db_bind_int(st, 2, limit);
     struct vs_workunit *wus = NULL;
     size_t nwus = 0, cap = 0;
     int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    while ((rc = vs_db_step(st)) == VS_DB_ROW) {
         if (nwus == cap) {
             cap = cap ? 2 * cap : 16;
             wus = vs_xreallocarray(wus, cap, sizeof(*wus));
         }
         vs_sq__read_row(st, 0, &vs_sq__workunit, &wus[nwus++]);
     }
-    sqlite3_reset(st);
-    int ret = rc == SQLITE_DONE ? 0 : vs_sq__err(s, rc, "queue scan");
+    vs_db_reset(st);
+    int ret = rc == VS_DB_DONE ? 0 : vs_sq__err(s, rc, "queue scan");
     return each_wu_with_results(s, wus, nwus, ret, fn, ctx);
 }
 
@@ -623,13 +623,13 @@ int vs_store_results_to_delete(struct vs_store *s, int limit, vs_store_result_fn
 {
     if (limit <= 0 || !fn)
         return VS_EINVAL;
-    sqlite3_stmt *st = vs_sq__stmt(s, SQ_RESULTS_TO_DELETE);
+    struct vs_stmt *st = vs_sq__stmt(s, SQ_RESULTS_TO_DELETE);
     if (!st)
         return VS_ESTORE;
-    sqlite3_bind_int(st, 1, limit);
+    vs_db_bind_int(st, 1, limit);
     struct vs_result_vec rv = {0};
     int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    while ((rc = vs_db_step(st)) == VS_DB_ROW) {
         struct vs_result r;
         vs_sq__read_row(st, 0, &vs_sq__result, &r);
         /* Takes ownership of r's heap strings (no copy, no free). */
@@ -639,8 +639,8 @@ int vs_store_results_to_delete(struct vs_store *s, int limit, vs_store_result_fn
         }
         rv.v[rv.n++] = r;
     }
-    sqlite3_reset(st);
-    int ret = rc == SQLITE_DONE ? 0 : vs_sq__err(s, rc, "delete scan");
+    vs_db_reset(st);
+    int ret = rc == VS_DB_DONE ? 0 : vs_sq__err(s, rc, "delete scan");
     for (size_t i = 0; ret == 0 && i < rv.n; i++)
         ret = fn(ctx, &rv.v[i]);
     vs_result_vec_cleanup(&rv);

@@ -1,0 +1,40 @@
+/*
+ * Internals of the PostgreSQL backend (store_pg.c, store_pg_stmt.c). Not for
+ * use outside src/store/.
+ */
+#ifndef VOLSCHED_STORE_PG_INT_H
+#define VOLSCHED_STORE_PG_INT_H
+
+#include <libpq-fe.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "store/sqlite_int.h"
+
+/* A statement of connection s; sql is already in PostgreSQL's dialect.
+ * slot >= 0 names a statement prepared once per connection. returns_id:
+ * its one row is the new id (vs_db_ops.last_insert_id). clash_if_none: a
+ * run that changes no row is a unique-key clash (an insert ... ON
+ * CONFLICT DO NOTHING). */
+struct vs_pgst *vs_pgst_new(struct vs_store *s, const char *sql, int slot, bool returns_id,
+                            bool clash_if_none);
+
+/* The open connection of s, or NULL when it is gone and cannot be made
+ * again now (logged). */
+PGconn *vs_pg__conn(struct vs_store *s);
+/* Records a failed statement (r may be NULL; it is cleared) and returns the
+ * SQLite code its SQLSTATE maps to. */
+int vs_pg__fail(struct vs_store *s, PGresult *r, const char *what);
+/* Records a unique-key clash of an ON CONFLICT DO NOTHING insert (r is
+ * cleared); SQLITE_CONSTRAINT_UNIQUE. */
+int vs_pg__clash(struct vs_store *s, PGresult *r, const char *what);
+void vs_pg__set_changes(struct vs_store *s, int64_t n);
+void vs_pg__set_last_id(struct vs_store *s, int64_t id);
+
+/* Rewrites SQLite-dialect SQL (the statement catalogue's and the domain
+ * files' text) into PostgreSQL's: ?N parameters become $N, and the few
+ * spellings that differ (store_pg_sql.c). ddl: also the column types of
+ * CREATE TABLE / ALTER TABLE. The caller frees the result. */
+char *vs_pg__translate(const char *sql, bool ddl);
+
+#endif
