@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "server/templates.h"
+#include "store_backend.h"
 #include "volsched/config.h"
 #include "store/store.h"
 #include "store/store_project.h"
@@ -54,6 +55,9 @@ static inline struct project_fixture *pf_create(void)
     assert_non_null(mkdtemp(f->dir));
     assert_int_equal(
         vs_project_config_defaults(&f->cfg, f->dir, "Test", "http://127.0.0.1:8080/t/"), 0);
+    /* VS_TEST_PG: the project's store is a fresh PostgreSQL database. */
+    if (vs_test_pg())
+        vs_test_store_url(f->cfg.store_url, sizeof(f->cfg.store_url), f->dir, "volsched.db");
     const char *sub[] = {"templates", "download", "upload"};
     for (int i = 0; i < 3; i++) {
         char p[2600];
@@ -143,39 +147,23 @@ static inline int64_t pf_add_jobs(struct project_fixture *f, const char *prefix,
 static inline void pf_destroy(struct project_fixture *f)
 {
     vs_store_close(f->s);
+    vs_test_store_drop(f->cfg.store_url);
     nftw(f->dir, pf_rm, 16, FTW_DEPTH | FTW_PHYS);
     vs_free(f);
 }
 
-/* Runs a COUNT-like query on the store file through a separate connection. */
-#include <sqlite3.h>
+/* Runs a COUNT-like query on the store through a separate connection. */
 static inline int64_t pf_sql(const struct project_fixture *f, const char *sql)
 {
-    char path[1200];
-    snprintf(path, sizeof(path), "%s/volsched.db", f->cfg.dir);
-    sqlite3 *db;
-    assert_int_equal(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
-    sqlite3_stmt *st;
-    assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
-    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-    int64_t v = sqlite3_column_int64(st, 0);
-    sqlite3_finalize(st);
-    sqlite3_close(db);
-    return v;
+    return vs_test_sql_i64(f->cfg.store_url, sql);
 }
 
 /* Runs one SQL statement that returns no row (a trigger, an edit) on its
  * own connection to the project's store. */
 static inline void pf_exec(const struct project_fixture *f, const char *sql)
 {
-    char path[1200];
-    snprintf(path, sizeof(path), "%s/volsched.db", f->cfg.dir);
-    sqlite3 *db;
-    assert_int_equal(sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL), SQLITE_OK);
-    char *msg = NULL;
-    if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK)
-        fail_msg("%s: %s", sql, msg);
-    sqlite3_close(db);
+    if (vs_test_sql_exec(f->cfg.store_url, sql) != 0)
+        fail_msg("%s failed", sql);
 }
 
 /* Number of regular files under dir (recursively). */

@@ -20,7 +20,7 @@
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: volsched init DIR [--name NAME] [--url URL] [--force]\n"
+    fprintf(f, "usage: volsched init DIR [--name NAME] [--url URL] [--store URL] [--force]\n"
                "\n"
                "Creates a project in DIR (created if missing; must be empty unless --force):\n"
                "  config.xml       BOINC layout <boinc><config>...</config></boinc>\n"
@@ -33,12 +33,15 @@ static void usage(FILE *f)
                "  locality_scheduling/  trigger directories of locality scheduling\n"
                "                   (need_work, no_work_available, file_working_set,\n"
                "                   files_no_work: docs/locality.md)\n"
-               "  volsched.db      the embedded store (SQLite)\n"
+               "  volsched.db      the embedded store (SQLite; none with --store postgresql://)\n"
                "\n"
                "Options:\n"
                "  --name NAME   project name shown to volunteers (default: DIR's base name)\n"
                "  --url URL     master URL the project is served at\n"
                "                (default http://127.0.0.1:8080/NAME/)\n"
+               "  --store URL   the store: sqlite:PATH (default DIR/volsched.db) or\n"
+               "                postgresql://... (libpq URI; the database is created if\n"
+               "                missing, its schema always; docs/scale-out.md)\n"
                "  --force       initialise a non-empty directory; existing keys, the\n"
                "                existing store, config.xml and the operator password are kept\n"
                "  --ops-password PW  the operator's password for the /ops/ dashboard (default:\n"
@@ -113,11 +116,12 @@ static const char *base_name(const char *dir)
 
 int vs_cmd_init(int argc, char **argv)
 {
-    const char *name = NULL, *url = NULL, *ops_password = NULL;
+    const char *name = NULL, *url = NULL, *ops_password = NULL, *store = NULL;
     bool force = false;
     const struct vs_cli_opt opts[] = {
         {.name = "name", .str = &name},
         {.name = "url", .str = &url},
+        {.name = "store", .str = &store},
         {.name = "force", .flag = &force},
         {.name = "ops-password", .str = &ops_password},
     };
@@ -171,6 +175,8 @@ int vs_cmd_init(int argc, char **argv)
         }
     } else if (rc == 0) {
         rc = vs_project_config_defaults(&cfg, dir, name, url);
+        if (rc == 0 && store && vs_strlcpy(cfg.store_url, store, sizeof(cfg.store_url)) != 0)
+            rc = VS_ELIMIT;
     }
     if (rc) {
         fprintf(stderr, "volsched init: %s: %s\n", dir, vs_strerror(rc));

@@ -359,7 +359,8 @@ static int exec_logged(struct vs_store *s, const char *sql)
 
 int vs_sq__ensure_schema(struct vs_store *s)
 {
-    int rc = exec_logged(s, "CREATE TABLE IF NOT EXISTS store_meta (key TEXT PRIMARY KEY, value TEXT)");
+    int rc =
+        exec_logged(s, "CREATE TABLE IF NOT EXISTS store_meta (key TEXT PRIMARY KEY, value TEXT)");
     if (rc)
         return rc;
     int version;

@@ -25,11 +25,11 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define VS_DB_OK SQLITE_OK
-#define VS_DB_ROW SQLITE_ROW
-#define VS_DB_DONE SQLITE_DONE
-#define VS_DB_NULL SQLITE_NULL
-#define VS_DB_STATIC SQLITE_STATIC
+#define VS_DB_OK        SQLITE_OK
+#define VS_DB_ROW       SQLITE_ROW
+#define VS_DB_DONE      SQLITE_DONE
+#define VS_DB_NULL      SQLITE_NULL
+#define VS_DB_STATIC    SQLITE_STATIC
 #define VS_DB_TRANSIENT SQLITE_TRANSIENT
 
 struct vs_store;

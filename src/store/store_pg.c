@@ -144,9 +144,9 @@ static int pg_prepare(struct vs_store *s, const char *sql, int slot, struct vs_s
      * alone; no row inserted is then the clash (store_pg_stmt.c). */
     bool clash = one_row_insert(sql);
     char *t = vs_pg__translate(sql, false);
-    const char *tail = clash ? (ret_id ? " ON CONFLICT DO NOTHING RETURNING id"
-                                       : " ON CONFLICT DO NOTHING")
-                             : (ret_id ? " RETURNING id" : "");
+    const char *tail =
+        clash ? (ret_id ? " ON CONFLICT DO NOTHING RETURNING id" : " ON CONFLICT DO NOTHING")
+              : (ret_id ? " RETURNING id" : "");
     char *u = concat(t, tail);
     vs_free(t);
     out->pg = vs_pgst_new(s, u, slot, ret_id, clash);
@@ -361,8 +361,7 @@ static int create_database(const char *conninfo, const char *db, struct vs_log *
         const char *st = PQresultErrorField(r, PG_DIAG_SQLSTATE);
         /* 42P04: another process created it first. */
         if (!st || strcmp(st, "42P04") != 0) {
-            VS_LOG(log, VS_LOG_ERROR, "store: CREATE DATABASE %s: %s", db,
-                   PQresultErrorMessage(r));
+            VS_LOG(log, VS_LOG_ERROR, "store: CREATE DATABASE %s: %s", db, PQresultErrorMessage(r));
             rc = VS_ESTORE;
         }
     }

@@ -20,8 +20,8 @@
 #define PG_MAX_PARAMS 64 /* the widest statement (a host row) binds 47 */
 
 /* Type oids (catalog/pg_type_d.h, stable across versions). */
-#define OID_INT8 20
-#define OID_TEXT 25
+#define OID_INT8   20
+#define OID_TEXT   25
 #define OID_FLOAT8 701
 
 struct vs_pgst {

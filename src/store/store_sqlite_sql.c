@@ -427,7 +427,7 @@ int vs_sq__build_sql(enum sq_stmt id, struct vs_buf *b)
         rc = vs_buf_puts(b, "INSERT INTO host_app_version(host_id, app_version_id, "
                             "n_jobs_today) VALUES(?1, ?2, 1) "
                             "ON CONFLICT(host_id, app_version_id) DO UPDATE SET "
-                            "n_jobs_today = n_jobs_today + 1");
+                            "n_jobs_today = host_app_version.n_jobs_today + 1");
         break;
     case SQ_HAV_NEW_DAY:
         rc = vs_buf_puts(b, "UPDATE host_app_version SET n_jobs_today = 0 WHERE host_id = ?1 "

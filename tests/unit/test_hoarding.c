@@ -141,7 +141,7 @@ static void test_hoarding_account(void **state)
     int64_t nh = pf_sql(e->f, sql);
     snprintf(sql, sizeof(sql),
              "SELECT max(c) FROM (SELECT count(*) c FROM result WHERE userid = %lld "
-             "AND server_state = 4 GROUP BY hostid)",
+             "AND server_state = 4 GROUP BY hostid) AS per_host",
              (long long)mid);
     int64_t most = pf_sql(e->f, sql);
     print_message("hoarder: %lld hosts, %lld of %d jobs, at most %lld on one host\n", (long long)nh,

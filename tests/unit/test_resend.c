@@ -124,15 +124,7 @@ static void test_lost_and_late_expired(void **state)
     struct env *e = make_env(true);
     int64_t hostid = first_rpc(e);
     /* One job is now far too long for what is left of its window. */
-    char path[1200];
-    snprintf(path, sizeof(path), "%s/volsched.db", e->f->cfg.dir);
-    sqlite3 *db;
-    assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
-    assert_int_equal(sqlite3_exec(db,
-                                  "UPDATE workunit SET rsc_fpops_est = 1e18 WHERE name = 'lost_1'",
-                                  NULL, NULL, NULL),
-                     SQLITE_OK);
-    sqlite3_close(db);
+    pf_exec(e->f, "UPDATE workunit SET rsc_fpops_est = 1e18 WHERE name = 'lost_1'");
     char *reply = second_rpc(e, hostid);
     assert_int_equal(count(reply, "<result>"), NWU - 1);
     assert_null(strstr(reply, "<name>lost_1_0</name>"));
