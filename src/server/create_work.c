@@ -1,15 +1,13 @@
 /* create_work: validate, stage, insert in one transaction (see create_work.h). */
 #include "server/create_work.h"
 
-#include <errno.h>
-#include <fcntl.h>
-#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "server/cw_stage.h"
 #include "server/templates.h"
 #include "volsched/alloc.h"
 #include "volsched/buf.h"
@@ -19,16 +17,6 @@
 #include "volsched/md5.h"
 #include "volsched/str.h"
 #include "volsched/strset.h"
-
-/* A file to copy into the download hierarchy once everything is valid. */
-struct stage {
-    char src[VS_PATH_MAX];
-    char dst[VS_PATH_MAX];
-    char md5[VS_MD5_HEX_LEN + 1];
-    int64_t nbytes;
-    bool done;     /* copied by this call (undo on failure) */
-    bool made_dir; /* the fanout directory was created by this call */
-};
 
 /* One workunit ready to insert. */
 struct prepared {
@@ -55,18 +43,11 @@ struct cw {
     struct vs_log *log;
     char *err;
     size_t errsize;
-    struct stage *stages;
-    size_t nstages, capstages;
-    struct vs_strset stage_set; /* stages by destination */
+    struct vs_cw_stages stages; /* input files to copy (cw_stage.h) */
     struct prepared *pr;
     struct vs_strset name_set; /* prepared workunits by name */
     struct tmpl_cache in_tmpl, out_tmpl;
 };
-
-static const char *stage_key(const void *ctx, size_t i)
-{
-    return ((const struct cw *)ctx)->stages[i].dst;
-}
 
 static const char *name_key(const void *ctx, size_t i)
 {
@@ -190,11 +171,11 @@ static int resolve_input(struct cw *c, size_t jobno, const char *arg, struct vs_
     int64_t nbytes;
     char md5[VS_MD5_HEX_LEN + 1];
     bool local = strchr(arg, '/') != NULL || is_regular(arg);
-    size_t planned = vs_strset_find(&c->stage_set, staged, stage_key, c);
-    if (!local && planned != SIZE_MAX) {
+    const struct vs_cw_stage *planned = vs_cw_stages_find(&c->stages, staged);
+    if (!local && planned) {
         /* A bare name that an earlier job of this call stages. */
-        memcpy(md5, c->stages[planned].md5, sizeof(md5));
-        nbytes = c->stages[planned].nbytes;
+        memcpy(md5, planned->md5, sizeof(md5));
+        nbytes = planned->nbytes;
     } else if (!local) {
         /* A bare name: it must already be in the download hierarchy. */
         if (vs_md5_file(staged, md5, &nbytes) != 0)
@@ -208,8 +189,8 @@ static int resolve_input(struct cw *c, size_t jobno, const char *arg, struct vs_
                         arg);
         char have[VS_MD5_HEX_LEN + 1];
         int64_t have_n;
-        if (planned != SIZE_MAX) {
-            if (strcmp(c->stages[planned].md5, md5) != 0)
+        if (planned) {
+            if (strcmp(planned->md5, md5) != 0)
                 return fail(c, VS_EEXISTS,
                             "job %zu: input '%s': two different files named '%s' given", jobno, arg,
                             name);
@@ -220,189 +201,13 @@ static int resolve_input(struct cw *c, size_t jobno, const char *arg, struct vs_
                             "job %zu: input '%s': a different file named '%s' is already "
                             "staged; use a new name",
                             jobno, arg, name);
-        } else {
-            if (c->nstages == c->capstages) {
-                c->capstages = c->capstages ? 2 * c->capstages : 8;
-                c->stages = vs_xreallocarray(c->stages, c->capstages, sizeof(*c->stages));
-            }
-            struct stage *st = &c->stages[c->nstages];
-            memset(st, 0, sizeof(*st));
-            if (vs_strlcpy(st->src, arg, sizeof(st->src)) ||
-                vs_strlcpy(st->dst, staged, sizeof(st->dst)))
-                return fail(c, VS_ELIMIT, "job %zu: input '%s': path too long", jobno, arg);
-            memcpy(st->md5, md5, sizeof(st->md5));
-            st->nbytes = nbytes;
-            vs_strset_add(&c->stage_set, c->nstages++, stage_key, c);
+        } else if (vs_cw_stages_add(&c->stages, arg, staged, md5, nbytes) != 0) {
+            return fail(c, VS_ELIMIT, "job %zu: input '%s': path too long", jobno, arg);
         }
     }
     if (vs_strlcpy(in->md5_cksum, md5, sizeof(in->md5_cksum)))
         return VS_ELIMIT;
     in->nbytes = (double)nbytes;
-    return 0;
-}
-
-int vs_create_work_copy(const char *src, const char *dst, bool durable)
-{
-    char tmp[VS_PATH_MAX + 32];
-    int n = snprintf(tmp, sizeof(tmp), "%s.tmp%d", dst, (int)getpid());
-    if (n < 0 || (size_t)n >= sizeof(tmp))
-        return VS_ELIMIT;
-    int in = open(src, O_RDONLY | O_CLOEXEC);
-    if (in < 0)
-        return -errno;
-    int out = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (out < 0) {
-        int e = -errno;
-        close(in);
-        return e;
-    }
-    char buf[65536];
-    int rc = 0;
-    for (;;) {
-        ssize_t r = read(in, buf, sizeof(buf));
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r < 0) {
-            rc = -errno;
-            break;
-        }
-        if (r == 0)
-            break;
-        for (ssize_t off = 0; off < r;) {
-            ssize_t w = write(out, buf + off, (size_t)(r - off));
-            if (w < 0 && errno == EINTR)
-                continue;
-            if (w < 0) {
-                rc = -errno;
-                break;
-            }
-            off += w;
-        }
-        if (rc)
-            break;
-    }
-    /* create_work syncs its whole batch once (do_stage) instead. */
-    if (rc == 0 && durable && fsync(out) != 0)
-        rc = -errno;
-    close(in);
-    if (close(out) != 0 && rc == 0)
-        rc = -errno;
-    if (rc == 0 && rename(tmp, dst) != 0)
-        rc = -errno;
-    if (rc)
-        unlink(tmp);
-    return rc;
-}
-
-static void unstage(struct cw *c)
-{
-    for (size_t i = 0; i < c->nstages; i++) {
-        struct stage *st = &c->stages[i];
-        if (st->done)
-            unlink(st->dst);
-        if (st->made_dir) {
-            char d[VS_PATH_MAX];
-            if (vs_strlcpy(d, st->dst, sizeof(d)) == 0) {
-                *strrchr(d, '/') = '\0';
-                rmdir(d); /* only succeeds if empty: another stage may share it */
-            }
-        }
-    }
-}
-
-/* Copies every planned file into the hierarchy, then makes them all durable
- * with one syncfs of the download directory's file system (the data, the
- * renames and the new fanout directories), instead of one fsync per file:
- * those cost a disk flush each, 5 ms here, and made a batch of 10,000 new
- * inputs take minutes. */
-/* Stagings [from, to) of one thread: the first failure stops it. */
-struct stager {
-    struct stage *stages;
-    size_t from, to;
-    int rc;
-    size_t failed;
-    bool dir_failed;
-};
-
-static void *stage_range(void *arg)
-{
-    struct stager *g = arg;
-    for (size_t i = g->from; i < g->to && g->rc == 0; i++) {
-        struct stage *st = &g->stages[i];
-        char d[VS_PATH_MAX];
-        if (vs_strlcpy(d, st->dst, sizeof(d)) != 0) {
-            g->rc = VS_ELIMIT;
-            g->failed = i;
-            break;
-        }
-        *strrchr(d, '/') = '\0';
-        if (mkdir(d, 0755) == 0) {
-            st->made_dir = true;
-        } else if (errno != EEXIST) {
-            g->rc = -errno;
-            g->failed = i;
-            g->dir_failed = true;
-            break;
-        }
-        /* A copy, not a hard link: a link would be cheaper (no new inode)
-         * but an operator rewriting the source file in place would then
-         * change a staged input under jobs that record its md5. */
-        int rc = vs_create_work_copy(st->src, st->dst, false);
-        if (rc) {
-            g->rc = rc;
-            g->failed = i;
-            break;
-        }
-        st->done = true;
-    }
-    return NULL;
-}
-
-/* Threads that copy a large batch: creating a file is kernel work per file
- * (an inode, a directory entry), which parallel threads overlap. */
-#define STAGE_THREADS      4
-#define STAGE_PARALLEL_MIN 256
-
-static int do_stage(struct cw *c)
-{
-    struct stager g[STAGE_THREADS];
-    size_t nt = 1;
-    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-    if (c->nstages >= STAGE_PARALLEL_MIN && ncpu > 1)
-        nt = ncpu < STAGE_THREADS ? (size_t)ncpu : STAGE_THREADS;
-    pthread_t th[STAGE_THREADS];
-    bool started[STAGE_THREADS] = {false};
-    for (size_t t = 0; t < nt; t++) {
-        g[t] =
-            (struct stager){c->stages, c->nstages * t / nt, c->nstages * (t + 1) / nt, 0, 0, false};
-        if (t > 0)
-            started[t] = pthread_create(&th[t], NULL, stage_range, &g[t]) == 0;
-        if (t > 0 && !started[t])
-            stage_range(&g[t]); /* no thread: copy them here */
-    }
-    stage_range(&g[0]);
-    for (size_t t = 1; t < nt; t++)
-        if (started[t])
-            pthread_join(th[t], NULL);
-    for (size_t t = 0; t < nt; t++) {
-        if (g[t].rc == 0)
-            continue;
-        const struct stage *st = &c->stages[g[t].failed];
-        if (g[t].dir_failed)
-            return fail(c, g[t].rc, "cannot create the directory of %s: %s", st->dst,
-                        vs_strerror(g[t].rc));
-        return fail(c, g[t].rc, "cannot stage %s into %s: %s", st->src, st->dst,
-                    vs_strerror(g[t].rc));
-    }
-    if (c->nstages == 0)
-        return 0;
-    int fd = open(c->cfg->download_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd < 0)
-        return fail(c, -errno, "cannot open %s: %s", c->cfg->download_dir, strerror(errno));
-    int rc = syncfs(fd) == 0 ? 0 : -errno;
-    close(fd);
-    if (rc)
-        return fail(c, rc, "cannot sync the staged files: %s", vs_strerror(rc));
     return 0;
 }
 
@@ -767,17 +572,6 @@ static int insert_job(struct cw *c, size_t i, int64_t now)
     return rc;
 }
 
-/* Forgets the stagings planned from index from on (a skipped job's). */
-static void drop_stages(struct cw *c, size_t from)
-{
-    if (from == c->nstages)
-        return;
-    c->nstages = from;
-    vs_strset_cleanup(&c->stage_set);
-    for (size_t i = 0; i < c->nstages; i++)
-        vs_strset_add(&c->stage_set, i, stage_key, c);
-}
-
 int vs_create_work(const struct vs_project_config *cfg, struct vs_store *s,
                    const struct vs_cw_params *params, const struct vs_cw_job *jobs, size_t njobs,
                    int64_t now, struct vs_log *log, struct vs_cw_created **out_created, char *err,
@@ -821,14 +615,14 @@ int vs_create_work(const struct vs_project_config *cfg, struct vs_store *s,
     c.pr = vs_xcalloc(njobs, sizeof(*c.pr));
     size_t nprep = 0, nmade = 0;
     for (size_t i = 0; i < njobs && rc == 0; i++) {
-        size_t stages_before = c.nstages;
+        size_t stages_before = c.stages.n;
         rc = prepare_job(&c, i + 1, &jobs[i], now, &c.pr[nprep]);
         if (rc == 0) {
             vs_strset_add(&c.name_set, nprep, name_key, &c);
         } else if (params->continue_on_error) {
             if (params->on_skip)
                 params->on_skip(params->skip_ctx, i + 1, c.err);
-            drop_stages(&c, stages_before);
+            vs_cw_stages_truncate(&c.stages, stages_before);
             c.pr[nprep].skipped = true;
             c.pr[nprep].wu.id = 0;
             rc = 0;
@@ -838,7 +632,7 @@ int vs_create_work(const struct vs_project_config *cfg, struct vs_store *s,
     /* Everything checked: now stage files, then insert in one transaction. */
     bool in_txn = false;
     if (rc == 0)
-        rc = do_stage(&c);
+        rc = vs_cw_stages_run(&c.stages, cfg->download_dir, c.err, c.errsize);
     if (rc == 0 && (rc = vs_store_durable_commits(s, true)) != 0)
         fail(&c, rc, "store: %s", vs_strerror(rc));
     if (rc == 0) {
@@ -868,7 +662,7 @@ int vs_create_work(const struct vs_project_config *cfg, struct vs_store *s,
     if (vs_store_durable_commits(s, false) != 0)
         VS_LOG(log, VS_LOG_WARN, "create_work: could not restore the store's sync mode");
     if (rc) {
-        unstage(&c);
+        vs_cw_stages_undo(&c.stages);
     } else if (out_created) {
         struct vs_cw_created *cr = vs_xcalloc(nprep, sizeof(*cr));
         for (size_t i = 0; i < nprep; i++) {
@@ -882,8 +676,7 @@ int vs_create_work(const struct vs_project_config *cfg, struct vs_store *s,
     for (size_t i = 0; i < nprep; i++)
         vs_workunit_cleanup(&c.pr[i].wu);
     vs_free(c.pr);
-    vs_free(c.stages);
-    vs_strset_cleanup(&c.stage_set);
+    vs_cw_stages_cleanup(&c.stages);
     vs_strset_cleanup(&c.name_set);
     vs_free(c.in_tmpl.text);
     vs_free(c.out_tmpl.text);
