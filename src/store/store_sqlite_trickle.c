@@ -1,10 +1,11 @@
 /*
- * Trickle messages (SQLite): BOINC's msg_from_host (trickle-ups a client
+ * Trickle messages: BOINC's msg_from_host (trickle-ups a client
  * sent) and msg_to_host (trickle-downs waiting for a host). The tables are
  * created on first use (CREATE TABLE IF NOT EXISTS), so a project that
  * never sees a trickle carries no schema change. Trickles are rare: the
  * statements are prepared per call, not cached.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "store/sqlite_int.h"
@@ -44,24 +45,6 @@ static int step_done(struct vs_store *s, struct vs_stmt *st, const char *what)
     return rc == VS_DB_DONE ? 0 : vs_sq__err(s, rc, what);
 }
 
-int vs_store_trickle_up_add(struct vs_store *s, int64_t now, int64_t hostid,
-                            const char *result_name, const char *variety, const char *xml)
-{
-    struct vs_stmt *st;
-    int rc = run(s,
-                 "INSERT INTO msg_from_host (create_time, hostid, result_name, variety, xml) "
-                 "VALUES (?1, ?2, ?3, ?4, ?5)",
-                 &st);
-    if (rc)
-        return rc;
-    vs_db_bind_int64(st, 1, now);
-    vs_db_bind_int64(st, 2, hostid);
-    vs_db_bind_text(st, 3, result_name ? result_name : "", -1, VS_DB_STATIC);
-    vs_db_bind_text(st, 4, variety ? variety : "", -1, VS_DB_STATIC);
-    vs_db_bind_text(st, 5, xml ? xml : "", -1, VS_DB_STATIC);
-    return step_done(s, st, "msg_from_host insert");
-}
-
 static int each(struct vs_store *s, struct vs_stmt *st, vs_store_trickle_fn fn, void *ctx)
 {
     int rc, ret = 0;
@@ -83,67 +66,95 @@ static int each(struct vs_store *s, struct vs_stmt *st, vs_store_trickle_fn fn, 
     return rc == VS_DB_DONE || rc == VS_DB_ROW ? 0 : vs_sq__err(s, rc, "trickle select");
 }
 
-int vs_store_trickle_ups_unhandled(struct vs_store *s, int limit, vs_store_trickle_fn fn, void *ctx)
-{
-    struct vs_stmt *st;
-    int rc = run(s,
-                 "SELECT id, create_time, hostid, result_name, variety, xml FROM msg_from_host "
-                 "WHERE handled = 0 ORDER BY id LIMIT ?1",
-                 &st);
-    if (rc)
-        return rc;
-    vs_db_bind_int(st, 1, limit > 0 ? limit : 100);
-    return each(s, st, fn, ctx);
-}
+/* The two mailboxes: trickle-ups from hosts, trickle-downs to them. They
+ * differ only in the table and in that a trickle-up names its result. */
+struct box {
+    const char *table;
+    bool up;
+};
+static const struct box UP = {"msg_from_host", true}, DOWN = {"msg_to_host", false};
 
-int vs_store_trickle_up_handled(struct vs_store *s, int64_t id)
+static int box_add(struct vs_store *s, const struct box *b, int64_t now, int64_t hostid,
+                   const char *result_name, const char *variety, const char *xml)
 {
+    char sql[200];
+    snprintf(sql, sizeof(sql),
+             "INSERT INTO %s (create_time, hostid, variety, xml%s) VALUES (?1, ?2, ?3, ?4%s)",
+             b->table, b->up ? ", result_name" : "", b->up ? ", ?5" : "");
     struct vs_stmt *st;
-    int rc = run(s, "UPDATE msg_from_host SET handled = 1 WHERE id = ?1", &st);
-    if (rc)
-        return rc;
-    vs_db_bind_int64(st, 1, id);
-    return step_done(s, st, "msg_from_host update");
-}
-
-int vs_store_trickle_down_add(struct vs_store *s, int64_t now, int64_t hostid, const char *variety,
-                              const char *xml)
-{
-    struct vs_stmt *st;
-    int rc = run(s,
-                 "INSERT INTO msg_to_host (create_time, hostid, variety, xml) VALUES (?1, ?2, ?3, "
-                 "?4)",
-                 &st);
+    int rc = run(s, sql, &st);
     if (rc)
         return rc;
     vs_db_bind_int64(st, 1, now);
     vs_db_bind_int64(st, 2, hostid);
     vs_db_bind_text(st, 3, variety ? variety : "", -1, VS_DB_STATIC);
     vs_db_bind_text(st, 4, xml ? xml : "", -1, VS_DB_STATIC);
-    return step_done(s, st, "msg_to_host insert");
+    if (b->up)
+        vs_db_bind_text(st, 5, result_name ? result_name : "", -1, VS_DB_STATIC);
+    return step_done(s, st, b->up ? "msg_from_host insert" : "msg_to_host insert");
+}
+
+/* Calls fn for up to limit unhandled messages, oldest first: a host's
+ * (trickle-downs), or all (trickle-ups). */
+static int box_list(struct vs_store *s, const struct box *b, int64_t hostid, int limit,
+                    vs_store_trickle_fn fn, void *ctx)
+{
+    char sql[240];
+    snprintf(sql, sizeof(sql),
+             "SELECT id, create_time, hostid, %s, variety, xml FROM %s WHERE handled = 0%s "
+             "ORDER BY id LIMIT ?1",
+             b->up ? "result_name" : "''", b->table, b->up ? "" : " AND hostid = ?2");
+    struct vs_stmt *st;
+    int rc = run(s, sql, &st);
+    if (rc)
+        return rc;
+    vs_db_bind_int(st, 1, limit);
+    if (!b->up)
+        vs_db_bind_int64(st, 2, hostid);
+    return each(s, st, fn, ctx);
+}
+
+static int box_handled(struct vs_store *s, const struct box *b, int64_t id)
+{
+    char sql[96];
+    snprintf(sql, sizeof(sql), "UPDATE %s SET handled = 1 WHERE id = ?1", b->table);
+    struct vs_stmt *st;
+    int rc = run(s, sql, &st);
+    if (rc)
+        return rc;
+    vs_db_bind_int64(st, 1, id);
+    return step_done(s, st, b->up ? "msg_from_host update" : "msg_to_host update");
+}
+
+int vs_store_trickle_up_add(struct vs_store *s, int64_t now, int64_t hostid,
+                            const char *result_name, const char *variety, const char *xml)
+{
+    return box_add(s, &UP, now, hostid, result_name, variety, xml);
+}
+
+int vs_store_trickle_ups_unhandled(struct vs_store *s, int limit, vs_store_trickle_fn fn, void *ctx)
+{
+    return box_list(s, &UP, 0, limit > 0 ? limit : 100, fn, ctx);
+}
+
+int vs_store_trickle_up_handled(struct vs_store *s, int64_t id)
+{
+    return box_handled(s, &UP, id);
+}
+
+int vs_store_trickle_down_add(struct vs_store *s, int64_t now, int64_t hostid, const char *variety,
+                              const char *xml)
+{
+    return box_add(s, &DOWN, now, hostid, NULL, variety, xml);
 }
 
 int vs_store_trickle_downs_of_host(struct vs_store *s, int64_t hostid, int limit,
                                    vs_store_trickle_fn fn, void *ctx)
 {
-    struct vs_stmt *st;
-    int rc = run(s,
-                 "SELECT id, create_time, hostid, '', variety, xml FROM msg_to_host "
-                 "WHERE hostid = ?1 AND handled = 0 ORDER BY id LIMIT ?2",
-                 &st);
-    if (rc)
-        return rc;
-    vs_db_bind_int64(st, 1, hostid);
-    vs_db_bind_int(st, 2, limit > 0 ? limit : 10);
-    return each(s, st, fn, ctx);
+    return box_list(s, &DOWN, hostid, limit > 0 ? limit : 10, fn, ctx);
 }
 
 int vs_store_trickle_down_sent(struct vs_store *s, int64_t id)
 {
-    struct vs_stmt *st;
-    int rc = run(s, "UPDATE msg_to_host SET handled = 1 WHERE id = ?1", &st);
-    if (rc)
-        return rc;
-    vs_db_bind_int64(st, 1, id);
-    return step_done(s, st, "msg_to_host update");
+    return box_handled(s, &DOWN, id);
 }
