@@ -18,6 +18,7 @@
 #include <unistd.h>
 #include "server/loc_dirs.h"
 #include "server/sched.h"
+#include "store_backend.h"
 #include "server/sched_int.h"
 #include "store/store.h"
 #include "volsched/alloc.h"
@@ -145,7 +146,7 @@ static inline struct fixture *make(int wait_period, bool sorted)
     snprintf(c->cgi_url, sizeof(c->cgi_url), "http://127.0.0.1:8080/test/");
     snprintf(c->download_dir, sizeof(c->download_dir), "%s/download", fx->dir);
     snprintf(c->key_dir, sizeof(c->key_dir), "%s/keys", fx->dir);
-    snprintf(c->store_url, sizeof(c->store_url), "sqlite:%s/t.db", fx->dir);
+    vs_test_store_url(c->store_url, sizeof(c->store_url), fx->dir, "t.db");
     vs_sp_config_defaults(&c->policy);
     c->policy.one_result_per_user_per_wu = true;
     c->locality_scheduling = true;
@@ -199,6 +200,7 @@ static inline int teardown(void **state)
     struct fixture *fx = *state;
     vs_sched_destroy(fx->s);
     vs_store_close(fx->st);
+    vs_test_store_drop(fx->cfg.store_url);
     char cmd[128];
     snprintf(cmd, sizeof(cmd), "rm -rf %s", fx->dir);
     assert_int_equal(system(cmd), 0);
@@ -316,20 +318,10 @@ static inline void check_golden(const char *text, const char *name)
     vs_free(norm);
 }
 
-/* One number from the store file, through a separate read-only connection. */
+/* One number from the store, through a separate connection. */
 static inline int64_t sql_count(const struct fixture *fx, const char *sql)
 {
-    char path[200];
-    snprintf(path, sizeof(path), "%s/t.db", fx->dir);
-    sqlite3 *db;
-    assert_int_equal(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
-    sqlite3_stmt *st;
-    assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
-    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-    int64_t v = sqlite3_column_int64(st, 0);
-    sqlite3_finalize(st);
-    sqlite3_close(db);
-    return v;
+    return vs_test_sql_i64(fx->cfg.store_url, sql);
 }
 
 static inline bool has_delete(const struct vs_proto_reply *r, const char *f)

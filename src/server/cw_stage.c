@@ -180,8 +180,7 @@ static void *stage_range(void *arg)
 #define STAGE_THREADS      4
 #define STAGE_PARALLEL_MIN 256
 
-int vs_cw_stages_run(struct vs_cw_stages *p, const char *download_dir, char *err,
-                     size_t errsize)
+int vs_cw_stages_run(struct vs_cw_stages *p, const char *download_dir, char *err, size_t errsize)
 {
     struct stager g[STAGE_THREADS];
     size_t nt = 1;
@@ -191,8 +190,7 @@ int vs_cw_stages_run(struct vs_cw_stages *p, const char *download_dir, char *err
     pthread_t th[STAGE_THREADS];
     bool started[STAGE_THREADS] = {false};
     for (size_t t = 0; t < nt; t++) {
-        g[t] =
-            (struct stager){p->v, p->n * t / nt, p->n * (t + 1) / nt, 0, 0, false};
+        g[t] = (struct stager){p->v, p->n * t / nt, p->n * (t + 1) / nt, 0, 0, false};
         if (t > 0)
             started[t] = pthread_create(&th[t], NULL, stage_range, &g[t]) == 0;
         if (t > 0 && !started[t])

@@ -37,4 +37,8 @@ void vs_pg__set_last_id(struct vs_store *s, int64_t id);
  * CREATE TABLE / ALTER TABLE. The caller frees the result. */
 char *vs_pg__translate(const char *sql, bool ddl);
 
+/* The PostgreSQL text of a statement slot whose SQLite text PostgreSQL
+ * cannot take (store_pg_sql.c), or NULL. The caller frees it. */
+char *vs_pg__slot_sql(int slot);
+
 #endif

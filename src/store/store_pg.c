@@ -143,7 +143,9 @@ static int pg_prepare(struct vs_store *s, const char *sql, int slot, struct vs_s
      * after it (store.h). ON CONFLICT DO NOTHING leaves the transaction
      * alone; no row inserted is then the clash (store_pg_stmt.c). */
     bool clash = one_row_insert(sql);
-    char *t = vs_pg__translate(sql, false);
+    char *t = slot >= 0 ? vs_pg__slot_sql(slot) : NULL;
+    if (!t)
+        t = vs_pg__translate(sql, false);
     const char *tail =
         clash ? (ret_id ? " ON CONFLICT DO NOTHING RETURNING id" : " ON CONFLICT DO NOTHING")
               : (ret_id ? " RETURNING id" : "");

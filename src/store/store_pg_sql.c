@@ -134,3 +134,51 @@ char *vs_pg__translate(const char *sql, bool ddl)
     size_t n;
     return vs_buf_take(&b, &n);
 }
+
+/*
+ * Statement slots whose SQLite text leans on what only SQLite allows, in
+ * PostgreSQL's own words (NULL for every other slot: the translated
+ * catalogue text serves). Locality's unsent scans pick each workunit's
+ * lowest-id result with SQLite's bare columns beside min() in a GROUP BY;
+ * here a correlated min() picks that row. Keep them in step with
+ * store_sqlite_locality.c (the same tests run on both backends).
+ */
+char *vs_pg__slot_sql(int slot)
+{
+    if (slot != SQ_LOC_UNSENT && slot != SQ_LOC_UNSENT_ALL && slot != SQ_LOC_FILES_WITH_WORK)
+        return NULL;
+    struct vs_buf b;
+    vs_buf_init(&b, VS_BUF_UNLIMITED);
+    int rc = 0;
+    if (slot == SQ_LOC_FILES_WITH_WORK) {
+        rc = vs_buf_printf(&b,
+                           "SELECT f FROM (SELECT substr(w.name, 1, strpos(w.name, '__') - 1) "
+                           "AS f FROM result r JOIN workunit w ON w.id = r.workunitid WHERE "
+                           "r.server_state = %d AND w.transitioner_flags = 0 AND "
+                           "strpos(w.name, '__') > 1) AS files WHERE f > $1 GROUP BY f "
+                           "ORDER BY f LIMIT $2",
+                           VS_RESULT_SERVER_STATE_UNSENT);
+    } else {
+        char *r = vs_sq__select_list(&vs_sq__result, "r");
+        char *w = vs_sq__select_list(&vs_sq__workunit, "w");
+        bool excl = slot == SQ_LOC_UNSENT;
+        rc = vs_buf_printf(&b,
+                           "SELECT %s, %s, r.id FROM workunit w JOIN result r ON "
+                           "r.workunitid = w.id WHERE w.name >= $1 AND w.name < $2 AND "
+                           "w.transitioner_flags = 0 AND r.server_state = %d AND r.id > $3 AND "
+                           "r.id = (SELECT min(m.id) FROM result m WHERE m.workunitid = w.id "
+                           "AND m.server_state = %d AND m.id > $3) %s ORDER BY r.id LIMIT %s",
+                           r, w, VS_RESULT_SERVER_STATE_UNSENT, VS_RESULT_SERVER_STATE_UNSENT,
+                           excl ? "AND NOT EXISTS (SELECT 1 FROM result x WHERE x.workunitid = "
+                                  "w.id AND (($4 > 0 AND x.userid = $4) OR ($5 > 0 AND "
+                                  "x.hostid = $5)))"
+                                : "",
+                           excl ? "$6" : "$4");
+        vs_free(r);
+        vs_free(w);
+    }
+    if (VS_NEVER(rc != 0))
+        vs_buf_reset(&b);
+    size_t n;
+    return vs_buf_take(&b, &n);
+}

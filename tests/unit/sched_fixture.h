@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "server/sched.h"
+#include "store_backend.h"
 #include "store/store.h"
 #include "volsched/alloc.h"
 #include "volsched/buf.h"
@@ -80,7 +81,7 @@ static inline void build(struct fx *f, const struct vs_sp_config *pol, const str
     assert_non_null(mkdtemp(f->dir));
     struct vs_project_config *c = &f->cfg;
     assert_int_equal(vs_project_config_defaults(c, f->dir, "Rules", "http://127.0.0.1:8080/r/"), 0);
-    snprintf(c->store_url, sizeof(c->store_url), "sqlite:%s/t.db", f->dir);
+    vs_test_store_url(c->store_url, sizeof(c->store_url), f->dir, "t.db");
     c->policy = *pol;
     /* The requests here list none of the host's jobs in <other_results>:
      * with resend_lost_results (a project's default) they would come back
@@ -184,6 +185,7 @@ static inline void destroy(struct fx *f)
 {
     vs_sched_destroy(f->s);
     vs_store_close(f->st);
+    vs_test_store_drop(f->cfg.store_url);
     char cmd[128];
     snprintf(cmd, sizeof(cmd), "rm -rf %s", f->dir);
     assert_int_equal(system(cmd), 0);

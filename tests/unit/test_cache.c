@@ -1,12 +1,12 @@
 /*
- * The job cache against a real (temporary) SQLite store: refill pages
+ * The job cache against a real (temporary) store (SQLite, or PostgreSQL
+ * with VS_TEST_PG: store_backend.h): refill pages
  * through UNSENT results, a job is handed out once, put-back and forget do
  * what they say, claimed results never come back, and the prep hook runs
  * once per loaded job.
  */
+#include "store_backend.h"
 #include "vs_test.h"
-
-#include <sqlite3.h>
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +19,7 @@
 
 struct fixture {
     char dir[64];
+    char url[512];
     struct vs_store *st;
     int64_t appid;
     int64_t rid[8];
@@ -30,9 +31,8 @@ static int setup(void **state)
     struct fixture *fx = VS_NEW(struct fixture);
     snprintf(fx->dir, sizeof(fx->dir), "/tmp/vs_cache_XXXXXX");
     assert_non_null(mkdtemp(fx->dir));
-    char url[128];
-    snprintf(url, sizeof(url), "sqlite:%s/t.db", fx->dir);
-    assert_int_equal(vs_store_open(url, VS_STORE_CREATE, NULL, &fx->st), 0);
+    vs_test_store_url(fx->url, sizeof(fx->url), fx->dir, "t.db");
+    assert_int_equal(vs_store_open(fx->url, VS_STORE_CREATE, NULL, &fx->st), 0);
     struct vs_app app = {0};
     snprintf(app.name, sizeof(app.name), "primes");
     assert_int_equal(vs_store_app_add(fx->st, &app), 0);
@@ -64,6 +64,7 @@ static int teardown(void **state)
 {
     struct fixture *fx = *state;
     vs_store_close(fx->st);
+    vs_test_store_drop(fx->url);
     char cmd[128];
     snprintf(cmd, sizeof(cmd), "rm -rf %s", fx->dir);
     assert_int_equal(system(cmd), 0);
@@ -180,14 +181,10 @@ static void test_refill_take(void **state)
  * operation changes it once made). */
 static void set_priority(struct fixture *fx, int64_t rid, int prio)
 {
-    char path[128], sql[128];
-    snprintf(path, sizeof(path), "%s/t.db", fx->dir);
-    sqlite3 *db;
-    assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+    char sql[128];
     snprintf(sql, sizeof(sql), "UPDATE result SET priority = %d WHERE id = %lld", prio,
              (long long)rid);
-    assert_int_equal(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
-    sqlite3_close(db);
+    assert_int_equal(vs_test_sql_exec(fx->url, sql), 0);
 }
 
 /* The cache fills by priority, then id, like BOINC's feeder, and takers see

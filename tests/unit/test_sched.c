@@ -8,6 +8,7 @@
  *
  * VS_UPDATE_GOLDEN=1 rewrites the golden file instead of comparing.
  */
+#include "store_backend.h"
 #include "vs_test.h"
 
 #include <pthread.h>
@@ -86,7 +87,7 @@ static int setup(void **state)
     snprintf(c->cgi_url, sizeof(c->cgi_url), "http://127.0.0.1:8080/test/");
     snprintf(c->download_dir, sizeof(c->download_dir), "%s/download", fx->dir);
     snprintf(c->key_dir, sizeof(c->key_dir), "%s/keys", fx->dir);
-    snprintf(c->store_url, sizeof(c->store_url), "sqlite:%s/t.db", fx->dir);
+    vs_test_store_url(c->store_url, sizeof(c->store_url), fx->dir, "t.db");
     vs_sp_config_defaults(&c->policy);
     assert_int_equal(mkdir(c->key_dir, 0700), 0);
     char path[VS_PATH_MAX + 32];
@@ -182,6 +183,7 @@ static int teardown(void **state)
     struct fixture *fx = *state;
     vs_sched_destroy(fx->s);
     vs_store_close(fx->st);
+    vs_test_store_drop(fx->cfg.store_url);
     char cmd[128];
     snprintf(cmd, sizeof(cmd), "rm -rf %s", fx->dir);
     assert_int_equal(system(cmd), 0);
