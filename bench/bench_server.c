@@ -152,6 +152,10 @@ static void make_project(struct vs_project_config *c, const char *dir, int njobs
     snprintf(c->key_dir, sizeof(c->key_dir), "%s", dir);
     snprintf(c->store_url, sizeof(c->store_url), "sqlite:%s/bench.db%s", dir,
              sync_full ? "?sync=full" : "");
+    /* VS_BENCH_STORE: another store, e.g. a fresh PostgreSQL database. */
+    const char *other = getenv("VS_BENCH_STORE");
+    if (other && *other)
+        snprintf(c->store_url, sizeof(c->store_url), "%s", other);
     set_rules(&c->policy, rules);
     char path[VS_PATH_MAX + 32];
     snprintf(path, sizeof(path), "%s/code_sign_public", dir);

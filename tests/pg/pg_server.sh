@@ -8,7 +8,8 @@
 #
 # initdb refuses to run as root: as root the server runs as the Debian
 # package's "postgres" user (runuser). fsync is off: these servers hold
-# test data only, and their speed is the suite's.
+# test data only, and their speed is the suite's (PG_DURABLE=1 keeps
+# PostgreSQL's durable defaults, for benchmarks).
 set -euo pipefail
 
 PGBIN=${PGBIN:-$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)}
@@ -20,13 +21,15 @@ as_owner() {
 
 case "${1:-}" in
 start)
+    fast="-c fsync=off -c synchronous_commit=off -c full_page_writes=off"
+    [ "${PG_DURABLE:-0}" = 1 ] && fast=""
     dir=$(mktemp -d /tmp/vs_pg.XXXXXX)
     chmod 755 "$dir"
     [ "$(id -u)" = 0 ] && chown postgres: "$dir"
     as_owner "$PGBIN/initdb" -D "$dir/data" -A trust -U postgres --no-locale -E UTF8 \
         --no-sync >"$dir/initdb.log" 2>&1 || { cat "$dir/initdb.log" >&2; exit 1; }
     as_owner "$PGBIN/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 30 \
-        -o "-k $dir -c listen_addresses= -c port=5432 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200" \
+        -o "-k $dir -c listen_addresses= -c port=5432 $fast -c max_connections=200" \
         start >/dev/null || { cat "$dir/server.log" >&2; exit 1; }
     echo "$dir"
     ;;
