@@ -168,6 +168,9 @@ struct vs_db_ops {
     int (*checkpoint)(struct vs_store *s);
     int (*durable)(struct vs_store *s, bool on);
     int (*sched_tune)(struct vs_store *s, bool writer);
+    /* After rows were inserted with their ids (a store copy): new ids of
+     * table continue after the largest one. */
+    int (*ids_follow)(struct vs_store *s, const char *table);
     void (*close)(struct vs_store *s);
 };
 
@@ -198,6 +201,8 @@ int vs_sq__open_sqlite(const char *url, int flags, struct vs_log *log, struct vs
 int vs_sq__open_pg(const char *conninfo, int flags, struct vs_log *log, struct vs_store **out);
 /* Creates or migrates the schema (store_db.c); the backends' open calls it. */
 int vs_sq__ensure_schema(struct vs_store *s);
+/* Creates the trickle tables if missing (store_sqlite_trickle.c). */
+int vs_sq__trickle_ensure(struct vs_store *s);
 /* True when slot id is a table's INSERT whose new id the caller reads. */
 bool vs_sq__slot_is_insert(enum sq_stmt id);
 

@@ -280,6 +280,17 @@ static void pg_close(struct vs_store *s)
     s->pg = NULL;
 }
 
+static int pg_ids_follow(struct vs_store *s, const char *table)
+{
+    /* An identity column's sequence does not see ids given explicitly. */
+    char sql[256];
+    snprintf(sql, sizeof(sql),
+             "SELECT setval(pg_get_serial_sequence('%s', 'id'), coalesce(max(id), 0) + 1, false) "
+             "FROM %s",
+             table, table);
+    return tx_sql(s, sql);
+}
+
 const struct vs_db_ops vs_sq__pg_ops = {
     .name = "postgresql",
     .prepare = pg_prepare,
@@ -293,6 +304,7 @@ const struct vs_db_ops vs_sq__pg_ops = {
     .checkpoint = pg_nothing,
     .durable = pg_durable,
     .sched_tune = pg_sched_tune,
+    .ids_follow = pg_ids_follow,
     .close = pg_close,
 };
 

@@ -169,6 +169,13 @@ static int sq_sched_tune(struct vs_store *s, bool writer)
     return rc == SQLITE_OK ? 0 : vs_sq__err(s, rc, "tune");
 }
 
+static int sq_ids_follow(struct vs_store *s, const char *table)
+{
+    (void)s;
+    (void)table;
+    return 0; /* a rowid continues after the largest one by itself */
+}
+
 const struct vs_db_ops vs_sq__sqlite_ops = {
     .name = "sqlite",
     .prepare = sq_prepare,
@@ -182,6 +189,7 @@ const struct vs_db_ops vs_sq__sqlite_ops = {
     .checkpoint = sq_checkpoint,
     .durable = sq_durable,
     .sched_tune = sq_sched_tune,
+    .ids_follow = sq_ids_follow,
     .close = sq_close,
 };
 

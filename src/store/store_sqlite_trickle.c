@@ -23,7 +23,7 @@ static const char *const schema =
     "xml TEXT NOT NULL);"
     "CREATE INDEX IF NOT EXISTS msg_to_host_host ON msg_to_host(hostid, handled);";
 
-static int ensure(struct vs_store *s)
+int vs_sq__trickle_ensure(struct vs_store *s)
 {
     int rc = vs_db_exec(s, schema);
     return rc == VS_DB_OK ? 0 : vs_sq__err(s, rc, "trickle tables");
@@ -31,7 +31,7 @@ static int ensure(struct vs_store *s)
 
 static int run(struct vs_store *s, const char *sql, struct vs_stmt **out)
 {
-    int rc = ensure(s);
+    int rc = vs_sq__trickle_ensure(s);
     if (rc)
         return rc;
     rc = vs_db_prepare(s, sql, out);
