@@ -200,7 +200,7 @@ static int run_only(struct vs_project_config *cfg, unsigned which, int interval_
     }
     VS_LOG(log, VS_LOG_INFO, "running %s alone on %s", vs_daemon_name(which), cfg->store_url);
     uint64_t total = 0;
-    bool paused = false;
+    bool paused = false, standby = false;
     unsigned idx = 0;
     while (idx < VS_NDAEMONS && which != 1u << idx)
         idx++;
@@ -216,7 +216,7 @@ static int run_only(struct vs_project_config *cfg, unsigned which, int interval_
             VS_LOG(log, VS_LOG_INFO, paused ? "paused (stop_daemons exists)" : "resumed");
         }
         int n = 0;
-        if (!paused) {
+        if (!paused && vs_daemons_may_run(st, idx, &standby, log)) {
             struct vs_daemons_stats ds;
             double t0 = mono_now();
             n = vs_daemons_run_once(st, cfg, (int64_t)time(NULL), which, log, &ds);

@@ -13,6 +13,7 @@
 #include "server/ops_metrics.h"
 #include "server/proc_ctl.h"
 #include "store/store_project.h"
+#include "store/store_sched.h"
 #include "volsched/log.h"
 #include "volsched/str.h"
 
@@ -179,6 +180,23 @@ void vs_daemons_log_pass(struct vs_log *log, unsigned i, const struct vs_daemons
     }
 }
 
+bool vs_daemons_may_run(struct vs_store *s, unsigned i, bool *standby, struct vs_log *log)
+{
+    if (i >= VS_NDAEMONS)
+        return false;
+    bool lead = false;
+    if (vs_store_leader(s, names[i], &lead) != 0)
+        lead = false;
+    if (lead == *standby) {
+        *standby = !lead;
+        VS_LOG(log, VS_LOG_INFO,
+               lead ? "%s: leading (this instance runs it)"
+                    : "%s: standing by (another instance on this store runs it)",
+               names[i]);
+    }
+    return lead;
+}
+
 static double mono_seconds(void)
 {
     struct timespec ts;
@@ -191,7 +209,8 @@ struct vs_daemons_runner {
     struct vs_project_config run_cfg; /* the thread's copy for one round */
     struct vs_daemons_runner_opts o;
     struct vs_store *s;
-    bool paused; /* thread only: stop_daemons seen */
+    bool paused;               /* thread only: stop_daemons seen */
+    bool standby[VS_NDAEMONS]; /* thread only: another instance leads it */
     pthread_t thread;
     pthread_mutex_t mu;
     pthread_cond_t cv;
@@ -223,6 +242,8 @@ static int run_round(struct vs_daemons_runner *r)
         if (!(r->o.which & (1u << i)))
             continue;
         struct vs_log *log = r->o.logs[i] ? r->o.logs[i] : any;
+        if (!vs_daemons_may_run(r->s, i, &r->standby[i], log))
+            continue;
         struct vs_daemons_stats st;
         double t0 = mono_seconds();
         int n = vs_daemons_run_once(r->s, &r->run_cfg, (int64_t)time(NULL), 1u << i, log, &st);
@@ -244,7 +265,9 @@ static void *runner_main(void *arg)
         /* Trickle-ups go to config.xml's <trickle_handler> (docs/server.md),
          * paused by stop_daemons like the other daemons. */
         int nt = 0;
+        bool lead = false; /* one instance per store runs the handler */
         if (!r->paused && r->run_cfg.trickle_handler[0] &&
+            vs_store_leader(r->s, "trickle_handler", &lead) == 0 && lead &&
             vs_trickle_handler_pass(r->s, &r->run_cfg, r->run_cfg.trickle_handler,
                                     (int64_t)time(NULL), r->o.log, &nt) != 0)
             VS_LOG(r->o.log, VS_LOG_ERROR, "trickle handler pass failed");

@@ -97,6 +97,15 @@ void vs_daemons_runner_set_config(struct vs_daemons_runner *r, const struct vs_p
  * something (shared by the runner and `serve --only`). */
 void vs_daemons_log_pass(struct vs_log *log, unsigned i, const struct vs_daemons_stats *st,
                          double seconds);
+/*
+ * Whether this instance runs daemon index i now: when several `volsched
+ * serve` share one PostgreSQL store, each daemon runs on one of them, the
+ * leader of its role (vs_store_leader, role = the daemon's name); a new
+ * leader takes over at its next pass after the old one's connection ends.
+ * *standby (the caller's, false at first) remembers the last answer, so
+ * that each change is logged once. A store error counts as "not now".
+ */
+bool vs_daemons_may_run(struct vs_store *s, unsigned i, bool *standby, struct vs_log *log);
 /* Asks the thread to stop, waits for the pass in progress to end, closes
  * its store and frees r. NULL is a no-op. */
 void vs_daemons_runner_stop(struct vs_daemons_runner *r);

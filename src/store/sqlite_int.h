@@ -171,6 +171,8 @@ struct vs_db_ops {
     /* After rows were inserted with their ids (a store copy): new ids of
      * table continue after the largest one. */
     int (*ids_follow)(struct vs_store *s, const char *table);
+    /* vs_store_leader (store_sched.h). */
+    int (*leader)(struct vs_store *s, const char *role, bool *out);
     void (*close)(struct vs_store *s);
 };
 

@@ -19,11 +19,11 @@
 
 struct copy_table {
     const char *name;
-    const char *order;   /* ORDER BY */
-    bool has_id;         /* an id column the store assigns (identity) */
-    const char *prefix;  /* columns before the descriptor's: "name:k,..." */
+    const char *order;  /* ORDER BY */
+    bool has_id;        /* an id column the store assigns (identity) */
+    const char *prefix; /* columns before the descriptor's: "name:k,..." */
     const struct sq_table *desc;
-    const char *cols;    /* without a descriptor: "name:k,..." (k: i, d or t) */
+    const char *cols; /* without a descriptor: "name:k,..." (k: i, d or t) */
 };
 
 /* Parents first: the foreign keys of each table point to earlier ones. */
@@ -78,8 +78,9 @@ static void columns_of(const struct copy_table *t, struct cols *c)
     for (size_t i = 0; t->desc && i < t->desc->ncols && c->n < COPY_MAX_COLS; i++) {
         const struct sq_col *k = &t->desc->cols[i];
         snprintf(c->names[c->n], sizeof(c->names[0]), "%s", k->name);
-        c->kind[c->n++] = k->type == SQ_DBL ? 'd' : (k->type == SQ_STR || k->type == SQ_PSTR) ? 't'
-                                                                                              : 'i';
+        c->kind[c->n++] = k->type == SQ_DBL                           ? 'd'
+                          : (k->type == SQ_STR || k->type == SQ_PSTR) ? 't'
+                                                                      : 'i';
     }
 }
 

@@ -445,6 +445,13 @@ int vs_store_sched_tune(struct vs_store *s, bool writer)
     return s->ops->sched_tune(s, writer);
 }
 
+int vs_store_leader(struct vs_store *s, const char *role, bool *out_leader)
+{
+    if (!role || !*role || !out_leader)
+        return VS_EINVAL;
+    return s->ops->leader(s, role, out_leader);
+}
+
 int vs_store_sched_checkpoint(struct vs_store *s)
 {
     return s->ops->checkpoint(s);

@@ -45,6 +45,9 @@ struct vs_pg {
     PGconn *conn;
     char *conninfo;
     int64_t changes, last_id;
+    unsigned conn_gen; /* incremented when the connection is made again */
+    unsigned led_gen;  /* conn_gen when the leader lock was taken; 0: not held */
+    char led_role[64];
     int errcode;
     char err[512];
 };
@@ -69,6 +72,7 @@ PGconn *vs_pg__conn(struct vs_store *s)
         VS_LOG(s->log, VS_LOG_ERROR, "store: PostgreSQL connection lost: %s", pg->err);
         return NULL;
     }
+    pg->conn_gen++; /* session locks (vs_store_leader) went with the old one */
     VS_LOG(s->log, VS_LOG_WARN, "store: PostgreSQL connection made again");
     return pg->conn;
 }
@@ -291,6 +295,38 @@ static int pg_ids_follow(struct vs_store *s, const char *table)
     return tx_sql(s, sql);
 }
 
+static int pg_leader(struct vs_store *s, const char *role, bool *out)
+{
+    struct vs_pg *pg = s->pg;
+    *out = false;
+    PGconn *c = vs_pg__conn(s);
+    if (!c)
+        return VS_ESTORE;
+    if (pg->led_gen == pg->conn_gen + 1 && strcmp(pg->led_role, role) == 0) {
+        *out = true; /* held since this connection took it */
+        return 0;
+    }
+    /* Session-level (not transaction-level): held until the connection
+     * ends. Key: (the store's lock class, the role's name hashed by the
+     * server); two-int keys never meet the one-bigint transaction lock. */
+    char sql[96];
+    snprintf(sql, sizeof(sql), "SELECT pg_try_advisory_lock(%d, hashtext($1))", PG_TXN_LOCK_KEY);
+    const char *vals[1] = {role};
+    PGresult *r = PQexecParams(c, sql, 1, NULL, vals, NULL, NULL, 0);
+    if (PQresultStatus(r) != PGRES_TUPLES_OK) {
+        (void)vs_pg__fail(s, r, "leader");
+        VS_LOG(s->log, VS_LOG_ERROR, "store: leader lock: %s", pg->err);
+        return VS_ESTORE;
+    }
+    *out = PQntuples(r) == 1 && PQgetvalue(r, 0, 0)[0] == 't';
+    PQclear(r);
+    if (*out) {
+        pg->led_gen = pg->conn_gen + 1;
+        snprintf(pg->led_role, sizeof(pg->led_role), "%s", role);
+    }
+    return 0;
+}
+
 const struct vs_db_ops vs_sq__pg_ops = {
     .name = "postgresql",
     .prepare = pg_prepare,
@@ -305,6 +341,7 @@ const struct vs_db_ops vs_sq__pg_ops = {
     .durable = pg_durable,
     .sched_tune = pg_sched_tune,
     .ids_follow = pg_ids_follow,
+    .leader = pg_leader,
     .close = pg_close,
 };
 

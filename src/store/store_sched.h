@@ -25,4 +25,15 @@ VS_MUST_CHECK int vs_store_sched_tune(struct vs_store *s, bool writer);
  */
 VS_MUST_CHECK int vs_store_sched_checkpoint(struct vs_store *s);
 
+/*
+ * Whether this handle leads role (e.g. "daemons") among the instances of
+ * volsched that share the store: on PostgreSQL a session advisory lock of
+ * the role's name, taken on the first call that finds it free and held
+ * until the handle's connection ends (the process dies or the connection
+ * breaks: the server drops the lock at once, and another instance's next
+ * call takes it). On SQLite, whose store serves one machine, always true.
+ * Ask again before each round of the role's work.
+ */
+VS_MUST_CHECK int vs_store_leader(struct vs_store *s, const char *role, bool *out_leader);
+
 #endif

@@ -176,6 +176,14 @@ static int sq_ids_follow(struct vs_store *s, const char *table)
     return 0; /* a rowid continues after the largest one by itself */
 }
 
+static int sq_leader(struct vs_store *s, const char *role, bool *out)
+{
+    (void)s;
+    (void)role;
+    *out = true; /* one machine: serve's pid file already keeps it to one */
+    return 0;
+}
+
 const struct vs_db_ops vs_sq__sqlite_ops = {
     .name = "sqlite",
     .prepare = sq_prepare,
@@ -190,6 +198,7 @@ const struct vs_db_ops vs_sq__sqlite_ops = {
     .durable = sq_durable,
     .sched_tune = sq_sched_tune,
     .ids_follow = sq_ids_follow,
+    .leader = sq_leader,
     .close = sq_close,
 };
 
