@@ -53,7 +53,6 @@ bool vs_ip_in_any(const struct vs_ip *ip, const struct vs_ip_prefix *ps, size_t 
  * peer untrusted, no header, or an entry that is not an address.
  */
 bool vs_ip_forwarded_client(const struct vs_ip *peer, const char *xff,
-                            const struct vs_ip_prefix *trusted, size_t ntrusted,
-                            struct vs_ip *out);
+                            const struct vs_ip_prefix *trusted, size_t ntrusted, struct vs_ip *out);
 
 #endif

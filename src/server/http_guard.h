@@ -28,23 +28,23 @@
 #include "volsched/log.h"
 
 struct vs_http_guard_config {
-    unsigned head_timeout;     /* seconds; 0: off */
-    unsigned body_min_rate;    /* bytes per second; 0: off */
-    unsigned max_per_address;  /* 0: off */
-    unsigned max_connections;  /* required (> 0) */
-    unsigned log_interval;     /* seconds between limit log lines; 0: 10 */
+    unsigned head_timeout;              /* seconds; 0: off */
+    unsigned body_min_rate;             /* bytes per second; 0: off */
+    unsigned max_per_address;           /* 0: off */
+    unsigned max_connections;           /* required (> 0) */
+    unsigned log_interval;              /* seconds between limit log lines; 0: 10 */
     const struct vs_ip_prefix *trusted; /* copied */
     size_t ntrusted;
     struct vs_log *log; /* borrowed */
 };
 
 struct vs_http_guard_stats {
-    uint64_t accepted;       /* connections taken */
-    uint64_t open;           /* connections open now */
-    uint64_t head_timeouts;  /* closed: head not in within head_timeout */
-    uint64_t slow_bodies;    /* closed: body under body_min_rate */
-    uint64_t per_address;    /* refused: over max_per_address */
-    uint64_t full;           /* refused: max_connections reached */
+    uint64_t accepted;      /* connections taken */
+    uint64_t open;          /* connections open now */
+    uint64_t head_timeouts; /* closed: head not in within head_timeout */
+    uint64_t slow_bodies;   /* closed: body under body_min_rate */
+    uint64_t per_address;   /* refused: over max_per_address */
+    uint64_t full;          /* refused: max_connections reached */
 };
 
 /* One connection's record (opaque), made by vs_http_guard_open. */
@@ -62,8 +62,7 @@ bool vs_http_guard_admit(struct vs_http_guard *g, const struct sockaddr *sa);
 /* A connection started on fd from sa: its record (never NULL). A
  * connection that got past vs_http_guard_admit while others from its
  * address raced it is shut down here, so the limits are exact. */
-struct vs_http_conn *vs_http_guard_open(struct vs_http_guard *g, int fd,
-                                        const struct sockaddr *sa);
+struct vs_http_conn *vs_http_guard_open(struct vs_http_guard *g, int fd, const struct sockaddr *sa);
 /* The connection is gone (before its socket is closed). */
 void vs_http_guard_close(struct vs_http_guard *g, struct vs_http_conn *c);
 

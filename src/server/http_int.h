@@ -13,9 +13,9 @@
 #include "server/http.h"
 #include "server/http_guard.h"
 
-#define VS_HTTP_PATH_MAX 512
+#define VS_HTTP_PATH_MAX  512
 #define VS_HTTP_MAX_REPLY (16u * 1024u * 1024u)
-#define VS_HTTP_PEER_MAX 64
+#define VS_HTTP_PEER_MAX  64
 
 enum vs_http_route { VS_ROUTE_NONE = 0, VS_ROUTE_SCHED, VS_ROUTE_UPLOAD };
 
@@ -56,7 +56,7 @@ struct vs_http {
     struct vs_http_guard *guard;
     struct vs_http_pool pool;
     bool pool_inited, pool_started; /* handler threads may take requests */
-    _Atomic unsigned inflight; /* requests begun and not completed (the drain waits) */
+    _Atomic unsigned inflight;      /* requests begun and not completed (the drain waits) */
     /* The pages name the bound ports, so they are built once the daemons
      * listen; until then the page paths answer 503. */
     _Atomic bool pages_ready;
@@ -76,8 +76,8 @@ struct vs_http_post {
     void *sreq;
     uint64_t nread;
     bool stop;
-    int status;          /* the handler's answer, once POST_DONE */
-    struct vs_buf out;   /* its reply body */
+    int status;        /* the handler's answer, once POST_DONE */
+    struct vs_buf out; /* its reply body */
     char peer[VS_HTTP_PEER_MAX];
 };
 
@@ -112,7 +112,7 @@ void vs_http__pool_free(struct vs_http *h);
 
 /* http_pages.c */
 int vs_http__build_pages(struct vs_http *h);
-enum MHD_Result vs_http__serve_page(struct vs_http *h, struct MHD_Connection *c,
-                                    const char *method, const char *url);
+enum MHD_Result vs_http__serve_page(struct vs_http *h, struct MHD_Connection *c, const char *method,
+                                    const char *url);
 
 #endif

@@ -27,7 +27,7 @@ static enum MHD_Result add_arg(void *cls, enum MHD_ValueKind kind, const char *k
 
 /* A GET for a path none of the fixed routes own: the page handler's turn. */
 enum MHD_Result vs_http__serve_page(struct vs_http *h, struct MHD_Connection *c, const char *method,
-                                  const char *url)
+                                    const char *url)
 {
     if (!h->cfg.pages)
         return vs_http__refuse(h, c, MHD_HTTP_NOT_FOUND, method, url, "no such page");
@@ -136,4 +136,3 @@ int vs_http__build_pages(struct vs_http *h)
         rc = VS_ENOMEM;
     return rc;
 }
-

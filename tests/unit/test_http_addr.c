@@ -47,8 +47,8 @@ static void test_prefixes(void **state)
     struct vs_ip g = ip("172.31.255.255"), h = ip("172.32.0.0");
     assert_true(vs_ip_in_prefix(&g, &p));
     assert_false(vs_ip_in_prefix(&h, &p));
-    const char *bad[] = {"", "10.0.0.0/33", "::/129", "10.0.0.0/", "10.0.0.0/-1", "host",
-                         "1.2.3.4/8x", "1.2.3"};
+    const char *bad[] = {"",     "10.0.0.0/33", "::/129", "10.0.0.0/", "10.0.0.0/-1",
+                         "host", "1.2.3.4/8x",  "1.2.3"};
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
         assert_int_not_equal(vs_ip_prefix_parse(bad[i], &p), 0);
     assert_ip(&e, "fd12::1");
@@ -78,8 +78,8 @@ static void test_forwarded(void **state)
     assert_false(vs_ip_forwarded_client(&proxy, "203.0.113.9", tr, 0, &out));
     assert_ip(&out, "127.0.0.2");
     /* Garbage, empty entries, only proxies: the peer stays. */
-    const char *junk[] = {"", "   ", "not-an-ip", "203.0.113.9, ", "10.1.1.1", "203.0.113.9:80",
-                          "[2001:db8::1]"};
+    const char *junk[] = {
+        "", "   ", "not-an-ip", "203.0.113.9, ", "10.1.1.1", "203.0.113.9:80", "[2001:db8::1]"};
     for (size_t i = 0; i < sizeof(junk) / sizeof(junk[0]); i++) {
         assert_false(vs_ip_forwarded_client(&proxy, junk[i], tr, 2, &out));
         assert_ip(&out, "127.0.0.2");
