@@ -11,18 +11,17 @@
 
 #include "fuzz_check.h"
 #include "server/http_addr.h"
+#include "volsched/alloc.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size > 8192)
         return 0;
-    char *s = malloc(size + 1);
-    if (!s)
-        return 0;
+    char *s = vs_xmalloc(size + 1);
     memcpy(s, data, size);
     s[size] = '\0';
     if (strlen(s) != size) { /* a header has no NUL */
-        free(s);
+        vs_free(s);
         return 0;
     }
     char *nl = strchr(s, '\n');
@@ -48,6 +47,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     } else {
         CHECK(memcmp(out.b, peer.b, 16) == 0);
     }
-    free(s);
+    vs_free(s);
     return 0;
 }

@@ -88,8 +88,12 @@ static void test_forwarded(void **state)
     assert_ip(&out, "2001:db8::1");
     /* A long header is read only 64 entries from its right. */
     char big[64 * 12 + 32] = "203.0.113.9";
-    for (int i = 0; i < 64; i++)
-        strcat(big, ",10.0.0.1");
+    size_t len = strlen(big);
+    for (int i = 0; i < 64; i++) {
+        memcpy(big + len, ",10.0.0.1", 9);
+        len += 9;
+    }
+    big[len] = '\0';
     assert_false(vs_ip_forwarded_client(&proxy, big, tr, 2, &out));
     assert_ip(&out, "127.0.0.2");
 }
