@@ -29,7 +29,16 @@
  *
  * usage: bench_server [--jobs N] [--secs S] [--rpcs N] [--threads T]
  *                     [--sync-full] [--conc a,b,c] [--commit-delay US]
- *                     [--direct N] [--keep] [--rules on|off]
+ *                     [--direct N] [--keep] [--rules on|off] [--poll N]
+ *                     [--ceiling] [--slowloris N]
+ *
+ * --threads T: handler threads; --poll N: threads polling the sockets.
+ * --ceiling then runs the same phases against the same front end with a
+ * handler that answers an empty reply at once (the HTTP layer's own
+ * ceiling; the ratio says how close the scheduler is to it).
+ * --slowloris N then runs the phases again beside N connections dripping
+ * a request head one byte every 3 s (under the 30 s head deadline, so they
+ * stay open), and prints the rate as a share of the rate without.
  *
  * --rules on (default) switches every work-send rule on (none binding for
  * this load); off leaves the checks the scheduler had before them.
@@ -734,12 +743,110 @@ static void run_phase(const char *path, uint16_t port, const struct tmpl *t, int
     vs_free(lat);
 }
 
+/* The HTTP layer's own ceiling: a handler that answers at once with an
+ * empty reply (no parse, no store), on the same front end. */
+static int empty_sched(void *ctx, const char *body, size_t len, const char *peer,
+                       struct vs_buf *out)
+{
+    (void)ctx;
+    (void)body;
+    (void)len;
+    (void)peer;
+    return vs_buf_puts(out, "<scheduler_reply>\n</scheduler_reply>\n") == 0 ? 200 : 500;
+}
+
+/* Slowloris beside the honest hosts: n connections, each dripping a
+ * request head one byte every 3 s, from a thread of their own (its CPU is
+ * taken out of the server's figure). */
+struct slowloris {
+    int *fds;
+    int n;
+    atomic_bool stop;
+    pthread_t t;
+};
+
+static void *slowloris_main(void *arg)
+{
+    struct slowloris *sl = arg;
+    static const char head[] = "POST /bench/cgi HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: "
+                               "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
+    unsigned step = 0;
+    while (!atomic_load(&sl->stop)) {
+        /* Every 100 ms a thirtieth of them: each one byte per 3 s. */
+        for (int i = (int)(step % 30); i < sl->n; i += 30) {
+            if (sl->fds[i] >= 0) {
+                size_t k = (step / 30) % (sizeof(head) - 1);
+                if (send(sl->fds[i], head + k, 1, MSG_NOSIGNAL | MSG_DONTWAIT) < 0 &&
+                    errno != EAGAIN) {
+                    close(sl->fds[i]);
+                    sl->fds[i] = -1;
+                }
+            }
+        }
+        step++;
+        struct timespec ts = {.tv_sec = 0, .tv_nsec = 100 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
+    return NULL;
+}
+
+static int slowloris_start(struct slowloris *sl, uint16_t port, int n)
+{
+    sl->fds = vs_xmalloc((size_t)n * sizeof(int));
+    sl->n = n;
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons(port)};
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    int open = 0;
+    for (int i = 0; i < n; i++) {
+        sl->fds[i] = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        if (sl->fds[i] >= 0 && connect(sl->fds[i], (struct sockaddr *)&a, sizeof(a)) != 0) {
+            close(sl->fds[i]);
+            sl->fds[i] = -1;
+        }
+        open += sl->fds[i] >= 0;
+    }
+    atomic_store(&sl->stop, false);
+    pthread_create(&sl->t, NULL, slowloris_main, sl);
+    return open;
+}
+
+static double slowloris_cpu(struct slowloris *sl)
+{
+    clockid_t id;
+    return pthread_getcpuclockid(sl->t, &id) == 0 ? cpu_s(id) : 0;
+}
+
+static void slowloris_stop(struct slowloris *sl)
+{
+    atomic_store(&sl->stop, true);
+    pthread_join(sl->t, NULL);
+    for (int i = 0; i < sl->n; i++)
+        if (sl->fds[i] >= 0)
+            close(sl->fds[i]);
+    vs_free(sl->fds);
+}
+
+static void print_row(const char *label, int64_t conc, const struct phase_result *pr)
+{
+    double n = pr->rpcs ? (double)pr->rpcs : 1;
+    printf("%6" PRId64 " %8" PRIu64 " %8.0f %8.0f %9.0f %8.2f %8.2f %6" PRIu64 " %7" PRIu64
+           " %11.0f %11.0f%s\n",
+           conc, pr->rpcs, (double)pr->rpcs / pr->secs, (double)pr->jobs / pr->secs,
+           (double)pr->reports / pr->secs, pr->p50 * 1e3, pr->p99 * 1e3, pr->errors, pr->jobs,
+           pr->cpu_server / n * 1e6, pr->cpu_client / n * 1e6, label);
+    if (pr->stalled)
+        printf("       (%" PRIu64 " RPCs had no reply after %.0f s and were given up)\n",
+               pr->stalled, RPC_STALL_SECS);
+    fflush(stdout);
+}
+
 int main(int argc, char **argv)
 {
     int64_t njobs = 0, max_rpcs = 40000, threads = 4;
     double secs = 5;
     bool sync_full = false, keep = false, rules = true;
-    int64_t direct = 0, commit_delay = 0;
+    int64_t direct = 0, commit_delay = 0, poll = 2, slow = 0;
+    bool ceiling = false;
     char conc_list[128] = "1,64,512";
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -760,6 +867,12 @@ int main(int argc, char **argv)
             i++;
         } else if (strcmp(a, "--direct") == 0 && v && vs_parse_int64(v, &direct) == 0) {
             i++;
+        } else if (strcmp(a, "--poll") == 0 && v && vs_parse_int64(v, &poll) == 0) {
+            i++;
+        } else if (strcmp(a, "--slowloris") == 0 && v && vs_parse_int64(v, &slow) == 0) {
+            i++;
+        } else if (strcmp(a, "--ceiling") == 0) {
+            ceiling = true;
         } else if (strcmp(a, "--sync-full") == 0) {
             sync_full = true;
         } else if (strcmp(a, "--keep") == 0) {
@@ -770,7 +883,8 @@ int main(int argc, char **argv)
         } else {
             fprintf(stderr, "usage: bench_server [--jobs N] [--secs S] [--rpcs N] [--threads T]"
                             " [--sync-full] [--conc a,b,c] [--commit-delay US] [--direct N]"
-                            " [--keep] [--rules on|off]\n");
+                            " [--keep] [--rules on|off] [--poll N] [--ceiling]"
+                            " [--slowloris N]\n");
             return 2;
         }
     }
@@ -780,6 +894,8 @@ int main(int argc, char **argv)
         int64_t nphases = 1;
         for (const char *q = conc_list; *q; q++)
             nphases += *q == ',';
+        if (slow > 0)
+            nphases *= 2;
         njobs = direct + nphases * max_rpcs + 4000;
     }
     char dir[] = "/tmp/vs_bench_server_XXXXXX";
@@ -800,6 +916,7 @@ int main(int argc, char **argv)
     struct vs_http_config hc = {.master_url = cfg.master_url,
                                 .download_dir = dir,
                                 .threads = (unsigned)threads,
+                                .poll_threads = (unsigned)poll,
                                 .sched = vs_sched_http,
                                 .sched_ctx = s};
     struct vs_http *http;
@@ -850,13 +967,19 @@ int main(int argc, char **argv)
         vs_buf_cleanup(&h.req);
         vs_buf_cleanup(&out);
     }
-    printf("server: %" PRId64 " HTTP threads, durability %s, request %zu bytes\n", threads,
+    printf("server: %" PRId64 " handler threads, %" PRId64
+           " polling threads, keep-alive, durability %s, request %zu bytes\n",
+           threads, poll,
            sync_full ? "synchronous=FULL (power loss)" : "synchronous=NORMAL (process crash)",
            strlen(tmpl));
     printf("%6s %8s %8s %8s %9s %8s %8s %6s %7s %11s %11s\n", "hosts", "rpcs", "rpcs/s", "jobs/s",
            "reports/s", "p50_ms", "p99_ms", "errors", "jobs", "srv_cpu_us", "cli_cpu_us");
+    int64_t concs[16];
+    double rate[16];
+    int nconc = 0;
     char *save = NULL;
-    for (char *tok = strtok_r(conc_list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+    for (char *tok = strtok_r(conc_list, ",", &save); tok && nconc < 16;
+         tok = strtok_r(NULL, ",", &save)) {
         int64_t conc;
         if (vs_parse_int64(tok, &conc) != 0 || conc < 1 || conc > 4096)
             continue;
@@ -864,16 +987,53 @@ int main(int argc, char **argv)
         run_phase("/bench/cgi", port, &tp, (int)conc, secs, (uint64_t)max_rpcs, &pr);
         total_jobs += pr.jobs;
         total_reports += pr.reports;
-        double n = pr.rpcs ? (double)pr.rpcs : 1;
-        printf("%6" PRId64 " %8" PRIu64 " %8.0f %8.0f %9.0f %8.2f %8.2f %6" PRIu64 " %7" PRIu64
-               " %11.0f %11.0f\n",
-               conc, pr.rpcs, (double)pr.rpcs / pr.secs, (double)pr.jobs / pr.secs,
-               (double)pr.reports / pr.secs, pr.p50 * 1e3, pr.p99 * 1e3, pr.errors, pr.jobs,
-               pr.cpu_server / n * 1e6, pr.cpu_client / n * 1e6);
-        if (pr.stalled)
-            printf("       (%" PRIu64 " RPCs had no reply after %.0f s and were given up)\n",
-                   pr.stalled, RPC_STALL_SECS);
-        fflush(stdout);
+        print_row("", conc, &pr);
+        concs[nconc] = conc;
+        rate[nconc++] = (double)pr.rpcs / pr.secs;
+    }
+    if (slow > 0) {
+        /* The same phases again beside slowloris connections. */
+        struct slowloris sl;
+        int open = slowloris_start(&sl, port, (int)slow);
+        struct timespec ts = {.tv_sec = 1, .tv_nsec = 0};
+        nanosleep(&ts, NULL);
+        printf("with %d slowloris connections (of %" PRId64 ") dripping a head byte every 3 s:\n",
+               open, slow);
+        for (int k = 0; k < nconc; k++) {
+            struct phase_result pr;
+            double c0 = slowloris_cpu(&sl);
+            run_phase("/bench/cgi", port, &tp, (int)concs[k], secs, (uint64_t)max_rpcs, &pr);
+            pr.cpu_server -= slowloris_cpu(&sl) - c0;
+            total_jobs += pr.jobs;
+            total_reports += pr.reports;
+            char label[64];
+            double r = (double)pr.rpcs / pr.secs;
+            snprintf(label, sizeof(label), "  slowloris: %.0f%% of the rate without",
+                     100 * r / rate[k]);
+            print_row(label, concs[k], &pr);
+        }
+        slowloris_stop(&sl);
+    }
+    if (ceiling) {
+        /* The HTTP layer alone, same front end and threads, same POSTs. */
+        struct vs_http_config ec = hc;
+        ec.sched = empty_sched;
+        ec.sched_ctx = NULL;
+        struct vs_http *eh;
+        if ((rc = vs_http_start(&ec, "127.0.0.1", 0, &eh)))
+            die("http (empty handler)", rc);
+        printf("the HTTP layer's ceiling (a handler answering an empty reply at once):\n");
+        for (int k = 0; k < nconc; k++) {
+            struct phase_result pr;
+            run_phase("/bench/cgi", vs_http_port(eh), &tp, (int)concs[k], secs, (uint64_t)max_rpcs,
+                      &pr);
+            char label[64];
+            double r = (double)pr.rpcs / pr.secs;
+            snprintf(label, sizeof(label), "  ceiling: the scheduler runs at %.0f%% of it",
+                     100 * rate[k] / r);
+            print_row(label, concs[k], &pr);
+        }
+        vs_http_stop(eh);
     }
     struct vs_sched_stats ss;
     vs_sched_get_stats(s, &ss);

@@ -143,6 +143,13 @@ struct vs_project_config {
     char https_cert[VS_PATH_MAX]; /* <https_cert> PEM certificate (chain); "" = no HTTPS */
     char https_key[VS_PATH_MAX];  /* <https_key> its PEM private key */
     int https_port;               /* <https_port> the HTTPS listener's; 0 = any free port */
+    /* the HTTP front end's limits (issue 16; docs/server.md "Limits") */
+    int http_head_timeout;               /* <http_head_timeout> s for a request head; 30 */
+    int http_idle_timeout;               /* <http_idle_timeout> s without traffic; 60 */
+    int http_body_min_rate;              /* <http_body_min_rate> bytes/s; 100, 0 = off */
+    int http_max_per_address;            /* <http_max_per_address> connections; 32, 0 = off */
+    int http_max_connections;            /* <http_max_connections>; 0 = from the open-file limit */
+    struct vs_config_list trusted_proxy; /* <trusted_proxy> address or prefix, repeatable */
 
     /* assigned work (seed 003) */
     bool enable_assignment;       /* <enable_assignment>; default 1 */

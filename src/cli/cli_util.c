@@ -9,6 +9,7 @@
 
 #include "cmd.h"
 #include "server/daemons.h"
+#include "server/proc_ctl.h"
 #include "store/store_project.h"
 #include "volsched/alloc.h"
 #include "volsched/buf.h"
@@ -218,8 +219,21 @@ static void on_daemon_signal(int sig)
     daemon_stop = 1;
 }
 
+static double mono_secs(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
 int vs_cli_run_daemons(const struct vs_project_config *cfg, unsigned which, int interval_ms,
                        bool once, struct vs_log *log)
+{
+    return vs_cli_run_daemons_hooked(cfg, which, interval_ms, once, log, NULL);
+}
+
+int vs_cli_run_daemons_hooked(const struct vs_project_config *cfg, unsigned which, int interval_ms,
+                              bool once, struct vs_log *log, const struct vs_cli_loop_hooks *hooks)
 {
     struct vs_store *st = NULL;
     int rc = vs_project_store_open(cfg, false, log, &st);
@@ -227,21 +241,48 @@ int vs_cli_run_daemons(const struct vs_project_config *cfg, unsigned which, int 
         VS_LOG(log, VS_LOG_ERROR, "cannot open store: %s", vs_strerror(rc));
         return VS_EXIT_FAIL;
     }
-    struct sigaction sa;
-    memset(&sa, 0, sizeof(sa));
-    sa.sa_handler = on_daemon_signal;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    signal(SIGPIPE, SIG_IGN);
+    volatile sig_atomic_t *stop = hooks && hooks->stop ? hooks->stop : &daemon_stop;
+    volatile sig_atomic_t *wake = hooks ? hooks->wake : NULL;
+    if (stop == &daemon_stop) {
+        struct sigaction sa;
+        memset(&sa, 0, sizeof(sa));
+        sa.sa_handler = on_daemon_signal;
+        sigemptyset(&sa.sa_mask);
+        sigaction(SIGINT, &sa, NULL);
+        sigaction(SIGTERM, &sa, NULL);
+        signal(SIGPIPE, SIG_IGN);
+    }
     const char *name = vs_daemon_name(which);
     VS_LOG(log, VS_LOG_INFO, "running %s alone on %s", name[0] ? name : "daemons", cfg->store_url);
     fflush(stderr);
     if (interval_ms <= 0)
         interval_ms = 1000;
+    unsigned idx = 0; /* the daemon's index, for the pass log */
+    while (idx < VS_NDAEMONS && which != 1u << idx)
+        idx++;
     uint64_t total = 0;
-    while (!daemon_stop) {
-        int n = vs_daemons_run_once(st, cfg, (int64_t)time(NULL), which, log, NULL);
+    bool paused = false, standby = false;
+    while (!*stop) {
+        if (hooks && hooks->tick)
+            hooks->tick(hooks->ctx);
+        if (hooks && hooks->honour_pause) {
+            bool stop_file = vs_ctl_file_exists(cfg->dir, "stop_daemons");
+            if (stop_file != paused) {
+                paused = stop_file;
+                VS_LOG(log, VS_LOG_INFO, paused ? "paused (stop_daemons exists)" : "resumed");
+            }
+        }
+        int n = 0;
+        /* One daemon alone runs only while this instance leads its role
+         * (several instances on one PostgreSQL store; always on SQLite). */
+        bool lead = idx >= VS_NDAEMONS || vs_daemons_may_run(st, idx, &standby, log);
+        if (!paused && lead) {
+            struct vs_daemons_stats ds;
+            double t0 = mono_secs();
+            n = vs_daemons_run_once(st, cfg, (int64_t)time(NULL), which, log, &ds);
+            if (hooks && hooks->log_passes && idx < VS_NDAEMONS)
+                vs_daemons_log_pass(log, idx, &ds, mono_secs() - t0);
+        }
         if (n > 0)
             total += (uint64_t)n;
         if (once)
@@ -250,7 +291,7 @@ int vs_cli_run_daemons(const struct vs_project_config *cfg, unsigned which, int 
             continue;
         struct timespec ts = {.tv_sec = interval_ms / 1000,
                               .tv_nsec = (long)(interval_ms % 1000) * 1000000L};
-        while (nanosleep(&ts, &ts) != 0 && errno == EINTR && !daemon_stop) {
+        while (nanosleep(&ts, &ts) != 0 && errno == EINTR && !*stop && !(wake && *wake)) {
         }
     }
     VS_LOG(log, VS_LOG_INFO, "%s stopped after %llu items", name[0] ? name : "daemons",

@@ -7,6 +7,7 @@
 #ifndef VOLSCHED_CLI_UTIL_H
 #define VOLSCHED_CLI_UTIL_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -121,5 +122,21 @@ struct vs_log;
  */
 int vs_cli_run_daemons(const struct vs_project_config *cfg, unsigned which, int interval_ms,
                        bool once, struct vs_log *log);
+
+/* The same loop with the caller's hooks (`serve --only`): its own stop
+ * and wake flags (set by its signal handlers; none are installed here), a
+ * tick before each pass (SIGHUP's reload: cfg may change under it, it is
+ * the caller's object), the stop_daemons file pausing the passes, and a
+ * log line per pass. */
+struct vs_cli_loop_hooks {
+    volatile sig_atomic_t *stop; /* NULL: SIGINT/SIGTERM handled here */
+    volatile sig_atomic_t *wake; /* ends the idle sleep early; may be NULL */
+    void (*tick)(void *ctx);
+    void *ctx;
+    bool honour_pause;
+    bool log_passes;
+};
+int vs_cli_run_daemons_hooked(const struct vs_project_config *cfg, unsigned which, int interval_ms,
+                              bool once, struct vs_log *log, const struct vs_cli_loop_hooks *hooks);
 
 #endif

@@ -187,54 +187,29 @@ static int timed_sched_http(void *ctx, const char *body, size_t len, const char 
     return status;
 }
 
+/* SIGHUP in `serve --only`: reload config.xml and reopen the logs. */
+static void only_tick(void *ctx)
+{
+    struct vs_project_config *cfg = ctx;
+    if (!serve_hup)
+        return;
+    serve_hup = 0;
+    reload_config(cfg, &g_logs.lg[0], NULL, NULL);
+    serve_logs_reopen(&g_logs);
+}
+
 /* --only NAME: one daemon in this process's main thread, back to back while
  * it finds work and every interval_ms when idle (as BOINC's daemons). */
 static int run_only(struct vs_project_config *cfg, unsigned which, int interval_ms,
                     struct vs_log *log)
 {
-    struct vs_store *st = NULL;
-    int rc = vs_project_store_open(cfg, false, log, &st);
-    if (rc != 0) {
-        VS_LOG(log, VS_LOG_ERROR, "cannot open store: %s", vs_strerror(rc));
-        return VS_EXIT_FAIL;
-    }
-    VS_LOG(log, VS_LOG_INFO, "running %s alone on %s", vs_daemon_name(which), cfg->store_url);
-    uint64_t total = 0;
-    bool paused = false, standby = false;
-    unsigned idx = 0;
-    while (idx < VS_NDAEMONS && which != 1u << idx)
-        idx++;
-    while (!serve_stop) {
-        if (serve_hup) {
-            serve_hup = 0;
-            reload_config(cfg, log, NULL, NULL);
-            serve_logs_reopen(&g_logs);
-        }
-        bool stop_file = vs_ctl_file_exists(cfg->dir, "stop_daemons");
-        if (stop_file != paused) {
-            paused = stop_file;
-            VS_LOG(log, VS_LOG_INFO, paused ? "paused (stop_daemons exists)" : "resumed");
-        }
-        int n = 0;
-        if (!paused && vs_daemons_may_run(st, idx, &standby, log)) {
-            struct vs_daemons_stats ds;
-            double t0 = mono_now();
-            n = vs_daemons_run_once(st, cfg, (int64_t)time(NULL), which, log, &ds);
-            vs_daemons_log_pass(log, idx, &ds, mono_now() - t0);
-        }
-        if (n > 0) {
-            total += (uint64_t)n;
-            continue;
-        }
-        struct timespec ts = {.tv_sec = interval_ms / 1000,
-                              .tv_nsec = (long)(interval_ms % 1000) * 1000000L};
-        while (nanosleep(&ts, &ts) != 0 && errno == EINTR && !serve_stop && !serve_hup) {
-        }
-    }
-    VS_LOG(log, VS_LOG_INFO, "%s stopped after %llu items", vs_daemon_name(which),
-           (unsigned long long)total);
-    vs_store_close(st);
-    return VS_EXIT_OK;
+    struct vs_cli_loop_hooks hooks = {.stop = &serve_stop,
+                                      .wake = &serve_hup,
+                                      .tick = only_tick,
+                                      .ctx = cfg,
+                                      .honour_pause = true,
+                                      .log_passes = true};
+    return vs_cli_run_daemons_hooked(cfg, which, interval_ms, false, log, &hooks);
 }
 
 int vs_cmd_serve(int argc, char **argv)
@@ -400,6 +375,18 @@ int vs_cmd_serve(int argc, char **argv)
     vs_sched_set_maintenance(sched, maint);
 
     struct timed_sched ts_sched = {.sched = sched, .metrics = metrics};
+    struct vs_ip_prefix proxies[VS_CONFIG_LIST_MAX];
+    size_t nproxies = 0;
+    for (int i = 0; i < cfg.trusted_proxy.n && i < VS_CONFIG_LIST_MAX; i++) {
+        if (vs_ip_prefix_parse(cfg.trusted_proxy.v[i], &proxies[nproxies]) != 0) {
+            VS_LOG(log, VS_LOG_ERROR,
+                   "config.xml: <trusted_proxy> '%s' is not an address or prefix",
+                   cfg.trusted_proxy.v[i]);
+            rc = VS_ECONFIG;
+            goto out;
+        }
+        nproxies++;
+    }
     struct vs_http_config hc = {
         .master_url = cfg.master_url,
         .sched_url = sched_url,
@@ -410,6 +397,13 @@ int vs_cmd_serve(int argc, char **argv)
         .max_body = (size_t)max_body,
         .max_upload_body = (size_t)max_upload,
         .threads = (unsigned)threads,
+        .max_connections = (unsigned)cfg.http_max_connections,
+        .max_per_address = (unsigned)cfg.http_max_per_address,
+        .head_timeout = (unsigned)cfg.http_head_timeout,
+        .idle_timeout = (unsigned)cfg.http_idle_timeout,
+        .body_min_rate = (unsigned)cfg.http_body_min_rate,
+        .trusted_proxies = proxies,
+        .ntrusted_proxies = nproxies,
         .log = log,
         .sched = timed_sched_http,
         .sched_ctx = &ts_sched,
@@ -425,6 +419,7 @@ int vs_cmd_serve(int argc, char **argv)
     rc = vs_http_start(&hc, host, port, &http);
     if (rc != 0)
         goto out;
+    vs_ops_pages_set_http(pages, http);
 
     struct vs_serve_state state = {.pid = (int64_t)getpid(),
                                    .started = (int64_t)time(NULL),
@@ -506,7 +501,7 @@ int vs_cmd_serve(int argc, char **argv)
     VS_LOG(log, VS_LOG_INFO, "stopping: draining requests in flight");
     unsigned left = vs_http_drain(http, 10000);
     if (left)
-        VS_LOG(log, VS_LOG_WARN, "%u connections still open after 10 s; closing them", left);
+        VS_LOG(log, VS_LOG_WARN, "%u requests still in flight after 10 s; closing them", left);
     exit_code = VS_EXIT_OK;
 out:
     vs_http_stop(http);

@@ -66,6 +66,13 @@ const struct vs_config_tag vs_config__tags[] = {
     {"https_cert", K_PATH, F(https_cert), 0, 0, 0},
     {"https_key", K_PATH, F(https_key), 0, 0, 0},
     {"https_port", K_INT, F(https_port), 0, 65535, 0},
+    /* the HTTP front end's limits (issue 16) */
+    {"http_head_timeout", K_INT, F(http_head_timeout), 1, 3600, 0},
+    {"http_idle_timeout", K_INT, F(http_idle_timeout), 1, 86400, 0},
+    {"http_body_min_rate", K_INT, F(http_body_min_rate), 0, 0, 0},
+    {"http_max_per_address", K_INT, F(http_max_per_address), 0, 0, 0},
+    {"http_max_connections", K_INT, F(http_max_connections), 0, 1000000, 0},
+    {"trusted_proxy", K_STRLIST, F(trusted_proxy), 0, 0, 0},
     /* scheduler RPC behaviour */
     {"next_rpc_delay", K_INT, F(next_rpc_delay), 0, 0, 0},
     {"maintenance_delay", K_INT, F(maintenance_delay), 0, 0, 0},

@@ -1,6 +1,7 @@
 /*
- * HTTP front end on libmicrohttpd: routing, body collection with a hard cap,
- * the master page, downloads with Range, and logging of refused requests.
+ * HTTP front end on libmicrohttpd: the listeners and their limits
+ * (http_guard.c), routing, downloads with Range, and logging of refused
+ * requests; the POST routes are in http_post.c, the pages in http_pages.c.
  * See http.h for the URL layout.
  */
 #include "server/http.h"
@@ -9,9 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <microhttpd.h>
 #include <netinet/in.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,73 +18,43 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "server/http_int.h"
 #include "volsched/alloc.h"
 #include "volsched/str.h"
 
-#define PATH_MAX_LEN 512
-#define MAX_REPLY    (16u * 1024u * 1024u)
-
-enum route { R_NONE = 0, R_SCHED, R_UPLOAD };
-
-struct vs_http {
-    struct MHD_Daemon *d;
-    struct MHD_Daemon *tls_d;  /* HTTPS, when a certificate is configured */
-    char *tls_cert, *tls_key;  /* PEM text, alive while tls_d runs */
-    char *https_sched_url;     /* what the master page advertises with TLS */
-    struct vs_http_config cfg; /* strings below are our copies */
-    char *master_url;
-    char *sched_url;
-    char *download_dir;
-    int download_fd;
-    char path[PATH_MAX_LEN]; /* master page, "/demo/" */
-    char sched_path[PATH_MAX_LEN];
-    char dl_path[PATH_MAX_LEN]; /* "/demo/download/" (with the '/') */
-    char ul_path[PATH_MAX_LEN];
-    char cfg_path[PATH_MAX_LEN]; /* "/demo/get_project_config.php" */
-    size_t path_len, dl_path_len;
-    size_t max_body, max_upload;
-    struct MHD_Response *master_resp;
-    struct MHD_Response *config_resp;
-    /* The pages name the bound ports, so they are built once the daemons
-     * listen; until then the page paths answer 503. */
-    _Atomic bool pages_ready;
-    _Atomic uint64_t n_requests, n_sched, n_downloads, n_refused;
-};
-
-/* Per-request state for POSTs, freed by request_completed. */
-struct post_req {
-    enum route route;
-    bool too_big;
-    struct vs_buf body;
-    /* A streamed route: the handler's state, bytes seen, handler done. */
-    const struct vs_http_stream_ops *ops;
-    void *sreq;
-    uint64_t nread;
-    bool stop;
-};
-
-static void peer_text(struct MHD_Connection *c, char *out, size_t n)
+static struct vs_http_conn *conn_rec(struct MHD_Connection *c)
 {
     const union MHD_ConnectionInfo *ci =
-        MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+        MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    return ci ? ci->socket_context : NULL;
+}
+
+void vs_http__peer(struct vs_http *h, struct MHD_Connection *c, char *out, size_t n)
+{
     out[0] = '\0';
-    if (!ci || !ci->client_addr)
+    struct vs_http_conn *rec = conn_rec(c);
+    if (!rec)
         return;
-    const struct sockaddr *sa = ci->client_addr;
-    if (sa->sa_family == AF_INET)
-        inet_ntop(AF_INET, &((const struct sockaddr_in *)(const void *)sa)->sin_addr, out,
-                  (socklen_t)n);
-    else if (sa->sa_family == AF_INET6)
-        inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)(const void *)sa)->sin6_addr, out,
-                  (socklen_t)n);
+    struct vs_ip ip = *vs_http_guard_peer(rec);
+    const char *xff = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "X-Forwarded-For");
+    if (xff && vs_http_guard_trusted(rec)) {
+        size_t np = 0;
+        const struct vs_ip_prefix *px = vs_http_guard_proxies(h->guard, &np);
+        struct vs_ip client;
+        if (vs_ip_forwarded_client(&ip, xff, px, np, &client)) {
+            ip = client;
+            atomic_fetch_add_explicit(&h->n_forwarded, 1, memory_order_relaxed);
+        }
+    }
+    vs_ip_text(&ip, out, n);
 }
 
 /* Answers a short plain-text error and logs why, with the peer address. */
-static enum MHD_Result refuse(struct vs_http *h, struct MHD_Connection *c, unsigned status,
-                              const char *method, const char *url, const char *why)
+enum MHD_Result vs_http__refuse(struct vs_http *h, struct MHD_Connection *c, unsigned status,
+                                const char *method, const char *url, const char *why)
 {
-    char peer[64];
-    peer_text(c, peer, sizeof(peer));
+    char peer[VS_HTTP_PEER_MAX];
+    vs_http__peer(h, c, peer, sizeof(peer));
     atomic_fetch_add_explicit(&h->n_refused, 1, memory_order_relaxed);
     VS_LOG(h->cfg.log, VS_LOG_WARN, "http %u %s %s from %s: %s", status, method, url, peer, why);
     char text[256];
@@ -175,14 +144,14 @@ static enum MHD_Result serve_download(struct vs_http *h, struct MHD_Connection *
                                       const char *method, const char *url, const char *rel)
 {
     if (!vs_http_safe_relpath(rel))
-        return refuse(h, c, MHD_HTTP_NOT_FOUND, method, url, "unsafe download path");
+        return vs_http__refuse(h, c, MHD_HTTP_NOT_FOUND, method, url, "unsafe download path");
     int fd = openat(h->download_fd, rel, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0)
-        return refuse(h, c, MHD_HTTP_NOT_FOUND, method, url, "no such file");
+        return vs_http__refuse(h, c, MHD_HTTP_NOT_FOUND, method, url, "no such file");
     struct stat st;
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
         close(fd);
-        return refuse(h, c, MHD_HTTP_NOT_FOUND, method, url, "not a regular file");
+        return vs_http__refuse(h, c, MHD_HTTP_NOT_FOUND, method, url, "not a regular file");
     }
     uint64_t size = (uint64_t)st.st_size, start = 0, end = size ? size - 1 : 0;
     unsigned status = MHD_HTTP_OK;
@@ -230,7 +199,7 @@ static enum MHD_Result serve_download(struct vs_http *h, struct MHD_Connection *
 
 /* An MHD response that owns b's bytes (b is left empty), with its
  * Content-Type; NULL when MHD cannot make one (the bytes are freed). */
-static struct MHD_Response *take_response(struct vs_buf *b, const char *ctype)
+struct MHD_Response *vs_http__take_response(struct vs_buf *b, const char *ctype)
 {
     size_t len = 0;
     char *data = vs_buf_take(b, &len);
@@ -244,218 +213,100 @@ static struct MHD_Response *take_response(struct vs_buf *b, const char *ctype)
     return r;
 }
 
-static enum MHD_Result finish_post(struct vs_http *h, struct MHD_Connection *c, struct post_req *pr,
-                                   const char *method, const char *url)
-{
-    if (pr->too_big)
-        return refuse(h, c, MHD_HTTP_CONTENT_TOO_LARGE, method, url, "request body over limit");
-    char peer[64];
-    peer_text(c, peer, sizeof(peer));
-    struct vs_buf out;
-    vs_buf_init(&out, MAX_REPLY);
-    int status;
-    if (pr->ops) {
-        status = pr->ops->finish(pr->sreq, &out);
-    } else {
-        vs_http_post_fn fn = pr->route == R_SCHED ? h->cfg.sched : h->cfg.upload;
-        void *ctx = pr->route == R_SCHED ? h->cfg.sched_ctx : h->cfg.upload_ctx;
-        /* The body buffer is NULL until the first byte; handlers get "" instead. */
-        const char *body = pr->body.data ? pr->body.data : "";
-        status = fn(ctx, body, pr->body.len, peer, &out);
-    }
-    if (status != MHD_HTTP_OK) {
-        atomic_fetch_add_explicit(&h->n_refused, 1, memory_order_relaxed);
-        VS_LOG(h->cfg.log, VS_LOG_WARN, "http %d %s %s from %s: handler refused", status, method,
-               url, peer);
-    }
-    struct MHD_Response *r = take_response(&out, "text/xml");
-    if (!r)
-        return MHD_NO;
-    /* One POST per connection. libmicrohttpd 0.9.75 in its epoll mode
-     * sometimes leaves a request that arrives on a kept-alive connection
-     * right after the previous reply unread until its idle timeout (the
-     * bench's load generator, or a proxy in front, sends that fast; the
-     * BOINC client makes one RPC per connection anyway). */
-    MHD_add_response_header(r, MHD_HTTP_HEADER_CONNECTION, "close");
-    enum MHD_Result ret = MHD_queue_response(c, (unsigned)status, r);
-    MHD_destroy_response(r);
-    return ret;
-}
-
-struct query_acc {
-    struct vs_buf *b;
-    int rc;
-};
-
-static enum MHD_Result add_arg(void *cls, enum MHD_ValueKind kind, const char *key,
-                               const char *value)
-{
-    (void)kind;
-    struct query_acc *q = cls;
-    if (q->rc == 0)
-        q->rc = vs_buf_printf(q->b, "%s%s%s%s", q->b->len ? "&" : "", key, value ? "=" : "",
-                              value ? value : "");
-    return q->rc == 0 ? MHD_YES : MHD_NO;
-}
-
-/* A GET for a path none of the fixed routes own: the page handler's turn. */
-static enum MHD_Result serve_page(struct vs_http *h, struct MHD_Connection *c, const char *method,
-                                  const char *url)
-{
-    if (!h->cfg.pages)
-        return refuse(h, c, MHD_HTTP_NOT_FOUND, method, url, "no such page");
-    struct vs_buf query;
-    vs_buf_init(&query, 4096);
-    struct query_acc qa = {.b = &query};
-    MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, add_arg, &qa);
-    char peer[64];
-    peer_text(c, peer, sizeof(peer));
-    struct vs_http_get req = {
-        .path = url,
-        .query = vs_buf_str(&query),
-        .authorization =
-            MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION),
-        .peer = peer,
-    };
-    struct vs_buf out;
-    vs_buf_init(&out, MAX_REPLY);
-    const char *ctype = "text/plain";
-    int status = qa.rc ? MHD_HTTP_BAD_REQUEST : h->cfg.pages(h->cfg.pages_ctx, &req, &out, &ctype);
-    vs_buf_cleanup(&query);
-    if (status == MHD_HTTP_NOT_FOUND) {
-        vs_buf_cleanup(&out);
-        return refuse(h, c, MHD_HTTP_NOT_FOUND, method, url, "no such page");
-    }
-    struct MHD_Response *r = take_response(&out, ctype);
-    if (!r)
-        return MHD_NO;
-    MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
-    if (status == MHD_HTTP_UNAUTHORIZED) {
-        atomic_fetch_add_explicit(&h->n_refused, 1, memory_order_relaxed);
-        MHD_add_response_header(r, MHD_HTTP_HEADER_WWW_AUTHENTICATE,
-                                "Basic realm=\"volsched operator\", charset=\"UTF-8\"");
-    }
-    enum MHD_Result ret = MHD_queue_response(c, (unsigned)status, r);
-    MHD_destroy_response(r);
-    return ret;
-}
-
-/* What uploads answer until an upload handler is plugged in: a transient
- * failure, so the client keeps its outputs and retries later. */
-static int upload_later(void *ctx, const char *body, size_t len, const char *peer,
-                        struct vs_buf *out)
-{
-    (void)ctx;
-    (void)body;
-    (void)len;
-    (void)peer;
-    if (vs_buf_puts(out, "<data_server_reply>\n    <status>1</status>\n"
-                         "    <message>uploads are not accepted yet; try later</message>\n"
-                         "</data_server_reply>\n") != 0)
-        return MHD_HTTP_INTERNAL_SERVER_ERROR;
-    return MHD_HTTP_OK;
-}
-
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
                                   const char *method, const char *version, const char *upload_data,
                                   size_t *upload_data_size, void **con_cls)
 {
     (void)version;
     struct vs_http *h = cls;
-    struct post_req *pr = *con_cls;
-    if (pr) {
-        /* Later calls of a POST: collect the body, then answer. */
-        if (*upload_data_size > 0) {
-            size_t n = *upload_data_size;
-            *upload_data_size = 0;
-            if (pr->ops) {
-                /* Streamed: the chunk goes to the handler, nothing stays
-                 * here; bytes after its decision are dropped. */
-                pr->nread += n;
-                if (pr->nread > pr->body.max_len)
-                    pr->too_big = true;
-                if (!pr->too_big && !pr->stop && pr->ops->data(pr->sreq, upload_data, n) != 0)
-                    pr->stop = true;
-                return MHD_YES;
-            }
-            if (!pr->too_big && vs_buf_append(&pr->body, upload_data, n) != 0)
-                pr->too_big = true;
-            return MHD_YES;
-        }
-        return finish_post(h, c, pr, method, url);
-    }
+    if (*con_cls) /* later calls of a POST: its body, then its answer */
+        return vs_http__post_step(h, c, *con_cls, method, url, upload_data, upload_data_size);
+    atomic_fetch_add_explicit(&h->inflight, 1, memory_order_relaxed);
     atomic_fetch_add_explicit(&h->n_requests, 1, memory_order_relaxed);
     bool is_get =
         strcmp(method, MHD_HTTP_METHOD_GET) == 0 || strcmp(method, MHD_HTTP_METHOD_HEAD) == 0;
     bool is_post = strcmp(method, MHD_HTTP_METHOD_POST) == 0;
-
+    enum vs_http_route route = VS_ROUTE_NONE;
+    if (strcmp(url, h->sched_path) == 0)
+        route = VS_ROUTE_SCHED;
+    else if (strcmp(url, h->ul_path) == 0)
+        route = VS_ROUTE_UPLOAD;
+    if (route != VS_ROUTE_NONE && is_post) {
+        struct vs_http_post *pr = NULL;
+        enum MHD_Result ret = vs_http__post_begin(h, c, route, method, url, &pr);
+        *con_cls = pr;
+        return ret;
+    }
+    /* No body follows (a body sent anyway is read and dropped by MHD). */
+    vs_http_guard_head_done(h->guard, conn_rec(c), false);
+    if (route != VS_ROUTE_NONE)
+        return vs_http__refuse(h, c, MHD_HTTP_METHOD_NOT_ALLOWED, method, url,
+                               "endpoint takes POST");
     bool pages = atomic_load_explicit(&h->pages_ready, memory_order_acquire);
     /* The master URL's path, with or without its trailing '/'. */
     if ((strncmp(url, h->path, h->path_len - 1) == 0 &&
          (url[h->path_len - 1] == '\0' || strcmp(url + h->path_len - 1, "/") == 0 ||
           strcmp(url + h->path_len - 1, "/index.html") == 0))) {
         if (!is_get)
-            return refuse(h, c, MHD_HTTP_METHOD_NOT_ALLOWED, method, url, "master page is GET");
+            return vs_http__refuse(h, c, MHD_HTTP_METHOD_NOT_ALLOWED, method, url,
+                                   "master page is GET");
         if (!pages)
-            return refuse(h, c, MHD_HTTP_SERVICE_UNAVAILABLE, method, url, "starting");
+            return vs_http__refuse(h, c, MHD_HTTP_SERVICE_UNAVAILABLE, method, url, "starting");
         return MHD_queue_response(c, MHD_HTTP_OK, h->master_resp);
     }
     if (strcmp(url, h->cfg_path) == 0 && is_get) {
         if (!pages)
-            return refuse(h, c, MHD_HTTP_SERVICE_UNAVAILABLE, method, url, "starting");
+            return vs_http__refuse(h, c, MHD_HTTP_SERVICE_UNAVAILABLE, method, url, "starting");
         return MHD_queue_response(c, MHD_HTTP_OK, h->config_resp);
     }
     if (strncmp(url, h->dl_path, h->dl_path_len) == 0) {
         if (!is_get)
-            return refuse(h, c, MHD_HTTP_METHOD_NOT_ALLOWED, method, url, "downloads are GET");
+            return vs_http__refuse(h, c, MHD_HTTP_METHOD_NOT_ALLOWED, method, url,
+                                   "downloads are GET");
         return serve_download(h, c, method, url, url + h->dl_path_len);
     }
-    enum route route = R_NONE;
-    if (strcmp(url, h->sched_path) == 0)
-        route = R_SCHED;
-    else if (strcmp(url, h->ul_path) == 0)
-        route = R_UPLOAD;
-    if (route == R_NONE && is_get)
-        return serve_page(h, c, method, url);
-    if (route == R_NONE)
-        return refuse(h, c, MHD_HTTP_NOT_FOUND, method, url, "no such page");
-    if (!is_post)
-        return refuse(h, c, MHD_HTTP_METHOD_NOT_ALLOWED, method, url, "endpoint takes POST");
-    const char *cl =
-        MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
-    int64_t clen = 0;
-    size_t cap = route == R_UPLOAD ? h->max_upload : h->max_body;
-    if (cl && vs_parse_int64(cl, &clen) == 0 && clen > 0 && (uint64_t)clen > cap)
-        return refuse(h, c, MHD_HTTP_CONTENT_TOO_LARGE, method, url, "request body over limit");
-    if (route == R_SCHED)
-        atomic_fetch_add_explicit(&h->n_sched, 1, memory_order_relaxed);
-    pr = VS_NEW(struct post_req);
-    pr->route = route;
-    vs_buf_init(&pr->body, cap); /* a streamed route only uses its cap */
-    if (route == R_UPLOAD && h->cfg.upload_stream) {
-        char peer[64];
-        peer_text(c, peer, sizeof(peer));
-        pr->ops = h->cfg.upload_stream;
-        pr->sreq = pr->ops->open(h->cfg.upload_ctx, peer);
-    }
-    *con_cls = pr;
-    return MHD_YES;
+    if (is_get)
+        return vs_http__serve_page(h, c, method, url);
+    return vs_http__refuse(h, c, MHD_HTTP_NOT_FOUND, method, url, "no such page");
 }
 
 static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
                          enum MHD_RequestTerminationCode toe)
 {
-    (void)cls;
-    (void)c;
     (void)toe;
-    struct post_req *pr = *con_cls;
-    if (pr) {
-        if (pr->ops)
-            pr->ops->close(pr->sreq);
-        vs_buf_cleanup(&pr->body);
-        vs_free(pr);
-        *con_cls = NULL;
+    struct vs_http *h = cls;
+    vs_http__post_free(*con_cls);
+    *con_cls = NULL;
+    /* The next request's head is due from now (keep-alive). */
+    vs_http_guard_idle(h->guard, conn_rec(c));
+    atomic_fetch_sub_explicit(&h->inflight, 1, memory_order_relaxed);
+}
+
+/* Connections come and go: their records for the limits and deadlines. */
+static void on_connection(void *cls, struct MHD_Connection *c, void **socket_context,
+                          enum MHD_ConnectionNotificationCode toe)
+{
+    struct vs_http *h = cls;
+    if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
+        const union MHD_ConnectionInfo *fd =
+            MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+        const union MHD_ConnectionInfo *ad =
+            MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+        *socket_context =
+            vs_http_guard_open(h->guard, fd ? fd->connect_fd : -1, ad ? ad->client_addr : NULL);
+    } else {
+        vs_http_guard_close(h->guard, *socket_context);
+        *socket_context = NULL;
     }
+}
+
+/* Before a connection costs anything: refused when its address or the
+ * server is at its limit (the client sees the connection closed at once). */
+static enum MHD_Result on_accept(void *cls, const struct sockaddr *addr, socklen_t addrlen)
+{
+    (void)addrlen;
+    struct vs_http *h = cls;
+    return vs_http_guard_admit(h->guard, addr) ? MHD_YES : MHD_NO;
 }
 
 VS_PRINTF(2, 0) static void mhd_log(void *cls, const char *fmt, va_list ap)
@@ -466,77 +317,15 @@ VS_PRINTF(2, 0) static void mhd_log(void *cls, const char *fmt, va_list ap)
     size_t n = strlen(msg);
     while (n > 0 && (msg[n - 1] == '\n' || msg[n - 1] == '\r'))
         msg[--n] = '\0';
-    VS_LOG(h->cfg.log, VS_LOG_WARN, "microhttpd: %s", msg);
-}
-
-/* Appends s with &, <, > and " escaped (names and URLs go into HTML/XML). */
-static int put_escaped(struct vs_buf *b, const char *s)
-{
-    int rc = 0;
-    for (; *s && rc == 0; s++) {
-        switch (*s) {
-        case '&':
-            rc = vs_buf_puts(b, "&amp;");
-            break;
-        case '<':
-            rc = vs_buf_puts(b, "&lt;");
-            break;
-        case '>':
-            rc = vs_buf_puts(b, "&gt;");
-            break;
-        case '"':
-            rc = vs_buf_puts(b, "&quot;");
-            break;
-        default:
-            rc = vs_buf_append(b, s, 1);
-            break;
-        }
-    }
-    return rc;
-}
-
-/* BOINC-COMPAT: the client scans the master page line by line for
- * <link rel="boinc_scheduler" href="..."> (attribute order and quotes exactly
- * so) and for <scheduler>...</scheduler>; each goes on its own short line. */
-static int build_pages(struct vs_http *h)
-{
-    const char *name = h->cfg.project_name ? h->cfg.project_name : h->master_url;
-    /* With HTTPS, only the https scheduler is advertised: the client then
-     * never sends its account key in clear. */
-    const char *sched = h->https_sched_url ? h->https_sched_url : h->sched_url;
-    struct vs_buf b;
-    vs_buf_init(&b, 64 * 1024);
-    int rc = vs_buf_puts(&b, "<html><head><title>");
-    rc = rc ? rc : put_escaped(&b, name);
-    rc = rc ? rc
-            : vs_buf_printf(&b, "</title>\n<link rel=\"boinc_scheduler\" href=\"%s\">\n", sched);
-    rc = rc ? rc
-            : vs_buf_printf(&b, "</head><body>\n<!-- <scheduler>%s</scheduler> -->\n<h1>", sched);
-    rc = rc ? rc : put_escaped(&b, name);
-    rc = rc ? rc
-            : vs_buf_puts(&b, "</h1>\n<p>A volsched project. Attach a BOINC client with "
-                              "this page's URL and your account key.</p>\n</body></html>\n");
-    if (rc == 0)
-        h->master_resp = take_response(&b, "text/html");
-    vs_buf_reset(&b);
-    rc = rc ? rc : vs_buf_puts(&b, "<project_config>\n    <name>");
-    rc = rc ? rc : put_escaped(&b, name);
-    rc = rc ? rc : vs_buf_puts(&b, "</name>\n    <master_url>");
-    rc = rc ? rc : put_escaped(&b, h->master_url);
-    rc = rc ? rc : vs_buf_puts(&b, "</master_url>\n    <web_rpc_url_base>");
-    rc = rc ? rc : put_escaped(&b, h->master_url);
-    rc = rc ? rc
-            : vs_buf_puts(&b, "</web_rpc_url_base>\n"
-                              "    <account_creation_disabled/>\n"
-                              "    <client_account_creation_disabled/>\n"
-                              "    <min_passwd_length>6</min_passwd_length>\n"
-                              "</project_config>\n");
-    if (rc == 0)
-        h->config_resp = take_response(&b, "text/xml");
-    vs_buf_cleanup(&b);
-    if (rc == 0 && (!h->master_resp || !h->config_resp))
-        rc = VS_ENOMEM;
-    return rc;
+    /* What one connection did (closed early, reset, timed out) is the
+     * client's business and comes once per connection: debug only, or a
+     * slowloris fills the log. The limits are logged by the guard. */
+    static const char *const per_conn[] = {"onnection", "closed", "timed out", "reset"};
+    enum vs_log_level level = VS_LOG_WARN;
+    for (size_t i = 0; i < sizeof(per_conn) / sizeof(per_conn[0]); i++)
+        if (strstr(msg, per_conn[i]))
+            level = VS_LOG_DEBUG;
+    VS_LOG(h->cfg.log, level, "microhttpd: %s", msg);
 }
 
 /* Appends suffix to master_url when url is NULL (the default layout). */
@@ -616,26 +405,32 @@ static struct MHD_Daemon *start_daemon(struct vs_http *h, const struct vs_http_c
         a6->sin6_port = htons(port);
     else
         a4->sin_port = htons(port);
-    unsigned threads = cfg->threads ? cfg->threads : 4;
+    unsigned pollers = cfg->poll_threads ? cfg->poll_threads : 2;
     unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG;
-    /* ITC lets vs_http_drain quiesce the listening socket. */
-    flags |= MHD_USE_EPOLL | MHD_USE_TURBO | MHD_USE_ITC;
+    /* Suspend/resume hands POSTs to the handler threads (http_post.c); its
+     * ITC also lets vs_http_drain quiesce the listening socket. */
+    flags |= MHD_USE_EPOLL | MHD_USE_TURBO | MHD_ALLOW_SUSPEND_RESUME;
     if (v6)
         flags |= MHD_USE_IPv6;
     if (tls)
         flags |= MHD_USE_TLS;
+    /* The guard refuses at max_connections (on_accept), quickly; MHD's own
+     * limit (split among its polling threads) is set above it so that it
+     * never leaves connections waiting in the backlog instead. */
+    unsigned mhd_limit = h->max_connections + h->max_connections / 4 + 64;
+    unsigned idle = cfg->idle_timeout ? cfg->idle_timeout : 60;
     /* The logger goes first, so MHD prints nothing through its own. For
      * the HTTP daemon the list ends before the TLS options. */
     // clang-format off
-    return MHD_start_daemon(flags, port, NULL, NULL, on_request, h,
+    return MHD_start_daemon(flags, port, on_accept, h, on_request, h,
                             MHD_OPTION_EXTERNAL_LOGGER, mhd_log, h,
                             MHD_OPTION_SOCK_ADDR, (struct sockaddr *)ss,
-                            MHD_OPTION_THREAD_POOL_SIZE, threads,
-                            MHD_OPTION_CONNECTION_LIMIT,
-                            cfg->max_connections ? cfg->max_connections : 1024u,
-                            MHD_OPTION_CONNECTION_TIMEOUT, 120u,
-                            MHD_OPTION_LISTEN_BACKLOG_SIZE, 1024u,
+                            MHD_OPTION_THREAD_POOL_SIZE, pollers,
+                            MHD_OPTION_CONNECTION_LIMIT, mhd_limit,
+                            MHD_OPTION_CONNECTION_TIMEOUT, idle,
+                            MHD_OPTION_LISTEN_BACKLOG_SIZE, 4096u,
                             MHD_OPTION_NOTIFY_COMPLETED, on_completed, h,
+                            MHD_OPTION_NOTIFY_CONNECTION, on_connection, h,
                             tls ? MHD_OPTION_HTTPS_MEM_CERT : MHD_OPTION_END, h->tls_cert,
                             MHD_OPTION_HTTPS_MEM_KEY, h->tls_key,
                             MHD_OPTION_END);
@@ -709,6 +504,42 @@ static int start_tls(struct vs_http *h, const struct vs_http_config *cfg, const 
     return rc;
 }
 
+/* The limits: max_connections sized from the open-file limit (raised to
+ * its hard limit first) unless configured. */
+static int start_guard(struct vs_http *h, const struct vs_http_config *cfg)
+{
+    uint64_t nofile = vs_http_raise_nofile();
+    /* Kept free: the store, log and listening descriptors, and the file
+     * each download or upload in progress holds. */
+    uint64_t fit = nofile > 2048 ? nofile - 1024 : nofile / 2;
+    uint64_t maxc = cfg->max_connections ? cfg->max_connections : fit;
+    if (maxc > fit) {
+        VS_LOG(cfg->log, VS_LOG_WARN,
+               "http: %u connections configured, but the open-file limit (%llu) fits %llu",
+               cfg->max_connections, (unsigned long long)nofile, (unsigned long long)fit);
+        maxc = fit;
+    }
+    if (maxc > 1000000)
+        maxc = 1000000;
+    if (maxc < 10000 && !cfg->max_connections)
+        VS_LOG(cfg->log, VS_LOG_WARN,
+               "http: at most %llu connections (open-file limit %llu); raise the hard limit "
+               "(ulimit -Hn, LimitNOFILE=) for more",
+               (unsigned long long)maxc, (unsigned long long)nofile);
+    h->max_connections = (unsigned)maxc;
+    struct vs_http_guard_config gc = {
+        .head_timeout = cfg->head_timeout ? cfg->head_timeout : 30,
+        .body_min_rate = cfg->body_min_rate,
+        .max_per_address = cfg->max_per_address,
+        .max_connections = h->max_connections,
+        .trusted = cfg->trusted_proxies,
+        .ntrusted = cfg->ntrusted_proxies,
+        .log = cfg->log,
+    };
+    h->cfg.trusted_proxies = NULL; /* the guard keeps its copy */
+    return vs_http_guard_create(&gc, &h->guard);
+}
+
 int vs_http_start(const struct vs_http_config *cfg, const char *host, uint16_t port,
                   struct vs_http **out_http)
 {
@@ -716,6 +547,7 @@ int vs_http_start(const struct vs_http_config *cfg, const char *host, uint16_t p
         return VS_EINVAL;
     struct vs_http *h = VS_NEW(struct vs_http);
     h->download_fd = -1;
+    h->pool_inited = true;
     h->cfg = *cfg;
     int rc = url_paths(h, cfg);
     if (rc != 0) {
@@ -731,8 +563,13 @@ int vs_http_start(const struct vs_http_config *cfg, const char *host, uint16_t p
     h->cfg.project_name = NULL;
     h->max_body = cfg->max_body ? cfg->max_body : VS_HTTP_DEFAULT_MAX_BODY;
     h->max_upload = cfg->max_upload_body ? cfg->max_upload_body : VS_HTTP_DEFAULT_MAX_UPLOAD;
-    if (!h->cfg.upload)
-        h->cfg.upload = upload_later;
+    vs_http__pool_init(h);
+    rc = start_guard(h, cfg);
+    if (rc != 0)
+        goto fail;
+    rc = vs_http__pool_start(h, cfg->threads ? cfg->threads : 4);
+    if (rc != 0)
+        goto fail;
     h->download_fd = open(h->download_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (h->download_fd < 0) {
         rc = -errno;
@@ -760,7 +597,7 @@ int vs_http_start(const struct vs_http_config *cfg, const char *host, uint16_t p
     }
     /* The pages name the bound ports, so they are built last. */
     h->cfg.project_name = cfg->project_name; /* used only while building pages */
-    rc = build_pages(h);
+    rc = vs_http__build_pages(h);
     h->cfg.project_name = NULL;
     if (rc != 0)
         goto fail;
@@ -796,6 +633,16 @@ void vs_http_get_stats(const struct vs_http *h, struct vs_http_stats *out_stats)
     out_stats->sched_requests = atomic_load_explicit(&h->n_sched, memory_order_relaxed);
     out_stats->downloads = atomic_load_explicit(&h->n_downloads, memory_order_relaxed);
     out_stats->refused = atomic_load_explicit(&h->n_refused, memory_order_relaxed);
+    out_stats->forwarded = atomic_load_explicit(&h->n_forwarded, memory_order_relaxed);
+    out_stats->max_connections = h->max_connections;
+    struct vs_http_guard_stats gs;
+    vs_http_guard_get_stats(h->guard, &gs);
+    out_stats->connections = gs.accepted;
+    out_stats->open_connections = gs.open;
+    out_stats->head_timeouts = gs.head_timeouts;
+    out_stats->slow_bodies = gs.slow_bodies;
+    out_stats->refused_per_address = gs.per_address;
+    out_stats->refused_full = gs.full;
 }
 
 /* Closes d's listening socket: no new connections from here on. */
@@ -806,22 +653,16 @@ static void quiesce(struct MHD_Daemon *d)
         close(fd);
 }
 
-static unsigned connections(struct MHD_Daemon *d)
-{
-    const union MHD_DaemonInfo *di =
-        d ? MHD_get_daemon_info(d, MHD_DAEMON_INFO_CURRENT_CONNECTIONS) : NULL;
-    return di ? di->num_connections : 0;
-}
-
 unsigned vs_http_drain(struct vs_http *h, int timeout_ms)
 {
     if (!h || !h->d)
         return 0;
     quiesce(h->d);
     quiesce(h->tls_d); /* the HTTPS listener drains the same way */
+    /* Requests, not connections: kept-alive idle ones may stay open. */
     unsigned left = 0;
     for (int waited = 0;; waited += 20) {
-        left = connections(h->d) + connections(h->tls_d);
+        left = atomic_load_explicit(&h->inflight, memory_order_relaxed);
         if (left == 0 || waited >= timeout_ms)
             break;
         struct timespec ts = {.tv_sec = 0, .tv_nsec = 20 * 1000 * 1000};
@@ -834,10 +675,17 @@ void vs_http_stop(struct vs_http *h)
 {
     if (!h)
         return;
+    /* The handler threads first: each resumes its connection, so none is
+     * left suspended when the listeners stop. */
+    if (h->pool_inited)
+        vs_http__pool_stop(h);
     if (h->d)
         MHD_stop_daemon(h->d);
     if (h->tls_d)
         MHD_stop_daemon(h->tls_d);
+    if (h->pool_inited)
+        vs_http__pool_free(h);
+    vs_http_guard_destroy(h->guard);
     if (h->tls_key)
         explicit_bzero(h->tls_key, strlen(h->tls_key));
     vs_free(h->tls_key);

@@ -1,5 +1,6 @@
 /*
- * The project's HTTP front end (libmicrohttpd). It serves the paths of the
+ * The project's HTTP front end (libmicrohttpd), kept-alive connections, with
+ * limits against slow and greedy clients (http_guard.h). It serves the paths of the
  * project's URLs (config.xml); by default, for a master URL with path P
  * (e.g. "/demo/" for http://127.0.0.1:8080/demo/):
  *
@@ -23,6 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "server/http_addr.h"
 #include "volsched/buf.h"
 #include "volsched/error.h"
 #include "volsched/log.h"
@@ -91,10 +93,20 @@ struct vs_http_config {
      * advertises only the https scheduler URL (master URL's host). */
     const char *tls_cert_file, *tls_key_file;
     uint16_t https_port;
-    unsigned threads;         /* worker threads; 0: 4 */
-    unsigned max_connections; /* 0: 1024 */
-    struct vs_log *log;       /* borrowed; may be NULL */
-    vs_http_post_fn sched;    /* the scheduler endpoint; required */
+    unsigned threads;      /* handler threads (POSTs); 0: 4 */
+    unsigned poll_threads; /* threads polling the sockets; 0: 2 */
+    /* Limits (http_guard.h, docs/server.md "Limits"). */
+    unsigned max_connections; /* 0: sized from the open-file limit */
+    unsigned max_per_address; /* connections from one address; 0: no limit */
+    unsigned head_timeout;    /* seconds for a request head; 0: 30 */
+    unsigned idle_timeout;    /* seconds without traffic; 0: 60 */
+    unsigned body_min_rate;   /* bytes/s a body must keep; 0: no minimum */
+    /* Proxies whose X-Forwarded-For is believed (copied); they are exempt
+     * from max_per_address. */
+    const struct vs_ip_prefix *trusted_proxies;
+    size_t ntrusted_proxies;
+    struct vs_log *log;    /* borrowed; may be NULL */
+    vs_http_post_fn sched; /* the scheduler endpoint; required */
     void *sched_ctx;
     vs_http_post_fn upload; /* NULL: uploads answer "try later" */
     /* Streamed uploads; when set, used instead of upload (same upload_ctx). */
@@ -128,14 +140,21 @@ struct vs_http_stats {
     uint64_t requests;
     uint64_t sched_requests;
     uint64_t downloads;
-    uint64_t refused; /* 4xx/5xx answers */
+    uint64_t refused;   /* 4xx/5xx answers */
+    uint64_t forwarded; /* requests whose client a trusted proxy named */
+    uint64_t connections, open_connections, max_connections;
+    uint64_t head_timeouts;       /* closed: request head late */
+    uint64_t slow_bodies;         /* closed: body under the minimum rate */
+    uint64_t refused_per_address; /* refused: over the per-address limit */
+    uint64_t refused_full;        /* refused: at max_connections */
 };
 void vs_http_get_stats(const struct vs_http *h, struct vs_http_stats *out_stats);
 
 /*
  * Stops accepting new connections and waits up to timeout_ms for the
  * requests in flight to be answered (SIGTERM's drain). Returns the number of
- * connections still open when it gave up (0: drained). Call vs_http_stop
+ * requests still in flight when it gave up (0: drained; idle kept-alive
+ * connections do not count). Call vs_http_stop
  * afterwards.
  */
 unsigned vs_http_drain(struct vs_http *h, int timeout_ms);

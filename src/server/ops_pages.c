@@ -2,6 +2,7 @@
 #include "server/ops_pages.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -23,6 +24,7 @@ struct vs_ops_pages {
     char passwd[VS_OPS_HASH_MAX];      /* "" = none set */
     pthread_mutex_t mu;                /* the store handle: one page at a time */
     struct vs_store *st;
+    _Atomic(struct vs_http *) http; /* set once the listeners are up */
 };
 
 static void read_passwd(struct vs_ops_pages *p)
@@ -180,6 +182,7 @@ struct live {
     struct vs_ops_snapshot *snap; /* owned: vs_free */
     struct vs_sched_stats ss;
     struct vs_upload_stats us;
+    struct vs_http_stats hs;
 };
 
 static void live_gather(const struct vs_ops_pages *pg, int64_t now, struct live *out)
@@ -195,6 +198,44 @@ static void live_gather(const struct vs_ops_pages *pg, int64_t now, struct live 
         vs_sched_get_stats(pg->src.sched, &out->ss);
     if (pg->src.upload)
         vs_upload_get_stats(pg->src.upload, &out->us);
+    struct vs_http *h = atomic_load_explicit(&pg->http, memory_order_acquire);
+    if (h)
+        vs_http_get_stats(h, &out->hs);
+}
+
+void vs_ops_pages_set_http(struct vs_ops_pages *p, struct vs_http *http)
+{
+    atomic_store_explicit(&p->http, http, memory_order_release);
+}
+
+static void metric(struct vs_page *p, const char *name, const char *type, const char *help);
+
+/* The HTTP front end's connections and limits (docs/server.md "Limits"). */
+static void http_metrics(struct vs_page *p, const struct vs_http_stats *hs)
+{
+    metric(p, "volsched_http_connections_total", "counter", "Connections accepted.");
+    vs_page_printf(p, "volsched_http_connections_total %llu\n",
+                   (unsigned long long)hs->connections);
+    metric(p, "volsched_http_requests_total", "counter", "HTTP requests.");
+    vs_page_printf(p, "volsched_http_requests_total %llu\n", (unsigned long long)hs->requests);
+    metric(p, "volsched_http_open_connections", "gauge", "Connections open now, and the limit.");
+    vs_page_printf(p,
+                   "volsched_http_open_connections %llu\n"
+                   "volsched_http_max_connections %llu\n",
+                   (unsigned long long)hs->open_connections,
+                   (unsigned long long)hs->max_connections);
+    metric(p, "volsched_http_limit_total", "counter", "Connections closed or refused by a limit.");
+    vs_page_printf(p,
+                   "volsched_http_limit_total{limit=\"head_timeout\"} %llu\n"
+                   "volsched_http_limit_total{limit=\"body_min_rate\"} %llu\n"
+                   "volsched_http_limit_total{limit=\"per_address\"} %llu\n"
+                   "volsched_http_limit_total{limit=\"max_connections\"} %llu\n",
+                   (unsigned long long)hs->head_timeouts, (unsigned long long)hs->slow_bodies,
+                   (unsigned long long)hs->refused_per_address,
+                   (unsigned long long)hs->refused_full);
+    metric(p, "volsched_http_forwarded_total", "counter",
+           "Requests whose client a trusted proxy named (X-Forwarded-For).");
+    vs_page_printf(p, "volsched_http_forwarded_total %llu\n", (unsigned long long)hs->forwarded);
 }
 
 static void dashboard(struct vs_ops_pages *pg, struct vs_page *p, const struct vs_ops_status *st,
@@ -325,6 +366,7 @@ static void metrics_page(struct vs_ops_pages *pg, struct vs_page *p, const struc
                    (unsigned long long)live.us.transient);
     metric(p, "volsched_upload_bytes_total", "counter", "Bytes of uploaded files written.");
     vs_page_printf(p, "volsched_upload_bytes_total %llu\n", (unsigned long long)live.us.bytes);
+    http_metrics(p, &live.hs);
     metric(p, "volsched_validator_results_total", "counter", "Validator outcomes.");
     vs_page_printf(p,
                    "volsched_validator_results_total{outcome=\"valid\"} %llu\n"

@@ -37,6 +37,9 @@ struct vs_ops_sources {
 VS_MUST_CHECK int vs_ops_pages_create(const struct vs_project_config *cfg,
                                       const struct vs_ops_sources *src, struct vs_ops_pages **out);
 void vs_ops_pages_destroy(struct vs_ops_pages *p);
+/* The HTTP front end whose counters /metrics shows (borrowed; may be set
+ * while pages are served). */
+void vs_ops_pages_set_http(struct vs_ops_pages *p, struct vs_http *http);
 
 /* The vs_http_get_fn; ctx is the struct vs_ops_pages. */
 int vs_ops_pages_http(void *ctx, const struct vs_http_get *req, struct vs_buf *out,

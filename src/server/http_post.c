@@ -1,0 +1,237 @@
+/*
+ * The POST routes of the HTTP front end (the scheduler, uploads): the body
+ * collected under its cap or streamed to the upload handler, then the
+ * handler run on a handler thread while the connection is suspended, so
+ * that the threads polling the sockets never wait on a commit or an fsync
+ * (libmicrohttpd pins a connection to one polling thread: a kept-alive
+ * connection whose thread waits on another request's commit would stall).
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "server/http_int.h"
+#include "volsched/alloc.h"
+#include "volsched/str.h"
+
+/* What uploads answer until an upload handler is plugged in: a transient
+ * failure, so the client keeps its outputs and retries later. */
+static int upload_later(void *ctx, const char *body, size_t len, const char *peer,
+                        struct vs_buf *out)
+{
+    (void)ctx;
+    (void)body;
+    (void)len;
+    (void)peer;
+    if (vs_buf_puts(out, "<data_server_reply>\n    <status>1</status>\n"
+                         "    <message>uploads are not accepted yet; try later</message>\n"
+                         "</data_server_reply>\n") != 0)
+        return MHD_HTTP_INTERNAL_SERVER_ERROR;
+    return MHD_HTTP_OK;
+}
+
+static struct vs_http_conn *conn_rec(struct MHD_Connection *c)
+{
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    return ci ? ci->socket_context : NULL;
+}
+
+enum MHD_Result vs_http__post_begin(struct vs_http *h, struct MHD_Connection *c,
+                                    enum vs_http_route route, const char *method, const char *url,
+                                    struct vs_http_post **out_pr)
+{
+    *out_pr = NULL;
+    const char *cl =
+        MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
+    int64_t clen = 0;
+    size_t cap = route == VS_ROUTE_UPLOAD ? h->max_upload : h->max_body;
+    if (cl && vs_parse_int64(cl, &clen) == 0 && clen > 0 && (uint64_t)clen > cap)
+        return vs_http__refuse(h, c, MHD_HTTP_CONTENT_TOO_LARGE, method, url,
+                               "request body over limit");
+    if (route == VS_ROUTE_SCHED)
+        atomic_fetch_add_explicit(&h->n_sched, 1, memory_order_relaxed);
+    struct vs_http_post *pr = VS_NEW(struct vs_http_post);
+    pr->route = route;
+    pr->conn = c;
+    vs_http__peer(h, c, pr->peer, sizeof(pr->peer));
+    vs_buf_init(&pr->body, cap); /* a streamed route only uses its cap */
+    vs_buf_init(&pr->out, VS_HTTP_MAX_REPLY);
+    if (route == VS_ROUTE_UPLOAD && h->cfg.upload_stream) {
+        pr->ops = h->cfg.upload_stream;
+        pr->sreq = pr->ops->open(h->cfg.upload_ctx, pr->peer);
+    }
+    vs_http_guard_head_done(h->guard, conn_rec(c), true);
+    *out_pr = pr;
+    return MHD_YES;
+}
+
+/* The handler's work for a complete body (on a handler thread). */
+static void run_handler(struct vs_http *h, struct vs_http_post *pr)
+{
+    if (pr->ops) {
+        pr->status = pr->ops->finish(pr->sreq, &pr->out);
+        return;
+    }
+    vs_http_post_fn fn = pr->route == VS_ROUTE_SCHED ? h->cfg.sched : h->cfg.upload;
+    void *ctx = pr->route == VS_ROUTE_SCHED ? h->cfg.sched_ctx : h->cfg.upload_ctx;
+    if (!fn)
+        fn = upload_later;
+    /* The body buffer is NULL until the first byte; handlers get "" instead. */
+    const char *body = pr->body.data ? pr->body.data : "";
+    pr->status = fn(ctx, body, pr->body.len, pr->peer, &pr->out);
+}
+
+static enum MHD_Result answer(struct vs_http *h, struct MHD_Connection *c, struct vs_http_post *pr,
+                              const char *method, const char *url)
+{
+    if (pr->status != MHD_HTTP_OK) {
+        atomic_fetch_add_explicit(&h->n_refused, 1, memory_order_relaxed);
+        VS_LOG(h->cfg.log, VS_LOG_WARN, "http %d %s %s from %s: handler refused", pr->status,
+               method, url, pr->peer);
+    }
+    struct MHD_Response *r = vs_http__take_response(&pr->out, "text/xml");
+    if (!r)
+        return MHD_NO;
+    enum MHD_Result ret = MHD_queue_response(c, (unsigned)pr->status, r);
+    MHD_destroy_response(r);
+    return ret;
+}
+
+/* Hands pr to a handler thread with its connection suspended; false when
+ * the threads are stopping (the caller runs the handler itself). */
+static bool dispatch(struct vs_http *h, struct vs_http_post *pr)
+{
+    struct vs_http_pool *p = &h->pool;
+    pthread_mutex_lock(&p->mu);
+    if (p->stop || !h->pool_started) {
+        pthread_mutex_unlock(&p->mu);
+        return false;
+    }
+    /* Suspended before it is queued, so a quick handler thread can never
+     * resume it first. */
+    MHD_suspend_connection(pr->conn);
+    pr->state = POST_RUNNING;
+    pr->next = NULL;
+    if (p->tail)
+        p->tail->next = pr;
+    else
+        p->head = pr;
+    p->tail = pr;
+    pthread_cond_signal(&p->cv);
+    pthread_mutex_unlock(&p->mu);
+    return true;
+}
+
+enum MHD_Result vs_http__post_step(struct vs_http *h, struct MHD_Connection *c,
+                                   struct vs_http_post *pr, const char *method, const char *url,
+                                   const char *data, size_t *data_size)
+{
+    if (pr->state == POST_DONE)
+        return answer(h, c, pr, method, url);
+    if (pr->state == POST_RUNNING)
+        return MHD_YES; /* not expected: MHD calls again only once resumed */
+    if (*data_size > 0) {
+        size_t n = *data_size;
+        *data_size = 0;
+        vs_http_guard_body(h->guard, conn_rec(c), n);
+        if (pr->ops) {
+            /* Streamed: the chunk goes to the handler, nothing stays
+             * here; bytes after its decision are dropped. */
+            pr->nread += n;
+            if (pr->nread > pr->body.max_len)
+                pr->too_big = true;
+            if (!pr->too_big && !pr->stop && pr->ops->data(pr->sreq, data, n) != 0)
+                pr->stop = true;
+            return MHD_YES;
+        }
+        if (!pr->too_big && vs_buf_append(&pr->body, data, n) != 0)
+            pr->too_big = true;
+        return MHD_YES;
+    }
+    /* The whole body is in. */
+    vs_http_guard_busy(h->guard, conn_rec(c));
+    if (pr->too_big)
+        return vs_http__refuse(h, c, MHD_HTTP_CONTENT_TOO_LARGE, method, url,
+                               "request body over limit");
+    if (dispatch(h, pr))
+        return MHD_YES;
+    run_handler(h, pr);
+    pr->state = POST_DONE;
+    return answer(h, c, pr, method, url);
+}
+
+void vs_http__post_free(struct vs_http_post *pr)
+{
+    if (!pr)
+        return;
+    if (pr->ops)
+        pr->ops->close(pr->sreq);
+    vs_buf_cleanup(&pr->body);
+    vs_buf_cleanup(&pr->out);
+    vs_free(pr);
+}
+
+static void *pool_main(void *arg)
+{
+    struct vs_http *h = arg;
+    struct vs_http_pool *p = &h->pool;
+    pthread_mutex_lock(&p->mu);
+    for (;;) {
+        while (!p->head && !p->stop)
+            pthread_cond_wait(&p->cv, &p->mu);
+        struct vs_http_post *pr = p->head;
+        if (!pr)
+            break; /* stopping, and nothing left */
+        p->head = pr->next;
+        if (!p->head)
+            p->tail = NULL;
+        pthread_mutex_unlock(&p->mu);
+        run_handler(h, pr);
+        pr->state = POST_DONE;
+        /* MHD's resume takes its own lock: what the handler wrote is seen
+         * by the polling thread that answers. */
+        MHD_resume_connection(pr->conn);
+        pthread_mutex_lock(&p->mu);
+    }
+    pthread_mutex_unlock(&p->mu);
+    return NULL;
+}
+
+void vs_http__pool_init(struct vs_http *h)
+{
+    pthread_mutex_init(&h->pool.mu, NULL);
+    pthread_cond_init(&h->pool.cv, NULL);
+}
+
+int vs_http__pool_start(struct vs_http *h, unsigned nthreads)
+{
+    struct vs_http_pool *p = &h->pool;
+    p->threads = vs_xmalloc(nthreads * sizeof(*p->threads));
+    h->pool_started = true;
+    for (unsigned i = 0; i < nthreads; i++) {
+        if (pthread_create(&p->threads[i], NULL, pool_main, h) != 0)
+            return VS_ENOMEM;
+        p->nthreads++;
+    }
+    return 0;
+}
+
+void vs_http__pool_stop(struct vs_http *h)
+{
+    struct vs_http_pool *p = &h->pool;
+    pthread_mutex_lock(&p->mu);
+    p->stop = true;
+    pthread_cond_broadcast(&p->cv);
+    pthread_mutex_unlock(&p->mu);
+    for (unsigned i = 0; i < p->nthreads; i++)
+        pthread_join(p->threads[i], NULL);
+    vs_free(p->threads);
+    p->threads = NULL;
+    p->nthreads = 0;
+}
+
+void vs_http__pool_free(struct vs_http *h)
+{
+    pthread_cond_destroy(&h->pool.cv);
+    pthread_mutex_destroy(&h->pool.mu);
+}
