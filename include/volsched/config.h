@@ -31,8 +31,8 @@
  *      vs_project_config_init (src/config/config.c);
  *   2. add one row to the table in src/config/config_tags.c:
  *          {"next_rpc_delay", K_INT, F(next_rpc_delay), 0, 0, 0},
- *      with its kind (K_BOOL, K_INT with min/max, K_LLONG, K_DOUBLE, K_STR,
- *      K_PATH, K_STRLIST ...: src/config/config_int.h), bounds, and W
+ *      with its kind (K_BOOL, K_INT with min/max, K_LLONG, K_STR,
+ *      K_PATH ...: src/config/config_int.h), bounds, and W
  *      (VS_CONFIG_WRITTEN) in the last column when `volsched init` should
  *      write it into a new config.xml (rows with W come first, in the order
  *      they are written).
@@ -57,7 +57,6 @@
 #define VS_URL_MAX         512
 #define VS_CMD_MAX         512 /* an operator's command line (config.xml) */
 #define VS_MAX_APP_CONFIGS 8   /* <validator> / <assimilator> blocks */
-#define VS_CONFIG_LIST_MAX 32  /* entries of a repeatable tag */
 
 /* BOINC-COMPAT: make_project's default fanout. */
 #define VS_DEFAULT_FANOUT 1024
@@ -93,12 +92,6 @@ struct vs_validator_config {
 struct vs_assimilator_config {
     char app[VS_NAME_MAX];    /* <app>: "" = every app without its own block */
     char command[VS_CMD_MAX]; /* <command>: "" = copy outputs into DIR/results/<wu>/ */
-};
-
-/* A repeatable tag's values, in file order. */
-struct vs_config_list {
-    char v[VS_CONFIG_LIST_MAX][VS_NAME_MAX];
-    int n;
 };
 
 /*
@@ -151,12 +144,7 @@ struct vs_project_config {
     /* locality scheduling (seed 001) */
     bool locality_scheduling;              /* <locality_scheduling> */
     bool locality_scheduling_sorted_order; /* <locality_scheduling_sorted_order> */
-    double locality_scheduler_fraction;    /* <locality_scheduler_fraction>, 0..1 */
     int locality_scheduling_wait_period;   /* <locality_scheduling_wait_period> s, 0 = off */
-    int locality_scheduling_send_timeout;  /* <locality_scheduling_send_timeout> s */
-    int file_deletion_strategy;            /* <file_deletion_strategy> */
-    struct vs_config_list locality_scheduling_workunit_file; /* repeatable */
-    struct vs_config_list locality_scheduling_sticky_file;   /* repeatable */
     /* volsched (docs/locality.md): locality scheduling lite for every app
      * (BOINC sets it per app: app.locality_scheduling = 1), and the two
      * locality daemons serve runs beside itself. */

@@ -19,10 +19,8 @@ enum vs_config_kind {
     K_BOOL,         /* bool; "", 0 or 1 (BOINC's <tag/> is true) */
     K_INT,          /* int, >= min, <= max when max > min */
     K_LLONG,        /* long long, >= min */
-    K_DOUBLE,       /* double, >= min, <= max when max > min */
     K_STR,          /* char[size], trimmed text */
     K_PATH,         /* char[size]; a relative path is taken under cfg->dir */
-    K_STRLIST,      /* struct vs_config_list: each occurrence adds one */
     K_CORE_VERSION, /* int; BOINC's old major*100+minor form is scaled */
     K_LIMIT_CPU,    /* max_wus_in_progress: project CPU limit, per processor */
     K_LIMIT_GPU,    /* max_wus_in_progress_gpu: project GPU limit, per processor */
