@@ -272,7 +272,8 @@ static void test_disk(void **state)
      * keep free): a job's bound is 2e8, of which 1.5e8 is the file. */
     const char *k[] = {"K1"};
     const char *dfree = "<d_free>83985932288.000000</d_free>";
-    char *small = subst(request(AUTH_A, 0, 0, 1, NULL, 0), dfree, "<d_free>130000000</d_free>");
+    char *small =
+        sr_replace(request(AUTH_A, 0, 0, 1, NULL, 0), dfree, "<d_free>130000000</d_free>");
     rpc(fx, small, &a, &r, NULL);
     assert_int_equal(r.n_results, 0);
     bool disk_msg = false;
@@ -281,7 +282,7 @@ static void test_disk(void **state)
     assert_true(disk_msg);
     /* The same host holding K1: both jobs fit (the file is charged once). */
     char *small_with =
-        subst(request(AUTH_A, 0, 0, 100000, k, 1), dfree, "<d_free>130000000</d_free>");
+        sr_replace(request(AUTH_A, 0, 0, 100000, k, 1), dfree, "<d_free>130000000</d_free>");
     rpc(fx, small_with, &a, &r, NULL);
     assert_int_equal(r.n_results, 2);
     vs_free(small);
@@ -309,9 +310,9 @@ static void test_limits(void **state)
     assert_string_equal(r.results[1].name, "Q1__1_0");
     /* Its next request lists the two as in progress (<other_results>). */
     char *req = request(AUTH_A, r.hostid, 1, 100000, q, 1);
-    req = subst(req, "<other_results>\n</other_results>",
-                "<other_results>\n<other_result><name>Q1__0_0</name></other_result>\n"
-                "<other_result><name>Q1__1_0</name></other_result>\n</other_results>");
+    req = sr_replace(req, "<other_results>\n</other_results>",
+                     "<other_results>\n<other_result><name>Q1__0_0</name></other_result>\n"
+                     "<other_result><name>Q1__1_0</name></other_result>\n</other_results>");
     rpc(fx, req, &a, &r, NULL);
     assert_int_equal(r.n_results, 0);
     assert_int_equal(r.n_delete_file_infos, 0); /* Q1 still has work, just not now */
