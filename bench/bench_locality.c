@@ -13,19 +13,24 @@
  * (<delete_file_info>). Hosts ask in turn (sweeps over the population), each
  * request for JOBS jobs' worth of work, until the work is gone. With
  * locality on, `volsched locality-ws`'s pass keeps the working set at
- * HOSTS / 2 files (seed 001's N/M), run every 100 requests.
+ * ACTIVE / 2 files (seed 001's N/M), run every 100 requests.
  *
  * Reported: bytes of big files downloaded per completed (sent) result,
  * against the lower bound (each file sent to M = 2 hosts: FILES x 2 x 100 MB
- * over all results) and against plain scheduling; server CPU per request
+ * over all results), against the population's bound (if each asking host
+ * gets its share, a file needs at least max(M, active / FILES) hosts) and
+ * against plain scheduling; server CPU per request
  * (the handler plus a feeder step before each request, as serve's feeder
  * loop runs, in both modes) and requests per
  * second of that CPU, locality on vs off. Targets (issue 21): within 1.2x of
  * the lower bound, >= 10x fewer bytes than plain, <= 2x the CPU per request.
  *
- *   bench_locality [--hosts N] [--files N] [--wus N] [--jobs N] [--batch N] [--reps N]
- *                  [--seed N]
+ *   bench_locality [--hosts N] [--files N] [--wus N] [--jobs N] [--batch N] [--active N]
+ *                  [--sorted] [--reps N] [--seed N]
  *                   --batch N: workunits are made in blocks of N of one file (default 1)
+ *                   --active N: only the first N hosts ask (default all); the
+ *                     working set is N / 2 files
+ *                   --sorted: <locality_scheduling_sorted_order/> (picks in turn)
  *   bench_locality --full      10,000 hosts, 1,000 files, 50 WUs (the issue's size)
  *
  * The default size (2,000 hosts, 200 files) runs in seconds on a shared
@@ -325,11 +330,10 @@ static void run_one(const struct params *pa, const char *dir, const char *db, bo
     snprintf(cfg.store_url, sizeof(cfg.store_url), "sqlite:%s", db);
     cfg.policy.one_result_per_user_per_wu = true;
     /* The hosts never report (each request adds its jobs' whole duration to
-     * what it asks for), so the daily quota would end a host's work after
-     * 100 jobs; JOBS says how many a request takes. volsched's protective
-     * per-host cap (4 in progress per CPU: 8 on the template's 2 CPUs)
-     * counts the results the client lists, which these requests do not:
-     * --jobs 8 is what it allows a fresh host. */
+     * what it asks for), so the daily quota and volsched's protective
+     * per-host cap (4 results in progress per CPU: 8 on the template's 2
+     * CPUs) would end a host's work early; JOBS says how many a request
+     * takes, and --jobs 8 is what the cap allows a fresh host. */
     cfg.policy.daily_result_quota = 0;
     cfg.policy.host_in_progress_per_cpu = 0;
     /* Room for a request of JOBS jobs on the template's 2 CPUs. */
