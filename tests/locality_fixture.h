@@ -28,17 +28,15 @@
 #include "volsched/str.h"
 #include <sqlite3.h>
 
+#include "sched_request.h"
+#include "sched_project.h"
+
 #define SAMPLES VS_SOURCE_DIR "/tests/data/boinc"
 #define AUTH_A  "0123456789abcdef0123456789abcdef" /* the sample's authenticator */
 #define AUTH_B  "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"
 #define AUTH_C  "cccccccccccccccccccccccccccccccc"
-#define NOW     1800000000
+#define NOW     TP_NOW
 #define BIG     1.5e8 /* bytes of a locality file */
-
-static const char lf_key_text[] = "1024\n"
-                               "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff\n"
-                               ".\n";
-static const char lf_sig_text[] = "aabbccdd\n.\n";
 
 struct fixture {
     char dir[64];
@@ -110,55 +108,17 @@ static inline int64_t add_wu(struct vs_store *st, int64_t appid, const char *fil
     return id;
 }
 
-static inline void add_av(struct fixture *fx, int64_t appid, int64_t platformid, const char *name)
-{
-    struct vs_app_version av = {0};
-    av.appid = appid;
-    av.platformid = platformid;
-    av.version_num = 100;
-    av.avg_ncpus = 1;
-    struct vs_app_version_file file = {0};
-    snprintf(file.name, sizeof(file.name), "%s_100", name);
-    snprintf(file.path, sizeof(file.path), "3f/%s_100", name);
-    snprintf(file.md5_cksum, sizeof(file.md5_cksum), "0123456789abcdef0123456789abcdef");
-    file.nbytes = 17000;
-    file.file_signature = vs_xstrdup(lf_sig_text);
-    file.main_program = 1;
-    file.executable = 1;
-    av.files = &file;
-    av.nfiles = 1;
-    assert_int_equal(vs_store_app_version_add(fx->st, &av), 0);
-    vs_free(file.file_signature);
-}
-
 static inline struct fixture *make(int wait_period, bool sorted)
 {
     struct fixture *fx = VS_NEW(struct fixture);
     snprintf(fx->dir, sizeof(fx->dir), "/tmp/vs_loc_XXXXXX");
     assert_non_null(mkdtemp(fx->dir));
     struct vs_project_config *c = &fx->cfg;
-    snprintf(c->dir, sizeof(c->dir), "%s", fx->dir);
-    snprintf(c->long_name, sizeof(c->long_name), "Locality Test");
-    snprintf(c->master_url, sizeof(c->master_url), "http://127.0.0.1:8080/test/");
-    snprintf(c->download_url, sizeof(c->download_url), "http://127.0.0.1:8080/test/download");
-    snprintf(c->upload_url, sizeof(c->upload_url),
-             "http://127.0.0.1:8080/test/file_upload_handler");
-    snprintf(c->cgi_url, sizeof(c->cgi_url), "http://127.0.0.1:8080/test/");
-    snprintf(c->download_dir, sizeof(c->download_dir), "%s/download", fx->dir);
-    snprintf(c->key_dir, sizeof(c->key_dir), "%s/keys", fx->dir);
-    vs_test_store_url(c->store_url, sizeof(c->store_url), fx->dir, "t.db");
-    vs_sp_config_defaults(&c->policy);
+    tp_config(c, fx->dir, "Locality Test");
     c->policy.one_result_per_user_per_wu = true;
     c->locality_scheduling = true;
     c->locality_scheduling_wait_period = wait_period;
     c->locality_scheduling_sorted_order = sorted;
-    assert_int_equal(mkdir(c->key_dir, 0700), 0);
-    char path[VS_PATH_MAX + 32];
-    snprintf(path, sizeof(path), "%s/code_sign_public", c->key_dir);
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    fputs(lf_key_text, f);
-    fclose(f);
 
     assert_int_equal(vs_store_open(c->store_url, VS_STORE_CREATE, NULL, &fx->st), 0);
     struct vs_platform pf = {0};
@@ -169,12 +129,12 @@ static inline struct fixture *make(int wait_period, bool sorted)
     app.locality_scheduling = VS_LOC_APP_FULL;
     assert_int_equal(vs_store_app_add(fx->st, &app), 0);
     fx->app_loc = app.id;
-    add_av(fx, app.id, pf.id, "einstein");
+    (void)tp_add_app_version(fx->st, app.id, pf.id, "einstein_100");
     struct vs_app plain = {0};
     snprintf(plain.name, sizeof(plain.name), "plain");
     assert_int_equal(vs_store_app_add(fx->st, &plain), 0);
     fx->app_plain = plain.id;
-    add_av(fx, plain.id, pf.id, "plain");
+    (void)tp_add_app_version(fx->st, plain.id, pf.id, "plain_100");
     add_user(fx, 0, "alice", AUTH_A);
     add_user(fx, 1, "bob", AUTH_B);
     add_user(fx, 2, "carol", AUTH_C);
@@ -255,33 +215,11 @@ static inline char *request(const char *auth, int64_t hostid, int seqno, double 
     return vs_buf_take(&b, NULL);
 }
 
-/* Replaces the first old in text (taken over) by new. */
-static inline char *subst(char *text, const char *old, const char *new_text)
-{
-    char *at = strstr(text, old);
-    assert_non_null(at);
-    struct vs_buf b;
-    vs_buf_init(&b, VS_BUF_UNLIMITED);
-    assert_int_equal(vs_buf_append(&b, text, (size_t)(at - text)), 0);
-    assert_int_equal(vs_buf_puts(&b, new_text), 0);
-    assert_int_equal(vs_buf_puts(&b, at + strlen(old)), 0);
-    vs_free(text);
-    return vs_buf_take(&b, NULL);
-}
-
 /* Runs one request; the reply goes to *r (in a), its text to *out_text (may be NULL). */
-static inline void rpc(struct fixture *fx, const char *body, struct vs_arena *a, struct vs_proto_reply *r,
-                char **out_text)
+static inline void rpc(struct fixture *fx, const char *body, struct vs_arena *a,
+                       struct vs_proto_reply *r, char **out_text)
 {
-    struct vs_buf out;
-    vs_buf_init(&out, 16u << 20);
-    assert_int_equal(vs_sched_handle(fx->s, body, strlen(body), "127.0.0.1", NOW, &out), 200);
-    struct vs_proto_error err = {0};
-    if (vs_proto_reply_parse(out.data, out.len, a, r, &err) != 0)
-        fail_msg("reply does not parse: %s\n%s", err.msg, out.data);
-    if (out_text)
-        *out_text = vs_buf_take(&out, NULL);
-    vs_buf_cleanup(&out);
+    tp_rpc(fx->s, body, a, r, out_text);
 }
 
 /* One request from a fresh string: the reply in *r. */

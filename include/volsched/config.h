@@ -31,7 +31,7 @@
  *      vs_project_config_init (src/config/config.c);
  *   2. add one row to the table in src/config/config_tags.c:
  *          {"next_rpc_delay", K_INT, F(next_rpc_delay), 0, 0, 0},
- *      with its kind (K_BOOL, K_INT with min/max, K_LLONG, K_DOUBLE, K_STR,
+ *      with its kind (K_BOOL, K_INT with min/max, K_LLONG, K_STR,
  *      K_PATH, K_STRLIST ...: src/config/config_int.h), bounds, and W
  *      (VS_CONFIG_WRITTEN) in the last column when `volsched init` should
  *      write it into a new config.xml (rows with W come first, in the order
@@ -158,12 +158,7 @@ struct vs_project_config {
     /* locality scheduling (seed 001) */
     bool locality_scheduling;              /* <locality_scheduling> */
     bool locality_scheduling_sorted_order; /* <locality_scheduling_sorted_order> */
-    double locality_scheduler_fraction;    /* <locality_scheduler_fraction>, 0..1 */
     int locality_scheduling_wait_period;   /* <locality_scheduling_wait_period> s, 0 = off */
-    int locality_scheduling_send_timeout;  /* <locality_scheduling_send_timeout> s */
-    int file_deletion_strategy;            /* <file_deletion_strategy> */
-    struct vs_config_list locality_scheduling_workunit_file; /* repeatable */
-    struct vs_config_list locality_scheduling_sticky_file;   /* repeatable */
     /* volsched (docs/locality.md): locality scheduling lite for every app
      * (BOINC sets it per app: app.locality_scheduling = 1), and the two
      * locality daemons serve runs beside itself. */

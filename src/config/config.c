@@ -317,19 +317,6 @@ static int set_tag(const struct vs_config_ctx *x, const struct vs_config_tag *t,
         /* BOINC-COMPAT: values below 10000 are the old major*100+minor form. */
         *(int *)f = (int)(v > 0 && v < 10000 ? v * 100 : v);
         return 0;
-    case K_DOUBLE: {
-        if ((rc = vs_config__text(x, n, &s)))
-            return rc;
-        double d;
-        if (!*s || vs_xml_get_double(n, &d) != 0 || d != d)
-            return vs_config__fail(x, VS_ECONFIG, n->line, "<%s> must be a number, not '%s'",
-                                   n->name, s);
-        if (d < t->min || (t->max > t->min && d > t->max))
-            return vs_config__fail(x, VS_ECONFIG, n->line, "<%s> must be between %g and %g (%g)",
-                                   n->name, t->min, t->max, d);
-        *(double *)f = d;
-        return 0;
-    }
     case K_STR:
         if ((rc = vs_config__text(x, n, &s)))
             return rc;

@@ -19,7 +19,6 @@ enum vs_config_kind {
     K_BOOL,         /* bool; "", 0 or 1 (BOINC's <tag/> is true) */
     K_INT,          /* int, >= min, <= max when max > min */
     K_LLONG,        /* long long, >= min */
-    K_DOUBLE,       /* double, >= min, <= max when max > min */
     K_STR,          /* char[size], trimmed text */
     K_PATH,         /* char[size]; a relative path is taken under cfg->dir */
     K_STRLIST,      /* struct vs_config_list: each occurrence adds one */

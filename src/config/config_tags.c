@@ -79,12 +79,6 @@ const struct vs_config_tag vs_config__tags[] = {
     {"report_max", K_INT, F(report_max), 0, 0, 0},
     {"send_result_abort", K_BOOL, F(send_result_abort), 0, 0, 0},
     {"dont_send_jobs", K_BOOL, F(dont_send_jobs), 0, 0, 0},
-    /* locality scheduling (seed 001) */
-    {"locality_scheduler_fraction", K_DOUBLE, F(locality_scheduler_fraction), 0, 1, 0},
-    {"locality_scheduling_send_timeout", K_INT, F(locality_scheduling_send_timeout), 0, 0, 0},
-    {"locality_scheduling_workunit_file", K_STRLIST, F(locality_scheduling_workunit_file), 0, 0, 0},
-    {"locality_scheduling_sticky_file", K_STRLIST, F(locality_scheduling_sticky_file), 0, 0, 0},
-    {"file_deletion_strategy", K_INT, F(file_deletion_strategy), 0, 0, 0},
     /* volsched: lite for every app, and the locality daemons' blocks. */
     {"locality_scheduling_lite", K_BOOL, F(locality_scheduling_lite), 0, 0, 0},
     {"locality_gen", K_LOCALITY_GEN, F(locality_gen_command), 0, 0, 0},
@@ -196,6 +190,16 @@ const struct vs_config_tag vs_config__tags[] = {
     UNS("ended"),
     UNS("fuh_set_initial_permission"),
     UNS("upload_certificate"),
+    /* Locality scheduling's BOINC options beyond seed 001 (docs/locality.md,
+     * "Not in volsched"): the mix of locality and cache dispatch, "old work"
+     * for fast hosts, Einstein@Home's file-name classes, and the switch
+     * between deletion strategies (volsched always tells a host to delete a
+     * file that will get no more work). */
+    UNS("locality_scheduler_fraction"),
+    UNS("locality_scheduling_send_timeout"),
+    UNS("locality_scheduling_workunit_file"),
+    UNS("locality_scheduling_sticky_file"),
+    UNS("file_deletion_strategy"),
 #undef IGN
 #undef UNS
 };

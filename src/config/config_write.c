@@ -96,7 +96,6 @@ static int write_tag(const struct vs_project_config *cfg, const struct vs_config
         vs_xml_int(w, t->name, ((const struct vs_sp_rsc_limit *)f)->jobs);
         return 0;
     case K_LLONG:
-    case K_DOUBLE:
     case K_STRLIST:
     case K_VALIDATOR:
     case K_ASSIMILATOR:

@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "server/loc_dirs.h"
+#include "server/loc_work.h"
 #include "server/sched_int.h"
 #include "store/store.h"
 #include "volsched/locality.h"
@@ -35,6 +36,7 @@
 #define WS_TTL_MS    2000   /* how long a listing of file_working_set/ is reused */
 #define BATCH_MAX    128    /* unsent results read per query */
 #define WAIT_STEP_MS 100    /* how often the wait looks for the generator's answer */
+#define WORK_TTL_MS  2000   /* how long a listing of the files with work is reused */
 
 struct vs_locality {
     char dir[VS_PATH_MAX];
@@ -47,6 +49,7 @@ struct vs_locality {
     int64_t ws_loaded_ms;
     char **ws; /* sorted */
     size_t nws, capws;
+    struct vs_loc_work *work; /* files with work, for the deterministic scan */
     _Atomic uint64_t n_sent, n_deletes, n_need_work, n_waits, n_files_no_work, n_bad, n_searched;
 };
 
@@ -68,6 +71,7 @@ struct vs_locality *vs_locality_create(const struct vs_project_config *cfg, stru
     pthread_mutex_init(&l->mu, NULL);
     vs_rng_seed(&l->rng, (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32));
     l->ws_loaded_ms = -WS_TTL_MS - 1;
+    l->work = vs_loc_work_create(WORK_TTL_MS);
     int rc = vs_loc_dirs_create(l->dir);
     if (rc)
         VS_LOG(log, VS_LOG_WARN, "locality: cannot create %s/locality_scheduling/: %s", l->dir,
@@ -88,6 +92,7 @@ void vs_locality_destroy(struct vs_locality *l)
         return;
     ws_free(l);
     vs_free(l->ws);
+    vs_loc_work_destroy(l->work);
     pthread_mutex_destroy(&l->mu);
     vs_free(l);
 }
@@ -523,20 +528,6 @@ static const char *ws_pick(struct pass *p)
     return out;
 }
 
-struct scan_read {
-    struct vs_arena *a;
-    const char **names;
-    size_t n, max;
-};
-
-static int scan_add(void *ctx, const char *name)
-{
-    struct scan_read *sr = ctx;
-    if (sr->n < sr->max && vs_loc_file_name_ok(name, strnlen(name, VS_LOC_NAME_MAX)))
-        sr->names[sr->n++] = vs_arena_strndup(sr->a, name, strlen(name));
-    return 0;
-}
-
 /* A file searched for a host that does not hold it. Returns true when the
  * file has unsent results this user may not have (excluded for it). */
 static bool new_file(struct pass *p, const char *f)
@@ -549,6 +540,7 @@ static bool new_file(struct pass *p, const char *f)
     if (!any_unsent(p, f)) {
         touch(p, VS_LOC_FILES_NO_WORK, f);
         atomic_fetch_add_explicit(&p->l->n_files_no_work, 1, memory_order_relaxed);
+        vs_loc_work_drop(p->l->work, f);
         return false;
     }
     return true;
@@ -559,7 +551,8 @@ static bool new_file(struct pass *p, const char *f)
  * chosen at random (or in turn), a few times, until one is excluded for
  * this user; then, while the host still wants work, the deterministic
  * scan: the files with unsent results in name order from a working-set
- * name, wrapping around, at most VS_LOC_SCAN_FILES of them. (BOINC scans
+ * name, wrapping around, at most VS_LOC_SCAN_FILES of them (from the
+ * listing loc_work.c keeps, at most WORK_TTL_MS old). (BOINC scans
  * whenever work is still needed after the picks: working-set files that ran
  * dry before the manager caught up must not leave a host idle while other
  * files have work.)
@@ -582,18 +575,10 @@ static void new_files(struct pass *p)
     if (!wants(p))
         return;
     const char *names[VS_LOC_SCAN_FILES];
-    struct scan_read sr = {p->a, names, 0, VS_LOC_SCAN_FILES};
-    if (vs_store_loc_files_with_work(p->st, start, VS_LOC_SCAN_FILES, scan_add, &sr) != 0)
-        return;
-    if (sr.n < VS_LOC_SCAN_FILES && start[0]) {
-        /* Wrap around: from the first file up to where the scan began. */
-        size_t before = sr.n;
-        if (vs_store_loc_files_with_work(p->st, "", (int)(VS_LOC_SCAN_FILES - sr.n), scan_add,
-                                         &sr) != 0)
-            sr.n = before;
-    }
-    for (size_t i = 0; i < sr.n && wants(p); i++)
-        (void)new_file(p, sr.names[i]);
+    size_t n =
+        vs_loc_work_scan(p->l->work, p->st, mono_ms(), start, p->a, names, VS_LOC_SCAN_FILES);
+    for (size_t i = 0; i < n && wants(p); i++)
+        (void)new_file(p, names[i]);
 }
 
 void vs_locality_send(struct vs_sched *s, struct vs_store *st, const struct vs_proto_request *q,

@@ -10,6 +10,7 @@
 #include "vs_test.h"
 
 #include "locality_fixture.h"
+#include "server/loc_work.h"
 
 /* ------------------------------------------------------------------------ */
 /* The pure decisions                                                        */
@@ -168,6 +169,70 @@ static void test_new_host(void **state)
     vs_arena_cleanup(&a);
 }
 
+/* Seed 001: a working-set file that is excluded for the user (she holds
+ * its workunit) sends the host to the deterministic scan, which finds the
+ * next file with work in name order; the excluded file is not reported as
+ * without work (it has some, for others), and another user gets it. */
+static void test_ws_excluded(void **state)
+{
+    struct fixture *fx = *state;
+    add_wu(fx->st, fx->app_loc, "X1", 0, 2);
+    add_wu(fx->st, fx->app_loc, "Y1", 0, 1);
+    add_wu(fx->st, fx->app_loc, "Y1", 1, 1);
+    start(fx);
+    assert_int_equal(vs_loc_touch(fx->cfg.dir, VS_LOC_WORKING_SET, "X1"), 0);
+    struct vs_arena a;
+    vs_arena_init(&a, 8192);
+    struct vs_proto_reply r;
+    ask(fx, AUTH_A, 0, 0, 1, NULL, 0, &a, &r);
+    assert_int_equal(r.n_results, 1);
+    assert_string_equal(r.results[0].name, "X1__0_0");
+    /* alice's second host: X1 is excluded for her; the scan from X1 finds Y1. */
+    ask(fx, AUTH_A, 0, 0, 1, NULL, 0, &a, &r);
+    assert_int_equal(r.n_results, 1);
+    assert_string_equal(r.results[0].name, "Y1__0_0");
+    assert_false(trigger(fx, VS_LOC_FILES_NO_WORK, "X1"));
+    ask(fx, AUTH_B, 0, 0, 1, NULL, 0, &a, &r);
+    assert_int_equal(r.n_results, 1);
+    assert_string_equal(r.results[0].name, "X1__0_1");
+    vs_arena_cleanup(&a);
+}
+
+/* The scan's listing of files with work (loc_work.c): name order from a
+ * start, wrapping around; reused within its ttl (a new file shows only
+ * after it), and a file found dry leaves it at once. */
+static void test_scan_listing(void **state)
+{
+    struct fixture *fx = *state;
+    add_wu(fx->st, fx->app_loc, "A1", 0, 1);
+    add_wu(fx->st, fx->app_loc, "B1", 0, 1);
+    add_wu(fx->st, fx->app_loc, "C1", 0, 1);
+    struct vs_loc_work *w = vs_loc_work_create(1000);
+    struct vs_arena a;
+    vs_arena_init(&a, 8192);
+    const char *out[8];
+    assert_int_equal(vs_loc_work_scan(w, fx->st, 5000, "B1", &a, out, 8), 3);
+    assert_string_equal(out[0], "C1");
+    assert_string_equal(out[1], "A1");
+    assert_string_equal(out[2], "B1");
+    assert_int_equal(vs_loc_work_scan(w, fx->st, 5000, "", &a, out, 2), 2);
+    assert_string_equal(out[0], "A1");
+    assert_string_equal(out[1], "B1");
+    add_wu(fx->st, fx->app_loc, "D1", 0, 1);
+    assert_int_equal(vs_loc_work_scan(w, fx->st, 5900, "C1", &a, out, 8), 3);
+    assert_string_equal(out[0], "A1");
+    vs_loc_work_drop(w, "B1");
+    vs_loc_work_drop(w, "never_listed");
+    assert_int_equal(vs_loc_work_scan(w, fx->st, 5999, "", &a, out, 8), 2);
+    assert_string_equal(out[1], "C1");
+    /* After the ttl: listed anew (D1 comes, B1 is back: it still has work). */
+    assert_int_equal(vs_loc_work_scan(w, fx->st, 6001, "C1", &a, out, 8), 4);
+    assert_string_equal(out[0], "D1");
+    assert_string_equal(out[1], "A1");
+    vs_loc_work_destroy(w);
+    vs_arena_cleanup(&a);
+}
+
 /* No generator: a host holding a used-up file is told to delete it, the
  * working-set manager is told the file has no work. */
 static void test_delete(void **state)
@@ -272,7 +337,8 @@ static void test_disk(void **state)
      * keep free): a job's bound is 2e8, of which 1.5e8 is the file. */
     const char *k[] = {"K1"};
     const char *dfree = "<d_free>83985932288.000000</d_free>";
-    char *small = subst(request(AUTH_A, 0, 0, 1, NULL, 0), dfree, "<d_free>130000000</d_free>");
+    char *small =
+        sr_replace(request(AUTH_A, 0, 0, 1, NULL, 0), dfree, "<d_free>130000000</d_free>");
     rpc(fx, small, &a, &r, NULL);
     assert_int_equal(r.n_results, 0);
     bool disk_msg = false;
@@ -281,7 +347,7 @@ static void test_disk(void **state)
     assert_true(disk_msg);
     /* The same host holding K1: both jobs fit (the file is charged once). */
     char *small_with =
-        subst(request(AUTH_A, 0, 0, 100000, k, 1), dfree, "<d_free>130000000</d_free>");
+        sr_replace(request(AUTH_A, 0, 0, 100000, k, 1), dfree, "<d_free>130000000</d_free>");
     rpc(fx, small_with, &a, &r, NULL);
     assert_int_equal(r.n_results, 2);
     vs_free(small);
@@ -309,9 +375,9 @@ static void test_limits(void **state)
     assert_string_equal(r.results[1].name, "Q1__1_0");
     /* Its next request lists the two as in progress (<other_results>). */
     char *req = request(AUTH_A, r.hostid, 1, 100000, q, 1);
-    req = subst(req, "<other_results>\n</other_results>",
-                "<other_results>\n<other_result><name>Q1__0_0</name></other_result>\n"
-                "<other_result><name>Q1__1_0</name></other_result>\n</other_results>");
+    req = sr_replace(req, "<other_results>\n</other_results>",
+                     "<other_results>\n<other_result><name>Q1__0_0</name></other_result>\n"
+                     "<other_result><name>Q1__1_0</name></other_result>\n</other_results>");
     rpc(fx, req, &a, &r, NULL);
     assert_int_equal(r.n_results, 0);
     assert_int_equal(r.n_delete_file_infos, 0); /* Q1 still has work, just not now */
@@ -479,6 +545,8 @@ int main(void)
         cmocka_unit_test(test_after_search),
         cmocka_unit_test_setup_teardown(test_host_file, setup, teardown),
         cmocka_unit_test_setup_teardown(test_new_host, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_ws_excluded, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_scan_listing, setup, teardown),
         cmocka_unit_test_setup_teardown(test_delete, setup, teardown),
         cmocka_unit_test_setup_teardown(test_id_order_retries, setup, teardown),
         cmocka_unit_test_setup_teardown(test_disk, setup, teardown),

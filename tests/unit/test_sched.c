@@ -18,6 +18,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "sched_project.h"
+#include "sched_request.h"
 #include "server/sched.h"
 #include "store/store.h"
 #include "volsched/alloc.h"
@@ -27,13 +29,8 @@
 
 #define SAMPLES VS_SOURCE_DIR "/tests/data/boinc"
 #define AUTH    "0123456789abcdef0123456789abcdef" /* the samples' authenticator */
-#define NOW     1800000000
+#define NOW     TP_NOW
 #define NWU     6
-
-static const char key_text[] = "1024\n"
-                               "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff\n"
-                               ".\n";
-static const char sig_text[] = "aabbccdd\n.\n";
 
 struct fixture {
     char dir[64];
@@ -49,17 +46,8 @@ static char *sample(const char *name, const char *const *subst, size_t nsubst)
     char path[256];
     snprintf(path, sizeof(path), "%s/%s", SAMPLES, name);
     char *text = vs_test_slurp(path, NULL);
-    for (size_t i = 0; i + 1 < nsubst; i += 2) {
-        char *at = strstr(text, subst[i]);
-        assert_non_null(at);
-        struct vs_buf b;
-        vs_buf_init(&b, VS_BUF_UNLIMITED);
-        assert_int_equal(vs_buf_append(&b, text, (size_t)(at - text)), 0);
-        assert_int_equal(vs_buf_puts(&b, subst[i + 1]), 0);
-        assert_int_equal(vs_buf_puts(&b, at + strlen(subst[i])), 0);
-        vs_free(text);
-        text = vs_buf_take(&b, NULL);
-    }
+    for (size_t i = 0; i + 1 < nsubst; i += 2)
+        text = sr_replace(text, subst[i], subst[i + 1]);
     return text;
 }
 
@@ -78,24 +66,7 @@ static int setup(void **state)
     snprintf(fx->dir, sizeof(fx->dir), "/tmp/vs_sched_XXXXXX");
     assert_non_null(mkdtemp(fx->dir));
     struct vs_project_config *c = &fx->cfg;
-    snprintf(c->dir, sizeof(c->dir), "%s", fx->dir);
-    snprintf(c->long_name, sizeof(c->long_name), "Test Project");
-    snprintf(c->master_url, sizeof(c->master_url), "http://127.0.0.1:8080/test/");
-    snprintf(c->download_url, sizeof(c->download_url), "http://127.0.0.1:8080/test/download");
-    snprintf(c->upload_url, sizeof(c->upload_url),
-             "http://127.0.0.1:8080/test/file_upload_handler");
-    snprintf(c->cgi_url, sizeof(c->cgi_url), "http://127.0.0.1:8080/test/");
-    snprintf(c->download_dir, sizeof(c->download_dir), "%s/download", fx->dir);
-    snprintf(c->key_dir, sizeof(c->key_dir), "%s/keys", fx->dir);
-    vs_test_store_url(c->store_url, sizeof(c->store_url), fx->dir, "t.db");
-    vs_sp_config_defaults(&c->policy);
-    assert_int_equal(mkdir(c->key_dir, 0700), 0);
-    char path[VS_PATH_MAX + 32];
-    snprintf(path, sizeof(path), "%s/code_sign_public", c->key_dir);
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    fputs(key_text, f);
-    fclose(f);
+    tp_config(c, fx->dir, "Test Project");
 
     assert_int_equal(vs_store_open(c->store_url, VS_STORE_CREATE, NULL, &fx->st), 0);
     struct vs_platform pf = {0};
@@ -104,23 +75,7 @@ static int setup(void **state)
     struct vs_app app = {0};
     snprintf(app.name, sizeof(app.name), "primes");
     assert_int_equal(vs_store_app_add(fx->st, &app), 0);
-    struct vs_app_version av = {0};
-    av.appid = app.id;
-    av.platformid = pf.id;
-    av.version_num = 100;
-    av.avg_ncpus = 1;
-    struct vs_app_version_file file = {0};
-    snprintf(file.name, sizeof(file.name), "primes_100_x86_64-pc-linux-gnu");
-    snprintf(file.path, sizeof(file.path), "3f/primes_100_x86_64-pc-linux-gnu");
-    snprintf(file.md5_cksum, sizeof(file.md5_cksum), "0123456789abcdef0123456789abcdef");
-    file.nbytes = 17000;
-    file.file_signature = vs_xstrdup(sig_text);
-    file.main_program = 1;
-    file.executable = 1;
-    av.files = &file;
-    av.nfiles = 1;
-    assert_int_equal(vs_store_app_version_add(fx->st, &av), 0);
-    vs_free(file.file_signature);
+    (void)tp_add_app_version(fx->st, app.id, pf.id, "primes_100_x86_64-pc-linux-gnu");
 
     struct vs_user u = {0};
     snprintf(u.name, sizeof(u.name), "alice");
@@ -195,16 +150,7 @@ static int teardown(void **state)
 static void rpc(struct fixture *fx, const char *body, struct vs_arena *a, struct vs_proto_reply *r,
                 char **out_text)
 {
-    struct vs_buf out;
-    vs_buf_init(&out, 16u << 20);
-    assert_int_equal(vs_sched_handle(fx->s, body, strlen(body), "127.0.0.1", NOW, &out), 200);
-    struct vs_proto_error err = {0};
-    int rc = vs_proto_reply_parse(out.data, out.len, a, r, &err);
-    if (rc != 0)
-        fail_msg("reply does not parse: %s\n%s", err.msg, out.data);
-    if (out_text)
-        *out_text = vs_buf_take(&out, NULL);
-    vs_buf_cleanup(&out);
+    tp_rpc(fx->s, body, a, r, out_text);
 }
 
 static int result_state(struct fixture *fx, const char *name, int64_t *out_hostid,
@@ -269,7 +215,7 @@ static void test_attach(void **state)
     /* A new host: its id, and the key the client does not have yet. */
     assert_true(r.hostid > 0);
     assert_non_null(r.code_sign_key);
-    assert_memory_equal(r.code_sign_key, key_text, strlen(key_text) - 1); /* parser trims */
+    assert_memory_equal(r.code_sign_key, tp_key_text, strlen(tp_key_text) - 1); /* parser trims */
     assert_string_equal(r.master_url, "http://127.0.0.1:8080/test/");
     /* The first request asks for 1 s of CPU: one 20 s job fills it. */
     assert_int_equal(r.n_results, 1);
@@ -295,7 +241,7 @@ static void test_attach(void **state)
     assert_non_null(exe);
     assert_true(exe->executable);
     assert_non_null(exe->file_signature);
-    assert_memory_equal(exe->file_signature, sig_text, strlen(sig_text) - 1);
+    assert_memory_equal(exe->file_signature, tp_sig_text, strlen(tp_sig_text) - 1);
     assert_int_equal(exe->n_urls, 1);
     assert_string_equal(exe->urls[0].url,
                         "http://127.0.0.1:8080/test/download/3f/primes_100_x86_64-pc-linux-gnu");
