@@ -85,6 +85,8 @@ static void build(struct vs_client *c)
         cp->rpc_user_request = pr->sched_rpc_pending;
         cp->trickle_up_pending = pr->trickle_up_pending;
         cp->report_overdue = vs_client_report_due(c, p);
+        cp->job_est = fmax(0, pr->job_est);
+        cp->job_delay_bound = fmax(0, pr->job_delay_bound);
     }
     size_t n = 0;
     for (size_t i = 0; i < c->n_results; i++) {
@@ -125,6 +127,7 @@ int vs_client_sched_decide(struct vs_client *c)
     if (rc) {
         vs_client_msg(c, -1, 3, "client policy refused the snapshot: %s", vs_strerror(rc));
         c->have_out = false;
+        c->pout.rr.finish = NULL; /* sized for another snapshot (rpc.c reads it) */
         return rc;
     }
     c->have_out = true;
@@ -209,6 +212,7 @@ static const char *task_name(enum vs_ctask t)
 int vs_client_explain_json(struct vs_client *c, struct vs_buf *out)
 {
     build(c);
+    c->pout.rr.finish = NULL; /* for another snapshot now */
     const struct vs_cstate *st = &c->cst;
     struct vs_json j;
     vs_json_init(&j, out, true);
