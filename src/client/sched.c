@@ -174,13 +174,20 @@ int vs_client_sched_step(struct vs_client *c)
             r->running_since = c->now;
             break;
         case VS_CACT_SUSPEND_KEEP:
+        case VS_CACT_SUSPEND_REMOVE:
+            /* a process that has exited, its exit not yet handled (the
+             * next step's event), is not there to preempt: a <quit/> now
+             * would make its finished result restart */
+            if (r->exit_seen)
+                break;
+            if (en->actions[a].kind == VS_CACT_SUSPEND_REMOVE) {
+                vs_client_task_suspend(c, ri, true);
+                r->ctask = VS_CTASK_REMOVED;
+                r->wall_since_checkpoint = 0;
+                break;
+            }
             vs_client_task_suspend(c, ri, false);
             r->ctask = VS_CTASK_SUSPENDED;
-            break;
-        case VS_CACT_SUSPEND_REMOVE:
-            vs_client_task_suspend(c, ri, true);
-            r->ctask = VS_CTASK_REMOVED;
-            r->wall_since_checkpoint = 0;
             break;
         }
         c->dirty = true;
@@ -264,6 +271,10 @@ int vs_client_explain_json(struct vs_client *c, struct vs_buf *out)
         vs_json_bool(&j, cp->trickle_up_pending);
         vs_json_key(&j, "report_overdue");
         vs_json_bool(&j, cp->report_overdue);
+        vs_json_key(&j, "job_est");
+        vs_json_num(&j, cp->job_est);
+        vs_json_key(&j, "job_delay_bound");
+        vs_json_num(&j, cp->job_delay_bound);
         vs_json_obj_end(&j);
     }
     vs_json_arr_end(&j);
