@@ -20,6 +20,9 @@ mount -t tmpfs -o size=4m tmpfs "$MNT" || fail "cannot mount a 4 MB tmpfs on $MN
 trap 'vsc_stop; umount -l "$MNT" 2>/dev/null; vsc_finish' EXIT
 
 vsc_project xfer || fail "could not create the project"
+# the server keeps uploads an hour after assimilation: the test reads it
+sed -i 's|<delete_delay_hours>0</delete_delay_hours>|<delete_delay_hours>1</delete_delay_hours>|' "$PROJ/config.xml"
+grep -q '<delete_delay_hours>1<' "$PROJ/config.xml" || fail "could not set delete_delay_hours"
 # a 1 MB disk bound: the server checks it against the client's free disk
 VSC_CW_ARGS="--rsc_disk_bound 1e6" vsc_jobs primes 3 2e9 "1000000000 1000500000" \
     || fail "create_work primes"   # ~0.5 s each
