@@ -145,7 +145,8 @@ int main(int argc, char **argv)
             return 1;
     }
     double per_policy = (cpu_now() - t0) / steps;
-    printf("policy step, %d queued tasks, %d projects (shortfall):\n", NTASKS, NPROJECTS);
+    printf("policy step, %d queued tasks, %d projects (%s):\n", NTASKS, NPROJECTS,
+           vs_cpolicy_name(c->policy));
     printf("  daemon step (snapshot + vs_cpolicy_step): %8.1f us\n", per_step * 1e6);
     printf("  vs_cpolicy_step alone:                     %8.1f us\n", per_policy * 1e6);
 

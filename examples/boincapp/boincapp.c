@@ -2,8 +2,10 @@
  * boincapp: an example app built against Debian's BOINC API library
  * (libboinc-app-dev), for the client tests and as a template.
  *
- * Input file `in` (opened through boinc_resolve_filename): "STEPS MS [trickle]".
- * It does STEPS steps of about MS milliseconds of CPU work each, reports
+ * Input file `in` (opened through boinc_resolve_filename): "STEPS MS [trickle|sleep]".
+ * It does STEPS steps of about MS milliseconds of CPU work each (with
+ * "sleep": MS milliseconds of wall-clock time asleep each, so that a job
+ * lasts as long whatever else loads the machine: the scaled-clock tests), reports
  * its fraction done after every step, checkpoints (file `checkpoint` in the
  * slot: the next step and a running checksum) whenever the API says it is
  * time (init_data's checkpoint_period, the client's disk_interval), and on
@@ -14,6 +16,7 @@
  * Exit: boinc_finish(0), or boinc_finish(1) on bad input.
  */
 #include <boinc/boinc_api.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +39,16 @@ static unsigned long long work(double ms, unsigned long long x)
     return x;
 }
 
+/* About ms milliseconds asleep; the checksum still advances. */
+static unsigned long long nap(double ms, unsigned long long x)
+{
+    struct timespec ts = {(time_t)(ms / 1000), (long)(fmod(ms, 1000) * 1e6)};
+    /* the API's timer signal interrupts it: sleep what is left */
+    while (nanosleep(&ts, &ts) != 0)
+        ;
+    return x * 6364136223846793005ull + 1442695040888963407ull;
+}
+
 int main(void)
 {
     if (boinc_init() != 0)
@@ -48,7 +61,7 @@ int main(void)
     char mode[32] = "";
     if (!f || fscanf(f, "%ld %lf %31s", &steps, &ms, mode) < 2 || steps <= 0 || steps > 1000000 ||
         ms < 0 || ms > 60000) {
-        fprintf(stderr, "boincapp: bad input (want \"STEPS MS [trickle]\")\n");
+        fprintf(stderr, "boincapp: bad input (want \"STEPS MS [trickle|sleep]\")\n");
         if (f)
             fclose(f);
         boinc_finish(1);
@@ -69,7 +82,7 @@ int main(void)
     }
     int trickled = 0;
     for (; step < steps; step++) {
-        sum = work(ms, sum);
+        sum = strcmp(mode, "sleep") == 0 ? nap(ms, sum) : work(ms, sum);
         boinc_fraction_done((double)(step + 1) / (double)steps);
         if (strcmp(mode, "trickle") == 0 && !trickled && step + 1 >= steps / 2) {
             char text[128];

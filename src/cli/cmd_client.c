@@ -34,12 +34,12 @@ static void usage(FILE *f)
             "                             else: boinccmd --project_attach URL AUTH)\n"
             "  run [--gui_rpc_port N] [--foreground] [--policy P] [--log-level L]\n"
             "                             the daemon (GUI RPC on 127.0.0.1:N, default 31416;\n"
-            "                             policy %s, default shortfall)\n"
+            "                             policy %s, default %s)\n"
             "  status [--json]            projects and tasks as of the last state write\n"
             "  explain [--json]           what `volsched explain` says about the live queue\n"
             "  detach URL                 detach from a project (client not running;\n"
             "                             else: boinccmd --project URL detach)\n",
-            vs_cpolicy_names());
+            vs_cpolicy_names(), vs_cpolicy_name(VS_CPOLICY_DEFAULT));
 }
 
 static int prepare_dir(const char *dir, bool create, char *out, size_t size)
@@ -235,7 +235,12 @@ static int cmd_explain_live(struct vs_client *c, int argc, char **argv)
     struct vs_buf b;
     vs_buf_init(&b, 256u << 20);
     rc = vs_client_explain_json(c, &b);
-    char path[] = "/tmp/volsched_explain_XXXXXX";
+    /* the snapshot goes where the user keeps temporary files ($TMPDIR) */
+    const char *tmp = getenv("TMPDIR");
+    char path[VS_CLIENT_PATH_MAX];
+    if (rc == 0 && snprintf(path, sizeof(path), "%s/volsched_explain_XXXXXX",
+                            tmp && tmp[0] ? tmp : "/tmp") >= (int)sizeof(path))
+        rc = VS_ELIMIT;
     int fd = rc == 0 ? mkstemp(path) : -1;
     if (fd < 0 || write(fd, b.data, b.len) != (ssize_t)b.len) {
         fprintf(stderr, "volsched client: cannot write the snapshot: %s\n",
@@ -267,7 +272,7 @@ static int cmd_explain_live(struct vs_client *c, int argc, char **argv)
 static int cmd_run(struct vs_client *c, int argc, char **argv)
 {
     bool fg = false;
-    const char *policy = "shortfall";
+    const char *policy = vs_cpolicy_name(VS_CPOLICY_DEFAULT);
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--foreground") == 0) {
             fg = true;

@@ -147,6 +147,8 @@ static const char *const project_keys[] = {"name",
                                            "rpc_user_request",
                                            "trickle_up_pending",
                                            "report_overdue",
+                                           "job_est",
+                                           "job_delay_bound",
                                            "results",
                                            NULL};
 static const char *const result_keys[] = {"name",
@@ -299,7 +301,9 @@ static int read_project(struct reader *rd, struct snapshot *sn, json_t *o, size_
         (rc = get_bool(rd, o, "non_cpu_intensive", &p->non_cpu_intensive)) ||
         (rc = get_bool(rd, o, "rpc_user_request", &p->rpc_user_request)) ||
         (rc = get_bool(rd, o, "trickle_up_pending", &p->trickle_up_pending)) ||
-        (rc = get_bool(rd, o, "report_overdue", &p->report_overdue)))
+        (rc = get_bool(rd, o, "report_overdue", &p->report_overdue)) ||
+        (rc = get_num(rd, o, "job_est", false, 0, 0, &p->job_est)) ||
+        (rc = get_num(rd, o, "job_delay_bound", false, 0, 0, &p->job_delay_bound)))
         return rc;
     if (p->std > VS_CDEBT_STD_MAX)
         return fail_at(rd, "\"%s\" must be at most 86400", "std");

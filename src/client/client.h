@@ -4,6 +4,7 @@
  *   dirs.c     data directory: names, lockfile, gui_rpc_auth.cfg, atomic writes
  *   state.c    the in-memory state and its life-cycle (find, add, drop)
  *   statefile.c client_state.xml written next + rename, read back at start
+ *   xmlshape.c the fields of projects, results ... the state file and GUI RPC share
  *   prefs.c    global_prefs.xml / global_prefs_override.xml / cc_config.xml
  *   host.c     host facts, the CPU benchmark cache, time_stats
  *   msgs.c     the message log (client.log lines and --get_messages)
@@ -177,6 +178,7 @@ struct cl_result {
     int premature_exits;
     double quit_sent_at; /* quit/abort sent (0 none): kill 60 s later */
     bool quit_pending, abort_pending;
+    bool exit_seen;       /* exited, not yet handled (its elapsed time is counted) */
     bool stopped;         /* SIGSTOP'd (plain apps have no channel to suspend them) */
     bool api;             /* api_version >= 6: the mmap channel */
     char pending_msg[64]; /* process control message not yet delivered */
@@ -223,6 +225,8 @@ struct cl_project {
     bool send_full_workload;
     bool non_cpu_intensive;
     double latency_limited_until;
+    /* the last job received: estimated CPU seconds and delay bound (fair's fetch) */
+    double job_est, job_delay_bound;
     double cpu_time, elapsed_time; /* totals of finished tasks */
     int njobs_success, njobs_error;
     bool detached; /* detach requested: removed at the next tick */
@@ -262,6 +266,7 @@ struct cl_prefs {
     bool no_priority_change; /* BOINC-COMPAT: cc_config: apps keep the client's priority */
     double sched_retry_delay_min, sched_retry_delay_max;
     double pers_retry_delay_min, pers_retry_delay_max;
+    double quit_timeout; /* seconds from <quit/>/<abort/> to SIGKILL (cc_config <quit_timeout>) */
     bool allow_remote_gui_rpc;
 };
 
@@ -425,10 +430,18 @@ double vs_client_remaining(struct vs_client *c, const struct cl_result *r);
 bool vs_client_can_compute(const struct vs_client *c);
 int vs_client_ncpus(const struct vs_client *c);
 
-/* ---- statefile.c ---- */
 struct vs_xml_writer;
+/* ---- xmlshape.c: the fields client_state.xml and the GUI RPC replies share ---- */
 /* <file_ref> elements as the state file and get_state write them. */
 void vs_client_write_frefs(struct vs_xml_writer *w, const struct cl_fref *f, size_t n);
+void vs_client_xml_project(struct vs_xml_writer *w, const struct cl_project *p);
+void vs_client_xml_app_version(struct vs_xml_writer *w, const struct cl_app_version *a,
+                               double flops);
+void vs_client_xml_workunit(struct vs_xml_writer *w, const struct cl_wu *u);
+void vs_client_xml_result(struct vs_xml_writer *w, const struct cl_result *r);
+void vs_client_xml_task(struct vs_xml_writer *w, const struct cl_result *r);
+
+/* ---- statefile.c ---- */
 int vs_client_state_write(struct vs_client *c);
 int vs_client_state_read(struct vs_client *c);
 
@@ -469,7 +482,9 @@ void vs_client_task_suspend(struct vs_client *c, size_t r, bool remove);
 void vs_client_task_resume(struct vs_client *c, size_t r);
 void vs_client_task_abort(struct vs_client *c, size_t r, int code);
 /* Per-second work: exits, app_status, heartbeats, messages, quit timeouts. */
-void vs_client_tasks_poll(struct vs_client *c);
+/* Polls the tasks and handles at most one exit; true when more exits wait (call
+ * again, after a policy step: each exit is its own event). */
+bool vs_client_tasks_poll(struct vs_client *c);
 /* At start: processes from a previous run are killed; tasks restart from checkpoints. */
 void vs_client_tasks_recover(struct vs_client *c);
 /* Sends <quit/> to every task; true when all are gone. */

@@ -18,40 +18,9 @@ static void w_project(struct vs_xml_writer *w, const struct vs_client *c, size_t
     if (vs_client_project_dir(c, p, pdir, sizeof(pdir)))
         pdir[0] = '\0';
     vs_xml_raw_write(w, "<project>\n", 10);
-    vs_xml_str(w, "master_url", pr->master_url);
-    vs_xml_str(w, "project_name", pr->project_name ? pr->project_name : "");
-    vs_xml_str(w, "user_name", pr->user_name ? pr->user_name : "");
-    vs_xml_str(w, "team_name", pr->team_name ? pr->team_name : "");
-    vs_xml_str(w, "cross_project_id", pr->cross_project_id ? pr->cross_project_id : "");
-    vs_xml_double(w, "user_total_credit", pr->user_total_credit);
-    vs_xml_double(w, "user_expavg_credit", pr->user_expavg_credit);
-    vs_xml_int(w, "rpc_seqno", pr->rpc_seqno);
-    vs_xml_int(w, "userid", pr->userid);
-    vs_xml_int(w, "teamid", pr->teamid);
-    vs_xml_int(w, "hostid", pr->hostid);
-    vs_xml_double(w, "host_total_credit", pr->host_total_credit);
-    vs_xml_double(w, "host_expavg_credit", pr->host_expavg_credit);
-    vs_xml_int(w, "nrpc_failures", pr->nrpc_failures);
-    vs_xml_int(w, "master_fetch_failures", pr->master_fetch_failures);
-    vs_xml_double(w, "min_rpc_time", pr->min_rpc_time);
-    vs_xml_double(w, "next_rpc_time", pr->next_rpc_time);
-    vs_xml_double(w, "resource_share", pr->resource_share);
+    vs_client_xml_project(w, pr);
     vs_xml_double(w, "duration_correction_factor", 1);
     vs_xml_int(w, "sched_rpc_pending", pr->sched_rpc_pending ? 1 : 0);
-    vs_xml_int(w, "njobs_success", pr->njobs_success);
-    vs_xml_int(w, "njobs_error", pr->njobs_error);
-    vs_xml_double(w, "elapsed_time", pr->elapsed_time);
-    vs_xml_double(w, "last_rpc_time", pr->last_rpc_time);
-    vs_xml_double(w, "short_term_debt", pr->std);
-    vs_xml_double(w, "long_term_debt", pr->ltd);
-    if (pr->master_url_fetch_pending)
-        vs_xml_flag(w, "master_url_fetch_pending");
-    if (pr->suspended_via_gui)
-        vs_xml_flag(w, "suspended_via_gui");
-    if (pr->dont_request_more_work)
-        vs_xml_flag(w, "dont_request_more_work");
-    if (pr->non_cpu_intensive)
-        vs_xml_flag(w, "non_cpu_intensive");
     vs_xml_str(w, "project_dir", pdir);
     vs_xml_raw_write(w, "</project>\n", 11);
 }
@@ -61,37 +30,16 @@ static void w_result(struct vs_xml_writer *w, struct vs_client *c, size_t i)
     const struct cl_result *r = &c->results[i];
     /* BOINC-COMPAT: <result> alone on its line (boinccmd matches lines) */
     vs_xml_raw_write(w, "<result>\n", 9);
-    vs_xml_str(w, "name", r->name);
-    vs_xml_str(w, "wu_name", r->wu_name);
-    vs_xml_str(w, "platform", r->platform ? r->platform : VS_CLIENT_PLATFORM);
-    vs_xml_int(w, "version_num", r->version_num);
-    vs_xml_str(w, "plan_class", r->plan_class ? r->plan_class : "");
+    vs_client_xml_result(w, r);
     vs_xml_str(w, "project_url", c->projects[r->project].master_url);
-    vs_xml_double(w, "final_cpu_time", r->final_cpu_time);
-    vs_xml_double(w, "final_elapsed_time", r->final_elapsed_time);
-    vs_xml_int(w, "exit_status", r->exit_status);
-    vs_xml_int(w, "state", r->state);
-    vs_xml_double(w, "report_deadline", r->report_deadline);
-    vs_xml_double(w, "received_time", r->received_time);
     vs_xml_double(w, "estimated_cpu_time_remaining", vs_client_remaining(c, r));
-    if (r->ready_to_report)
-        vs_xml_flag(w, "ready_to_report");
-    if (r->suspended_via_gui)
-        vs_xml_flag(w, "suspended_via_gui");
     if (r->project < c->n_projects && c->projects[r->project].suspended_via_gui)
         vs_xml_flag(w, "project_suspended_via_gui");
     if (r->slot >= 0 && r->state < RS_COMPUTE_ERROR) {
         vs_xml_raw_write(w, "<active_task>\n", 14);
-        vs_xml_int(w, "active_task_state", r->task_state);
-        vs_xml_int(w, "app_version_num", r->version_num);
-        vs_xml_int(w, "slot", r->slot);
-        vs_xml_int(w, "pid", r->pid);
+        vs_client_xml_task(w, r);
         /* BOINC-COMPAT: scheduler_state 2 = scheduled, 1 = preempted */
         vs_xml_int(w, "scheduler_state", r->ctask == VS_CTASK_RUNNING ? 2 : 1);
-        vs_xml_double(w, "checkpoint_cpu_time", r->checkpoint_cpu_time);
-        vs_xml_double(w, "fraction_done", r->fraction_done);
-        vs_xml_double(w, "current_cpu_time", r->current_cpu_time);
-        vs_xml_double(w, "elapsed_time", r->elapsed_time);
         vs_xml_double(w, "swap_size", 0);
         vs_xml_double(w, "working_set_size", 0);
         vs_xml_double(w, "working_set_size_smoothed", 0);
@@ -168,27 +116,14 @@ static void w_state(struct vs_xml_writer *w, struct vs_client *c)
             if (c->avs[i].project == p) {
                 const struct cl_app_version *av = &c->avs[i];
                 vs_xml_raw_write(w, "<app_version>\n", 14);
-                vs_xml_str(w, "app_name", av->app_name);
-                vs_xml_int(w, "version_num", av->version_num);
-                vs_xml_str(w, "platform", av->platform);
-                vs_xml_double(w, "avg_ncpus", av->avg_ncpus);
-                vs_xml_double(w, "flops", av->flops > 0 ? av->flops : c->host.p_fpops);
-                vs_xml_str(w, "api_version", av->api_version);
-                vs_client_write_frefs(w, av->frefs, av->n_frefs);
+                vs_client_xml_app_version(w, av, av->flops > 0 ? av->flops : c->host.p_fpops);
                 vs_xml_raw_write(w, "</app_version>\n", 15);
             }
         for (size_t i = 0; i < c->n_wus; i++)
             if (c->wus[i].project == p) {
                 const struct cl_wu *u = &c->wus[i];
                 vs_xml_raw_write(w, "<workunit>\n", 11);
-                vs_xml_str(w, "name", u->name);
-                vs_xml_str(w, "app_name", u->app_name);
-                vs_xml_int(w, "version_num", u->version_num);
-                vs_xml_double(w, "rsc_fpops_est", u->rsc_fpops_est);
-                vs_xml_double(w, "rsc_fpops_bound", u->rsc_fpops_bound);
-                vs_xml_double(w, "rsc_memory_bound", u->rsc_memory_bound);
-                vs_xml_double(w, "rsc_disk_bound", u->rsc_disk_bound);
-                vs_client_write_frefs(w, u->frefs, u->n_frefs);
+                vs_client_xml_workunit(w, u);
                 vs_xml_raw_write(w, "</workunit>\n", 12);
             }
         for (size_t i = 0; i < c->n_results; i++)

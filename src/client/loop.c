@@ -16,7 +16,7 @@
 #include "client/client.h"
 
 #define FETCH_CHECK_PERIOD 60.0 /* the policy step runs at least this often */
-#define QUIT_WAIT          65.0 /* <quit/> + QUIT_TIMEOUT + a little */
+#define QUIT_WAIT_EXTRA    5.0  /* after <quit/> + the quit timeout, before SIGKILL of all */
 
 static volatile sig_atomic_t got_signal;
 
@@ -89,16 +89,24 @@ static void tick(struct vs_client *c, double *last)
     /* BOINC-COMPAT: active = computing allowed (no suspend reason) */
     vs_client_time_stats_update(c, true, vs_client_can_compute(c));
     vs_client_sched_account(c, dt);
-    vs_client_tasks_poll(c);
+    /* Each task exit is an event with a policy step of its own (task.c);
+     * bounded: every call but the last handles one exit. */
+    bool more = vs_client_tasks_poll(c);
     detach_pending(c);
     vs_client_update_result_states(c);
     if (c->quit_requested) {
         c->resched = false;
         return;
     }
-    if (step_due(c)) {
-        c->resched = false;
-        (void)vs_client_sched_step(c);
+    for (size_t guard = 0;; guard++) {
+        if (step_due(c)) {
+            c->resched = false;
+            (void)vs_client_sched_step(c);
+        }
+        if (!more || guard > c->n_results)
+            break;
+        more = vs_client_tasks_poll(c);
+        vs_client_update_result_states(c);
     }
     (void)vs_client_xfer_poll(c);
     if (vs_client_rpc_poll(c))
@@ -171,7 +179,7 @@ int vs_client_run(struct vs_client *c)
                 vs_client_msg(c, -1, 1, "Telling apps to quit");
             }
             bool gone = vs_client_tasks_quit_all(c);
-            if (gone || c->now - c->quit_started > QUIT_WAIT) {
+            if (gone || c->now - c->quit_started > c->prefs.quit_timeout + QUIT_WAIT_EXTRA) {
                 for (size_t i = 0; i < c->n_results; i++)
                     vs_client_task_kill_now(c, i);
                 break;

@@ -27,6 +27,7 @@ void vs_client_prefs_default(struct cl_prefs *p)
     p->sched_retry_delay_max = 4 * 3600;
     p->pers_retry_delay_min = 60;
     p->pers_retry_delay_max = 4 * 3600;
+    p->quit_timeout = 60; /* BOINC-COMPAT: QUIT_TIMEOUT, ABORT_TIMEOUT */
 }
 
 static void set_num(const struct vs_xml_node *root, const char *name, double min, double max,
@@ -117,6 +118,8 @@ void vs_client_prefs_read(struct vs_client *c)
                 "cc_config.xml");
         set_num(o, "pers_retry_delay_max", 1, 1e7, &c->prefs.pers_retry_delay_max, c,
                 "cc_config.xml");
+        /* volsched's: BOINC waits a fixed 60 s after <quit/> or <abort/> */
+        set_num(o, "quit_timeout", 1, 3600, &c->prefs.quit_timeout, c, "cc_config.xml");
     }
     vs_buf_cleanup(&b);
     vs_arena_cleanup(&a);

@@ -18,8 +18,7 @@
 #define CH_APP_STATUS   0x1400
 #define CH_TRICKLE_UP   0x1800
 #define CH_TRICKLE_DOWN 0x1C00
-#define QUIT_TIMEOUT    60.0 /* BOINC-COMPAT: QUIT_TIMEOUT, ABORT_TIMEOUT */
-#define MAX_PREMATURE   100  /* BOINC-COMPAT: exits without finish file before an error */
+#define MAX_PREMATURE   100 /* BOINC-COMPAT: exits without finish file before an error */
 #define STDERR_TAIL     (63 * 1024)
 
 /* DIR/slots/SLOT/NAME. */

@@ -9,6 +9,7 @@
  */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "client/client.h"
@@ -134,6 +135,36 @@ static void fill_report(struct vs_client *c, struct cl_result *r,
     o->n_files = nf;
 }
 
+static int cmp_desc(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x < y) - (x > y);
+}
+
+/* <estimated_delay> for the CPU (BOINC's busy time), as the simulator
+ * computes it (src/sim/sim_server.c): how long until a CPU runs out of
+ * queued work in the last policy step's round-robin simulation, the k-th
+ * latest finish with k CPUs; 0 when fewer results are queued. */
+static double estimated_delay(struct vs_client *c)
+{
+    if (!c->pout.rr.finish) /* no step yet (the arrays outlive have_out) */
+        return 0;
+    size_t k = (size_t)c->cst.host.ncpus, n = 0;
+    double *fin = vs_xmalloc((c->cst.nresults + 1) * sizeof(*fin));
+    for (size_t r = 0; r < c->cst.nresults; r++) {
+        double f = c->pout.rr.finish[r];
+        if (isfinite(f) && f > c->cst.now)
+            fin[n++] = f;
+    }
+    double d = 0;
+    if (k > 0 && n >= k) {
+        qsort(fin, n, sizeof(*fin), cmp_desc);
+        d = fin[k - 1] - c->cst.now;
+    }
+    vs_free(fin);
+    return d;
+}
+
 static int build_request(struct vs_client *c, size_t p, double work_req, struct vs_arena *a,
                          struct vs_proto_request *q)
 {
@@ -153,12 +184,13 @@ static int build_request(struct vs_client *c, size_t p, double work_req, struct 
     q->duration_correction_factor = 1;
     q->work_req_seconds = work_req;
     q->cpu_req_secs = work_req;
-    int busy = 0;
-    for (size_t i = 0; i < c->n_results; i++)
-        if (c->results[i].ctask == VS_CTASK_RUNNING && c->results[i].state < RS_COMPUTE_ERROR)
-            busy++;
-    int idle = vs_client_ncpus(c) - busy;
-    q->cpu_req_instances = work_req > 0 && idle > 0 ? idle : 0;
+    /* The request is the policy's, in seconds only, as the simulator sends
+     * it: 7.20.5 also asks for its idle CPUs as instances, to which a server
+     * sends a job each whatever their length (a 1000-hour job per idle CPU
+     * on the first RPC), a work-fetch rule of that client's own, not of
+     * the seed policies. */
+    q->cpu_req_instances = 0;
+    q->estimated_delay = work_req > 0 ? estimated_delay(c) : 0;
     q->client_cap_plan_class = 1;
     q->platform_name = VS_CLIENT_PLATFORM;
     q->code_sign_key = pr->code_sign_key;
@@ -490,6 +522,12 @@ static void merge_reply(struct vs_client *c, size_t p, const struct vs_proto_rep
             long f = vs_client_find_file(c, p, r->frefs[j].file_name);
             if (f >= 0)
                 c->files[f].is_output = true;
+        }
+        /* what the fair policy's work fetch knows of the project's jobs */
+        double est = vs_client_remaining(c, r), bound = r->report_deadline - c->now;
+        if (est > 0 && isfinite(est) && bound > 0 && isfinite(bound)) {
+            c->projects[p].job_est = est;
+            c->projects[p].job_delay_bound = bound;
         }
         nnew++;
     }

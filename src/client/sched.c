@@ -85,6 +85,8 @@ static void build(struct vs_client *c)
         cp->rpc_user_request = pr->sched_rpc_pending;
         cp->trickle_up_pending = pr->trickle_up_pending;
         cp->report_overdue = vs_client_report_due(c, p);
+        cp->job_est = fmax(0, pr->job_est);
+        cp->job_delay_bound = fmax(0, pr->job_delay_bound);
     }
     size_t n = 0;
     for (size_t i = 0; i < c->n_results; i++) {
@@ -125,6 +127,7 @@ int vs_client_sched_decide(struct vs_client *c)
     if (rc) {
         vs_client_msg(c, -1, 3, "client policy refused the snapshot: %s", vs_strerror(rc));
         c->have_out = false;
+        c->pout.rr.finish = NULL; /* sized for another snapshot (rpc.c reads it) */
         return rc;
     }
     c->have_out = true;
@@ -171,13 +174,20 @@ int vs_client_sched_step(struct vs_client *c)
             r->running_since = c->now;
             break;
         case VS_CACT_SUSPEND_KEEP:
+        case VS_CACT_SUSPEND_REMOVE:
+            /* a process that has exited, its exit not yet handled (the
+             * next step's event), is not there to preempt: a <quit/> now
+             * would make its finished result restart */
+            if (r->exit_seen)
+                break;
+            if (en->actions[a].kind == VS_CACT_SUSPEND_REMOVE) {
+                vs_client_task_suspend(c, ri, true);
+                r->ctask = VS_CTASK_REMOVED;
+                r->wall_since_checkpoint = 0;
+                break;
+            }
             vs_client_task_suspend(c, ri, false);
             r->ctask = VS_CTASK_SUSPENDED;
-            break;
-        case VS_CACT_SUSPEND_REMOVE:
-            vs_client_task_suspend(c, ri, true);
-            r->ctask = VS_CTASK_REMOVED;
-            r->wall_since_checkpoint = 0;
             break;
         }
         c->dirty = true;
@@ -209,6 +219,7 @@ static const char *task_name(enum vs_ctask t)
 int vs_client_explain_json(struct vs_client *c, struct vs_buf *out)
 {
     build(c);
+    c->pout.rr.finish = NULL; /* for another snapshot now */
     const struct vs_cstate *st = &c->cst;
     struct vs_json j;
     vs_json_init(&j, out, true);
@@ -260,6 +271,10 @@ int vs_client_explain_json(struct vs_client *c, struct vs_buf *out)
         vs_json_bool(&j, cp->trickle_up_pending);
         vs_json_key(&j, "report_overdue");
         vs_json_bool(&j, cp->report_overdue);
+        vs_json_key(&j, "job_est");
+        vs_json_num(&j, cp->job_est);
+        vs_json_key(&j, "job_delay_bound");
+        vs_json_num(&j, cp->job_delay_bound);
         vs_json_obj_end(&j);
     }
     vs_json_arr_end(&j);

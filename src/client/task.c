@@ -367,13 +367,26 @@ void vs_client_trickle_notify(struct cl_result *r)
     (void)vs_client__ch_send(r, CH_TRICKLE_DOWN, "<have_trickle_down/>");
 }
 
-void vs_client_tasks_poll(struct vs_client *c)
+/* Whether r's process has exited (1), still runs (0) or is not our child
+ * (-1), without reaping it: the zombie keeps its pid from being reused
+ * until handle_exit's waitpid. */
+static int exited(const struct cl_result *r)
+{
+    siginfo_t si;
+    memset(&si, 0, sizeof(si));
+    if (waitid(P_PID, (id_t)r->pid, &si, WEXITED | WNOHANG | WNOWAIT) != 0)
+        return errno == ECHILD ? -1 : 0;
+    return si.si_pid == r->pid ? 1 : 0;
+}
+
+bool vs_client_tasks_poll(struct vs_client *c)
 {
     double dt =
         c->last_task_poll > 0 && c->now > c->last_task_poll ? c->now - c->last_task_poll : 0;
     if (dt > 10)
         dt = 10;
     c->last_task_poll = c->now;
+    bool handled = false, more = false;
     for (size_t i = 0; i < c->n_results; i++) {
         struct cl_result *r = &c->results[i];
         if (r->abort_requested) {
@@ -382,24 +395,45 @@ void vs_client_tasks_poll(struct vs_client *c)
         }
         if (r->pid <= 0)
             continue;
-        int status;
-        pid_t w = waitpid(r->pid, &status, WNOHANG);
-        if (w == r->pid) {
-            poll_status(c, r, dt);
-            handle_exit(c, i, status);
+        int ex = exited(r);
+        if (ex > 0 && handled) {
+            /* One exit per call: each is its own event for the policy (a
+             * CPU freed, then a step; loop.c calls again), as in the
+             * simulator, where two jobs rarely end at the same instant.
+             * Handled together, the exits a 1 s poll gathers would free
+             * several CPUs in one step, and the scheduler's payoff (a
+             * period's worth per CPU given) would split them between
+             * projects whatever their debts. */
+            if (!r->exit_seen)
+                poll_status(c, r, dt); /* its elapsed time up to now, once */
+            r->exit_seen = true;
+            more = true;
             continue;
         }
-        if (w < 0 && errno == ECHILD) {
+        if (ex > 0) {
+            int status = 0;
+            if (waitpid(r->pid, &status, 0) == r->pid) {
+                if (!r->exit_seen)
+                    poll_status(c, r, dt);
+                r->exit_seen = false;
+                handle_exit(c, i, status);
+                handled = true;
+                continue;
+            }
+            ex = -1;
+        }
+        if (ex < 0) {
+            r->exit_seen = false;
             vs_client_msg(c, (long)r->project, 2, "Task %s: process %d vanished; restarting",
                           r->name, (int)r->pid);
             task_gone(c, r, true);
             continue;
         }
         poll_status(c, r, dt);
-        if (r->quit_sent_at > 0 && c->now - r->quit_sent_at > QUIT_TIMEOUT) {
+        if (r->quit_sent_at > 0 && c->now - r->quit_sent_at > c->prefs.quit_timeout) {
             vs_client_msg(c, (long)r->project, 2,
-                          "Task %s did not exit %.0f s after %s; killing it", r->name, QUIT_TIMEOUT,
-                          r->abort_pending ? "<abort/>" : "<quit/>");
+                          "Task %s did not exit %.0f s after %s; killing it", r->name,
+                          c->prefs.quit_timeout, r->abort_pending ? "<abort/>" : "<quit/>");
             vs_client__kill_tree(r->pid);
             r->quit_sent_at = c->now; /* and wait for waitpid */
         }
@@ -415,6 +449,7 @@ void vs_client_tasks_poll(struct vs_client *c)
             vs_client_task_abort(c, i, 197);
         }
     }
+    return more;
 }
 
 static bool pid_in_slot(struct vs_client *c, pid_t pid, int slot)

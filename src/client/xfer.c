@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "client/client.h"
@@ -210,6 +211,17 @@ static void download(struct vs_client *c, struct cl_file *f)
         }
         have = 0;
     }
+    /* A file that cannot fit is not started: it would fill the disk that
+     * the other tasks' inputs, outputs and the state file need too. */
+    struct statvfs sv;
+    if (f->nbytes > have && statvfs(dir, &sv) == 0 &&
+        f->nbytes - have > (double)sv.f_bavail * (double)sv.f_frsize) {
+        vs_client_msg(c, (long)f->project, 3,
+                      "Disk full while downloading %s: it needs %.0f more bytes, %.0f are free",
+                      f->name, f->nbytes - have, (double)sv.f_bavail * (double)sv.f_frsize);
+        transient(c, f, "download", "disk full");
+        return;
+    }
     const char *url = f->urls[(size_t)f->nfailures % f->n_urls];
     if (have == 0)
         vs_client_msg(c, (long)f->project, 1, "Started download of %s", f->name);
@@ -243,6 +255,7 @@ static void download(struct vs_client *c, struct cl_file *f)
     bool wrote_ok = fclose(out) == 0;
     if (s.disk_full || (!wrote_ok && errno == ENOSPC)) {
         vs_client_msg(c, (long)f->project, 3, "Disk full while downloading %s", f->name);
+        unlink(path); /* the space is for the other work meanwhile */
         transient(c, f, "download", "disk full");
         return;
     }

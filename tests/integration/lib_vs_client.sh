@@ -10,7 +10,7 @@
 # failure), and defines:
 #   vsc_project NAME             init + app add primes and boincapp + user add, in $WORK/NAME
 #                                (sets PROJ, PORT, URL, AUTH; serve it with vsc_serve)
-#   vsc_jobs APP N ARGS...       N jobs of APP in $PROJ, inputs "ARGS" (NAME_job_i)
+#   vsc_jobs APP N FPOPS TEXT [BOUND [DELAY]]  N jobs of APP in $PROJ (NAME_job_i)
 #   vsc_serve                    serves $PROJ on $PORT (sets SERVE_PID; several allowed)
 #   vsc_client_dir DIR [XML]     a client data dir with test prefs (XML: extra
 #                                global_prefs_override elements); apps keep normal
@@ -88,17 +88,19 @@ vsc_project() {
     AUTH=$("$VOLSCHED" user add --project "$PROJ" --name volunteer) || return 1
 }
 
-# vsc_jobs APP N FPOPS "INPUT TEXT" [BOUND]: job i's input is the text with {i}
-# replaced by i; BOUND is rsc_fpops_bound (default 1e15).
+# vsc_jobs APP N FPOPS "INPUT TEXT" [BOUND [DELAY]]: job i's input is the text
+# with {i} replaced by i; BOUND is rsc_fpops_bound (default 1e15), DELAY the
+# delay bound in seconds (default 86400). VSC_CW_ARGS: more create_work options.
 vsc_jobs() {
-    local app=$1 n=$2 fpops=$3 text=$4 bound=${5:-1e15} i lines="" tag=${VSC_JOB_TAG:-}
+    local app=$1 n=$2 fpops=$3 text=$4 bound=${5:-1e15} delay=${6:-86400} i lines="" tag=${VSC_JOB_TAG:-}
     mkdir -p "$PROJ.inputs"
     for i in $(seq 1 "$n"); do
         printf '%s\n' "${text//\{i\}/$i}" > "$PROJ.inputs/${app}${tag}_in_$i"
         lines+="--wu_name ${app}${tag}_job_$i $PROJ.inputs/${app}${tag}_in_$i"$'\n'
     done
     printf '%s' "$lines" | "$VOLSCHED" create_work --project "$PROJ" --appname "$app" \
-        --rsc_fpops_est "$fpops" --rsc_fpops_bound "$bound" --delay_bound 86400 --stdin >/dev/null
+        --rsc_fpops_est "$fpops" --rsc_fpops_bound "$bound" --delay_bound "$delay" \
+        ${VSC_CW_ARGS:-} --stdin >/dev/null
 }
 
 vsc_serve() {

@@ -50,8 +50,15 @@ OTHER=$(vsc_bcmd --get_tasks | awk -v t="$T" '/^   name: /{if ($2 != t) {print $
 ex=$("$VOLSCHED" client --dir "$C" explain) || fail "client explain failed"
 printf '%s\n' "$ex" | grep -q "^schedule: .*$T" || fail "client explain does not schedule $T: $ex"
 exj=$("$VOLSCHED" client --dir "$C" explain --json) || fail "client explain --json failed"
-printf '%s' "$exj" | python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["policy"] == "shortfall" and sys.argv[1] in d["schedule"]' "$T" \
+printf '%s' "$exj" | python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["policy"] == "fair" and sys.argv[1] in d["schedule"]' "$T" \
     || fail "client explain --json: $exj"
+# its snapshot goes to $TMPDIR: one that does not exist makes it fail, another works
+if TMPDIR="$WORK/no_such_dir" "$VOLSCHED" client --dir "$C" explain >/dev/null 2>&1; then
+    fail "client explain did not use TMPDIR"
+fi
+mkdir -p "$WORK/tmpd"
+TMPDIR="$WORK/tmpd" "$VOLSCHED" client --dir "$C" explain >/dev/null || fail "client explain with TMPDIR=$WORK/tmpd"
+[ -z "$(ls -A "$WORK/tmpd")" ] || fail "client explain left its snapshot in TMPDIR"
 
 vsc_bcmd --task "$URL" "$T" suspend || fail "boinccmd --task suspend failed"
 sleep 2
