@@ -19,7 +19,7 @@
 #define VS_POP_MAX_CHOICES   16
 #define VS_POP_MAX_HOSTS     10000000
 #define VS_POP_MAX_WUS       50000000
-#define VS_POP_MAX_RESULTS   16 /* results one workunit may ever have */
+#define VS_POP_MAX_RESULTS   16   /* results one workunit may ever have */
 #define VS_POP_MAX_EDF_QUEUE 1000 /* queued results listed for the EDF check */
 
 /* A distribution a host attribute is drawn from. */
@@ -56,18 +56,18 @@ struct vs_pop_scenario {
     double report_delay; /* a finished result is reported within this, seconds */
     /* the project */
     int64_t batches, batch_size;
-    double batch_interval;  /* seconds between batches */
-    double job_hours;       /* CPU seconds of a job on a ref_gflops CPU */
-    double job_spread;      /* job length uniform in job_hours x (1 +- spread) */
-    double ref_gflops;      /* the reference CPU job_hours is measured on */
-    double delay_bound;     /* seconds */
-    int min_quorum;         /* valid results that agree to finish a workunit */
-    int target_nresults;    /* results made at first */
-    int max_total_results;  /* a workunit fails when it would need more */
-    double input_mb;        /* downloaded with each result */
-    bool server_edf_check;  /* seed 000's EDF check (workload_sim) */
+    double batch_interval; /* seconds between batches */
+    double job_hours;      /* CPU seconds of a job on a ref_gflops CPU */
+    double job_spread;     /* job length uniform in job_hours x (1 +- spread) */
+    double ref_gflops;     /* the reference CPU job_hours is measured on */
+    double delay_bound;    /* seconds */
+    int min_quorum;        /* valid results that agree to finish a workunit */
+    int target_nresults;   /* results made at first */
+    int max_total_results; /* a workunit fails when it would need more */
+    double input_mb;       /* downloaded with each result */
+    bool server_edf_check; /* seed 000's EDF check (workload_sim) */
     int64_t max_wus_to_send, max_wus_in_progress, daily_result_quota;
-    int64_t job_cache;      /* unsent results the scheduler looks at per request */
+    int64_t job_cache; /* unsent results the scheduler looks at per request */
     /* the run */
     double duration; /* seconds */
     uint64_t seed;
@@ -96,7 +96,7 @@ struct vs_pop_result {
     int64_t hosts_seen;
     int64_t wus, wus_valid, wus_failed, wus_open;
     int64_t sent, returned, valid, invalid, timed_out, late, wasted, invalid_accepted;
-    int64_t in_flight_end; /* sent, neither reported nor timed out at the end */
+    int64_t in_flight_end;   /* sent, neither reported nor timed out at the end */
     int64_t deadline_misses; /* results reported after their deadline or never */
     double makespan;         /* last workunit validated; -1 when some are open */
     double batch_makespan_mean, batch_makespan_max;
@@ -107,8 +107,11 @@ struct vs_pop_result {
     int64_t rpcs, work_requests, work_replies; /* asked for work / got some */
     double cache_hit_rate;                     /* work_replies / work_requests */
     double rpc_rate_mean, rpc_rate_peak;       /* per second, over hours */
-    int64_t refused_deadline, refused_workload; /* jobs refused by those rules */
-    struct vs_pop_sample *samples;              /* owned */
+    /* Jobs refused because they would miss their deadline (seed 004's rule,
+     * or the EDF check's test of the job itself), or because queued jobs
+     * would then miss theirs (the EDF check). */
+    int64_t refused_deadline, refused_workload;
+    struct vs_pop_sample *samples; /* owned */
     size_t nsamples;
 };
 
@@ -130,6 +133,10 @@ VS_MUST_CHECK int vs_pop_print_text(FILE *f, const struct vs_pop_scenario *s,
                                     const struct vs_pop_result *r);
 VS_MUST_CHECK int vs_pop_print_json(FILE *f, const struct vs_pop_scenario *s,
                                     const struct vs_pop_result *r);
+/* Runs r[0..n) of one scenario over several seeds: each figure's mean and
+ * its 95% confidence half-width (Student's t), as text or JSON. */
+VS_MUST_CHECK int vs_pop_print_summary(FILE *f, const struct vs_pop_scenario *s,
+                                       const struct vs_pop_result *r, size_t n, bool json);
 VS_MUST_CHECK int vs_pop_write_csv(FILE *f, const struct vs_pop_result *r);
 VS_MUST_CHECK int vs_pop_write_svg(FILE *f, const struct vs_pop_result *r);
 

@@ -65,3 +65,30 @@ double vs_pop__draw(const struct vs_pop_dist *d, struct vs_rng *r)
         return d->a;
     }
 }
+
+/* Bin k holds [POP_HIST_MIN x 1.01^k, POP_HIST_MIN x 1.01^(k+1)); bin 0 also
+ * everything shorter. */
+void vs_pop__hist_add(struct pop_hist *h, double secs)
+{
+    int k = secs > POP_HIST_MIN ? (int)(log(secs / POP_HIST_MIN) / log(1.01)) : 0;
+    if (k >= POP_HIST_BINS)
+        k = POP_HIST_BINS - 1;
+    h->bins[k]++;
+    h->n++;
+}
+
+/* The q-quantile, as the geometric middle of its bin. */
+double vs_pop__hist_pct(const struct pop_hist *h, double q)
+{
+    if (h->n == 0)
+        return 0;
+    uint64_t want = (uint64_t)ceil(q * (double)h->n), seen = 0;
+    if (want == 0)
+        want = 1;
+    for (int k = 0; k < POP_HIST_BINS; k++) {
+        seen += h->bins[k];
+        if (seen >= want)
+            return POP_HIST_MIN * pow(1.01, k + 0.5);
+    }
+    return POP_HIST_MIN * pow(1.01, POP_HIST_BINS);
+}

@@ -17,8 +17,10 @@
 #include "popsim/pop_int.h"
 #include "volsched/alloc.h"
 
-/* A job is finished when less than this many FLOPs are left (rounding). */
-#define DONE_EPS 1.0
+/* A job is finished when less than this much of its running time is left:
+ * far above the rounding of simulated times (days in seconds), so a finish
+ * event always moves the clock. */
+#define DONE_EPS_S 1e-3
 
 void vs_pop__host_init(struct pop *p, struct pop_host *h)
 {
@@ -84,7 +86,7 @@ void vs_pop__host_plan_done(struct pop *p, struct pop_host *h, int32_t slot)
     double least = INFINITY;
     for (int i = 0; i < n; i++)
         least = fmin(least, p->res[h->q[i]].remaining);
-    vs_eventq_push(&p->q, p->now + fmax(least, 0) / h->rate, EV_DONE, slot, h->gen_done);
+    vs_eventq_push(&p->q, p->now + fmax(least / h->rate, DONE_EPS_S), EV_DONE, slot, h->gen_done);
 }
 
 static void add_done(struct pop_host *h, int32_t r)
@@ -103,15 +105,15 @@ void vs_pop__host_finish(struct pop *p, struct pop_host *h, int32_t slot)
     for (int i = 0; i < h->nq; i++) {
         int32_t r = h->q[i];
         struct pop_result *x = &p->res[r];
-        if (i < n && x->remaining < DONE_EPS) {
+        if (i < n && x->remaining < h->rate * DONE_EPS_S) {
             x->state = R_DONE;
             x->invalid = h->err_rate > 0 && vs_rng_double(&p->rng_run) < h->err_rate;
             add_done(h, r);
             /* Reported within report_delay, and a minute before the
              * deadline if that comes sooner (BOINC's client reports a
              * result near its deadline at once). */
-            h->report_at = fmin(h->report_at, fmin(p->now + p->s->report_delay,
-                                                   fmax(p->now, x->deadline - 60)));
+            h->report_at = fmin(h->report_at,
+                                fmin(p->now + p->s->report_delay, fmax(p->now, x->deadline - 60)));
         } else {
             h->q[w++] = r;
         }
@@ -160,10 +162,9 @@ void vs_pop__host_leave(struct pop *p, struct pop_host *h)
         int n = pass ? h->ndone : h->nq;
         for (int i = 0; i < n; i++) {
             struct pop_result *x = &p->res[v[i]];
-            x->state = R_LOST;
-            x->host = -1;
             o->cpu_hours += x->cpu / 3600;
             o->cpu_hours_wasted += x->cpu / 3600;
+            vs_pop__lost(p, v[i]);
         }
     }
     h->nq = h->ndone = 0;

@@ -37,11 +37,12 @@ enum pop_rstate {
 
 struct pop_result {
     int32_t wu;
-    int32_t host;   /* host slot holding it; -1 none */
-    int64_t hostid; /* the host it was sent to (one_result_per_host_per_wu) */
+    int32_t host;       /* host slot holding it; -1 none */
+    int64_t hostid;     /* the host it was sent to (one_result_per_host_per_wu) */
     int32_t prev, next; /* unsent list */
     uint8_t state;
     bool timed_out, invalid;
+    uint32_t gen;     /* bumped when the slot is reused: stale deadline events */
     double remaining; /* FLOPs left */
     double sent, deadline;
     double cpu; /* CPU seconds spent on it so far (at full speed) */
@@ -50,6 +51,7 @@ struct pop_result {
 struct pop_wu {
     int32_t batch;
     uint8_t nres, nvalid, nbad;
+    uint8_t live; /* results that may still change state */
     bool done, failed;
     double fpops; /* the job's length; every result of it the same */
     double created;
@@ -76,6 +78,18 @@ struct pop_host {
     struct vs_sp_hav hav;
 };
 
+/* Turnaround times kept as a histogram with bins 1% wide on a log scale
+ * from a minute up (about 5 years at the top): percentiles to 1% in fixed
+ * memory, however many results a run sends. */
+#define POP_HIST_BINS 1500
+#define POP_HIST_MIN  60.0
+struct pop_hist {
+    uint64_t n;
+    uint64_t bins[POP_HIST_BINS];
+};
+void vs_pop__hist_add(struct pop_hist *h, double secs);
+double vs_pop__hist_pct(const struct pop_hist *h, double q);
+
 struct pop_batch {
     double created, last_done;
     int64_t open;
@@ -93,6 +107,10 @@ struct pop {
     size_t nwus, capwus;
     struct pop_result *res;
     size_t nres, capres;
+    /* Slots of finished workunits and their results are reused (BOINC's
+     * purger), so memory follows what is in flight, not the run's length. */
+    int32_t *free_wus, *free_res;
+    size_t nfree_wus, capfree_wus, nfree_res, capfree_res;
     int32_t unsent_head, unsent_tail;
     struct pop_batch *batches;
     int64_t batches_made, wus_open;
@@ -106,8 +124,7 @@ struct pop {
     int req_cap;
     /* figures */
     struct vs_pop_result *out;
-    double *turn, *wut; /* result and workunit turnaround samples */
-    size_t nturn, capturn, nwut, capwut;
+    struct pop_hist turn, wut; /* result and workunit turnaround */
     int64_t in_flight, returned, rpcs_bin;
     size_t capsamples;
     int rc;
@@ -135,7 +152,8 @@ void vs_pop__server_cleanup(struct pop *p);
 void vs_pop__make_batch(struct pop *p);
 void vs_pop__unsent_remove(struct pop *p, int32_t r);
 void vs_pop__report(struct pop *p, int32_t r);
-void vs_pop__timeout(struct pop *p, int32_t r);
+void vs_pop__timeout(struct pop *p, int32_t r, uint32_t gen);
+void vs_pop__lost(struct pop *p, int32_t r);
 void vs_pop__push_sample(struct pop *p);
 
 #endif

@@ -41,21 +41,68 @@ void vs_pop__unsent_remove(struct pop *p, int32_t r)
     x->prev = x->next = -1;
 }
 
+/* A slot from the free list, or a new one at the end (*fresh set). */
+static int32_t take_slot(int32_t *free_list, size_t *nfree, size_t *n, size_t *cap, void **arr,
+                         size_t size, bool *fresh)
+{
+    *fresh = *nfree == 0;
+    if (*nfree > 0)
+        return free_list[--*nfree];
+    if (*n == *cap) {
+        *cap = *cap ? *cap * 2 : 4096;
+        *arr = vs_xreallocarray(*arr, *cap, size);
+    }
+    return (int32_t)(*n)++;
+}
+
+static void give_slot(int32_t **free_list, size_t *nfree, size_t *cap, int32_t slot)
+{
+    if (*nfree == *cap) {
+        *cap = *cap ? *cap * 2 : 4096;
+        *free_list = vs_xreallocarray(*free_list, *cap, sizeof(**free_list));
+    }
+    (*free_list)[(*nfree)++] = slot;
+}
+
 static void new_result(struct pop *p, int32_t w)
 {
     struct pop_wu *wu = &p->wus[w];
-    if (p->nres == p->capres) {
-        p->capres = p->capres ? p->capres * 2 : 4096;
-        p->res = vs_xreallocarray(p->res, p->capres, sizeof(*p->res));
-    }
-    int32_t r = (int32_t)p->nres++;
+    void *arr = p->res;
+    bool fresh;
+    int32_t r =
+        take_slot(p->free_res, &p->nfree_res, &p->nres, &p->capres, &arr, sizeof(*p->res), &fresh);
+    p->res = arr;
     struct pop_result *x = &p->res[r];
+    uint32_t gen = fresh ? 0 : x->gen;
     memset(x, 0, sizeof(*x));
+    x->gen = gen + 1;
     x->wu = w;
     x->host = -1;
     x->remaining = wu->fpops;
     wu->res[wu->nres++] = r;
+    wu->live++;
     unsent_append(p, r);
+}
+
+/* A workunit that is finished and whose results can no longer change gives
+ * its slots back. */
+static void maybe_free(struct pop *p, int32_t w)
+{
+    struct pop_wu *wu = &p->wus[w];
+    if (!wu->done || wu->live > 0)
+        return;
+    for (int i = 0; i < wu->nres; i++)
+        give_slot(&p->free_res, &p->nfree_res, &p->capfree_res, wu->res[i]);
+    wu->nres = 0;
+    give_slot(&p->free_wus, &p->nfree_wus, &p->capfree_wus, w);
+}
+
+/* Result r reached a state it never leaves. */
+static void settle(struct pop *p, int32_t r)
+{
+    struct pop_wu *wu = &p->wus[p->res[r].wu];
+    wu->live--;
+    maybe_free(p, p->res[r].wu);
 }
 
 void vs_pop__make_batch(struct pop *p)
@@ -65,11 +112,11 @@ void vs_pop__make_batch(struct pop *p)
     p->batches[b] = (struct pop_batch){.created = p->now, .last_done = -1, .open = s->batch_size};
     double mean = s->job_hours * s->ref_gflops * 1e9;
     for (int64_t i = 0; i < s->batch_size; i++) {
-        if (p->nwus == p->capwus) {
-            p->capwus = p->capwus ? p->capwus * 2 : 4096;
-            p->wus = vs_xreallocarray(p->wus, p->capwus, sizeof(*p->wus));
-        }
-        int32_t w = (int32_t)p->nwus++;
+        void *arr = p->wus;
+        bool fresh;
+        int32_t w = take_slot(p->free_wus, &p->nfree_wus, &p->nwus, &p->capwus, &arr,
+                              sizeof(*p->wus), &fresh);
+        p->wus = arr;
         struct pop_wu *wu = &p->wus[w];
         memset(wu, 0, sizeof(*wu));
         wu->batch = b;
@@ -80,15 +127,6 @@ void vs_pop__make_batch(struct pop *p)
     }
     p->wus_open += s->batch_size;
     p->out->wus += s->batch_size;
-}
-
-static void push_sample(double **v, size_t *n, size_t *cap, double x)
-{
-    if (*n == *cap) {
-        *cap = *cap ? *cap * 2 : 1024;
-        *v = vs_xreallocarray(*v, *cap, sizeof(**v));
-    }
-    (*v)[(*n)++] = x;
 }
 
 /* Results of w that may still come back in time: unsent or out, not timed out. */
@@ -115,7 +153,7 @@ static void close_wu(struct pop *p, int32_t w, bool failed)
         o->wus_failed++;
     } else {
         o->wus_valid++;
-        push_sample(&p->wut, &p->nwut, &p->capwut, p->now - wu->created);
+        vs_pop__hist_add(&p->wut, p->now - wu->created);
     }
     struct pop_batch *b = &p->batches[wu->batch];
     b->open--;
@@ -126,8 +164,10 @@ static void close_wu(struct pop *p, int32_t w, bool failed)
         if (p->res[r].state == R_UNSENT) {
             vs_pop__unsent_remove(p, r);
             p->res[r].state = R_CANCELLED;
+            wu->live--;
         }
     }
+    maybe_free(p, w);
 }
 
 /* After a result came back or timed out: finish w, or make what it lacks. */
@@ -158,7 +198,8 @@ static void transition(struct pop *p, int32_t w)
 void vs_pop__report(struct pop *p, int32_t r)
 {
     struct pop_result *x = &p->res[r];
-    struct pop_wu *wu = &p->wus[x->wu];
+    int32_t w = x->wu;
+    struct pop_wu *wu = &p->wus[w];
     struct vs_pop_result *o = p->out;
     bool was_out = !x->timed_out;
     x->state = R_OVER;
@@ -166,41 +207,52 @@ void vs_pop__report(struct pop *p, int32_t r)
     p->returned++;
     if (was_out)
         p->in_flight--;
-    push_sample(&p->turn, &p->nturn, &p->capturn, p->now - x->sent);
-    o->cpu_hours += x->cpu / 3600;
-    if (!was_out)
+    else
         o->late++; /* it timed out first */
+    vs_pop__hist_add(&p->turn, p->now - x->sent);
+    o->cpu_hours += x->cpu / 3600;
     if (wu->done) {
         o->wasted++;
         o->cpu_hours_wasted += x->cpu / 3600;
-        return;
-    }
-    if (p->s->min_quorum == 1 && x->invalid) {
+    } else if (p->s->min_quorum == 1 && x->invalid) {
         /* Nothing to compare it with: the wrong answer is taken. */
         o->invalid_accepted++;
         o->cpu_hours_wasted += x->cpu / 3600;
-        close_wu(p, x->wu, false);
-        return;
-    }
-    if (x->invalid) {
-        wu->nbad++;
-        o->cpu_hours_wasted += x->cpu / 3600;
+        close_wu(p, w, false);
     } else {
-        wu->nvalid++;
+        if (x->invalid) {
+            wu->nbad++;
+            o->cpu_hours_wasted += x->cpu / 3600;
+        } else {
+            wu->nvalid++;
+        }
+        transition(p, w);
     }
-    transition(p, x->wu);
+    settle(p, r);
 }
 
-void vs_pop__timeout(struct pop *p, int32_t r)
+void vs_pop__timeout(struct pop *p, int32_t r, uint32_t gen)
 {
     struct pop_result *x = &p->res[r];
-    if (x->timed_out || (x->state != R_RUNNING && x->state != R_DONE && x->state != R_LOST))
+    if (x->gen != gen || x->timed_out ||
+        (x->state != R_RUNNING && x->state != R_DONE && x->state != R_LOST))
         return;
     x->timed_out = true;
     p->in_flight--;
     p->out->timed_out++;
     p->out->deadline_misses++;
     transition(p, x->wu);
+    if (x->state == R_LOST)
+        settle(p, r);
+}
+
+void vs_pop__lost(struct pop *p, int32_t r)
+{
+    struct pop_result *x = &p->res[r];
+    x->state = R_LOST;
+    x->host = -1;
+    if (x->timed_out)
+        settle(p, r);
 }
 
 void vs_pop__push_sample(struct pop *p)

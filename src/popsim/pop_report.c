@@ -65,8 +65,8 @@ static const struct field fields[] = {
     FN("cache_hit_rate", "job-cache hit rate", cache_hit_rate, F_FRAC),
     FN("rpc_rate_mean", "RPCs per second, mean", rpc_rate_mean, F_NUM),
     FN("rpc_rate_peak", "RPCs per second, peak hour", rpc_rate_peak, F_NUM),
-    FI("refused_deadline", "jobs refused by the deadline rule", refused_deadline),
-    FI("refused_workload", "jobs refused by the EDF check", refused_workload),
+    FI("refused_deadline", "jobs refused: they would miss their deadline", refused_deadline),
+    FI("refused_workload", "jobs refused: queued jobs would miss (EDF)", refused_workload),
 };
 
 #define NFIELDS (sizeof(fields) / sizeof(fields[0]))
@@ -86,8 +86,9 @@ static double value(const struct vs_pop_result *r, const struct field *f)
 
 int vs_pop_print_text(FILE *f, const struct vs_pop_scenario *s, const struct vs_pop_result *r)
 {
-    fprintf(f, "population %lld hosts, %lld batches of %lld workunits, quorum %d of %d, "
-               "EDF check %s\n",
+    fprintf(f,
+            "population %lld hosts, %lld batches of %lld workunits, quorum %d of %d, "
+            "EDF check %s\n",
             (long long)s->hosts, (long long)s->batches, (long long)s->batch_size, s->min_quorum,
             s->target_nresults, s->server_edf_check ? "on" : "off");
     for (size_t i = 0; i < NFIELDS; i++) {
@@ -98,6 +99,62 @@ int vs_pop_print_text(FILE *f, const struct vs_pop_scenario *s, const struct vs_
             fprintf(f, "%-42s %.4g\n", fields[i].label, v);
     }
     return ferror(f) ? VS_EIO : 0;
+}
+
+/* Student's t at 97.5% for n-1 degrees of freedom (n = 2..31; normal beyond). */
+static double t975(size_t n)
+{
+    static const double t[] = {12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306,
+                               2.262,  2.228, 2.201, 2.179, 2.160, 2.145, 2.131, 2.120,
+                               2.110,  2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064,
+                               2.060,  2.056, 2.052, 2.048, 2.045, 2.042};
+    return n >= 2 && n - 2 < sizeof(t) / sizeof(t[0]) ? t[n - 2] : 1.96;
+}
+
+int vs_pop_print_summary(FILE *f, const struct vs_pop_scenario *s, const struct vs_pop_result *r,
+                         size_t n, bool json)
+{
+    struct vs_buf b;
+    vs_buf_init(&b, VS_BUF_UNLIMITED);
+    struct vs_json j;
+    vs_json_init(&j, &b, true);
+    if (json) {
+        vs_json_obj_begin(&j);
+        vs_json_key_int(&j, "hosts", s->hosts);
+        vs_json_key_int(&j, "seeds", (int64_t)n);
+    } else {
+        fprintf(f, "population %lld hosts, %zu seeds: mean and 95%% confidence half-width\n",
+                (long long)s->hosts, n);
+    }
+    for (size_t i = 0; i < NFIELDS; i++) {
+        double sum = 0, sq = 0;
+        for (size_t k = 0; k < n; k++)
+            sum += value(&r[k], &fields[i]);
+        double mean = n ? sum / (double)n : 0;
+        for (size_t k = 0; k < n; k++) {
+            double d = value(&r[k], &fields[i]) - mean;
+            sq += d * d;
+        }
+        double half = n > 1 ? t975(n) * sqrt(sq / (double)(n - 1)) / sqrt((double)n) : 0;
+        if (json) {
+            vs_json_key(&j, fields[i].key);
+            vs_json_obj_begin(&j);
+            vs_json_key_num(&j, "mean", mean);
+            vs_json_key_num(&j, "ci95", half);
+            vs_json_obj_end(&j);
+        } else {
+            fprintf(f, "%-42s %.4g +- %.2g\n", fields[i].label, mean, half);
+        }
+    }
+    int rc = 0;
+    if (json) {
+        vs_json_obj_end(&j);
+        rc = vs_json_error(&j);
+        if (rc == 0 && (fputs(vs_buf_str(&b), f) < 0 || fputc('\n', f) < 0))
+            rc = VS_EIO;
+    }
+    vs_buf_cleanup(&b);
+    return rc ? rc : ferror(f) ? VS_EIO : 0;
 }
 
 int vs_pop_print_json(FILE *f, const struct vs_pop_scenario *s, const struct vs_pop_result *r)
@@ -166,8 +223,7 @@ int vs_pop_write_svg(FILE *f, const struct vs_pop_result *r)
         for (size_t i = 0; i < r->nsamples; i++) {
             const struct vs_pop_sample *x = &r->samples[i];
             double y = (double)(k ? x->returned : x->in_flight);
-            fprintf(f, "%.1f,%.1f ", L + (W - L - R) * x->t / tmax,
-                    H - B - (H - B - T) * y / ymax);
+            fprintf(f, "%.1f,%.1f ", L + (W - L - R) * x->t / tmax, H - B - (H - B - T) * y / ymax);
         }
         fprintf(f, "\"/>\n<text x=\"%.0f\" y=\"%.0f\" fill=\"%s\">%s</text>\n", W - R - 120,
                 T + 15 + 15 * k, colour[k], label[k]);

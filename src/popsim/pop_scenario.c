@@ -101,17 +101,15 @@ void vs_pop_scenario_defaults(struct vs_pop_scenario *s)
 {
     memset(s, 0, sizeof(*s));
     s->hosts = 1000;
-    s->ncpus = (struct vs_pop_dist){.kind = VS_PD_CHOICE,
-                                    .n = 5,
-                                    .v = {1, 2, 4, 8, 16},
-                                    .w = {0.10, 0.30, 0.35, 0.20, 0.05}};
+    s->ncpus = (struct vs_pop_dist){
+        .kind = VS_PD_CHOICE, .n = 5, .v = {1, 2, 4, 8, 16}, .w = {0.10, 0.30, 0.35, 0.20, 0.05}};
     s->gflops = (struct vs_pop_dist){.kind = VS_PD_LOGNORMAL, .a = 3.0, .b = 0.5};
     s->on_frac = (struct vs_pop_dist){.kind = VS_PD_BETA, .a = 4, .b = 1.5};
     s->active_frac = (struct vs_pop_dist){.kind = VS_PD_BETA, .a = 8, .b = 1};
     s->share = dconst(1);
     s->error_rate = dconst(0);
-    s->ram_gb = (struct vs_pop_dist){.kind = VS_PD_CHOICE, .n = 4, .v = {4, 8, 16, 32},
-                                     .w = {0.2, 0.4, 0.3, 0.1}};
+    s->ram_gb = (struct vs_pop_dist){
+        .kind = VS_PD_CHOICE, .n = 4, .v = {4, 8, 16, 32}, .w = {0.2, 0.4, 0.3, 0.1}};
     s->disk_gb = dconst(50);
     s->avail_cycle = 86400;
     s->lifetime = 0;

@@ -138,7 +138,7 @@ static void assign(struct pop *p, struct pop_host *h, int32_t slot, int32_t r)
     p->in_flight++;
     p->out->sent++;
     p->out->bytes_down += p->s->input_mb * 1e6;
-    vs_eventq_push(&p->q, x->deadline, EV_DEADLINE, r, 0);
+    vs_eventq_push(&p->q, x->deadline, EV_DEADLINE, r, x->gen);
 }
 
 /* Asks src/policy/server about the cached jobs in order; returns jobs sent. */

@@ -56,10 +56,10 @@ static void on_toggle(struct pop *p, struct pop_host *h, int32_t slot)
 
 static void dispatch(struct pop *p, const struct vs_event *e)
 {
-    struct pop_host *h = e->type == EV_RPC || e->type == EV_DONE || e->type == EV_TOGGLE ||
-                                 e->type == EV_LEAVE
-                             ? &p->hosts[e->a]
-                             : NULL;
+    struct pop_host *h =
+        e->type == EV_RPC || e->type == EV_DONE || e->type == EV_TOGGLE || e->type == EV_LEAVE
+            ? &p->hosts[e->a]
+            : NULL;
     switch (e->type) {
     case EV_BATCH:
         vs_pop__make_batch(p);
@@ -86,7 +86,7 @@ static void dispatch(struct pop *p, const struct vs_event *e)
         }
         break;
     case EV_DEADLINE:
-        vs_pop__timeout(p, e->a);
+        vs_pop__timeout(p, e->a, e->gen);
         break;
     case EV_SAMPLE:
         vs_pop__push_sample(p);
@@ -95,20 +95,6 @@ static void dispatch(struct pop *p, const struct vs_event *e)
     default:
         break;
     }
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double pct(const double *v, size_t n, double q)
-{
-    if (n == 0)
-        return 0;
-    size_t i = (size_t)floor(q * (double)(n - 1) + 0.5);
-    return v[i < n ? i : n - 1];
 }
 
 static void finish_figures(struct pop *p)
@@ -127,14 +113,12 @@ static void finish_figures(struct pop *p)
             o->cpu_hours += p->res[h->done[k]].cpu / 3600;
     }
     o->wus_open = p->wus_open + (p->s->batches - p->batches_made) * p->s->batch_size;
-    qsort(p->turn, p->nturn, sizeof(double), cmp_double);
-    qsort(p->wut, p->nwut, sizeof(double), cmp_double);
-    o->turnaround_p50 = pct(p->turn, p->nturn, 0.5);
-    o->turnaround_p90 = pct(p->turn, p->nturn, 0.9);
-    o->turnaround_p99 = pct(p->turn, p->nturn, 0.99);
-    o->wu_p50 = pct(p->wut, p->nwut, 0.5);
-    o->wu_p90 = pct(p->wut, p->nwut, 0.9);
-    o->wu_p99 = pct(p->wut, p->nwut, 0.99);
+    o->turnaround_p50 = vs_pop__hist_pct(&p->turn, 0.5);
+    o->turnaround_p90 = vs_pop__hist_pct(&p->turn, 0.9);
+    o->turnaround_p99 = vs_pop__hist_pct(&p->turn, 0.99);
+    o->wu_p50 = vs_pop__hist_pct(&p->wut, 0.5);
+    o->wu_p90 = vs_pop__hist_pct(&p->wut, 0.9);
+    o->wu_p99 = vs_pop__hist_pct(&p->wut, 0.99);
     o->makespan = o->wus_open == 0 ? 0 : -1;
     double sum = 0;
     int64_t nb = 0;
@@ -151,8 +135,7 @@ static void finish_figures(struct pop *p)
     }
     o->batch_makespan_mean = nb ? sum / (double)nb : 0;
     o->bytes_per_valid = o->wus_valid ? o->bytes_down / (double)o->wus_valid : 0;
-    o->cache_hit_rate =
-        o->work_requests ? (double)o->work_replies / (double)o->work_requests : 0;
+    o->cache_hit_rate = o->work_requests ? (double)o->work_replies / (double)o->work_requests : 0;
     double peak = 0;
     for (size_t i = 0; i < o->nsamples; i++)
         peak = fmax(peak, (double)o->samples[i].rpcs / HOUR);
@@ -168,8 +151,8 @@ static void cleanup(struct pop *p)
     vs_free(p->wus);
     vs_free(p->res);
     vs_free(p->batches);
-    vs_free(p->turn);
-    vs_free(p->wut);
+    vs_free(p->free_wus);
+    vs_free(p->free_res);
     vs_pop__server_cleanup(p);
     vs_eventq_cleanup(&p->q);
 }

@@ -141,8 +141,7 @@ static double unit_seconds(const char *unit)
     return 0;
 }
 
-int vs_lex_number(struct vs_lex *lx, const struct vs_lex_tok *t, enum vs_lex_val kind,
-                  double *out)
+int vs_lex_number(struct vs_lex *lx, const struct vs_lex_tok *t, enum vs_lex_val kind, double *out)
 {
     char buf[64];
     if (t->kind != VS_LEX_NUM)
@@ -196,8 +195,7 @@ int vs_lex_read_file(const char *path, struct vs_buf *out, struct vs_scn_error *
     int rc = vs_buf_append_file(out, path);
     if (rc != 0 && err) {
         if (rc == VS_ELIMIT)
-            snprintf(err->msg, sizeof(err->msg), "%s: longer than %d bytes", path,
-                     VS_SCN_MAX_TEXT);
+            snprintf(err->msg, sizeof(err->msg), "%s: longer than %d bytes", path, VS_SCN_MAX_TEXT);
         else
             snprintf(err->msg, sizeof(err->msg), "%s: %s", path, vs_strerror(rc));
     }

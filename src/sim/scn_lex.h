@@ -60,8 +60,7 @@ int vs_lex_fail(struct vs_lex *lx, int line, int col, const char *fmt, ...) VS_P
 /* True when t is the identifier s (case-insensitive). */
 bool vs_lex_is(const struct vs_lex_tok *t, const char *s);
 /* Converts a number token to its value (seconds for times), range-checked. */
-int vs_lex_number(struct vs_lex *lx, const struct vs_lex_tok *t, enum vs_lex_val kind,
-                  double *out);
+int vs_lex_number(struct vs_lex *lx, const struct vs_lex_tok *t, enum vs_lex_val kind, double *out);
 /* Reads a whole scenario file (at most VS_SCN_MAX_TEXT bytes) into out,
  * which the caller has initialised; errors name the path in err->msg. */
 int vs_lex_read_file(const char *path, struct vs_buf *out, struct vs_scn_error *err);

@@ -49,8 +49,8 @@ static void expect_error(const char *text, int line, int col, const char *part)
     struct vs_scn_error e;
     int rc = parse(text, &s, &e);
     if (rc != VS_EPARSE || e.line != line || e.col != col || !strstr(e.msg, part))
-        fail_msg("%s: rc %d at %d:%d '%s', wanted %d:%d '%s'", text, rc, e.line, e.col, e.msg,
-                 line, col, part);
+        fail_msg("%s: rc %d at %d:%d '%s', wanted %d:%d '%s'", text, rc, e.line, e.col, e.msg, line,
+                 col, part);
 }
 
 static void test_errors(void **state)
