@@ -18,9 +18,9 @@
 
 #define VS_POP_MAX_CHOICES   16
 #define VS_POP_MAX_HOSTS     10000000
-#define VS_POP_MAX_WUS       50000000
-#define VS_POP_MAX_RESULTS   16   /* results one workunit may ever have */
-#define VS_POP_MAX_EDF_QUEUE 1000 /* queued results listed for the EDF check */
+#define VS_POP_MAX_WUS       50000000 /* in one batch (made at once) */
+#define VS_POP_MAX_RESULTS   16       /* results one workunit may ever have */
+#define VS_POP_MAX_EDF_QUEUE 1000     /* queued results listed for the EDF check */
 
 /* A distribution a host attribute is drawn from. */
 enum vs_pop_dist_kind {

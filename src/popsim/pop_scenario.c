@@ -343,9 +343,6 @@ static int check_whole(struct vs_lex *lx, const struct vs_pop_scenario *s)
     if (s->max_total_results < s->target_nresults)
         return VS_LEX_FAIL_TOK(lx, lx->cur, "max_total_results (%d) is below target_nresults (%d)",
                                s->max_total_results, s->target_nresults);
-    if ((double)s->batches * (double)s->batch_size > VS_POP_MAX_WUS)
-        return VS_LEX_FAIL_TOK(lx, lx->cur, "batches x batch_size is more than %d workunits",
-                               VS_POP_MAX_WUS);
     return 0;
 }
 
