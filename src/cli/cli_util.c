@@ -299,3 +299,33 @@ int vs_cli_run_daemons_hooked(const struct vs_project_config *cfg, unsigned whic
     vs_store_close(st);
     return VS_EXIT_OK;
 }
+
+void vs_cli_progress_start(struct vs_cli_progress *pg, const char *label)
+{
+    pg->label = label;
+    pg->shown = false;
+    clock_gettime(CLOCK_MONOTONIC, &pg->start);
+}
+
+void vs_cli_progress_cb(void *ctx, double frac)
+{
+    struct vs_cli_progress *pg = ctx;
+    if (!pg->enabled)
+        return;
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    double secs =
+        (double)(t.tv_sec - pg->start.tv_sec) + (double)(t.tv_nsec - pg->start.tv_nsec) / 1e9;
+    if (!pg->shown && (frac >= 1.0 || secs < 1.0))
+        return;
+    pg->shown = true;
+    char bar[41];
+    int fill = (int)(frac * 40);
+    for (int i = 0; i < 40; i++)
+        bar[i] = i < fill ? '#' : '.';
+    bar[40] = '\0';
+    fprintf(stderr, "\r%-10s [%s] %3d%%", pg->label, bar, (int)(frac * 100));
+    if (frac >= 1.0)
+        fprintf(stderr, "\n");
+    fflush(stderr);
+}

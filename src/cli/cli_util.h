@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <time.h>
 
 #include "store/store.h"
 #include "volsched/config.h"
@@ -138,5 +139,19 @@ struct vs_cli_loop_hooks {
 };
 int vs_cli_run_daemons_hooked(const struct vs_project_config *cfg, unsigned which, int interval_ms,
                               bool once, struct vs_log *log, const struct vs_cli_loop_hooks *hooks);
+
+/*
+ * A progress bar on stderr for long runs: drawn only when enabled (the
+ * caller checks isatty and its --no-progress) and only once a run has
+ * taken a second; vs_cli_progress_cb fits the simulators' progress hook.
+ */
+struct vs_cli_progress {
+    bool enabled;
+    bool shown;
+    struct timespec start;
+    const char *label;
+};
+void vs_cli_progress_start(struct vs_cli_progress *pg, const char *label);
+void vs_cli_progress_cb(void *ctx, double frac);
 
 #endif

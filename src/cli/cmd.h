@@ -21,6 +21,7 @@ int vs_cmd_team(int argc, char **argv);
 int vs_cmd_create_work(int argc, char **argv);
 int vs_cmd_keygen(int argc, char **argv);
 int vs_cmd_sim(int argc, char **argv);
+int vs_cmd_popsim(int argc, char **argv);
 int vs_cmd_explain(int argc, char **argv);
 int vs_cmd_serve(int argc, char **argv);
 int vs_cmd_status(int argc, char **argv);

@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli_util.h"
 #include "cmd.h"
 #include "volsched/alloc.h"
 #include "volsched/buf.h"
@@ -44,40 +45,6 @@ static void usage(FILE *f)
                "  --no-progress     no progress bar, even on a terminal\n"
                "\n"
                "The scenario language, the options and the figures: docs/simulator.md.\n");
-}
-
-struct progress {
-    bool enabled;
-    bool shown;
-    struct timespec start;
-    const char *label;
-};
-
-static double elapsed(const struct timespec *t0)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)(t.tv_sec - t0->tv_sec) + (double)(t.tv_nsec - t0->tv_nsec) / 1e9;
-}
-
-/* A bar on stderr, only on a terminal and only once a run has taken a second. */
-static void progress_cb(void *ctx, double frac)
-{
-    struct progress *pg = ctx;
-    if (!pg->enabled)
-        return;
-    if (!pg->shown && (frac >= 1.0 || elapsed(&pg->start) < 1.0))
-        return;
-    pg->shown = true;
-    char bar[41];
-    int fill = (int)(frac * 40);
-    for (int i = 0; i < 40; i++)
-        bar[i] = i < fill ? '#' : '.';
-    bar[40] = '\0';
-    fprintf(stderr, "\r%-10s [%s] %3d%%", pg->label, bar, (int)(frac * 100));
-    if (frac >= 1.0)
-        fprintf(stderr, "\n");
-    fflush(stderr);
 }
 
 static int load_scenario(const char *arg, struct vs_scenario *s)
@@ -384,16 +351,14 @@ int vs_cmd_sim(int argc, char **argv)
 
     struct vs_sim_result res[MAX_COMPARE];
     size_t done = 0;
-    struct progress pg = {.enabled = !no_progress && isatty(STDERR_FILENO)};
+    struct vs_cli_progress pg = {.enabled = !no_progress && isatty(STDERR_FILENO)};
     status = VS_EXIT_OK;
     for (size_t k = 0; k < n; k++) {
         struct vs_timeline tl;
         o.policy = names[k];
-        o.progress = progress_cb;
+        o.progress = vs_cli_progress_cb;
         o.progress_ctx = &pg;
-        pg.label = names[k];
-        pg.shown = false;
-        clock_gettime(CLOCK_MONOTONIC, &pg.start);
+        vs_cli_progress_start(&pg, names[k]);
         bool want_tl = timeline || csv;
         int rc = vs_sim_run(&s, &o, &res[k], want_tl ? &tl : NULL);
         if (rc) {

@@ -26,6 +26,7 @@ static const struct command commands[] = {
     {"wu_check", vs_cmd_wu_check, "check (and repair) jobs' input files"},
     {"keygen", vs_cmd_keygen, "write BOINC code-signing and upload key pairs"},
     {"sim", vs_cmd_sim, "simulate a scheduling scenario and print its figures of merit"},
+    {"popsim", vs_cmd_popsim, "simulate a project against a population of volunteer hosts"},
     {"explain", vs_cmd_explain, "why a client runs and fetches what it does"},
     {"serve", vs_cmd_serve, "serve a project (master page, scheduler, downloads)"},
     {"status", vs_cmd_status, "server up/down, counts of jobs, results, hosts, daemons"},

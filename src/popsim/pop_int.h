@@ -1,0 +1,159 @@
+/*
+ * The population simulator's insides, shared by its files:
+ *   popsim.c       the event loop, hosts joining, leaving, going on and off
+ *   pop_host.c     the host model: computing, work fetch, when to call
+ *   pop_server.c   the scheduler RPC, through src/policy/server
+ *   pop_project.c  workunits and results: the transitioner and validator
+ *   pop_report.c   figures, JSON, CSV and SVG
+ *   pop_dist.c     drawing from the scenario's distributions
+ */
+#ifndef VOLSCHED_POPSIM_POP_INT_H
+#define VOLSCHED_POPSIM_POP_INT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "sim/eventq.h"
+#include "volsched/popsim.h"
+#include "volsched/rng.h"
+#include "volsched/server_policy.h"
+
+/* Client backoff after a request that brought no work (seconds). */
+#define POP_BACKOFF_MIN 600.0
+#define POP_BACKOFF_MAX 86400.0
+/* The server's request delay after a reply with work. */
+#define POP_MIN_RPC_DELAY 60.0
+
+enum pop_event { EV_BATCH, EV_RPC, EV_DONE, EV_TOGGLE, EV_DEADLINE, EV_LEAVE, EV_SAMPLE };
+
+enum pop_rstate {
+    R_UNSENT,    /* in the unsent list */
+    R_RUNNING,   /* on a host, being computed or queued */
+    R_DONE,      /* finished on the host, not reported yet */
+    R_OVER,      /* reported */
+    R_CANCELLED, /* never sent: its workunit no longer needed it */
+    R_LOST       /* its host left before reporting it */
+};
+
+struct pop_result {
+    int32_t wu;
+    int32_t host;       /* host slot holding it; -1 none */
+    int64_t hostid;     /* the host it was sent to (one_result_per_host_per_wu) */
+    int32_t prev, next; /* unsent list */
+    uint8_t state;
+    bool timed_out, invalid;
+    uint32_t gen;     /* bumped when the slot is reused: stale deadline events */
+    double remaining; /* FLOPs left */
+    double sent, deadline;
+    double cpu; /* CPU seconds spent on it so far (at full speed) */
+};
+
+struct pop_wu {
+    int32_t batch;
+    uint8_t nres, nvalid, nbad;
+    uint8_t live; /* results that may still change state */
+    bool done, failed;
+    double fpops; /* the job's length; every result of it the same */
+    double created;
+    int32_t res[VS_POP_MAX_RESULTS];
+};
+
+struct pop_host {
+    int64_t id;
+    int ncpus;
+    double flops; /* per CPU */
+    double on_frac, active_frac, share, err_rate, ram, disk;
+    double rate; /* FLOPs per second of one running job while on */
+    bool on;
+    double last;   /* remaining FLOPs of running jobs are as of this time */
+    double joined; /* when this host attached */
+    int32_t *q;    /* its results, FIFO; the first ncpus run */
+    int nq, capq;
+    int32_t *done; /* finished, to report */
+    int ndone, capdone;
+    double min_rpc, rpc_at, prev_rpc;
+    double report_at; /* a finished result must be reported by then */
+    int backoff_n;
+    uint32_t gen_done, gen_rpc, gen_life;
+    struct vs_sp_hav hav;
+};
+
+/* Turnaround times kept as a histogram with bins 1% wide on a log scale
+ * from a minute up (about 5 years at the top): percentiles to 1% in fixed
+ * memory, however many results a run sends. */
+#define POP_HIST_BINS 1500
+#define POP_HIST_MIN  60.0
+struct pop_hist {
+    uint64_t n;
+    uint64_t bins[POP_HIST_BINS];
+};
+void vs_pop__hist_add(struct pop_hist *h, double secs);
+double vs_pop__hist_pct(const struct pop_hist *h, double q);
+
+struct pop_batch {
+    double created, last_done;
+    int64_t open;
+};
+
+struct pop {
+    const struct vs_pop_scenario *s;
+    struct vs_rng rng_hosts, rng_jobs, rng_run;
+    struct vs_eventq q;
+    double now, end;
+    struct pop_host *hosts;
+    size_t nhosts;
+    int64_t next_host_id;
+    struct pop_wu *wus;
+    size_t nwus, capwus;
+    struct pop_result *res;
+    size_t nres, capres;
+    /* Slots of finished workunits and their results are reused (BOINC's
+     * purger), so memory follows what is in flight, not the run's length. */
+    int32_t *free_wus, *free_res;
+    size_t nfree_wus, capfree_wus, nfree_res, capfree_res;
+    int32_t unsent_head, unsent_tail;
+    struct pop_batch *batches;
+    int64_t batches_made, wus_open;
+    /* the server: src/policy/server's configuration, app and version */
+    struct vs_sp_config cfg;
+    struct vs_sp_app app;
+    struct vs_sp_app_version av;
+    /* request scratch */
+    struct vs_sp_inprog *inprog;
+    struct vs_sp_ip_result *ip;
+    int req_cap;
+    /* figures */
+    struct vs_pop_result *out;
+    struct pop_hist turn, wut; /* result and workunit turnaround */
+    int64_t in_flight, returned, rpcs_bin;
+    size_t capsamples;
+    int rc;
+};
+
+/* pop_dist.c */
+double vs_pop__draw(const struct vs_pop_dist *d, struct vs_rng *r);
+
+/* pop_host.c */
+void vs_pop__host_init(struct pop *p, struct pop_host *h);
+void vs_pop__host_advance(struct pop *p, struct pop_host *h);
+void vs_pop__host_plan_done(struct pop *p, struct pop_host *h, int32_t slot);
+void vs_pop__host_finish(struct pop *p, struct pop_host *h, int32_t slot);
+void vs_pop__host_plan_rpc(struct pop *p, struct pop_host *h, int32_t slot);
+double vs_pop__host_request(const struct pop *p, const struct pop_host *h);
+void vs_pop__host_leave(struct pop *p, struct pop_host *h);
+void vs_pop__host_cleanup(struct pop_host *h);
+
+/* pop_server.c */
+void vs_pop__server_init(struct pop *p);
+void vs_pop__rpc(struct pop *p, struct pop_host *h, int32_t slot);
+void vs_pop__server_cleanup(struct pop *p);
+
+/* pop_project.c */
+void vs_pop__make_batch(struct pop *p);
+void vs_pop__unsent_remove(struct pop *p, int32_t r);
+void vs_pop__report(struct pop *p, int32_t r);
+void vs_pop__timeout(struct pop *p, int32_t r, uint32_t gen);
+void vs_pop__lost(struct pop *p, int32_t r);
+void vs_pop__push_sample(struct pop *p);
+
+#endif

@@ -1,0 +1,237 @@
+/*
+ * The project's scheduler. A request is answered by src/policy/server, the
+ * code `volsched serve` runs for every RPC (the client and feasibility
+ * checks, seed 004's deadline rule from the request's estimated_delay and
+ * the host's time stats, job limits, max_wus_to_send, the daily quota, one
+ * result per user and host per workunit, and seed 000's EDF check when the
+ * scenario turns it on), over an in-memory store: the unsent results in
+ * creation order stand for the feeder's job cache, of which the first
+ * job_cache are looked at per request, as BOINC's scheduler looks at its
+ * shared-memory slots. What is not simulated is the store's I/O.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "popsim/pop_int.h"
+#include "volsched/alloc.h"
+
+#define POP_PLATFORM "x86_64-pc-linux-gnu"
+
+void vs_pop__server_init(struct pop *p)
+{
+    const struct vs_pop_scenario *s = p->s;
+    struct vs_sp_config *c = &p->cfg;
+    vs_sp_config_defaults(c);
+    c->max_wus_to_send = (int)s->max_wus_to_send;
+    c->daily_result_quota = (int)s->daily_result_quota;
+    c->workload_sim = s->server_edf_check;
+    c->one_result_per_user_per_wu = true;
+    c->one_result_per_host_per_wu = true;
+    if (s->max_wus_in_progress > 0)
+        c->limits.project.cpu = (struct vs_sp_rsc_limit){(int)s->max_wus_in_progress, true};
+    p->av = (struct vs_sp_app_version){
+        .id = 1, .platform = POP_PLATFORM, .version_num = 100, .proc = VS_SP_CPU, .avg_ncpus = 1};
+    p->app = (struct vs_sp_app){
+        .id = 1, .name = "popsim", .limit_index = -1, .versions = &p->av, .n_versions = 1};
+}
+
+void vs_pop__server_cleanup(struct pop *p)
+{
+    vs_free(p->inprog);
+    vs_free(p->ip);
+}
+
+/*
+ * The client's <estimated_delay> for the CPU: when its first CPU would run
+ * out of queued work, first-come first-served at its wall-clock rate.
+ */
+static double estimated_delay(const struct pop *p, const struct pop_host *h)
+{
+    double wall_rate = h->rate * h->on_frac;
+    double free[64];
+    int n = h->ncpus < 64 ? h->ncpus : 64;
+    for (int c = 0; c < n; c++)
+        free[c] = 0;
+    for (int i = 0; i < h->nq; i++) {
+        int best = 0;
+        for (int c = 1; c < n; c++)
+            if (free[c] < free[best])
+                best = c;
+        free[best] += p->res[h->q[i]].remaining / wall_rate;
+    }
+    double least = free[0];
+    for (int c = 1; c < n; c++)
+        least = fmin(least, free[c]);
+    return least;
+}
+
+static void reserve(struct pop *p, int n)
+{
+    if (n <= p->req_cap)
+        return;
+    p->req_cap = n * 2;
+    p->inprog = vs_xreallocarray(p->inprog, (size_t)p->req_cap, sizeof(*p->inprog));
+    p->ip = vs_xreallocarray(p->ip, (size_t)p->req_cap, sizeof(*p->ip));
+}
+
+static void build(struct pop *p, const struct pop_host *h, double request, struct vs_sp_host *sh,
+                  struct vs_sp_request *rq)
+{
+    memset(sh, 0, sizeof(*sh));
+    sh->id = h->id;
+    sh->userid = h->id;
+    sh->platform = POP_PLATFORM;
+    sh->p_fpops = h->flops;
+    sh->p_ncpus = h->ncpus;
+    sh->m_nbytes = h->ram;
+    sh->d_total = h->disk;
+    sh->d_free = h->disk;
+    sh->work_buf_min = p->s->buffer;
+    sh->on_frac = h->on_frac;
+    sh->active_frac = h->active_frac;
+    sh->core_client_version = 72005;
+    memset(rq, 0, sizeof(*rq));
+    rq->now = p->now;
+    rq->prev_rpc_time = h->prev_rpc;
+    rq->work_req_seconds = request;
+    rq->req_secs[VS_SP_CPU] = request;
+    rq->estimated_delay[VS_SP_CPU] = estimated_delay(p, h);
+    int n = h->nq < VS_POP_MAX_EDF_QUEUE ? h->nq : VS_POP_MAX_EDF_QUEUE;
+    reserve(p, n + 1);
+    for (int i = 0; i < n; i++) {
+        const struct pop_result *x = &p->res[h->q[i]];
+        p->inprog[i] = (struct vs_sp_inprog){.app_name = p->app.name, .proc = VS_SP_CPU};
+        p->ip[i] = (struct vs_sp_ip_result){.deadline = x->deadline - p->now,
+                                            .remaining = x->remaining / h->flops};
+    }
+    rq->in_progress = p->inprog;
+    rq->n_in_progress = n;
+    rq->ip_results = p->ip;
+    rq->n_ip_results = p->cfg.workload_sim ? n : 0;
+    rq->have_ip_results = p->cfg.workload_sim;
+}
+
+/* Rules that refuse every further job of this request, not just this one.
+ * The deadline rules belong here because every job of a popsim project has
+ * the same estimate and delay bound: what one fails, all fail. */
+static bool request_wide(enum vs_sp_reason r)
+{
+    return r == VS_SP_JOB_LIMIT || r == VS_SP_DAILY_QUOTA || r == VS_SP_RPC_LIMIT ||
+           r == VS_SP_NO_WORK_WANTED || r == VS_SP_CLIENT_VERSION || r == VS_SP_DEADLINE ||
+           r == VS_SP_WORKLOAD || r == VS_SP_MEMORY || r == VS_SP_DISK;
+}
+
+static void assign(struct pop *p, struct pop_host *h, int32_t slot, int32_t r)
+{
+    struct pop_result *x = &p->res[r];
+    vs_pop__unsent_remove(p, r);
+    x->state = R_RUNNING;
+    x->host = slot;
+    x->hostid = h->id;
+    x->sent = p->now;
+    x->deadline = p->now + p->s->delay_bound;
+    if (h->nq == h->capq) {
+        h->capq = h->capq ? h->capq * 2 : 8;
+        h->q = vs_xreallocarray(h->q, (size_t)h->capq, sizeof(*h->q));
+    }
+    h->q[h->nq++] = r;
+    p->in_flight++;
+    p->out->sent++;
+    p->out->bytes_down += p->s->input_mb * 1e6;
+    vs_eventq_push(&p->q, x->deadline, EV_DEADLINE, r, x->gen);
+}
+
+/* Asks src/policy/server about the cached jobs in order; returns jobs sent. */
+static int send_work(struct pop *p, struct pop_host *h, int32_t slot, double request)
+{
+    struct vs_sp_host sh;
+    struct vs_sp_request rq;
+    build(p, h, request, &sh, &rq);
+    struct vs_sp_state st;
+    if (vs_sp_state_init(&st, &p->cfg, &sh, &rq, &h->hav, 1) != 0) {
+        p->rc = VS_EINTERNAL;
+        return 0;
+    }
+    int sent = 0;
+    int64_t looked = 0;
+    int32_t r = p->unsent_head;
+    while (r >= 0 && looked < p->s->job_cache && vs_sp_work_needed(&st)) {
+        int32_t next = p->res[r].next;
+        const struct pop_wu *wu = &p->wus[p->res[r].wu];
+        int64_t ids[VS_POP_MAX_RESULTS];
+        int nids = 0;
+        for (int i = 0; i < wu->nres; i++) {
+            const struct pop_result *o = &p->res[wu->res[i]];
+            if (o->state != R_UNSENT && o->state != R_CANCELLED)
+                ids[nids++] = o->hostid;
+        }
+        struct vs_sp_job job = {
+            .wu_id = p->res[r].wu + 1,
+            .result_id = r + 1,
+            .app = &p->app,
+            .rsc_fpops_est = p->s->job_hours * p->s->ref_gflops * 1e9,
+            .delay_bound = p->s->delay_bound,
+            .result_userids = ids, /* one user per host */
+            .n_result_userids = nids,
+            .result_hostids = ids,
+            .n_result_hostids = nids,
+        };
+        struct vs_sp_verdict v;
+        enum vs_sp_reason why = vs_sp_check_job(&st, &job, &v);
+        looked++;
+        if (why == VS_SP_OK) {
+            vs_sp_commit(&st, &job, &v);
+            assign(p, h, slot, r);
+            sent++;
+        } else {
+            if (why == VS_SP_DEADLINE)
+                p->out->refused_deadline++;
+            else if (why == VS_SP_WORKLOAD)
+                p->out->refused_workload++;
+            if (request_wide(why))
+                break;
+        }
+        r = next;
+    }
+    if (st.n_havs > 0)
+        h->hav = st.havs[0];
+    vs_sp_state_cleanup(&st);
+    return sent;
+}
+
+void vs_pop__rpc(struct pop *p, struct pop_host *h, int32_t slot)
+{
+    struct vs_pop_result *o = p->out;
+    vs_pop__host_advance(p, h);
+    o->rpcs++;
+    p->rpcs_bin++;
+    /* Report first, as the scheduler handles <result>s before sending. */
+    for (int i = 0; i < h->ndone; i++)
+        vs_pop__report(p, h->done[i]);
+    h->ndone = 0;
+    h->report_at = INFINITY;
+    double request = vs_pop__host_request(p, h);
+    int sent = 0;
+    if (request > 0) {
+        o->work_requests++;
+        sent = send_work(p, h, slot, request);
+    }
+    h->prev_rpc = p->now;
+    h->rpc_at = INFINITY;
+    if (sent > 0) {
+        o->work_replies++;
+        h->backoff_n = 0;
+        h->min_rpc = p->now + POP_MIN_RPC_DELAY;
+        vs_pop__host_plan_done(p, h, slot);
+    } else if (request > 0) {
+        double d = POP_BACKOFF_MIN * pow(2, h->backoff_n < 12 ? h->backoff_n : 12);
+        if (h->backoff_n < 12)
+            h->backoff_n++;
+        /* BOINC randomises backoffs so hosts do not call in step. */
+        d = fmin(d, POP_BACKOFF_MAX) * (0.5 + 0.5 * vs_rng_double(&p->rng_run));
+        h->min_rpc = p->now + d;
+    } else {
+        h->min_rpc = p->now + POP_MIN_RPC_DELAY;
+    }
+    vs_pop__host_plan_rpc(p, h, slot);
+}

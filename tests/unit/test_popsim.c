@@ -1,0 +1,218 @@
+/* Unit tests of the population simulator (src/popsim): its scenario
+ * language, determinism, the bookkeeping of every result sent, and that
+ * the server rules of src/policy/server shape what it sends. */
+#include "vs_test.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "volsched/popsim.h"
+
+static int parse(const char *text, struct vs_pop_scenario *s, struct vs_scn_error *e)
+{
+    return vs_pop_scenario_parse(text, strlen(text), s, e);
+}
+
+static void test_parse(void **state)
+{
+    (void)state;
+    struct vs_pop_scenario s;
+    struct vs_scn_error e;
+    assert_int_equal(parse("hosts = 500  # a comment\n"
+                           "ncpus = choice(1: 1, 4: 3)\n"
+                           "gflops = lognormal(2.5, .3), on_frac = beta(4, 1)\n"
+                           "share = uniform(.2, .8) delay_bound = 2d job_hours = 90m\n"
+                           "server_edf_check = yes min_quorum = 2 target_nresults = 2\n",
+                           &s, &e),
+                     0);
+    assert_int_equal(s.hosts, 500);
+    assert_int_equal(s.ncpus.kind, VS_PD_CHOICE);
+    assert_int_equal(s.ncpus.n, 2);
+    assert_true(s.ncpus.v[1] == 4 && s.ncpus.w[1] == 3);
+    assert_int_equal(s.gflops.kind, VS_PD_LOGNORMAL);
+    assert_true(s.gflops.a == 2.5 && s.gflops.b == 0.3);
+    assert_int_equal(s.on_frac.kind, VS_PD_BETA);
+    assert_int_equal(s.share.kind, VS_PD_UNIFORM);
+    assert_true(s.delay_bound == 2 * 86400.0);
+    assert_true(s.job_hours == 90 * 60.0);
+    assert_true(s.server_edf_check);
+    assert_int_equal(s.min_quorum, 2);
+    /* Defaults stay where nothing was said. */
+    assert_true(s.buffer == 0.1 * 86400);
+    assert_int_equal(s.max_wus_to_send, 10);
+}
+
+static void expect_error(const char *text, int line, int col, const char *part)
+{
+    struct vs_pop_scenario s;
+    struct vs_scn_error e;
+    int rc = parse(text, &s, &e);
+    if (rc != VS_EPARSE || e.line != line || e.col != col || !strstr(e.msg, part))
+        fail_msg("%s: rc %d at %d:%d '%s', wanted %d:%d '%s'", text, rc, e.line, e.col, e.msg, line,
+                 col, part);
+}
+
+static void test_errors(void **state)
+{
+    (void)state;
+    expect_error("hosts = 10\nbogus = 3\n", 2, 1, "unknown parameter 'bogus'");
+    expect_error("hosts 10", 1, 7, "expected '='");
+    expect_error("on_frac = 1.5", 1, 11, "between 0 and 1");
+    expect_error("gflops = beta(2, 2)", 1, 10, "does not fit a positive quantity");
+    expect_error("on_frac = lognormal(1, 1)", 1, 11, "does not fit a fraction");
+    expect_error("ncpus = gauss(1, 2)", 1, 9, "unknown distribution 'gauss'");
+    expect_error("ncpus = choice(1: 0, 2: 0)", 1, 26, "weights sum to 0");
+    expect_error("ncpus = choice(1 2)", 1, 18, "expected ':'");
+    expect_error("share = uniform(.8, .2)", 1, 21, "b >= a");
+    expect_error("delay_bound = 2w", 1, 15, "unknown time unit 'w'");
+    expect_error("hosts = 2.5", 1, 9, "whole number");
+    expect_error("min_quorum = 2", 1, 15, "target_nresults (1) is below min_quorum (2)");
+    expect_error("hosts = 10 ; ", 1, 12, "unexpected character ';'");
+}
+
+static void run(const char *text, struct vs_pop_result *r)
+{
+    struct vs_pop_scenario s;
+    struct vs_scn_error e;
+    if (parse(text, &s, &e) != 0)
+        fail_msg("%d:%d %s", e.line, e.col, e.msg);
+    assert_int_equal(vs_popsim_run(&s, NULL, r), 0);
+}
+
+/* Every result sent is reported, timed out, or still out; every one
+ * reported is counted once as valid, invalid, accepted or wasted (when all
+ * workunits are finished). */
+static void check_books(const struct vs_pop_result *r)
+{
+    assert_int_equal(r->sent, r->returned + (r->timed_out - r->late) + r->in_flight_end);
+    if (r->wus_open == 0)
+        assert_int_equal(r->returned, r->valid + r->invalid + r->invalid_accepted + r->wasted);
+    assert_int_equal(r->wus, r->wus_valid + r->wus_failed + r->wus_open);
+    assert_true(r->cpu_hours_wasted <= r->cpu_hours + 1e-6);
+}
+
+#define BASE "hosts = 300 batch_size = 1500 job_hours = 3 delay_bound = 2d duration = 40\n"
+
+static void test_books_and_quorum(void **state)
+{
+    (void)state;
+    struct vs_pop_result r;
+    run(BASE "error_rate = 0.1", &r);
+    check_books(&r);
+    assert_int_equal(r.wus_open, 0);
+    /* Without a quorum about a tenth of the answers are wrong and taken. */
+    assert_in_range(r.invalid_accepted, 75, 225);
+    assert_int_equal(r.invalid, 0);
+    vs_pop_result_cleanup(&r);
+
+    run(BASE "error_rate = 0.1 min_quorum = 2 target_nresults = 2", &r);
+    check_books(&r);
+    assert_int_equal(r.invalid_accepted, 0);
+    assert_true(r.invalid > 150);
+    assert_true(r.valid >= 2 * r.wus_valid);
+    assert_true(r.sent >= 2 * 1500 + r.invalid);
+    vs_pop_result_cleanup(&r);
+}
+
+static void test_churn(void **state)
+{
+    (void)state;
+    struct vs_pop_result r;
+    run(BASE "lifetime = 3 delay_bound = 1d", &r);
+    check_books(&r);
+    assert_true(r.hosts_seen > 300);
+    /* Hosts that left took results with them: they time out and are remade. */
+    assert_true(r.timed_out > 0);
+    assert_true(r.sent > 1500);
+    vs_pop_result_cleanup(&r);
+}
+
+static char *json_of(const char *text, uint64_t seed)
+{
+    struct vs_pop_scenario s;
+    struct vs_scn_error e;
+    assert_int_equal(parse(text, &s, &e), 0);
+    struct vs_pop_options o = {.seed_set = true, .seed = seed};
+    struct vs_pop_result r;
+    assert_int_equal(vs_popsim_run(&s, &o, &r), 0);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    assert_non_null(f);
+    assert_int_equal(vs_pop_print_json(f, &s, &r), 0);
+    assert_int_equal(vs_pop_write_csv(f, &r), 0);
+    fclose(f);
+    vs_pop_result_cleanup(&r);
+    return buf;
+}
+
+static void test_deterministic(void **state)
+{
+    (void)state;
+    const char *t = BASE "lifetime = 5 error_rate = .05 min_quorum = 2 target_nresults = 2";
+    char *a = json_of(t, 7), *b = json_of(t, 7), *c = json_of(t, 8);
+    assert_string_equal(a, b);
+    assert_true(strcmp(a, c) != 0);
+    free(a);
+    free(b);
+    free(c);
+}
+
+/* The server's rules are src/policy/server's: a per-CPU in-progress limit
+ * of 1 on one-CPU hosts keeps at most one result per host out. */
+static void test_server_rules_apply(void **state)
+{
+    (void)state;
+    struct vs_pop_result r;
+    run(BASE "ncpus = 1 buffer = 1d", &r);
+    int64_t peak = 0;
+    for (size_t i = 0; i < r.nsamples; i++)
+        peak = r.samples[i].in_flight > peak ? r.samples[i].in_flight : peak;
+    assert_true(peak > 300); /* a one-day buffer holds several jobs a host */
+    vs_pop_result_cleanup(&r);
+
+    run(BASE "ncpus = 1 buffer = 1d max_wus_in_progress = 1", &r);
+    for (size_t i = 0; i < r.nsamples; i++)
+        assert_true(r.samples[i].in_flight <= 300);
+    check_books(&r);
+    vs_pop_result_cleanup(&r);
+}
+
+/* Part-time hosts and a deadline close to the job's length: the deadline
+ * rule refuses jobs; seed 000's EDF check, when on, refuses more. */
+static void test_edf_check(void **state)
+{
+    (void)state;
+    const char *t = "hosts = 300 batch_size = 3000 job_hours = 6 delay_bound = 20h\n"
+                    "on_frac = uniform(.3, 1) ncpus = 2 buffer = .5d duration = 20\n";
+    struct vs_pop_result off, on;
+    run(t, &off);
+    char text[512];
+    snprintf(text, sizeof(text), "%s server_edf_check = true", t);
+    run(text, &on);
+    check_books(&off);
+    check_books(&on);
+    assert_int_equal(off.refused_workload, 0);
+    assert_true(off.refused_deadline > 0);
+    /* The EDF check sees the whole queue, so it refuses more, and fewer of
+     * the results sent miss their deadline. */
+    assert_true(on.refused_deadline + on.refused_workload > off.refused_deadline);
+    assert_true(on.deadline_misses * 2 < off.deadline_misses);
+    vs_pop_result_cleanup(&off);
+    vs_pop_result_cleanup(&on);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_parse),
+        cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_books_and_quorum),
+        cmocka_unit_test(test_churn),
+        cmocka_unit_test(test_deterministic),
+        cmocka_unit_test(test_server_rules_apply),
+        cmocka_unit_test(test_edf_check),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
