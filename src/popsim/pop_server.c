@@ -48,20 +48,18 @@ void vs_pop__server_cleanup(struct pop *p)
 static double estimated_delay(const struct pop *p, const struct pop_host *h)
 {
     double wall_rate = h->rate * h->on_frac;
-    double free[64];
-    int n = h->ncpus < 64 ? h->ncpus : 64;
-    for (int c = 0; c < n; c++)
-        free[c] = 0;
+    double cpu_free[64] = {0};
+    int n = h->ncpus < 1 ? 1 : h->ncpus < 64 ? h->ncpus : 64;
     for (int i = 0; i < h->nq; i++) {
         int best = 0;
         for (int c = 1; c < n; c++)
-            if (free[c] < free[best])
+            if (cpu_free[c] < cpu_free[best])
                 best = c;
-        free[best] += p->res[h->q[i]].remaining / wall_rate;
+        cpu_free[best] += p->res[h->q[i]].remaining / wall_rate;
     }
-    double least = free[0];
+    double least = cpu_free[0];
     for (int c = 1; c < n; c++)
-        least = fmin(least, free[c]);
+        least = fmin(least, cpu_free[c]);
     return least;
 }
 
