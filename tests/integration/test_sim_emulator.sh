@@ -14,7 +14,7 @@ set -uo pipefail
 : "${VOLSCHED:?VOLSCHED must name the built binary}"
 : "${VS_SOURCE_DIR:?}"
 dir="$VS_SOURCE_DIR/examples/scenarios/emulator"
-KNOWN_FAIL=" c_stress_20d c_stress_20d_avail "
+KNOWN_FAIL=" c_stress_20d_avail "
 # name wasted idle share_violation (the emulator's)
 rows="a_30d 0 0 1.000
 a_120d 0.0049 0 0.302

@@ -1248,6 +1248,39 @@ static void drive(enum vs_cpolicy pol, int ncpus, const double *shares, size_t n
     fx_cleanup(&f);
 }
 
+/*
+ * fair's oversized jobs: a 192-hour job due in 240 hours of a tenth-share
+ * project on one CPU runs only when nothing else can; a two-hour job of
+ * the other project takes the CPU. With the other project's job gone it
+ * runs; the same job due in a year (time-sliced at its share) is not
+ * oversized. shortfall runs by its own rules.
+ */
+static void test_fair_oversized(void **state)
+{
+    (void)state;
+    const double h = 3600;
+    for (int round = 0; round < 3; round++) {
+        struct fx f;
+        fx_init(&f, 1, 0.1 * 86400);
+        fx_project(&f, "big", 0.1);
+        fx_project(&f, "small", 0.9);
+        double dl = round == 2 ? 8760 * h : 240 * h;
+        size_t big = fx_result(&f, "b", 0, 192 * h, dl);
+        if (round != 1)
+            fx_result(&f, "s", 1, 2 * h, 48 * h);
+        struct vs_cpolicy_out out;
+        assert_int_equal(vs_cpolicy_pass(VS_CPOLICY_FAIR, &f.st, &f.ws, &out), 0);
+        assert_int_equal(out.sched.ncpu, 1);
+        bool big_runs = false;
+        for (size_t i = 0; i < out.sched.n; i++)
+            big_runs = big_runs || out.sched.order[i] == big;
+        /* round 0: the small job runs; 1: the big one alone; 2: not
+         * oversized, equal debts, and "big" comes first by name. */
+        assert_int_equal(big_runs, round != 0);
+        fx_cleanup(&f);
+    }
+}
+
 static void test_driver_shares(void **state)
 {
     (void)state;
@@ -1744,6 +1777,7 @@ int main(void)
         cmocka_unit_test(test_rrsim_rounding_band),
         cmocka_unit_test(test_prop_step_equals_pass),
         cmocka_unit_test(test_driver_shares),
+        cmocka_unit_test(test_fair_oversized),
         cmocka_unit_test(test_prop_debt_normalization),
         cmocka_unit_test(test_prop_requests_sum),
         cmocka_unit_test(test_prop_no_idle_cpu),

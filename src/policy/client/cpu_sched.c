@@ -339,6 +339,11 @@ int vs_csched__run(enum vs_cpolicy policy, const struct vs_cstate *st,
     size_t *el = d->rz0, ne = 0;
     size_t *young = (size_t *)d->keys2, nyoung = 0;
     const bool period_rule = vs_cpolicy__s000(policy);
+    /* fair's oversized results (internal.h) run only on CPUs left free at
+     * the end, unless nothing else can run: then they are the candidates.
+     * They are kept at the tail of el (el has room for every result). */
+    const double share_sum = policy == VS_CPOLICY_FAIR ? vs_cpolicy__share_sum(st) : 0;
+    size_t nbig = 0;
 
     /* One pass: non-CPU-intensive results first, as they always run beside
      * the CPUs; the others become candidates. */
@@ -347,15 +352,33 @@ int vs_csched__run(enum vs_cpolicy policy, const struct vs_cstate *st,
         s.why[r] = VS_CSCHED_NO;
         if (!vs_cpolicy__runnable(st, res) || vs_cpolicy__abandoned(policy, st, res, speed))
             continue;
+        if (vs_cpolicy__oversized(policy, st, res, speed, share_sum)) {
+            el[nr - 1 - nbig++] = r;
+            continue;
+        }
         size_t p = res->project;
         if (prj[p].non_cpu_intensive) {
             s.order[s.n++] = r;
             s.why[r] = VS_CSCHED_NONCPU;
             continue;
         }
+        /* fair does not preempt a result about to end (a hundredth of a
+         * period): it would wait out another's period for a moment's
+         * work, and miss a deadline it was meeting. */
+        if (policy == VS_CPOLICY_FAIR && res->task == VS_CTASK_RUNNING &&
+            res->remaining <= 0.01 * period * speed && s.ncpu < s.cap) {
+            take(&s, r, VS_CSCHED_PERIOD);
+            continue;
+        }
         el[ne++] = r;
         if (period_rule && res->task == VS_CTASK_RUNNING && now - res->running_since < period)
             young[nyoung++] = r;
+    }
+
+    if (ne == 0 && nbig > 0) {
+        for (size_t i = 0; i < nbig; i++)
+            el[ne++] = el[nr - 1 - i];
+        nbig = 0;
     }
 
     /* Steps 1-3: EDF for projects that the simulation says miss deadlines.
@@ -389,6 +412,19 @@ int vs_csched__run(enum vs_cpolicy policy, const struct vs_cstate *st,
             debt_few(&s, st, policy, np, el, ne, ad, payoff);
         else
             debt_many(&s, st, policy, np, el, ne, d, payoff);
+    }
+    /* CPUs nothing else uses run oversized results, least first. */
+    while (nbig > 0 && s.ncpu < s.cap) {
+        size_t pick = nbig;
+        for (size_t i = 0; i < nbig; i++) {
+            size_t k = el[nr - 1 - i];
+            if (s.why[k] == VS_CSCHED_NO &&
+                (pick == nbig || s.res[k].remaining < s.res[el[nr - 1 - pick]].remaining))
+                pick = i;
+        }
+        if (pick == nbig)
+            break;
+        take(&s, el[nr - 1 - pick], VS_CSCHED_DEBT);
     }
     out->order = s.order;
     out->why = s.why;

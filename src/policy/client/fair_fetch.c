@@ -40,6 +40,9 @@
  *   simulation still sees an idle CPU within min_queue, a project may be
  *   asked under the host caps, its share cap counted at one CPU at least;
  *   with a CPU idle now, any project passing the host cap at all.
+ * - Oversized jobs (internal.h): a project whose jobs could meet their
+ *   deadlines only by taking more than its share, and are over twice its
+ *   share of a month, is not asked (c_stress_20d's 192-hour S10 job).
  * - Order. The project asked is the one with the greatest long-term debt
  *   less the job it would send (a 192-hour job waits until the project is
  *   owed that much, or nothing else can run); ties go to the greater share,
@@ -272,6 +275,7 @@ long vs_cfetch__fair_choose(const struct vs_cstate *st, const struct vs_rrsim_ou
     double *work = d->pd2, *prio = d->pd3;
     size_t *count = d->pz0, *cand = d->pz1;
 
+    double share_sum = vs_cpolicy__share_sum(st);
     for (size_t p = 0; p < np; p++) {
         work[p] = 0;
         count[p] = 0;
@@ -283,7 +287,8 @@ long vs_cfetch__fair_choose(const struct vs_cstate *st, const struct vs_rrsim_ou
     for (size_t r = 0; r < nr; r++) {
         const struct vs_cresult *res = &st->results[r];
         if (st->projects[res->project].non_cpu_intensive || !vs_cpolicy__nearly_runnable(st, res) ||
-            vs_cpolicy__abandoned(VS_CPOLICY_FAIR, st, res, speed))
+            vs_cpolicy__abandoned(VS_CPOLICY_FAIR, st, res, speed) ||
+            vs_cpolicy__oversized(VS_CPOLICY_FAIR, st, res, speed, share_sum))
             continue;
         double w = res->remaining / speed;
         rdur[r] = w;
@@ -304,12 +309,7 @@ long vs_cfetch__fair_choose(const struct vs_cstate *st, const struct vs_rrsim_ou
     /* Each project's share among the CPU-intensive projects that are not
      * suspended: frs(P) leaves out the deferred ones, so a project would
      * count on every CPU while the others wait out a backoff. */
-    double *fs = d->pd4, share_sum = 0;
-    for (size_t p = 0; p < np; p++) {
-        const struct vs_cproject *pr = &st->projects[p];
-        if (!pr->non_cpu_intensive && !pr->suspended)
-            share_sum += pr->resource_share;
-    }
+    double *fs = d->pd4;
     for (size_t p = 0; p < np; p++)
         fs[p] = share_sum > 0 ? st->projects[p].resource_share / share_sum : 0;
 
@@ -321,7 +321,9 @@ long vs_cfetch__fair_choose(const struct vs_cstate *st, const struct vs_rrsim_ou
         if (pr->non_cpu_intensive)
             continue; /* work_fetch.c's rule */
         wrs[p] = 0;
-        if (fetch_blocked(pr, rr->states[p]))
+        /* Its jobs are oversized (internal.h): never fetched. */
+        if (fetch_blocked(pr, rr->states[p]) ||
+            vs_cpolicy__too_big(st, p, pr->job_est, pr->job_delay_bound, speed, share_sum))
             continue;
         double f = fs[p];
         double target = f * h->ncpus * buf;
@@ -367,6 +369,8 @@ long vs_cfetch__fair_choose(const struct vs_cstate *st, const struct vs_rrsim_ou
             const struct vs_cproject *pr = &st->projects[p];
             if (round == 0 && wrs[p] <= 0)
                 continue;
+            if (round == 1 && i > 0)
+                break;
             double est = pr->job_est, D = pr->job_delay_bound, room = INFINITY;
             /* A project whose jobs the client has not seen yet is asked
              * only for an idle CPU: its first job may be of any size. */

@@ -5,6 +5,7 @@
 #ifndef VOLSCHED_POLICY_CLIENT_INTERNAL_H
 #define VOLSCHED_POLICY_CLIENT_INTERNAL_H
 
+#include <math.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -98,6 +99,56 @@ static inline bool vs_cpolicy__abandoned(enum vs_cpolicy policy, const struct vs
 {
     return policy == VS_CPOLICY_FAIR && res->task == VS_CTASK_UNSTARTED &&
            res->remaining > speed * (res->deadline - st->now);
+}
+
+/* fair's share horizon: a user judges a project's share over about a
+ * month. A job of more than twice its project's share of that (at the
+ * host's real speed) puts the project further above its share by running
+ * than below it by not running, so fair runs such a job only on a CPU
+ * nothing else can use, and does not fetch more of it (BOINC's emulator,
+ * c_stress_20d: one 192-hour job of a tenth-share project took 40% of the
+ * CPU for 20 days). */
+#define VS_FAIR_SHARE_HORIZON (30 * 86400.0)
+
+/* The share sum vs_cpolicy__oversized divides by: the CPU-intensive
+ * projects that are not suspended. */
+static inline double vs_cpolicy__share_sum(const struct vs_cstate *st)
+{
+    double sum = 0;
+    for (size_t p = 0; p < st->nprojects; p++) {
+        const struct vs_cproject *pr = &st->projects[p];
+        if (!pr->non_cpu_intensive && !pr->suspended)
+            sum += pr->resource_share;
+    }
+    return sum;
+}
+
+/*
+ * Whether a job of project p needing cpu CPU seconds (at efficiency 1) in
+ * the time window (wall seconds to its deadline) is oversized for fair: more
+ * than twice the project's share of the horizon, and more than its share
+ * of the window (so it could only meet its deadline by taking more than
+ * its share; a long job with a distant deadline is time-sliced like any
+ * other). Never for a project alone or without a share.
+ */
+static inline bool vs_cpolicy__too_big(const struct vs_cstate *st, size_t p, double cpu,
+                                       double window, double speed, double share_sum)
+{
+    double f = share_sum > 0 ? st->projects[p].resource_share / share_sum : 1;
+    if (!(f < 1) || !(f > 0))
+        return false;
+    double rate = f * st->host.ncpus * speed;
+    return cpu > 2 * rate * VS_FAIR_SHARE_HORIZON && cpu > rate * window;
+}
+
+/* An unstarted result of fair that is oversized (above). */
+static inline bool vs_cpolicy__oversized(enum vs_cpolicy policy, const struct vs_cstate *st,
+                                         const struct vs_cresult *res, double speed,
+                                         double share_sum)
+{
+    return policy == VS_CPOLICY_FAIR && res->task == VS_CTASK_UNSTARTED &&
+           vs_cpolicy__too_big(st, res->project, res->remaining, res->deadline - st->now, speed,
+                               share_sum);
 }
 
 /* Rule A and R of the debt update (debt.c) for its two sets: the wall CPU

@@ -347,11 +347,13 @@ static int rrsim_run(enum vs_cpolicy policy, const struct vs_cstate *st, struct 
     init_projects(policy, &s, out);
 
     size_t m = 0;
+    double share_sum = policy == VS_CPOLICY_FAIR ? vs_cpolicy__share_sum(st) : 0;
     for (size_t r = 0; r < nr; r++) {
         out->finish[r] = INFINITY;
         out->deadline_missed[r] = false;
         if (simulated(policy, st, r) &&
-            !vs_cpolicy__abandoned(policy, st, &st->results[r], s.speed))
+            !vs_cpolicy__abandoned(policy, st, &st->results[r], s.speed) &&
+            !vs_cpolicy__oversized(policy, st, &st->results[r], s.speed, share_sum))
             keys[m++] = (struct vs_cpkey){.group = (uint32_t)st->results[r].project,
                                           .idx = (uint32_t)r,
                                           .key = st->results[r].remaining};

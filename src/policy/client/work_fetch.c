@@ -296,6 +296,13 @@ int vs_cfetch__run(enum vs_cpolicy policy, const struct vs_cstate *st,
         out->project = best;
         out->reason = VS_CFETCH_WORK;
     }
+    /* fair asks a forced RPC's project for work only when its work fetch
+     * chose that project: the share-cap request alone has passed none of
+     * its deadline caps (a 32-hour job with a 48-hour deadline, asked for
+     * with every report, shut out the short-deadline projects). */
+    if (policy == VS_CPOLICY_FAIR && out->project >= 0 && out->project != best &&
+        !pj[out->project].non_cpu_intensive)
+        wrs[out->project] = 0;
     if (out->project >= 0) {
         out->request = wrs[out->project];
         out->request_pn = out->request / prr[out->project];
