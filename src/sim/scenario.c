@@ -1,233 +1,34 @@
 /*
- * The scenario parser: a hand-written lexer and recursive-descent parser for
- * the seeds' P(C, D, R) notation. Items may be separated by commas, blanks or
- * newlines and the whole list may sit in one pair of parentheses, so both
- * forms the seeds write parse unchanged. Every error carries the line and
- * column of the token that caused it.
+ * The scenario parser: a recursive-descent parser for the seeds' P(C, D, R)
+ * notation, on the simulators' shared lexer (scn_lex.c). Items may be separated by commas, blanks
+ * or newlines and the whole list may sit in one pair of parentheses, so both forms the seeds write
+ * parse unchanged. Every error carries the line and column of the token that caused it.
  */
 #include "volsched/scenario.h"
 
-#include <ctype.h>
-#include <errno.h>
-#include <math.h>
-#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
-#include <strings.h>
 
 #include "volsched/alloc.h"
 #include "volsched/buf.h"
 #include "volsched/str.h"
 
-enum tok_kind { T_EOF, T_IDENT, T_NUM, T_LP, T_RP, T_COMMA, T_EQ };
-
-struct tok {
-    enum tok_kind kind;
-    const char *p; /* start in the text */
-    size_t n;
-    int line, col;
-};
-
-struct parser {
-    const char *text;
-    size_t len;
-    size_t pos;
-    int line, col;
-    struct tok cur;
-    struct vs_scn_error *err;
-    int rc;
-};
-
-static int fail_at(struct parser *ps, int line, int col, const char *fmt, ...) VS_PRINTF(4, 5);
-
-static int fail_at(struct parser *ps, int line, int col, const char *fmt, ...)
-{
-    if (ps->err && ps->rc == 0) {
-        ps->err->line = line;
-        ps->err->col = col;
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(ps->err->msg, sizeof(ps->err->msg), fmt, ap);
-        va_end(ap);
-    }
-    if (ps->rc == 0)
-        ps->rc = VS_EPARSE;
-    return ps->rc;
-}
-
-#define FAIL_TOK(ps, t, ...) fail_at((ps), (t).line, (t).col, __VA_ARGS__)
-
-static void advance_char(struct parser *ps)
-{
-    if (ps->text[ps->pos] == '\n') {
-        ps->line++;
-        ps->col = 1;
-    } else {
-        ps->col++;
-    }
-    ps->pos++;
-}
-
-static bool ident_start(int c)
-{
-    return isalpha(c) || c == '_';
-}
-
-static bool ident_char(int c)
-{
-    return isalnum(c) || c == '_' || c == '@' || c == '.' || c == '-';
-}
-
-/* Reads the next token into ps->cur. */
-static int next(struct parser *ps)
-{
-    for (;;) {
-        if (ps->pos >= ps->len)
-            break;
-        unsigned char c = (unsigned char)ps->text[ps->pos];
-        if (c == '#') {
-            while (ps->pos < ps->len && ps->text[ps->pos] != '\n')
-                advance_char(ps);
-        } else if (isspace(c)) {
-            advance_char(ps);
-        } else {
-            break;
-        }
-    }
-    struct tok *t = &ps->cur;
-    t->p = ps->text + ps->pos;
-    t->n = 0;
-    t->line = ps->line;
-    t->col = ps->col;
-    if (ps->pos >= ps->len) {
-        t->kind = T_EOF;
-        return 0;
-    }
-    unsigned char c = (unsigned char)ps->text[ps->pos];
-    size_t start = ps->pos;
-    switch (c) {
-    case '(':
-        t->kind = T_LP;
-        advance_char(ps);
-        break;
-    case ')':
-        t->kind = T_RP;
-        advance_char(ps);
-        break;
-    case ',':
-        t->kind = T_COMMA;
-        advance_char(ps);
-        break;
-    case '=':
-        t->kind = T_EQ;
-        advance_char(ps);
-        break;
-    default:
-        if (ident_start(c)) {
-            t->kind = T_IDENT;
-            while (ps->pos < ps->len && ident_char((unsigned char)ps->text[ps->pos]))
-                advance_char(ps);
-        } else if (isdigit(c) || c == '.' || c == '-' || c == '+') {
-            /* A number, optionally followed at once by a unit (6m, 1.5h). */
-            t->kind = T_NUM;
-            advance_char(ps);
-            while (ps->pos < ps->len) {
-                unsigned char d = (unsigned char)ps->text[ps->pos];
-                unsigned char prev = (unsigned char)ps->text[ps->pos - 1];
-                if (isalnum(d) || d == '.' ||
-                    ((d == '-' || d == '+') && (prev == 'e' || prev == 'E')))
-                    advance_char(ps);
-                else
-                    break;
-            }
-        } else if (isprint(c)) {
-            return fail_at(ps, t->line, t->col, "unexpected character '%c'", c);
-        } else {
-            return fail_at(ps, t->line, t->col, "unexpected byte 0x%02x", c);
-        }
-    }
-    t->n = ps->pos - start;
-    return 0;
-}
-
-static bool tok_is(const struct tok *t, const char *s)
-{
-    return t->kind == T_IDENT && strlen(s) == t->n && strncasecmp(t->p, s, t->n) == 0;
-}
+#include "sim/scn_lex.h"
 
 /* ---- values ---- */
 
 enum val_kind { V_INT, V_REAL, V_FRAC, V_POS, V_TIME_H, V_TIME_D, V_BOOL, V_COUNT, V_SEED };
 
-/*
- * Parses a numeric token. Time values take an optional unit (s, m, min, h,
- * d) and otherwise the default unit of their kind; the result is seconds.
- */
-static int parse_num(struct parser *ps, const struct tok *t, enum val_kind kind, double *out)
+/* A number token's value through the shared lexer (seconds for times). */
+static int parse_num(struct vs_lex *ps, const struct vs_lex_tok *t, enum val_kind kind, double *out)
 {
-    char buf[64];
-    if (t->kind != T_NUM)
-        return FAIL_TOK(ps, *t, "expected a number, found '%.*s'", (int)t->n, t->p);
-    if (t->n >= sizeof(buf))
-        return FAIL_TOK(ps, *t, "number too long");
-    memcpy(buf, t->p, t->n);
-    buf[t->n] = '\0';
-    /* Split the unit off: the trailing letters not part of an exponent. */
-    size_t end = t->n;
-    while (end > 0 && isalpha((unsigned char)buf[end - 1]))
-        end--;
-    char unit[8] = "";
-    if (end < t->n) {
-        if (t->n - end >= sizeof(unit))
-            return FAIL_TOK(ps, *t, "bad unit in '%s'", buf);
-        memcpy(unit, buf + end, t->n - end);
-        unit[t->n - end] = '\0';
-        buf[end] = '\0';
-    }
-    double v;
-    if (end == 0 || vs_parse_double(buf, &v) != 0)
-        return FAIL_TOK(ps, *t, "bad number '%.*s'", (int)t->n, t->p);
-    if (kind == V_TIME_H || kind == V_TIME_D) {
-        double mult = kind == V_TIME_H ? 3600.0 : 86400.0;
-        if (unit[0]) {
-            if (strcmp(unit, "s") == 0)
-                mult = 1;
-            else if (strcmp(unit, "m") == 0 || strcmp(unit, "min") == 0)
-                mult = 60;
-            else if (strcmp(unit, "h") == 0)
-                mult = 3600;
-            else if (strcmp(unit, "d") == 0)
-                mult = 86400;
-            else
-                return FAIL_TOK(ps, *t, "unknown time unit '%s' (use s, m, h or d)", unit);
-        }
-        if (v < 0)
-            return FAIL_TOK(ps, *t, "a time cannot be negative");
-        v *= mult;
-    } else if (unit[0]) {
-        return FAIL_TOK(ps, *t, "'%.*s': this value takes no unit", (int)t->n, t->p);
-    }
-    switch (kind) {
-    case V_FRAC:
-        if (v < 0 || v > 1)
-            return FAIL_TOK(ps, *t, "must be between 0 and 1");
-        break;
-    case V_POS:
-        if (v <= 0)
-            return FAIL_TOK(ps, *t, "must be greater than 0");
-        break;
-    case V_INT:
-    case V_COUNT:
-    case V_SEED:
-        if (v != floor(v) || v < 0 || v > 9.0e15)
-            return FAIL_TOK(ps, *t, "must be a whole number");
-        break;
-    default:
-        break;
-    }
-    *out = v;
-    return 0;
+    static const enum vs_lex_val lv[] = {
+        [V_INT] = VS_LV_COUNT, [V_REAL] = VS_LV_REAL,     [V_FRAC] = VS_LV_FRAC,
+        [V_POS] = VS_LV_POS,   [V_TIME_H] = VS_LV_TIME_H, [V_TIME_D] = VS_LV_TIME_D,
+        [V_BOOL] = VS_LV_REAL, [V_COUNT] = VS_LV_COUNT,   [V_SEED] = VS_LV_COUNT,
+    };
+    return vs_lex_number(ps, t, lv[kind], out);
 }
 
 /* A parameter or per-project option: where it goes and what it accepts. */
@@ -280,42 +81,42 @@ static const struct opt project_opts[] = {
 
 #define N_POPTS (sizeof(project_opts) / sizeof(project_opts[0]))
 
-static const struct opt *find_opt(const struct opt *tab, size_t n, const struct tok *t)
+static const struct opt *find_opt(const struct opt *tab, size_t n, const struct vs_lex_tok *t)
 {
     for (size_t i = 0; i < n; i++)
-        if (tok_is(t, tab[i].name))
+        if (vs_lex_is(t, tab[i].name))
             return &tab[i];
     return NULL;
 }
 
 /* Reads `= value` after an option name and stores it at base + o->off. */
-static int parse_opt_value(struct parser *ps, const struct opt *o, void *base)
+static int parse_opt_value(struct vs_lex *ps, const struct opt *o, void *base)
 {
-    if (next(ps))
+    if (vs_lex_next(ps))
         return ps->rc;
-    if (ps->cur.kind != T_EQ)
-        return FAIL_TOK(ps, ps->cur, "expected '=' after '%s'", o->name);
-    if (next(ps))
+    if (ps->cur.kind != VS_LEX_EQ)
+        return VS_LEX_FAIL_TOK(ps, ps->cur, "expected '=' after '%s'", o->name);
+    if (vs_lex_next(ps))
         return ps->rc;
-    struct tok t = ps->cur;
+    struct vs_lex_tok t = ps->cur;
     char *dst = (char *)base + o->off;
     if (o->kind == V_BOOL) {
         char buf[16];
         bool b;
-        if ((t.kind != T_IDENT && t.kind != T_NUM) || t.n >= sizeof(buf))
-            return FAIL_TOK(ps, t, "%s wants true or false", o->name);
+        if ((t.kind != VS_LEX_IDENT && t.kind != VS_LEX_NUM) || t.n >= sizeof(buf))
+            return VS_LEX_FAIL_TOK(ps, t, "%s wants true or false", o->name);
         memcpy(buf, t.p, t.n);
         buf[t.n] = '\0';
         if (vs_parse_bool(buf, &b) != 0)
-            return FAIL_TOK(ps, t, "%s wants true or false, not '%s'", o->name, buf);
+            return VS_LEX_FAIL_TOK(ps, t, "%s wants true or false, not '%s'", o->name, buf);
         memcpy(dst, &b, sizeof(b));
-        return next(ps);
+        return vs_lex_next(ps);
     }
     double v;
     if (parse_num(ps, &t, o->kind, &v))
         return ps->rc;
     if (v < o->min || (o->max > 0 && v > o->max))
-        return FAIL_TOK(ps, t, "%s out of range", o->name);
+        return VS_LEX_FAIL_TOK(ps, t, "%s out of range", o->name);
     if (o->kind == V_INT) {
         int iv = (int)v;
         memcpy(dst, &iv, sizeof(iv));
@@ -328,7 +129,7 @@ static int parse_opt_value(struct parser *ps, const struct opt *o, void *base)
     } else {
         memcpy(dst, &v, sizeof(v));
     }
-    return next(ps);
+    return vs_lex_next(ps);
 }
 
 static void project_defaults(struct vs_scn_project *p)
@@ -361,69 +162,70 @@ struct proj_acc {
 };
 
 /* P(C, D, R [, opt = value ...]); the name token is ps->cur on entry. */
-static int parse_project(struct parser *ps, struct proj_acc *acc)
+static int parse_project(struct vs_lex *ps, struct proj_acc *acc)
 {
-    struct tok name = ps->cur;
+    struct vs_lex_tok name = ps->cur;
     project_defaults(&acc->p);
     memset(acc->set, 0, sizeof(acc->set));
     if (name.n >= VS_SCN_NAME_MAX)
-        return FAIL_TOK(ps, name, "project name longer than %d characters", VS_SCN_NAME_MAX - 1);
+        return VS_LEX_FAIL_TOK(ps, name, "project name longer than %d characters",
+                               VS_SCN_NAME_MAX - 1);
     memcpy(acc->p.name, name.p, name.n);
     acc->p.name[name.n] = '\0';
-    if (next(ps)) /* '(' */
+    if (vs_lex_next(ps)) /* '(' */
         return ps->rc;
     static const char *const what[3] = {"C (CPU hours per task)", "D (delay bound, hours)",
                                         "R (resource share)"};
     double v[3];
     for (int i = 0; i < 3; i++) {
-        if (next(ps))
+        if (vs_lex_next(ps))
             return ps->rc;
-        struct tok t = ps->cur;
-        if (t.kind == T_RP)
-            return FAIL_TOK(ps, t, "%s: expected %s; a project is P(C, D, R)", acc->p.name,
-                            what[i]);
+        struct vs_lex_tok t = ps->cur;
+        if (t.kind == VS_LEX_RP)
+            return VS_LEX_FAIL_TOK(ps, t, "%s: expected %s; a project is P(C, D, R)", acc->p.name,
+                                   what[i]);
         if (parse_num(ps, &t, i < 2 ? V_TIME_H : V_POS, &v[i]))
             return ps->rc;
         if (v[i] <= 0)
-            return FAIL_TOK(ps, t, "%s: %s must be greater than 0", acc->p.name, what[i]);
-        if (next(ps))
+            return VS_LEX_FAIL_TOK(ps, t, "%s: %s must be greater than 0", acc->p.name, what[i]);
+        if (vs_lex_next(ps))
             return ps->rc;
-        if (i < 2 && ps->cur.kind == T_RP)
-            return FAIL_TOK(ps, ps->cur, "%s: missing %s; a project is P(C, D, R)", acc->p.name,
-                            what[i + 1]);
-        if (i < 2 && ps->cur.kind != T_COMMA)
-            return FAIL_TOK(ps, ps->cur, "expected ',' after %s", what[i]);
+        if (i < 2 && ps->cur.kind == VS_LEX_RP)
+            return VS_LEX_FAIL_TOK(ps, ps->cur, "%s: missing %s; a project is P(C, D, R)",
+                                   acc->p.name, what[i + 1]);
+        if (i < 2 && ps->cur.kind != VS_LEX_COMMA)
+            return VS_LEX_FAIL_TOK(ps, ps->cur, "expected ',' after %s", what[i]);
     }
     acc->p.cpu_time = v[0];
     acc->p.delay_bound = v[1];
     acc->p.share = v[2];
-    while (ps->cur.kind == T_COMMA) {
-        if (next(ps))
+    while (ps->cur.kind == VS_LEX_COMMA) {
+        if (vs_lex_next(ps))
             return ps->rc;
-        struct tok t = ps->cur;
+        struct vs_lex_tok t = ps->cur;
         const struct opt *o = find_opt(project_opts, N_POPTS, &t);
         if (!o)
-            return FAIL_TOK(ps, t, "unknown project option '%.*s'", (int)t.n, t.p);
+            return VS_LEX_FAIL_TOK(ps, t, "unknown project option '%.*s'", (int)t.n, t.p);
         if (parse_opt_value(ps, o, &acc->p))
             return ps->rc;
         acc->set[o - project_opts] = true;
     }
-    if (ps->cur.kind != T_RP)
-        return FAIL_TOK(ps, ps->cur, "expected ')' to close project %s", acc->p.name);
-    return next(ps);
+    if (ps->cur.kind != VS_LEX_RP)
+        return VS_LEX_FAIL_TOK(ps, ps->cur, "expected ')' to close project %s", acc->p.name);
+    return vs_lex_next(ps);
 }
 
 int vs_scenario_parse(const char *text, size_t len, struct vs_scenario *out,
                       struct vs_scn_error *err)
 {
-    struct parser ps = {.text = text, .len = len, .line = 1, .col = 1, .err = err};
+    struct vs_lex ps = {.text = text, .len = len, .line = 1, .col = 1, .err = err};
     struct vs_scenario s;
     struct vs_scn_project defaults;
     bool defaults_set[N_POPTS] = {false};
     struct proj_acc *accs = NULL;
     size_t n = 0, cap = 0;
     int paren_depth = 0;
-    struct tok open_paren = {0};
+    struct vs_lex_tok open_paren = {0};
 
     if (err)
         memset(err, 0, sizeof(*err));
@@ -436,55 +238,55 @@ int vs_scenario_parse(const char *text, size_t len, struct vs_scenario *out,
     scenario_defaults(&s);
     project_defaults(&defaults);
 
-    if (next(&ps))
+    if (vs_lex_next(&ps))
         goto fail;
-    if (ps.cur.kind == T_LP) {
+    if (ps.cur.kind == VS_LEX_LP) {
         open_paren = ps.cur;
         paren_depth = 1;
-        if (next(&ps))
+        if (vs_lex_next(&ps))
             goto fail;
     }
     for (;;) {
-        struct tok t = ps.cur;
-        if (t.kind == T_EOF) {
+        struct vs_lex_tok t = ps.cur;
+        if (t.kind == VS_LEX_EOF) {
             if (paren_depth) {
-                FAIL_TOK(&ps, open_paren, "'(' is never closed");
+                VS_LEX_FAIL_TOK(&ps, open_paren, "'(' is never closed");
                 goto fail;
             }
             break;
         }
-        if (t.kind == T_RP) {
+        if (t.kind == VS_LEX_RP) {
             if (!paren_depth) {
-                FAIL_TOK(&ps, t, "unmatched ')'");
+                VS_LEX_FAIL_TOK(&ps, t, "unmatched ')'");
                 goto fail;
             }
             paren_depth = 0;
-            if (next(&ps))
+            if (vs_lex_next(&ps))
                 goto fail;
-            if (ps.cur.kind != T_EOF) {
-                FAIL_TOK(&ps, ps.cur, "unexpected text after the closing ')'");
+            if (ps.cur.kind != VS_LEX_EOF) {
+                VS_LEX_FAIL_TOK(&ps, ps.cur, "unexpected text after the closing ')'");
                 goto fail;
             }
             break;
         }
-        if (t.kind == T_COMMA) {
-            if (next(&ps))
+        if (t.kind == VS_LEX_COMMA) {
+            if (vs_lex_next(&ps))
                 goto fail;
             continue;
         }
-        if (t.kind != T_IDENT) {
-            FAIL_TOK(&ps, t, "expected a project P(C, D, R) or a parameter name = value");
+        if (t.kind != VS_LEX_IDENT) {
+            VS_LEX_FAIL_TOK(&ps, t, "expected a project P(C, D, R) or a parameter name = value");
             goto fail;
         }
         /* Look one token ahead without consuming: a '(' makes it a project. */
-        struct parser save = ps;
-        if (next(&ps))
+        struct vs_lex save = ps;
+        if (vs_lex_next(&ps))
             goto fail;
-        bool is_project = ps.cur.kind == T_LP;
+        bool is_project = ps.cur.kind == VS_LEX_LP;
         ps = save;
         if (is_project) {
             if (n == VS_SCN_MAX_PROJECTS) {
-                FAIL_TOK(&ps, t, "more than %d projects", VS_SCN_MAX_PROJECTS);
+                VS_LEX_FAIL_TOK(&ps, t, "more than %d projects", VS_SCN_MAX_PROJECTS);
                 ps.rc = VS_ELIMIT;
                 goto fail;
             }
@@ -496,7 +298,7 @@ int vs_scenario_parse(const char *text, size_t len, struct vs_scenario *out,
                 goto fail;
             for (size_t i = 0; i < n; i++) {
                 if (strcmp(accs[i].p.name, accs[n].p.name) == 0) {
-                    FAIL_TOK(&ps, t, "project %s is listed twice", accs[n].p.name);
+                    VS_LEX_FAIL_TOK(&ps, t, "project %s is listed twice", accs[n].p.name);
                     goto fail;
                 }
             }
@@ -517,11 +319,12 @@ int vs_scenario_parse(const char *text, size_t len, struct vs_scenario *out,
             defaults_set[o - project_opts] = true;
             continue;
         }
-        FAIL_TOK(&ps, t, "unknown parameter '%.*s'", (int)t.n, t.p);
+        VS_LEX_FAIL_TOK(&ps, t, "unknown parameter '%.*s'", (int)t.n, t.p);
         goto fail;
     }
     if (n == 0) {
-        fail_at(&ps, ps.cur.line, ps.cur.col, "a scenario needs at least one project P(C, D, R)");
+        vs_lex_fail(&ps, ps.cur.line, ps.cur.col,
+                    "a scenario needs at least one project P(C, D, R)");
         goto fail;
     }
     /* Top-level project options fill in what a project did not set itself. */
@@ -549,35 +352,11 @@ fail:
 
 int vs_scenario_load(const char *path, struct vs_scenario *out, struct vs_scn_error *err)
 {
-    if (err)
-        memset(err, 0, sizeof(*err));
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        int e = -errno;
-        if (err)
-            snprintf(err->msg, sizeof(err->msg), "%s: %s", path, vs_strerror(e));
-        return e;
-    }
     struct vs_buf b;
     vs_buf_init(&b, VS_SCN_MAX_TEXT);
-    char chunk[4096];
-    size_t got;
-    int rc = 0;
-    while ((got = fread(chunk, 1, sizeof(chunk), f)) > 0) {
-        rc = vs_buf_append(&b, chunk, got);
-        if (rc)
-            break;
-    }
-    if (!rc && ferror(f))
-        rc = VS_EIO;
-    fclose(f);
-    if (rc) {
-        if (err)
-            snprintf(err->msg, sizeof(err->msg), "%s: %s", path, vs_strerror(rc));
-        vs_buf_cleanup(&b);
-        return rc;
-    }
-    rc = vs_scenario_parse(vs_buf_str(&b), b.len, out, err);
+    int rc = vs_lex_read_file(path, &b, err);
+    if (rc == 0)
+        rc = vs_scenario_parse(vs_buf_str(&b), b.len, out, err);
     vs_buf_cleanup(&b);
     return rc;
 }
