@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "volsched/alloc.h"
 #include "volsched/popsim.h"
 
 static int parse(const char *text, struct vs_pop_scenario *s, struct vs_scn_error *e)
@@ -154,9 +155,9 @@ static void test_deterministic(void **state)
     char *a = json_of(t, 7), *b = json_of(t, 7), *c = json_of(t, 8);
     assert_string_equal(a, b);
     assert_true(strcmp(a, c) != 0);
-    free(a);
-    free(b);
-    free(c);
+    vs_free(a); /* open_memstream buffers: vs_free is free() */
+    vs_free(b);
+    vs_free(c);
 }
 
 /* The server's rules are src/policy/server's: a per-CPU in-progress limit
