@@ -53,7 +53,8 @@ demo_bcmd() { (cd "$BOINC_DIR" && boinccmd --host "127.0.0.1:$RPC_PORT" --passwd
 
 # Starts boinc in $WORK/boinc with short retry backoffs, small work buffers and
 # prefs that keep it computing on a busy machine; attaches it to $URL.
-# DEMO_CC_OPTIONS (optional) is extra XML for cc_config.xml's <options>.
+# DEMO_CC_OPTIONS (optional) is extra XML for cc_config.xml's <options>,
+# DEMO_LOG_FLAGS (optional) extra XML for its <log_flags>.
 demo_client_start() {
     BOINC_DIR="$WORK/boinc"
     mkdir -p "$BOINC_DIR"
@@ -66,6 +67,7 @@ demo_client_start() {
   <log_flags>
     <task>1</task><file_xfer>1</file_xfer><sched_ops>1</sched_ops>
     <sched_op_debug>1</sched_op_debug><file_xfer_debug>1</file_xfer_debug>
+    ${DEMO_LOG_FLAGS:-}
   </log_flags>
   <options>
     <skip_cpu_benchmarks>1</skip_cpu_benchmarks>

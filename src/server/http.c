@@ -213,12 +213,32 @@ struct MHD_Response *vs_http__take_response(struct vs_buf *b, const char *ctype)
     return r;
 }
 
+/* The mark a bodiless request's first call leaves in *con_cls. MHD (0.9.75)
+ * takes a response queued on a request's first call, while the head has
+ * just been parsed, as an early answer: it stops reading the connection
+ * and sends "Connection: close", so every GET (downloads, pages) cost a
+ * new connection. Answering on the second call, when MHD has read the
+ * whole request, keeps the connection alive. */
+static char bodiless_mark;
+
+static enum MHD_Result answer_bodiless(struct vs_http *h, struct MHD_Connection *c,
+                                       const char *method, const char *url, bool is_get);
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
                                   const char *method, const char *version, const char *upload_data,
                                   size_t *upload_data_size, void **con_cls)
 {
     (void)version;
     struct vs_http *h = cls;
+    if (*con_cls == &bodiless_mark) {
+        if (*upload_data_size) { /* a body sent anyway is dropped, at the body rate */
+            vs_http_guard_body(h->guard, conn_rec(c), *upload_data_size);
+            *upload_data_size = 0;
+            return MHD_YES;
+        }
+        vs_http_guard_busy(h->guard, conn_rec(c));
+        return answer_bodiless(h, c, method, url, true);
+    }
     if (*con_cls) /* later calls of a POST: its body, then its answer */
         return vs_http__post_step(h, c, *con_cls, method, url, upload_data, upload_data_size);
     atomic_fetch_add_explicit(&h->inflight, 1, memory_order_relaxed);
@@ -237,9 +257,21 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         *con_cls = pr;
         return ret;
     }
-    /* No body follows (a body sent anyway is read and dropped by MHD). */
+    if (is_get) { /* answered on the next call (bodiless_mark) */
+        vs_http_guard_head_done(h->guard, conn_rec(c), true);
+        *con_cls = &bodiless_mark;
+        return MHD_YES;
+    }
+    /* Any other method is refused at once: MHD then drops its body and
+     * closes the connection, which is what such a request deserves. */
     vs_http_guard_head_done(h->guard, conn_rec(c), false);
-    if (route != VS_ROUTE_NONE)
+    return answer_bodiless(h, c, method, url, false);
+}
+
+static enum MHD_Result answer_bodiless(struct vs_http *h, struct MHD_Connection *c,
+                                       const char *method, const char *url, bool is_get)
+{
+    if (strcmp(url, h->sched_path) == 0 || strcmp(url, h->ul_path) == 0)
         return vs_http__refuse(h, c, MHD_HTTP_METHOD_NOT_ALLOWED, method, url,
                                "endpoint takes POST");
     bool pages = atomic_load_explicit(&h->pages_ready, memory_order_acquire);
@@ -275,7 +307,8 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
 {
     (void)toe;
     struct vs_http *h = cls;
-    vs_http__post_free(*con_cls);
+    if (*con_cls != &bodiless_mark)
+        vs_http__post_free(*con_cls);
     *con_cls = NULL;
     /* The next request's head is due from now (keep-alive). */
     vs_http_guard_idle(h->guard, conn_rec(c));

@@ -41,6 +41,18 @@ timeout 120 python3 "$VS_SOURCE_DIR/tests/integration/http_attack.py" 127.0.0.1 
     "$SCHED_PATH" "$AUTH" "$WORK/serve.log" \
     "{\"head_timeout\": $HEAD_T, \"per_address\": $PER_ADDR, \"max_connections\": $MAXC, \"trusted\": \"$PROXY\"}" \
     || fail "attack checks"
+# Keep-alive with curl: a page, a download and a scheduler POST in one
+# invocation share one connection (curl says so for the second and third).
+dl=$(cd "$WORK/project/download" && find . -type f | head -1)
+[ -n "$dl" ] || fail "the project has no download to fetch"
+cv=$(curl -sv -o /dev/null -o /dev/null "http://127.0.0.1:$PORT/demo/" \
+    "http://127.0.0.1:$PORT/demo/download/${dl#./}" \
+    --next -o /dev/null --data-binary '<scheduler_request></scheduler_request>' \
+    "http://127.0.0.1:$PORT$SCHED_PATH" 2>&1) || fail "curl keep-alive run failed"
+nre=$(printf '%s\n' "$cv" | grep -c 'Re-using existing connection')
+ncl=$(printf '%s\n' "$cv" | grep -c 'Connection: close')
+[ "$nre" = 2 ] && [ "$ncl" = 0 ] || fail "curl: $nre reuses (want 2), $ncl 'Connection: close' (want 0)"
+echo "ok: curl kept one connection for a page, a download and a scheduler RPC"
 demo_serve_stop || fail "server did not stop cleanly"
 # Logged at a rate limit: a few summary lines (every 10 s, and at the
 # stop), not one per connection.

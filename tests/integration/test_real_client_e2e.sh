@@ -5,6 +5,9 @@
 # validator, assimilator and file deleter on their thread). A private client
 # attaches and must, within the time limit, compute, upload and report at
 # least 3 jobs, which the server must acknowledge, validate and assimilate.
+# Keep-alive: the client (libcurl, one connection cache for all its
+# transfers) must reuse connections (its curl trace says so), and the
+# server must have answered more requests than it accepted connections.
 # Each assimilated output in DIR/results/<wu>/out is checked against the
 # answer computed here independently (a sieve in Python, not the app's trial
 # division). The store must show the results OVER/SUCCESS/VALID, the
@@ -22,6 +25,7 @@ RC_SERVER_LOG_LINES=30
 # The client reports at once (the deadline is a day away, which makes it
 # report at once anyway; the option makes it independent of that rule).
 export DEMO_CC_OPTIONS='<report_results_immediately>1</report_results_immediately>'
+export DEMO_LOG_FLAGS='<http_debug>1</http_debug>'
 demo_make_project "$NJOBS" "$STEP" || fail "could not create the project"
 demo_serve || fail "server did not start"
 demo_client_start || fail "client did not start or attach"
@@ -81,7 +85,31 @@ nack=$(grep -c 'got ack for task' "$log" || true)
 nrep=$(sqlite3 "$db" "select count(*) from result where server_state=5 and received_time>0")
 [ "$nrep" -ge "$WANT" ] || fail "store has $nrep reported results, want >= $WANT"
 
+# Keep-alive, from both ends: curl's trace in the client's log, and the
+# server's own counters (read before the client stops; this curl adds one
+# connection and one request of its own).
+# curl numbers its connections (#N): each request line (same ID#) is
+# charged to its transfer's connection; a reuse line names the connection
+# and so the kind of request it kept alive for.
+read -r kdl ksched kup < <(awk '
+    function kind(l) { return l ~ /download\// ? "dl" : l ~ /file_upload_handler/ ? "up" : "sc" }
+    match($0, /\[ID#[0-9]+\]/) { id = substr($0, RSTART, RLENGTH) }
+    /Info: +Connected to / && match($0, /\(#[0-9]+\)/) { conn[id] = substr($0, RSTART + 2, RLENGTH - 3) }
+    /Re-using existing connection #/ && match($0, /#[0-9]+ with/) {
+        k = substr($0, RSTART + 1, RLENGTH - 6); conn[id] = k; kept[last[k]]++
+    }
+    /Sent header to server: (GET|POST) / && (id in conn) { last[conn[id]] = kind($0) }
+    END { print kept["dl"] + 0, kept["sc"] + 0, kept["up"] + 0 }' "$log")
+nreuse=$((kdl + ksched + kup))
+[ "$kdl" -ge 1 ] || fail "no connection was reused after a download (after: $ksched scheduler RPCs, $kup uploads)"
+[ "$ksched" -ge 1 ] || fail "no connection was reused after a scheduler RPC"
+metrics=$(curl -s "http://127.0.0.1:$PORT/metrics") || fail "GET /metrics failed"
+nconn=$(printf '%s\n' "$metrics" | sed -n 's/^volsched_http_connections_total \([0-9]*\)$/\1/p')
+nreq=$(printf '%s\n' "$metrics" | sed -n 's/^volsched_http_requests_total \([0-9]*\)$/\1/p')
+[ -n "$nconn" ] && [ -n "$nreq" ] || fail "/metrics lacks the connection or request counters"
+[ "$nreq" -gt "$nconn" ] || fail "server answered $nreq requests on $nconn connections: no reuse"
+
 demo_client_stop
 demo_serve_stop; rc=$?
 [ "$rc" = 0 ] || fail "server exit status $rc after SIGTERM, want 0"
-echo "ok: $nchecked jobs computed, uploaded ($nup uploads), reported ($nack acks), validated and assimilated in ${el}s; outputs match the known answers"
+echo "ok: $nchecked jobs computed, uploaded ($nup uploads), reported ($nack acks), validated and assimilated in ${el}s; outputs match the known answers; keep-alive: $nreuse reuses in the client's trace (kept alive by $kdl downloads, $ksched scheduler RPCs, $kup uploads), $nreq requests on $nconn connections"
