@@ -11,7 +11,7 @@
 #include "volsched/json.h"
 #include "volsched/popsim.h"
 
-enum fkind { F_INT, F_NUM, F_HOURS, F_FRAC };
+enum fkind { F_INT, F_NUM, F_HOURS, F_DAYS, F_FRAC };
 
 struct field {
     const char *key, *label;
@@ -29,7 +29,7 @@ struct field {
     }
 
 static const struct field fields[] = {
-    FN("simulated_days", "simulated days", duration, F_NUM),
+    FN("simulated_days", "simulated days", duration, F_DAYS),
     FN("host_days", "host-days", host_days, F_NUM),
     FI("hosts_seen", "hosts (with churn)", hosts_seen),
     FI("workunits", "workunits", wus),
@@ -79,7 +79,7 @@ static double value(const struct vs_pop_result *r, const struct field *f)
     double v = *(const double *)(const void *)base;
     if (f->kind == F_HOURS)
         return v < 0 ? -1 : v / 3600;
-    if (f->off == offsetof(struct vs_pop_result, duration))
+    if (f->kind == F_DAYS)
         return v / 86400;
     return v;
 }
