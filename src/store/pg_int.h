@@ -11,6 +11,11 @@
 
 #include "store/sqlite_int.h"
 
+/* The advisory lock key every write transaction takes first (store_pg.c):
+ * what a test holds to keep the store's writers waiting, as BEGIN
+ * IMMEDIATE does on SQLite. */
+#define VS_PG_TXN_LOCK_KEY 0x76736368
+
 /* A statement of connection s; sql is already in PostgreSQL's dialect.
  * slot >= 0 names a statement prepared once per connection. returns_id:
  * its one row is the new id (vs_db_ops.last_insert_id). clash_if_none: a

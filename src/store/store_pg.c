@@ -29,9 +29,6 @@
 #include "volsched/log.h"
 #include "volsched/str.h"
 
-/* The advisory lock key of the store's write transactions ("vsch"). */
-#define PG_TXN_LOCK_KEY 0x76736368
-
 /* a followed by b, on the heap. */
 static char *concat(const char *a, const char *b)
 {
@@ -219,7 +216,7 @@ static int pg_tx(struct vs_store *s, enum vs_db_tx op, int d)
     PGTransactionStatusType ts = PQtransactionStatus(s->pg->conn);
     switch (op) {
     case VS_DB_BEGIN:
-        snprintf(sql, sizeof(sql), "BEGIN; SELECT pg_advisory_xact_lock(%d)", PG_TXN_LOCK_KEY);
+        snprintf(sql, sizeof(sql), "BEGIN; SELECT pg_advisory_xact_lock(%d)", VS_PG_TXN_LOCK_KEY);
         return tx_sql(s, sql);
     case VS_DB_COMMIT:
         /* COMMIT of a transaction that a failed statement aborted only
@@ -310,7 +307,7 @@ static int pg_leader(struct vs_store *s, const char *role, bool *out)
      * ends. Key: (the store's lock class, the role's name hashed by the
      * server); two-int keys never meet the one-bigint transaction lock. */
     char sql[96];
-    snprintf(sql, sizeof(sql), "SELECT pg_try_advisory_lock(%d, hashtext($1))", PG_TXN_LOCK_KEY);
+    snprintf(sql, sizeof(sql), "SELECT pg_try_advisory_lock(%d, hashtext($1))", VS_PG_TXN_LOCK_KEY);
     const char *vals[1] = {role};
     PGresult *r = PQexecParams(c, sql, 1, NULL, vals, NULL, NULL, 0);
     if (PQresultStatus(r) != PGRES_TUPLES_OK) {

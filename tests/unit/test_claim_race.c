@@ -101,13 +101,14 @@ static void test_one_result_per_user_concurrent(void **state)
     }
     pthread_barrier_destroy(&e->go);
     /* The race did happen: many jobs went out, to many hosts at once. */
+    print_message("%zu jobs sent by %d requests\n", sent, (int)NT);
     assert_true(sent >= NWU);
     assert_int_equal(pf_sql(e->f, "SELECT count(*) FROM result WHERE hostid <> 0"), (int64_t)sent);
     int64_t hosts = pf_sql(e->f, "SELECT count(DISTINCT hostid) FROM result WHERE hostid <> 0");
     assert_true(hosts > NUSERS);
     print_message("%zu jobs sent to %lld hosts\n", sent, (long long)hosts);
     int64_t pairs = pf_sql(e->f, "SELECT count(*) FROM (SELECT 1 FROM result WHERE hostid <> 0 "
-                                 "GROUP BY workunitid, userid HAVING count(*) > 1)");
+                                 "GROUP BY workunitid, userid HAVING count(*) > 1) AS pairs");
     if (pairs != 0)
         fail_msg("%lld user-workunit pairs hold both replicas", (long long)pairs);
 }

@@ -1,10 +1,11 @@
 /*
  * Group commit on failure paths (issue 19, finding 4), on a real SQLite
- * file: a batch in which one item's statement makes SQLite roll the WHOLE
- * transaction back (a trigger that RAISEs ROLLBACK, as disk full or an I/O
- * error do) must not commit a later item while telling its client that it
- * failed. Every item's answer must match the store: rc == 0 exactly when its
- * claim is IN_PROGRESS on its host.
+ * file (and on PostgreSQL, tests/pg): a batch in which one item's statement
+ * loses the WHOLE transaction (a trigger that RAISEs ROLLBACK on SQLite, as
+ * disk full or an I/O error do; a deferred constraint trigger that fails
+ * the COMMIT on PostgreSQL) must not commit a later item while telling its
+ * client that it failed. Every item's answer must match the store: rc == 0
+ * exactly when its claim is IN_PROGRESS on its host.
  */
 #include "vs_test.h"
 
@@ -124,19 +125,10 @@ static void check_matches(struct env *e, const struct job *j, int i)
  * and 1 as one batch, in that order; checks each reply against the store. */
 static void abort_pair(struct env *e, int victim, const char *kind, struct job *a, struct job *b)
 {
-    char sql[256];
-    snprintf(sql, sizeof(sql),
-             "CREATE TRIGGER boom BEFORE UPDATE ON host WHEN NEW.id = %lld "
-             "BEGIN SELECT RAISE(%s, 'injected'); END",
-             (long long)e->hosts[victim].id, kind);
-    char path[1200];
-    snprintf(path, sizeof(path), "%s/volsched.db", e->f->cfg.dir);
-    sqlite3 *db;
-    assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
-    char *msg = NULL;
-    if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK)
-        fail_msg("%s: %s", sql, msg);
-    sqlite3_close(db);
+    char cond[64];
+    snprintf(cond, sizeof(cond), "NEW.id = %lld", (long long)e->hosts[victim].id);
+    if (vs_test_trigger(e->f->cfg.store_url, "boom", "BEFORE UPDATE", "host", cond, NULL, kind))
+        fail_msg("cannot make the failing trigger");
     job_init(a, e, 0);
     job_init(b, e, 1);
     run_pair(e, a, b);

@@ -367,16 +367,9 @@ static void test_store_failure_unstages(void **state)
     struct cwf *c = *state;
     struct project_fixture *f = c->f;
     /* Make the store refuse one workunit after staging has happened. */
-    char path[1200];
-    snprintf(path, sizeof(path), "%s/volsched.db", f->dir);
-    sqlite3 *db;
-    assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
-    assert_int_equal(sqlite3_exec(db,
-                                  "CREATE TRIGGER boom BEFORE INSERT ON workunit WHEN "
-                                  "NEW.name = 'boom' BEGIN SELECT RAISE(ABORT, 'boom'); END",
-                                  NULL, NULL, NULL),
-                     SQLITE_OK);
-    sqlite3_close(db);
+    assert_int_equal(vs_test_trigger(f->cfg.store_url, "boom", "BEFORE INSERT", "workunit",
+                                     "NEW.name = 'boom'", NULL, "ABORT"),
+                     0);
     const char *in1[] = {c->in1};
     const char *in2[] = {c->in2};
     struct vs_cw_job jobs[2] = {{.wu_name = "first", .inputs = in1, .ninputs = 1},
@@ -414,16 +407,9 @@ static void test_large_batch(void **state)
     char err[512] = "";
     /* First with a last job the store refuses after everything was staged
      * (by several threads): nothing stays staged. */
-    char dbp[1200];
-    snprintf(dbp, sizeof(dbp), "%s/volsched.db", f->dir);
-    sqlite3 *db;
-    assert_int_equal(sqlite3_open(dbp, &db), SQLITE_OK);
-    assert_int_equal(sqlite3_exec(db,
-                                  "CREATE TRIGGER boom BEFORE INSERT ON workunit WHEN "
-                                  "NEW.name = 'boom' BEGIN SELECT RAISE(ABORT, 'boom'); END",
-                                  NULL, NULL, NULL),
-                     SQLITE_OK);
-    sqlite3_close(db);
+    assert_int_equal(vs_test_trigger(f->cfg.store_url, "boom", "BEFORE INSERT", "workunit",
+                                     "NEW.name = 'boom'", NULL, "ABORT"),
+                     0);
     jobs[N].wu_name = "boom";
     jobs[N].inputs = ins[0];
     jobs[N].ninputs = 1;

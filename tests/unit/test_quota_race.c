@@ -1,6 +1,7 @@
 /*
  * The daily quota and the new-hosts-per-day limit under concurrency (issue
- * 19, finding 5), on a real SQLite file through the real scheduler handler:
+ * 19, finding 5), on a real SQLite file (and on PostgreSQL, tests/pg)
+ * through the real scheduler handler:
  * simultaneous requests that all read the store before any of them commits
  * (the commit waits 0.5 s for announced requests, as a busy server's batch
  * does). Before, the quota count was written as an absolute value read
@@ -101,17 +102,14 @@ static void *race(void *arg)
  * NRACERS simultaneous requests, racer i with host id hostid (or a made-up
  * one when 0). A request takes about 0.1 ms, less than a thread takes to
  * start: so that all of them read the store before any commits, another
- * connection holds the write lock (as a daemon's transaction would) for
+ * connection holds the store's write lock (as a daemon's transaction would) for
  * 0.3 s while they run; their commits wait for it (the store's busy
  * timeout).
  */
 static size_t run_racers(struct env *e, int64_t hostid, struct racer *r)
 {
-    char path[1200];
-    snprintf(path, sizeof(path), "%s/volsched.db", e->f->cfg.dir);
-    sqlite3 *db;
-    assert_int_equal(sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL), SQLITE_OK);
-    assert_int_equal(sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL), SQLITE_OK);
+    struct vs_test_write_lock lock;
+    vs_test_write_lock_hold(e->f->cfg.store_url, &lock);
     assert_int_equal(pthread_barrier_init(&e->go, NULL, NRACERS), 0);
     pthread_t t[NRACERS];
     for (int i = 0; i < NRACERS; i++) {
@@ -123,8 +121,7 @@ static size_t run_racers(struct env *e, int64_t hostid, struct racer *r)
     }
     struct timespec hold = {0, 300 * 1000 * 1000};
     nanosleep(&hold, NULL);
-    assert_int_equal(sqlite3_exec(db, "COMMIT", NULL, NULL, NULL), SQLITE_OK);
-    sqlite3_close(db);
+    vs_test_write_lock_release(&lock);
     size_t sent = 0;
     for (int i = 0; i < NRACERS; i++) {
         assert_int_equal(pthread_join(t[i], NULL), 0);

@@ -237,11 +237,13 @@ static void test_bad_template_keeps_concurrent_write(void **state)
              "UPDATE workunit SET result_template_file = 'templates/gone' WHERE id = %lld",
              (long long)bad);
     pf_exec(f, sql);
-    snprintf(sql, sizeof(sql),
-             "CREATE TRIGGER claim_meanwhile AFTER INSERT ON result WHEN new.workunitid = %lld "
-             "BEGIN UPDATE workunit SET hr_class = 7, mod_time = 5 WHERE id = %lld; END",
-             (long long)good, (long long)bad);
-    pf_exec(f, sql);
+    char cond[64], stmt[128];
+    snprintf(cond, sizeof(cond), "NEW.workunitid = %lld", (long long)good);
+    snprintf(stmt, sizeof(stmt), "UPDATE workunit SET hr_class = 7, mod_time = 5 WHERE id = %lld",
+             (long long)bad);
+    assert_int_equal(vs_test_trigger(f->cfg.store_url, "claim_meanwhile", "AFTER INSERT", "result",
+                                     cond, stmt, NULL),
+                     0);
     struct vs_transitioner_stats st;
     assert_int_equal(vs_transitioner_pass(f->s, &f->cfg, NOW, 0, NULL, &st), 0);
     assert_int_equal(q3(f, "SELECT count(*) FROM result WHERE workunitid=", good, ""), 1);
@@ -285,7 +287,7 @@ static void test_concurrent_passes(void **state)
     /* Exactly target_nresults each, none deferred by a clash. */
     assert_int_equal(pf_sql(f, "SELECT count(*) FROM result"), 80);
     assert_int_equal(pf_sql(f, "SELECT max(n) FROM (SELECT count(*) n FROM result GROUP BY "
-                               "workunitid)"),
+                               "workunitid) AS per_wu"),
                      2);
     assert_int_equal(pf_sql(f, "SELECT count(*) FROM workunit WHERE transition_time <> 1700907200"),
                      0);
