@@ -1,6 +1,7 @@
 /*
  * One result per user per workunit under concurrency (issue 19, finding 3),
- * on a real SQLite file through the real scheduler handler: 8 users each
+ * on a real SQLite file (and PostgreSQL, tests/pg) through the real
+ * scheduler handler: 8 users each
  * send 4 simultaneous new-host requests for 300 workunits of quorum 2.
  * Before the claim checked the rule itself, the holders of a workunit were
  * read before the commit and two hosts of one user could both take a
@@ -65,6 +66,7 @@ struct racer {
     struct env *e;
     int user;
     size_t njobs;
+    bool lost; /* chosen jobs, all claimed by others first ("No tasks sent") */
 };
 
 static void *race(void *arg)
@@ -78,6 +80,7 @@ static void *race(void *arg)
     assert_int_equal(st, 200);
     for (const char *p = out.data; (p = strstr(p, "<result>")) != NULL; p++)
         r->njobs++;
+    r->lost = strstr(out.data, "No tasks sent") != NULL;
     vs_buf_cleanup(&out);
     vs_free(req);
     return NULL;
@@ -94,15 +97,21 @@ static void test_one_result_per_user_concurrent(void **state)
         r[i] = (struct racer){.e = e, .user = i % NUSERS};
         assert_int_equal(pthread_create(&t[i], NULL, race, &r[i]), 0);
     }
-    size_t sent = 0;
+    size_t sent = 0, lost = 0;
     for (int i = 0; i < NT; i++) {
         assert_int_equal(pthread_join(t[i], NULL), 0);
         sent += r[i].njobs;
+        lost += r[i].lost;
     }
     pthread_barrier_destroy(&e->go);
-    /* The race did happen: many jobs went out, to many hosts at once. */
-    print_message("%zu jobs sent by %d requests\n", sent, (int)NT);
-    assert_true(sent >= NWU);
+    /* The race did happen: many jobs went out, to many hosts at once, and
+     * requests lost the jobs they chose to the claims of others. How many
+     * of the 600 go out depends on when lost jobs return to the cache
+     * (530-600 on SQLite here, 300-550 on PostgreSQL, whose claims take a
+     * round trip each), so the count asked is half of one replica each. */
+    print_message("%zu jobs sent by %d requests, %zu lost all they chose\n", sent, (int)NT, lost);
+    assert_true(sent >= NWU / 2);
+    assert_true(lost >= 1);
     assert_int_equal(pf_sql(e->f, "SELECT count(*) FROM result WHERE hostid <> 0"), (int64_t)sent);
     int64_t hosts = pf_sql(e->f, "SELECT count(DISTINCT hostid) FROM result WHERE hostid <> 0");
     assert_true(hosts > NUSERS);
