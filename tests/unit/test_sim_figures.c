@@ -110,12 +110,84 @@ static void test_windows_run(void **state)
     vs_scenario_cleanup(&s);
 }
 
+/* fair never starts a job from zero after its deadline (b_20d_smallbuf:
+ * debt starts 29 such jobs, which only waste the CPU). */
+static void test_no_late_start(void **state)
+{
+    (void)state;
+    struct vs_scenario s;
+    parse("P1(0.1, 1, .5) P2(1, 24, .25) P3(1, 24, .25) NCPUS=2 leave_in_memory=false "
+          "cpu_scheduling_period=1 min_queue=0.24",
+          &s);
+    struct vs_sim_result r;
+    run(&s, "debt", 20, &r);
+    int64_t late = 0;
+    for (size_t i = 0; i < r.nprojects; i++)
+        late += r.projects[i].late_starts;
+    assert_true(late > 10); /* the scenario does tempt a policy */
+    vs_sim_result_cleanup(&r);
+    run(&s, "fair", 20, &r);
+    for (size_t i = 0; i < r.nprojects; i++)
+        assert_int_equal(r.projects[i].late_starts, 0);
+    vs_sim_result_cleanup(&r);
+    vs_scenario_cleanup(&s);
+}
+
+/* P2's apps checkpoint hourly and are removed from memory when preempted;
+ * P1's half-hour jobs due in two hours put fair in deadline mode now and
+ * then. fair takes no victim that would throw much work away (more than
+ * a tenth of a period): P2 waits for its checkpoint (it lost 11.5 CPU
+ * hours in 111 preemptions before the rule; 0.5 in 9 with it), and P1
+ * still meets every deadline. */
+static void test_no_costly_preemption(void **state)
+{
+    (void)state;
+    struct vs_scenario s;
+    parse("P1(0.5, 2, .5) P2(10, 100, .5, checkpoint_period = 1h) NCPUS=2 "
+          "leave_in_memory=false min_queue=2.4",
+          &s);
+    struct vs_sim_result r;
+    run(&s, "fair", 20, &r);
+    const struct vs_sim_project_result *p2 = proj(&r, "P2");
+    assert_true(p2->rollback < 3600);
+    assert_true(p2->preemptions_per_job < 1);
+    assert_int_equal(r.deadline_misses, 0);
+    vs_sim_result_cleanup(&r);
+    vs_scenario_cleanup(&s);
+}
+
+/* c_stress_20d_avail: the round-robin simulation flags misses most of the
+ * time (at a tenth of one part-time CPU, a 16-hour job due in 24 looks
+ * late), but the deadline-order schedule mostly has room: fair spends
+ * under a tenth of the time in deadline mode (29% without the rule, with
+ * the same misses), where shortfall spends more. */
+static void test_no_needless_deadline_mode(void **state)
+{
+    (void)state;
+    struct vs_scenario s;
+    parse("S01(1, 2, .1) S02(2, 4, .1) S03(4, 8, .1) S04(8, 12, .1) S05(16, 24, .1) "
+          "S06(32, 48, .1) S07(48, 72, .1) S08(96, 120, .1) S09(0.4, 1.5, .1) "
+          "S10(192, 240, .1) NCPUS=1 min_queue=2.4 on_frac=0.8 active_frac=0.9",
+          &s);
+    struct vs_sim_result fair, sf;
+    run(&s, "fair", 20, &fair);
+    run(&s, "shortfall", 20, &sf);
+    assert_true(fair.edf_frac < 0.1);
+    assert_true(fair.edf_frac < sf.edf_frac);
+    assert_true(fair.deadline_misses <= 12);
+    vs_sim_result_cleanup(&fair);
+    vs_sim_result_cleanup(&sf);
+    vs_scenario_cleanup(&s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_windows_by_hand),
         cmocka_unit_test(test_windows_run),
+        cmocka_unit_test(test_no_late_start),
+        cmocka_unit_test(test_no_costly_preemption),
+        cmocka_unit_test(test_no_needless_deadline_mode),
     };
-    (void)proj;
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

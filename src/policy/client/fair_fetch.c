@@ -336,10 +336,7 @@ long vs_cfetch__fair_choose(const struct vs_cstate *st, const struct vs_rrsim_ou
         count[res->project]++;
         keys[nq++] = (struct vs_cpkey){.group = 0, .idx = (uint32_t)r, .key = res->deadline};
     }
-    if ((size_t)h->ncpus > d->cap_cpu) {
-        d->fair_cpu = vs_xreallocarray(d->fair_cpu, (size_t)h->ncpus, sizeof(double));
-        d->cap_cpu = (size_t)h->ncpus;
-    }
+    (void)vs_cpolicy__cpu_scratch(d, (size_t)h->ncpus);
     /* Asking a server that will refuse for deadlines costs a deferral
      * (BOINC: the reply's request delay) during which finished jobs wait to
      * be reported: a project whose next job the server would refuse now is
