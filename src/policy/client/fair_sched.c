@@ -5,12 +5,19 @@
  * - No deadline mode when slack is ample. The round-robin simulation flags
  *   a result that would miss at its project's share, however far off the
  *   deadline: BOINC's clients then run "high priority" for days and the
- *   shares suffer. fair enters deadline mode only when it must now: when a
- *   list schedule in deadline order of every runnable result that can still
- *   meet its deadline, on CPUs that all start a whole scheduling period
- *   from now, misses one. If it does not, waiting a period costs nothing
- *   (what runs meanwhile only shortens the queue), and the next period's
- *   scheduler asks again.
+ *   shares suffer. fair enters deadline mode for it only when a list
+ *   schedule in deadline order of every runnable result that can still
+ *   meet its deadline, on CPUs that all start two scheduling periods from
+ *   now, misses one. If it does not, waiting costs nothing (what runs
+ *   meanwhile only shortens the queue; a job started now keeps its CPU for
+ *   at most a period, and the scheduler asks again before the second).
+ *   (With one period of room instead of two, a 20-hour job whose project
+ *   the debt order did not run missed by a minute.)
+ * - Deadline mode when a job's slack is short, whatever the simulation
+ *   says: under a period, or under a quarter of the job's delay bound when
+ *   that is less (a one-hour deadline does not put every job in deadline
+ *   mode). The simulation gives a small-share project its share, which the
+ *   debt order need not give it.
  * - The hopeless (a result that cannot meet its deadline even if it ran
  *   alone from now) are left out of that test, and in deadline mode they
  *   come after every result that can still make it, shortest remaining
@@ -48,8 +55,8 @@ bool vs_csched__fair_urgent(const struct vs_cstate *st, double speed, double sha
     return false;
 }
 
-bool vs_csched__fair_slack_ample(const struct vs_cstate *st, struct vs_cpolicy_wsd *d,
-                                 double speed, double share_sum)
+bool vs_csched__fair_slack_ample(const struct vs_cstate *st, struct vs_cpolicy_wsd *d, double speed,
+                                 double share_sum)
 {
     struct vs_cpkey *keys = d->keys;
     size_t n = 0;

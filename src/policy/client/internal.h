@@ -254,11 +254,12 @@ long vs_cfetch__fair_choose(const struct vs_cstate *st, const struct vs_rrsim_ou
                             struct vs_cpolicy_ws *ws, double *wrs);
 /* fair_sched.c: whether fair can stay out of deadline mode this period
  * (every result that can still meet its deadline meets it in a
- * deadline-order schedule that starts a whole period from now). */
-bool vs_csched__fair_slack_ample(const struct vs_cstate *st, struct vs_cpolicy_wsd *d,
-                                 double speed, double share_sum);
+ * deadline-order schedule that starts two periods from now). */
+bool vs_csched__fair_slack_ample(const struct vs_cstate *st, struct vs_cpolicy_wsd *d, double speed,
+                                 double share_sum);
 /* Whether some result fair_sched.c counts has less slack (deadline less
- * now less its remaining time) than two periods or half its delay bound:
+ * now less its remaining time) than a period or a quarter of its delay
+ * bound:
  * deadline mode then, whatever the round-robin simulation says. */
 bool vs_csched__fair_urgent(const struct vs_cstate *st, double speed, double share_sum);
 /* The work fetch when the caller has also reserved the workspace. */
