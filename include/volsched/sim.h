@@ -29,6 +29,13 @@ struct vs_sim_project_result {
     int64_t deadline_misses; /* completed late, abandoned late or unfinished past deadline */
     double wasted;           /* CPU seconds on jobs that missed their deadline */
     int64_t rpcs;
+    /* What volunteers judge a client by (docs/simulator.md, "Figures"). */
+    double share_min_7d, share_max_7d; /* least and greatest U_p / U over 7-day windows */
+    double peak_queued;                /* most CPU seconds of its unfinished jobs at once */
+    int64_t preemptions;               /* its jobs taken off a CPU */
+    double preemptions_per_job;        /* preemptions / jobs_sent */
+    double rollback;                   /* CPU seconds lost to restarts from a checkpoint */
+    int64_t late_starts;               /* jobs first started after their deadline */
 };
 
 struct vs_sim_result {
@@ -48,6 +55,7 @@ struct vs_sim_result {
     int64_t preemptions;
     double restart_waste;      /* CPU seconds lost restarting from checkpoints */
     double restart_waste_frac; /* restart_waste / F */
+    double edf_frac;           /* of the time the host computed, in deadline (EDF) mode */
     size_t nprojects;
     struct vs_sim_project_result *projects; /* owned, nprojects entries */
 };

@@ -107,6 +107,25 @@ static int write_file(const char *path, const struct vs_timeline *tl, const stru
     return 0;
 }
 
+/* A project's figures that volunteers judge a client by. */
+static void json_volunteer(struct vs_json *j, const struct vs_sim_project_result *p)
+{
+    vs_json_key(j, "share_min_7d");
+    vs_json_num(j, p->share_min_7d);
+    vs_json_key(j, "share_max_7d");
+    vs_json_num(j, p->share_max_7d);
+    vs_json_key(j, "peak_queued_hours");
+    vs_json_num(j, p->peak_queued / 3600);
+    vs_json_key(j, "preemptions");
+    vs_json_int(j, p->preemptions);
+    vs_json_key(j, "preemptions_per_job");
+    vs_json_num(j, p->preemptions_per_job);
+    vs_json_key(j, "rollback_cpu_hours");
+    vs_json_num(j, p->rollback / 3600);
+    vs_json_key(j, "late_starts");
+    vs_json_int(j, p->late_starts);
+}
+
 static void json_result(struct vs_json *j, const struct vs_sim_result *r)
 {
     vs_json_obj_begin(j);
@@ -134,6 +153,8 @@ static void json_result(struct vs_json *j, const struct vs_sim_result *r)
     vs_json_int(j, r->preemptions);
     vs_json_key(j, "restart_waste_frac");
     vs_json_num(j, r->restart_waste_frac);
+    vs_json_key(j, "edf_frac");
+    vs_json_num(j, r->edf_frac);
     vs_json_key(j, "duration_days");
     vs_json_num(j, r->duration / 86400);
     vs_json_key(j, "projects");
@@ -158,10 +179,36 @@ static void json_result(struct vs_json *j, const struct vs_sim_result *r)
         vs_json_num(j, p->wasted / 3600);
         vs_json_key(j, "rpcs");
         vs_json_int(j, p->rpcs);
+        json_volunteer(j, p);
         vs_json_obj_end(j);
     }
     vs_json_obj_end(j);
     vs_json_obj_end(j);
+}
+
+/* Project i's figures that volunteers judge a client by, one column per run. */
+static void table_volunteer(const struct vs_sim_result *r, size_t n, size_t i)
+{
+    printf("  %-20s", "share_7d (min-max)");
+    for (size_t k = 0; k < n; k++) {
+        char cell[40];
+        snprintf(cell, sizeof(cell), "%.3f-%.3f", r[k].projects[i].share_min_7d,
+                 r[k].projects[i].share_max_7d);
+        printf(" %12s", cell);
+    }
+    printf("\n  %-20s", "peak_queued_hours");
+    for (size_t k = 0; k < n; k++)
+        printf(" %12.2f", r[k].projects[i].peak_queued / 3600);
+    printf("\n  %-20s", "preemptions_per_job");
+    for (size_t k = 0; k < n; k++)
+        printf(" %12.4f", r[k].projects[i].preemptions_per_job);
+    printf("\n  %-20s", "rollback_cpu_hours");
+    for (size_t k = 0; k < n; k++)
+        printf(" %12.2f", r[k].projects[i].rollback / 3600);
+    printf("\n  %-20s", "late_starts");
+    for (size_t k = 0; k < n; k++)
+        printf(" %12lld", (long long)r[k].projects[i].late_starts);
+    printf("\n");
 }
 
 /* The figures as rows, one column per run. */
@@ -197,6 +244,7 @@ static void print_table(const char *const *names, const struct vs_sim_result *r,
     ROW_I("deadline_misses", deadline_misses);
     ROW_I("preemptions", preemptions);
     ROW_F("restart_waste_frac", restart_waste_frac);
+    ROW_F("edf_frac", edf_frac);
 #undef ROW_F
 #undef ROW_I
     /* Per project: CPU share against its target, completions and misses. */
@@ -217,6 +265,7 @@ static void print_table(const char *const *names, const struct vs_sim_result *r,
         for (size_t k = 0; k < n; k++)
             printf(" %12.2f", r[k].projects[i].wasted / 3600);
         printf("\n");
+        table_volunteer(r, n, i);
     }
 }
 

@@ -72,6 +72,8 @@ static void advance(struct sim *x, double t, bool *need_enforce, bool *need_pass
     if (dt > 0) {
         /* What ran during the interval is what runs at its start. */
         vs_metrics_interval(&x->m, dt, avail, avail ? x->running : NULL);
+        if (avail && x->edf_mode)
+            vs_metrics_edf(&x->m, dt);
         x->st.now = t;
     }
     if (!avail)
@@ -148,11 +150,16 @@ static void mark_scheduled(struct sim *x)
      * below would otherwise make the compiler reload each field.) */
     uint64_t gen = ++x->sched_gen;
     const size_t *order = x->out.sched.order;
+    const uint8_t *why = x->out.sched.why;
     size_t n = x->out.sched.n, nr = x->st.nresults;
     struct job *jobs = x->jobs;
+    bool edf = false;
     for (size_t i = 0; i < n; i++)
-        if (order[i] < nr)
+        if (order[i] < nr) {
             jobs[order[i]].sched_gen = gen;
+            edf |= why[order[i]] == VS_CSCHED_EDF;
+        }
+    x->edf_mode = edf;
 }
 
 /* ---------------------------------------------------------------- passes */
@@ -263,7 +270,7 @@ static void host_stops(struct sim *x, bool power_off, bool was_available)
             vs_sim__run_end(x, r);
             double lost = res->wall_since_checkpoint;
             res->remaining += lost;
-            vs_metrics_restart_lost(&x->m, lost);
+            vs_metrics_rollback(&x->m, (int)res->project, lost);
             res->wall_since_checkpoint = 0;
             res->task = VS_CTASK_REMOVED;
             vs_sim__slot_give(x, x->jobs[r].cpu);

@@ -124,6 +124,7 @@ struct sim {
     bool have_sched;    /* out.rr / out.sched describe the current arrays */
     uint64_t sched_gen; /* bumped by each schedule (see job.sched_gen) */
     uint32_t enforce_gen;
+    bool edf_mode; /* the last schedule ran some result earliest deadline first */
 
     /* The host as the servers see it, and scratch for the requests. */
     struct vs_sp_host sp_host;
@@ -145,6 +146,8 @@ void vs_sim__complete(struct sim *x, size_t r);
 /* Carries out enforcement's decisions (out of line: most passes have none). */
 void vs_sim__apply_action_list(struct sim *x, const struct vs_cenforce_out *e);
 void vs_sim__finish(struct sim *x);
+/* Records project p's queued work for its peak (after jobs arrive). */
+void vs_sim__note_queued(struct sim *x, size_t p);
 
 /* sim_server.c: project p's server, and one scheduler RPC to it. */
 void vs_sim__server_init(struct sim *x, size_t p);

@@ -14,18 +14,23 @@ void vs_metrics_init(struct vs_metrics *m, const struct vs_scenario *s)
     m->ncpus = (double)s->ncpus;
     for (size_t i = 0; i < s->nprojects; i++)
         m->p[i].cpu_intensive = !s->projects[i].non_cpu_intensive;
+    vs_metrics__win_init(m);
 }
 
 void vs_metrics_cleanup(struct vs_metrics *m)
 {
     vs_free(m->p);
     m->p = NULL;
+    vs_free(m->win_ring);
+    m->win_ring = NULL;
 }
 
 void vs_metrics_interval(struct vs_metrics *m, double dt, bool available, const int *running)
 {
     if (dt <= 0)
         return;
+    if (m->t + dt >= m->next_mark)
+        vs_metrics__win_marks(m, dt, available ? running : NULL);
     m->t += dt;
     /* The emulator keeps computing while its host is off; we do not: F only
      * counts time the host could compute. */
@@ -74,9 +79,10 @@ void vs_metrics_rpc(struct vs_metrics *m, int p)
     m->p[p].rpcs++;
 }
 
-void vs_metrics_preempt(struct vs_metrics *m)
+void vs_metrics_preempt(struct vs_metrics *m, int p)
 {
     m->preemptions++;
+    m->p[p].preemptions++;
 }
 
 void vs_metrics_restart_lost(struct vs_metrics *m, double cpu)
@@ -143,6 +149,7 @@ void vs_metrics_finish(const struct vs_metrics *m, struct vs_sim_result *out)
     out->preemptions = m->preemptions;
     out->restart_waste = m->restart_waste;
     out->restart_waste_frac = ratio(m->restart_waste, m->capacity);
+    vs_metrics__win_finish(m, out);
 }
 
 void vs_sim_result_cleanup(struct vs_sim_result *r)

@@ -21,6 +21,10 @@ struct vs_metrics_proj {
     double wasted_reported;
     int64_t sent, completed, met, missed, rpcs;
     bool cpu_intensive; /* from the scenario, kept here for the per-event loop */
+    /* The volunteers' figures (vol_figures.c). */
+    int64_t preemptions, late_starts;
+    double rollback, peak_queued;
+    double win_min, win_max; /* over the closed 7-day windows; win_min > 1: none yet */
 };
 
 struct vs_metrics {
@@ -32,7 +36,17 @@ struct vs_metrics {
     double capacity;             /* F */
     double restart_waste;
     int64_t preemptions;
+    /* 7-day windows (vol_figures.c): the cumulative U_p (and U, last) at
+     * each of the last VS_WIN_MARKS + 1 hour marks, a ring. */
+    double *win_ring;
+    int64_t nmarks;
+    double next_mark;
+    double edf_time; /* available seconds spent in deadline mode */
 };
+
+/* The 7-day window slides by the hour. */
+#define VS_WIN_STEP  3600.0
+#define VS_WIN_MARKS 168
 
 void vs_metrics_init(struct vs_metrics *m, const struct vs_scenario *s);
 void vs_metrics_cleanup(struct vs_metrics *m);
@@ -52,8 +66,23 @@ void vs_metrics_job_end(struct vs_metrics *m, int p, double cpu, bool completed,
 void vs_metrics_job_reported_late(struct vs_metrics *m, int p, double cpu);
 void vs_metrics_sent(struct vs_metrics *m, int p, int njobs);
 void vs_metrics_rpc(struct vs_metrics *m, int p);
-void vs_metrics_preempt(struct vs_metrics *m);
+void vs_metrics_preempt(struct vs_metrics *m, int p);
 void vs_metrics_restart_lost(struct vs_metrics *m, double cpu);
+
+/* vol_figures.c: the figures volunteers judge a client by. */
+void vs_metrics__win_init(struct vs_metrics *m);
+/* The hour marks inside the next dt seconds (called before the interval
+ * is integrated, with the same arguments). */
+void vs_metrics__win_marks(struct vs_metrics *m, double dt, const int *running);
+void vs_metrics__win_finish(const struct vs_metrics *m, struct vs_sim_result *out);
+/* Work since the last checkpoint thrown away (also a restart loss). */
+void vs_metrics_rollback(struct vs_metrics *m, int p, double cpu);
+/* A job of p first started after its deadline had passed. */
+void vs_metrics_late_start(struct vs_metrics *m, int p);
+/* p's unfinished jobs now hold cpu CPU seconds of work. */
+void vs_metrics_queued(struct vs_metrics *m, int p, double cpu);
+/* dt available seconds in deadline mode. */
+void vs_metrics_edf(struct vs_metrics *m, double dt);
 
 /* Computes the figures into *out (caller frees with vs_sim_result_cleanup). */
 void vs_metrics_finish(const struct vs_metrics *m, struct vs_sim_result *out);

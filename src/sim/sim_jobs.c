@@ -189,7 +189,10 @@ static void apply_action(struct sim *x, const struct vs_caction *a)
              * before it makes progress again (seed 000's Einstein@home). */
             res->remaining += sp->resume_cost;
             vs_metrics_restart_lost(&x->m, sp->resume_cost);
+            vs_sim__note_queued(x, res->project);
         }
+        if (res->task == VS_CTASK_UNSTARTED && x->st.now > res->deadline)
+            vs_metrics_late_start(&x->m, (int)res->project);
         res->task = VS_CTASK_RUNNING;
         if (!res->done)
             run_begin(x, r);
@@ -207,14 +210,14 @@ static void apply_action(struct sim *x, const struct vs_caction *a)
         seg_close(x, r);
         vs_sim__slot_give(x, j->cpu);
         j->cpu = -1;
-        vs_metrics_preempt(&x->m);
+        vs_metrics_preempt(&x->m, (int)res->project);
         if (a->kind == VS_CACT_SUSPEND_KEEP) {
             res->task = VS_CTASK_SUSPENDED;
         } else {
             /* The process exits: work since the last checkpoint is lost. */
             double lost = res->wall_since_checkpoint;
             res->remaining += lost;
-            vs_metrics_restart_lost(&x->m, lost);
+            vs_metrics_rollback(&x->m, (int)res->project, lost);
             res->wall_since_checkpoint = 0;
             res->task = VS_CTASK_REMOVED;
         }
@@ -232,6 +235,17 @@ __attribute__((noinline)) void vs_sim__apply_action_list(struct sim *x,
 {
     for (size_t i = 0; i < e->n; i++)
         apply_action(x, &e->actions[i]);
+}
+
+void vs_sim__note_queued(struct sim *x, size_t p)
+{
+    double q = 0;
+    for (size_t r = 0; r < x->st.nresults; r++) {
+        const struct vs_cresult *res = &x->st.results[r];
+        if (res->project == p && !res->done)
+            q += res->remaining;
+    }
+    vs_metrics_queued(&x->m, (int)p, q);
 }
 
 /* Closes the books at the end of the run. */

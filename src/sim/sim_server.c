@@ -253,6 +253,8 @@ int vs_sim__rpc(struct sim *x, size_t p, double request_pn, double share_frac)
         double request = request_pn * (share_frac > 0 ? share_frac : 1);
         sent = serve(x, p, request, &deadlines, &delay);
         vs_metrics_sent(&x->m, (int)p, sent);
+        if (sent > 0)
+            vs_sim__note_queued(x, p);
     }
     pj->srv.prev_rpc = now;
     if (request_pn > 0 && sent == 0) {

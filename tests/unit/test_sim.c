@@ -104,7 +104,7 @@ static void test_metrics_by_hand(void **state)
     vs_metrics_job_end(&m, 0, 7200, true, true);
     vs_metrics_job_end(&m, 1, 1800, false, true);
     vs_metrics_job_reported_late(&m, 0, 7200);
-    vs_metrics_preempt(&m);
+    vs_metrics_preempt(&m, 0);
     vs_metrics_restart_lost(&m, 900);
 
     struct vs_sim_result r;

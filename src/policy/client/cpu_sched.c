@@ -75,10 +75,26 @@ static bool better(enum vs_cpolicy policy, const struct vs_cresult *a, size_t ai
     return ai < bi;
 }
 
-/* The EDF walk's order: (deadline, index) ascending. */
+/* The EDF walk's order: (group, key, index) ascending; the group and key
+ * of a result are edf_group and edf_key. */
 static bool edf_before(const struct vs_cpkey *a, const struct vs_cpkey *b)
 {
+    if (a->group != b->group)
+        return a->group < b->group;
     return a->key < b->key || (a->key == b->key && a->idx < b->idx);
+}
+
+/* By deadline; but fair puts the hopeless (fair_sched.c) last, shortest
+ * remaining first. */
+static uint32_t edf_group(enum vs_cpolicy policy, const struct vs_cstate *st,
+                          const struct vs_cresult *res, double speed)
+{
+    return policy == VS_CPOLICY_FAIR && vs_cpolicy__hopeless(st, res, speed);
+}
+
+static double edf_key(uint32_t group, const struct vs_cresult *res)
+{
+    return group ? res->remaining : res->deadline;
 }
 
 static void sift_down(struct vs_cpkey *h, size_t n, size_t i)
@@ -107,7 +123,7 @@ static void sift_down(struct vs_cpkey *h, size_t n, size_t i)
 
 static void edf(struct sched *s, enum vs_cpolicy policy, const struct vs_cstate *st,
                 const struct vs_rrsim_out *rr, const size_t *el, size_t ne,
-                struct vs_cpolicy_wsd *d, double payoff)
+                struct vs_cpolicy_wsd *d, double payoff, double speed)
 {
     int *dm = d->pi0;
     double *ad = d->pd0;
@@ -118,14 +134,18 @@ static void edf(struct sched *s, enum vs_cpolicy policy, const struct vs_cstate 
     if (s->cap <= EDF_SCAN_MAX_CPUS) {
         while (s->ncpu < s->cap) {
             size_t pick = SIZE_MAX;
+            uint32_t pg = 0;
             double dl = 0;
             for (size_t i = 0; i < ne; i++) {
                 size_t r = el[i];
                 if (s->why[r] != VS_CSCHED_NO || dm[s->res[r].project] <= 0)
                     continue;
-                if (pick == SIZE_MAX || s->res[r].deadline < dl) {
+                uint32_t g = edf_group(policy, st, &s->res[r], speed);
+                double k = edf_key(g, &s->res[r]);
+                if (pick == SIZE_MAX || g < pg || (g == pg && k < dl)) {
                     pick = r;
-                    dl = s->res[r].deadline;
+                    pg = g;
+                    dl = k;
                 }
             }
             if (pick == SIZE_MAX)
@@ -142,8 +162,10 @@ static void edf(struct sched *s, enum vs_cpolicy policy, const struct vs_cstate 
     size_t m = 0;
     for (size_t i = 0; i < ne; i++) {
         const struct vs_cresult *res = &s->res[el[i]];
-        if (dm[res->project] > 0)
-            h[m++] = (struct vs_cpkey){.group = 0, .idx = (uint32_t)el[i], .key = res->deadline};
+        if (dm[res->project] > 0) {
+            uint32_t g = edf_group(policy, st, res, speed);
+            h[m++] = (struct vs_cpkey){.group = g, .idx = (uint32_t)el[i], .key = edf_key(g, res)};
+        }
     }
     for (size_t i = m / 2; i-- > 0;)
         sift_down(h, m, i);
@@ -345,6 +367,24 @@ int vs_csched__run(enum vs_cpolicy policy, const struct vs_cstate *st,
     const double share_sum = policy == VS_CPOLICY_FAIR ? vs_cpolicy__share_sum(st) : 0;
     size_t nbig = 0;
 
+    /* Steps 1-3 are needed when the simulation says some project misses
+     * deadlines (checked per project, not per result: when no such project
+     * has a candidate, edf() finds none and picks nothing, as if never
+     * called); for fair only when the slack is not ample (fair_sched.c,
+     * which uses the sort keys: before the candidate loop below). */
+    bool any_dm = false;
+    if (rr && policy != VS_CPOLICY_WRR) {
+        const int *dmv = rr->deadlines_missed;
+        for (size_t p = 0; p < np && !any_dm; p++)
+            any_dm = dmv[p] > 0;
+    }
+    if (policy == VS_CPOLICY_FAIR) {
+        if (any_dm && vs_csched__fair_slack_ample(st, d, speed, share_sum))
+            any_dm = false;
+        if (!any_dm && rr)
+            any_dm = vs_csched__fair_urgent(st, speed, share_sum);
+    }
+
     /* One pass: non-CPU-intensive results first, as they always run beside
      * the CPUs; the others become candidates. */
     for (size_t r = 0; r < nr; r++) {
@@ -384,14 +424,8 @@ int vs_csched__run(enum vs_cpolicy policy, const struct vs_cstate *st,
     /* Steps 1-3: EDF for projects that the simulation says miss deadlines.
      * Checked per project, not per result: when no such project has a
      * candidate, edf() finds none and picks nothing, as if never called. */
-    bool any_dm = false;
-    if (rr && policy != VS_CPOLICY_WRR && ne > 0) {
-        const int *dmv = rr->deadlines_missed;
-        for (size_t p = 0; p < np && !any_dm; p++)
-            any_dm = dmv[p] > 0;
-    }
-    if (any_dm)
-        edf(&s, policy, st, rr, el, ne, d, payoff);
+    if (any_dm && ne > 0)
+        edf(&s, policy, st, rr, el, ne, d, payoff, speed);
 
     /* Step 5 (seed 000): a result keeps its CPU for a whole period. */
     if (period_rule) {

@@ -19,6 +19,8 @@
  *     preempt_since remember when the decision was made);
  *   - no grace when preempting to run a result R with deadline_missed(R).
  * wrr (the older client): preempt at once.
+ * fair: as shortfall, but the deadline rule takes no victim that would
+ *   lose more than a tenth of a period of work (loses_much).
  *
  * Suspend mode: kept in memory if leave_in_memory is set; under shortfall
  * and debt also when the app never checkpointed (removing it would throw
@@ -89,6 +91,21 @@ static void start_next_x(struct enf *e)
     }
 }
 
+/*
+ * fair does not preempt a job that has not checkpointed for long when that
+ * throws its work away (removed from memory, more than a tenth of a
+ * scheduling period since its checkpoint), not even for a result that
+ * would miss its deadline: it gives up its CPU at its next checkpoint, as
+ * any preempted job does (the driver runs enforcement then), and the
+ * result waits those minutes instead of the host redoing them.
+ */
+static bool loses_much(const struct enf *e, size_t r)
+{
+    const struct vs_cstate *st = e->st;
+    return vs_cpolicy__suspend_kind(st, r, e->old) == VS_CACT_SUSPEND_REMOVE &&
+           st->results[r].wall_since_checkpoint > 0.1 * st->host.sched_period;
+}
+
 /* Results of Y give their CPUs to results of X, by the policy's rules. */
 static void preempt_y(struct enf *e, enum vs_cpolicy policy, const struct vs_rrsim_out *rr,
                       double *recheck_at)
@@ -103,7 +120,7 @@ static void preempt_y(struct enf *e, enum vs_cpolicy policy, const struct vs_rrs
                 continue;
             size_t victim = DONE;
             for (size_t j = 0; j < e->ny; j++) {
-                if (e->y[j] == DONE)
+                if (e->y[j] == DONE || (policy == VS_CPOLICY_FAIR && loses_much(e, e->y[j])))
                     continue;
                 if (victim == DONE || st->results[e->y[j]].wall_since_checkpoint <
                                           st->results[e->y[victim]].wall_since_checkpoint)

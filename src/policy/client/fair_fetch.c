@@ -76,8 +76,12 @@ struct queue {
     int ncpus;
 };
 
+/* The CPU that frees first (least index on ties). Most hosts have one or
+ * two CPUs, and a job placement is the inner step of every schedule here. */
 static int earliest(const double *cpu, int n)
 {
+    if (n <= 2)
+        return n == 2 && cpu[1] < cpu[0];
     int best = 0;
     for (int i = 1; i < n; i++)
         if (cpu[i] < cpu[best])
@@ -94,7 +98,8 @@ static void edf_base(const struct vs_cstate *st, const struct queue *q, double *
     for (size_t i = 0; i < q->n; i++) {
         int c = earliest(q->cpu, q->ncpus);
         q->cpu[c] += q->dur[q->keys[i].idx];
-        late[i] = fmax(0, q->cpu[c] - q->keys[i].key);
+        double l = q->cpu[c] - q->keys[i].key;
+        late[i] = l > 0 ? l : 0;
     }
 }
 
@@ -157,6 +162,33 @@ static double free_without(const struct vs_cstate *st, const struct queue *q, si
     return q->cpu[earliest(q->cpu, q->ncpus)] - st->now;
 }
 
+/* The queue's total and longest duration (wall seconds). */
+struct qsum {
+    double total, longest;
+    const double *work; /* [nprojects]: each project's queued duration */
+};
+
+/*
+ * Whether free_without(k, dur, dl) > slack, mostly without the schedule.
+ * A list schedule that puts each job on the least loaded CPU keeps the
+ * loads within its longest job of each other, so with n CPUs and T the
+ * work scheduled, the first CPU frees between (T - (n-1) longest) / n and
+ * T / n. Only a slack inside that band (widened by far more than the
+ * rounding of the sums) needs the schedule, whose answer is the same.
+ */
+static bool without_exceeds(const struct vs_cstate *st, const struct queue *q,
+                            const struct qsum *qs, size_t k, double dur, double dl, double slack)
+{
+    double n = q->ncpus, t = qs->total - qs->work[k] + dur;
+    double longest = dur > qs->longest ? dur : qs->longest;
+    double band = 1e-9 * (fabs(qs->total) + fabs(dur) + fabs(slack) + 1);
+    if (t / n < slack - band)
+        return false;
+    if ((t - (n - 1) * longest) / n > slack + band)
+        return true;
+    return free_without(st, q, k, dur, dl) > slack;
+}
+
 /*
  * Whether a job of p (wall seconds dur, due dl) that leaves the first CPU
  * free after ff would make another project's server refuse it: once that
@@ -164,8 +196,8 @@ static double free_without(const struct vs_cstate *st, const struct queue *q, si
  * keeps every CPU busy past its slack (delay bound less job less margin).
  * Projects deferred for the moment count: their next request comes soon.
  */
-static bool hurts_others(const struct vs_cstate *st, const struct queue *q, size_t p, double dur,
-                         double dl, double ff, double speed)
+static bool hurts_others(const struct vs_cstate *st, const struct queue *q, const struct qsum *qs,
+                         size_t p, double dur, double dl, double ff, double speed)
 {
     for (size_t k = 0; k < st->nprojects; k++) {
         const struct vs_cproject *o = &st->projects[k];
@@ -176,7 +208,7 @@ static bool hurts_others(const struct vs_cstate *st, const struct queue *q, size
         /* Without k's results the first CPU frees no later than with
          * them: the full schedule's ff bounds it, so most k need no
          * second schedule. */
-        if (ff > slack && free_without(st, q, k, dur, dl) > slack)
+        if (ff > slack && without_exceeds(st, q, qs, k, dur, dl, slack))
             return true;
     }
     return false;
@@ -264,6 +296,9 @@ static bool before(const struct vs_cstate *st, const double *prio, size_t a, siz
     return a < b;
 }
 
+/* What the candidate loop remembers of a project between its rounds. */
+enum { M_EDF = 1, M_FITS = 2, M_HURT_DONE = 4, M_HURTS = 8 };
+
 long vs_cfetch__fair_choose(const struct vs_cstate *st, const struct vs_rrsim_out *rr,
                             struct vs_cpolicy_ws *ws, double *wrs)
 {
@@ -273,7 +308,8 @@ long vs_cfetch__fair_choose(const struct vs_cstate *st, const struct vs_rrsim_ou
     double speed = vs_cpolicy__speed(h);
     double buf = h->min_queue;
     double *work = d->pd2, *prio = d->pd3;
-    size_t *count = d->pz0, *cand = d->pz1;
+    size_t *count = d->pz0, *cand = d->pz1, *memo = d->pz2;
+    double *ffs = d->pd5;
 
     double share_sum = vs_cpolicy__share_sum(st);
     for (size_t p = 0; p < np; p++) {
@@ -282,6 +318,7 @@ long vs_cfetch__fair_choose(const struct vs_cstate *st, const struct vs_rrsim_ou
     }
     /* The queue: nearly runnable results of CPU-intensive projects. */
     double *rdur = (double *)d->rz0;
+    struct qsum qs = {0, 0, work};
     struct vs_cpkey *keys = d->keys;
     size_t nq = 0;
     for (size_t r = 0; r < nr; r++) {
@@ -293,13 +330,13 @@ long vs_cfetch__fair_choose(const struct vs_cstate *st, const struct vs_rrsim_ou
         double w = res->remaining / speed;
         rdur[r] = w;
         work[res->project] += w;
+        qs.total += w;
+        if (w > qs.longest)
+            qs.longest = w;
         count[res->project]++;
         keys[nq++] = (struct vs_cpkey){.group = 0, .idx = (uint32_t)r, .key = res->deadline};
     }
-    if ((size_t)h->ncpus > d->cap_cpu) {
-        d->fair_cpu = vs_xreallocarray(d->fair_cpu, (size_t)h->ncpus, sizeof(double));
-        d->cap_cpu = (size_t)h->ncpus;
-    }
+    (void)vs_cpolicy__cpu_scratch(d, (size_t)h->ncpus);
     /* Asking a server that will refuse for deadlines costs a deferral
      * (BOINC: the reply's request delay) during which finished jobs wait to
      * be reported: a project whose next job the server would refuse now is
@@ -339,6 +376,7 @@ long vs_cfetch__fair_choose(const struct vs_cstate *st, const struct vs_rrsim_ou
             any = true;
         }
         prio[p] = pr->ltd - pr->job_est / speed;
+        memo[p] = 0;
         cand[nc++] = p;
     }
     bool idle_soon = rr->total_shortfall > h->ncpus * vs_cpolicy__time_eps(st);
@@ -357,10 +395,7 @@ long vs_cfetch__fair_choose(const struct vs_cstate *st, const struct vs_rrsim_ou
         cand[k] = v;
     }
     /* A CPU idle now (fewer queued results than CPUs). */
-    size_t queued = 0;
-    for (size_t p = 0; p < np; p++)
-        queued += count[p];
-    bool idle_now = queued < (size_t)h->ncpus;
+    bool idle_now = nq < (size_t)h->ncpus;
     /* Round 0: under the caps. Round 1: an idle CPU within min_queue,
      * without hurting another project's slack. Round 2: a CPU idle now. */
     for (int round = any ? 0 : 1; round < (idle_now ? 3 : 2); round++) {
@@ -377,8 +412,15 @@ long vs_cfetch__fair_choose(const struct vs_cstate *st, const struct vs_rrsim_ou
             if (round == 0 && !(est > 0 && D > 0))
                 continue;
             if (est > 0 && D > 0) {
-                double ff;
-                if (!edf_fits(st, &q, late, est / speed, st->now + D, margin(st, D), &ff))
+                /* The host cap and the others' slack do not depend on the
+                 * round: a project judged in an earlier round is not
+                 * scheduled again (memo, ffs). */
+                if (!(memo[p] & M_EDF)) {
+                    memo[p] |= M_EDF;
+                    if (edf_fits(st, &q, late, est / speed, st->now + D, margin(st, D), &ffs[p]))
+                        memo[p] |= M_FITS;
+                }
+                if (!(memo[p] & M_FITS))
                     continue;
                 /* Under the caps p runs at its share; for a CPU that
                  * would idle, on at least one CPU. */
@@ -390,7 +432,12 @@ long vs_cfetch__fair_choose(const struct vs_cstate *st, const struct vs_rrsim_ou
                 if (round < 2 &&
                     !share_fits(st, &q, p, m, work[p], est / speed, st->now + D, &room))
                     continue;
-                if (round < 2 && hurts_others(st, &q, p, est / speed, st->now + D, ff, speed))
+                if (round < 2 && !(memo[p] & M_HURT_DONE)) {
+                    memo[p] |= M_HURT_DONE;
+                    if (hurts_others(st, &q, &qs, p, est / speed, st->now + D, ffs[p], speed))
+                        memo[p] |= M_HURTS;
+                }
+                if (round < 2 && (memo[p] & M_HURTS))
                     continue;
             }
             if (round > 0) {

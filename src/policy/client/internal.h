@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "volsched/alloc.h"
 #include "volsched/client_policy.h"
 
 /* A sort key: (group, key, index) ascending. 16 bytes: the radix passes
@@ -94,11 +95,27 @@ static inline bool vs_cpolicy__nearly_runnable(const struct vs_cstate *st,
  * the CPU, and, queued, make the servers see a longer queue. Such a result
  * is left out of fair's round-robin simulation, CPU schedule and work
  * fetch queue. */
+static inline bool vs_cpolicy__hopeless(const struct vs_cstate *st, const struct vs_cresult *res,
+                                        double speed)
+{
+    return res->remaining > speed * (res->deadline - st->now);
+}
+
 static inline bool vs_cpolicy__abandoned(enum vs_cpolicy policy, const struct vs_cstate *st,
                                          const struct vs_cresult *res, double speed)
 {
     return policy == VS_CPOLICY_FAIR && res->task == VS_CTASK_UNSTARTED &&
-           res->remaining > speed * (res->deadline - st->now);
+           vs_cpolicy__hopeless(st, res, speed);
+}
+
+/* ncpus doubles of scratch in the workspace (fair's schedules). */
+static inline double *vs_cpolicy__cpu_scratch(struct vs_cpolicy_wsd *d, size_t ncpus)
+{
+    if (ncpus > d->cap_cpu) {
+        d->fair_cpu = vs_xreallocarray(d->fair_cpu, ncpus, sizeof(double));
+        d->cap_cpu = ncpus;
+    }
+    return d->fair_cpu;
 }
 
 /* fair's share horizon: a user judges a project's share over about a
@@ -235,6 +252,16 @@ int vs_cenforce__run(enum vs_cpolicy policy, struct vs_cstate *st, const struct 
  * project to ask, or -1 (fair_fetch.c). */
 long vs_cfetch__fair_choose(const struct vs_cstate *st, const struct vs_rrsim_out *rr,
                             struct vs_cpolicy_ws *ws, double *wrs);
+/* fair_sched.c: whether fair can stay out of deadline mode this period
+ * (every result that can still meet its deadline meets it in a
+ * deadline-order schedule that starts two periods from now). */
+bool vs_csched__fair_slack_ample(const struct vs_cstate *st, struct vs_cpolicy_wsd *d, double speed,
+                                 double share_sum);
+/* Whether some result fair_sched.c counts has less slack (deadline less
+ * now less its remaining time) than a period or a quarter of its delay
+ * bound:
+ * deadline mode then, whatever the round-robin simulation says. */
+bool vs_csched__fair_urgent(const struct vs_cstate *st, double speed, double share_sum);
 /* The work fetch when the caller has also reserved the workspace. */
 int vs_cfetch__run(enum vs_cpolicy policy, const struct vs_cstate *st,
                    const struct vs_rrsim_out *rr, struct vs_cpolicy_ws *ws,

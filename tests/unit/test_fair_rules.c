@@ -1,0 +1,151 @@
+/*
+ * fair's deadline-mode rules at the policy level (src/policy/client/
+ * fair_sched.c, cpu_sched.c, enforce.c; whole runs in test_sim_figures.c):
+ * the hopeless last, shortest remaining first; no deadline mode when slack
+ * is ample, deadline mode when a job's slack is short; no victim that
+ * would throw much work away.
+ */
+#include "vs_test.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "volsched/client_policy.h"
+
+#include "cpolicy_fixture.h"
+
+static void sched(struct fx *f, enum vs_cpolicy pol, struct vs_rrsim_out *rr,
+                  struct vs_csched_out *sc)
+{
+    assert_int_equal(vs_rrsim_run(pol, &f->st, &f->ws, rr), 0);
+    assert_int_equal(vs_csched_run(pol, &f->st, rr, &f->ws, sc), 0);
+}
+
+/*
+ * Two started jobs that cannot make their deadlines (H1: 5 hours left, due
+ * in half an hour; H2: 1 hour left, due in 0.9) and one that can (OK: 1
+ * hour due in 1.5, too close to wait a period). On 2 CPUs seed 000 runs by
+ * deadline: H1 and H2. fair runs OK first, then the hopeless by shortest
+ * remaining: H2, not H1.
+ */
+static void test_hopeless_last(void **state)
+{
+    (void)state;
+    for (int ncpus = 2; ncpus <= 6; ncpus += 4) { /* the scan and the heap */
+        struct fx f;
+        fx_init(&f, ncpus, 0);
+        size_t a = fx_project(&f, "A", 1), b = fx_project(&f, "B", 1), c = fx_project(&f, "C", 1);
+        size_t h1 = fx_result(&f, NULL, a, 5 * 3600, 0.5 * 3600);
+        size_t h2 = fx_result(&f, NULL, b, 3600, 0.9 * 3600);
+        size_t ok = fx_result(&f, NULL, c, 3600, 1.5 * 3600);
+        f.r[h1].task = f.r[h2].task = VS_CTASK_SUSPENDED;
+        f.r[h1].received = f.r[h2].received = f.r[ok].received = -3600;
+        f.st.host.ncpus = 2;
+        if (ncpus > 2) {
+            /* More CPUs than EDF_SCAN_MAX_CPUS: the heap's order, with
+             * two far-off jobs, which can make it and so come before the
+             * hopeless. */
+            f.st.host.ncpus = ncpus;
+            for (int k = 0; k < 2; k++)
+                fx_result(&f, NULL, a, 3600, 1e9);
+        }
+        struct vs_rrsim_out rr;
+        struct vs_csched_out sc;
+        sched(&f, VS_CPOLICY_SHORTFALL, &rr, &sc);
+        assert_true(sc.why[h1] == VS_CSCHED_EDF);
+        sched(&f, VS_CPOLICY_FAIR, &rr, &sc);
+        assert_int_equal(sc.order[0], ok);
+        if (ncpus == 2) {
+            assert_int_equal(sc.order[1], h2);
+            assert_true(sc.why[h1] == VS_CSCHED_NO);
+        } else {
+            /* ok, the far-off two, then H2 before H1. */
+            assert_int_equal(sc.n, 5);
+            assert_int_equal(sc.order[3], h2);
+            assert_int_equal(sc.order[4], h1);
+        }
+        fx_cleanup(&f);
+    }
+}
+
+/* A 10-hour job of a tenth-share project due in 50 hours misses under the
+ * round-robin simulation (it gets a tenth of the CPU while B's 60 hours
+ * last), but a deadline-order
+ * schedule starting two periods from now has 38 hours to spare: fair stays
+ * out of deadline mode and runs by debt (B, owed more); shortfall runs A by
+ * EDF. Due in 11.5 hours (slack under a period) fair runs A by deadline. */
+static void test_ample_slack(void **state)
+{
+    (void)state;
+    for (int tight = 0; tight < 2; tight++) {
+        struct fx f;
+        fx_init(&f, 1, 0);
+        size_t a = fx_project(&f, "A", 1), b = fx_project(&f, "B", 9);
+        size_t ra = fx_result(&f, NULL, a, 10 * 3600, (tight ? 11.5 : 50) * 3600);
+        /* B has 60 hours of far-off work: A gets a tenth of the CPU for
+         * longer than its deadline in the round-robin simulation. */
+        size_t rb = fx_result(&f, NULL, b, 3600, 200 * 3600);
+        for (int k = 1; k < 60; k++)
+            fx_result(&f, NULL, b, 3600, 200 * 3600);
+        f.r[ra].received = -86400;
+        f.p[b].ltd = f.p[b].std = 1e4;
+        struct vs_rrsim_out rr;
+        struct vs_csched_out sc;
+        sched(&f, VS_CPOLICY_SHORTFALL, &rr, &sc);
+        assert_int_equal(rr.deadlines_missed[a], 1);
+        assert_true(sc.why[ra] == VS_CSCHED_EDF);
+        sched(&f, VS_CPOLICY_FAIR, &rr, &sc);
+        if (tight) {
+            assert_true(sc.why[ra] == VS_CSCHED_EDF);
+        } else {
+            assert_true(sc.why[rb] == VS_CSCHED_DEBT);
+            assert_true(sc.why[ra] == VS_CSCHED_NO);
+        }
+        fx_cleanup(&f);
+    }
+}
+
+/* In deadline mode fair takes no victim that has run 40 minutes since its
+ * checkpoint and would be removed from memory: the job that misses waits
+ * for the next checkpoint. One 2 minutes past its checkpoint is taken. */
+static void test_no_costly_victim(void **state)
+{
+    (void)state;
+    for (int fresh = 0; fresh < 2; fresh++) {
+        struct fx f;
+        fx_init(&f, 1, 0);
+        size_t a = fx_project(&f, "A", 1), b = fx_project(&f, "B", 1);
+        size_t run = fx_result(&f, NULL, a, 5 * 3600, 1e9);
+        size_t urgent = fx_result(&f, NULL, b, 3600, 1.05 * 3600);
+        f.r[run].task = VS_CTASK_RUNNING;
+        f.r[run].running_since = -7200;
+        f.r[run].checkpointed = true;
+        f.r[run].wall_since_checkpoint = fresh ? 120 : 2400;
+        f.r[run].checkpoint_time = -f.r[run].wall_since_checkpoint;
+        f.r[urgent].received = -3600;
+        f.st.last_sched_time = 0;
+        struct vs_rrsim_out rr;
+        struct vs_csched_out sc;
+        struct vs_cenforce_out en;
+        sched(&f, VS_CPOLICY_FAIR, &rr, &sc);
+        assert_true(rr.deadline_missed[urgent]);
+        assert_true(sc.why[urgent] == VS_CSCHED_EDF);
+        assert_int_equal(vs_cenforce_run(VS_CPOLICY_FAIR, &f.st, &rr, &sc, &f.ws, &en), 0);
+        assert_int_equal(en.n, fresh ? 2 : 0);
+        /* shortfall takes it anyway. */
+        sched(&f, VS_CPOLICY_SHORTFALL, &rr, &sc);
+        assert_int_equal(vs_cenforce_run(VS_CPOLICY_SHORTFALL, &f.st, &rr, &sc, &f.ws, &en), 0);
+        assert_int_equal(en.n, 2);
+        fx_cleanup(&f);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_hopeless_last),
+        cmocka_unit_test(test_ample_slack),
+        cmocka_unit_test(test_no_costly_victim),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
