@@ -30,8 +30,8 @@
  *                   --batch N: workunits are made in blocks of N of one file (default 1)
  *                   --active N: only the first N hosts ask (default all); the
  *                     working set is N / 2 files
- *                   --disk-gb N: the hosts report N GB free (default: the captured
- *                     request's 84 GB free of 271 GB)
+ *                   --disk-gb N: the hosts report N GB of free disk (default: the
+ *                     captured request's 84 GB of 271 GB)
  *                   --sorted: <locality_scheduling_sorted_order/> (picks in turn)
  *   bench_locality --full      10,000 hosts, 1,000 files, 50 WUs (the issue's size)
  *
