@@ -26,10 +26,12 @@
  * the lower bound, >= 10x fewer bytes than plain, <= 2x the CPU per request.
  *
  *   bench_locality [--hosts N] [--files N] [--wus N] [--jobs N] [--batch N] [--active N]
- *                  [--sorted] [--reps N] [--seed N]
+ *                  [--disk-gb N] [--sorted] [--reps N] [--seed N]
  *                   --batch N: workunits are made in blocks of N of one file (default 1)
  *                   --active N: only the first N hosts ask (default all); the
  *                     working set is N / 2 files
+ *                   --disk-gb N: the hosts report N GB of free disk (default: the
+ *                     captured request's 84 GB of 271 GB)
  *                   --sorted: <locality_scheduling_sorted_order/> (picks in turn)
  *   bench_locality --full      10,000 hosts, 1,000 files, 50 WUs (the issue's size)
  *
@@ -62,6 +64,7 @@ struct params {
     int active;  /* hosts that ask (the first ones); 0: all */
     bool sorted; /* <locality_scheduling_sorted_order/>: working-set picks in turn */
     int batch;   /* workunits of one file created one after the other */
+    int disk_gb; /* the hosts' free disk (0: the captured request's) */
     uint64_t seed;
 };
 
@@ -71,6 +74,10 @@ struct host {
     char auth[40];
     char **files; /* the big files it holds (sticky) */
     size_t nfiles, cap;
+    char **results; /* the results it runs (never reported): listed in
+                     * <other_results> as the client does, so that the
+                     * server does not resend them as lost */
+    size_t nresults, capresults;
 };
 
 struct run {
@@ -218,15 +225,43 @@ static void make_store(const struct params *pa, const char *url, struct vs_store
 /* The minimal captured request, cut at the values a host changes. */
 struct tmpl {
     char *text;
-    const char *seg[6]; /* text between the cuts */
-    size_t len[6];
+    const char *seg[7]; /* text between the cuts */
+    size_t len[7];
 };
 
-static const char *const cut_at[5] = {
-    "<authenticator>", "<hostid>", "<rpc_seqno>", "<cpu_req_secs>", "</scheduler_request>",
+/* The first four cuts are values; the last two are where the host's
+ * results and sticky files go. */
+#define NCUTS 6
+static const char *const cut_at[NCUTS] = {
+    "<authenticator>", "<hostid>",         "<rpc_seqno>",
+    "<cpu_req_secs>",  "</other_results>", "</scheduler_request>",
 };
 
-static void tmpl_load(struct tmpl *t)
+/* Replaces the value of <tag> in text (owned) by v; exits when it lacks it. */
+static char *set_value(char *text, const char *tag, double v)
+{
+    char open[64], close[64];
+    snprintf(open, sizeof(open), "<%s>", tag);
+    snprintf(close, sizeof(close), "</%s>", tag);
+    char *a = strstr(text, open), *e = a ? strstr(a, close) : NULL;
+    if (!a || !e) {
+        fprintf(stderr, BENCH_NAME ": template lacks %s\n", open);
+        exit(1);
+    }
+    a += strlen(open);
+    struct vs_buf b;
+    vs_buf_init(&b, VS_BUF_UNLIMITED);
+    int rc = vs_buf_append(&b, text, (size_t)(a - text));
+    rc |= vs_buf_printf(&b, "%.0f", v);
+    rc |= vs_buf_puts(&b, e);
+    bench_check(rc ? VS_ELIMIT : 0, "template");
+    vs_free(text);
+    return vs_buf_take(&b, NULL);
+}
+
+/* disk_gb > 0: the hosts report that much free disk (and at least as much
+ * in total) instead of the captured request's 84 GB free of 271 GB. */
+static void tmpl_load(struct tmpl *t, double disk_gb)
 {
     char path[512];
     snprintf(path, sizeof(path), "%s/tests/data/sched_request_minimal.xml", VS_SOURCE_DIR);
@@ -243,8 +278,13 @@ static void tmpl_load(struct tmpl *t)
         bench_check(vs_buf_append(&b, chunk, n), "read");
     fclose(f);
     t->text = vs_buf_take(&b, NULL);
+    if (disk_gb > 0) {
+        t->text = set_value(t->text, "d_free", disk_gb * 1e9);
+        t->text = set_value(t->text, "d_total",
+                            disk_gb * 1e9 > 270553174016.0 ? disk_gb * 1e9 : 270553174016.0);
+    }
     const char *p = t->text;
-    for (int i = 0; i < 5; i++) {
+    for (int i = 0; i < NCUTS; i++) {
         const char *at = strstr(p, cut_at[i]);
         if (!at) {
             fprintf(stderr, BENCH_NAME ": template lacks %s\n", cut_at[i]);
@@ -256,8 +296,8 @@ static void tmpl_load(struct tmpl *t)
         /* skip the old value up to its closing tag */
         p = i < 4 ? strchr(at, '<') : at;
     }
-    t->seg[5] = p;
-    t->len[5] = strlen(p);
+    t->seg[NCUTS] = p;
+    t->len[NCUTS] = strlen(p);
 }
 
 static void build(const struct tmpl *t, const struct host *h, double secs, struct vs_buf *b)
@@ -274,12 +314,18 @@ static void build(const struct tmpl *t, const struct host *h, double secs, struc
         if (i < 4)
             rc |= vs_buf_puts(b, v[i]);
     }
+    for (size_t k = 0; k < h->nresults; k++)
+        rc |= vs_buf_printf(b,
+                            "    <other_result>\n        <name>%s</name>\n"
+                            "        <app_version>0</app_version>\n    </other_result>\n",
+                            h->results[k]);
+    rc |= vs_buf_append(b, t->seg[5], t->len[5]);
     for (size_t k = 0; k < h->nfiles; k++)
         rc |= vs_buf_printf(b,
                             "<file_info>\n    <name>%s</name>\n    <nbytes>%f</nbytes>\n"
                             "    <status>1</status>\n</file_info>\n",
                             h->files[k], FILE_BYTES);
-    rc |= vs_buf_append(b, t->seg[5], t->len[5]);
+    rc |= vs_buf_append(b, t->seg[6], t->len[6]);
     bench_check(rc ? VS_ELIMIT : 0, "request");
 }
 
@@ -298,6 +344,15 @@ static void host_add(struct host *h, const char *f)
         h->files = vs_xreallocarray(h->files, h->cap, sizeof(*h->files));
     }
     h->files[h->nfiles++] = vs_xstrdup(f);
+}
+
+static void host_run(struct host *h, const char *name)
+{
+    if (h->nresults == h->capresults) {
+        h->capresults = h->capresults ? h->capresults * 2 : 8;
+        h->results = vs_xreallocarray(h->results, h->capresults, sizeof(*h->results));
+    }
+    h->results[h->nresults++] = vs_xstrdup(name);
 }
 
 static void host_drop(struct host *h, const char *f)
@@ -348,7 +403,7 @@ static void run_one(const struct params *pa, const char *dir, const char *db, bo
     bench_check(vs_store_open(cfg.store_url, 0, NULL, &ws_store), "store");
 
     struct tmpl t;
-    tmpl_load(&t);
+    tmpl_load(&t, pa->disk_gb);
     struct host *hosts = vs_xcalloc((size_t)pa->hosts, sizeof(*hosts));
     for (int i = 0; i < pa->hosts; i++)
         snprintf(hosts[i].auth, sizeof(hosts[i].auth), "a%031d", i);
@@ -415,6 +470,9 @@ static void run_one(const struct params *pa, const char *dir, const char *db, bo
                 host_drop(h, r.delete_file_infos[k]);
                 out->deletes++;
             }
+            for (size_t k = 0; k < r.n_results; k++)
+                if (r.results[k].name)
+                    host_run(h, r.results[k].name);
             out->results += r.n_results;
             if (r.n_results > 0) {
                 out->rpcs_with_work++;
@@ -439,6 +497,9 @@ static void run_one(const struct params *pa, const char *dir, const char *db, bo
         for (size_t k = 0; k < hosts[i].nfiles; k++)
             vs_free(hosts[i].files[k]);
         vs_free(hosts[i].files);
+        for (size_t k = 0; k < hosts[i].nresults; k++)
+            vs_free(hosts[i].results[k]);
+        vs_free(hosts[i].results);
     }
     vs_free(hosts);
     vs_free(hosts_per_file);
@@ -487,6 +548,9 @@ int main(int argc, char **argv)
         } else if (has_v && strcmp(a, "--active") == 0) {
             pa.active = (int)v;
             i++;
+        } else if (has_v && strcmp(a, "--disk-gb") == 0) {
+            pa.disk_gb = (int)v;
+            i++;
         } else if (strcmp(a, "--sorted") == 0) {
             pa.sorted = true;
         } else if (has_v && strcmp(a, "--reps") == 0) {
@@ -497,8 +561,8 @@ int main(int argc, char **argv)
             i++;
         } else {
             fprintf(stderr, "usage: bench_locality [--full] [--hosts N] [--files N] [--wus N] "
-                            "[--jobs N] [--batch N] [--active N] [--sorted] [--reps N] "
-                            "[--seed N]\n");
+                            "[--jobs N] [--batch N] [--active N] [--disk-gb N] [--sorted] "
+                            "[--reps N] [--seed N]\n");
             return 2;
         }
     }

@@ -317,18 +317,31 @@ static bool is_locality_app(const struct pass *p, int64_t appid)
     return app && app->locality_scheduling == VS_LOC_APP_FULL;
 }
 
+/* What a search of one file learnt besides what it sent, so that the
+ * questions asked after it (does the file have unsent results at all, did
+ * the project ever name a workunit after it) need no query of their own
+ * when the search already answered them. */
+struct search {
+    bool stopped;  /* a job the host cannot take now ended the search */
+    bool user_has; /* the user holds a result of the file: the file is known */
+    bool all_seen; /* the first query saw every unsent result of the file
+                    * (nobody left out, from the lowest id, short of its limit) */
+    size_t rows;   /* rows that first query passed */
+};
+
 /*
  * Sends what it can of file f's unsent results (seed 001's
- * send_results_for_file). *out_stopped: a job the host cannot take now
- * ended the search. Returns the number sent.
+ * send_results_for_file), filling *out. Returns the number sent.
  */
-static size_t send_for_file(struct pass *p, const char *f, bool *out_stopped)
+static size_t send_for_file(struct pass *p, const char *f, struct search *out)
 {
-    *out_stopped = false;
+    memset(out, 0, sizeof(*out));
+    bool *out_stopped = &out->stopped;
     atomic_fetch_add_explicit(&p->l->n_searched, 1, memory_order_relaxed);
     int64_t after = 0;
     if (vs_store_loc_max_sent(p->st, f, p->userid, &after) != 0)
         return 0;
+    out->user_has = after > 0;
     /* A user without any result of f (the usual case for a file new to the
      * host) holds none of its workunits: nothing to leave out, and the
      * store's query is then much cheaper. */
@@ -341,16 +354,24 @@ static size_t send_for_file(struct pass *p, const char *f, bool *out_stopped)
     size_t room = p->x->max_jobs > p->x->njobs ? p->x->max_jobs - p->x->njobs : 0;
     size_t cap = 2 * room + 4 < BATCH_MAX ? 2 * room + 4 : BATCH_MAX;
     struct vs_job *jobs = vs_arena_alloc(p->a, cap * sizeof(*jobs));
-    while (tried < VS_LOC_MAX_PER_FILE && wants(p) && !*out_stopped) {
+    bool more = true; /* the last query may have left rows behind */
+    while (more && tried < VS_LOC_MAX_PER_FILE && wants(p) && !*out_stopped) {
         size_t lim = VS_LOC_MAX_PER_FILE - tried < cap ? VS_LOC_MAX_PER_FILE - tried : cap;
         struct batch b = {.p = p, .jobs = jobs, .cap = lim};
         int rc =
             vs_store_loc_unsent(p->st, f, after, excl_user, excl_host, (int)lim, batch_add, &b);
+        if (rc == 0 && tried == 0) {
+            out->rows = b.rows;
+            out->all_seen = after == 0 && b.rows < lim;
+        }
         if (rc != 0 || b.rows == 0) {
             for (size_t i = 0; i < b.n; i++)
                 vs_job_cleanup(&b.jobs[i]);
             break;
         }
+        /* Fewer rows than asked for: there are no more after them, and
+         * another query would only say so. */
+        more = b.rows >= lim;
         after = b.last_id;
         tried += b.rows;
         for (size_t i = 0; i < b.n; i++) {
@@ -387,8 +408,11 @@ static size_t send_for_file(struct pass *p, const char *f, bool *out_stopped)
     return sent;
 }
 
-static bool any_unsent(struct pass *p, const char *f)
+static bool any_unsent(struct pass *p, const char *f, const struct search *sr)
 {
+    /* The search's own first query was this one, with a larger limit. */
+    if (sr && sr->all_seen)
+        return sr->rows > 0;
     struct vs_job one[1];
     struct batch b = {.jobs = one, .cap = 1};
     int rc = vs_store_loc_unsent(p->st, f, 0, 0, 0, 1, batch_add, &b);
@@ -425,7 +449,7 @@ static void add_delete(struct pass *p, const char *f)
  * transitioner may still be making the new workunits' results then), or
  * the generator made no_work_available/f instead.
  */
-static size_t wait_and_search(struct pass *p, const char *f, bool *out_stopped)
+static size_t wait_and_search(struct pass *p, const char *f, struct search *out)
 {
     p->waited = true;
     atomic_fetch_add_explicit(&p->l->n_waits, 1, memory_order_relaxed);
@@ -438,33 +462,36 @@ static size_t wait_and_search(struct pass *p, const char *f, bool *out_stopped)
         nanosleep(&ts, NULL);
         if (vs_loc_exists(p->l->dir, VS_LOC_NEED_WORK, f))
             continue;
-        size_t n = send_for_file(p, f, out_stopped);
+        size_t n = send_for_file(p, f, out);
         /* Work came, or the generator answered that none will. */
-        if (n > 0 || *out_stopped || !wants(p) ||
+        if (n > 0 || out->stopped || !wants(p) ||
             vs_loc_exists(p->l->dir, VS_LOC_NO_WORK_AVAILABLE, f))
             return n;
     }
-    return send_for_file(p, f, out_stopped);
+    return send_for_file(p, f, out);
 }
 
 /* One file the host holds (seed 001: "Assigning work to a host with a file F"). */
 static void host_file(struct pass *p, const char *f)
 {
-    bool stopped;
-    size_t sent = send_for_file(p, f, &stopped);
+    struct search sr;
+    size_t sent = send_for_file(p, f, &sr);
     struct vs_loc_file_facts facts = {
         .sent = sent,
-        .stopped = stopped,
+        .stopped = sr.stopped,
         .work_needed = wants(p),
         .on_demand = p->l->wait_period > 0,
         .waited = p->waited,
     };
-    if (sent > 0 || stopped || !facts.work_needed)
+    if (sent > 0 || sr.stopped || !facts.work_needed)
         return;
-    if (vs_store_loc_file_known(p->st, f, &facts.known) != 0 || !facts.known)
+    /* A file with a result of this user's, or with unsent results, is one
+     * the project named workunits after. */
+    facts.known = sr.user_has || (sr.all_seen && sr.rows > 0);
+    if (!facts.known && (vs_store_loc_file_known(p->st, f, &facts.known) != 0 || !facts.known))
         return;
     facts.no_work_available = vs_loc_exists(p->l->dir, VS_LOC_NO_WORK_AVAILABLE, f);
-    facts.any_unsent = any_unsent(p, f);
+    facts.any_unsent = any_unsent(p, f, &sr);
     struct vs_loc_file_action act;
     vs_loc_after_search(&facts, &act);
     if (act.need_work) {
@@ -472,11 +499,12 @@ static void host_file(struct pass *p, const char *f)
         atomic_fetch_add_explicit(&p->l->n_need_work, 1, memory_order_relaxed);
     }
     if (act.wait) {
-        facts.sent = wait_and_search(p, f, &facts.stopped);
+        facts.sent = wait_and_search(p, f, &sr);
+        facts.stopped = sr.stopped;
         facts.waited = true;
         facts.work_needed = wants(p);
         facts.no_work_available = vs_loc_exists(p->l->dir, VS_LOC_NO_WORK_AVAILABLE, f);
-        facts.any_unsent = facts.sent > 0 || any_unsent(p, f);
+        facts.any_unsent = facts.sent > 0 || any_unsent(p, f, &sr);
         vs_loc_after_search(&facts, &act);
     }
     if (act.files_no_work) {
@@ -534,10 +562,10 @@ static bool new_file(struct pass *p, const char *f)
 {
     if (!seen_add(p, f))
         return false;
-    bool stopped;
-    if (send_for_file(p, f, &stopped) > 0 || stopped || !wants(p))
+    struct search sr;
+    if (send_for_file(p, f, &sr) > 0 || sr.stopped || !wants(p))
         return false;
-    if (!any_unsent(p, f)) {
+    if (!any_unsent(p, f, &sr)) {
         touch(p, VS_LOC_FILES_NO_WORK, f);
         atomic_fetch_add_explicit(&p->l->n_files_no_work, 1, memory_order_relaxed);
         vs_loc_work_drop(p->l->work, f);

@@ -22,28 +22,33 @@ int vs_sq__build_sql_locality(enum sq_stmt id, struct vs_buf *b)
                             "r.userid = ?3");
         break;
     case SQ_LOC_UNSENT:
+    case SQ_LOC_UNSENT_ALL: {
+        /* Each workunit's lowest unsent result after ?3 is chosen over ids
+         * alone (SQLite's bare column beside min() in the GROUP BY), then
+         * the chosen rows are read whole: grouping and sorting the whole
+         * rows of every result of the file (their XML documents) was a
+         * quarter of the query's time. SQ_LOC_UNSENT leaves out the
+         * workunits the user (?4) or host (?5) holds a result of; without
+         * anyone to leave out (SQ_LOC_UNSENT_ALL) there is no per-row
+         * subquery and the limit is ?4. */
+        bool excl = id == SQ_LOC_UNSENT;
         r = vs_sq__select_list(&vs_sq__result, "r");
         w = vs_sq__select_list(&vs_sq__workunit, "w");
         rc = vs_buf_printf(b,
-                           "SELECT %s, %s, min(r.id) FROM workunit w CROSS JOIN result r ON "
-                           "r.workunitid = w.id WHERE w.name >= ?1 AND w.name < ?2 AND "
-                           "w.transitioner_flags = 0 AND r.server_state = %d AND r.id > ?3 AND "
-                           "NOT EXISTS (SELECT 1 FROM result x WHERE x.workunitid = w.id AND "
-                           "((?4 > 0 AND x.userid = ?4) OR (?5 > 0 AND x.hostid = ?5))) "
-                           "GROUP BY w.id ORDER BY r.id LIMIT ?6",
-                           r, w, VS_RESULT_SERVER_STATE_UNSENT);
+                           "SELECT %s, %s, r.id FROM (SELECT min(u.id) AS rid FROM workunit v "
+                           "CROSS JOIN result u ON u.workunitid = v.id WHERE v.name >= ?1 AND "
+                           "v.name < ?2 AND v.transitioner_flags = 0 AND u.server_state = %d AND "
+                           "u.id > ?3 %s GROUP BY v.id ORDER BY rid LIMIT %s) AS pick CROSS JOIN "
+                           "result r ON r.id = pick.rid CROSS JOIN workunit w ON "
+                           "w.id = r.workunitid ORDER BY r.id",
+                           r, w, VS_RESULT_SERVER_STATE_UNSENT,
+                           excl ? "AND NOT EXISTS (SELECT 1 FROM result x WHERE x.workunitid = "
+                                  "v.id AND ((?4 > 0 AND x.userid = ?4) OR (?5 > 0 AND "
+                                  "x.hostid = ?5)))"
+                                : "",
+                           excl ? "?6" : "?4");
         break;
-    case SQ_LOC_UNSENT_ALL:
-        /* No one to leave out: without the per-row subquery. */
-        r = vs_sq__select_list(&vs_sq__result, "r");
-        w = vs_sq__select_list(&vs_sq__workunit, "w");
-        rc = vs_buf_printf(b,
-                           "SELECT %s, %s, min(r.id) FROM workunit w CROSS JOIN result r ON "
-                           "r.workunitid = w.id WHERE w.name >= ?1 AND w.name < ?2 AND "
-                           "w.transitioner_flags = 0 AND r.server_state = %d AND r.id > ?3 "
-                           "GROUP BY w.id ORDER BY r.id LIMIT ?4",
-                           r, w, VS_RESULT_SERVER_STATE_UNSENT);
-        break;
+    }
     case SQ_LOC_KNOWN:
         rc = vs_buf_puts(b, "SELECT EXISTS(SELECT 1 FROM workunit WHERE name >= ?1 AND "
                             "name < ?2)");
