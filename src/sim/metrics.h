@@ -21,6 +21,7 @@ struct vs_metrics_proj {
     double wasted_reported;
     int64_t sent, completed, met, missed, rpcs;
     bool cpu_intensive; /* from the scenario, kept here for the per-event loop */
+    double kcpu;        /* CPUs each of its running jobs holds (ncpus) */
 };
 
 struct vs_metrics {
