@@ -211,7 +211,8 @@ struct vs_cproject {
     bool report_overdue; /* a finished result is overdue for reporting */
     /* Driver-kept: what the client knows of the project's jobs from the
      * last one it received (fair's work fetch): the estimated CPU seconds
-     * (at efficiency 1) and the delay bound, seconds; 0 = no job yet. */
+     * (at efficiency 1; run seconds on its job_ncpus CPUs) and the delay
+     * bound, seconds; 0 = no job yet. */
     double job_est;
     double job_delay_bound;
 
@@ -230,8 +231,7 @@ struct vs_cstate {
 
 /*
  * Checks a snapshot: ncpus >= 1, fractions in (0, 1], sched_period > 0,
- * min_queue >= 0, extra_queue >= 0, shares >= 0 (some > 0 when any
- * project is CPU-intensive is not required), job_ncpus >= 0,
+ * min_queue >= 0, extra_queue >= 0, shares >= 0, job_ncpus >= 0,
  * max_concurrent >= 0, remaining >= 0, project indexes in range, no
  * NaN. Returns 0 or VS_EINVAL; the entry points below call it too.
  */

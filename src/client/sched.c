@@ -297,6 +297,10 @@ int vs_client_explain_json(struct vs_client *c, struct vs_buf *out)
         vs_json_num(&j, cp->job_est);
         vs_json_key(&j, "job_delay_bound");
         vs_json_num(&j, cp->job_delay_bound);
+        vs_json_key(&j, "job_ncpus");
+        vs_json_num(&j, cp->job_ncpus);
+        vs_json_key(&j, "max_concurrent");
+        vs_json_int(&j, cp->max_concurrent);
         vs_json_obj_end(&j);
     }
     vs_json_arr_end(&j);
