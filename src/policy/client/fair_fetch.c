@@ -294,6 +294,25 @@ static bool saturated(const struct vs_cstate *st, size_t p, size_t count, double
     return work >= mc * vs_cpolicy__ncpus(st, p) * buf;
 }
 
+/* A CPU idle now: the queue (count[p] results of each project) cannot
+ * fill every CPU, counted in the CPUs its jobs use, at most max_concurrent
+ * of each project's running. */
+static bool idle_cpu_now(const struct vs_cstate *st, const size_t *count, bool plain)
+{
+    double queued = 0;
+    for (size_t p = 0; p < st->nprojects; p++) {
+        double n = (double)count[p];
+        if (!plain) {
+            int mc = st->projects[p].max_concurrent;
+            if (mc > 0 && n > mc)
+                n = mc;
+            n *= vs_cpolicy__ncpus(st, p);
+        }
+        queued += n;
+    }
+    return queued < (double)st->host.ncpus - 1e-9;
+}
+
 long vs_cfetch__fair_choose(const struct vs_cstate *st, const struct vs_rrsim_out *rr,
                             struct vs_cpolicy_ws *ws, double *wrs)
 {
@@ -401,24 +420,12 @@ long vs_cfetch__fair_choose(const struct vs_cstate *st, const struct vs_rrsim_ou
         cand[nc++] = p;
     }
     bool idle_soon = rr->total_shortfall > h->ncpus * vs_cpolicy__time_eps(st);
-    /* A CPU idle now: the queue cannot fill every CPU (counted in CPUs its
-     * jobs use, at most max_concurrent of each project's). */
-    double queued = 0;
-    for (size_t p = 0; p < np; p++) {
-        if (plain) {
-            queued += (double)count[p];
-            continue;
-        }
-        double n = (double)count[p];
-        int mc = st->projects[p].max_concurrent;
-        if (mc > 0 && n > mc)
-            n = mc;
-        queued += n * vs_cpolicy__ncpus(st, p);
-    }
-    bool idle_now = queued < (double)h->ncpus - 1e-9;
-    /* (With min_queue = 0 only a backup project is asked for an idle
-     * CPU that the round-robin simulation cannot see.) */
-    if (!any && !idle_soon && !(idle_now && buf <= 0))
+    /* (With min_queue = 0 the round-robin simulation sees no idle CPU:
+     * one idle now is looked for below.) */
+    if (!any && !idle_soon && buf > 0)
+        return -1;
+    bool idle_now = idle_cpu_now(st, count, plain);
+    if (!any && !idle_soon && !idle_now)
         return -1;
     /* Only now the queue in deadline order (most passes stop above). */
     vs_cpolicy__sort(keys, d->keys2, nq);

@@ -323,6 +323,17 @@ static void act_remove(struct sim *s, size_t i, double t)
         s->act[i] = s->act[i + 1];
 }
 
+/* A backup project's share in the simulation (see the header): a
+ * millionth of the least positive share. */
+static double backup_share(const struct vs_cstate *st)
+{
+    double z = INFINITY;
+    for (size_t p = 0; p < st->nprojects; p++)
+        if (st->projects[p].resource_share > 0 && st->projects[p].resource_share < z)
+            z = st->projects[p].resource_share;
+    return isfinite(z) ? 1e-6 * z : 1;
+}
+
 static int rrsim_run(enum vs_cpolicy policy, const struct vs_cstate *st, struct vs_cpolicy_ws *ws,
                      struct vs_rrsim_out *out, bool states_ready)
 {
@@ -371,13 +382,6 @@ static int rrsim_run(enum vs_cpolicy policy, const struct vs_cstate *st, struct 
     }
     vs_cpolicy__sort(keys, d->keys2, m);
 
-    /* A backup project's share in the simulation (see the header). */
-    double zshare = INFINITY;
-    for (size_t p = 0; p < np; p++)
-        if (st->projects[p].resource_share > 0 && st->projects[p].resource_share < zshare)
-            zshare = st->projects[p].resource_share;
-    zshare = isfinite(zshare) ? 1e-6 * zshare : 1;
-
     /* One record per project with simulated results, in index order. */
     size_t nrec = 0;
     for (size_t i = 0, j; i < m; i = j) {
@@ -387,7 +391,9 @@ static int rrsim_run(enum vs_cpolicy policy, const struct vs_cstate *st, struct 
         struct vs_rrproj *e = &d->rr_proj[nrec];
         /* The fields reallocate() does not set. */
         e->work = e->tsync = e->sf = e->wbm = 0;
-        e->share = st->projects[p].resource_share > 0 ? st->projects[p].resource_share : zshare;
+        e->share = st->projects[p].resource_share;
+        if (!(e->share > 0))
+            e->share = backup_share(st);
         e->nf = s.ncpus * out->frs[p];
         e->kcpu = vs_cpolicy__ncpus(st, p);
         e->mc =
