@@ -130,6 +130,10 @@ struct vs_chost {
     double sched_period;   /* the CPU scheduling period, seconds (> 0) */
     bool leave_in_memory;  /* the "leave applications in memory" preference */
     double flops_per_cpu;  /* for vs_cpolicy_pn_flops; 0 when unknown */
+    /* work_buf_additional_days, seconds per CPU (>= 0): fair fetches when
+     * less than min_queue is queued, then up to min_queue + extra_queue.
+     * The seed policies know only min_queue. */
+    double extra_queue;
 };
 
 /* Where a result's input files are. */
@@ -172,7 +176,16 @@ struct vs_cresult {
 
 struct vs_cproject {
     const char *name;      /* borrowed; may be NULL; only for output */
-    double resource_share; /* > 0 */
+    double resource_share; /* >= 0; 0 = a backup project (fair: fetched from and run only
+                            * when the others leave a CPU idle) */
+    /* CPUs each of its jobs uses while running (a multi-threaded app's
+     * avg_ncpus; < 1 for a job that mostly feeds a GPU); 0 means 1. Its
+     * results' remaining is then run time on that many CPUs. Every policy's
+     * CPU schedule and round-robin simulation count CPUs by it. */
+    double job_ncpus;
+    /* app_config.xml's max_concurrent: at most this many of its jobs run
+     * at once; 0 = no limit. */
+    int max_concurrent;
 
     /* Policy-owned debts (seconds of wall CPU time); start at 0. */
     double std; /* short-term debt: CPU scheduler */
@@ -198,7 +211,8 @@ struct vs_cproject {
     bool report_overdue; /* a finished result is overdue for reporting */
     /* Driver-kept: what the client knows of the project's jobs from the
      * last one it received (fair's work fetch): the estimated CPU seconds
-     * (at efficiency 1) and the delay bound, seconds; 0 = no job yet. */
+     * (at efficiency 1; run seconds on its job_ncpus CPUs) and the delay
+     * bound, seconds; 0 = no job yet. */
     double job_est;
     double job_delay_bound;
 
@@ -217,7 +231,8 @@ struct vs_cstate {
 
 /*
  * Checks a snapshot: ncpus >= 1, fractions in (0, 1], sched_period > 0,
- * min_queue >= 0, shares > 0, remaining >= 0, project indexes in range, no
+ * min_queue >= 0, extra_queue >= 0, shares >= 0, job_ncpus >= 0,
+ * max_concurrent >= 0, remaining >= 0, project indexes in range, no
  * NaN. Returns 0 or VS_EINVAL; the entry points below call it too.
  */
 VS_MUST_CHECK int vs_cstate_validate(const struct vs_cstate *st);

@@ -29,7 +29,7 @@ struct vs_scn_project {
     char name[VS_SCN_NAME_MAX];
     double cpu_time;    /* C: mean CPU seconds per task */
     double delay_bound; /* D: seconds from sending to deadline */
-    double share;       /* R: resource share (any positive scale) */
+    double share;       /* R: resource share (any scale; 0 = a backup project) */
     /* Extensions, with their defaults. */
     double spread;            /* task length uniform in C*(1 +- spread); 0 */
     double checkpoint_period; /* CPU seconds between checkpoints; 60; 0 = never */
@@ -47,6 +47,12 @@ struct vs_scn_project {
     bool workload_sim;           /* seed 000's EDF check of the queue; false */
     bool ignore_delay_bound;     /* no deadline rule at all; false */
     double min_rpc_delay;        /* the server's request delay, seconds; 60 */
+    /* What volunteers run (issue 20). */
+    double ncpus;           /* CPUs each job uses (multi-threaded; < 1 for GPU feeders); 1 */
+    int64_t max_concurrent; /* app_config.xml's limit of jobs running at once; 0 = none */
+    double est;             /* the server's runtime estimate / the true length; 1 */
+    double nowork_from;     /* the server has no work in [nowork_from, nowork_to), */
+    double nowork_to;       /* seconds; both 0 = always has work */
 };
 
 struct vs_scenario {
@@ -62,6 +68,8 @@ struct vs_scenario {
     double duration;            /* simulated seconds; 10 days */
     uint64_t seed;              /* rng seed; 1 */
     bool server_deadline_check; /* servers refuse jobs that would miss; false */
+    double extra_queue;         /* work_buf_additional_days, seconds; 0 */
+    double cpu_eff;             /* CPU a BOINC job really gets per wall second; 1 */
 };
 
 /* Where parsing stopped and why. line and col count from 1. */

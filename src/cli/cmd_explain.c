@@ -149,6 +149,8 @@ static const char *const project_keys[] = {"name",
                                            "report_overdue",
                                            "job_est",
                                            "job_delay_bound",
+                                           "job_ncpus",
+                                           "max_concurrent",
                                            "results",
                                            NULL};
 static const char *const result_keys[] = {"name",
@@ -276,7 +278,7 @@ static int read_project(struct reader *rd, struct snapshot *sn, json_t *o, size_
 {
     struct vs_cproject *p = &sn->st.projects[index];
     int rc;
-    double deferred_for = 0, latency_for = 0;
+    double deferred_for = 0, latency_for = 0, mc = 0;
     if (!json_is_object(o))
         return fail_at(rd, "%s must be an object", "a project");
     if ((rc = check_keys(rd, o, project_keys)) || (rc = get_name(rd, o, "name", &p->name)))
@@ -289,8 +291,7 @@ static int read_project(struct reader *rd, struct snapshot *sn, json_t *o, size_
     }
     if ((rc = get_num(rd, o, "resource_share", true, 0, 0, &p->resource_share)))
         return rc;
-    if (p->resource_share <= 0)
-        return fail_at(rd, "\"%s\" must be > 0", "resource_share");
+    /* 0 is a backup project (docs/simulator.md). */
     if ((rc = get_num(rd, o, "std", false, 0, 0, &p->std)) ||
         (rc = get_num(rd, o, "ltd", false, -INFINITY, 0, &p->ltd)) ||
         (rc = get_bool(rd, o, "suspended", &p->suspended)) ||
@@ -303,8 +304,13 @@ static int read_project(struct reader *rd, struct snapshot *sn, json_t *o, size_
         (rc = get_bool(rd, o, "trickle_up_pending", &p->trickle_up_pending)) ||
         (rc = get_bool(rd, o, "report_overdue", &p->report_overdue)) ||
         (rc = get_num(rd, o, "job_est", false, 0, 0, &p->job_est)) ||
-        (rc = get_num(rd, o, "job_delay_bound", false, 0, 0, &p->job_delay_bound)))
+        (rc = get_num(rd, o, "job_delay_bound", false, 0, 0, &p->job_delay_bound)) ||
+        (rc = get_num(rd, o, "job_ncpus", false, 0, 0, &p->job_ncpus)) ||
+        (rc = get_num(rd, o, "max_concurrent", false, 0, 0, &mc)))
         return rc;
+    if (mc != floor(mc) || mc > 1e6)
+        return fail_at(rd, "\"%s\" must be a whole number up to 1000000", "max_concurrent");
+    p->max_concurrent = (int)mc;
     if (p->std > VS_CDEBT_STD_MAX)
         return fail_at(rd, "\"%s\" must be at most 86400", "std");
     p->min_rpc_time = deferred_for > 0 ? sn->st.now + deferred_for : -INFINITY;

@@ -227,6 +227,11 @@ struct cl_project {
     double latency_limited_until;
     /* the last job received: estimated CPU seconds and delay bound (fair's fetch) */
     double job_est, job_delay_bound;
+    /* From its app_config.xml (app_config.c): the most of its jobs running
+     * at once (0 = no limit) and the CPUs a job uses (0 = its app
+     * versions' avg_ncpus). */
+    int max_concurrent;
+    double app_ncpus;
     double cpu_time, elapsed_time; /* totals of finished tasks */
     int njobs_success, njobs_error;
     bool detached; /* detach requested: removed at the next tick */
@@ -449,6 +454,11 @@ int vs_client_state_read(struct vs_client *c);
 void vs_client_prefs_default(struct cl_prefs *p);
 /* Reads global_prefs.xml, the override, and cc_config.xml (bad files logged, defaults kept). */
 void vs_client_prefs_read(struct vs_client *c);
+/* The CPUs result r's job uses: its project's app_config.xml avg_ncpus,
+ * else its app version's, else 1 (sched.c). */
+double vs_client_result_ncpus(struct vs_client *c, const struct cl_result *r);
+/* Reads every project's app_config.xml (app_config.c); prefs_read calls it. */
+void vs_client_app_config_read(struct vs_client *c);
 /* The working prefs as a <global_preferences> XML block. */
 int vs_client_prefs_xml(const struct vs_client *c, struct vs_buf *out);
 

@@ -123,6 +123,7 @@ void vs_client_prefs_read(struct vs_client *c)
     }
     vs_buf_cleanup(&b);
     vs_arena_cleanup(&a);
+    vs_client_app_config_read(c);
     if (memcmp(&old, &c->prefs, sizeof(old)) != 0)
         c->resched = true;
 }

@@ -277,7 +277,7 @@ static int build_request(struct vs_client *c, size_t p, double work_req, struct 
             ip->name = r->name;
             ip->report_deadline = r->report_deadline;
             ip->time_remaining = vs_client_remaining(c, r);
-            ip->avg_ncpus = 1;
+            ip->avg_ncpus = vs_client_result_ncpus(c, r);
         }
     }
     q->msgs_from_host = vs_client_trickle_collect(c, p, a, &q->n_msgs_from_host);

@@ -16,6 +16,17 @@
 #include "volsched/alloc.h"
 #include "volsched/json.h"
 
+/* The CPUs a result's job uses: app_config.xml's avg_ncpus for its
+ * project, else its app version's (from the server), else 1. */
+double vs_client_result_ncpus(struct vs_client *c, const struct cl_result *r)
+{
+    const struct cl_project *pr = &c->projects[r->project];
+    if (pr->app_ncpus > 0)
+        return pr->app_ncpus;
+    const struct cl_app_version *av = vs_client_result_av(c, r);
+    return av && av->avg_ncpus > 0 ? av->avg_ncpus : 1;
+}
+
 void vs_client_sched_account(struct vs_client *c, double dt)
 {
     if (!(dt > 0) || dt > 3600)
@@ -26,7 +37,8 @@ void vs_client_sched_account(struct vs_client *c, double dt)
             r->stopped || r->quit_pending)
             continue;
         r->wall_since_checkpoint += dt;
-        c->projects[r->project].wall_cpu_period += dt;
+        /* Debts count CPU time: a multi-threaded job holds its CPUs. */
+        c->projects[r->project].wall_cpu_period += dt * vs_client_result_ncpus(c, r);
     }
 }
 
@@ -87,6 +99,8 @@ static void build(struct vs_client *c)
         cp->report_overdue = vs_client_report_due(c, p);
         cp->job_est = fmax(0, pr->job_est);
         cp->job_delay_bound = fmax(0, pr->job_delay_bound);
+        cp->max_concurrent = pr->max_concurrent;
+        cp->job_ncpus = pr->app_ncpus; /* else from its results, below */
     }
     size_t n = 0;
     for (size_t i = 0; i < c->n_results; i++) {
@@ -112,6 +126,14 @@ static void build(struct vs_client *c)
         cr->wall_since_checkpoint = r->wall_since_checkpoint;
         cr->preempt_pending = r->preempt_pending;
         cr->preempt_since = r->preempt_since;
+        /* One CPU count per project in the policy: the largest of its
+         * results' (a project rarely mixes them). */
+        struct vs_cproject *cp = &c->cprojects[r->project];
+        if (c->projects[r->project].app_ncpus <= 0) {
+            double k = vs_client_result_ncpus(c, r);
+            if (k > cp->job_ncpus)
+                cp->job_ncpus = k;
+        }
         c->cmap[n++] = i;
     }
     st->projects = c->cprojects;
@@ -275,6 +297,10 @@ int vs_client_explain_json(struct vs_client *c, struct vs_buf *out)
         vs_json_num(&j, cp->job_est);
         vs_json_key(&j, "job_delay_bound");
         vs_json_num(&j, cp->job_delay_bound);
+        vs_json_key(&j, "job_ncpus");
+        vs_json_num(&j, cp->job_ncpus);
+        vs_json_key(&j, "max_concurrent");
+        vs_json_int(&j, cp->max_concurrent);
         vs_json_obj_end(&j);
     }
     vs_json_arr_end(&j);

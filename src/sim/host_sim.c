@@ -81,12 +81,20 @@ static void advance(struct sim *x, double t, bool *need_enforce, bool *need_pass
     for (size_t k = 0; k < x->nrun;) {
         size_t r = x->run[k];
         struct vs_cresult *res = &x->st.results[r];
+        struct proj *pj = &x->pj[res->project];
+        double *left = pj->estimating ? &x->jobs[r].left : &res->remaining;
         if (dt > 0) {
             struct job *j = &x->jobs[r];
-            double step = min2(dt, res->remaining);
-            res->remaining -= step;
-            j->cpu_used += step;
-            x->cp[res->project].wall_cpu_period += dt;
+            /* A job runs at cpu_eff of its CPUs (another program takes the
+             * rest); it holds its kcpu CPUs all the while. */
+            double eff = x->cpu_eff, kc = pj->kcpu;
+            double step = min2(dt * eff, *left);
+            *left -= step;
+            j->cpu_used += step / eff * kc;
+            j->run_wall += dt;
+            x->cp[res->project].wall_cpu_period += dt * kc;
+            if (pj->estimating)
+                res->remaining = vs_sim__estimate(x, r);
             /* Checkpoints every checkpoint_period of run time, computed
              * lazily: no event per checkpoint. */
             double c = x->s->projects[res->project].checkpoint_period;
@@ -104,7 +112,7 @@ static void advance(struct sim *x, double t, bool *need_enforce, bool *need_pass
                 res->wall_since_checkpoint = w;
             }
         }
-        if (res->remaining <= DONE_EPS) {
+        if (*left <= DONE_EPS) {
             /* This takes r out of the list: run[k] is now the next one. */
             vs_sim__complete(x, r);
             *need_pass = true;
@@ -123,7 +131,8 @@ static double next_internal(const struct sim *x)
     for (size_t k = 0; k < x->nrun; k++) {
         size_t r = x->run[k];
         const struct vs_cresult *res = &x->st.results[r];
-        best = min2(best, x->st.now + res->remaining);
+        const double *left = x->pj[res->project].estimating ? &x->jobs[r].left : &res->remaining;
+        best = min2(best, x->st.now + *left / x->cpu_eff);
         double c = x->s->projects[res->project].checkpoint_period;
         if (x->jobs[r].sched_gen != x->sched_gen && c > 0)
             best = min2(best, x->st.now + max2(c - res->wall_since_checkpoint, 1e-3));
@@ -269,8 +278,8 @@ static void host_stops(struct sim *x, bool power_off, bool was_available)
         if (power_off) {
             vs_sim__run_end(x, r);
             double lost = res->wall_since_checkpoint;
-            res->remaining += lost;
-            vs_metrics_rollback(&x->m, (int)res->project, lost);
+            vs_sim__add_work(x, r, lost * x->cpu_eff);
+            vs_metrics_rollback(&x->m, (int)res->project, lost * x->pj[res->project].kcpu);
             res->wall_since_checkpoint = 0;
             res->task = VS_CTASK_REMOVED;
             vs_sim__slot_give(x, x->jobs[r].cpu);
@@ -307,13 +316,20 @@ static void sim_init(struct sim *x, const struct vs_scenario *s, enum vs_cpolicy
         .sched_period = s->sched_period,
         .leave_in_memory = s->leave_in_memory,
         .flops_per_cpu = 1,
+        .extra_queue = s->extra_queue,
     };
+    x->cpu_eff = s->cpu_eff > 0 ? s->cpu_eff : 1;
     x->cp = vs_xcalloc(s->nprojects, sizeof(*x->cp));
     x->pj = vs_xcalloc(s->nprojects, sizeof(*x->pj));
     for (size_t p = 0; p < s->nprojects; p++) {
         x->cp[p].name = s->projects[p].name;
         x->cp[p].resource_share = s->projects[p].share;
         x->cp[p].non_cpu_intensive = s->projects[p].non_cpu_intensive;
+        x->cp[p].job_ncpus = s->projects[p].ncpus;
+        x->cp[p].max_concurrent = (int)s->projects[p].max_concurrent;
+        x->pj[p].estimating = s->projects[p].est != 1;
+        x->pj[p].dcf = 1;
+        x->pj[p].kcpu = s->projects[p].ncpus > 0 ? s->projects[p].ncpus : 1;
         x->pj[p].server_up = true;
         x->pj[p].jobs_left = s->projects[p].jobs > 0 ? s->projects[p].jobs : -1;
     }

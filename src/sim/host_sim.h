@@ -55,6 +55,11 @@ struct job {
     double cpu_used;  /* CPU seconds consumed so far, lost work included */
     double seg_start; /* start of the open timeline segment, or -1 */
     int cpu;          /* CPU slot while running, -1 otherwise */
+    double len;       /* its true run time on its CPUs at full speed, seconds */
+    /* With the project's est != 1: the true run time left (res->remaining
+     * is then the client's estimate, see vs_sim__estimate). */
+    double left;
+    double run_wall; /* wall seconds it ran (for the learned cpu_efficiency) */
     /* In the last schedule when equal to sim.sched_gen: marking a schedule
      * then touches only the scheduled results, not all of them. */
     uint64_t sched_gen;
@@ -84,6 +89,11 @@ struct proj {
     int backoff_n;
     int64_t jobs_left;  /* -1: unlimited */
     int64_t unfinished; /* this project's results in st.results not done */
+    /* est != 1: the client sees the server's estimate (est x C) corrected
+     * by its duration correction factor, not the true length. */
+    bool estimating;
+    double dcf;
+    double kcpu; /* CPUs each job uses (the scenario's ncpus) */
 };
 
 struct sim {
@@ -105,6 +115,7 @@ struct sim {
     int64_t next_job_id;
 
     bool host_on, active;
+    double cpu_eff;   /* the CPU a job really gets per wall second (the client learns it) */
     double off_since; /* when the host last stopped computing */
     bool *slot_used;
     int nslots;
@@ -148,6 +159,17 @@ void vs_sim__apply_action_list(struct sim *x, const struct vs_cenforce_out *e);
 void vs_sim__finish(struct sim *x);
 /* Records project p's queued work for its peak (after jobs arrive). */
 void vs_sim__note_queued(struct sim *x, size_t p);
+/* The client's estimate of result r's remaining run time (est != 1). */
+double vs_sim__estimate(const struct sim *x, size_t r);
+/* Result r's true run time left. */
+static inline double *vs_sim__left(struct sim *x, size_t r)
+{
+    return x->pj[x->st.results[r].project].estimating ? &x->jobs[r].left
+                                                      : &x->st.results[r].remaining;
+}
+/* Gives back w seconds of result r's progress (lost work, a restart's
+ * cost), in its truth and the client's estimate. */
+void vs_sim__add_work(struct sim *x, size_t r, double w);
 
 /* sim_server.c: project p's server, and one scheduler RPC to it. */
 void vs_sim__server_init(struct sim *x, size_t p);

@@ -15,6 +15,8 @@ void vs_metrics_init(struct vs_metrics *m, const struct vs_scenario *s)
     for (size_t i = 0; i < s->nprojects; i++)
         m->p[i].cpu_intensive = !s->projects[i].non_cpu_intensive;
     vs_metrics__win_init(m);
+    for (size_t i = 0; i < s->nprojects; i++)
+        m->p[i].kcpu = s->projects[i].ncpus > 0 ? s->projects[i].ncpus : 1;
 }
 
 void vs_metrics_cleanup(struct vs_metrics *m)
@@ -40,7 +42,7 @@ void vs_metrics_interval(struct vs_metrics *m, double dt, bool available, const 
         struct vs_metrics_proj *p = &m->p[i];
         if (running && running[i] > 0) {
             if (p->cpu_intensive)
-                p->used += (double)running[i] * dt;
+                p->used += (double)running[i] * p->kcpu * dt;
             p->since = 0;
         } else {
             /* Exact integral of R^2 while R grows from since to since+dt. */

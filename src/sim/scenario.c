@@ -18,15 +18,27 @@
 
 /* ---- values ---- */
 
-enum val_kind { V_INT, V_REAL, V_FRAC, V_POS, V_TIME_H, V_TIME_D, V_BOOL, V_COUNT, V_SEED };
+enum val_kind {
+    V_INT,
+    V_REAL,
+    V_FRAC,
+    V_POS,
+    V_TIME_H,
+    V_TIME_D,
+    V_BOOL,
+    V_COUNT,
+    V_SEED,
+    V_RANGE_D /* D1-D2, days unless a unit says otherwise: two doubles */
+};
 
 /* A number token's value through the shared lexer (seconds for times). */
 static int parse_num(struct vs_lex *ps, const struct vs_lex_tok *t, enum val_kind kind, double *out)
 {
     static const enum vs_lex_val lv[] = {
-        [V_INT] = VS_LV_COUNT, [V_REAL] = VS_LV_REAL,     [V_FRAC] = VS_LV_FRAC,
-        [V_POS] = VS_LV_POS,   [V_TIME_H] = VS_LV_TIME_H, [V_TIME_D] = VS_LV_TIME_D,
-        [V_BOOL] = VS_LV_REAL, [V_COUNT] = VS_LV_COUNT,   [V_SEED] = VS_LV_COUNT,
+        [V_INT] = VS_LV_COUNT,      [V_REAL] = VS_LV_REAL,     [V_FRAC] = VS_LV_FRAC,
+        [V_POS] = VS_LV_POS,        [V_TIME_H] = VS_LV_TIME_H, [V_TIME_D] = VS_LV_TIME_D,
+        [V_BOOL] = VS_LV_REAL,      [V_COUNT] = VS_LV_COUNT,   [V_SEED] = VS_LV_COUNT,
+        [V_RANGE_D] = VS_LV_TIME_D,
     };
     return vs_lex_number(ps, t, lv[kind], out);
 }
@@ -59,6 +71,8 @@ static const struct opt scenario_opts[] = {
     SOPT("duration", V_TIME_D, duration, 1, 3650.0 * 86400),
     SOPT("seed", V_SEED, seed, 0, 0),
     SOPT("server_deadline_check", V_BOOL, server_deadline_check, 0, 0),
+    SOPT("extra_queue", V_TIME_H, extra_queue, 0, 0),
+    SOPT("cpu_eff", V_FRAC, cpu_eff, 0.01, 1),
 };
 
 /* Per-project options; at the top level they set the default for all. */
@@ -77,6 +91,10 @@ static const struct opt project_opts[] = {
     POPT("workload_sim", V_BOOL, workload_sim, 0, 0),
     POPT("ignore_delay_bound", V_BOOL, ignore_delay_bound, 0, 0),
     POPT("min_rpc_delay", V_TIME_H, min_rpc_delay, 0, 0),
+    POPT("ncpus", V_POS, ncpus, 0.001, VS_SCN_MAX_NCPUS),
+    POPT("max_concurrent", V_COUNT, max_concurrent, 0, 0),
+    POPT("est", V_POS, est, 0.001, 1000),
+    POPT("nowork", V_RANGE_D, nowork_from, 0, 0),
 };
 
 #define N_POPTS (sizeof(project_opts) / sizeof(project_opts[0]))
@@ -87,6 +105,55 @@ static const struct opt *find_opt(const struct opt *tab, size_t n, const struct 
         if (vs_lex_is(t, tab[i].name))
             return &tab[i];
     return NULL;
+}
+
+/* The bytes an option's value takes at its offset. */
+static size_t opt_size(const struct opt *o)
+{
+    switch (o->kind) {
+    case V_BOOL:
+        return sizeof(bool);
+    case V_COUNT:
+    case V_SEED:
+        return sizeof(int64_t);
+    case V_INT:
+        return sizeof(int);
+    case V_RANGE_D:
+        return 2 * sizeof(double);
+    default:
+        return sizeof(double);
+    }
+}
+
+/*
+ * D1-D2 (nowork = 5-8, or 5d-8d, 120h-8d): the lexer reads "5" and "-8",
+ * or "5", "-" and "8" when there are blanks around the dash. Stores
+ * D1 < D2 as two doubles at dst.
+ */
+static int parse_range(struct vs_lex *ps, const struct opt *o, char *dst)
+{
+    struct vs_lex_tok t = ps->cur;
+    double v[2];
+    if (parse_num(ps, &t, V_RANGE_D, &v[0]) || vs_lex_next(ps))
+        return ps->rc;
+    struct vs_lex_tok u = ps->cur;
+    if (u.kind != VS_LEX_NUM || u.n == 0 || u.p[0] != '-')
+        return VS_LEX_FAIL_TOK(ps, u, "%s wants D1-D2 (days)", o->name);
+    if (u.n == 1) {
+        if (vs_lex_next(ps))
+            return ps->rc;
+        u = ps->cur;
+    } else {
+        u.p++;
+        u.n--;
+        u.col++;
+    }
+    if (parse_num(ps, &u, V_RANGE_D, &v[1]))
+        return ps->rc;
+    if (!(v[1] > v[0]))
+        return VS_LEX_FAIL_TOK(ps, t, "%s: D1 must come before D2", o->name);
+    memcpy(dst, v, sizeof(v));
+    return vs_lex_next(ps);
 }
 
 /* Reads `= value` after an option name and stores it at base + o->off. */
@@ -112,6 +179,8 @@ static int parse_opt_value(struct vs_lex *ps, const struct opt *o, void *base)
         memcpy(dst, &b, sizeof(b));
         return vs_lex_next(ps);
     }
+    if (o->kind == V_RANGE_D)
+        return parse_range(ps, o, dst);
     double v;
     if (parse_num(ps, &t, o->kind, &v))
         return ps->rc;
@@ -141,6 +210,8 @@ static void project_defaults(struct vs_scn_project *p)
     p->max_in_progress = 100;
     p->max_wus_to_send = 10;
     p->min_rpc_delay = 60;
+    p->ncpus = 1;
+    p->est = 1;
 }
 
 static void scenario_defaults(struct vs_scenario *s)
@@ -154,11 +225,14 @@ static void scenario_defaults(struct vs_scenario *s)
     s->avail_cycle = 86400;
     s->duration = 10 * 86400;
     s->seed = 1;
+    s->cpu_eff = 1;
 }
 
 struct proj_acc {
     struct vs_scn_project p;
     bool set[N_POPTS];
+    struct vs_lex_tok name;           /* the project's name, for errors */
+    struct vs_lex_tok where[N_POPTS]; /* each set option's value, for errors */
 };
 
 /* P(C, D, R [, opt = value ...]); the name token is ps->cur on entry. */
@@ -167,6 +241,7 @@ static int parse_project(struct vs_lex *ps, struct proj_acc *acc)
     struct vs_lex_tok name = ps->cur;
     project_defaults(&acc->p);
     memset(acc->set, 0, sizeof(acc->set));
+    acc->name = name;
     if (name.n >= VS_SCN_NAME_MAX)
         return VS_LEX_FAIL_TOK(ps, name, "project name longer than %d characters",
                                VS_SCN_NAME_MAX - 1);
@@ -184,9 +259,12 @@ static int parse_project(struct vs_lex *ps, struct proj_acc *acc)
         if (t.kind == VS_LEX_RP)
             return VS_LEX_FAIL_TOK(ps, t, "%s: expected %s; a project is P(C, D, R)", acc->p.name,
                                    what[i]);
-        if (parse_num(ps, &t, i < 2 ? V_TIME_H : V_POS, &v[i]))
+        if (parse_num(ps, &t, i < 2 ? V_TIME_H : V_REAL, &v[i]))
             return ps->rc;
-        if (v[i] <= 0)
+        /* R = 0 is a backup project (docs/simulator.md); C and D are > 0. */
+        if (i == 2 && v[i] < 0)
+            return VS_LEX_FAIL_TOK(ps, t, "%s: %s cannot be negative", acc->p.name, what[i]);
+        if (i < 2 && v[i] <= 0)
             return VS_LEX_FAIL_TOK(ps, t, "%s: %s must be greater than 0", acc->p.name, what[i]);
         if (vs_lex_next(ps))
             return ps->rc;
@@ -206,6 +284,7 @@ static int parse_project(struct vs_lex *ps, struct proj_acc *acc)
         const struct opt *o = find_opt(project_opts, N_POPTS, &t);
         if (!o)
             return VS_LEX_FAIL_TOK(ps, t, "unknown project option '%.*s'", (int)t.n, t.p);
+        acc->where[o - project_opts] = t;
         if (parse_opt_value(ps, o, &acc->p))
             return ps->rc;
         acc->set[o - project_opts] = true;
@@ -215,6 +294,38 @@ static int parse_project(struct vs_lex *ps, struct proj_acc *acc)
     return vs_lex_next(ps);
 }
 
+/* The token where option name was set for a project (its value). */
+static const struct vs_lex_tok *opt_where(const struct proj_acc *a, const char *name)
+{
+    for (size_t k = 0; k < N_POPTS; k++)
+        if (strcmp(project_opts[k].name, name) == 0)
+            return a->set[k] ? &a->where[k] : &a->name;
+    return &a->name;
+}
+
+/* The checks that need the whole scenario (NCPUS and duration may come
+ * after the project). */
+static int check_project(struct vs_lex *ps, const struct vs_scenario *s, const struct proj_acc *a)
+{
+    const struct vs_scn_project *p = &a->p;
+    if (p->ncpus > s->ncpus)
+        return VS_LEX_FAIL_TOK(ps, *opt_where(a, "ncpus"), "%s: ncpus = %g is more than NCPUS = %d",
+                               p->name, p->ncpus, s->ncpus);
+    if (p->nowork_to > 0 && p->nowork_to > s->duration)
+        return VS_LEX_FAIL_TOK(ps, *opt_where(a, "nowork"),
+                               "%s: nowork ends after the simulated %g days", p->name,
+                               s->duration / 86400);
+    return 0;
+}
+
+static bool any_share(const struct vs_scenario *s)
+{
+    for (size_t i = 0; i < s->nprojects; i++)
+        if (s->projects[i].share > 0)
+            return true;
+    return false;
+}
+
 int vs_scenario_parse(const char *text, size_t len, struct vs_scenario *out,
                       struct vs_scn_error *err)
 {
@@ -222,6 +333,7 @@ int vs_scenario_parse(const char *text, size_t len, struct vs_scenario *out,
     struct vs_scenario s;
     struct vs_scn_project defaults;
     bool defaults_set[N_POPTS] = {false};
+    struct vs_lex_tok defaults_where[N_POPTS];
     struct proj_acc *accs = NULL;
     size_t n = 0, cap = 0;
     int paren_depth = 0;
@@ -314,6 +426,7 @@ int vs_scenario_parse(const char *text, size_t len, struct vs_scenario *out,
         }
         o = find_opt(project_opts, N_POPTS, &t);
         if (o) {
+            defaults_where[o - project_opts] = t;
             if (parse_opt_value(&ps, o, &defaults))
                 goto fail;
             defaults_set[o - project_opts] = true;
@@ -334,17 +447,25 @@ int vs_scenario_parse(const char *text, size_t len, struct vs_scenario *out,
         for (size_t k = 0; k < N_POPTS; k++) {
             if (!accs[i].set[k] && defaults_set[k]) {
                 size_t off = project_opts[k].off;
-                size_t sz = project_opts[k].kind == V_BOOL    ? sizeof(bool)
-                            : project_opts[k].kind == V_COUNT ? sizeof(int64_t)
-                                                              : sizeof(double);
-                memcpy((char *)&accs[i].p + off, (char *)&defaults + off, sz);
+                memcpy((char *)&accs[i].p + off, (char *)&defaults + off,
+                       opt_size(&project_opts[k]));
+                accs[i].where[k] = defaults_where[k];
+                accs[i].set[k] = true;
             }
         }
         s.projects[i] = accs[i].p;
+        if (check_project(&ps, &s, &accs[i]))
+            goto fail_projects;
+    }
+    if (!any_share(&s)) {
+        VS_LEX_FAIL_TOK(&ps, accs[0].name, "every project has R = 0: at least one needs a share");
+        goto fail_projects;
     }
     vs_free(accs);
     *out = s;
     return 0;
+fail_projects:
+    vs_free(s.projects);
 fail:
     vs_free(accs);
     return ps.rc ? ps.rc : VS_EPARSE;

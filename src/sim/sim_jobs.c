@@ -93,11 +93,14 @@ void vs_sim__add_result(struct sim *x, size_t p, double len, double deadline)
     res->name = x->s->projects[p].name;
     res->project = p;
     res->remaining = len;
+    if (x->pj[p].estimating)
+        res->remaining = x->s->projects[p].est * x->s->projects[p].cpu_time * x->pj[p].dcf;
     res->deadline = deadline;
     res->received = x->st.now;
     res->files = VS_CFILES_READY;
     res->task = VS_CTASK_UNSTARTED;
-    x->jobs[r] = (struct job){.id = x->next_job_id++, .seg_start = -1, .cpu = -1};
+    x->jobs[r] =
+        (struct job){.id = x->next_job_id++, .seg_start = -1, .cpu = -1, .len = len, .left = len};
     x->pj[p].unfinished++;
     x->have_sched = false;
 }
@@ -128,6 +131,79 @@ void vs_sim__compact(struct sim *x)
     x->st.nresults = w;
 }
 
+/* ---------------------------------------------------------------- estimates */
+
+/*
+ * The client's estimate of a result's remaining run time when its project's
+ * server misestimates (est != 1), as a BOINC client makes it: the server's
+ * estimate (est x C) times the project's duration correction factor, for a
+ * started job blended with what its fraction done says (exact here),
+ * weighted by that fraction.
+ */
+double vs_sim__estimate(const struct sim *x, size_t r)
+{
+    const struct vs_cresult *res = &x->st.results[r];
+    const struct job *j = &x->jobs[r];
+    const struct vs_scn_project *sp = &x->s->projects[res->project];
+    double whole = sp->est * sp->cpu_time * x->pj[res->project].dcf;
+    double f = j->len > 0 ? 1 - j->left / j->len : 1;
+    if (f < 0)
+        f = 0;
+    return (1 - f) * (1 - f) * whole + f * j->left;
+}
+
+void vs_sim__add_work(struct sim *x, size_t r, double w)
+{
+    struct vs_cresult *res = &x->st.results[r];
+    if (x->pj[res->project].estimating) {
+        x->jobs[r].left += w;
+        res->remaining = vs_sim__estimate(x, r);
+    } else {
+        res->remaining += w;
+    }
+}
+
+/*
+ * What the client learns from a completed job. Its duration correction
+ * factor (est != 1), by BOINC's client rule (PROJECT::
+ * update_duration_correction_factor): from the ratio of the job's run time
+ * to the server's estimate, up at once when the corrected estimate was
+ * more than 10% short, else down slowly (a tenth of the way; a hundredth
+ * when the job took less than a tenth of the estimate). And its
+ * cpu_efficiency (cpu_eff < 1), as BOINC's TIME_STATS::
+ * update_cpu_efficiency: an exponential average of CPU time over wall time
+ * with a time constant of a day.
+ */
+static void learn(struct sim *x, size_t r)
+{
+    const struct vs_cresult *res = &x->st.results[r];
+    const struct job *j = &x->jobs[r];
+    size_t p = res->project;
+    struct proj *pj = &x->pj[p];
+    const struct vs_scn_project *sp = &x->s->projects[p];
+    if (pj->estimating) {
+        double raw = j->len / (sp->est * sp->cpu_time);
+        double adj = raw / pj->dcf;
+        if (adj > 1.1)
+            pj->dcf = raw;
+        else if (adj < 0.1)
+            pj->dcf = 0.99 * pj->dcf + 0.01 * raw;
+        else
+            pj->dcf = 0.9 * pj->dcf + 0.1 * raw;
+        pj->dcf = min2(max2(pj->dcf, 0.01), 100);
+        x->cp[p].job_est = sp->est * sp->cpu_time * pj->dcf;
+        for (size_t i = 0; i < x->st.nresults; i++)
+            if (!x->st.results[i].done && x->st.results[i].project == p)
+                x->st.results[i].remaining = vs_sim__estimate(x, i);
+    }
+    if (x->cpu_eff < 1 && j->run_wall > 0) {
+        double w = exp(-j->run_wall / 86400);
+        double e = j->run_wall * x->cpu_eff / j->run_wall; /* CPU time / wall time */
+        double ce = w * x->st.host.cpu_efficiency + (1 - w) * e;
+        x->st.host.cpu_efficiency = min2(max2(ce, 0.01), 1);
+    }
+}
+
 void vs_sim__complete(struct sim *x, size_t r)
 {
     struct vs_cresult *res = &x->st.results[r];
@@ -140,6 +216,8 @@ void vs_sim__complete(struct sim *x, size_t r)
     vs_sim__run_end(x, r);
     res->done = true;
     res->remaining = 0;
+    x->jobs[r].left = 0;
+    learn(x, r);
     if (x->ndone++ == 0 || r < x->done_from)
         x->done_from = r;
     x->pj[res->project].unfinished--;
@@ -187,7 +265,7 @@ static void apply_action(struct sim *x, const struct vs_caction *a)
         if (res->task == VS_CTASK_REMOVED && sp->resume_cost > 0) {
             /* Restarting from a checkpoint costs the app this much CPU
              * before it makes progress again (seed 000's Einstein@home). */
-            res->remaining += sp->resume_cost;
+            vs_sim__add_work(x, r, sp->resume_cost);
             vs_metrics_restart_lost(&x->m, sp->resume_cost);
             vs_sim__note_queued(x, res->project);
         }
@@ -216,8 +294,8 @@ static void apply_action(struct sim *x, const struct vs_caction *a)
         } else {
             /* The process exits: work since the last checkpoint is lost. */
             double lost = res->wall_since_checkpoint;
-            res->remaining += lost;
-            vs_metrics_rollback(&x->m, (int)res->project, lost);
+            vs_sim__add_work(x, r, lost * x->cpu_eff);
+            vs_metrics_rollback(&x->m, (int)res->project, lost * x->pj[res->project].kcpu);
             res->wall_since_checkpoint = 0;
             res->task = VS_CTASK_REMOVED;
         }

@@ -139,6 +139,12 @@ static int serve(struct sim *x, size_t p, double request, bool *deadlines, doubl
     const struct vs_scn_project *sp = &x->s->projects[p];
     struct vs_sp_request req;
     build_request(x, p, request, &req);
+    /* The client reports its duration correction factor with its host
+     * info and the server scales its runtime estimates by it (BOINC's
+     * estimate_wallclock_duration): as the app version's speed on this
+     * host. Only a project that misestimates (est != 1) has one. */
+    if (pj->estimating)
+        sv->av.flops = VS_SIM_FLOPS * pj->kcpu / pj->dcf;
     int sent = 0;
     struct vs_sp_state st;
     if (vs_sp_state_init(&st, &sv->cfg, &x->sp_host, &req, &sv->hav, 1) != 0) {
@@ -146,7 +152,10 @@ static int serve(struct sim *x, size_t p, double request, bool *deadlines, doubl
             x->rc = VS_EINTERNAL;
         return 0;
     }
-    while (pj->jobs_left != 0 && sent < MAX_JOBS_PER_RPC && vs_sp_work_needed(&st)) {
+    /* nowork = D1-D2: the project has no work then (BOINC's "no work
+     * available": an empty reply, and the client backs off). */
+    bool dry = x->st.now >= sp->nowork_from && x->st.now < sp->nowork_to;
+    while (!dry && pj->jobs_left != 0 && sent < MAX_JOBS_PER_RPC && vs_sp_work_needed(&st)) {
         double len = sp->cpu_time;
         if (sp->spread > 0)
             len *= 1 + sp->spread * (2 * vs_rng_double(&x->rng_jobs) - 1);
@@ -154,7 +163,9 @@ static int serve(struct sim *x, size_t p, double request, bool *deadlines, doubl
             .wu_id = x->next_job_id,
             .result_id = x->next_job_id,
             .app = &sv->app,
-            .rsc_fpops_est = sp->cpu_time * VS_SIM_FLOPS,
+            /* est x the true mean length, for a job that keeps ncpus CPUs
+             * busy (the server divides by the app version's avg_ncpus). */
+            .rsc_fpops_est = sp->est * sp->cpu_time * pj->kcpu * VS_SIM_FLOPS,
             .delay_bound = sp->delay_bound,
         };
         struct vs_sp_verdict v;
@@ -163,7 +174,7 @@ static int serve(struct sim *x, size_t p, double request, bool *deadlines, doubl
         vs_sp_commit(&st, &job, &v);
         vs_sim__add_result(x, p, len, x->st.now + sp->delay_bound);
         /* What the client learns of the project's jobs from this one. */
-        x->cp[p].job_est = job.rsc_fpops_est / VS_SIM_FLOPS;
+        x->cp[p].job_est = job.rsc_fpops_est / VS_SIM_FLOPS / pj->kcpu * pj->dcf;
         x->cp[p].job_delay_bound = sp->delay_bound;
         if (pj->jobs_left > 0)
             pj->jobs_left--;
@@ -200,7 +211,7 @@ void vs_sim__server_init(struct sim *x, size_t p)
         .platform = VS_SIM_PLATFORM,
         .version_num = 100,
         .proc = VS_SP_CPU,
-        .avg_ncpus = 1,
+        .avg_ncpus = x->pj[p].kcpu,
     };
     sv->app = (struct vs_sp_app){
         .id = (int64_t)p + 1,
@@ -262,11 +273,13 @@ int vs_sim__rpc(struct sim *x, size_t p, double request_pn, double share_frac)
             /* "No work because of deadlines": latency-limited until the
              * request delay has passed. */
             cp->latency_limited_until = now + LATENCY_LIMIT_DELAY;
-            cp->min_rpc_time = now + LATENCY_LIMIT_DELAY;
+            cp->min_rpc_time = now + max2(LATENCY_LIMIT_DELAY, sp->min_rpc_delay);
             push_wake(x, cp->min_rpc_time);
         } else {
             backoff(x, p);
-            /* A refusal that asks for a longer wait (a daily quota). */
+            /* A refusal that asks for a longer wait (a daily quota, or
+             * every reply's min_rpc_delay). */
+            delay = max2(delay, sp->min_rpc_delay);
             if (now + delay > cp->min_rpc_time) {
                 cp->min_rpc_time = now + delay;
                 push_wake(x, cp->min_rpc_time);

@@ -46,6 +46,25 @@ check "$tmp/seed.json" \
 "$VOLSCHED" explain "$ex/seed_example.json" --json > "$tmp/fair.json" || fail "fair exit $?"
 check "$tmp/fair.json" "j['policy'] == 'fair'" "j['schedule'] == ['A1', 'B1']"
 
+# CPUs, not results: on 4 CPUs, A's 2-CPU jobs at most 1 at once, so one
+# A job and two of B's (every policy).
+cat >"$tmp/mt.json" <<'JSON'
+{"ncpus": 4, "min_queue": 60, "sched_period": 3600, "on_frac": 1, "active_frac": 1,
+ "projects": [
+  {"name": "A", "resource_share": 1, "job_ncpus": 2, "max_concurrent": 1, "results": [
+    {"name": "A1", "remaining": 3600, "deadline": 86400},
+    {"name": "A2", "remaining": 3600, "deadline": 86400},
+    {"name": "A3", "remaining": 3600, "deadline": 86400}]},
+  {"name": "B", "resource_share": 1, "results": [
+    {"name": "B1", "remaining": 3600, "deadline": 86400},
+    {"name": "B2", "remaining": 3600, "deadline": 86400},
+    {"name": "B3", "remaining": 3600, "deadline": 86400}]}]}
+JSON
+for p in fair shortfall debt wrr; do
+    "$VOLSCHED" explain "$tmp/mt.json" --json --policy $p > "$tmp/mt-$p.json" || fail "mt $p exit"
+    check "$tmp/mt-$p.json" "sorted(j['schedule']) == ['A1', 'B1', 'B2']"
+done
+
 # Seed 002 on the same queue: work_before_minq and a different choice.
 "$VOLSCHED" explain "$ex/seed_example.json" --json --policy debt > "$tmp/debt.json" || fail "debt exit"
 check "$tmp/debt.json" \
@@ -91,7 +110,9 @@ bad unknown_project 'unknown project "B"' "{$host, \"projects\": [{\"name\": \"A
 bad unknown_key 'unknown key "remainin"' "{$host, \"projects\": [{\"name\": \"A\", \"resource_share\": 1, \"results\": [{\"name\": \"r\", \"remainin\": 5, \"deadline\": 10}]}]}"
 bad missing_deadline 'missing key "deadline"' "{$host, \"projects\": [{\"name\": \"A\", \"resource_share\": 1, \"results\": [{\"name\": \"r\", \"remaining\": 5}]}]}"
 bad dup_result 'duplicate result name "r"' "{$host, \"projects\": [{\"name\": \"A\", \"resource_share\": 1, \"results\": [{\"name\": \"r\", \"remaining\": 5, \"deadline\": 9}, {\"name\": \"r\", \"remaining\": 5, \"deadline\": 9}]}]}"
-bad zero_share '"resource_share" must be > 0' "{$host, \"projects\": [{\"name\": \"A\", \"resource_share\": 0}]}"
+bad negative_share '"resource_share" must be >= 0' "{$host, \"projects\": [{\"name\": \"A\", \"resource_share\": -1}]}"
+bad half_limit '"max_concurrent" must be a whole number' "{$host, \"projects\": [{\"name\": \"A\", \"resource_share\": 1, \"max_concurrent\": 1.5}]}"
+bad negative_ncpus '"job_ncpus" must be >= 0' "{$host, \"projects\": [{\"name\": \"A\", \"resource_share\": 1, \"job_ncpus\": -2}]}"
 bad wrong_type '"ncpus" must be a number' '{"ncpus": "two", "min_queue": 10, "sched_period": 60, "on_frac": 1, "active_frac": 1, "projects": []}'
 bad bad_frac '"on_frac" must be in (0, 1]' '{"ncpus": 1, "min_queue": 10, "sched_period": 60, "on_frac": 1.5, "active_frac": 1, "projects": []}'
 bad syntax 'invalid JSON' '{"ncpus": 1,'

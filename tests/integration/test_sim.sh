@@ -58,4 +58,20 @@ grep -q <<<"$err" "bad.scn:2:8:" || fail "error without line:col: $err"
 [ $rc -eq 2 ] || fail "bad --days exit $rc"
 "$VOLSCHED" sim "P1(1, 2, .5)" --timeline /no/such/dir/x.svg >/dev/null 2>&1; rc=$?
 [ $rc -eq 1 ] || fail "unwritable timeline exit $rc"
+# The volunteer notation's errors (issue 20): file:line:column, exit 2.
+bad() {
+    local text=$1 where=$2 what=$3
+    printf '%b' "$text" >"$tmp/bad.scn"
+    local err rc
+    err=$("$VOLSCHED" sim "$tmp/bad.scn" 2>&1)
+    rc=$?
+    [ $rc -eq 2 ] || fail "bad scenario '$text': exit $rc"
+    grep -q -- "bad.scn:$where: .*$what" <<<"$err" || fail "bad scenario '$text': $err"
+}
+bad 'P1(1, 24, 1)\nP2(1, 24, 1, threads = 2)\n' 2:14 "unknown project option 'threads'"
+bad 'P1(1, 24, 1)\nbogus = 1\n' 2:1 "unknown parameter 'bogus'"
+bad 'NCPUS = 2\nP1(1, 24, 1, ncpus = 4)\n' 2:14 "ncpus = 4 is more than NCPUS = 2"
+bad 'P1(1, 24, 1, nowork = 8-12)\nduration = 10\n' 1:14 "nowork ends after"
+bad 'P1(1, 24, 1)\nP2(1, 24, -0.5)\n' 2:11 "cannot be negative"
+bad 'P1(1, 24, 1, nowork = 8)\n' 1:24 "D1-D2"
 echo "ok: sim"

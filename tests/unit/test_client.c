@@ -332,6 +332,66 @@ static void test_explain_snapshot(void **state)
     vs_free(dir);
 }
 
+/* app_config.xml reaches the policy snapshot: max_concurrent and
+ * avg_ncpus (else the app version's avg_ncpus); debts count CPU time. */
+static void test_app_config(void **state)
+{
+    (void)state;
+    char *dir = mkdtemp_dir();
+    struct vs_client *c = VS_NEW(struct vs_client);
+    vs_client_init(c, dir);
+    fill(c);
+    c->now = 1.6e9;
+    c->host.p_ncpus = 8;
+    c->results[0].suspended_via_gui = true; /* nothing to start: no process in a unit test */
+    /* Without the file: the app version's avg_ncpus, no limit. */
+    c->avs[0].avg_ncpus = 4;
+    vs_client_prefs_read(c);
+    assert_int_equal(vs_client_sched_step(c), 0);
+    assert_true(c->cst.projects[0].job_ncpus == 4);
+    assert_int_equal(c->cst.projects[0].max_concurrent, 0);
+    char pdir[VS_CLIENT_PATH_MAX];
+    assert_int_equal(vs_client_project_dir(c, 0, pdir, sizeof(pdir)), 0);
+    write_text(pdir, "app_config.xml",
+               "<app_config>\n"
+               "  <app><name>app</name><max_concurrent>3</max_concurrent></app>\n"
+               "  <app><name>other</name><max_concurrent>5</max_concurrent></app>\n"
+               "  <app_version><app_name>app</app_name><avg_ncpus>2</avg_ncpus></app_version>\n"
+               "</app_config>\n");
+    vs_client_prefs_read(c);
+    assert_int_equal(c->projects[0].max_concurrent, 3);
+    assert_true(c->projects[0].app_ncpus == 2);
+    assert_int_equal(vs_client_sched_step(c), 0);
+    assert_true(c->cst.projects[0].job_ncpus == 2);
+    assert_int_equal(c->cst.projects[0].max_concurrent, 3);
+    /* project_max_concurrent wins over the apps' limits. */
+    write_text(pdir, "app_config.xml",
+               "<app_config><app><name>app</name><max_concurrent>3</max_concurrent></app>"
+               "<project_max_concurrent>6</project_max_concurrent></app_config>");
+    vs_client_prefs_read(c);
+    assert_int_equal(c->projects[0].max_concurrent, 6);
+    assert_true(c->projects[0].app_ncpus == 0);
+    /* A running 4-CPU job adds 4 CPU-seconds a second to its project's
+     * debt accounting. */
+    c->results[0].ctask = VS_CTASK_RUNNING;
+    c->results[0].pid = 12345;
+    double before = c->projects[0].wall_cpu_period;
+    vs_client_sched_account(c, 10);
+    assert_true(c->projects[0].wall_cpu_period - before == 40);
+    c->results[0].ctask = VS_CTASK_UNSTARTED;
+    c->results[0].pid = 0;
+    /* A malformed file is reported and ignored. */
+    write_text(pdir, "app_config.xml", "<app_config><app>");
+    int seq = c->msg_seqno;
+    vs_client_prefs_read(c);
+    assert_true(c->msg_seqno > seq);
+    assert_int_equal(c->projects[0].max_concurrent, 0);
+    vs_client_cleanup(c);
+    vs_free(c);
+    assert_int_equal(vs_client_rmtree(dir), 0);
+    vs_free(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -339,6 +399,7 @@ int main(void)
         cmocka_unit_test(test_safe_name),       cmocka_unit_test(test_lock_and_password),
         cmocka_unit_test(test_prefs),           cmocka_unit_test(test_state_round_trip),
         cmocka_unit_test(test_drop_and_detach), cmocka_unit_test(test_explain_snapshot),
+        cmocka_unit_test(test_app_config),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -56,9 +56,21 @@ static void test_validate(void **state)
     f.st.host.on_frac = 1.5;
     assert_int_equal(vs_cstate_validate(&f.st), VS_EINVAL);
     f.st.host.on_frac = 1;
+    /* A share of 0 is a backup project; a negative one is invalid. */
     f.p[0].resource_share = 0;
+    assert_int_equal(vs_cstate_validate(&f.st), 0);
+    f.p[0].resource_share = -1;
     assert_int_equal(vs_cstate_validate(&f.st), VS_EINVAL);
     f.p[0].resource_share = 1;
+    f.p[0].job_ncpus = -1;
+    assert_int_equal(vs_cstate_validate(&f.st), VS_EINVAL);
+    f.p[0].job_ncpus = 0;
+    f.p[0].max_concurrent = -1;
+    assert_int_equal(vs_cstate_validate(&f.st), VS_EINVAL);
+    f.p[0].max_concurrent = 0;
+    f.st.host.extra_queue = -1;
+    assert_int_equal(vs_cstate_validate(&f.st), VS_EINVAL);
+    f.st.host.extra_queue = 0;
     f.r[0].remaining = -1;
     assert_int_equal(vs_cstate_validate(&f.st), VS_EINVAL);
     f.r[0].remaining = 5;

@@ -101,6 +101,46 @@ static void test_extensions(void **state)
     vs_scenario_cleanup(&c);
 }
 
+/* Issue 20's notation: what volunteers run. */
+static void test_volunteer_options(void **state)
+{
+    (void)state;
+    struct vs_scenario s;
+    struct vs_scn_error e;
+    const char *text = "MT(2, 48, 1, ncpus = 2, max_concurrent = 4)\n"
+                       "GPU(1, 24, 1, ncpus = 0.2, est = 10, nowork = 2-3.5)\n"
+                       "GAP(1, 24, 1, nowork = 36h - 4d, min_rpc_delay = 2h)\n"
+                       "BACKUP(1, 24, 0)\n"
+                       "NCPUS = 16 extra_queue = 1d cpu_eff = 0.6 duration = 5\n";
+    assert_int_equal(parse(text, &s, &e), 0);
+    assert_true(s.projects[0].ncpus == 2);
+    assert_int_equal(s.projects[0].max_concurrent, 4);
+    assert_true(s.projects[0].est == 1);
+    assert_true(s.projects[1].ncpus == 0.2);
+    assert_true(s.projects[1].est == 10);
+    assert_true(s.projects[1].nowork_from == 2 * 86400.0);
+    assert_true(s.projects[1].nowork_to == 3.5 * 86400);
+    assert_true(s.projects[2].nowork_from == 36 * 3600.0);
+    assert_true(s.projects[2].nowork_to == 4 * 86400.0);
+    assert_true(s.projects[2].min_rpc_delay == 7200);
+    assert_true(s.projects[3].share == 0);
+    assert_true(s.projects[3].ncpus == 1);
+    assert_true(s.projects[3].nowork_to == 0);
+    assert_true(s.extra_queue == 86400);
+    assert_true(s.cpu_eff == 0.6);
+    vs_scenario_cleanup(&s);
+    /* A top-level default reaches every project (not ncpus: names are
+     * case-insensitive, so at the top level that is NCPUS). */
+    assert_int_equal(
+        parse("P1(1, 2, 1) P2(1, 2, 1, max_concurrent = 1) max_concurrent = 3", &s, &e), 0);
+    assert_int_equal(s.projects[0].max_concurrent, 3);
+    assert_int_equal(s.projects[1].max_concurrent, 1);
+    vs_scenario_cleanup(&s);
+    assert_int_equal(parse("P1(1, 2, 1, ncpus = 2) ncpus = 4", &s, &e), 0);
+    assert_int_equal(s.ncpus, 4);
+    vs_scenario_cleanup(&s);
+}
+
 struct bad_case {
     const char *text;
     int line, col;
@@ -118,7 +158,16 @@ static void test_errors(void **state)
         {"(P1(1, 2, .5), NCPUS=4", 1, 1, "never closed"},
         {"P1(1, 2, .5))", 1, 13, "unmatched"},
         {"P1(1, x, .5)", 1, 7, "expected a number"},
-        {"P1(1, 2, 0)", 1, 10, "greater than 0"},
+        {"P1(1, 2, -1)", 1, 10, "cannot be negative"},
+        {"P1(1, 2, 0) P2(1, 2, 0)", 1, 1, "every project has R = 0"},
+        {"P1(1, 2, .5, ncpus = 4) NCPUS = 2", 1, 14, "more than NCPUS"},
+        {"max_concurrent = 2\nP1(1, 2, .5, ncpus = 1.5)", 2, 14, "more than NCPUS"},
+        {"P1(1, 2, .5, nowork = 5-12) duration = 10", 1, 14, "nowork ends after"},
+        {"P1(1, 2, .5, nowork = 5-3)", 1, 23, "D1 must come before D2"},
+        {"P1(1, 2, .5, nowork = 5)", 1, 24, "wants D1-D2"},
+        {"P1(1, 2, .5, threads = 2)", 1, 14, "unknown project option 'threads'"},
+        {"P1(1, 2, .5) cpu_eff = 0", 1, 24, "out of range"},
+        {"P1(1, 2, .5, est = 0)", 1, 20, "greater than 0"},
         {"P1(1, 2, .5, wobble = 3)", 1, 14, "unknown project option"},
         {"P1(1, 2, .5) leave_in_memory = maybe", 1, 32, "true or false"},
         {"P1(1, 2, .5) min_queue = 3w", 1, 26, "unknown time unit"},
@@ -169,9 +218,9 @@ static void test_example_files(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_seed002_one_line), cmocka_unit_test(test_seed000_several_lines),
-        cmocka_unit_test(test_extensions),       cmocka_unit_test(test_errors),
-        cmocka_unit_test(test_example_files),
+        cmocka_unit_test(test_seed002_one_line),  cmocka_unit_test(test_seed000_several_lines),
+        cmocka_unit_test(test_extensions),        cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_volunteer_options), cmocka_unit_test(test_example_files),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -56,16 +56,17 @@ int vs_cstate_validate(const struct vs_cstate *st)
     if (h->ncpus < 1 || !fraction_ok(h->on_frac) || !fraction_ok(h->active_frac) ||
         !fraction_ok(h->cpu_efficiency) || !isfinite(h->min_queue) || h->min_queue < 0 ||
         !isfinite(h->sched_period) || h->sched_period <= 0 || !isfinite(h->flops_per_cpu) ||
-        h->flops_per_cpu < 0)
+        h->flops_per_cpu < 0 || !isfinite(h->extra_queue) || h->extra_queue < 0)
         return VS_EINVAL;
     if ((st->nprojects && !st->projects) || (st->nresults && !st->results) ||
         st->nprojects > UINT32_MAX || st->nresults > UINT32_MAX)
         return VS_EINVAL;
     for (size_t i = 0; i < st->nprojects; i++) {
         const struct vs_cproject *p = &st->projects[i];
-        if (!isfinite(p->resource_share) || p->resource_share <= 0 || !isfinite(p->std) ||
-            !isfinite(p->ltd) || !isfinite(p->wall_cpu_period) || p->wall_cpu_period < 0 ||
-            isnan(p->min_rpc_time) || isnan(p->latency_limited_until))
+        if (!isfinite(p->resource_share) || p->resource_share < 0 || !isfinite(p->job_ncpus) ||
+            p->job_ncpus < 0 || p->max_concurrent < 0 || !isfinite(p->std) || !isfinite(p->ltd) ||
+            !isfinite(p->wall_cpu_period) || p->wall_cpu_period < 0 || isnan(p->min_rpc_time) ||
+            isnan(p->latency_limited_until))
             return VS_EINVAL;
     }
     for (size_t i = 0; i < st->nresults; i++) {

@@ -31,6 +31,13 @@
  * order as far as the walk goes.
  *
  * Results of non-CPU-intensive projects always run and take no CPU.
+ *
+ * CPUs are counted, not results: a multi-threaded result takes its
+ * job_ncpus (a GPU feeder a fraction of one), every step skips a result
+ * that does not fit in the CPUs left (no overcommit, in deadline mode
+ * too) or whose project has max_concurrent results scheduled already, and
+ * looks on for one that does. With one-CPU jobs and no limits (the seeds'
+ * model) this is the seeds' count of results.
  */
 #include <math.h>
 #include <string.h>
@@ -49,13 +56,40 @@ struct sched {
     size_t *order;
     uint8_t *why;
     size_t n, ncpu, cap;
+    /* CPUs counted (see the header); only when !plain. */
+    bool plain;                    /* one-CPU jobs, no max_concurrent: ncpu counts CPUs */
+    double used;                   /* CPUs taken */
+    const double *kcpu;            /* [nprojects] CPUs a job of each takes */
+    const struct vs_cproject *prj; /* for max_concurrent */
+    size_t *nsched;                /* [nprojects] results scheduled */
 };
+
+/* Whether some CPU is left. */
+static inline bool cpus_left(const struct sched *s)
+{
+    return s->plain ? s->ncpu < s->cap : s->used < (double)s->cap - 1e-9;
+}
+
+/* Whether result r fits in the CPUs left and its project's limit. */
+static inline bool fits(const struct sched *s, size_t r)
+{
+    if (s->plain)
+        return true;
+    size_t p = s->res[r].project;
+    return s->used + s->kcpu[p] <= (double)s->cap + 1e-9 &&
+           (s->prj[p].max_concurrent <= 0 || s->nsched[p] < (size_t)s->prj[p].max_concurrent);
+}
 
 static void take(struct sched *s, size_t r, enum vs_csched_why why)
 {
     s->order[s->n++] = r;
     s->why[r] = (uint8_t)why;
     s->ncpu++;
+    if (!s->plain) {
+        size_t p = s->res[r].project;
+        s->used += s->kcpu[p];
+        s->nsched[p]++;
+    }
 }
 
 /* Is result a preferred over b for step 6 (both unscheduled, same project)?
@@ -132,13 +166,13 @@ static void edf(struct sched *s, enum vs_cpolicy policy, const struct vs_cstate 
     for (size_t p = 0; p < st->nprojects; p++)
         dm[p] = policy == VS_CPOLICY_FAIR ? (int)s->cap : rr->deadlines_missed[p];
     if (s->cap <= EDF_SCAN_MAX_CPUS) {
-        while (s->ncpu < s->cap) {
+        while (cpus_left(s)) {
             size_t pick = SIZE_MAX;
             uint32_t pg = 0;
             double dl = 0;
             for (size_t i = 0; i < ne; i++) {
                 size_t r = el[i];
-                if (s->why[r] != VS_CSCHED_NO || dm[s->res[r].project] <= 0)
+                if (s->why[r] != VS_CSCHED_NO || dm[s->res[r].project] <= 0 || !fits(s, r))
                     continue;
                 uint32_t g = edf_group(policy, st, &s->res[r], speed);
                 double k = edf_key(g, &s->res[r]);
@@ -169,11 +203,12 @@ static void edf(struct sched *s, enum vs_cpolicy policy, const struct vs_cstate 
     }
     for (size_t i = m / 2; i-- > 0;)
         sift_down(h, m, i);
-    while (m > 0 && s->ncpu < s->cap) {
+    while (m > 0 && cpus_left(s)) {
         size_t r = h[0].idx, p = s->res[r].project;
         h[0] = h[--m];
         sift_down(h, m, 0);
-        if (dm[p] <= 0)
+        /* A result that does not fit now never will: CPUs only fill up. */
+        if (dm[p] <= 0 || !fits(s, r))
             continue;
         take(s, r, VS_CSCHED_EDF);
         dm[p]--;
@@ -206,11 +241,11 @@ static bool tie_first(const struct vs_cstate *st, enum vs_cpolicy policy, size_t
 static void debt_few(struct sched *s, const struct vs_cstate *st, enum vs_cpolicy policy, size_t np,
                      const size_t *el, size_t ne, double *ad, double payoff)
 {
-    while (s->ncpu < s->cap) {
+    while (cpus_left(s)) {
         size_t best = np, pick = 0;
         for (size_t i = 0; i < ne; i++) {
             size_t r = el[i];
-            if (s->why[r] != VS_CSCHED_NO)
+            if (s->why[r] != VS_CSCHED_NO || !fits(s, r))
                 continue;
             size_t p = s->res[r].project;
             if (best == np || ad[p] > ad[best] ||
@@ -257,7 +292,7 @@ static void debt_many(struct sched *s, const struct vs_cstate *st, enum vs_cpoli
         if (s->why[el[i]] == VS_CSCHED_NO)
             group[gfill[s->res[el[i]].project]++] = el[i];
     }
-    while (s->ncpu < s->cap) {
+    while (cpus_left(s)) {
         size_t best = np;
         for (size_t p = 0; p < np; p++) {
             if (avail[p] > 0 && (best == np || ad[p] > ad[best] ||
@@ -274,6 +309,12 @@ static void debt_many(struct sched *s, const struct vs_cstate *st, enum vs_cpoli
                 continue;
             if (pick == SIZE_MAX || better(policy, &s->res[r], r, &s->res[pick], pick))
                 pick = r;
+        }
+        if (pick != SIZE_MAX && !fits(s, pick)) {
+            /* Its jobs no longer fit (CPUs or max_concurrent): none of
+             * them will in this schedule. */
+            avail[best] = 0;
+            continue;
         }
         if (VS_NEVER(pick == SIZE_MAX))
             break;
@@ -311,14 +352,20 @@ static void share_floor(struct sched *s, const struct vs_cstate *st, size_t np, 
     }
     if (!(shares > 0))
         return;
+    /* (In CPUs: a multi-threaded project's whole CPUs are jobs of its
+     * job_ncpus each.) */
     for (size_t p = 0; p < np; p++)
         if (want[p] > 0)
             want[p] = floor(s->cap * st->projects[p].resource_share / shares + 1e-9);
-    while (s->ncpu < s->cap) {
+    if (!s->plain)
+        for (size_t p = 0; p < np; p++)
+            if (want[p] > 0)
+                want[p] = floor(want[p] / s->kcpu[p] + 1e-9);
+    while (cpus_left(s)) {
         size_t best = np, pick = 0;
         for (size_t i = 0; i < ne; i++) {
             size_t r = el[i], p = s->res[r].project;
-            if (s->why[r] != VS_CSCHED_NO || (double)held[p] >= want[p])
+            if (s->why[r] != VS_CSCHED_NO || (double)held[p] >= want[p] || !fits(s, r))
                 continue;
             if (best == np || ad[p] > ad[best] ||
                 (ad[p] == ad[best] && p != best && tie_first(st, VS_CPOLICY_FAIR, p, best))) {
@@ -344,7 +391,20 @@ int vs_csched__run(enum vs_cpolicy policy, const struct vs_cstate *st,
     struct vs_cpolicy_wsd *d = ws->d;
     vs_cpolicy__reserve(ws, np, nr);
 
-    struct sched s = {st->results, d->sc_order, d->sc_why, 0, 0, (size_t)st->host.ncpus};
+    struct sched s = {
+        .res = st->results, .order = d->sc_order, .why = d->sc_why, .cap = (size_t)st->host.ncpus};
+    s.plain = vs_cpolicy__one_cpu_jobs(st);
+    if (!s.plain) {
+        /* pd5 and pz4 are not used by the other steps here. */
+        double *kc = d->pd5;
+        for (size_t p = 0; p < np; p++) {
+            kc[p] = vs_cpolicy__ncpus(st, p);
+            d->pz4[p] = 0;
+        }
+        s.kcpu = kc;
+        s.nsched = d->pz4;
+        s.prj = st->projects;
+    }
     const struct vs_cproject *prj = st->projects;
     const double now = st->now, period = st->host.sched_period;
     const double payoff = period / st->host.ncpus;
@@ -392,7 +452,12 @@ int vs_csched__run(enum vs_cpolicy policy, const struct vs_cstate *st,
         s.why[r] = VS_CSCHED_NO;
         if (!vs_cpolicy__runnable(st, res) || vs_cpolicy__abandoned(policy, st, res, speed))
             continue;
-        if (vs_cpolicy__oversized(policy, st, res, speed, share_sum)) {
+        /* fair starts a backup project's (R = 0) results, like oversized
+         * ones, only on CPUs nothing else uses; once started, they are
+         * scheduled like any other (step 5 keeps them for a period). */
+        if (vs_cpolicy__oversized(policy, st, res, speed, share_sum) ||
+            (policy == VS_CPOLICY_FAIR && res->task == VS_CTASK_UNSTARTED &&
+             !(prj[res->project].resource_share > 0) && !prj[res->project].non_cpu_intensive)) {
             el[nr - 1 - nbig++] = r;
             continue;
         }
@@ -406,7 +471,7 @@ int vs_csched__run(enum vs_cpolicy policy, const struct vs_cstate *st,
          * period): it would wait out another's period for a moment's
          * work, and miss a deadline it was meeting. */
         if (policy == VS_CPOLICY_FAIR && res->task == VS_CTASK_RUNNING &&
-            res->remaining <= 0.01 * period * speed && s.ncpu < s.cap) {
+            res->remaining <= 0.01 * period * speed && cpus_left(&s) && fits(&s, r)) {
             take(&s, r, VS_CSCHED_PERIOD);
             continue;
         }
@@ -429,30 +494,30 @@ int vs_csched__run(enum vs_cpolicy policy, const struct vs_cstate *st,
 
     /* Step 5 (seed 000): a result keeps its CPU for a whole period. */
     if (period_rule) {
-        for (size_t i = 0; i < nyoung && s.ncpu < s.cap; i++) {
-            if (s.why[young[i]] == VS_CSCHED_NO)
+        for (size_t i = 0; i < nyoung && cpus_left(&s); i++) {
+            if (s.why[young[i]] == VS_CSCHED_NO && fits(&s, young[i]))
                 take(&s, young[i], VS_CSCHED_PERIOD);
         }
     }
 
-    if (policy == VS_CPOLICY_FAIR && s.ncpu < s.cap)
+    if (policy == VS_CPOLICY_FAIR && cpus_left(&s))
         share_floor(&s, st, np, el, ne, d, payoff);
 
     /* Steps 6-7: weighted round-robin by anticipated debt. A scan of the
      * list per pick costs about ne; grouping costs about 2 ne + 3 np once,
      * then np plus a group per pick. Both pick the same results. */
-    if (s.ncpu < s.cap) {
-        if ((s.cap - s.ncpu) * ne <= 4 * (ne + np))
+    if (cpus_left(&s)) {
+        if ((s.cap - (s.ncpu < s.cap ? s.ncpu : s.cap)) * ne <= 4 * (ne + np))
             debt_few(&s, st, policy, np, el, ne, ad, payoff);
         else
             debt_many(&s, st, policy, np, el, ne, d, payoff);
     }
     /* CPUs nothing else uses run oversized results, least first. */
-    while (nbig > 0 && s.ncpu < s.cap) {
+    while (nbig > 0 && cpus_left(&s)) {
         size_t pick = nbig;
         for (size_t i = 0; i < nbig; i++) {
             size_t k = el[nr - 1 - i];
-            if (s.why[k] == VS_CSCHED_NO &&
+            if (s.why[k] == VS_CSCHED_NO && fits(&s, k) &&
                 (pick == nbig || s.res[k].remaining < s.res[el[nr - 1 - pick]].remaining))
                 pick = i;
         }

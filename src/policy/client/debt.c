@@ -28,8 +28,8 @@ bool vs_cdebt__update(struct vs_cstate *st, const unsigned *flags, const struct 
 
     /* Rule F/W, then the minimum short-term debt of the runnable projects
      * and the sum of the long-term debts of all CPU-intensive projects. A
-     * project in a set makes its R at least its share, > 0 in a valid
-     * snapshot: no division by zero. */
+     * project in a set makes its R at least its share; a set of backup
+     * projects only (R = 0) has R = 0 and owes them nothing. */
     double min_std = INFINITY, ltd_sum = 0;
     size_t n = 0;
     for (size_t p = 0; p < np; p++) {
@@ -37,13 +37,13 @@ bool vs_cdebt__update(struct vs_cstate *st, const unsigned *flags, const struct 
         if (pr->non_cpu_intensive)
             continue;
         if (flags[p] & VS_CPS_RUNNABLE) {
-            double w = a_std * (pr->resource_share / r_std);
+            double w = r_std > 0 ? a_std * (pr->resource_share / r_std) : 0;
             pr->std += w - pr->wall_cpu_period;
             if (pr->std < min_std)
                 min_std = pr->std;
         }
         if (flags[p] & VS_CPS_POT_RUNNABLE) {
-            double w = a_ltd * (pr->resource_share / r_ltd);
+            double w = r_ltd > 0 ? a_ltd * (pr->resource_share / r_ltd) : 0;
             pr->ltd += w - pr->wall_cpu_period;
         }
         ltd_sum += pr->ltd;

@@ -22,6 +22,10 @@
  * fair: as shortfall, but the deadline rule takes no victim that would
  *   lose more than a tenth of a period of work (loses_much).
  *
+ * CPUs are counted, not results (a multi-threaded result takes its
+ * job_ncpus): a result of X starts only when it fits in the CPUs free,
+ * and a preemption frees its result's CPUs.
+ *
  * Suspend mode: kept in memory if leave_in_memory is set; under shortfall
  * and debt also when the app never checkpointed (removing it would throw
  * all its work away, seed 002); otherwise removed from memory.
@@ -54,7 +58,19 @@ struct enf {
     bool old;
     size_t *x, nx, xi; /* scheduled, not running; x[i] = DONE once started */
     size_t *y, ny;     /* running, not scheduled; y[i] = DONE once preempted */
+    double free;       /* CPUs free */
 };
+
+static double cpus_of(const struct enf *e, size_t r)
+{
+    return vs_cpolicy__ncpus(e->st, e->st->results[r].project);
+}
+
+/* Whether result r fits in the free CPUs. */
+static bool fits_free(const struct enf *e, size_t r)
+{
+    return cpus_of(e, r) <= e->free + 1e-9;
+}
 
 static void act(struct enf *e, enum vs_cact_kind kind, size_t r)
 {
@@ -64,11 +80,14 @@ static void act(struct enf *e, enum vs_cact_kind kind, size_t r)
 static void start(struct enf *e, size_t r)
 {
     act(e, e->st->results[r].task == VS_CTASK_UNSTARTED ? VS_CACT_START : VS_CACT_RESUME, r);
+    if (!e->st->projects[e->st->results[r].project].non_cpu_intensive)
+        e->free -= cpus_of(e, r);
 }
 
 static void preempt(struct enf *e, size_t yi)
 {
     size_t r = e->y[yi];
+    e->free += cpus_of(e, r);
     act(e, vs_cpolicy__suspend_kind(e->st, r, e->old), r);
     e->st->results[r].preempt_pending = false;
     e->y[yi] = DONE;
@@ -82,10 +101,10 @@ static size_t next_x(struct enf *e)
     return e->xi < e->nx ? e->x[e->xi] : DONE;
 }
 
+/* Starts the results of X that wait, in order, while the next one fits. */
 static void start_next_x(struct enf *e)
 {
-    size_t r = next_x(e);
-    if (r != DONE) {
+    for (size_t r; (r = next_x(e)) != DONE && fits_free(e, r);) {
         start(e, r);
         e->x[e->xi] = DONE;
     }
@@ -118,17 +137,25 @@ static void preempt_y(struct enf *e, enum vs_cpolicy policy, const struct vs_rrs
             size_t r = e->x[i];
             if (r == DONE || !rr->deadline_missed[r])
                 continue;
-            size_t victim = DONE;
-            for (size_t j = 0; j < e->ny; j++) {
-                if (e->y[j] == DONE || (policy == VS_CPOLICY_FAIR && loses_much(e, e->y[j])))
-                    continue;
-                if (victim == DONE || st->results[e->y[j]].wall_since_checkpoint <
-                                          st->results[e->y[victim]].wall_since_checkpoint)
-                    victim = j;
+            bool none = false;
+            while (!fits_free(e, r)) {
+                size_t victim = DONE;
+                for (size_t j = 0; j < e->ny; j++) {
+                    if (e->y[j] == DONE ||
+                        (policy == VS_CPOLICY_FAIR && loses_much(e, e->y[j])))
+                        continue;
+                    if (victim == DONE || st->results[e->y[j]].wall_since_checkpoint <
+                                              st->results[e->y[victim]].wall_since_checkpoint)
+                        victim = j;
+                }
+                if (victim == DONE) {
+                    none = true;
+                    break;
+                }
+                preempt(e, victim);
             }
-            if (victim == DONE)
+            if (none)
                 break;
-            preempt(e, victim);
             start(e, r);
             e->x[i] = DONE;
         }
@@ -188,11 +215,15 @@ int vs_cenforce__run(enum vs_cpolicy policy, struct vs_cstate *st, const struct 
 
     /* keys is only scratch here: reuse its storage as a second index list
      * (a vs_cpkey is larger than a size_t, so it holds nr of them). */
-    struct enf e = {st, d->en_act, 0, policy == VS_CPOLICY_WRR, d->rz0, 0, 0, (size_t *)d->keys, 0};
+    struct enf e = {.st = st,
+                    .act = d->en_act,
+                    .old = policy == VS_CPOLICY_WRR,
+                    .x = d->rz0,
+                    .y = (size_t *)d->keys};
     struct vs_cresult *results = st->results;
     const struct vs_cproject *prj = st->projects;
     const uint8_t *why = sched->why;
-    long nrun = 0;
+    double nrun = 0; /* CPUs in use */
     for (size_t r = 0; r < nr; r++) {
         struct vs_cresult *res = &results[r];
         if (res->task != VS_CTASK_RUNNING || res->done) {
@@ -207,7 +238,7 @@ int vs_cenforce__run(enum vs_cpolicy policy, struct vs_cstate *st, const struct 
         }
         if (prj[res->project].non_cpu_intensive)
             continue;
-        nrun++;
+        nrun += vs_cpolicy__ncpus(st, res->project);
         if (why[r] == VS_CSCHED_NO)
             e.y[e.ny++] = r;
         else
@@ -226,7 +257,8 @@ int vs_cenforce__run(enum vs_cpolicy policy, struct vs_cstate *st, const struct 
     }
 
     /* Idle CPUs need no preemption (nothing in X has started yet). */
-    for (long free_cpus = st->host.ncpus - nrun; free_cpus > 0 && e.xi < e.nx; free_cpus--)
+    e.free = st->host.ncpus - nrun;
+    while (e.xi < e.nx && fits_free(&e, e.x[e.xi]))
         start(&e, e.x[e.xi++]);
     /* Without a running result to preempt, the rest has nothing to do. */
     if (e.ny > 0)

@@ -43,6 +43,22 @@
  * - Oversized jobs (internal.h): a project whose jobs could meet their
  *   deadlines only by taking more than its share, and are over twice its
  *   share of a month, is not asked (c_stress_20d's 192-hour S10 job).
+ * - Multi-threaded jobs and max_concurrent (CPUs, not results): a
+ *   project's queued work and its share are counted in CPU seconds (a job
+ *   of k CPUs running w seconds is k x w), its share cap at the jobs its
+ *   share of the CPUs holds (at most max_concurrent), its buffer at what
+ *   the CPUs it can use at once hold; in the host's EDF schedule a job
+ *   takes one CPU for max(k, 1) x w (never earlier than it can end). A
+ *   project that already has the work its max_concurrent results can run
+ *   through the buffer is not asked for an idle CPU either: its next job
+ *   could not run (BOINC's fetch loop at a project's limit).
+ * - Backup projects (R = 0): asked only when no project with a share is
+ *   and a CPU is idle now (its queue cannot fill every CPU), one job at a
+ *   time: a buffer of their work would starve, and miss its deadlines,
+ *   once the others have work again.
+ * - extra_queue: a project is asked under its share cap while its queue
+ *   is below its share of min_queue, then up to its share of min_queue +
+ *   extra_queue.
  * - Order. The project asked is the one with the greatest long-term debt
  *   less the job it would send (a 192-hour job waits until the project is
  *   owed that much, or nothing else can run); ties go to the greater share,
@@ -162,10 +178,14 @@ static double free_without(const struct vs_cstate *st, const struct queue *q, si
     return q->cpu[earliest(q->cpu, q->ncpus)] - st->now;
 }
 
-/* The queue's total and longest duration (wall seconds). */
+/* The queue's total and longest duration (wall seconds). exact: the
+ * bound below does not hold (jobs of several or fractional CPUs, whose
+ * project work is counted in CPUs, not in the schedule's durations), so
+ * every question takes the schedule. */
 struct qsum {
     double total, longest;
     const double *work; /* [nprojects]: each project's queued duration */
+    bool exact;
 };
 
 /*
@@ -179,6 +199,8 @@ struct qsum {
 static bool without_exceeds(const struct vs_cstate *st, const struct queue *q,
                             const struct qsum *qs, size_t k, double dur, double dl, double slack)
 {
+    if (qs->exact)
+        return free_without(st, q, k, dur, dl) > slack;
     double n = q->ncpus, t = qs->total - qs->work[k] + dur;
     double longest = dur > qs->longest ? dur : qs->longest;
     double band = 1e-9 * (fabs(qs->total) + fabs(dur) + fabs(slack) + 1);
@@ -285,6 +307,10 @@ static double busy_time(const struct vs_cstate *st, const struct vs_rrsim_out *r
 /* Priority order: greater prio, then greater share, then name, then index. */
 static bool before(const struct vs_cstate *st, const double *prio, size_t a, size_t b)
 {
+    /* Backup projects (R = 0) after every project with a share. */
+    bool za = !(st->projects[a].resource_share > 0), zb = !(st->projects[b].resource_share > 0);
+    if (za != zb)
+        return zb;
     if (prio[a] != prio[b])
         return prio[a] > prio[b];
     const struct vs_cproject *pa = &st->projects[a], *pb = &st->projects[b];
@@ -298,6 +324,34 @@ static bool before(const struct vs_cstate *st, const double *prio, size_t a, siz
 
 /* What the candidate loop remembers of a project between its rounds. */
 enum { M_EDF = 1, M_FITS = 2, M_HURT_DONE = 4, M_HURTS = 8 };
+/* Whether project p has as much work as its max_concurrent jobs can run
+ * through the buffer (work in CPU seconds): more could not run now. */
+static bool saturated(const struct vs_cstate *st, size_t p, size_t count, double work, double buf)
+{
+    int mc = st->projects[p].max_concurrent;
+    if (mc <= 0 || count < (size_t)mc)
+        return false;
+    return work >= mc * vs_cpolicy__ncpus(st, p) * buf;
+}
+
+/* A CPU idle now: the queue (count[p] results of each project) cannot
+ * fill every CPU, counted in the CPUs its jobs use, at most max_concurrent
+ * of each project's running. */
+static bool idle_cpu_now(const struct vs_cstate *st, const size_t *count, bool plain)
+{
+    double queued = 0;
+    for (size_t p = 0; p < st->nprojects; p++) {
+        double n = (double)count[p];
+        if (!plain) {
+            int mc = st->projects[p].max_concurrent;
+            if (mc > 0 && n > mc)
+                n = mc;
+            n *= vs_cpolicy__ncpus(st, p);
+        }
+        queued += n;
+    }
+    return queued < (double)st->host.ncpus - 1e-9;
+}
 
 long vs_cfetch__fair_choose(const struct vs_cstate *st, const struct vs_rrsim_out *rr,
                             struct vs_cpolicy_ws *ws, double *wrs)
@@ -312,13 +366,14 @@ long vs_cfetch__fair_choose(const struct vs_cstate *st, const struct vs_rrsim_ou
     double *ffs = d->pd5;
 
     double share_sum = vs_cpolicy__share_sum(st);
+    const bool plain = vs_cpolicy__one_cpu_jobs(st);
     for (size_t p = 0; p < np; p++) {
         work[p] = 0;
         count[p] = 0;
     }
     /* The queue: nearly runnable results of CPU-intensive projects. */
     double *rdur = (double *)d->rz0;
-    struct qsum qs = {0, 0, work};
+    struct qsum qs = {0, 0, work, !plain};
     struct vs_cpkey *keys = d->keys;
     size_t nq = 0;
     for (size_t r = 0; r < nr; r++) {
@@ -328,11 +383,17 @@ long vs_cfetch__fair_choose(const struct vs_cstate *st, const struct vs_rrsim_ou
             vs_cpolicy__oversized(VS_CPOLICY_FAIR, st, res, speed, share_sum))
             continue;
         double w = res->remaining / speed;
-        rdur[r] = w;
-        work[res->project] += w;
-        qs.total += w;
-        if (w > qs.longest)
-            qs.longest = w;
+        if (plain) {
+            rdur[r] = w;
+            work[res->project] += w;
+            qs.total += w;
+            if (w > qs.longest)
+                qs.longest = w;
+        } else {
+            double k = vs_cpolicy__ncpus(st, res->project);
+            rdur[r] = k > 1 ? k * w : w;
+            work[res->project] += k * w;
+        }
         count[res->project]++;
         keys[nq++] = (struct vs_cpkey){.group = 0, .idx = (uint32_t)r, .key = res->deadline};
     }
@@ -365,14 +426,36 @@ long vs_cfetch__fair_choose(const struct vs_cstate *st, const struct vs_rrsim_ou
         double f = fs[p];
         double target = f * h->ncpus * buf;
         double allot = ceil(f * h->ncpus - 1e-9) + 1;
+        if (!plain) {
+            /* In CPUs: the jobs its share of them holds, and no more than
+             * its max_concurrent jobs can use. */
+            double k = vs_cpolicy__ncpus(st, p), cpus = f * h->ncpus;
+            if (pr->max_concurrent > 0 && cpus > pr->max_concurrent * k)
+                cpus = pr->max_concurrent * k;
+            target = cpus * buf;
+            allot = ceil(cpus / k - 1e-9) + 1;
+        }
+        /* extra_queue: below min_queue it asks for up to min_queue +
+         * extra_queue (BOINC's work_buf_additional_days). */
+        double fill = target;
+        if (h->extra_queue > 0 && buf > 0)
+            fill = target * (buf + h->extra_queue) / buf;
         /* A project whose server would refuse its next job for deadlines
          * now asks for nothing, in a forced RPC too (a report): the
          * refusal would defer it while its next results wait to be
          * reported. */
         bool refused = pr->job_est > 0 && pr->job_delay_bound > 0 &&
                        busy + pr->job_est / speed > pr->job_delay_bound;
-        if (!refused && ((double)count[p] < allot || work[p] < target)) {
-            wrs[p] = fmax(target - work[p], 1);
+        /* A backup project (R = 0) is asked only for an idle CPU. */
+        bool backup = !(pr->resource_share > 0);
+        if (!refused && !backup && ((double)count[p] < allot || work[p] < target)) {
+            wrs[p] = fmax(fill - work[p], 1);
+            /* Without a buffer (min_queue = 0) the share cap's jobs are
+             * asked for at once: one job an RPC, each followed by the
+             * server's request delay, leaves its CPUs to others. */
+            if (buf <= 0 && pr->job_est > 0 && (double)count[p] < allot)
+                wrs[p] = fmax(wrs[p], (allot - (double)count[p]) * pr->job_est / speed *
+                                          vs_cpolicy__ncpus(st, p));
             any = true;
         }
         prio[p] = pr->ltd - pr->job_est / speed;
@@ -380,7 +463,12 @@ long vs_cfetch__fair_choose(const struct vs_cstate *st, const struct vs_rrsim_ou
         cand[nc++] = p;
     }
     bool idle_soon = rr->total_shortfall > h->ncpus * vs_cpolicy__time_eps(st);
-    if (!any && !idle_soon)
+    /* (With min_queue = 0 the round-robin simulation sees no idle CPU:
+     * one idle now is looked for below.) */
+    if (!any && !idle_soon && buf > 0)
+        return -1;
+    bool idle_now = idle_cpu_now(st, count, plain);
+    if (!any && !idle_soon && !idle_now)
         return -1;
     /* Only now the queue in deadline order (most passes stop above). */
     vs_cpolicy__sort(keys, d->keys2, nq);
@@ -394,18 +482,27 @@ long vs_cfetch__fair_choose(const struct vs_cstate *st, const struct vs_rrsim_ou
             cand[k] = cand[k - 1];
         cand[k] = v;
     }
-    /* A CPU idle now (fewer queued results than CPUs). */
-    bool idle_now = nq < (size_t)h->ncpus;
     /* Round 0: under the caps. Round 1: an idle CPU within min_queue,
      * without hurting another project's slack. Round 2: a CPU idle now. */
     for (int round = any ? 0 : 1; round < (idle_now ? 3 : 2); round++) {
+        bool tried = false;
         for (size_t i = 0; i < nc; i++) {
             size_t p = cand[i];
             const struct vs_cproject *pr = &st->projects[p];
             if (round == 0 && wrs[p] <= 0)
                 continue;
-            if (round == 1 && i > 0)
+            /* A backup project only for a CPU idle now: a buffer of its
+             * work would starve when the others have work again. */
+            if (round < 2 && !(pr->resource_share > 0))
+                continue;
+            /* At its max_concurrent with the buffer full: more work could
+             * not run on the idle CPU. */
+            if (round > 0 && saturated(st, p, count[p], work[p], buf))
+                continue;
+            /* Round 1 tries the first candidate only. */
+            if (round == 1 && tried)
                 break;
+            tried = round == 1;
             double est = pr->job_est, D = pr->job_delay_bound, room = INFINITY;
             /* A project whose jobs the client has not seen yet is asked
              * only for an idle CPU: its first job may be of any size. */

@@ -37,7 +37,9 @@ struct vs_rrproj {
     double sf, wbm;     /* its shortfall and work_before_minq so far */
     uint32_t p;         /* project index */
     uint32_t next, end; /* its unfinished results: keys[next .. end) */
-    uint32_t capped;    /* it got as many CPUs as it has results */
+    uint32_t capped;    /* it got as many CPUs as its results can use */
+    double kcpu;        /* CPUs each of its results uses (vs_cpolicy__ncpus) */
+    double mc;          /* most of its results running at once (INFINITY: no limit) */
 };
 
 struct vs_cpolicy_wsd {
@@ -73,6 +75,28 @@ struct vs_cpolicy_wsd {
 static inline bool vs_cpolicy__s000(enum vs_cpolicy policy)
 {
     return policy == VS_CPOLICY_SHORTFALL || policy == VS_CPOLICY_FAIR;
+}
+
+/* The CPUs each job of project p uses: job_ncpus (0 means 1), at most the
+ * host's. */
+static inline double vs_cpolicy__ncpus(const struct vs_cstate *st, size_t p)
+{
+    double k = st->projects[p].job_ncpus;
+    if (!(k > 0))
+        return 1;
+    return k < st->host.ncpus ? k : (double)st->host.ncpus;
+}
+
+/* Whether every project's jobs use one CPU each without a max_concurrent
+ * (the seeds' model): the CPU counting then reduces to counting results. */
+static inline bool vs_cpolicy__one_cpu_jobs(const struct vs_cstate *st)
+{
+    for (size_t p = 0; p < st->nprojects; p++) {
+        const struct vs_cproject *pr = &st->projects[p];
+        if ((pr->job_ncpus > 0 && pr->job_ncpus != 1) || pr->max_concurrent > 0)
+            return false;
+    }
+    return true;
 }
 
 /* Seed 000's result states, inline for the per-result loops (the public

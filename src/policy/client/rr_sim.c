@@ -5,10 +5,14 @@
  * and how much of [now, now + min_queue] the queue keeps the CPUs busy.
  *
  * Model. Each project with work gets CPUs in proportion to its resource
- * share among the projects with work; a result can use at most one CPU, so
- * a project never gets more CPUs than it has results, and what it cannot
- * use is shared out among the others by share (water-filling). A project's
- * results share its CPUs equally. A CPU delivers on_frac * active_frac *
+ * share among the projects with work; a result can use at most one CPU (a
+ * multi-threaded one its job_ncpus), and at most max_concurrent of a
+ * project's results run at once, so a project never gets more CPUs than
+ * its results can use, and what it cannot use is shared out among the
+ * others by share (water-filling): queued work that cannot run does not
+ * look like busy CPUs. A project's results share its CPUs equally. A
+ * backup project (share 0) gets a millionth of the least positive share:
+ * in effect only what the others cannot use. A CPU delivers on_frac * active_frac *
  * cpu_efficiency CPU seconds per second.
  *
  * Event driven: because a project's results all advance at the same rate,
@@ -133,11 +137,11 @@ static void init_projects(enum vs_cpolicy policy, const struct sim *s, struct vs
     }
     for (size_t p = 0; p < st->nprojects; p++) {
         const struct vs_cproject *pr = &st->projects[p];
-        if (pr->non_cpu_intensive)
+        double den = frs_in(policy, pr, out->states[p]) ? sum : sum + pr->resource_share;
+        if (pr->non_cpu_intensive || !(den > 0))
             out->frs[p] = 0;
         else
-            out->frs[p] = pr->resource_share /
-                          (frs_in(policy, pr, out->states[p]) ? sum : sum + pr->resource_share);
+            out->frs[p] = pr->resource_share / den;
         out->deadlines_missed[p] = 0;
         out->work_before_minq[p] = 0;
         out->shortfall[p] = final_shortfall(s, 0, s->ncpus * out->frs[p], 0);
@@ -147,6 +151,13 @@ static void init_projects(enum vs_cpolicy policy, const struct sim *s, struct vs
 static size_t left_k(const struct vs_rrproj *e)
 {
     return e->end - e->next;
+}
+
+/* The CPUs project e's unfinished results can use at once. */
+static double usable(const struct vs_rrproj *e)
+{
+    double n = (double)left_k(e);
+    return (n > e->mc ? e->mc : n) * e->kcpu;
 }
 
 /* Brings project e to time t at its current rate and allocation. */
@@ -162,7 +173,7 @@ static void sync_project(const struct sim *s, struct vs_rrproj *e, double t)
             /* ncpus * frs(P) is a ratio of shares times an integer, off
              * by a few ulps: a project that has exactly its share of CPUs
              * must not lack 1e-16 of one. */
-            double lack = e->nf - (double)left_k(e);
+            double lack = e->nf - usable(e);
             if (lack > s->lack_eps)
                 e->sf += lack * o;
         }
@@ -197,7 +208,7 @@ static size_t next_event(const struct sim *s)
 
 static void set_finish_time(const struct sim *s, struct vs_rrproj *e, double t)
 {
-    e->rate = e->alloc / (double)left_k(e) * s->speed;
+    e->rate = e->alloc / ((double)left_k(e) * e->kcpu) * s->speed;
     e->fin = t + (e->nextkey - e->work) / e->rate;
 }
 
@@ -223,7 +234,7 @@ static void reallocate(struct sim *s, double t)
     bool any_capped = false;
     for (size_t i = 0; i < s->nact; i++) {
         struct vs_rrproj *e = s->act[i];
-        double k = (double)left_k(e);
+        double k = usable(e);
         e->capped = k * shares < cpus * e->share;
         if (e->capped) {
             c2 -= k;
@@ -249,7 +260,7 @@ static void reallocate(struct sim *s, double t)
             struct vs_rrproj *e = s->act[i];
             if (e->capped)
                 continue;
-            double k = (double)left_k(e);
+            double k = usable(e);
             if (k * shares < cpus * e->share) {
                 e->capped = 1;
                 c2 -= k;
@@ -267,7 +278,7 @@ static void reallocate(struct sim *s, double t)
     for (size_t i = 0; i < s->nact; i++) {
         struct vs_rrproj *e = s->act[i];
         if (e->capped) {
-            e->alloc = (double)left_k(e);
+            e->alloc = usable(e);
             capped_k += e->alloc;
         } else {
             e->alloc = cpus * (e->share / shares);
@@ -310,6 +321,17 @@ static void act_remove(struct sim *s, size_t i, double t)
     s->nact--;
     for (; i < s->nact; i++)
         s->act[i] = s->act[i + 1];
+}
+
+/* A backup project's share in the simulation (see the header): a
+ * millionth of the least positive share. */
+static double backup_share(const struct vs_cstate *st)
+{
+    double z = INFINITY;
+    for (size_t p = 0; p < st->nprojects; p++)
+        if (st->projects[p].resource_share > 0 && st->projects[p].resource_share < z)
+            z = st->projects[p].resource_share;
+    return isfinite(z) ? 1e-6 * z : 1;
 }
 
 static int rrsim_run(enum vs_cpolicy policy, const struct vs_cstate *st, struct vs_cpolicy_ws *ws,
@@ -370,7 +392,12 @@ static int rrsim_run(enum vs_cpolicy policy, const struct vs_cstate *st, struct 
         /* The fields reallocate() does not set. */
         e->work = e->tsync = e->sf = e->wbm = 0;
         e->share = st->projects[p].resource_share;
+        if (!(e->share > 0))
+            e->share = backup_share(st);
         e->nf = s.ncpus * out->frs[p];
+        e->kcpu = vs_cpolicy__ncpus(st, p);
+        e->mc =
+            st->projects[p].max_concurrent > 0 ? (double)st->projects[p].max_concurrent : INFINITY;
         e->p = p;
         e->next = (uint32_t)i;
         e->end = (uint32_t)j;
@@ -397,7 +424,7 @@ static int rrsim_run(enum vs_cpolicy policy, const struct vs_cstate *st, struct 
         size_t k_after = left_k(e);
         if (k_after == 0) {
             act_remove(&s, i, t);
-        } else if (!e->capped && e->alloc <= (double)k_after) {
+        } else if (!e->capped && e->alloc <= usable(e)) {
             /* Allocations unchanged: only its per-result rate moves. */
             set_finish_time(&s, e, t);
             continue;

@@ -280,7 +280,8 @@ int vs_cfetch__run(enum vs_cpolicy policy, const struct vs_cstate *st,
     for (size_t p = 0; p < np; p++) {
         const struct vs_cproject *pr = &pj[p];
         bool in_prr = (states[p] & VS_CPS_POT_RUNNABLE) && !pr->non_cpu_intensive;
-        prr[p] = pr->resource_share / (in_prr ? prr_sum : prr_sum + pr->resource_share);
+        double den = in_prr ? prr_sum : prr_sum + pr->resource_share;
+        prr[p] = den > 0 ? pr->resource_share / den : 0; /* backup projects (R = 0): 0 */
         if (policy != VS_CPOLICY_FAIR && wrs[p] > 0 && (best < 0 || prio[p] > prio[best]))
             best = (long)p;
     }
@@ -305,7 +306,9 @@ int vs_cfetch__run(enum vs_cpolicy policy, const struct vs_cstate *st,
         wrs[out->project] = 0;
     if (out->project >= 0) {
         out->request = wrs[out->project];
-        out->request_pn = out->request / prr[out->project];
+        /* A backup project (R = 0) has no share to normalize by. */
+        double f = prr[out->project];
+        out->request_pn = f > 0 ? out->request / f : out->request;
     }
     return 0;
 }
