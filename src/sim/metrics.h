@@ -25,7 +25,7 @@ struct vs_metrics_proj {
     int64_t preemptions, late_starts;
     double rollback, peak_queued;
     double win_min, win_max; /* over the closed 7-day windows; win_min > 1: none yet */
-    double kcpu;        /* CPUs each of its running jobs holds (ncpus) */
+    double kcpu;             /* CPUs each of its running jobs holds (ncpus) */
 };
 
 struct vs_metrics {

@@ -141,8 +141,7 @@ static void preempt_y(struct enf *e, enum vs_cpolicy policy, const struct vs_rrs
             while (!fits_free(e, r)) {
                 size_t victim = DONE;
                 for (size_t j = 0; j < e->ny; j++) {
-                    if (e->y[j] == DONE ||
-                        (policy == VS_CPOLICY_FAIR && loses_much(e, e->y[j])))
+                    if (e->y[j] == DONE || (policy == VS_CPOLICY_FAIR && loses_much(e, e->y[j])))
                         continue;
                     if (victim == DONE || st->results[e->y[j]].wall_since_checkpoint <
                                               st->results[e->y[victim]].wall_since_checkpoint)
