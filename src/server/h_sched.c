@@ -11,7 +11,9 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/random.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "server/auth_limit.h"
 #include "server/cache.h"
@@ -424,6 +426,7 @@ int vs_sched_handle(struct vs_sched *s, const char *body, size_t len, const char
         claims[i].one_per_host = send.cfg.one_result_per_host_per_wu && !sj->assigned;
         claims[i].host_max_in_progress = send.host_cap;
         claims[i].day_quota = sj->day_quota;
+        claims[i].lease_owner = s->lease_owner;
     }
     struct vs_commit_item item = {
         .host = &host,
@@ -529,6 +532,19 @@ int vs_sched_refill(struct vs_sched *s, size_t *out_added)
     return rc;
 }
 
+/* A random positive 63-bit id (0 means "no lease" in the store). */
+static int64_t lease_owner_id(void)
+{
+    uint64_t v = 0;
+    if (getrandom(&v, sizeof(v), 0) != (ssize_t)sizeof(v)) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        v = ((uint64_t)ts.tv_nsec << 32) ^ (uint64_t)ts.tv_sec ^ ((uint64_t)getpid() << 16);
+    }
+    v &= INT64_MAX;
+    return v ? (int64_t)v : 1;
+}
+
 static char *read_small_file(const char *path)
 {
     struct vs_buf b;
@@ -588,6 +604,13 @@ int vs_sched_create(const struct vs_project_config *cfg, struct vs_log *log,
         goto fail;
     }
     s->cache = vs_cache_create(s->opt.cache_slots, vs_sched__prep_job, vs_sched__unprep_job, s);
+    /* Several instances may share the store: the cache leases what it
+     * holds, under an id of this instance's own (random: no configuration,
+     * and a restarted instance is a new owner, so its old leases run out). */
+    s->lease_owner = lease_owner_id();
+    vs_cache_set_lease(s->cache, s->lease_owner, cfg->job_lease_secs);
+    VS_LOG(log, VS_LOG_DEBUG, "job cache: lease owner %016llx, leases of %d s",
+           (unsigned long long)s->lease_owner, cfg->job_lease_secs);
     s->assign = vs_assign_create(&s->cfg, log);
     if (cfg->locality_scheduling) {
         /* Full-locality apps' jobs go to hosts chosen for their files

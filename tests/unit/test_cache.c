@@ -270,12 +270,83 @@ static void test_pick_and_prep(void **state)
     assert_int_equal(fx->unpreps, 7);
 }
 
+/* Two instances' caches on one store (issue 17): the first leases every
+ * job it loads, the second finds none and cannot claim one, until the
+ * first one's leases run out (it "died": no renewals); then the second
+ * loads them and the first, back, loses them at its renewal. */
+static void test_leases(void **state)
+{
+    struct fixture *fx = *state;
+    struct vs_cache *a = vs_cache_create(16, NULL, NULL, fx);
+    struct vs_cache *b = vs_cache_create(16, NULL, NULL, fx);
+    vs_cache_set_lease(a, 111, 30);
+    vs_cache_set_lease(b, 222, 30);
+    size_t added = 0;
+    assert_int_equal(vs_cache_refill_at(a, fx->st, 1000, &added), 0);
+    assert_int_equal(added, 8);
+    assert_int_equal(vs_cache_refill_at(b, fx->st, 1001, &added), 0);
+    assert_int_equal(added, 0);
+
+    /* Another owner's claim is refused while the lease lasts; no owner
+     * (a tool) neither. */
+    struct vs_claim c = {
+        .result_id = fx->rid[0], .report_deadline = 2000000000, .lease_owner = 222};
+    size_t n = 9;
+    assert_int_equal(vs_store_results_claim(fx->st, 1, 1, 0, 1010, &c, 1, &n), 0);
+    assert_int_equal(n, 0);
+    assert_false(c.claimed);
+    c.lease_owner = 0;
+    assert_int_equal(vs_store_results_claim(fx->st, 1, 1, 0, 1010, &c, 1, &n), 0);
+    assert_int_equal(n, 0);
+    /* The owner's own claim passes. */
+    struct vs_cache_job out[8];
+    assert_int_equal(vs_cache_take(a, take_all, NULL, out, 1), 1);
+    c.result_id = out[0].job.result.id;
+    c.lease_owner = 111;
+    assert_int_equal(vs_store_results_claim(fx->st, 1, 1, 0, 1010, &c, 1, &n), 0);
+    assert_int_equal(n, 1);
+    vs_cache_forget(a, &out[0], false);
+
+    /* Renewed while alive (every 10 s here): still A's at 1035. */
+    assert_int_equal(vs_cache_refill_at(a, fx->st, 1020, &added), 0);
+    assert_int_equal(vs_cache_refill_at(b, fx->st, 1035, &added), 0);
+    assert_int_equal(added, 0);
+    /* A stops renewing: its leases (to 1050) end; B's rescan finds the 7. */
+    assert_int_equal(vs_cache_refill_at(b, fx->st, 1050, &added), 0);
+    assert_int_equal(added, 7);
+    /* A comes back: its renewal fails for all of them, and they leave A. */
+    assert_int_equal(vs_cache_refill_at(a, fx->st, 1051, &added), 0);
+    assert_int_equal(added, 0);
+    struct vs_cache_stats st;
+    vs_cache_get_stats(a, &st);
+    assert_int_equal(st.present, 0);
+    assert_int_equal(st.lost, 7);
+    assert_int_equal(vs_cache_take(a, take_all, NULL, out, 8), 0);
+    /* B sends them. */
+    n = vs_cache_take(b, take_all, NULL, out, 8);
+    assert_int_equal(n, 7);
+    for (size_t i = 0; i < n; i++) {
+        struct vs_claim cb = {
+            .result_id = out[i].job.result.id, .report_deadline = 2000000000, .lease_owner = 222};
+        size_t k = 0;
+        assert_int_equal(vs_store_results_claim(fx->st, 2, 2, 0, 1052, &cb, 1, &k), 0);
+        assert_int_equal(k, 1);
+        vs_cache_forget(b, &out[i], false);
+    }
+    int64_t unsent = -1;
+    assert_int_equal(vs_store_count_results(fx->st, 0, VS_RESULT_SERVER_STATE_UNSENT, &unsent), 0);
+    assert_int_equal(unsent, 0);
+    vs_cache_destroy(a);
+    vs_cache_destroy(b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_refill_take, setup, teardown),
         cmocka_unit_test_setup_teardown(test_pick_and_prep, setup, teardown),
         cmocka_unit_test_setup_teardown(test_priority_order, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_leases, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
