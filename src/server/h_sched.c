@@ -609,8 +609,8 @@ int vs_sched_create(const struct vs_project_config *cfg, struct vs_log *log,
      * and a restarted instance is a new owner, so its old leases run out). */
     s->lease_owner = lease_owner_id();
     vs_cache_set_lease(s->cache, s->lease_owner, cfg->job_lease_secs);
-    VS_LOG(log, VS_LOG_DEBUG, "job cache: lease owner %016llx, leases of %d s",
-           (unsigned long long)s->lease_owner, cfg->job_lease_secs);
+    VS_LOG(log, VS_LOG_INFO, "job cache: lease owner %lld, leases of %d s",
+           (long long)s->lease_owner, cfg->job_lease_secs);
     s->assign = vs_assign_create(&s->cfg, log);
     if (cfg->locality_scheduling) {
         /* Full-locality apps' jobs go to hosts chosen for their files

@@ -321,9 +321,12 @@ int vs_sq__build_sql(enum sq_stmt id, struct vs_buf *b)
     case SQ_LEASE:
         /* Taken or renewed when it is still UNSENT and free: ours already,
          * never leased, or its lease over (?3 is now, ?4 the new expiry). */
+        /* One statement for the whole page (?1: a JSON array of ids): one
+         * round trip on PostgreSQL, not one per row. */
         rc = vs_buf_printf(b,
-                           "UPDATE result SET lease_owner = ?2, lease_until = ?4 WHERE id = ?1 "
-                           "AND server_state = %d AND (lease_owner = ?2 OR lease_until <= ?3)",
+                           "UPDATE result SET lease_owner = ?2, lease_until = ?4 WHERE id IN "
+                           "(SELECT CAST(value AS BIGINT) FROM json_each(?1)) AND server_state = "
+                           "%d AND (lease_owner = ?2 OR lease_until <= ?3) RETURNING id",
                            VS_RESULT_SERVER_STATE_UNSENT);
         break;
     case SQ_CLAIM_WU:

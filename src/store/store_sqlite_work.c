@@ -3,10 +3,12 @@
  * scheduler's atomic claim, result reports and the transitioner's scan.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "store/sqlite_int.h"
 #include "volsched/alloc.h"
+#include "volsched/buf.h"
 #include "volsched/str.h"
 
 /* ------------------------------------------------------------------------ */
@@ -420,34 +422,72 @@ int vs_store_results_claim(struct vs_store *s, int64_t hostid, int64_t userid, i
     return 0;
 }
 
+struct lease_pos {
+    int64_t id;
+    size_t at;
+};
+
+static int cmp_lease_pos(const void *x, const void *y)
+{
+    const struct lease_pos *a = x, *b = y;
+    return a->id < b->id ? -1 : a->id > b->id;
+}
+
 int vs_store_results_lease(struct vs_store *s, int64_t owner, int64_t now, int64_t until,
                            const int64_t *ids, size_t n, bool *out_leased, size_t *out_n)
 {
     if (owner == 0 || (n && (!ids || !out_leased)))
         return VS_EINVAL;
-    size_t nleased = 0;
-    int rc = n ? vs_sq__enter(s) : 0;
-    if (rc)
-        return rc;
-    for (size_t i = 0; i < n && rc == 0; i++) {
+    if (out_n)
+        *out_n = 0;
+    if (n == 0)
+        return 0;
+    struct vs_buf list;
+    vs_buf_init(&list, VS_BUF_UNLIMITED);
+    struct lease_pos *pos = vs_xreallocarray(NULL, n, sizeof(*pos));
+    int brc = vs_buf_puts(&list, "[");
+    for (size_t i = 0; i < n; i++) {
         out_leased[i] = false;
+        pos[i].id = ids[i];
+        pos[i].at = i;
+        brc |= vs_buf_printf(&list, "%s%lld", i ? "," : "", (long long)ids[i]);
+    }
+    brc |= vs_buf_puts(&list, "]");
+    qsort(pos, n, sizeof(*pos), cmp_lease_pos);
+    /* An unlimited buffer cannot refuse (OOM aborts in the allocator). */
+    int rc = VS_NEVER(brc != 0) ? VS_EINTERNAL : vs_sq__enter(s);
+    if (brc) {
+        vs_buf_cleanup(&list);
+        vs_free(pos);
+        return rc;
+    }
+    size_t nleased = 0;
+    if (rc == 0) {
         struct vs_stmt *st = vs_sq__stmt(s, SQ_LEASE);
         if (!st) {
             rc = VS_ESTORE;
-            break;
-        }
-        vs_db_bind_int64(st, 1, ids[i]);
-        vs_db_bind_int64(st, 2, owner);
-        vs_db_bind_int64(st, 3, now);
-        vs_db_bind_int64(st, 4, until);
-        rc = vs_sq__step_done(s, st, "lease");
-        if (rc == 0 && vs_db_changes(s) == 1) {
-            out_leased[i] = true;
-            nleased++;
+        } else {
+            vs_db_bind_text(st, 1, vs_buf_str(&list), (int)list.len, VS_DB_STATIC);
+            vs_db_bind_int64(st, 2, owner);
+            vs_db_bind_int64(st, 3, now);
+            vs_db_bind_int64(st, 4, until);
+            int step;
+            while ((step = vs_db_step(st)) == VS_DB_ROW) {
+                struct lease_pos key = {.id = vs_db_column_int64(st, 0)};
+                struct lease_pos *hit = bsearch(&key, pos, n, sizeof(*pos), cmp_lease_pos);
+                if (hit && !out_leased[hit->at]) {
+                    out_leased[hit->at] = true;
+                    nleased++;
+                }
+            }
+            vs_db_reset(st);
+            if (step != VS_DB_DONE)
+                rc = vs_sq__err(s, step, "lease");
         }
     }
-    if (n)
-        rc = vs_sq__leave(s, rc);
+    rc = vs_sq__leave(s, rc);
+    vs_buf_cleanup(&list);
+    vs_free(pos);
     if (rc) {
         for (size_t i = 0; i < n; i++)
             out_leased[i] = false;

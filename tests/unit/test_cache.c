@@ -340,6 +340,65 @@ static void test_leases(void **state)
     vs_cache_destroy(b);
 }
 
+/* Three instances' caches draining one store (issue 17): each keeps
+ * finding jobs while free ones are left, and together they send every
+ * job once. */
+static void test_leases_three_drain(void **state)
+{
+    struct fixture *fx = *state;
+    for (int i = 0; i < 200; i++) {
+        struct vs_workunit wu;
+        vs_workunit_defaults(&wu);
+        wu.appid = fx->appid;
+        snprintf(wu.name, sizeof(wu.name), "d_%d", i);
+        wu.xml_doc = vs_xstrdup("<workunit>\n</workunit>\n");
+        wu.transition_time = VS_TIME_NEVER;
+        assert_int_equal(vs_store_workunit_add(fx->st, &wu), 0);
+        struct vs_result r = {0};
+        r.workunitid = wu.id;
+        r.appid = fx->appid;
+        r.server_state = VS_RESULT_SERVER_STATE_UNSENT;
+        snprintf(r.name, sizeof(r.name), "d_%d_0", i);
+        r.xml_doc_in = vs_xstrdup("<result>\n</result>\n");
+        assert_int_equal(vs_store_result_add(fx->st, &r), 0);
+        vs_workunit_cleanup(&wu);
+        vs_result_cleanup(&r);
+    }
+    struct vs_cache *c[3];
+    for (int k = 0; k < 3; k++) {
+        c[k] = vs_cache_create(24, NULL, NULL, fx);
+        vs_cache_set_lease(c[k], 100 + k, 4);
+    }
+    int sent[3] = {0}, total = 0;
+    int64_t now = 5000;
+    for (int round = 0; round < 200 && total < 208; round++) {
+        for (int k = 0; k < 3; k++) {
+            size_t added;
+            assert_int_equal(vs_cache_refill_at(c[k], fx->st, now, &added), 0);
+            struct vs_cache_job out[3];
+            size_t n = vs_cache_take(c[k], take_all, NULL, out, 3);
+            for (size_t i = 0; i < n; i++) {
+                struct vs_claim cl = {.result_id = out[i].job.result.id,
+                                      .report_deadline = 2000000000,
+                                      .lease_owner = 100 + k};
+                size_t got = 0;
+                assert_int_equal(vs_store_results_claim(fx->st, 1 + k, 1, 0, now, &cl, 1, &got), 0);
+                assert_int_equal(got, 1); /* what a cache holds is its own to send */
+                sent[k]++;
+                total++;
+                vs_cache_forget(c[k], &out[i], false);
+            }
+        }
+        if (round % 5 == 4)
+            now++;
+    }
+    assert_int_equal(total, 208);
+    for (int k = 0; k < 3; k++) {
+        assert_true(sent[k] > 30); /* nobody starved */
+        vs_cache_destroy(c[k]);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -347,6 +406,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_pick_and_prep, setup, teardown),
         cmocka_unit_test_setup_teardown(test_priority_order, setup, teardown),
         cmocka_unit_test_setup_teardown(test_leases, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_leases_three_drain, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
