@@ -44,6 +44,7 @@ struct vs_cache {
     int lease_secs;
     int64_t renew_at, rescan_at;
     uint64_t lost; /* rows another instance leased first, or whose lease ran out */
+    uint64_t scanned, rescans;
 };
 
 static size_t hash_id(int64_t id, size_t cap)
@@ -393,6 +394,9 @@ int vs_cache_refill_at(struct vs_cache *c, struct vs_store *s, int64_t now, size
         page_give_back(c, p.jobs, cap);
         return rc;
     }
+    pthread_mutex_lock(&c->mu);
+    c->scanned += p.rows;
+    pthread_mutex_unlock(&c->mu);
     /* Rows the cache already knows are dropped here, so that prep (which
      * parses XML) runs only for new ones, outside the lock. */
     /* Rows past the free slots are not prepared either: the scan stops
@@ -476,6 +480,7 @@ int vs_cache_refill_at(struct vs_cache *c, struct vs_store *s, int64_t now, size
         c->scan_after.priority = VS_JOB_KEY_TOP_PRIORITY;
         c->scan_after.id = 0;
         c->rescan = false;
+        c->rescans++;
     } else {
         c->scan_after = last;
     }
@@ -569,5 +574,7 @@ void vs_cache_get_stats(struct vs_cache *c, struct vs_cache_stats *out_stats)
     out_stats->taken = c->taken;
     out_stats->dropped = c->dropped;
     out_stats->lost = c->lost;
+    out_stats->scanned = c->scanned;
+    out_stats->rescans = c->rescans;
     pthread_mutex_unlock(&c->mu);
 }

@@ -119,6 +119,8 @@ struct vs_cache_stats {
     uint64_t taken;   /* jobs ever taken */
     uint64_t dropped; /* rows prep refused */
     uint64_t lost;    /* rows another instance leased first, or leases that could not be renewed */
+    uint64_t scanned; /* rows the refills' scans read */
+    uint64_t rescans; /* scans started over from the top */
 };
 void vs_cache_get_stats(struct vs_cache *c, struct vs_cache_stats *out_stats);
 

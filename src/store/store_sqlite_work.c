@@ -462,6 +462,7 @@ int vs_store_results_lease(struct vs_store *s, int64_t owner, int64_t now, int64
         return rc;
     }
     size_t nleased = 0;
+    bool entered = rc == 0; /* leave only what was entered */
     if (rc == 0) {
         struct vs_stmt *st = vs_sq__stmt(s, SQ_LEASE);
         if (!st) {
@@ -485,7 +486,8 @@ int vs_store_results_lease(struct vs_store *s, int64_t owner, int64_t now, int64
                 rc = vs_sq__err(s, step, "lease");
         }
     }
-    rc = vs_sq__leave(s, rc);
+    if (entered)
+        rc = vs_sq__leave(s, rc);
     vs_buf_cleanup(&list);
     vs_free(pos);
     if (rc) {
