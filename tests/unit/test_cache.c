@@ -26,6 +26,29 @@ struct fixture {
     int preps, unpreps;
 };
 
+/* One workunit named name with one UNSENT result name_0; returns the result's id. */
+static int64_t add_job(struct fixture *fx, const char *name)
+{
+    struct vs_workunit wu;
+    vs_workunit_defaults(&wu);
+    wu.appid = fx->appid;
+    snprintf(wu.name, sizeof(wu.name), "%s", name);
+    wu.xml_doc = vs_xstrdup("<workunit>\n</workunit>\n");
+    wu.transition_time = VS_TIME_NEVER;
+    assert_int_equal(vs_store_workunit_add(fx->st, &wu), 0);
+    struct vs_result r = {0};
+    r.workunitid = wu.id;
+    r.appid = fx->appid;
+    r.server_state = VS_RESULT_SERVER_STATE_UNSENT;
+    snprintf(r.name, sizeof(r.name), "%s_0", name);
+    r.xml_doc_in = vs_xstrdup("<result>\n</result>\n");
+    assert_int_equal(vs_store_result_add(fx->st, &r), 0);
+    int64_t id = r.id;
+    vs_workunit_cleanup(&wu);
+    vs_result_cleanup(&r);
+    return id;
+}
+
 static int setup(void **state)
 {
     struct fixture *fx = VS_NEW(struct fixture);
@@ -38,23 +61,9 @@ static int setup(void **state)
     assert_int_equal(vs_store_app_add(fx->st, &app), 0);
     fx->appid = app.id;
     for (int i = 0; i < 8; i++) {
-        struct vs_workunit wu;
-        vs_workunit_defaults(&wu);
-        wu.appid = app.id;
-        snprintf(wu.name, sizeof(wu.name), "wu_%d", i);
-        wu.xml_doc = vs_xstrdup("<workunit>\n</workunit>\n");
-        wu.transition_time = VS_TIME_NEVER;
-        assert_int_equal(vs_store_workunit_add(fx->st, &wu), 0);
-        struct vs_result r = {0};
-        r.workunitid = wu.id;
-        r.appid = app.id;
-        r.server_state = VS_RESULT_SERVER_STATE_UNSENT;
-        snprintf(r.name, sizeof(r.name), "wu_%d_0", i);
-        r.xml_doc_in = vs_xstrdup("<result>\n</result>\n");
-        assert_int_equal(vs_store_result_add(fx->st, &r), 0);
-        fx->rid[i] = r.id;
-        vs_workunit_cleanup(&wu);
-        vs_result_cleanup(&r);
+        char name[32];
+        snprintf(name, sizeof(name), "wu_%d", i);
+        fx->rid[i] = add_job(fx, name);
     }
     *state = fx;
     return 0;
@@ -347,22 +356,9 @@ static void test_leases_three_drain(void **state)
 {
     struct fixture *fx = *state;
     for (int i = 0; i < 200; i++) {
-        struct vs_workunit wu;
-        vs_workunit_defaults(&wu);
-        wu.appid = fx->appid;
-        snprintf(wu.name, sizeof(wu.name), "d_%d", i);
-        wu.xml_doc = vs_xstrdup("<workunit>\n</workunit>\n");
-        wu.transition_time = VS_TIME_NEVER;
-        assert_int_equal(vs_store_workunit_add(fx->st, &wu), 0);
-        struct vs_result r = {0};
-        r.workunitid = wu.id;
-        r.appid = fx->appid;
-        r.server_state = VS_RESULT_SERVER_STATE_UNSENT;
-        snprintf(r.name, sizeof(r.name), "d_%d_0", i);
-        r.xml_doc_in = vs_xstrdup("<result>\n</result>\n");
-        assert_int_equal(vs_store_result_add(fx->st, &r), 0);
-        vs_workunit_cleanup(&wu);
-        vs_result_cleanup(&r);
+        char name[32];
+        snprintf(name, sizeof(name), "d_%d", i);
+        add_job(fx, name);
     }
     struct vs_cache *c[3];
     for (int k = 0; k < 3; k++) {
