@@ -10,8 +10,8 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -546,17 +546,28 @@ int vs_sched_refill(struct vs_sched *s, size_t *out_added)
     return rc;
 }
 
-/* A random positive 63-bit id (0 means "no lease" in the store). */
-static int64_t lease_owner_id(void)
+/*
+ * The instance's lease owner id: a positive 63-bit hash (FNV-1a) of the host
+ * name and the project directory, never 0 (0 means "no lease" in the
+ * store). Each instance has a directory of its own (its pid file holds it),
+ * so two live instances never share an id, and an instance restarted in
+ * its directory (after kill -9, or a clean stop) is the same owner: it
+ * takes its own leases back at once instead of waiting for them to end.
+ */
+static int64_t lease_owner_id(const char *dir)
 {
-    uint64_t v = 0;
-    if (getrandom(&v, sizeof(v), 0) != (ssize_t)sizeof(v)) {
-        struct timespec ts;
-        clock_gettime(CLOCK_REALTIME, &ts);
-        v = ((uint64_t)ts.tv_nsec << 32) ^ (uint64_t)ts.tv_sec ^ ((uint64_t)getpid() << 16);
-    }
-    v &= INT64_MAX;
-    return v ? (int64_t)v : 1;
+    char host[256] = "";
+    if (gethostname(host, sizeof(host) - 1) != 0)
+        host[0] = '\0';
+    char real[VS_PATH_MAX];
+    const char *d = realpath(dir, real) ? real : dir;
+    uint64_t h = 0xcbf29ce484222325ull;
+    const char *parts[] = {host, "\n", d};
+    for (size_t k = 0; k < sizeof(parts) / sizeof(parts[0]); k++)
+        for (const unsigned char *p = (const unsigned char *)parts[k]; *p; p++)
+            h = (h ^ *p) * 0x100000001b3ull;
+    h &= INT64_MAX;
+    return h ? (int64_t)h : 1;
 }
 
 static char *read_small_file(const char *path)
@@ -627,9 +638,8 @@ int vs_sched_create(const struct vs_project_config *cfg, struct vs_log *log,
     }
     s->cache = vs_cache_create(s->opt.cache_slots, vs_sched__prep_job, vs_sched__unprep_job, s);
     /* Several instances may share the store: the cache leases what it
-     * holds, under an id of this instance's own (random: no configuration,
-     * and a restarted instance is a new owner, so its old leases run out). */
-    s->lease_owner = lease_owner_id();
+     * holds, under this instance's id (host and directory). */
+    s->lease_owner = lease_owner_id(cfg->dir);
     vs_cache_set_lease(s->cache, s->lease_owner, cfg->job_lease_secs);
     VS_LOG(log, VS_LOG_INFO, "job cache: lease owner %lld, leases of %d s",
            (long long)s->lease_owner, cfg->job_lease_secs);
