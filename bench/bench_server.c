@@ -45,6 +45,10 @@
  *
  * --direct N first times N calls of the handler on one thread, without HTTP
  * (each as a new host), to show its own cost.
+ *
+ * --target PORT[,PORT...] --path P --auth KEY [--journal FILE] plays the
+ * same hosts against servers already running (run_target below), for
+ * tests of several instances (tests/pg/test_pg_nginx.sh).
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -63,6 +67,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "loadgen.h"
 #include "server/http.h"
 #include "server/sched.h"
 #include "store/store.h"
@@ -72,20 +77,6 @@
 #include "volsched/str.h"
 
 #define AUTH "0123456789abcdef0123456789abcdef" /* the sample's authenticator */
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static double cpu_s(clockid_t id)
-{
-    struct timespec ts;
-    clock_gettime(id, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 static char *read_file(const char *path)
 {
@@ -269,480 +260,6 @@ static void *feeder_main(void *arg)
     return NULL;
 }
 
-/* ---------------- the hosts ---------------- */
-
-/* The sample request cut once into constant pieces around the values a host
- * changes (hostid, rpc_seqno) so that building a request is a few copies:
- * no scans of the 7 KB template per RPC. The work request (one job: 20 s,
- * one idle CPU) is patched into the constant part once. */
-struct tmpl {
-    struct vs_buf head;     /* up to and including <hostid> */
-    struct vs_buf mid;      /* </hostid> ... <rpc_seqno> */
-    struct vs_buf rest;     /* </rpc_seqno> ... before </scheduler_request> */
-    struct vs_buf rest_new; /* the same without <code_sign_key> (a new host has none) */
-    struct vs_buf tail;     /* </scheduler_request> and what follows */
-};
-
-static void tmpl_cut(struct tmpl *t, const char *doc)
-{
-    vs_buf_init(&t->head, 1u << 20);
-    vs_buf_init(&t->mid, 1u << 20);
-    vs_buf_init(&t->rest, 1u << 20);
-    vs_buf_init(&t->rest_new, 1u << 20);
-    vs_buf_init(&t->tail, 1u << 20);
-    const char *hid = strstr(doc, "<hostid>");
-    const char *hid_end = hid ? strchr(hid + 8, '<') : NULL;
-    const char *seq = hid_end ? strstr(hid_end, "<rpc_seqno>") : NULL;
-    const char *seq_end = seq ? strchr(seq + 11, '<') : NULL;
-    const char *tail = seq_end ? strstr(seq_end, "</scheduler_request>") : NULL;
-    if (!tail)
-        exit(1);
-    if (vs_buf_append(&t->head, doc, (size_t)(hid - doc) + 8) != 0 ||
-        vs_buf_append(&t->mid, hid_end, (size_t)(seq - hid_end) + 11) != 0 ||
-        vs_buf_puts(&t->tail, tail) != 0)
-        exit(1);
-    /* The constant middle with the one-job work request patched in. */
-    const char *p = seq_end;
-    const struct {
-        const char *tag, *value;
-    } subs[] = {{"<cpu_req_secs>", "20.000000"}, {"<cpu_req_instances>", "1.000000"}};
-    for (size_t i = 0; i < sizeof(subs) / sizeof(subs[0]); i++) {
-        size_t tl = strlen(subs[i].tag);
-        const char *at = strstr(p, subs[i].tag);
-        const char *end = at ? strchr(at + tl, '<') : NULL;
-        if (!at || !end || at > tail)
-            exit(1);
-        if (vs_buf_append(&t->rest, p, (size_t)(at - p) + tl) != 0 ||
-            vs_buf_puts(&t->rest, subs[i].value) != 0)
-            exit(1);
-        p = end;
-    }
-    if (vs_buf_append(&t->rest, p, (size_t)(tail - p)) != 0)
-        exit(1);
-    /* The template echoes a key; a new client has none yet. */
-    const char *r = vs_buf_str(&t->rest);
-    const char *k = strstr(r, "<code_sign_key>");
-    const char *ke = k ? strstr(k, "</code_sign_key>\n") : NULL;
-    if (k && ke) {
-        if (vs_buf_append(&t->rest_new, r, (size_t)(k - r)) != 0 ||
-            vs_buf_puts(&t->rest_new, ke + 17) != 0)
-            exit(1);
-    } else if (vs_buf_puts(&t->rest_new, r) != 0) {
-        exit(1);
-    }
-}
-
-static void tmpl_cleanup(struct tmpl *t)
-{
-    vs_buf_cleanup(&t->head);
-    vs_buf_cleanup(&t->mid);
-    vs_buf_cleanup(&t->rest);
-    vs_buf_cleanup(&t->rest_new);
-    vs_buf_cleanup(&t->tail);
-}
-
-/* One simulated host: one keep-alive connection, one RPC in flight. */
-struct host {
-    int fd;
-    int64_t hostid;
-    int64_t seqno;
-    struct vs_buf req; /* the scheduler request body */
-    struct vs_buf out; /* HTTP request: header and body */
-    size_t out_off;    /* bytes of out already written */
-    char *in;          /* the response as it arrives */
-    size_t in_len, in_cap;
-    size_t body_off;   /* where the body starts once the header is in, else 0 */
-    size_t body_len;   /* its Content-Length */
-    bool conn_close;   /* the server asked to close after this response */
-    bool want_out;     /* registered for EPOLLOUT */
-    struct vs_buf got; /* names of the jobs of the last reply, '\n'-terminated */
-    double t_sent;
-    bool busy; /* an RPC is in flight */
-};
-
-/* Appends a report of every job in h->got: the shape of the 7.20 client's
- * <result> (tests/data/boinc/sched_request_04.xml), files uploaded. */
-static int append_reports(struct host *h)
-{
-    const char *p = h->got.data;
-    for (size_t off = 0; p && off < h->got.len;) {
-        const char *nl = memchr(p + off, '\n', h->got.len - off);
-        if (!nl)
-            break;
-        int n = (int)(nl - (p + off));
-        char tmp[1024];
-        int k = snprintf(tmp, sizeof(tmp),
-                         "<result>\n    <name>%.*s</name>\n"
-                         "    <final_cpu_time>19.5</final_cpu_time>\n"
-                         "    <final_elapsed_time>20.1</final_elapsed_time>\n"
-                         "    <exit_status>0</exit_status>\n    <state>5</state>\n"
-                         "    <platform>x86_64-pc-linux-gnu</platform>\n"
-                         "    <version_num>100</version_num>\n"
-                         "    <app_version_num>100</app_version_num>\n<file_info>\n"
-                         "    <name>%.*s_r0</name>\n    <nbytes>12.000000</nbytes>\n"
-                         "    <max_nbytes>100000.000000</max_nbytes>\n"
-                         "    <md5_cksum>00000000000000000000000000000000</md5_cksum>\n"
-                         "</file_info>\n</result>\n",
-                         n, p + off, n, p + off);
-        if (k < 0 || (size_t)k >= sizeof(tmp) || vs_buf_append(&h->req, tmp, (size_t)k) != 0)
-            return -1;
-        off = (size_t)(nl - p) + 1;
-    }
-    return 0;
-}
-
-/* Finds needle in [p, p + n). */
-static const char *find(const char *p, size_t n, const char *needle)
-{
-    return memmem(p, n, needle, strlen(needle));
-}
-
-/* Remembers the names of the jobs in a reply (to report them next time);
- * returns how many there were. */
-static uint64_t collect_jobs(struct host *h, const char *body, size_t len)
-{
-    uint64_t n = 0;
-    const char *end = body + len;
-    vs_buf_reset(&h->got);
-    for (const char *q = find(body, len, "<result>"); q;
-         q = find(q + 8, (size_t)(end - q - 8), "<result>")) {
-        n++;
-        const char *a = find(q, (size_t)(end - q), "<name>");
-        const char *b = a ? find(a, (size_t)(end - a), "</name>") : NULL;
-        if (a && b &&
-            (vs_buf_append(&h->got, a + 6, (size_t)(b - a - 6)) != 0 ||
-             vs_buf_puts(&h->got, "\n") != 0))
-            exit(1);
-    }
-    return n;
-}
-
-/* The sample request with this host's id, sequence number and a one-job
- * work request; hosts that have an id also echo the signing key. */
-static void build_request(struct host *h, const struct tmpl *t)
-{
-    vs_buf_reset(&h->req);
-    const struct vs_buf *rest = h->hostid == 0 ? &t->rest_new : &t->rest;
-    if (vs_buf_append(&h->req, t->head.data, t->head.len) != 0 ||
-        vs_buf_printf(&h->req, "%" PRId64, h->hostid) != 0 ||
-        vs_buf_append(&h->req, t->mid.data, t->mid.len) != 0 ||
-        vs_buf_printf(&h->req, "%" PRId64, h->seqno) != 0 ||
-        vs_buf_append(&h->req, rest->data, rest->len) != 0 || append_reports(h) != 0 ||
-        vs_buf_append(&h->req, t->tail.data, t->tail.len) != 0)
-        exit(1);
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-/* An RPC without a reply after this long is given up (counted in errors
- * and in stalled; its connection closed, the host stops), so that a phase
- * always ends: microhttpd 0.9.75 has been seen to leave a burst of fresh
- * connections unread until its 120 s idle timeout. */
-#define RPC_STALL_SECS 10.0
-
-struct phase_result {
-    uint64_t rpcs, jobs, reports, errors, new_hosts, stalled;
-    double secs, p50, p99;
-    double cpu_server, cpu_client; /* CPU seconds used during the phase */
-};
-
-struct loadgen {
-    int ep;
-    struct sockaddr_in addr;
-    const char *path; /* the scheduler's URL path */
-    const struct tmpl *t;
-};
-
-static int host_connect(struct loadgen *lg, struct host *h)
-{
-    h->fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-    if (h->fd < 0)
-        return -1;
-    int one = 1;
-    setsockopt(h->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-    if (connect(h->fd, (struct sockaddr *)&lg->addr, sizeof(lg->addr)) != 0 &&
-        errno != EINPROGRESS) {
-        close(h->fd);
-        h->fd = -1;
-        return -1;
-    }
-    struct epoll_event ev = {.events = EPOLLIN | EPOLLOUT, .data.ptr = h};
-    h->want_out = true;
-    if (epoll_ctl(lg->ep, EPOLL_CTL_ADD, h->fd, &ev) != 0) {
-        close(h->fd);
-        h->fd = -1;
-        return -1;
-    }
-    return 0;
-}
-
-static void host_close(struct loadgen *lg, struct host *h)
-{
-    if (h->fd >= 0) {
-        epoll_ctl(lg->ep, EPOLL_CTL_DEL, h->fd, NULL);
-        close(h->fd);
-        h->fd = -1;
-    }
-}
-
-static void set_want_out(struct loadgen *lg, struct host *h, bool want)
-{
-    if (h->want_out == want)
-        return;
-    struct epoll_event ev = {.events = EPOLLIN | (want ? EPOLLOUT : 0u), .data.ptr = h};
-    epoll_ctl(lg->ep, EPOLL_CTL_MOD, h->fd, &ev);
-    h->want_out = want;
-}
-
-/* Writes what is left of the request; returns -1 on a dead connection. */
-static int host_flush(struct loadgen *lg, struct host *h)
-{
-    while (h->out_off < h->out.len) {
-        ssize_t n = send(h->fd, h->out.data + h->out_off, h->out.len - h->out_off, MSG_NOSIGNAL);
-        if (n > 0) {
-            h->out_off += (size_t)n;
-        } else if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == ENOTCONN)) {
-            set_want_out(lg, h, true);
-            return 0;
-        } else if (n < 0 && errno == EINTR) {
-            continue;
-        } else {
-            return -1;
-        }
-    }
-    set_want_out(lg, h, false);
-    return 0;
-}
-
-/* Starts this host's next RPC on its connection (a new one if it has none). */
-static int send_one(struct loadgen *lg, struct host *h)
-{
-    build_request(h, lg->t);
-    vs_buf_reset(&h->out);
-    if (vs_buf_printf(&h->out,
-                      "POST %s HTTP/1.1\r\nHost: 127.0.0.1\r\n"
-                      "User-Agent: BOINC client (x86_64-pc-linux-gnu 7.20.5)\r\n"
-                      "Accept: */*\r\nContent-Type: application/x-www-form-urlencoded\r\n"
-                      "Content-Length: %zu\r\n\r\n",
-                      lg->path, h->req.len) != 0 ||
-        vs_buf_append(&h->out, h->req.data, h->req.len) != 0)
-        exit(1);
-    h->out_off = 0;
-    h->in_len = h->body_off = h->body_len = 0;
-    h->conn_close = false;
-    h->t_sent = now_s();
-    h->busy = true;
-    int rc = h->fd < 0 ? host_connect(lg, h) : 0;
-    if (rc == 0 && !h->want_out)
-        rc = host_flush(lg, h);
-    if (rc != 0) {
-        h->busy = false;
-        host_close(lg, h);
-    }
-    return rc;
-}
-
-/* Case-insensitive header lookup in [hdr, end); returns the value or NULL. */
-static const char *header_value(const char *hdr, const char *end, const char *name)
-{
-    size_t nl = strlen(name);
-    for (const char *line = hdr; line < end;) {
-        const char *eol = memchr(line, '\n', (size_t)(end - line));
-        if (!eol)
-            break;
-        if ((size_t)(eol - line) > nl && strncasecmp(line, name, nl) == 0 && line[nl] == ':') {
-            const char *v = line + nl + 1;
-            while (*v == ' ')
-                v++;
-            return v;
-        }
-        line = eol + 1;
-    }
-    return NULL;
-}
-
-/* Reads what arrived; returns 1 when the whole response is in, 0 when more
- * is to come, -1 on an error or a closed connection. */
-static int host_read(struct host *h)
-{
-    for (;;) {
-        if (h->in_cap - h->in_len < 16384) {
-            h->in_cap = h->in_cap ? h->in_cap * 2 : 65536;
-            h->in = vs_xrealloc(h->in, h->in_cap + 1);
-        }
-        ssize_t n = recv(h->fd, h->in + h->in_len, h->in_cap - h->in_len, 0);
-        if (n == 0)
-            return -1;
-        if (n < 0) {
-            if (errno == EINTR)
-                continue;
-            return errno == EAGAIN || errno == EWOULDBLOCK ? 0 : -1;
-        }
-        h->in_len += (size_t)n;
-        h->in[h->in_len] = '\0';
-        if (h->body_off == 0) {
-            const char *e = find(h->in, h->in_len, "\r\n\r\n");
-            if (!e)
-                continue;
-            h->body_off = (size_t)(e - h->in) + 4;
-            const char *cl = header_value(h->in, e + 2, "Content-Length");
-            int64_t v = -1;
-            char tmp[24];
-            size_t k = 0;
-            for (; cl && *cl >= '0' && *cl <= '9' && k + 1 < sizeof(tmp); cl++)
-                tmp[k++] = *cl;
-            tmp[k] = '\0';
-            if (!cl || vs_parse_int64(tmp, &v) != 0 || v < 0)
-                return -1; /* the server always sends a length */
-            h->body_len = (size_t)v;
-            const char *conn = header_value(h->in, e + 2, "Connection");
-            h->conn_close = conn && strncasecmp(conn, "close", 5) == 0;
-        }
-        if (h->in_len >= h->body_off + h->body_len)
-            return 1;
-    }
-}
-
-static void run_phase(const char *path, uint16_t port, const struct tmpl *t, int conc, double secs,
-                      uint64_t max_rpcs, struct phase_result *out)
-{
-    memset(out, 0, sizeof(*out));
-    struct loadgen lg = {.ep = epoll_create1(EPOLL_CLOEXEC), .path = path, .t = t};
-    if (lg.ep < 0)
-        exit(1);
-    lg.addr.sin_family = AF_INET;
-    lg.addr.sin_port = htons(port);
-    lg.addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    struct host *hosts = vs_xcalloc((size_t)conc, sizeof(*hosts));
-    size_t lat_cap = 1u << 20, nlat = 0;
-    double *lat = vs_xmalloc(lat_cap * sizeof(*lat));
-    double t0 = now_s(), t_end = t0 + secs;
-    double c_proc0 = cpu_s(CLOCK_PROCESS_CPUTIME_ID), c_me0 = cpu_s(CLOCK_THREAD_CPUTIME_ID);
-    uint64_t started = 0;
-    int running = 0;
-    for (int i = 0; i < conc; i++) {
-        struct host *h = &hosts[i];
-        h->fd = -1;
-        vs_buf_init(&h->req, 1u << 20);
-        vs_buf_init(&h->out, 1u << 20);
-        vs_buf_init(&h->got, 1u << 20);
-        if (send_one(&lg, h) != 0) {
-            out->errors++;
-            continue;
-        }
-        started++;
-        running++;
-    }
-    struct epoll_event evs[256];
-    double next_stall_check = t0 + 1;
-    while (running > 0) {
-        int n = epoll_wait(lg.ep, evs, 256, 200);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0)
-            exit(1);
-        double tc = n < 256 ? now_s() : 0;
-        if (tc > next_stall_check) {
-            next_stall_check = tc + 1;
-            for (int i = 0; i < conc; i++) {
-                struct host *h = &hosts[i];
-                if (h->busy && tc - h->t_sent > RPC_STALL_SECS) {
-                    h->busy = false;
-                    host_close(&lg, h);
-                    out->stalled++;
-                    out->errors++;
-                    running--;
-                }
-            }
-        }
-        for (int i = 0; i < n; i++) {
-            struct host *h = evs[i].data.ptr;
-            int st = 0;
-            if (h->fd < 0 || !h->busy)
-                continue;
-            if ((evs[i].events & EPOLLOUT) && host_flush(&lg, h) != 0)
-                st = -1;
-            if (st == 0 && (evs[i].events & (EPOLLIN | EPOLLERR | EPOLLHUP)))
-                st = host_read(h);
-            if (st == 0)
-                continue;
-            double tn = now_s();
-            h->busy = false;
-            out->rpcs++;
-            if (nlat < lat_cap)
-                lat[nlat++] = tn - h->t_sent;
-            const char *body = h->in ? h->in + h->body_off : "";
-            size_t blen = st == 1 ? h->body_len : 0;
-            bool ok = st == 1 && h->in_len > 12 && memcmp(h->in + 9, "200", 3) == 0 &&
-                      find(body, blen, "</scheduler_reply>");
-            if (!ok) {
-                out->errors++;
-                host_close(&lg, h);
-            } else {
-                const char *hid = find(body, blen, "<hostid>");
-                if (hid) {
-                    int64_t id = 0;
-                    char tmp[32];
-                    size_t k = 0;
-                    for (const char *q = hid + 8; *q >= '0' && *q <= '9' && k < 20; q++)
-                        tmp[k++] = *q;
-                    tmp[k] = '\0';
-                    if (vs_parse_int64(tmp, &id) == 0 && id > 0) {
-                        h->hostid = id;
-                        h->seqno = 0;
-                        out->new_hosts++;
-                    }
-                } else {
-                    h->seqno++;
-                }
-                for (const char *q = find(body, blen, "<result_ack>"); q;
-                     q = find(q + 12, (size_t)(body + blen - q - 12), "<result_ack>"))
-                    out->reports++;
-                uint64_t got = collect_jobs(h, body, blen);
-                out->jobs += got;
-                static int shown;
-                if (got == 0 && getenv("BENCH_DEBUG") && shown++ < 2)
-                    fprintf(stderr, "reply without a job:\n%.*s\n", (int)blen, body);
-                if (h->conn_close)
-                    host_close(&lg, h);
-            }
-            running--;
-            if (tn < t_end && started < max_rpcs) {
-                if (send_one(&lg, h) != 0) {
-                    out->errors++;
-                    continue;
-                }
-                started++;
-                running++;
-            }
-        }
-    }
-    out->secs = now_s() - t0;
-    /* This thread is the load generator; every other thread is the server
-     * (HTTP workers, group commit, feeder). */
-    out->cpu_client = cpu_s(CLOCK_THREAD_CPUTIME_ID) - c_me0;
-    out->cpu_server = cpu_s(CLOCK_PROCESS_CPUTIME_ID) - c_proc0 - out->cpu_client;
-    qsort(lat, nlat, sizeof(*lat), cmp_double);
-    if (nlat) {
-        out->p50 = lat[nlat / 2];
-        out->p99 = lat[(size_t)((double)nlat * 0.99)];
-    }
-    for (int i = 0; i < conc; i++) {
-        host_close(&lg, &hosts[i]);
-        vs_buf_cleanup(&hosts[i].req);
-        vs_buf_cleanup(&hosts[i].out);
-        vs_buf_cleanup(&hosts[i].got);
-        vs_free(hosts[i].in);
-    }
-    close(lg.ep);
-    vs_free(hosts);
-    vs_free(lat);
-}
-
 /* The HTTP layer's own ceiling: a handler that answers at once with an
  * empty reply (no parse, no store), on the same front end. */
 static int empty_sched(void *ctx, const char *body, size_t len, const char *peer,
@@ -840,6 +357,69 @@ static void print_row(const char *label, int64_t conc, const struct phase_result
     fflush(stdout);
 }
 
+/*
+ * --target: the hosts against servers already running on 127.0.0.1 (host i
+ * to the i-th port of the list, round robin), e.g. `volsched serve`
+ * instances or nginx in front of them, as account auth (the project's own
+ * user; the project must have an x86_64-pc-linux-gnu app version and let
+ * one account add this many hosts). One row per concurrency; with journal
+ * every job received and report acknowledged is appended to that file
+ * (loadgen.h) for the caller to check against the store.
+ */
+static int run_target(const char *ports, const char *path, const char *auth, const char *journal,
+                      char *conc_list, double secs, int64_t max_rpcs)
+{
+    struct lg_target tg = {.path = path};
+    char list[256];
+    snprintf(list, sizeof(list), "%s", ports);
+    char *save = NULL;
+    for (char *tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        int64_t p;
+        if (tg.nports == LG_MAX_TARGETS || vs_parse_int64(tok, &p) != 0 || p < 1 || p > 65535) {
+            fprintf(stderr, "bench_server: bad --target port '%s' (at most %d ports)\n", tok,
+                    LG_MAX_TARGETS);
+            return 2;
+        }
+        tg.ports[tg.nports++] = (uint16_t)p;
+    }
+    if (tg.nports == 0 || !auth || strlen(auth) != strlen(AUTH)) {
+        fprintf(stderr, "bench_server: --target needs ports and --auth KEY (%zu characters)\n",
+                strlen(AUTH));
+        return 2;
+    }
+    char tpath[512];
+    snprintf(tpath, sizeof(tpath), "%s/tests/data/boinc/sched_request_02.xml", VS_SOURCE_DIR);
+    char *doc = read_file(tpath);
+    /* The sample's account becomes the project's (same length: in place). */
+    for (char *q = strstr(doc, AUTH); q; q = strstr(q, AUTH))
+        memcpy(q, auth, strlen(AUTH));
+    struct tmpl tp;
+    tmpl_cut(&tp, doc);
+    FILE *j = NULL;
+    if (journal && !(j = fopen(journal, "a"))) {
+        fprintf(stderr, "bench_server: cannot open %s\n", journal);
+        return 1;
+    }
+    tg.journal = j;
+    printf("%6s %8s %8s %8s %9s %8s %8s %6s %7s %11s %11s\n", "hosts", "rpcs", "rpcs/s", "jobs/s",
+           "reports/s", "p50_ms", "p99_ms", "errors", "jobs", "srv_cpu_us", "cli_cpu_us");
+    save = NULL;
+    for (char *tok = strtok_r(conc_list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        int64_t conc;
+        if (vs_parse_int64(tok, &conc) != 0 || conc < 1 || conc > 4096)
+            continue;
+        struct phase_result pr;
+        run_phase_on(&tg, &tp, (int)conc, secs, (uint64_t)max_rpcs, &pr);
+        print_row("", conc, &pr);
+    }
+    printf("(srv_cpu_us is 0 here: the servers are other processes)\n");
+    if (j)
+        fclose(j);
+    tmpl_cleanup(&tp);
+    vs_free(doc);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     int64_t njobs = 0, max_rpcs = 40000, threads = 4;
@@ -848,6 +428,7 @@ int main(int argc, char **argv)
     int64_t direct = 0, commit_delay = 0, poll = 2, slow = 0;
     bool ceiling = false;
     char conc_list[128] = "1,64,512";
+    const char *target = NULL, *sched_path = "/bench/cgi", *auth = NULL, *journal = NULL;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         int64_t x;
@@ -871,6 +452,18 @@ int main(int argc, char **argv)
             i++;
         } else if (strcmp(a, "--slowloris") == 0 && v && vs_parse_int64(v, &slow) == 0) {
             i++;
+        } else if (strcmp(a, "--target") == 0 && v) {
+            target = v;
+            i++;
+        } else if (strcmp(a, "--path") == 0 && v) {
+            sched_path = v;
+            i++;
+        } else if (strcmp(a, "--auth") == 0 && v) {
+            auth = v;
+            i++;
+        } else if (strcmp(a, "--journal") == 0 && v) {
+            journal = v;
+            i++;
         } else if (strcmp(a, "--ceiling") == 0) {
             ceiling = true;
         } else if (strcmp(a, "--sync-full") == 0) {
@@ -884,10 +477,14 @@ int main(int argc, char **argv)
             fprintf(stderr, "usage: bench_server [--jobs N] [--secs S] [--rpcs N] [--threads T]"
                             " [--sync-full] [--conc a,b,c] [--commit-delay US] [--direct N]"
                             " [--keep] [--rules on|off] [--poll N] [--ceiling]"
-                            " [--slowloris N]\n");
+                            " [--slowloris N]\n"
+                            "       bench_server --target PORT[,PORT...] --path P --auth KEY"
+                            " [--journal FILE] [--conc a,b] [--secs S] [--rpcs N]\n");
             return 2;
         }
     }
+    if (target)
+        return run_target(target, sched_path, auth, journal, conc_list, secs, max_rpcs);
     if (njobs <= 0) {
         /* One job per RPC of every phase and of --direct, plus the cache's
          * share, so that no phase runs out of work. */

@@ -150,6 +150,9 @@ struct vs_project_config {
     int http_max_per_address;            /* <http_max_per_address> connections; 32, 0 = off */
     int http_max_connections;            /* <http_max_connections>; 0 = from the open-file limit */
     struct vs_config_list trusted_proxy; /* <trusted_proxy> address or prefix, repeatable */
+    /* <job_lease_secs> how long a serve instance's job cache holds a result
+     * for itself in the store (issue 17, docs/scale-out.md); 60 */
+    int job_lease_secs;
 
     /* assigned work (seed 003) */
     bool enable_assignment;       /* <enable_assignment>; default 1 */

@@ -11,6 +11,7 @@
 #include "server/daemons.h"
 #include "server/proc_ctl.h"
 #include "store/store_project.h"
+#include "store/store_sched.h"
 #include "volsched/alloc.h"
 #include "volsched/buf.h"
 #include "volsched/config.h"
@@ -240,6 +241,10 @@ int vs_cli_run_daemons_hooked(const struct vs_project_config *cfg, unsigned whic
     if (rc != 0) {
         VS_LOG(log, VS_LOG_ERROR, "cannot open store: %s", vs_strerror(rc));
         return VS_EXIT_FAIL;
+    }
+    if (hooks && hooks->mod_n > 1 && (rc = vs_store_set_mod(st, hooks->mod_n, hooks->mod_i)) != 0) {
+        vs_store_close(st);
+        return VS_EXIT_USAGE;
     }
     volatile sig_atomic_t *stop = hooks && hooks->stop ? hooks->stop : &daemon_stop;
     volatile sig_atomic_t *wake = hooks ? hooks->wake : NULL;

@@ -136,6 +136,7 @@ struct vs_cli_loop_hooks {
     void *ctx;
     bool honour_pause;
     bool log_passes;
+    int mod_n, mod_i; /* --mod N I (mod_n > 1): vs_store_set_mod on the daemon's handle */
 };
 int vs_cli_run_daemons_hooked(const struct vs_project_config *cfg, unsigned which, int interval_ms,
                               bool once, struct vs_log *log, const struct vs_cli_loop_hooks *hooks);

@@ -36,11 +36,12 @@ static void usage(FILE *f)
     fprintf(f, "usage: volsched serve [--project DIR] [--listen HOST:PORT] [--store URL]\n"
                "                      [--threads N] [--cache-slots N] [--max-body BYTES]\n"
                "                      [--max-upload BYTES] [--daemon-interval MS]\n"
-               "                      [--daemons all|none|NAME,...]\n"
+               "                      [--daemons all|none|NAME,...] [--mod N I]\n"
                "                      [--log-level error|warn|info|debug] [--foreground]\n"
                "       volsched serve --only transitioner|validator|assimilator|file_deleter|\n"
                "                             locality_gen|locality_ws\n"
                "                      [--project DIR] [--store URL] [--daemon-interval MS]\n"
+               "                      [--mod N I]\n"
                "\n"
                "Serves the project in DIR (default: the current directory): the master page at\n"
                "the path of its master URL, the scheduler (<cgi_url>cgi), file downloads, the\n"
@@ -69,6 +70,13 @@ static void usage(FILE *f)
                "  --daemons LIST     daemons run beside HTTP (default all; none, or names\n"
                "                     separated by commas, when others run them with --only)\n"
                "  --daemon-interval MS  daemons' sleep when idle (default 1000)\n"
+               "  --mod N I          BOINC's sharding, for several instances on one store:\n"
+               "                     the transitioner, validator, assimilator and file\n"
+               "                     deleter of this instance handle only the ids with\n"
+               "                     id %% N == I (N >= 2, 0 <= I < N; run N instances, one\n"
+               "                     per I), instead of one leader per daemon (the default;\n"
+               "                     docs/scale-out.md). The locality daemons and the\n"
+               "                     trickle handler keep their leader.\n"
                "  --log-level L      default info\n"
                "  --foreground       also copy every log line to stderr\n");
 }
@@ -200,15 +208,17 @@ static void only_tick(void *ctx)
 
 /* --only NAME: one daemon in this process's main thread, back to back while
  * it finds work and every interval_ms when idle (as BOINC's daemons). */
-static int run_only(struct vs_project_config *cfg, unsigned which, int interval_ms,
-                    struct vs_log *log)
+static int run_only(struct vs_project_config *cfg, unsigned which, int interval_ms, int mod_n,
+                    int mod_i, struct vs_log *log)
 {
     struct vs_cli_loop_hooks hooks = {.stop = &serve_stop,
                                       .wake = &serve_hup,
                                       .tick = only_tick,
                                       .ctx = cfg,
                                       .honour_pause = true,
-                                      .log_passes = true};
+                                      .log_passes = true,
+                                      .mod_n = mod_n,
+                                      .mod_i = mod_i};
     return vs_cli_run_daemons_hooked(cfg, which, interval_ms, false, log, &hooks);
 }
 
@@ -218,6 +228,7 @@ int vs_cmd_serve(int argc, char **argv)
     const char *only = NULL;
     unsigned daemons_mask = VS_DAEMON_ALL;
     int64_t threads = 8, slots = 1000, max_body = 0, max_upload = 0, interval_ms = 1000;
+    int64_t mod_n = 0, mod_i = 0;
     enum vs_log_level level = VS_LOG_INFO;
     bool foreground = false;
     static const struct option opts[] = {{"foreground", no_argument, NULL, 'F'},
@@ -232,6 +243,7 @@ int vs_cmd_serve(int argc, char **argv)
                                          {"only", required_argument, NULL, 'o'},
                                          {"daemon-interval", required_argument, NULL, 'i'},
                                          {"daemons", required_argument, NULL, 'd'},
+                                         {"mod", required_argument, NULL, 'm'},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
     optind = 1;
@@ -275,6 +287,20 @@ int vs_cmd_serve(int argc, char **argv)
         case 'i':
             bad = vs_parse_int64(optarg, &interval_ms) != 0 || interval_ms < 1 ||
                   interval_ms > 3600000;
+            break;
+        case 'm':
+            /* Two values: N in optarg, I the next word. */
+            if (optind >= argc || vs_parse_int64(optarg, &mod_n) != 0 ||
+                vs_parse_int64(argv[optind], &mod_i) != 0 || mod_n < 2 || mod_n > 1000000 ||
+                mod_i < 0 || mod_i >= mod_n) {
+                fprintf(stderr,
+                        "volsched serve: --mod takes two numbers N I (this instance's daemons "
+                        "handle the ids with id %% N == I): N from 2 to 1000000, I from 0 to "
+                        "N-1; got '%s%s%s'\n",
+                        optarg, optind < argc ? " " : "", optind < argc ? argv[optind] : "");
+                return VS_EXIT_USAGE;
+            }
+            optind++;
             break;
         case 'F':
             foreground = true;
@@ -339,7 +365,8 @@ int vs_cmd_serve(int argc, char **argv)
     serve_install_signals();
     int exit_code = VS_EXIT_FAIL;
     if (only) {
-        exit_code = run_only(&cfg, vs_daemon_by_name(only), (int)interval_ms, log);
+        exit_code =
+            run_only(&cfg, vs_daemon_by_name(only), (int)interval_ms, (int)mod_n, (int)mod_i, log);
         goto release;
     }
 
@@ -355,8 +382,17 @@ int vs_cmd_serve(int argc, char **argv)
     rc = vs_upload_create(&cfg, log, &upload);
     if (rc != 0)
         goto out;
-    struct vs_daemons_runner_opts dopts = {
-        .which = daemons_mask, .interval_ms = (int)interval_ms, .log = log, .metrics = metrics};
+    struct vs_daemons_runner_opts dopts = {.which = daemons_mask,
+                                           .interval_ms = (int)interval_ms,
+                                           .log = log,
+                                           .metrics = metrics,
+                                           .mod_n = (int)mod_n,
+                                           .mod_i = (int)mod_i};
+    if (mod_n > 1)
+        VS_LOG(log, VS_LOG_INFO,
+               "daemons: --mod %lld %lld: the transitioner, validator, assimilator and file "
+               "deleter here handle the ids with id %% %lld == %lld (no leader lock)",
+               (long long)mod_n, (long long)mod_i, (long long)mod_n, (long long)mod_i);
     for (unsigned i = 0; i < VS_NDAEMONS; i++)
         dopts.logs[i] = g_logs.file[1 + i] ? &g_logs.lg[1 + i] : NULL;
     rc = daemons_mask ? vs_daemons_runner_start(&cfg, &dopts, &daemons) : 0;

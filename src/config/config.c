@@ -32,6 +32,7 @@ void vs_project_config_init(struct vs_project_config *cfg)
     cfg->failed_auth_per_hour = 60;
     cfg->http_head_timeout = 30;
     cfg->http_idle_timeout = 60;
+    cfg->job_lease_secs = 60;
     cfg->http_body_min_rate = 100;
     cfg->http_max_per_address = 32;
     cfg->maintenance_delay = 3600;

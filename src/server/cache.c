@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "volsched/alloc.h"
 
@@ -36,6 +37,14 @@ struct vs_cache {
      * every refill. Taken out (NULL) while a refill uses it. */
     struct vs_cache_job *page;
     size_t page_cap;
+    /* Leases (vs_cache_set_lease): owner 0 = none. renew_at: when the
+     * present jobs' leases are renewed next; rescan_at: when the scan
+     * starts over next, to find what a dead instance leased. */
+    int64_t lease_owner;
+    int lease_secs;
+    int64_t renew_at, rescan_at;
+    uint64_t lost; /* rows another instance leased first, or whose lease ran out */
+    uint64_t scanned, rescans;
 };
 
 static size_t hash_id(int64_t id, size_t cap)
@@ -171,6 +180,102 @@ void vs_cache_set_keep(struct vs_cache *c, vs_cache_keep_fn keep)
     c->keep = keep;
 }
 
+struct page {
+    const struct vs_cache *c;
+    struct vs_cache_job *jobs;
+    size_t n, max;
+    size_t rows; /* rows the store passed, loaded or not */
+};
+
+void vs_cache_set_lease(struct vs_cache *c, int64_t owner, int secs)
+{
+    pthread_mutex_lock(&c->mu);
+    c->lease_owner = owner;
+    c->lease_secs = secs > 0 ? secs : 60;
+    c->renew_at = c->rescan_at = 0;
+    pthread_mutex_unlock(&c->mu);
+}
+
+/* Takes the present job with result id `id` out of the cache and frees it
+ * (its lease is gone: the store holds it for someone else now). */
+static void drop_present(struct vs_cache *c, int64_t id)
+{
+    for (size_t i = c->first; i < c->first + c->npresent; i++) {
+        if (c->slots[i]->job.result.id != id)
+            continue;
+        struct vs_cache_job *j = c->slots[i];
+        memmove(&c->slots[i], &c->slots[i + 1],
+                (c->first + c->npresent - i - 1) * sizeof(*c->slots));
+        c->npresent--;
+        if (c->npresent == 0)
+            c->first = 0;
+        known_del(c, id);
+        c->lost++;
+        job_free(c, j);
+        vs_free(j);
+        return;
+    }
+}
+
+/* Renews the leases of the present jobs; those whose lease could not be
+ * renewed (another instance holds them after ours ran out, or they are no
+ * longer UNSENT) leave the cache. Jobs checked out are in a request that
+ * claims them within moments, under the lease they had. */
+static int renew_leases(struct vs_cache *c, struct vs_store *s, int64_t now)
+{
+    pthread_mutex_lock(&c->mu);
+    size_t n = c->npresent;
+    int64_t *ids = vs_xcalloc(n ? n : 1, sizeof(*ids));
+    for (size_t i = 0; i < n; i++)
+        ids[i] = c->slots[c->first + i]->job.result.id;
+    int64_t owner = c->lease_owner, until = now + c->lease_secs;
+    pthread_mutex_unlock(&c->mu);
+    bool *ok = vs_xcalloc(n ? n : 1, sizeof(*ok));
+    int rc = vs_store_results_lease(s, owner, now, until, ids, n, ok, NULL);
+    if (rc == 0) {
+        pthread_mutex_lock(&c->mu);
+        for (size_t i = 0; i < n; i++)
+            if (!ok[i])
+                drop_present(c, ids[i]);
+        pthread_mutex_unlock(&c->mu);
+    }
+    vs_free(ok);
+    vs_free(ids);
+    return rc;
+}
+
+/* Leases the rows of the page the refill means to load (skip[k] == 0);
+ * those another instance holds get skip[k] = lost. */
+static int lease_page(struct vs_cache *c, struct vs_store *s, int64_t now, struct page *p,
+                      unsigned char *skip, unsigned char lost)
+{
+    int64_t *ids = vs_xcalloc(p->n ? p->n : 1, sizeof(*ids));
+    size_t *at = vs_xcalloc(p->n ? p->n : 1, sizeof(*at));
+    size_t n = 0;
+    for (size_t k = 0; k < p->n; k++)
+        if (!skip[k]) {
+            at[n] = k;
+            ids[n++] = p->jobs[k].job.result.id;
+        }
+    bool *ok = vs_xcalloc(n ? n : 1, sizeof(*ok));
+    int rc = vs_store_results_lease(s, c->lease_owner, now, now + c->lease_secs, ids, n, ok, NULL);
+    size_t nlost = 0;
+    for (size_t i = 0; rc == 0 && i < n; i++)
+        if (!ok[i]) {
+            skip[at[i]] = lost;
+            nlost++;
+        }
+    if (nlost) {
+        pthread_mutex_lock(&c->mu);
+        c->lost += nlost;
+        pthread_mutex_unlock(&c->mu);
+    }
+    vs_free(ok);
+    vs_free(at);
+    vs_free(ids);
+    return rc;
+}
+
 void vs_cache_destroy(struct vs_cache *c)
 {
     if (!c)
@@ -185,13 +290,6 @@ void vs_cache_destroy(struct vs_cache *c)
     pthread_mutex_destroy(&c->mu);
     vs_free(c);
 }
-
-struct page {
-    const struct vs_cache *c;
-    struct vs_cache_job *jobs;
-    size_t n, max;
-    size_t rows; /* rows the store passed, loaded or not */
-};
 
 static int page_add(void *ctx, const struct vs_job *job)
 {
@@ -222,6 +320,28 @@ static void page_give_back(struct vs_cache *c, struct vs_cache_job *page, size_t
 
 int vs_cache_refill(struct vs_cache *c, struct vs_store *s, size_t *out_added)
 {
+    return vs_cache_refill_at(c, s, (int64_t)time(NULL), out_added);
+}
+
+int vs_cache_refill_at(struct vs_cache *c, struct vs_store *s, int64_t now, size_t *out_added)
+{
+    pthread_mutex_lock(&c->mu);
+    int64_t owner = c->lease_owner;
+    bool renew = owner != 0 && now >= c->renew_at;
+    if (renew)
+        c->renew_at = now + (c->lease_secs / 3 > 0 ? c->lease_secs / 3 : 1);
+    /* What another instance leased and never sent comes back when its
+     * lease ends, behind the scan: look from the top again now and then. */
+    if (owner != 0 && now >= c->rescan_at) {
+        c->rescan_at = now + (c->lease_secs / 2 > 0 ? c->lease_secs / 2 : 1);
+        c->rescan = true;
+    }
+    pthread_mutex_unlock(&c->mu);
+    if (renew) {
+        int rrc = renew_leases(c, s, now);
+        if (rrc != 0)
+            return rrc;
+    }
     pthread_mutex_lock(&c->mu);
     size_t free_slots = c->nslots - c->npresent;
     struct vs_job_key after = c->scan_after;
@@ -266,18 +386,22 @@ int vs_cache_refill(struct vs_cache *c, struct vs_store *s, size_t *out_added)
         cap = p.max;
     }
     struct vs_job_key last = after;
-    int rc = vs_store_jobs_unsent(s, &after, (int)p.max, page_add, &p, &last);
+    int rc = vs_store_jobs_leasable(s, &after, (int)p.max, owner, owner ? now : INT64_MAX, page_add,
+                                    &p, &last);
     if (rc != 0) {
         for (size_t i = 0; i < p.n; i++)
             job_free(c, &p.jobs[i]);
         page_give_back(c, p.jobs, cap);
         return rc;
     }
+    pthread_mutex_lock(&c->mu);
+    c->scanned += p.rows;
+    pthread_mutex_unlock(&c->mu);
     /* Rows the cache already knows are dropped here, so that prep (which
      * parses XML) runs only for new ones, outside the lock. */
     /* Rows past the free slots are not prepared either: the scan stops
      * before them and reads them again next time. */
-    enum { KEEP = 0, KNOWN, NO_ROOM };
+    enum { KEEP = 0, KNOWN, NO_ROOM, LOST };
     unsigned char *skip = vs_xcalloc(p.n ? p.n : 1, sizeof(*skip));
     pthread_mutex_lock(&c->mu);
     size_t room = c->nslots - c->npresent;
@@ -290,6 +414,18 @@ int vs_cache_refill(struct vs_cache *c, struct vs_store *s, size_t *out_added)
             room--;
     }
     pthread_mutex_unlock(&c->mu);
+    /* Leased before prep (which parses XML): a row another instance holds
+     * is passed over like a known one, and the scan moves on past it. */
+    if (owner != 0) {
+        rc = lease_page(c, s, now, &p, skip, LOST);
+        if (rc != 0) {
+            for (size_t k = 0; k < p.n; k++)
+                job_free(c, &p.jobs[k]);
+            page_give_back(c, p.jobs, cap);
+            vs_free(skip);
+            return rc;
+        }
+    }
     for (size_t k = 0; k < p.n && c->prep; k++) {
         if (!skip[k] && c->prep(c->ctx, &p.jobs[k]) != 0)
             p.jobs[k].job.result.id = -p.jobs[k].job.result.id; /* marks "drop" */
@@ -300,7 +436,7 @@ int vs_cache_refill(struct vs_cache *c, struct vs_store *s, size_t *out_added)
         struct vs_cache_job *j = &p.jobs[i];
         if (skip[i] == NO_ROOM)
             break;
-        if (skip[i] == KNOWN) {
+        if (skip[i] == KNOWN || skip[i] == LOST) {
             job_free(c, j);
             continue;
         }
@@ -344,6 +480,7 @@ int vs_cache_refill(struct vs_cache *c, struct vs_store *s, size_t *out_added)
         c->scan_after.priority = VS_JOB_KEY_TOP_PRIORITY;
         c->scan_after.id = 0;
         c->rescan = false;
+        c->rescans++;
     } else {
         c->scan_after = last;
     }
@@ -436,5 +573,8 @@ void vs_cache_get_stats(struct vs_cache *c, struct vs_cache_stats *out_stats)
     out_stats->loaded = c->loaded;
     out_stats->taken = c->taken;
     out_stats->dropped = c->dropped;
+    out_stats->lost = c->lost;
+    out_stats->scanned = c->scanned;
+    out_stats->rescans = c->rescans;
     pthread_mutex_unlock(&c->mu);
 }

@@ -57,6 +57,19 @@ typedef bool (*vs_cache_keep_fn)(void *ctx, const struct vs_job *job);
 void vs_cache_set_keep(struct vs_cache *c, vs_cache_keep_fn keep);
 
 /*
+ * Leases (issue 17: several `volsched serve` on one store). With owner != 0
+ * (this instance's random id), every row a refill loads is first leased in
+ * the store for secs seconds (vs_store_results_lease; <= 0: 60), rows
+ * another instance leases are not read, the present jobs' leases are
+ * renewed every secs/3 seconds (a job whose lease could not be renewed
+ * leaves the cache), and every secs/2 seconds the scan starts over to find
+ * the jobs of an instance that died once their leases end. The scheduler's
+ * claim names the same owner (vs_claim.lease_owner), so no two instances
+ * send one result. Set before the first refill.
+ */
+void vs_cache_set_lease(struct vs_cache *c, int64_t owner, int secs);
+
+/*
  * One feeder step: fills empty slots with UNSENT results read from s, in
  * result id order, continuing where the previous step stopped (new results
  * have higher ids); it starts over from the first id only after an UNSENT
@@ -65,6 +78,9 @@ void vs_cache_set_keep(struct vs_cache *c, vs_cache_keep_fn keep);
  * NULL), or a store error.
  */
 VS_MUST_CHECK int vs_cache_refill(struct vs_cache *c, struct vs_store *s, size_t *out_added);
+/* The same at time now (seconds; the leases' clock). vs_cache_refill uses time(NULL). */
+VS_MUST_CHECK int vs_cache_refill_at(struct vs_cache *c, struct vs_store *s, int64_t now,
+                                     size_t *out_added);
 
 /*
  * The decision of a vs_cache_take() picker for one job: skip it, take it and
@@ -102,6 +118,9 @@ struct vs_cache_stats {
     uint64_t loaded;  /* jobs ever loaded */
     uint64_t taken;   /* jobs ever taken */
     uint64_t dropped; /* rows prep refused */
+    uint64_t lost;    /* rows another instance leased first, or leases that could not be renewed */
+    uint64_t scanned; /* rows the refills' scans read */
+    uint64_t rescans; /* scans started over from the top */
 };
 void vs_cache_get_stats(struct vs_cache *c, struct vs_cache_stats *out_stats);
 

@@ -180,10 +180,21 @@ void vs_daemons_log_pass(struct vs_log *log, unsigned i, const struct vs_daemons
     }
 }
 
+bool vs_daemons_shardable(unsigned i)
+{
+    /* The locality daemons work on files, not on rows by id: one leader. */
+    return i < VS_NDAEMONS && ((1u << i) & (VS_DAEMON_TRANSITIONER | VS_DAEMON_VALIDATOR |
+                                            VS_DAEMON_ASSIMILATOR | VS_DAEMON_FILE_DELETER)) != 0;
+}
+
 bool vs_daemons_may_run(struct vs_store *s, unsigned i, bool *standby, struct vs_log *log)
 {
     if (i >= VS_NDAEMONS)
         return false;
+    /* --mod N I: every instance runs its share (the store's queues keep
+     * id % N == I on this handle), no leader. */
+    if (vs_store_mod_n(s) > 1 && vs_daemons_shardable(i))
+        return true;
     bool lead = false;
     if (vs_store_leader(s, names[i], &lead) != 0)
         lead = false;
@@ -308,7 +319,11 @@ int vs_daemons_runner_start(const struct vs_project_config *cfg,
     if (r->o.interval_ms <= 0)
         r->o.interval_ms = 1000;
     int rc = vs_project_store_open(cfg, false, opts->log, &r->s);
+    if (rc == 0 && opts->mod_n > 1)
+        rc = vs_store_set_mod(r->s, opts->mod_n, opts->mod_i);
     if (rc) {
+        if (r->s)
+            vs_store_close(r->s);
         vs_free(r);
         return rc;
     }

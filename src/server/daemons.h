@@ -74,6 +74,9 @@ struct vs_daemons_runner_opts {
     struct vs_log *logs[VS_NDAEMONS];
     struct vs_log *log;             /* used where logs[i] is NULL */
     struct vs_ops_metrics *metrics; /* pass durations and outcomes; may be NULL */
+    /* BOINC's --mod N I (mod_n > 1): the id-keyed daemons (vs_daemons_shardable)
+     * handle only the ids with id % mod_n == mod_i, without the leader lock. */
+    int mod_n, mod_i;
 };
 
 /*
@@ -104,8 +107,14 @@ void vs_daemons_log_pass(struct vs_log *log, unsigned i, const struct vs_daemons
  * leader takes over at its next pass after the old one's connection ends.
  * *standby (the caller's, false at first) remembers the last answer, so
  * that each change is logged once. A store error counts as "not now".
+ * On a handle sharded by --mod (vs_store_set_mod, n > 1) the shardable
+ * daemons always run: each instance has its share of the ids.
  */
 bool vs_daemons_may_run(struct vs_store *s, unsigned i, bool *standby, struct vs_log *log);
+/* Whether daemon index i works on rows by id, so that --mod N I can shard it
+ * (transitioner, validator, assimilator, file deleter). With a handle
+ * sharded by vs_store_set_mod, vs_daemons_may_run is always true for them. */
+bool vs_daemons_shardable(unsigned i);
 /* Asks the thread to stop, waits for the pass in progress to end, closes
  * its store and frees r. NULL is a no-op. */
 void vs_daemons_runner_stop(struct vs_daemons_runner *r);

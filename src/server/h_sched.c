@@ -10,8 +10,10 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "server/auth_limit.h"
 #include "server/cache.h"
@@ -424,6 +426,7 @@ int vs_sched_handle(struct vs_sched *s, const char *body, size_t len, const char
         claims[i].one_per_host = send.cfg.one_result_per_host_per_wu && !sj->assigned;
         claims[i].host_max_in_progress = send.host_cap;
         claims[i].day_quota = sj->day_quota;
+        claims[i].lease_owner = s->lease_owner;
     }
     struct vs_commit_item item = {
         .host = &host,
@@ -516,8 +519,22 @@ int vs_sched_http(void *ctx, const char *body, size_t len, const char *peer, str
 int vs_sched_refill(struct vs_sched *s, size_t *out_added)
 {
     pthread_mutex_lock(&s->feed_mu);
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
     /* vs_sched__prep_job reads no catalog state, so the feeder needs no catalog lock. */
     int rc = vs_cache_refill(s->cache, s->feed_store, out_added);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    double took = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+    if (took >= 0.5) {
+        /* A slow store starves the cache: say so (several instances on
+         * one store wait for each other's write transactions). */
+        struct vs_cache_stats cs;
+        vs_cache_get_stats(s->cache, &cs);
+        VS_LOG(s->log, VS_LOG_WARN,
+               "job cache refill took %.1f s (%zu of %zu cached, %llu lost to other instances' "
+               "leases)",
+               took, cs.present, cs.nslots, (unsigned long long)cs.lost);
+    }
     /* The writer does not checkpoint (vs_store_sched_tune): the feeder does,
      * about once a second, off the request path. */
     int64_t now = (int64_t)time(NULL);
@@ -527,6 +544,30 @@ int vs_sched_refill(struct vs_sched *s, size_t *out_added)
     }
     pthread_mutex_unlock(&s->feed_mu);
     return rc;
+}
+
+/*
+ * The instance's lease owner id: a positive 63-bit hash (FNV-1a) of the host
+ * name and the project directory, never 0 (0 means "no lease" in the
+ * store). Each instance has a directory of its own (its pid file holds it),
+ * so two live instances never share an id, and an instance restarted in
+ * its directory (after kill -9, or a clean stop) is the same owner: it
+ * takes its own leases back at once instead of waiting for them to end.
+ */
+static int64_t lease_owner_id(const char *dir)
+{
+    char host[256] = "";
+    if (gethostname(host, sizeof(host) - 1) != 0)
+        host[0] = '\0';
+    char real[VS_PATH_MAX];
+    const char *d = realpath(dir, real) ? real : dir;
+    uint64_t h = 0xcbf29ce484222325ull;
+    const char *parts[] = {host, "\n", d};
+    for (size_t k = 0; k < sizeof(parts) / sizeof(parts[0]); k++)
+        for (const unsigned char *p = (const unsigned char *)parts[k]; *p; p++)
+            h = (h ^ *p) * 0x100000001b3ull;
+    h &= INT64_MAX;
+    return h ? (int64_t)h : 1;
 }
 
 static char *read_small_file(const char *path)
@@ -555,7 +596,15 @@ int vs_sched_create(const struct vs_project_config *cfg, struct vs_log *log,
         s->opt.commit_delay_us = 0;
     else if (s->opt.commit_delay_us == 0)
         s->opt.commit_delay_us = 1000;
-    pthread_rwlock_init(&s->cat_lock, NULL);
+    /* Writer-preferring: glibc's default lets a steady stream of requests
+     * (readers) starve the catalog reload's swap, and the main loop that
+     * waited there stopped refilling the job cache (seen under 512 hosts on
+     * three instances: every cache ran dry). */
+    pthread_rwlockattr_t rwa;
+    pthread_rwlockattr_init(&rwa);
+    pthread_rwlockattr_setkind_np(&rwa, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
+    pthread_rwlock_init(&s->cat_lock, &rwa);
+    pthread_rwlockattr_destroy(&rwa);
     pthread_mutex_init(&s->feed_mu, NULL);
     pthread_mutex_init(&s->pool_mu, NULL);
     pthread_mutex_init(&s->ucache_mu, NULL);
@@ -588,6 +637,12 @@ int vs_sched_create(const struct vs_project_config *cfg, struct vs_log *log,
         goto fail;
     }
     s->cache = vs_cache_create(s->opt.cache_slots, vs_sched__prep_job, vs_sched__unprep_job, s);
+    /* Several instances may share the store: the cache leases what it
+     * holds, under this instance's id (host and directory). */
+    s->lease_owner = lease_owner_id(cfg->dir);
+    vs_cache_set_lease(s->cache, s->lease_owner, cfg->job_lease_secs);
+    VS_LOG(log, VS_LOG_INFO, "job cache: lease owner %lld, leases of %d s",
+           (long long)s->lease_owner, cfg->job_lease_secs);
     s->assign = vs_assign_create(&s->cfg, log);
     if (cfg->locality_scheduling) {
         /* Full-locality apps' jobs go to hosts chosen for their files

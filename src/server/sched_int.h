@@ -93,6 +93,7 @@ struct vs_sched {
     pthread_mutex_t feed_mu;
     struct vs_store *feed_store;
     int64_t last_checkpoint; /* time of the last WAL checkpoint (feed_mu) */
+    int64_t lease_owner;     /* this instance's job-cache lease id (random, never 0) */
     pthread_mutex_t pool_mu;
     struct vs_store **pool; /* idle read handles */
     size_t npool, cap_pool;

@@ -103,6 +103,7 @@ enum sq_stmt {
     SQ_WU_RELEASE_BATCH,
     SQ_WUS_WITH_INPUTS,
     SQ_CLAIM,
+    SQ_LEASE, /* issue 17: the job cache's lease of a result */
     SQ_CLAIM_WU,
     SQ_CLAIM_WU_ID,
     SQ_REPORT,
@@ -186,7 +187,8 @@ struct vs_store {
     sqlite3 *db;      /* SQLite */
     struct vs_pg *pg; /* PostgreSQL */
     struct vs_log *log;
-    bool sync_full; /* the URL asked for synchronous=FULL */
+    bool sync_full;   /* the URL asked for synchronous=FULL */
+    int mod_n, mod_i; /* vs_store_set_mod: the daemons' queues keep id % mod_n == mod_i */
     struct vs_stmt stmts[SQ__COUNT];
     int txn_depth;
     bool txn_lost; /* the backend rolled the open transaction back (store_db.c, txn_lost) */
@@ -290,6 +292,7 @@ extern const char *const vs_sq__schema_v1[]; /* NULL-terminated */
 extern const char *const vs_sq__schema_v2[]; /* v1 -> v2 */
 extern const char *const vs_sq__schema_v3[]; /* v2 -> v3 */
 extern const char *const vs_sq__schema_v4[]; /* v3 -> v4 */
-#define VS_SQ_SCHEMA_VERSION 4
+extern const char *const vs_sq__schema_v5[]; /* v4 -> v5 */
+#define VS_SQ_SCHEMA_VERSION 5
 
 #endif

@@ -299,6 +299,30 @@ VS_MUST_CHECK int vs_store_jobs_unsent(struct vs_store *s, const struct vs_job_k
                                        struct vs_job_key *out_last);
 
 /*
+ * The same scan for the job cache of one of several `volsched serve` on one
+ * store (issue 17): results leased by another owner whose lease runs past
+ * now are passed over (owner is this instance's lease owner id; results it
+ * leases itself, never leased ones and expired leases pass). The plain scan
+ * above does not look at leases.
+ */
+VS_MUST_CHECK int vs_store_jobs_leasable(struct vs_store *s, const struct vs_job_key *after,
+                                         int limit, int64_t owner, int64_t now, vs_store_job_fn fn,
+                                         void *ctx, struct vs_job_key *out_last);
+
+/*
+ * The job cache's lease (issue 17), in ONE transaction: each result ids[i]
+ * that is still UNSENT and free for owner (leased by owner already, never
+ * leased, or its lease ended at or before now) becomes leased by owner
+ * until `until` (seconds); out_leased[i] says which (*out_n, may be NULL,
+ * how many). The same call renews leases. A result another live owner
+ * leases is left alone: vs_store_results_claim refuses it to anyone else
+ * until its lease ends. owner 0 is VS_EINVAL (0 means "no lease").
+ */
+VS_MUST_CHECK int vs_store_results_lease(struct vs_store *s, int64_t owner, int64_t now,
+                                         int64_t until, const int64_t *ids, size_t n,
+                                         bool *out_leased, size_t *out_n);
+
+/*
  * What was added since result id after_id: *out_max_id is the largest
  * result id in the store (0 if none), *out_have_unsent whether a result
  * with a larger id than after_id is UNSENT, and then *out_max_priority the
@@ -428,6 +452,9 @@ struct vs_claim {
      * in the claim, so parallel requests of one host cannot pass the quota
      * together (issue 19). */
     int day_quota;
+    /* The claiming instance's job-cache lease owner (issue 17; 0: none). A
+     * result another owner leases past now is refused (claimed = false). */
+    int64_t lease_owner;
     bool claimed; /* out: true if this call moved it from UNSENT to IN_PROGRESS */
 };
 
@@ -442,7 +469,9 @@ struct vs_claim {
  * this host or user already (with one_per_host, one_per_user), or one over the host's
  * host_max_in_progress is left alone with claimed = false, so a result is
  * never sent twice and the rules hold however requests interleave. These
- * checks are in the claiming statement itself. Returns the number claimed in
+ * checks are in the claiming statement itself, and so is the lease: a
+ * result leased by an owner other than claims[i].lease_owner whose lease
+ * runs past now is left alone too. Returns the number claimed in
  * *out_nclaimed.
  */
 VS_MUST_CHECK int vs_store_results_claim(struct vs_store *s, int64_t hostid, int64_t userid,

@@ -378,8 +378,8 @@ int vs_sq__ensure_schema(struct vs_store *s)
         return rc;
     /* Re-read inside the write lock: another process may have won the race. */
     rc = read_version(s, &version);
-    static const char *const *const versions[] = {vs_sq__schema_v1, vs_sq__schema_v2,
-                                                  vs_sq__schema_v3, vs_sq__schema_v4};
+    static const char *const *const versions[] = {
+        vs_sq__schema_v1, vs_sq__schema_v2, vs_sq__schema_v3, vs_sq__schema_v4, vs_sq__schema_v5};
     for (int v = version; rc == 0 && v < VS_SQ_SCHEMA_VERSION; v++) {
         for (size_t i = 0; rc == 0 && versions[v][i]; i++)
             rc = exec_logged(s, versions[v][i]);
@@ -443,6 +443,20 @@ int vs_store_durable_commits(struct vs_store *s, bool on)
 int vs_store_sched_tune(struct vs_store *s, bool writer)
 {
     return s->ops->sched_tune(s, writer);
+}
+
+int vs_store_set_mod(struct vs_store *s, int n, int i)
+{
+    if (n < 1 || i < 0 || i >= n)
+        return VS_EINVAL;
+    s->mod_n = n;
+    s->mod_i = i;
+    return 0;
+}
+
+int vs_store_mod_n(const struct vs_store *s)
+{
+    return s->mod_n;
 }
 
 int vs_store_leader(struct vs_store *s, const char *role, bool *out_leader)

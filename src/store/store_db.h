@@ -54,6 +54,8 @@ const char *vs_pgst_column_text(struct vs_pgst *p, int col);
 int vs_pgst_column_bytes(struct vs_pgst *p, int col);
 bool vs_pgst_column_null(struct vs_pgst *p, int col);
 void vs_pgst_free(struct vs_pgst *p);
+/* The connection was made again: the statement is no longer prepared there. */
+void vs_pgst_conn_lost(struct vs_pgst *p);
 
 static inline int vs_db_bind_int64(struct vs_stmt *st, int i, int64_t v)
 {

@@ -58,12 +58,11 @@ PGconn *vs_pg__conn(struct vs_store *s)
      * statements: make a new one (the open transaction reports the loss,
      * store_db.c txn_lost). */
     PQreset(pg->conn);
-    for (int i = 0; i < SQ__COUNT; i++) {
-        if (s->stmts[i].pg) {
-            vs_pgst_free(s->stmts[i].pg);
-            s->stmts[i].pg = NULL;
-        }
-    }
+    /* Not freed: a caller may be stepping one of them right now (freeing
+     * them here crashed serve when PostgreSQL restarted under load). */
+    for (int i = 0; i < SQ__COUNT; i++)
+        if (s->stmts[i].pg)
+            vs_pgst_conn_lost(s->stmts[i].pg);
     if (PQstatus(pg->conn) != CONNECTION_OK) {
         snprintf(pg->err, sizeof(pg->err), "%s", PQerrorMessage(pg->conn));
         VS_LOG(s->log, VS_LOG_ERROR, "store: PostgreSQL connection lost: %s", pg->err);

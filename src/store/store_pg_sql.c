@@ -109,6 +109,21 @@ char *vs_pg__translate(const char *sql, bool ddl)
             i = j;
             continue;
         }
+        /* json_each(?N), a JSON array bound as text (the lease's id list):
+         * SQLite's table-valued function; PostgreSQL's set-returning one of
+         * the same rows, on the text cast to json. */
+        if (at_word(sql, i, "json_each(?")) {
+            size_t j = i + 11;
+            int n = 0;
+            while (isdigit((unsigned char)sql[j]))
+                n = n * 10 + (sql[j++] - '0');
+            if (n > 0 && sql[j] == ')') {
+                rc |= vs_buf_printf(&b, "json_array_elements_text(CAST($%d AS json))", n);
+                next_param = n + 1;
+                i = j + 1;
+                continue;
+            }
+        }
         if ((at_word(sql, i, "min(") || at_word(sql, i, "max(")) && two_args(sql, i + 3)) {
             rc |= vs_buf_puts(&b, sql[i + 1] == 'i' ? "least(" : "greatest(");
             i += 4;

@@ -76,6 +76,13 @@ void vs_pgst_reset(struct vs_pgst *p)
     p->nrows = 0;
 }
 
+void vs_pgst_conn_lost(struct vs_pgst *p)
+{
+    /* Kept (the caller may be inside a step of this very statement), only
+     * prepared again on the new connection at its next run. */
+    p->prepared = false;
+}
+
 void vs_pgst_free(struct vs_pgst *p)
 {
     if (!p)

@@ -36,4 +36,16 @@ VS_MUST_CHECK int vs_store_sched_checkpoint(struct vs_store *s);
  */
 VS_MUST_CHECK int vs_store_leader(struct vs_store *s, const char *role, bool *out_leader);
 
+/*
+ * BOINC's `--mod N I` (issue 17): from now on the daemons' queues read
+ * through this handle (vs_store_wus_to_transition, vs_store_wus_in_queue,
+ * vs_store_results_to_delete) keep only the rows with id % n == i, so that
+ * n instances of a daemon, each with its own i, share the work without a
+ * leader. n = 1, i = 0 is every row (the default). VS_EINVAL unless
+ * n >= 1 and 0 <= i < n.
+ */
+VS_MUST_CHECK int vs_store_set_mod(struct vs_store *s, int n, int i);
+/* The handle's n of vs_store_set_mod (1 or 0: not sharded). */
+int vs_store_mod_n(const struct vs_store *s);
+
 #endif

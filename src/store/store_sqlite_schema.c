@@ -334,3 +334,20 @@ const char *const vs_sq__schema_v4[] = {
     "2;",
     NULL,
 };
+
+/*
+ * Version 5 (issue 17, several `volsched serve` on one store): the job
+ * cache's lease of a result. An instance's feeder leases each UNSENT result
+ * before it loads it (lease_owner: the instance's random id, lease_until:
+ * the expiry, seconds), renews the leases of the results it holds, and its
+ * claim sends only a result it leases or whose lease has expired: no two
+ * instances hold or send one result, and the results of an instance that
+ * died return to the others once its leases run out. 0/0 is "never leased".
+ * Not indexed: both columns are read with the row the feeder's index
+ * (res_unsent_prio) or the claim's primary key has found already.
+ */
+const char *const vs_sq__schema_v5[] = {
+    "ALTER TABLE result ADD COLUMN lease_owner INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE result ADD COLUMN lease_until INTEGER NOT NULL DEFAULT 0;",
+    NULL,
+};

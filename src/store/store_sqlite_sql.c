@@ -222,7 +222,8 @@ int vs_sq__build_sql(enum sq_stmt id, struct vs_buf *b)
         rc = vs_buf_printf(b,
                            "SELECT %s, %s FROM result r JOIN workunit w ON w.id = "
                            "r.workunitid WHERE r.server_state = %d AND %s AND "
-                           "w.transitioner_flags = 0 ORDER BY r.priority DESC, r.id LIMIT ?3",
+                           "w.transitioner_flags = 0 AND (r.lease_owner = ?4 OR "
+                           "r.lease_until <= ?5) ORDER BY r.priority DESC, r.id LIMIT ?3",
                            r, w, VS_RESULT_SERVER_STATE_UNSENT,
                            id == SQ_JOBS_UNSENT ? "r.priority = ?1 AND r.id > ?2"
                                                 : "r.priority < ?1 AND ?2 >= 0");
@@ -310,9 +311,23 @@ int vs_sq__build_sql(enum sq_stmt id, struct vs_buf *b)
                             * SQ_HAV_CLAIMED counts the claim. */
                            "AND (?13 <= 0 OR coalesce((SELECT q.n_jobs_today FROM "
                            "host_app_version q WHERE q.host_id = ?2 AND "
-                           "q.app_version_id = ?7), 0) < ?13)",
+                           "q.app_version_id = ?7), 0) < ?13) "
+                           /* Issue 17: another live instance's job cache
+                            * holds it (its lease, ?14 being ours). */
+                           "AND (lease_owner = ?14 OR lease_until <= ?5)",
                            VS_RESULT_SERVER_STATE_IN_PROGRESS, VS_RESULT_SERVER_STATE_UNSENT,
                            VS_RESULT_SERVER_STATE_IN_PROGRESS);
+        break;
+    case SQ_LEASE:
+        /* Taken or renewed when it is still UNSENT and free: ours already,
+         * never leased, or its lease over (?3 is now, ?4 the new expiry). */
+        /* One statement for the whole page (?1: a JSON array of ids): one
+         * round trip on PostgreSQL, not one per row. */
+        rc = vs_buf_printf(b,
+                           "UPDATE result SET lease_owner = ?2, lease_until = ?4 WHERE id IN "
+                           "(SELECT CAST(value AS BIGINT) FROM json_each(?1)) AND server_state = "
+                           "%d AND (lease_owner = ?2 OR lease_until <= ?3) RETURNING id",
+                           VS_RESULT_SERVER_STATE_UNSENT);
         break;
     case SQ_CLAIM_WU:
         rc = vs_buf_puts(b, "UPDATE workunit SET transition_time = min(transition_time, ?2), "
@@ -358,7 +373,8 @@ int vs_sq__build_sql(enum sq_stmt id, struct vs_buf *b)
         w = vs_sq__select_list(&vs_sq__workunit, NULL);
         rc = vs_buf_printf(b,
                            "SELECT %s FROM workunit WHERE transition_time <= ?1 AND "
-                           "transitioner_flags <> %d ORDER BY transition_time, id LIMIT ?2",
+                           "transitioner_flags <> %d AND (?3 <= 1 OR id %% ?3 = ?4) "
+                           "ORDER BY transition_time, id LIMIT ?2",
                            w, VS_TRANSITION_NONE);
         break;
     case SQ_WUS_TO_VALIDATE:
@@ -370,15 +386,15 @@ int vs_sq__build_sql(enum sq_stmt id, struct vs_buf *b)
                                                         : "file_delete_state = 1";
         rc = vs_buf_printf(b,
                            "SELECT %s FROM workunit WHERE %s AND (?1 = 0 OR appid = ?1) "
-                           "ORDER BY id LIMIT ?2",
+                           "AND (?3 <= 1 OR id %% ?3 = ?4) ORDER BY id LIMIT ?2",
                            w, cond);
         break;
     }
     case SQ_RESULTS_TO_DELETE:
         r = vs_sq__select_list(&vs_sq__result, NULL);
         rc = vs_buf_printf(b,
-                           "SELECT %s FROM result WHERE file_delete_state = %d ORDER BY id "
-                           "LIMIT ?1",
+                           "SELECT %s FROM result WHERE file_delete_state = %d AND "
+                           "(?2 <= 1 OR id %% ?2 = ?3) ORDER BY id LIMIT ?1",
                            r, VS_FILE_DELETE_READY);
         break;
     case SQ_DELETE_RETRY_WU:

@@ -3,10 +3,12 @@
  * scheduler's atomic claim, result reports and the transitioner's scan.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "store/sqlite_int.h"
 #include "volsched/alloc.h"
+#include "volsched/buf.h"
 #include "volsched/str.h"
 
 /* ------------------------------------------------------------------------ */
@@ -273,7 +275,8 @@ int vs_sq__job_rows(struct vs_store *s, struct vs_stmt *st, vs_store_job_fn fn, 
 /* One of the two statements of the feeder's scan; *left is decremented
  * per row, *last is the position of the last row. */
 static int scan_unsent(struct vs_store *s, enum sq_stmt id, const struct vs_job_key *k, int *left,
-                       vs_store_job_fn fn, void *ctx, struct vs_job_key *last)
+                       int64_t owner, int64_t now, vs_store_job_fn fn, void *ctx,
+                       struct vs_job_key *last)
 {
     struct vs_stmt *st = vs_sq__stmt(s, id);
     if (!st)
@@ -281,6 +284,8 @@ static int scan_unsent(struct vs_store *s, enum sq_stmt id, const struct vs_job_
     vs_db_bind_int(st, 1, k->priority);
     vs_db_bind_int64(st, 2, k->id);
     vs_db_bind_int(st, 3, *left);
+    vs_db_bind_int64(st, 4, owner);
+    vs_db_bind_int64(st, 5, now);
     int n = 0;
     int rc = vs_sq__job_rows(s, st, fn, ctx, last, &n, "unsent scan");
     *left -= n;
@@ -290,6 +295,14 @@ static int scan_unsent(struct vs_store *s, enum sq_stmt id, const struct vs_job_
 int vs_store_jobs_unsent(struct vs_store *s, const struct vs_job_key *after, int limit,
                          vs_store_job_fn fn, void *ctx, struct vs_job_key *out_last)
 {
+    /* Every lease is over at the end of time: leases are not looked at. */
+    return vs_store_jobs_leasable(s, after, limit, 0, INT64_MAX, fn, ctx, out_last);
+}
+
+int vs_store_jobs_leasable(struct vs_store *s, const struct vs_job_key *after, int limit,
+                           int64_t owner, int64_t now, vs_store_job_fn fn, void *ctx,
+                           struct vs_job_key *out_last)
+{
     if (limit <= 0 || !fn)
         return VS_EINVAL;
     struct vs_job_key k = {VS_JOB_KEY_TOP_PRIORITY, 0};
@@ -297,9 +310,9 @@ int vs_store_jobs_unsent(struct vs_store *s, const struct vs_job_key *after, int
         k = *after;
     struct vs_job_key last = k;
     int left = limit;
-    int ret = scan_unsent(s, SQ_JOBS_UNSENT, &k, &left, fn, ctx, &last);
+    int ret = scan_unsent(s, SQ_JOBS_UNSENT, &k, &left, owner, now, fn, ctx, &last);
     if (ret == 0 && left > 0)
-        ret = scan_unsent(s, SQ_JOBS_UNSENT_LOWER, &k, &left, fn, ctx, &last);
+        ret = scan_unsent(s, SQ_JOBS_UNSENT_LOWER, &k, &left, owner, now, fn, ctx, &last);
     if (ret == 0 && out_last)
         *out_last = last;
     return ret;
@@ -361,6 +374,7 @@ int vs_store_results_claim(struct vs_store *s, int64_t hostid, int64_t userid, i
         vs_db_bind_int(st, 11, c->host_max_in_progress);
         vs_db_bind_int(st, 12, c->one_per_host);
         vs_db_bind_int(st, 13, c->day_quota);
+        vs_db_bind_int64(st, 14, c->lease_owner);
         rc = vs_sq__step_done(s, st, "claim");
         if (rc != 0)
             break;
@@ -405,6 +419,84 @@ int vs_store_results_claim(struct vs_store *s, int64_t hostid, int64_t userid, i
     }
     if (out_nclaimed)
         *out_nclaimed = nclaimed;
+    return 0;
+}
+
+struct lease_pos {
+    int64_t id;
+    size_t at;
+};
+
+static int cmp_lease_pos(const void *x, const void *y)
+{
+    const struct lease_pos *a = x, *b = y;
+    return a->id < b->id ? -1 : a->id > b->id;
+}
+
+int vs_store_results_lease(struct vs_store *s, int64_t owner, int64_t now, int64_t until,
+                           const int64_t *ids, size_t n, bool *out_leased, size_t *out_n)
+{
+    if (owner == 0 || (n && (!ids || !out_leased)))
+        return VS_EINVAL;
+    if (out_n)
+        *out_n = 0;
+    if (n == 0)
+        return 0;
+    struct vs_buf list;
+    vs_buf_init(&list, VS_BUF_UNLIMITED);
+    struct lease_pos *pos = vs_xreallocarray(NULL, n, sizeof(*pos));
+    int brc = vs_buf_puts(&list, "[");
+    for (size_t i = 0; i < n; i++) {
+        out_leased[i] = false;
+        pos[i].id = ids[i];
+        pos[i].at = i;
+        brc |= vs_buf_printf(&list, "%s%lld", i ? "," : "", (long long)ids[i]);
+    }
+    brc |= vs_buf_puts(&list, "]");
+    qsort(pos, n, sizeof(*pos), cmp_lease_pos);
+    /* An unlimited buffer cannot refuse (OOM aborts in the allocator). */
+    int rc = VS_NEVER(brc != 0) ? VS_EINTERNAL : vs_sq__enter(s);
+    if (brc) {
+        vs_buf_cleanup(&list);
+        vs_free(pos);
+        return rc;
+    }
+    size_t nleased = 0;
+    bool entered = rc == 0; /* leave only what was entered */
+    if (rc == 0) {
+        struct vs_stmt *st = vs_sq__stmt(s, SQ_LEASE);
+        if (!st) {
+            rc = VS_ESTORE;
+        } else {
+            vs_db_bind_text(st, 1, vs_buf_str(&list), (int)list.len, VS_DB_STATIC);
+            vs_db_bind_int64(st, 2, owner);
+            vs_db_bind_int64(st, 3, now);
+            vs_db_bind_int64(st, 4, until);
+            int step;
+            while ((step = vs_db_step(st)) == VS_DB_ROW) {
+                struct lease_pos key = {.id = vs_db_column_int64(st, 0)};
+                struct lease_pos *hit = bsearch(&key, pos, n, sizeof(*pos), cmp_lease_pos);
+                if (hit && !out_leased[hit->at]) {
+                    out_leased[hit->at] = true;
+                    nleased++;
+                }
+            }
+            vs_db_reset(st);
+            if (step != VS_DB_DONE)
+                rc = vs_sq__err(s, step, "lease");
+        }
+    }
+    if (entered)
+        rc = vs_sq__leave(s, rc);
+    vs_buf_cleanup(&list);
+    vs_free(pos);
+    if (rc) {
+        for (size_t i = 0; i < n; i++)
+            out_leased[i] = false;
+        return rc;
+    }
+    if (out_n)
+        *out_n = nleased;
     return 0;
 }
 
@@ -570,6 +662,8 @@ int vs_store_wus_to_transition(struct vs_store *s, int64_t now, int limit,
         return VS_ESTORE;
     vs_db_bind_int64(st, 1, now);
     vs_db_bind_int(st, 2, limit);
+    vs_db_bind_int(st, 3, s->mod_n);
+    vs_db_bind_int(st, 4, s->mod_i);
     /* Collect the page first: fn writes to the rows this scan reads. */
     struct vs_workunit *wus;
     size_t nwus;
@@ -604,6 +698,8 @@ int vs_store_wus_in_queue(struct vs_store *s, int queue, int64_t appid, int limi
         return VS_ESTORE;
     vs_db_bind_int64(st, 1, appid);
     vs_db_bind_int(st, 2, limit);
+    vs_db_bind_int(st, 3, s->mod_n);
+    vs_db_bind_int(st, 4, s->mod_i);
     struct vs_workunit *wus = NULL;
     size_t nwus = 0, cap = 0;
     int rc;
@@ -627,6 +723,8 @@ int vs_store_results_to_delete(struct vs_store *s, int limit, vs_store_result_fn
     if (!st)
         return VS_ESTORE;
     vs_db_bind_int(st, 1, limit);
+    vs_db_bind_int(st, 2, s->mod_n);
+    vs_db_bind_int(st, 3, s->mod_i);
     struct vs_result_vec rv = {0};
     int rc;
     while ((rc = vs_db_step(st)) == VS_DB_ROW) {

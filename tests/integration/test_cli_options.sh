@@ -80,4 +80,15 @@ empty out
 expect 0 $V "${A[@]}" --version 104 --avg 2 "$T/prog"
 [ "$(sqlite3 "$P/volsched.db" 'SELECT avg_ncpus FROM app_version WHERE version_num=104')" = 2.0 ] \
     || fail "--avg 2 not stored"
+
+# serve --mod N I (BOINC's sharding): refused before anything starts unless
+# N >= 2 and 0 <= I < N, and documented in --help.
+for bad in "3 3" "3 -1" "1 0" "x 1" "3"; do
+    # shellcheck disable=SC2086
+    expect 2 $V serve --project "$P" --mod $bad
+    has err "volsched serve: --mod takes two numbers N I"
+done
+expect 0 $V serve --help
+has out "--mod N I"
+has out "id % N == I"
 echo "ok"

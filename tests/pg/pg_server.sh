@@ -4,6 +4,7 @@
 # to collide with another run), started and stopped by the caller.
 #
 #   pg_server.sh start      prints the directory (the socket is in it)
+#   pg_server.sh restart DIR  restarts it (fast: every session is cut)
 #   pg_server.sh stop DIR   stops the server and removes DIR
 #
 # initdb refuses to run as root: as root the server runs as the Debian
@@ -33,13 +34,18 @@ start)
         start >/dev/null || { cat "$dir/server.log" >&2; exit 1; }
     echo "$dir"
     ;;
+restart)
+    # Fast restart (sessions cut, as on a crash or failover), same options.
+    dir=${2:?pg_server.sh restart DIR}
+    as_owner "$PGBIN/pg_ctl" -D "$dir/data" -l "$dir/server.log" -m fast -w -t 30 restart >/dev/null
+    ;;
 stop)
     dir=${2:?pg_server.sh stop DIR}
     [ -d "$dir/data" ] && as_owner "$PGBIN/pg_ctl" -D "$dir/data" -m immediate -w stop >/dev/null 2>&1 || true
     rm -rf "$dir"
     ;;
 *)
-    echo "usage: pg_server.sh start | stop DIR" >&2
+    echo "usage: pg_server.sh start | restart DIR | stop DIR" >&2
     exit 2
     ;;
 esac

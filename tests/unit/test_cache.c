@@ -26,6 +26,29 @@ struct fixture {
     int preps, unpreps;
 };
 
+/* One workunit named name with one UNSENT result name_0; returns the result's id. */
+static int64_t add_job(struct fixture *fx, const char *name)
+{
+    struct vs_workunit wu;
+    vs_workunit_defaults(&wu);
+    wu.appid = fx->appid;
+    snprintf(wu.name, sizeof(wu.name), "%s", name);
+    wu.xml_doc = vs_xstrdup("<workunit>\n</workunit>\n");
+    wu.transition_time = VS_TIME_NEVER;
+    assert_int_equal(vs_store_workunit_add(fx->st, &wu), 0);
+    struct vs_result r = {0};
+    r.workunitid = wu.id;
+    r.appid = fx->appid;
+    r.server_state = VS_RESULT_SERVER_STATE_UNSENT;
+    snprintf(r.name, sizeof(r.name), "%s_0", name);
+    r.xml_doc_in = vs_xstrdup("<result>\n</result>\n");
+    assert_int_equal(vs_store_result_add(fx->st, &r), 0);
+    int64_t id = r.id;
+    vs_workunit_cleanup(&wu);
+    vs_result_cleanup(&r);
+    return id;
+}
+
 static int setup(void **state)
 {
     struct fixture *fx = VS_NEW(struct fixture);
@@ -38,23 +61,9 @@ static int setup(void **state)
     assert_int_equal(vs_store_app_add(fx->st, &app), 0);
     fx->appid = app.id;
     for (int i = 0; i < 8; i++) {
-        struct vs_workunit wu;
-        vs_workunit_defaults(&wu);
-        wu.appid = app.id;
-        snprintf(wu.name, sizeof(wu.name), "wu_%d", i);
-        wu.xml_doc = vs_xstrdup("<workunit>\n</workunit>\n");
-        wu.transition_time = VS_TIME_NEVER;
-        assert_int_equal(vs_store_workunit_add(fx->st, &wu), 0);
-        struct vs_result r = {0};
-        r.workunitid = wu.id;
-        r.appid = app.id;
-        r.server_state = VS_RESULT_SERVER_STATE_UNSENT;
-        snprintf(r.name, sizeof(r.name), "wu_%d_0", i);
-        r.xml_doc_in = vs_xstrdup("<result>\n</result>\n");
-        assert_int_equal(vs_store_result_add(fx->st, &r), 0);
-        fx->rid[i] = r.id;
-        vs_workunit_cleanup(&wu);
-        vs_result_cleanup(&r);
+        char name[32];
+        snprintf(name, sizeof(name), "wu_%d", i);
+        fx->rid[i] = add_job(fx, name);
     }
     *state = fx;
     return 0;
@@ -270,12 +279,130 @@ static void test_pick_and_prep(void **state)
     assert_int_equal(fx->unpreps, 7);
 }
 
+/* Two instances' caches on one store (issue 17): the first leases every
+ * job it loads, the second finds none and cannot claim one, until the
+ * first one's leases run out (it "died": no renewals); then the second
+ * loads them and the first, back, loses them at its renewal. */
+static void test_leases(void **state)
+{
+    struct fixture *fx = *state;
+    struct vs_cache *a = vs_cache_create(16, NULL, NULL, fx);
+    struct vs_cache *b = vs_cache_create(16, NULL, NULL, fx);
+    vs_cache_set_lease(a, 111, 30);
+    vs_cache_set_lease(b, 222, 30);
+    size_t added = 0;
+    assert_int_equal(vs_cache_refill_at(a, fx->st, 1000, &added), 0);
+    assert_int_equal(added, 8);
+    assert_int_equal(vs_cache_refill_at(b, fx->st, 1001, &added), 0);
+    assert_int_equal(added, 0);
+
+    /* Another owner's claim is refused while the lease lasts; no owner
+     * (a tool) neither. */
+    struct vs_claim c = {
+        .result_id = fx->rid[0], .report_deadline = 2000000000, .lease_owner = 222};
+    size_t n = 9;
+    assert_int_equal(vs_store_results_claim(fx->st, 1, 1, 0, 1010, &c, 1, &n), 0);
+    assert_int_equal(n, 0);
+    assert_false(c.claimed);
+    c.lease_owner = 0;
+    assert_int_equal(vs_store_results_claim(fx->st, 1, 1, 0, 1010, &c, 1, &n), 0);
+    assert_int_equal(n, 0);
+    /* The owner's own claim passes. */
+    struct vs_cache_job out[8];
+    assert_int_equal(vs_cache_take(a, take_all, NULL, out, 1), 1);
+    c.result_id = out[0].job.result.id;
+    c.lease_owner = 111;
+    assert_int_equal(vs_store_results_claim(fx->st, 1, 1, 0, 1010, &c, 1, &n), 0);
+    assert_int_equal(n, 1);
+    vs_cache_forget(a, &out[0], false);
+
+    /* Renewed while alive (every 10 s here): still A's at 1035. */
+    assert_int_equal(vs_cache_refill_at(a, fx->st, 1020, &added), 0);
+    assert_int_equal(vs_cache_refill_at(b, fx->st, 1035, &added), 0);
+    assert_int_equal(added, 0);
+    /* A stops renewing: its leases (to 1050) end; B's rescan finds the 7. */
+    assert_int_equal(vs_cache_refill_at(b, fx->st, 1050, &added), 0);
+    assert_int_equal(added, 7);
+    /* A comes back: its renewal fails for all of them, and they leave A. */
+    assert_int_equal(vs_cache_refill_at(a, fx->st, 1051, &added), 0);
+    assert_int_equal(added, 0);
+    struct vs_cache_stats st;
+    vs_cache_get_stats(a, &st);
+    assert_int_equal(st.present, 0);
+    assert_int_equal(st.lost, 7);
+    assert_int_equal(vs_cache_take(a, take_all, NULL, out, 8), 0);
+    /* B sends them. */
+    n = vs_cache_take(b, take_all, NULL, out, 8);
+    assert_int_equal(n, 7);
+    for (size_t i = 0; i < n; i++) {
+        struct vs_claim cb = {
+            .result_id = out[i].job.result.id, .report_deadline = 2000000000, .lease_owner = 222};
+        size_t k = 0;
+        assert_int_equal(vs_store_results_claim(fx->st, 2, 2, 0, 1052, &cb, 1, &k), 0);
+        assert_int_equal(k, 1);
+        vs_cache_forget(b, &out[i], false);
+    }
+    int64_t unsent = -1;
+    assert_int_equal(vs_store_count_results(fx->st, 0, VS_RESULT_SERVER_STATE_UNSENT, &unsent), 0);
+    assert_int_equal(unsent, 0);
+    vs_cache_destroy(a);
+    vs_cache_destroy(b);
+}
+
+/* Three instances' caches draining one store (issue 17): each keeps
+ * finding jobs while free ones are left, and together they send every
+ * job once. */
+static void test_leases_three_drain(void **state)
+{
+    struct fixture *fx = *state;
+    for (int i = 0; i < 200; i++) {
+        char name[32];
+        snprintf(name, sizeof(name), "d_%d", i);
+        add_job(fx, name);
+    }
+    struct vs_cache *c[3];
+    for (int k = 0; k < 3; k++) {
+        c[k] = vs_cache_create(24, NULL, NULL, fx);
+        vs_cache_set_lease(c[k], 100 + k, 4);
+    }
+    int sent[3] = {0}, total = 0;
+    int64_t now = 5000;
+    for (int round = 0; round < 200 && total < 208; round++) {
+        for (int k = 0; k < 3; k++) {
+            size_t added;
+            assert_int_equal(vs_cache_refill_at(c[k], fx->st, now, &added), 0);
+            struct vs_cache_job out[3];
+            size_t n = vs_cache_take(c[k], take_all, NULL, out, 3);
+            for (size_t i = 0; i < n; i++) {
+                struct vs_claim cl = {.result_id = out[i].job.result.id,
+                                      .report_deadline = 2000000000,
+                                      .lease_owner = 100 + k};
+                size_t got = 0;
+                assert_int_equal(vs_store_results_claim(fx->st, 1 + k, 1, 0, now, &cl, 1, &got), 0);
+                assert_int_equal(got, 1); /* what a cache holds is its own to send */
+                sent[k]++;
+                total++;
+                vs_cache_forget(c[k], &out[i], false);
+            }
+        }
+        if (round % 5 == 4)
+            now++;
+    }
+    assert_int_equal(total, 208);
+    for (int k = 0; k < 3; k++) {
+        assert_true(sent[k] > 30); /* nobody starved */
+        vs_cache_destroy(c[k]);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_refill_take, setup, teardown),
         cmocka_unit_test_setup_teardown(test_pick_and_prep, setup, teardown),
         cmocka_unit_test_setup_teardown(test_priority_order, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_leases, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_leases_three_drain, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -560,6 +560,8 @@ static void test_schema_v1_migrates(void **state)
                                   "DROP TABLE host_app_version; DROP TABLE daemon_status;"
                                   "DROP INDEX res_asgn_slot; DROP INDEX res_asgn_bcast;"
                                   "ALTER TABLE result DROP COLUMN assign_slot;"
+                                  "ALTER TABLE result DROP COLUMN lease_owner;"
+                                  "ALTER TABLE result DROP COLUMN lease_until;"
                                   "UPDATE store_meta SET value = 1 WHERE key = 'schema_version'",
                                   NULL, NULL, NULL),
                      SQLITE_OK);
@@ -589,6 +591,8 @@ static void test_schema_v2_migrates(void **state)
                                   "DROP INDEX res_unsent_prio; DROP INDEX res_host_ip;"
                                   "DROP INDEX res_asgn_slot; DROP INDEX res_asgn_bcast;"
                                   "ALTER TABLE result DROP COLUMN assign_slot;"
+                                  "ALTER TABLE result DROP COLUMN lease_owner;"
+                                  "ALTER TABLE result DROP COLUMN lease_until;"
                                   "CREATE INDEX ind_res_st ON result(server_state, id);"
                                   "CREATE INDEX res_hostid ON result(hostid, id);"
                                   "INSERT INTO workunit(id, appid, name, xml_doc) "

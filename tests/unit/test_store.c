@@ -18,6 +18,7 @@
 
 #include "store/store.h"
 #include "store/store_ops.h"
+#include "store/store_sched.h"
 #include "volsched/alloc.h"
 #include "volsched/str.h"
 
@@ -807,6 +808,67 @@ static void test_wus_to_transition(void **state)
     assert_int_equal(t.n, 1);
 }
 
+static int collect_result_ids(void *ctx, const struct vs_result *r)
+{
+    int64_t *ids = ctx;
+    ids[ids[0] + 1] = r->id;
+    ids[0]++;
+    return 0;
+}
+
+/* BOINC's --mod N I: three handles with --mod 3 0/1/2 see disjoint shares
+ * of every daemon queue (by workunit id; the file deleter's results by
+ * result id), together all of it; bad values are refused. */
+static void test_mod_shards(void **state)
+{
+    struct fixture *f = *state;
+    int64_t appid = add_app(f->s, "m");
+    int64_t ids[7];
+    for (int k = 0; k < 7; k++) {
+        char name[16];
+        snprintf(name, sizeof(name), "m%d", k);
+        ids[k] = add_wu(f->s, appid, name, 0);
+        add_result(f->s, appid, ids[k], name);
+    }
+    char sql[200];
+    snprintf(sql, sizeof(sql),
+             "UPDATE workunit SET need_validate = 1, file_delete_state = %d WHERE appid = %lld",
+             VS_FILE_DELETE_READY, (long long)appid);
+    assert_int_equal(exec_sql(f, sql), 0);
+    snprintf(sql, sizeof(sql), "UPDATE result SET file_delete_state = %d", VS_FILE_DELETE_READY);
+    assert_int_equal(exec_sql(f, sql), 0);
+    assert_int_equal(vs_store_set_mod(f->s, 0, 0), VS_EINVAL);
+    assert_int_equal(vs_store_set_mod(f->s, 3, 3), VS_EINVAL);
+    assert_int_equal(vs_store_set_mod(f->s, 3, -1), VS_EINVAL);
+    int seen_tr[7] = {0}, seen_val[7] = {0}, nres = 0;
+    for (int i = 0; i < 3; i++) {
+        assert_int_equal(vs_store_set_mod(f->s, 3, i), 0);
+        struct trans_seen t = {0}, v = {0};
+        assert_int_equal(vs_store_wus_to_transition(f->s, 1000, 8, seen_wu, &t), 0);
+        assert_int_equal(vs_store_wus_in_queue(f->s, VS_WU_QUEUE_VALIDATE, 0, 8, seen_wu, &v), 0);
+        for (int k = 0; k < t.n; k++) {
+            assert_int_equal(t.wuids[k] % 3, i);
+            for (int j = 0; j < 7; j++)
+                seen_tr[j] += ids[j] == t.wuids[k];
+        }
+        for (int k = 0; k < v.n; k++) {
+            assert_int_equal(v.wuids[k] % 3, i);
+            for (int j = 0; j < 7; j++)
+                seen_val[j] += ids[j] == v.wuids[k];
+        }
+        int64_t rids[16] = {0};
+        assert_int_equal(vs_store_results_to_delete(f->s, 8, collect_result_ids, rids), 0);
+        for (int64_t k = 0; k < rids[0]; k++)
+            assert_int_equal(rids[k + 1] % 3, i);
+        nres += (int)rids[0];
+    }
+    for (int j = 0; j < 7; j++) {
+        assert_int_equal(seen_tr[j], 1);
+        assert_int_equal(seen_val[j], 1);
+    }
+    assert_int_equal(nres, 7);
+}
+
 static void test_checkpoint(void **state)
 {
     struct fixture *f = *state;
@@ -850,6 +912,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_transactions, setup, teardown),
         cmocka_unit_test_setup_teardown(test_report, setup, teardown),
         cmocka_unit_test_setup_teardown(test_wus_to_transition, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_mod_shards, setup, teardown),
         cmocka_unit_test_setup_teardown(test_checkpoint, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
