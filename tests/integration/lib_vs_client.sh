@@ -152,17 +152,31 @@ vsc_bcmd() { (cd "$VSC_DIR" && boinccmd --host "127.0.0.1:$RPC_PORT" --passwd "$
 
 vsc_run() {
     VSC_DIR=$1
-    RPC_PORT=$(demo_free_port)
-    "$VOLSCHED" client --dir "$VSC_DIR" run --foreground --gui_rpc_port "$RPC_PORT" \
-        ${VSC_POLICY:+--policy "$VSC_POLICY"} >>"$VSC_DIR/client.log" 2>&1 &
-    VSC_PID=$!
-    local _
-    for _ in $(seq 1 100); do
-        vsc_bcmd --client_version >/dev/null 2>&1 && return 0
-        kill -0 "$VSC_PID" 2>/dev/null || { echo "client exited:"; tail -20 "$VSC_DIR/client.log"; return 1; }
-        sleep 0.1
+    local _ try from
+    # A port found free can be taken by a test running beside this one
+    # before the client binds it: then another port, a few times.
+    for try in 1 2 3 4 5; do
+        RPC_PORT=$(demo_free_port)
+        from=$(($(cat "$VSC_DIR/client.log" 2>/dev/null | wc -l) + 1))
+        "$VOLSCHED" client --dir "$VSC_DIR" run --foreground --gui_rpc_port "$RPC_PORT" \
+            ${VSC_POLICY:+--policy "$VSC_POLICY"} >>"$VSC_DIR/client.log" 2>&1 &
+        VSC_PID=$!
+        for _ in $(seq 1 100); do
+            vsc_bcmd --client_version >/dev/null 2>&1 && return 0
+            if ! kill -0 "$VSC_PID" 2>/dev/null; then
+                wait "$VSC_PID" 2>/dev/null
+                if tail -n +"$from" "$VSC_DIR/client.log" |
+                    grep -q "GUI RPC bind to port $RPC_PORT failed: Address already in use"; then
+                    echo "(port $RPC_PORT taken meanwhile, try $try: another)"
+                    continue 2
+                fi
+                echo "client exited:"; tail -20 "$VSC_DIR/client.log"; return 1
+            fi
+            sleep 0.1
+        done
+        echo "client GUI RPC did not answer"; return 1
     done
-    echo "client GUI RPC did not answer"; return 1
+    echo "client could not bind a GUI RPC port in 5 tries"; return 1
 }
 
 vsc_kill9() {
