@@ -7,7 +7,11 @@
  * target_nresults 2 (two results each, one_result_per_user_per_wu), created
  * in shuffled order (as a generator working on many files at once would;
  * creation order in file order would hand plain scheduling locality for
- * free). A population of HOSTS hosts, one user each, that keep their sticky
+ * free). The store is built twice from the same jobs: for locality as
+ * create_work and the transitioner store a full-locality app's rows (ids
+ * placed by file, store_sqlite_cluster.c; BENCH_LOCALITY_NO_NEAR=1 leaves
+ * that out, to measure it), and for plain in creation order, as a project
+ * without locality stores them. A population of HOSTS hosts, one user each, that keep their sticky
  * files between requests exactly as the BOINC client does: a host lists what
  * it holds, downloads an input it lacks, drops a file when told
  * (<delete_file_info>). Hosts ask in turn (sweeps over the population), each
