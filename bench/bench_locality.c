@@ -7,7 +7,11 @@
  * target_nresults 2 (two results each, one_result_per_user_per_wu), created
  * in shuffled order (as a generator working on many files at once would;
  * creation order in file order would hand plain scheduling locality for
- * free). A population of HOSTS hosts, one user each, that keep their sticky
+ * free). The store is built twice from the same jobs: for locality as
+ * create_work and the transitioner store a full-locality app's rows (ids
+ * placed by file, store_sqlite_cluster.c; BENCH_LOCALITY_NO_NEAR=1 leaves
+ * that out, to measure it), and for plain in creation order, as a project
+ * without locality stores them. A population of HOSTS hosts, one user each, that keep their sticky
  * files between requests exactly as the BOINC client does: a host lists what
  * it holds, downloads an input it lacks, drops a file when told
  * (<delete_file_info>). Hosts ask in turn (sweeps over the population), each
@@ -112,7 +116,8 @@ static double cpu_now(void)
 /* The project                                                               */
 /* ------------------------------------------------------------------------ */
 
-static void make_store(const struct params *pa, const char *url, struct vs_store **out)
+static void make_store(const struct params *pa, const char *url, bool near,
+                       struct vs_store **out)
 {
     struct vs_store *s;
     bench_check(vs_store_open(url, VS_STORE_CREATE, NULL, &s), "store");
@@ -193,7 +198,9 @@ static void make_store(const struct params *pa, const char *url, struct vs_store
                  "        <open_name>in</open_name>\n    </file_ref>\n</workunit>\n",
                  f, f, FILE_BYTES, f);
         wu.xml_doc = vs_xstrdup(doc);
-        bench_check(vs_store_workunit_add(s, &wu), "workunit");
+        char fname[16];
+        snprintf(fname, sizeof(fname), "big%04d", f);
+        bench_check(vs_store_workunit_add_near(s, &wu, near ? fname : NULL), "workunit");
         for (int r = 0; r < M; r++) {
             struct vs_result res = {0};
             res.workunitid = wu.id;
@@ -208,7 +215,7 @@ static void make_store(const struct params *pa, const char *url, struct vs_store
                      "        <open_name>out</open_name>\n    </file_ref>\n</result>\n",
                      res.name, res.name);
             res.xml_doc_in = vs_xstrdup(doc);
-            bench_check(vs_store_result_add(s, &res), "result");
+            bench_check(vs_store_result_add_near(s, &res, near ? fname : NULL), "result");
             vs_result_cleanup(&res);
         }
         vs_workunit_cleanup(&wu);
@@ -578,24 +585,36 @@ int main(int argc, char **argv)
         perror("mkdtemp");
         return 1;
     }
-    char keys[300], base[300], dbl[300], dbp[300];
+    char keys[300], basel[300], basep[300], dbl[300], dbp[300];
     snprintf(keys, sizeof(keys), "%s/keys", dir);
     mkdir(keys, 0700);
-    snprintf(base, sizeof(base), "%s/base.db", dir);
+    snprintf(basel, sizeof(basel), "%s/base_loc.db", dir);
+    snprintf(basep, sizeof(basep), "%s/base_plain.db", dir);
     snprintf(dbl, sizeof(dbl), "%s/loc.db", dir);
     snprintf(dbp, sizeof(dbp), "%s/plain.db", dir);
-    char url[320];
-    snprintf(url, sizeof(url), "sqlite:%s", base);
     printf("bench_locality: %d hosts (%d asking), %d files of 100 MB, %d WUs per file, "
            "target_nresults %d, %d jobs per request, working set %d files%s, --batch %d\n",
            pa.hosts, pa.active, pa.files, pa.wus, M, pa.jobs, pa.active / M,
            pa.sorted ? " (sorted order)" : "", pa.batch);
+    /* The same jobs made in the same order twice: as create_work and the
+     * transitioner store them with locality on (a file's rows placed
+     * together, store_sqlite_cluster.c) and as a project without locality
+     * scheduling stores them (ids in creation order). Plain scheduling
+     * runs on the second: placing rows by file would hand it locality it
+     * does not have. */
     double t0 = bench_now_s();
-    struct vs_store *s;
-    make_store(&pa, url, &s);
-    bench_check(vs_store_checkpoint(s), "checkpoint");
-    vs_store_close(s);
-    printf("  project built in %.1f s\n", bench_now_s() - t0);
+    for (int k = 0; k < 2; k++) {
+        char url[320];
+        snprintf(url, sizeof(url), "sqlite:%s", k == 0 ? basel : basep);
+        struct vs_store *s;
+        make_store(&pa, url, k == 0 && !getenv("BENCH_LOCALITY_NO_NEAR"), &s);
+        bench_check(vs_store_checkpoint(s), "checkpoint");
+        vs_store_close(s);
+    }
+    printf("  project built in %.1f s (twice: rows placed by file for locality, in creation "
+           "order for plain)%s\n",
+           bench_now_s() - t0,
+           getenv("BENCH_LOCALITY_NO_NEAR") ? "; BENCH_LOCALITY_NO_NEAR: not placed" : "");
 
     /* Alternating runs on fresh copies (the machine is noisy): bytes are
      * the same every time up to the random working-set picks; CPU is the
@@ -608,7 +627,7 @@ int main(int argc, char **argv)
             if (only && strcmp(only, is_loc ? "locality" : "plain") != 0)
                 continue;
             const char *db = is_loc ? dbl : dbp;
-            bench_check(copy_db(base, db), "copy");
+            bench_check(copy_db(is_loc ? basel : basep, db), "copy");
             struct run r;
             double w0 = bench_now_s();
             run_one(&pa, dir, db, is_loc, &r);

@@ -544,8 +544,13 @@ static int insert_job(struct cw *c, size_t i, int64_t now)
     struct prepared *pr = &c->pr[i];
     bool own = c->p->continue_on_error;
     int rc = own ? vs_store_begin(c->s) : 0;
+    /* A locality file's workunits are placed together (their file is
+     * checked by locality_name). */
+    char near[VS_LOC_NAME_MAX];
+    bool loc = c->app.locality_scheduling == VS_LOC_APP_FULL &&
+               vs_loc_file_of_wu(pr->wu.name, near, sizeof(near)) == 0;
     if (rc == 0)
-        rc = vs_store_workunit_add(c->s, &pr->wu);
+        rc = vs_store_workunit_add_near(c->s, &pr->wu, loc ? near : NULL);
     if (rc == VS_EEXISTS)
         fail(c, rc, "job %zu: a workunit named '%s' already exists", i + 1, pr->wu.name);
     else if (rc)

@@ -17,6 +17,7 @@
 #include "volsched/alloc.h"
 #include "volsched/log.h"
 #include "volsched/sign.h"
+#include "volsched/locality.h"
 #include "volsched/str.h"
 
 #define DEFAULT_LIMIT    1000
@@ -26,7 +27,25 @@ struct pass {
     struct vs_daemon_pass d;        /* store, config, now, log, arena */
     struct vs_sign_key *upload_key; /* NULL: results go out without certificates */
     struct vs_transitioner_stats st;
+    /* The last app looked up: is it a full-locality one (its results are
+     * placed next to the other results of their file)? */
+    int64_t loc_appid;
+    bool loc_full;
 };
+
+/* The locality file whose results wu's go next to, in out; "" for none. */
+static void near_file(struct pass *p, const struct vs_workunit *wu, char *out, size_t size)
+{
+    out[0] = '\0';
+    if (wu->appid != p->loc_appid) {
+        struct vs_app app;
+        p->loc_appid = wu->appid;
+        p->loc_full = vs_store_app_get(p->d.s, wu->appid, &app) == 0 &&
+                      app.locality_scheduling == VS_LOC_APP_FULL;
+    }
+    if (p->loc_full && vs_loc_file_of_wu(wu->name, out, size) != 0)
+        out[0] = '\0';
+}
 
 /* The numeric suffix after the last '_' of a result name, or -1. */
 static long name_suffix(const char *name)
@@ -62,6 +81,8 @@ static int create_results(struct pass *p, const struct vs_workunit *wu, long fir
                wu->name, path, vs_strerror(rc));
         return rc;
     }
+    char near[VS_LOC_NAME_MAX];
+    near_file(p, wu, near, sizeof(near));
     for (int j = 0; j < needed && rc == 0; j++) {
         struct vs_result r;
         memset(&r, 0, sizeof(r));
@@ -88,7 +109,7 @@ static int create_results(struct pass *p, const struct vs_workunit *wu, long fir
         r.priority = wu->priority;
         r.size_class = wu->size_class;
         r.opaque = wu->opaque;
-        rc = vs_store_result_add(p->d.s, &r);
+        rc = vs_store_result_add_near(p->d.s, &r, near[0] ? near : NULL);
         vs_result_cleanup(&r);
         if (rc == 0)
             p->st.nresults_created++;

@@ -132,6 +132,17 @@ enum sq_stmt {
     SQ_LOC_UNSENT_ALL,
     SQ_LOC_KNOWN,
     SQ_LOC_FILES_WITH_WORK,
+    /* row placement by locality file (store_sqlite_cluster.c) */
+    SQ_CL_WU_INSERT_ID,
+    SQ_CL_WU_LAST,
+    SQ_CL_WU_RESERVE,
+    SQ_CL_WU_TAKEN,
+    SQ_CL_WU_ABOVE,
+    SQ_CL_RES_INSERT_ID,
+    SQ_CL_RES_LAST,
+    SQ_CL_RES_RESERVE,
+    SQ_CL_RES_TAKEN,
+    SQ_CL_RES_ABOVE,
     SQ__COUNT
 };
 
@@ -172,6 +183,9 @@ struct vs_db_ops {
     /* After rows were inserted with their ids (a store copy): new ids of
      * table continue after the largest one. */
     int (*ids_follow)(struct vs_store *s, const char *table);
+    /* Rows are kept in id order, so that choosing ids places them
+     * (store_sqlite_cluster.c): SQLite. */
+    bool cluster_ids;
     /* vs_store_leader (store_sched.h). */
     int (*leader)(struct vs_store *s, const char *role, bool *out);
     void (*close)(struct vs_store *s);
@@ -273,6 +287,12 @@ int vs_sq__job_rows(struct vs_store *s, struct vs_stmt *st, vs_store_job_fn fn, 
 /* The SQL text of the locality slots (SQ_LOC_MAX_SENT ...
  * SQ_LOC_FILES_WITH_WORK), store_sqlite_locality.c; VS_EINTERNAL for others. */
 int vs_sq__build_sql_locality(enum sq_stmt id, struct vs_buf *b);
+/* The SQL text of the SQ_CL_* slots (store_sqlite_cluster.c). */
+int vs_sq__build_sql_cluster(enum sq_stmt id, struct vs_buf *b);
+/* Inserts a workunit (result false) or result row, its id next to the other
+ * rows of locality file near (NULL: above every reserved block), when the
+ * backend places rows by id (cluster_ids); else as vs_sq__insert. */
+int vs_sq__add_near(struct vs_store *s, bool result, void *row, const char *near);
 
 /* Appends the SQL text of statement slot id to b (store_sqlite_sql.c).
  * Returns 0, or VS_EINTERNAL for a slot without text. */

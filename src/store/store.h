@@ -187,6 +187,13 @@ VS_MUST_CHECK int vs_store_host_update(struct vs_store *s, const struct vs_host 
  * transition_time (now, or VS_TIME_NEVER for assigned work).
  */
 VS_MUST_CHECK int vs_store_workunit_add(struct vs_store *s, struct vs_workunit *wu);
+/*
+ * The same, for a workunit of locality file near (NULL: as above): on
+ * SQLite its id is chosen next to the file's other workunits, so that their
+ * rows share pages (store_sqlite_cluster.c); ids stay increasing per file.
+ */
+VS_MUST_CHECK int vs_store_workunit_add_near(struct vs_store *s, struct vs_workunit *wu,
+                                             const char *near);
 VS_MUST_CHECK int vs_store_workunit_get(struct vs_store *s, int64_t id, struct vs_workunit *out);
 VS_MUST_CHECK int vs_store_workunit_by_name(struct vs_store *s, const char *name,
                                             struct vs_workunit *out);
@@ -240,6 +247,10 @@ VS_MUST_CHECK int vs_store_assignments(struct vs_store *s, int target_type, int 
 /* Inserts r (name, workunitid, appid required); sets r->id (create_time if 0).
  * VS_EEXISTS on a duplicate name. */
 VS_MUST_CHECK int vs_store_result_add(struct vs_store *s, struct vs_result *r);
+/* The same, next to the other results of locality file near (see
+ * vs_store_workunit_add_near). */
+VS_MUST_CHECK int vs_store_result_add_near(struct vs_store *s, struct vs_result *r,
+                                           const char *near);
 VS_MUST_CHECK int vs_store_result_get(struct vs_store *s, int64_t id, struct vs_result *out);
 VS_MUST_CHECK int vs_store_result_by_name(struct vs_store *s, const char *name,
                                           struct vs_result *out);

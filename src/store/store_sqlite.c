@@ -190,6 +190,7 @@ const struct vs_db_ops vs_sq__sqlite_ops = {
     .exec = sq_exec,
     .changes = sq_changes,
     .last_insert_id = sq_last_insert_id,
+    .cluster_ids = true,
     .errcode = sq_errcode,
     .errmsg = sq_errmsg,
     .tx = sq_tx,

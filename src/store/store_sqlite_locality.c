@@ -65,7 +65,7 @@ int vs_sq__build_sql_locality(enum sq_stmt id, struct vs_buf *b)
                            VS_RESULT_SERVER_STATE_UNSENT);
         break;
     default:
-        rc = VS_EINTERNAL;
+        rc = vs_sq__build_sql_cluster(id, b);
     }
     vs_free(r);
     vs_free(w);

@@ -26,10 +26,15 @@ static void stamp(int64_t *create_time, int64_t *mod_time)
 
 int vs_store_workunit_add(struct vs_store *s, struct vs_workunit *wu)
 {
+    return vs_store_workunit_add_near(s, wu, NULL);
+}
+
+int vs_store_workunit_add_near(struct vs_store *s, struct vs_workunit *wu, const char *near)
+{
     if (!wu->name[0] || !wu->appid || !wu->xml_doc)
         return VS_EINVAL;
     stamp(&wu->create_time, &wu->mod_time);
-    return vs_sq__insert(s, SQ_WORKUNIT_INSERT, &vs_sq__workunit, wu);
+    return vs_sq__add_near(s, false, wu, near);
 }
 
 int vs_store_workunit_get(struct vs_store *s, int64_t id, struct vs_workunit *out)
@@ -84,10 +89,15 @@ int vs_store_assignments(struct vs_store *s, int target_type, int multi, vs_stor
 
 int vs_store_result_add(struct vs_store *s, struct vs_result *r)
 {
+    return vs_store_result_add_near(s, r, NULL);
+}
+
+int vs_store_result_add_near(struct vs_store *s, struct vs_result *r, const char *near)
+{
     if (!r->name[0] || !r->workunitid || !r->appid)
         return VS_EINVAL;
     stamp(&r->create_time, &r->mod_time);
-    return vs_sq__insert(s, SQ_RESULT_INSERT, &vs_sq__result, r);
+    return vs_sq__add_near(s, true, r, near);
 }
 
 int vs_store_result_get(struct vs_store *s, int64_t id, struct vs_result *out)

@@ -431,6 +431,36 @@ static void test_large_batch(void **state)
     vs_free(jobs);
 }
 
+/* A full-locality app's workunits, made interleaved for two files, get
+ * adjacent ids per file on SQLite (store_sqlite_cluster.c): a file's rows
+ * share pages, whatever order the generator made them in. */
+static void test_locality_placed(void **state)
+{
+    struct cwf *c = *state;
+    struct project_fixture *f = c->f;
+    char sql[128];
+    snprintf(sql, sizeof(sql), "UPDATE app SET locality_scheduling = 2 WHERE id = %lld",
+             (long long)f->appid);
+    pf_exec(f, sql);
+    struct vs_cw_params p = {.appname = "app"};
+    const char *one[] = {c->in1}, *two[] = {c->in2};
+    struct vs_cw_job jobs[20];
+    char names[20][40];
+    for (int i = 0; i < 20; i++) {
+        snprintf(names[i], sizeof(names[i]), "input_%s.txt__%d", i % 2 ? "two" : "one", i / 2);
+        jobs[i] = (struct vs_cw_job){
+            .wu_name = names[i], .inputs = i % 2 ? two : one, .ninputs = 1};
+    }
+    char err[512];
+    assert_int_equal(run(c, &p, jobs, 20, err, sizeof(err)), 0);
+    const char *span[2] = {
+        "SELECT max(id) - min(id) FROM workunit WHERE name LIKE 'input_one.txt__%'",
+        "SELECT max(id) - min(id) FROM workunit WHERE name LIKE 'input_two.txt__%'"};
+    assert_int_equal(pf_sql(f, "SELECT count(*) FROM workunit"), 20);
+    for (int k = 0; k < 2 && !vs_test_pg(); k++)
+        assert_int_equal(pf_sql(f, span[k]), 9); /* 10 adjacent ids */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -440,6 +470,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_errors_write_nothing, setup, teardown),
         cmocka_unit_test_setup_teardown(test_store_failure_unstages, setup, teardown),
         cmocka_unit_test_setup_teardown(test_large_batch, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_locality_placed, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -293,6 +293,38 @@ static void test_concurrent_passes(void **state)
                      0);
 }
 
+/* A full-locality app's results go next to the other results of their
+ * file (store_sqlite_cluster.c; SQLite), even for workunits made
+ * interleaved: two files' results, each in increasing ids, F0's in one
+ * block of 64 adjacent ids. Another app's results are placed as before. */
+static void test_locality_results_placed(void **state)
+{
+    struct project_fixture *f = *state;
+    char sql[128];
+    snprintf(sql, sizeof(sql), "UPDATE app SET locality_scheduling = 2 WHERE id = %lld",
+             (long long)f->appid);
+    pf_exec(f, sql);
+    for (int k = 0; k < 10; k++) {
+        char name[32];
+        for (int i = 0; i < 2; i++) {
+            snprintf(name, sizeof(name), "F%d__%d", i, k);
+            wu_add(f, name, 0, 2, 4, 1);
+        }
+    }
+    struct vs_transitioner_stats st;
+    assert_int_equal(vs_transitioner_pass(f->s, &f->cfg, NOW, 0, NULL, &st), 0);
+    assert_int_equal(st.nresults_created, 40);
+    const char *span = "SELECT max(r.id) - min(r.id) FROM result r WHERE r.name LIKE 'F0%'";
+    const char *order = "SELECT count(*) FROM result a JOIN result b ON a.name < b.name AND "
+                        "substr(a.name, 1, 2) = substr(b.name, 1, 2) AND length(a.name) = "
+                        "length(b.name) AND a.id > b.id";
+    assert_int_equal(pf_sql(f, "SELECT count(*) FROM result WHERE name LIKE 'F0%'"), 20);
+    if (!vs_test_pg()) {
+        assert_int_equal(pf_sql(f, span), 19); /* 20 adjacent ids */
+        assert_int_equal(pf_sql(f, order), 0); /* made in name order: ids increase */
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -304,6 +336,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_bad_template_defers, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bad_template_keeps_concurrent_write, setup, teardown),
         cmocka_unit_test_setup_teardown(test_concurrent_passes, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_locality_results_placed, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
