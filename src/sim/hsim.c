@@ -58,8 +58,7 @@ void vs_hsim_add_job(struct vs_hsim *h, double len, double est, double deadline,
         x->pj[p].jobs_left--;
 }
 
-void vs_hsim_held(const struct vs_hsim *h, void (*f)(void *ctx, int64_t ext, double cpu),
-                  void *ctx)
+void vs_hsim_held(const struct vs_hsim *h, void (*f)(void *ctx, int64_t ext, double cpu), void *ctx)
 {
     const struct sim *x = &h->x;
     if (!x->hooks)
