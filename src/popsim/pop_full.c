@@ -60,8 +60,8 @@ static void on_report(void *ctx, int64_t ext, double cpu)
     vs_pop__report(p, (int32_t)ext);
 }
 
-static int on_serve(void *ctx, struct vs_hsim *hs, const struct vs_sp_request *req,
-                    bool *deadlines, double *delay)
+static int on_serve(void *ctx, struct vs_hsim *hs, const struct vs_sp_request *req, bool *deadlines,
+                    double *delay)
 {
     struct pop_full *f = ctx;
     struct pop *p = f->p;
@@ -150,8 +150,8 @@ void vs_pop__full_open(struct pop *p, int32_t slot)
     struct pop_full *f = &p->full[slot];
     struct pop_host *h = &p->hosts[slot];
     build_scenario(p, f);
-    f->hooks = (struct vs_hsim_hooks){
-        .project = 0, .ctx = f, .report = on_report, .serve = on_serve};
+    f->hooks =
+        (struct vs_hsim_hooks){.project = 0, .ctx = f, .report = on_report, .serve = on_serve};
     f->joined = p->now;
     /* Each host its own stream, from the run's seed and the host's id. */
     uint64_t seed = (p->seed + 1) * 0x9e3779b97f4a7c15ULL ^ (uint64_t)h->id * 0xbf58476d1ce4e5b9ULL;
