@@ -6,7 +6,8 @@
  * so hosts are never starved (a starved host costs almost nothing, which
  * would flatter the figure). Prints host-days per second, events behind
  * it (RPCs and results per host-day, which do not depend on the machine),
- * the process's peak RSS, and the ratio to the target. The simulator is
+ * the process's peak RSS, and the ratio to the target. The full host model
+ * (model = full) runs beside it on the same populations. The simulator is
  * single-threaded: one core.
  *
  *     build/release/bench_popsim [--full]   (--full adds 1,000,000 hosts x 30 days)
@@ -41,7 +42,7 @@ static long peak_rss_mb(void)
     return ru.ru_maxrss / 1024;
 }
 
-static int run(long hosts, int days, bool edf)
+static int run(long hosts, int days, bool edf, bool full)
 {
     char text[1024];
     /* The default population computes about 19 four-hour jobs per host-day:
@@ -49,8 +50,9 @@ static int run(long hosts, int days, bool edf)
     snprintf(text, sizeof(text),
              "hosts = %ld\nbatches = %d\nbatch_size = %ld\nbatch_interval = 1d\n"
              "job_hours = 4\ndelay_bound = 4d\nlifetime = 60\nerror_rate = 0.01\n"
-             "min_quorum = 1\ntarget_nresults = 1\nduration = %d\nserver_edf_check = %s\n",
-             hosts, days, hosts * 20, days, edf ? "true" : "false");
+             "min_quorum = 1\ntarget_nresults = 1\nduration = %d\nserver_edf_check = %s\n"
+             "model = %s\n",
+             hosts, days, hosts * 20, days, edf ? "true" : "false", full ? "full" : "light");
     struct vs_pop_scenario s;
     struct vs_scn_error e;
     if (vs_pop_scenario_parse(text, strlen(text), &s, &e) != 0) {
@@ -65,10 +67,11 @@ static int run(long hosts, int days, bool edf)
     }
     double wall = now_s() - t0, cpu = cpu_s() - c0;
     double hd_s = r.host_days / cpu;
-    printf("%9ld hosts x %2d days  EDF %-3s  %9.0f host-days/s per core (wall %6.1f s)  "
+    printf("%-5s %9ld hosts x %2d days  EDF %-3s  %9.0f host-days/s per core (wall %6.1f s)  "
            "%5.2f RPCs and %5.2f results per host-day  peak RSS %5ld MB  %.2fx target\n",
-           hosts, days, edf ? "on" : "off", hd_s, wall, (double)r.rpcs / r.host_days,
-           (double)r.sent / r.host_days, peak_rss_mb(), hd_s / TARGET);
+           full ? "full" : "light", hosts, days, edf ? "on" : "off", hd_s, wall,
+           (double)r.rpcs / r.host_days, (double)r.sent / r.host_days, peak_rss_mb(),
+           hd_s / TARGET);
     fflush(stdout);
     vs_pop_result_cleanup(&r);
     return 0;
@@ -81,10 +84,17 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: bench_popsim [--full]\n");
         return 2;
     }
-    int rc = run(10000, 30, false);
-    rc |= run(10000, 30, true);
-    rc |= run(100000, 30, false);
+    /* The full host model (each host src/policy/client through src/sim)
+     * beside the lighter one, on the same population; the target is the
+     * lighter model's. */
+    int rc = run(1000, 30, false, false);
+    rc |= run(1000, 30, false, true);
+    rc |= run(10000, 30, false, false);
+    rc |= run(10000, 30, false, true);
+    rc |= run(10000, 30, true, false);
+    rc |= run(10000, 30, true, true);
+    rc |= run(100000, 30, false, false);
     if (full)
-        rc |= run(1000000, 30, false);
+        rc |= run(1000000, 30, false, false);
     return rc;
 }

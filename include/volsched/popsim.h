@@ -22,6 +22,10 @@
 #define VS_POP_MAX_RESULTS   16       /* results one workunit may ever have */
 #define VS_POP_MAX_EDF_QUEUE 1000     /* queued results listed for the EDF check */
 
+enum vs_pop_model { VS_POP_LIGHT, VS_POP_FULL };
+/* The models' names, by enum value, NULL-terminated. */
+extern const char *const vs_pop_models[];
+
 /* A distribution a host attribute is drawn from. */
 enum vs_pop_dist_kind {
     VS_PD_CONST,     /* a */
@@ -68,6 +72,10 @@ struct vs_pop_scenario {
     bool server_edf_check; /* seed 000's EDF check (workload_sim) */
     int64_t max_wus_to_send, max_wus_in_progress, daily_result_quota;
     int64_t job_cache; /* unsent results the scheduler looks at per request */
+    /* the host model (docs/popsim.md): the lighter one, or each host
+     * running src/policy/client as `volsched sim` does */
+    int model;         /* enum vs_pop_model */
+    int client_policy; /* the full model's policy: an index in vs_sim_policies */
     /* the run */
     double duration; /* seconds */
     uint64_t seed;

@@ -95,6 +95,11 @@ VS_MUST_CHECK int vs_scenario_parse(const char *text, size_t len, struct vs_scen
 VS_MUST_CHECK int vs_scenario_load(const char *path, struct vs_scenario *out,
                                    struct vs_scn_error *err);
 
+/* The defaults a scenario text starts from (docs/simulator.md): the
+ * host's, with no projects, and one project's. */
+void vs_scenario_defaults(struct vs_scenario *s);
+void vs_scn_project_defaults(struct vs_scn_project *p);
+
 /* Deep-copies src into *out. */
 void vs_scenario_copy(struct vs_scenario *out, const struct vs_scenario *src);
 

@@ -20,7 +20,8 @@
 static void usage(FILE *f)
 {
     fprintf(f, "usage: volsched popsim SCENARIO [--json] [--seed N] [--seeds K] [--days N]\n"
-               "                       [--csv F.csv] [--svg F.svg] [--no-progress]\n"
+               "                       [--model light|full] [--csv F.csv] [--svg F.svg]\n"
+               "                       [--no-progress]\n"
                "\n"
                "Simulates one project's server (the scheduler policy code `volsched serve`\n"
                "runs) against a population of volunteer hosts drawn from the scenario's\n"
@@ -33,6 +34,9 @@ static void usage(FILE *f)
                "  --seeds K      run seeds N .. N+K-1 and print each figure's mean and 95%%\n"
                "                 confidence half-width (K from 2 to 100)\n"
                "  --days N       simulated days (default: the scenario's duration, 30)\n"
+               "  --model M      the host model: light, or full (each host runs the client\n"
+               "                 policy library as `volsched sim` does); default the\n"
+               "                 scenario's model, light\n"
                "  --csv F.csv    the hourly timeline: in flight, returned, validated, RPCs\n"
                "  --svg F.svg    a picture of results in flight and returned over time\n"
                "  --no-progress  no progress bar, even on a terminal\n"
@@ -93,20 +97,17 @@ static int run_seeds(const struct vs_pop_scenario *s, struct vs_pop_options *o, 
 int vs_cmd_popsim(int argc, char **argv)
 {
     static const struct option longopts[] = {
-        {"json", no_argument, NULL, 'j'},
-        {"seed", required_argument, NULL, 's'},
-        {"days", required_argument, NULL, 'd'},
-        {"csv", required_argument, NULL, 'c'},
-        {"svg", required_argument, NULL, 'v'},
-        {"no-progress", no_argument, NULL, 'P'},
-        {"seeds", required_argument, NULL, 'k'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
+        {"json", no_argument, NULL, 'j'},        {"seed", required_argument, NULL, 's'},
+        {"days", required_argument, NULL, 'd'},  {"csv", required_argument, NULL, 'c'},
+        {"svg", required_argument, NULL, 'v'},   {"no-progress", no_argument, NULL, 'P'},
+        {"seeds", required_argument, NULL, 'k'}, {"model", required_argument, NULL, 'm'},
+        {"help", no_argument, NULL, 'h'},        {NULL, 0, NULL, 0},
     };
     bool json = false, no_progress = false;
     size_t nseeds = 0;
     const char *csv = NULL, *svg = NULL;
     struct vs_pop_options o = {0};
+    int model = -1;
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
@@ -142,6 +143,16 @@ int vs_cmd_popsim(int argc, char **argv)
             nseeds = (size_t)v;
             break;
         }
+        case 'm':
+            model = -1;
+            for (int i = 0; vs_pop_models[i]; i++)
+                if (strcmp(optarg, vs_pop_models[i]) == 0)
+                    model = i;
+            if (model < 0) {
+                fprintf(stderr, "volsched popsim: --model wants light or full\n");
+                return VS_EXIT_USAGE;
+            }
+            break;
         case 'c':
             csv = optarg;
             break;
@@ -176,6 +187,8 @@ int vs_cmd_popsim(int argc, char **argv)
         bool bad = rc == VS_EPARSE || rc == VS_ELIMIT || rc == -ENOENT || e.line > 0;
         return bad ? VS_EXIT_USAGE : VS_EXIT_FAIL;
     }
+    if (model >= 0)
+        s.model = model;
     if (nseeds && (csv || svg)) {
         fprintf(stderr, "volsched popsim: --csv and --svg draw one run; not with --seeds\n");
         return VS_EXIT_USAGE;

@@ -1,7 +1,8 @@
 /*
  * The population simulator's insides, shared by its files:
  *   popsim.c       the event loop, hosts joining, leaving, going on and off
- *   pop_host.c     the host model: computing, work fetch, when to call
+ *   pop_host.c     the lighter host model: computing, work fetch, when to call
+ *   pop_full.c     the full host model: src/sim's host simulator per host
  *   pop_server.c   the scheduler RPC, through src/policy/server
  *   pop_project.c  workunits and results: the transitioner and validator
  *   pop_report.c   figures, JSON, CSV and SVG
@@ -24,7 +25,7 @@
 /* The server's request delay after a reply with work. */
 #define POP_MIN_RPC_DELAY 60.0
 
-enum pop_event { EV_BATCH, EV_RPC, EV_DONE, EV_TOGGLE, EV_DEADLINE, EV_LEAVE, EV_SAMPLE };
+enum pop_event { EV_BATCH, EV_RPC, EV_DONE, EV_TOGGLE, EV_DEADLINE, EV_LEAVE, EV_SAMPLE, EV_STEP };
 
 enum pop_rstate {
     R_UNSENT,    /* in the unsent list */
@@ -122,6 +123,12 @@ struct pop {
     struct vs_sp_inprog *inprog;
     struct vs_sp_ip_result *ip;
     int req_cap;
+    /* the results the last reply sent, for a full host (pop_full.c) */
+    int32_t *sent;
+    int nsent, capsent;
+    /* the full host model's hosts, parallel to hosts (NULL: lighter model) */
+    struct pop_full *full;
+    uint64_t seed;
     /* figures */
     struct vs_pop_result *out;
     struct pop_hist turn, wut; /* result and workunit turnaround */
@@ -146,7 +153,18 @@ void vs_pop__host_cleanup(struct pop_host *h);
 /* pop_server.c */
 void vs_pop__server_init(struct pop *p);
 void vs_pop__rpc(struct pop *p, struct pop_host *h, int32_t slot);
+int vs_pop__send_work(struct pop *p, struct pop_host *h, int32_t slot,
+                      const struct vs_sp_request *rq, bool *deadlines, double *delay);
 void vs_pop__server_cleanup(struct pop *p);
+
+/* pop_full.c: the full host model, each host src/sim's host simulator */
+void vs_pop__full_init(struct pop *p);
+void vs_pop__full_open(struct pop *p, int32_t slot);
+void vs_pop__full_step(struct pop *p, int32_t slot, uint32_t gen);
+void vs_pop__full_leave(struct pop *p, int32_t slot);
+/* Adds the CPU of the results host slot holds to the figures at the end. */
+void vs_pop__full_end(struct pop *p, int32_t slot);
+void vs_pop__full_cleanup(struct pop *p);
 
 /* pop_project.c */
 void vs_pop__make_batch(struct pop *p);

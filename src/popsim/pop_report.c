@@ -10,6 +10,7 @@
 #include "volsched/buf.h"
 #include "volsched/json.h"
 #include "volsched/popsim.h"
+#include "volsched/sim.h"
 
 enum fkind { F_INT, F_NUM, F_HOURS, F_DAYS, F_FRAC };
 
@@ -84,13 +85,24 @@ static double value(const struct vs_pop_result *r, const struct field *f)
     return v;
 }
 
+/* The host model's name, with the full model's client policy, in buf. */
+static const char *model_name(const struct vs_pop_scenario *s, char *buf, size_t n)
+{
+    if (s->model != VS_POP_FULL)
+        return "light";
+    snprintf(buf, n, "full (%s)", vs_sim_policies[s->client_policy]);
+    return buf;
+}
+
 int vs_pop_print_text(FILE *f, const struct vs_pop_scenario *s, const struct vs_pop_result *r)
 {
+    char mbuf[48];
     fprintf(f,
             "population %lld hosts, %lld batches of %lld workunits, quorum %d of %d, "
-            "EDF check %s\n",
+            "EDF check %s, %s host model\n",
             (long long)s->hosts, (long long)s->batches, (long long)s->batch_size, s->min_quorum,
-            s->target_nresults, s->server_edf_check ? "on" : "off");
+            s->target_nresults, s->server_edf_check ? "on" : "off",
+            model_name(s, mbuf, sizeof(mbuf)));
     for (size_t i = 0; i < NFIELDS; i++) {
         double v = value(r, &fields[i]);
         if (fields[i].kind == F_INT)
@@ -114,6 +126,7 @@ static double t975(size_t n)
 int vs_pop_print_summary(FILE *f, const struct vs_pop_scenario *s, const struct vs_pop_result *r,
                          size_t n, bool json)
 {
+    char mbuf[48];
     struct vs_buf b;
     vs_buf_init(&b, VS_BUF_UNLIMITED);
     struct vs_json j;
@@ -121,10 +134,13 @@ int vs_pop_print_summary(FILE *f, const struct vs_pop_scenario *s, const struct 
     if (json) {
         vs_json_obj_begin(&j);
         vs_json_key_int(&j, "hosts", s->hosts);
+        vs_json_key_str(&j, "model", model_name(s, mbuf, sizeof(mbuf)));
         vs_json_key_int(&j, "seeds", (int64_t)n);
     } else {
-        fprintf(f, "population %lld hosts, %zu seeds: mean and 95%% confidence half-width\n",
-                (long long)s->hosts, n);
+        fprintf(f,
+                "population %lld hosts, %s host model, %zu seeds: mean and 95%% confidence "
+                "half-width\n",
+                (long long)s->hosts, model_name(s, mbuf, sizeof(mbuf)), n);
     }
     for (size_t i = 0; i < NFIELDS; i++) {
         double sum = 0, sq = 0;
@@ -159,12 +175,14 @@ int vs_pop_print_summary(FILE *f, const struct vs_pop_scenario *s, const struct 
 
 int vs_pop_print_json(FILE *f, const struct vs_pop_scenario *s, const struct vs_pop_result *r)
 {
+    char mbuf[48];
     struct vs_buf b;
     vs_buf_init(&b, VS_BUF_UNLIMITED);
     struct vs_json j;
     vs_json_init(&j, &b, true);
     vs_json_obj_begin(&j);
     vs_json_key_int(&j, "hosts", s->hosts);
+    vs_json_key_str(&j, "model", model_name(s, mbuf, sizeof(mbuf)));
     vs_json_key(&j, "server_edf_check");
     vs_json_bool(&j, s->server_edf_check);
     for (size_t i = 0; i < NFIELDS; i++) {

@@ -21,6 +21,7 @@
 #include "volsched/alloc.h"
 #include "volsched/buf.h"
 #include "volsched/popsim.h"
+#include "volsched/sim.h"
 
 enum pkind {
     P_COUNT,     /* int64_t */
@@ -33,18 +34,24 @@ enum pkind {
     P_SEED,      /* uint64_t */
     P_DIST_POS,  /* a distribution of positive values */
     P_DIST_FRAC, /* a distribution of fractions */
+    P_NAME,      /* int: the index of one of names[] (an enum) */
 };
 
 struct popt {
     const char *name;
     enum pkind kind;
     size_t off;
-    double min, max; /* for numbers, after unit conversion; max 0 = none */
+    double min, max;          /* for numbers, after unit conversion; max 0 = none */
+    const char *const *names; /* P_NAME's choices, NULL-terminated */
 };
 
 #define O(n, k, f, lo, hi)                                                                         \
     {                                                                                              \
-        n, k, offsetof(struct vs_pop_scenario, f), lo, hi                                          \
+        n, k, offsetof(struct vs_pop_scenario, f), lo, hi, NULL                                    \
+    }
+#define N(n, f, names)                                                                             \
+    {                                                                                              \
+        n, P_NAME, offsetof(struct vs_pop_scenario, f), 0, 0, names                                \
     }
 
 static const struct popt opts[] = {
@@ -80,7 +87,11 @@ static const struct popt opts[] = {
     O("job_cache", P_COUNT, job_cache, 1, 100000),
     O("duration", P_TIME_D, duration, 3600, 3650 * 86400.0),
     O("seed", P_SEED, seed, 0, 0),
+    N("model", model, vs_pop_models),
+    N("client_policy", client_policy, vs_sim_policies),
 };
+
+const char *const vs_pop_models[] = {"light", "full", NULL};
 
 #define NOPTS (sizeof(opts) / sizeof(opts[0]))
 
@@ -293,6 +304,20 @@ static int parse_value(struct vs_lex *lx, const struct popt *o, struct vs_pop_sc
         }
         memcpy(dst, &d, sizeof(d));
         return 0;
+    }
+    if (o->kind == P_NAME) {
+        for (int i = 0; o->names[i]; i++) {
+            if (vs_lex_is(&t, o->names[i])) {
+                /* An enum is an int here (model, client_policy). */
+                memcpy(dst, &i, sizeof(i));
+                return vs_lex_next(lx);
+            }
+        }
+        char list[96] = "";
+        size_t n = 0;
+        for (int i = 0; o->names[i] && n < sizeof(list); i++)
+            n += (size_t)snprintf(list + n, sizeof(list) - n, "%s%s", i ? ", " : "", o->names[i]);
+        return VS_LEX_FAIL_TOK(lx, t, "%s wants one of: %s", o->name, list);
     }
     if (o->kind == P_BOOL) {
         bool b;

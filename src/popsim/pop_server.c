@@ -39,6 +39,7 @@ void vs_pop__server_cleanup(struct pop *p)
 {
     vs_free(p->inprog);
     vs_free(p->ip);
+    vs_free(p->sent);
 }
 
 /*
@@ -72,8 +73,8 @@ static void reserve(struct pop *p, int n)
     p->ip = vs_xreallocarray(p->ip, (size_t)p->req_cap, sizeof(*p->ip));
 }
 
-static void build(struct pop *p, const struct pop_host *h, double request, struct vs_sp_host *sh,
-                  struct vs_sp_request *rq)
+/* The host as the scheduler sees it (its <host_info> and time stats). */
+static void build_host(const struct pop *p, const struct pop_host *h, struct vs_sp_host *sh)
 {
     memset(sh, 0, sizeof(*sh));
     sh->id = h->id;
@@ -88,6 +89,11 @@ static void build(struct pop *p, const struct pop_host *h, double request, struc
     sh->on_frac = h->on_frac;
     sh->active_frac = h->active_frac;
     sh->core_client_version = 72005;
+}
+
+/* The lighter host's request: what its queue says, built here. */
+static void build(struct pop *p, const struct pop_host *h, double request, struct vs_sp_request *rq)
+{
     memset(rq, 0, sizeof(*rq));
     rq->now = p->now;
     rq->prev_rpc_time = h->prev_rpc;
@@ -119,6 +125,9 @@ static bool request_wide(enum vs_sp_reason r)
            r == VS_SP_WORKLOAD || r == VS_SP_MEMORY || r == VS_SP_DISK;
 }
 
+/* Result r goes to host h: the server's side of it, and for the lighter
+ * model the host's queue (a full host is given its jobs by pop_full.c,
+ * from p->sent). */
 static void assign(struct pop *p, struct pop_host *h, int32_t slot, int32_t r)
 {
     struct pop_result *x = &p->res[r];
@@ -128,25 +137,35 @@ static void assign(struct pop *p, struct pop_host *h, int32_t slot, int32_t r)
     x->hostid = h->id;
     x->sent = p->now;
     x->deadline = p->now + p->s->delay_bound;
-    if (h->nq == h->capq) {
-        h->capq = h->capq ? h->capq * 2 : 8;
-        h->q = vs_xreallocarray(h->q, (size_t)h->capq, sizeof(*h->q));
+    int32_t **q = &h->q;
+    int *n = &h->nq, *cap = &h->capq;
+    if (p->s->model == VS_POP_FULL)
+        q = &p->sent, n = &p->nsent, cap = &p->capsent;
+    if (*n == *cap) {
+        *cap = *cap ? *cap * 2 : 8;
+        *q = vs_xreallocarray(*q, (size_t)*cap, sizeof(**q));
     }
-    h->q[h->nq++] = r;
+    (*q)[(*n)++] = r;
     p->in_flight++;
     p->out->sent++;
     p->out->bytes_down += p->s->input_mb * 1e6;
     vs_eventq_push(&p->q, x->deadline, EV_DEADLINE, r, x->gen);
 }
 
-/* Asks src/policy/server about the cached jobs in order; returns jobs sent. */
-static int send_work(struct pop *p, struct pop_host *h, int32_t slot, double request)
+/*
+ * Asks src/policy/server about the cached jobs in order, for request rq of
+ * host h; returns jobs sent. *deadlines tells whether nothing was sent
+ * because of deadlines, *delay the reply's request delay (either may be
+ * NULL).
+ */
+int vs_pop__send_work(struct pop *p, struct pop_host *h, int32_t slot,
+                      const struct vs_sp_request *rq, bool *deadlines, double *delay)
 {
     struct vs_sp_host sh;
-    struct vs_sp_request rq;
-    build(p, h, request, &sh, &rq);
+    build_host(p, h, &sh);
+    p->nsent = 0;
     struct vs_sp_state st;
-    if (vs_sp_state_init(&st, &p->cfg, &sh, &rq, &h->hav, 1) != 0) {
+    if (vs_sp_state_init(&st, &p->cfg, &sh, rq, &h->hav, 1) != 0) {
         p->rc = VS_EINTERNAL;
         return 0;
     }
@@ -193,6 +212,10 @@ static int send_work(struct pop *p, struct pop_host *h, int32_t slot, double req
     }
     if (st.n_havs > 0)
         h->hav = st.havs[0];
+    if (deadlines)
+        *deadlines = vs_sp_no_work_because_of_deadlines(&st);
+    if (delay)
+        *delay = vs_sp_explain_delay(&st);
     vs_sp_state_cleanup(&st);
     return sent;
 }
@@ -212,7 +235,9 @@ void vs_pop__rpc(struct pop *p, struct pop_host *h, int32_t slot)
     int sent = 0;
     if (request > 0) {
         o->work_requests++;
-        sent = send_work(p, h, slot, request);
+        struct vs_sp_request rq;
+        build(p, h, request, &rq);
+        sent = vs_pop__send_work(p, h, slot, &rq, NULL, NULL);
     }
     h->prev_rpc = p->now;
     h->rpc_at = INFINITY;

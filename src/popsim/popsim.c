@@ -20,7 +20,11 @@ static void push_toggle(struct pop *p, struct pop_host *h, int32_t slot)
     if (h->on_frac >= 0.999)
         return; /* always on */
     double mean = p->s->avail_cycle * (h->on ? h->on_frac : 1 - h->on_frac);
-    vs_eventq_push(&p->q, p->now + vs_rng_exp(&p->rng_hosts, mean), EV_TOGGLE, slot, h->gen_life);
+    double t = p->now + vs_rng_exp(&p->rng_hosts, mean);
+    /* A full host goes on and off by itself (src/sim); the draw is still
+     * made, so that both models draw the same first population. */
+    if (!p->full)
+        vs_eventq_push(&p->q, t, EV_TOGGLE, slot, h->gen_life);
 }
 
 static void push_leave(struct pop *p, struct pop_host *h, int32_t slot)
@@ -36,7 +40,10 @@ static void host_start(struct pop *p, int32_t slot)
     vs_pop__host_init(p, h);
     push_toggle(p, h, slot);
     push_leave(p, h, slot);
-    vs_pop__host_plan_rpc(p, h, slot);
+    if (p->full)
+        vs_pop__full_open(p, slot);
+    else
+        vs_pop__host_plan_rpc(p, h, slot);
 }
 
 static void on_toggle(struct pop *p, struct pop_host *h, int32_t slot)
@@ -81,9 +88,15 @@ static void dispatch(struct pop *p, const struct vs_event *e)
         break;
     case EV_LEAVE:
         if (e->gen == h->gen_life) {
-            vs_pop__host_leave(p, h);
+            if (p->full)
+                vs_pop__full_leave(p, e->a);
+            else
+                vs_pop__host_leave(p, h);
             host_start(p, e->a);
         }
+        break;
+    case EV_STEP:
+        vs_pop__full_step(p, e->a, e->gen);
         break;
     case EV_DEADLINE:
         vs_pop__timeout(p, e->a, e->gen);
@@ -111,6 +124,8 @@ static void finish_figures(struct pop *p)
             o->cpu_hours += p->res[h->q[k]].cpu / 3600;
         for (int k = 0; k < h->ndone; k++)
             o->cpu_hours += p->res[h->done[k]].cpu / 3600;
+        if (p->full)
+            vs_pop__full_end(p, (int32_t)i);
     }
     o->wus_open = p->wus_open + (p->s->batches - p->batches_made) * p->s->batch_size;
     o->turnaround_p50 = vs_pop__hist_pct(&p->turn, 0.5);
@@ -153,6 +168,7 @@ static void cleanup(struct pop *p)
     vs_free(p->batches);
     vs_free(p->free_wus);
     vs_free(p->free_res);
+    vs_pop__full_cleanup(p);
     vs_pop__server_cleanup(p);
     vs_eventq_cleanup(&p->q);
 }
@@ -177,6 +193,9 @@ int vs_popsim_run(const struct vs_pop_scenario *s, const struct vs_pop_options *
     p.batches = vs_xcalloc((size_t)s->batches, sizeof(*p.batches));
     p.nhosts = (size_t)s->hosts;
     p.hosts = vs_xcalloc(p.nhosts, sizeof(*p.hosts));
+    p.seed = seed;
+    if (s->model == VS_POP_FULL)
+        vs_pop__full_init(&p);
     for (size_t i = 0; i < p.nhosts; i++)
         host_start(&p, (int32_t)i);
     vs_eventq_push(&p.q, 0, EV_BATCH, 0, 0);

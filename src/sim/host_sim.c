@@ -292,8 +292,8 @@ static void host_stops(struct sim *x, bool power_off, bool was_available)
 
 /* ---------------------------------------------------------------- run */
 
-static void sim_init(struct sim *x, const struct vs_scenario *s, enum vs_cpolicy policy,
-                     double duration, uint64_t seed, struct vs_timeline *tl)
+void vs_sim__init(struct sim *x, const struct vs_scenario *s, enum vs_cpolicy policy,
+                  double duration, uint64_t seed, struct vs_timeline *tl)
 {
     memset(x, 0, sizeof(*x));
     x->s = s;
@@ -361,7 +361,7 @@ static void sim_init(struct sim *x, const struct vs_scenario *s, enum vs_cpolicy
     }
 }
 
-static void sim_cleanup(struct sim *x)
+void vs_sim__cleanup(struct sim *x)
 {
     vs_eventq_cleanup(&x->q);
     vs_metrics_cleanup(&x->m);
@@ -379,23 +379,13 @@ static void sim_cleanup(struct sim *x)
     vs_free(x->delay_heap);
 }
 
-int vs_sim_run(const struct vs_scenario *s, const struct vs_sim_options *o,
-               struct vs_sim_result *out, struct vs_timeline *tl)
+/* The run's first events: its end, the first scheduling period, the host's
+ * first availability changes and the servers' first outages. */
+void vs_sim__start(struct sim *x)
 {
-    struct vs_sim_options defaults = {0};
-    if (!o)
-        o = &defaults;
-    enum vs_cpolicy policy;
-    if (vs_cpolicy_parse(o->policy ? o->policy : "fair", &policy) != 0)
-        return VS_EINVAL;
-    if (!s || s->nprojects == 0 || s->ncpus < 1)
-        return VS_EINVAL;
-    double duration = o->duration > 0 ? o->duration : s->duration;
-    uint64_t seed = o->seed_set ? o->seed : s->seed;
-
-    struct sim *x = VS_NEW(struct sim);
-    sim_init(x, s, policy, duration, seed, tl);
-
+    const struct vs_scenario *s = x->s;
+    double duration = x->end;
+    x->last_t = -1;
     vs_eventq_push(&x->q, duration, EV_END, 0, 0);
     vs_eventq_push(&x->q, 0, EV_SCHED_PERIOD, 0, 0);
     if (s->on_frac < 1)
@@ -411,109 +401,141 @@ int vs_sim_run(const struct vs_scenario *s, const struct vs_sim_options *o,
                 vs_eventq_push(&x->q, t, EV_SERVER_DOWN, (int)p, 0);
         }
     }
+}
 
+double vs_sim__next(const struct sim *x)
+{
+    return min2(min2(vs_eventq_peek_time(&x->q), next_internal(x)), x->end);
+}
+
+/*
+ * The next instant: the clock moves to it, every event due then is
+ * handled, and the scheduler runs if something calls for it. Returns 1
+ * while the run goes on, 0 at its end, x->rc after a policy error.
+ */
+int vs_sim__step(struct sim *x)
+{
+    const struct vs_scenario *s = x->s;
+    double duration = x->end;
+    double t = min2(vs_eventq_peek_time(&x->q), next_internal(x));
+    if (t > duration)
+        t = duration;
+    /* Many steps at one instant mean a bug (events rescheduling each
+     * other at the same time); stop rather than spin. */
+    x->stuck = t > x->last_t ? 0 : x->stuck + 1;
+    x->last_t = t;
+    if (VS_NEVER(x->stuck > 100000)) {
+        x->rc = VS_EINTERNAL;
+        return x->rc;
+    }
+    bool need_enforce = false, need_pass = false, end = false;
+    advance(x, t, &need_enforce, &need_pass);
+    struct vs_event ev;
+    while (vs_eventq_peek_time(&x->q) <= t && vs_eventq_pop(&x->q, &ev)) {
+        switch ((enum ev_type)ev.type) {
+        case EV_END:
+            end = true;
+            break;
+        case EV_SCHED_PERIOD:
+            need_pass = true;
+            if (ev.t + s->sched_period < duration)
+                vs_eventq_push(&x->q, ev.t + s->sched_period, EV_SCHED_PERIOD, 0, 0);
+            break;
+        case EV_ENFORCE:
+            if (ev.gen == x->enforce_gen)
+                need_enforce = true;
+            break;
+        case EV_HOST_OFF:
+        case EV_ACTIVE_OFF: {
+            bool was = available(x);
+            if (ev.type == EV_HOST_OFF)
+                x->host_on = false;
+            else
+                x->active = false;
+            if (was || ev.type == EV_HOST_OFF)
+                host_stops(x, ev.type == EV_HOST_OFF, was);
+            schedule_toggle(x, ev.type == EV_HOST_OFF ? EV_HOST_ON : EV_ACTIVE_ON,
+                            ev.type == EV_HOST_OFF ? s->on_frac : s->active_frac, false, 0,
+                            s->avail_cycle, &x->rng_host);
+            break;
+        }
+        case EV_HOST_ON:
+        case EV_ACTIVE_ON:
+            if (ev.type == EV_HOST_ON)
+                x->host_on = true;
+            else
+                x->active = true;
+            if (available(x)) {
+                if (x->tl)
+                    vs_timeline_add_off(x->tl, x->off_since, x->st.now);
+                for (size_t r = 0; r < x->st.nresults; r++)
+                    if (!x->st.results[r].done && x->st.results[r].task == VS_CTASK_RUNNING)
+                        seg_open(x, r);
+                need_pass = true;
+            }
+            schedule_toggle(x, ev.type == EV_HOST_ON ? EV_HOST_OFF : EV_ACTIVE_OFF,
+                            ev.type == EV_HOST_ON ? s->on_frac : s->active_frac, true, 0,
+                            s->avail_cycle, &x->rng_host);
+            break;
+        case EV_SERVER_DOWN: {
+            const struct vs_scn_project *sp = &s->projects[ev.a];
+            x->pj[ev.a].server_up = false;
+            double t2 = ev.t + fmax(1.0, draw(&x->rng_server, sp->server_outage));
+            if (t2 < duration)
+                vs_eventq_push(&x->q, t2, EV_SERVER_UP, ev.a, 0);
+            break;
+        }
+        case EV_SERVER_UP: {
+            const struct vs_scn_project *sp = &s->projects[ev.a];
+            x->pj[ev.a].server_up = true;
+            double up_mean = sp->server_outage * sp->server_avail / (1 - sp->server_avail);
+            double t2 = ev.t + fmax(1.0, draw(&x->rng_server, up_mean));
+            if (t2 < duration)
+                vs_eventq_push(&x->q, t2, EV_SERVER_DOWN, ev.a, 0);
+            break;
+        }
+        case EV_WAKE:
+            need_pass = true;
+            break;
+        case EV_REPORT_DUE:
+            for (size_t i = 0; i < x->nreports; i++)
+                if (x->reports[i].project == ev.a && x->reports[i].due <= t)
+                    x->cp[ev.a].report_overdue = true;
+            need_pass = true;
+            break;
+        }
+    }
+    if (end || t >= duration)
+        return 0;
+    if (available(x)) {
+        if (need_pass)
+            pass(x);
+        else if (need_enforce)
+            enforce_only(x);
+    }
+    return x->rc ? x->rc : 1;
+}
+
+int vs_sim_run(const struct vs_scenario *s, const struct vs_sim_options *o,
+               struct vs_sim_result *out, struct vs_timeline *tl)
+{
+    struct vs_sim_options defaults = {0};
+    if (!o)
+        o = &defaults;
+    enum vs_cpolicy policy;
+    if (vs_cpolicy_parse(o->policy ? o->policy : "fair", &policy) != 0)
+        return VS_EINVAL;
+    if (!s || s->nprojects == 0 || s->ncpus < 1)
+        return VS_EINVAL;
+    double duration = o->duration > 0 ? o->duration : s->duration;
+    uint64_t seed = o->seed_set ? o->seed : s->seed;
+
+    struct sim *x = VS_NEW(struct sim);
+    vs_sim__init(x, s, policy, duration, seed, tl);
+    vs_sim__start(x);
     double next_progress = 0;
-    double last_t = -1;
-    int stuck = 0;
-    for (;;) {
-        double t = min2(vs_eventq_peek_time(&x->q), next_internal(x));
-        if (t > duration)
-            t = duration;
-        /* Many steps at one instant mean a bug (events rescheduling each
-         * other at the same time); stop rather than spin. */
-        stuck = t > last_t ? 0 : stuck + 1;
-        last_t = t;
-        if (VS_NEVER(stuck > 100000)) {
-            x->rc = VS_EINTERNAL;
-            break;
-        }
-        bool need_enforce = false, need_pass = false, end = false;
-        advance(x, t, &need_enforce, &need_pass);
-        struct vs_event ev;
-        while (vs_eventq_peek_time(&x->q) <= t && vs_eventq_pop(&x->q, &ev)) {
-            switch ((enum ev_type)ev.type) {
-            case EV_END:
-                end = true;
-                break;
-            case EV_SCHED_PERIOD:
-                need_pass = true;
-                if (ev.t + s->sched_period < duration)
-                    vs_eventq_push(&x->q, ev.t + s->sched_period, EV_SCHED_PERIOD, 0, 0);
-                break;
-            case EV_ENFORCE:
-                if (ev.gen == x->enforce_gen)
-                    need_enforce = true;
-                break;
-            case EV_HOST_OFF:
-            case EV_ACTIVE_OFF: {
-                bool was = available(x);
-                if (ev.type == EV_HOST_OFF)
-                    x->host_on = false;
-                else
-                    x->active = false;
-                if (was || ev.type == EV_HOST_OFF)
-                    host_stops(x, ev.type == EV_HOST_OFF, was);
-                schedule_toggle(x, ev.type == EV_HOST_OFF ? EV_HOST_ON : EV_ACTIVE_ON,
-                                ev.type == EV_HOST_OFF ? s->on_frac : s->active_frac, false, 0,
-                                s->avail_cycle, &x->rng_host);
-                break;
-            }
-            case EV_HOST_ON:
-            case EV_ACTIVE_ON:
-                if (ev.type == EV_HOST_ON)
-                    x->host_on = true;
-                else
-                    x->active = true;
-                if (available(x)) {
-                    if (x->tl)
-                        vs_timeline_add_off(x->tl, x->off_since, x->st.now);
-                    for (size_t r = 0; r < x->st.nresults; r++)
-                        if (!x->st.results[r].done && x->st.results[r].task == VS_CTASK_RUNNING)
-                            seg_open(x, r);
-                    need_pass = true;
-                }
-                schedule_toggle(x, ev.type == EV_HOST_ON ? EV_HOST_OFF : EV_ACTIVE_OFF,
-                                ev.type == EV_HOST_ON ? s->on_frac : s->active_frac, true, 0,
-                                s->avail_cycle, &x->rng_host);
-                break;
-            case EV_SERVER_DOWN: {
-                const struct vs_scn_project *sp = &s->projects[ev.a];
-                x->pj[ev.a].server_up = false;
-                double t2 = ev.t + fmax(1.0, draw(&x->rng_server, sp->server_outage));
-                if (t2 < duration)
-                    vs_eventq_push(&x->q, t2, EV_SERVER_UP, ev.a, 0);
-                break;
-            }
-            case EV_SERVER_UP: {
-                const struct vs_scn_project *sp = &s->projects[ev.a];
-                x->pj[ev.a].server_up = true;
-                double up_mean = sp->server_outage * sp->server_avail / (1 - sp->server_avail);
-                double t2 = ev.t + fmax(1.0, draw(&x->rng_server, up_mean));
-                if (t2 < duration)
-                    vs_eventq_push(&x->q, t2, EV_SERVER_DOWN, ev.a, 0);
-                break;
-            }
-            case EV_WAKE:
-                need_pass = true;
-                break;
-            case EV_REPORT_DUE:
-                for (size_t i = 0; i < x->nreports; i++)
-                    if (x->reports[i].project == ev.a && x->reports[i].due <= t)
-                        x->cp[ev.a].report_overdue = true;
-                need_pass = true;
-                break;
-            }
-        }
-        if (end || t >= duration)
-            break;
-        if (available(x)) {
-            if (need_pass)
-                pass(x);
-            else if (need_enforce)
-                enforce_only(x);
-        }
-        if (x->rc)
-            break;
+    while (vs_sim__step(x) > 0) {
+        double t = x->st.now;
         if (o->progress && t >= next_progress) {
             o->progress(o->progress_ctx, t / duration);
             next_progress = t + duration / 200;
@@ -528,7 +550,7 @@ int vs_sim_run(const struct vs_scenario *s, const struct vs_sim_options *o,
     } else if (tl) {
         vs_timeline_cleanup(tl);
     }
-    sim_cleanup(x);
+    vs_sim__cleanup(x);
     vs_free(x);
     return rc;
 }

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "eventq.h"
+#include "hsim.h"
 #include "metrics.h"
 #include "volsched/client_policy.h"
 #include "volsched/rng.h"
@@ -63,6 +64,7 @@ struct job {
     /* In the last schedule when equal to sim.sched_gen: marking a schedule
      * then touches only the scheduled results, not all of them. */
     uint64_t sched_gen;
+    int64_t ext; /* the hooked server's id of it (hsim.h); -1 otherwise */
 };
 
 /* A finished result waiting to be reported to its server. */
@@ -72,6 +74,7 @@ struct report {
     double deadline;
     double cpu;
     double due; /* when it becomes overdue for reporting */
+    int64_t ext;
 };
 
 /* One project's server: its configuration and what it keeps per host. */
@@ -145,7 +148,25 @@ struct sim {
     double *delay_heap; /* ncpus */
 
     int rc; /* first policy error */
+    /* The project hooks serve (hsim.h), or NULL: every server built in. */
+    const struct vs_hsim_hooks *hooks;
+    /* The step loop's guard against spinning at one instant. */
+    double last_t;
+    int stuck;
 };
+
+/* What hsim.h hands out: the simulator itself. */
+struct vs_hsim {
+    struct sim x;
+};
+
+/* host_sim.c: the run's set-up, its instants, and its end. */
+void vs_sim__init(struct sim *x, const struct vs_scenario *s, enum vs_cpolicy policy,
+                  double duration, uint64_t seed, struct vs_timeline *tl);
+void vs_sim__start(struct sim *x);
+double vs_sim__next(const struct sim *x);
+int vs_sim__step(struct sim *x);
+void vs_sim__cleanup(struct sim *x);
 
 /* sim_jobs.c: the host's results, their CPU slots and timeline segments. */
 void vs_sim__run_end(struct sim *x, size_t r);

@@ -201,7 +201,7 @@ static int parse_opt_value(struct vs_lex *ps, const struct opt *o, void *base)
     return vs_lex_next(ps);
 }
 
-static void project_defaults(struct vs_scn_project *p)
+void vs_scn_project_defaults(struct vs_scn_project *p)
 {
     memset(p, 0, sizeof(*p));
     p->checkpoint_period = 60;
@@ -214,7 +214,7 @@ static void project_defaults(struct vs_scn_project *p)
     p->est = 1;
 }
 
-static void scenario_defaults(struct vs_scenario *s)
+void vs_scenario_defaults(struct vs_scenario *s)
 {
     memset(s, 0, sizeof(*s));
     s->ncpus = 1;
@@ -239,7 +239,7 @@ struct proj_acc {
 static int parse_project(struct vs_lex *ps, struct proj_acc *acc)
 {
     struct vs_lex_tok name = ps->cur;
-    project_defaults(&acc->p);
+    vs_scn_project_defaults(&acc->p);
     memset(acc->set, 0, sizeof(acc->set));
     acc->name = name;
     if (name.n >= VS_SCN_NAME_MAX)
@@ -347,8 +347,8 @@ int vs_scenario_parse(const char *text, size_t len, struct vs_scenario *out,
                      VS_SCN_MAX_TEXT);
         return VS_ELIMIT;
     }
-    scenario_defaults(&s);
-    project_defaults(&defaults);
+    vs_scenario_defaults(&s);
+    vs_scn_project_defaults(&defaults);
 
     if (vs_lex_next(&ps))
         goto fail;

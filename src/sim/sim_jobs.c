@@ -99,8 +99,8 @@ void vs_sim__add_result(struct sim *x, size_t p, double len, double deadline)
     res->received = x->st.now;
     res->files = VS_CFILES_READY;
     res->task = VS_CTASK_UNSTARTED;
-    x->jobs[r] =
-        (struct job){.id = x->next_job_id++, .seg_start = -1, .cpu = -1, .len = len, .left = len};
+    x->jobs[r] = (struct job){
+        .id = x->next_job_id++, .seg_start = -1, .cpu = -1, .len = len, .left = len, .ext = -1};
     x->pj[p].unfinished++;
     x->have_sched = false;
 }
@@ -239,6 +239,7 @@ void vs_sim__complete(struct sim *x, size_t r)
         .deadline = res->deadline,
         .cpu = j->cpu_used,
         .due = due,
+        .ext = j->ext,
     };
     if (due <= now)
         x->cp[res->project].report_overdue = true;

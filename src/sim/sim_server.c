@@ -188,6 +188,15 @@ static int serve(struct sim *x, size_t p, double request, bool *deadlines, doubl
     return sent;
 }
 
+/* The answer of a server outside the simulator (hsim.h): the request is
+ * built as for the built-in one, and the hook adds the jobs it sends. */
+static int serve_hooked(struct sim *x, size_t p, double request, bool *deadlines, double *delay)
+{
+    struct vs_sp_request req;
+    build_request(x, p, request, &req);
+    return x->hooks->serve(x->hooks->ctx, (struct vs_hsim *)x, &req, deadlines, delay);
+}
+
 /* The server side of project p for the whole run, from the scenario. */
 void vs_sim__server_init(struct sim *x, size_t p)
 {
@@ -235,6 +244,7 @@ int vs_sim__rpc(struct sim *x, size_t p, double request_pn, double share_frac)
     const struct vs_scn_project *sp = &x->s->projects[p];
     double now = x->st.now;
 
+    bool hooked = x->hooks && x->hooks->project == p;
     vs_metrics_rpc(&x->m, (int)p);
     cp->rpc_user_request = false;
     if (!pj->server_up) {
@@ -251,6 +261,8 @@ int vs_sim__rpc(struct sim *x, size_t p, double request_pn, double share_frac)
         }
         if (now > rep->deadline)
             vs_metrics_job_reported_late(&x->m, (int)p, rep->cpu);
+        if (hooked)
+            x->hooks->report(x->hooks->ctx, rep->ext, rep->cpu);
     }
     x->nreports = w;
     cp->report_overdue = false;
@@ -258,11 +270,15 @@ int vs_sim__rpc(struct sim *x, size_t p, double request_pn, double share_frac)
     int sent = 0;
     bool deadlines = false;
     double delay = 0;
-    if (request_pn > 0 && pj->jobs_left != 0) {
+    if (hooked && request_pn <= 0) {
+        /* Only reporting: the caller's server still sees the RPC. */
+        sent = x->hooks->serve(x->hooks->ctx, (struct vs_hsim *)x, NULL, &deadlines, &delay);
+    } else if (request_pn > 0 && pj->jobs_left != 0) {
         /* The request in instance-seconds (wall CPU seconds), as the
          * round-robin simulation measured the shortfall. */
         double request = request_pn * (share_frac > 0 ? share_frac : 1);
-        sent = serve(x, p, request, &deadlines, &delay);
+        sent = hooked ? serve_hooked(x, p, request, &deadlines, &delay)
+                      : serve(x, p, request, &deadlines, &delay);
         vs_metrics_sent(&x->m, (int)p, sent);
         if (sent > 0)
             vs_sim__note_queued(x, p);

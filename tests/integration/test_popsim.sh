@@ -51,6 +51,33 @@ head -1 "$tmp/t1.csv" | grep -q "^hour,in_flight,returned,validated,rpcs$" || fa
 grep -q "^<svg " "$tmp/t1.svg" || fail "not an SVG"
 grep -q "<polyline" "$tmp/t1.svg" || fail "SVG draws nothing"
 
+# The full host model from the command line and from the scenario: it
+# runs, says so, balances its books, and gives the same bytes twice.
+"$VOLSCHED" popsim "$ex/small.pop" --model full --days 3 --json --no-progress >"$tmp/f1" ||
+    fail "--model full"
+"$VOLSCHED" popsim "$ex/small.pop" --model full --days 3 --json --no-progress >"$tmp/f2" ||
+    fail "--model full again"
+cmp -s "$tmp/f1" "$tmp/f2" || fail "full model: figures differ between identical runs"
+python3 - "$tmp/f1" <<'PY' || fail "full json check"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["model"] == "full (fair)", d["model"]
+assert d["results_sent"] > 0
+assert d["results_sent"] == d["results_returned"] + d["results_timed_out"] \
+    - d["results_late"] + d["results_in_flight_end"], d
+PY
+printf 'hosts = 100\nmodel = full\n' >"$tmp/full.pop"
+"$VOLSCHED" popsim "$tmp/full.pop" --days 1 --no-progress | grep -q "full (fair) host model" ||
+    fail "model = full not used"
+"$VOLSCHED" popsim "$tmp/full.pop" --days 1 --no-progress --model light |
+    grep -q "light host model" || fail "--model light does not override the scenario"
+printf 'hosts = 100\nmodel = heavy\n' >"$tmp/bad3.pop"
+err=$("$VOLSCHED" popsim "$tmp/bad3.pop" 2>&1); rc=$?
+[ $rc -eq 2 ] || fail "bad model exit $rc"
+grep -q <<<"$err" "bad3.pop:2:9: model wants one of: light, full" || fail "bad model: $err"
+"$VOLSCHED" popsim "$ex/small.pop" --model heavy >/dev/null 2>&1; rc=$?
+[ $rc -eq 2 ] || fail "bad --model exit $rc"
+
 # Bad input.
 printf 'hosts = 100\nncpus = choice(1: .5, 2)\n' >"$tmp/bad.pop"
 err=$("$VOLSCHED" popsim "$tmp/bad.pop" 2>&1); rc=$?
