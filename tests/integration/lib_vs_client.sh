@@ -13,7 +13,9 @@
 #   vsc_jobs APP N FPOPS TEXT [BOUND [DELAY]]  N jobs of APP in $PROJ (NAME_job_i)
 #   vsc_serve                    serves $PROJ on $PORT (sets SERVE_PID; several allowed)
 #   vsc_client_dir DIR [XML]     a client data dir with test prefs (XML: extra
-#                                global_prefs_override elements); apps keep normal
+#                                global_prefs_override elements; the buffer:
+#                                work_buf_min_days VSC_BUF_DAYS, default 0.0005,
+#                                work_buf_additional_days VSC_EXTRA_DAYS, default 0); apps keep normal
 #                                priority (<no_priority_change>, VSC_NO_PRIO=0: nice 19
 #                                + SCHED_IDLE as by default), so other load on the
 #                                machine does not starve the tests' apps
@@ -140,8 +142,8 @@ vsc_client_dir() {
 EOF
     cat > "$VSC_DIR/global_prefs_override.xml" <<EOF
 <global_preferences>
-   <work_buf_min_days>0</work_buf_min_days>
-   <work_buf_additional_days>${VSC_BUF_DAYS:-0.0005}</work_buf_additional_days>
+   <work_buf_min_days>${VSC_BUF_DAYS:-0.0005}</work_buf_min_days>
+   <work_buf_additional_days>${VSC_EXTRA_DAYS:-0}</work_buf_additional_days>
    <disk_interval>1</disk_interval>
    ${2:-}
 </global_preferences>
