@@ -264,12 +264,14 @@ void vs_client_time_stats_update(struct vs_client *c, bool running, bool active)
  * running (times their CPUs), BOINC 6's TIME_STATS::update_cpu_efficiency:
  * an exponential average in wall time with a time constant of a day. It is
  * below 1 when other programs take the CPUs from the tasks or the apps
- * wait (I/O, paging, sleep). The polls' pieces are folded in per minute of
- * wall time: an app reports its CPU time up to a second late, which a
- * second's piece would see as noise in each ratio.
+ * wait (I/O, paging, sleep). The polls' pieces are folded in per 10 s of
+ * wall time (a state write each, not one a second). An app reports its
+ * CPU time up to a second late; that only moves CPU time from one piece
+ * to the next, and over much less than a day the average is linear in the
+ * totals (1 - w is wall / a day), so the pieces' size does not matter.
  */
 #define EFF_TAU   86400.0 /* BOINC-COMPAT: a day */
-#define EFF_CHUNK 60.0    /* wall seconds folded in at once */
+#define EFF_CHUNK 10.0    /* wall seconds folded in at once */
 
 double vs_client_cpu_efficiency(const struct vs_client *c)
 {
