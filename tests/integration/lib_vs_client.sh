@@ -21,6 +21,8 @@
 #                                machine does not starve the tests' apps
 #   vsc_run DIR                  starts `volsched client run --foreground` (sets VSC_PID, RPC_PORT)
 #   vsc_bcmd ARGS...             Debian's boinccmd against that client
+#   vsc_benchmark DIR            runs the client in DIR until its benchmark is in the
+#                                state file, stops it, prints p_fpops (empty: none)
 #   vsc_kill9                    kill -9 the client (its apps are left behind)
 #   vsc_stop                     boinccmd --quit, then TERM/KILL by pid
 #   vsc_store SQL                sqlite3 on $PROJ's store
@@ -179,6 +181,18 @@ vsc_run() {
         echo "client GUI RPC did not answer"; return 1
     done
     echo "client could not bind a GUI RPC port in 5 tries"; return 1
+}
+
+vsc_benchmark() {
+    vsc_run "$1" >&2 || return 1
+    local fp="" _
+    for _ in $(seq 1 100); do
+        fp=$(sed -n 's:.*<p_fpops>\([0-9.e+]*\)</p_fpops>.*:\1:p' "$1/client_state.xml" 2>/dev/null | head -1)
+        [ -n "$fp" ] && break
+        sleep 0.1
+    done
+    vsc_stop
+    printf '%s\n' "$fp"
 }
 
 vsc_kill9() {

@@ -27,14 +27,7 @@ VSC_BUF_DAYS=0.001 VSC_EXTRA_DAYS=0.002 vsc_client_dir "$A" "$PERIOD"
 VSC_BUF_DAYS=0.001 VSC_EXTRA_DAYS=0 vsc_client_dir "$B" "$PERIOD"
 # A's benchmark, then given to B (a client keeps it 30 days): the same estimates
 RPC_PW=$(cat "$A/gui_rpc_auth.cfg") # each dir has its own password
-vsc_run "$A" || fail "client A did not start"
-fp=""
-for _ in $(seq 1 100); do
-    fp=$(sed -n 's:.*<p_fpops>\([0-9.e+]*\)</p_fpops>.*:\1:p' "$A/client_state.xml" 2>/dev/null | head -1)
-    [ -n "$fp" ] && break
-    sleep 0.1
-done
-vsc_stop
+fp=$(vsc_benchmark "$A")
 [ -n "$fp" ] || fail "no p_fpops in A's state file"
 python3 - "$A/client_state.xml" "$B/client_state.xml" <<'PY' || fail "could not give B A's benchmark"
 import re, sys
