@@ -3,16 +3,16 @@
 # simulator passes them (min_queue and extra_queue): work is fetched when
 # less than work_buf_min_days is queued, then up to work_buf_min_days +
 # work_buf_additional_days. Two 1-CPU clients with the same benchmark, each
-# attached to its own project of jobs of the same estimate (~40 s of CPU,
+# attached to its own project of jobs of the same estimate (~20 s of CPU,
 # as long as they run), under the default policy, scheduling period 6 s:
 #   A: work_buf_min_days 0.001 (86.4 s), work_buf_additional_days 0.002
 #   B: work_buf_min_days 0.001, work_buf_additional_days 0
 # After the first RPC (a new project's 1 s request, one job), the second
 # asks for what fills the buffer: A's request must exceed B's by the
 # additional buffer, 172.8 s (within 10 s), whatever the job's estimate.
-# Then A does not ask again while its queue (~280 s) drains by 30 s of
+# Then A does not ask again while its queue (~260 s) drains by 10 s of
 # CPU: it is still above min; a client that folded the two into one
-# minimum (259.2 s) asks again after ~21 s. Each scheduler request carries
+# minimum (259.2 s) asks again at once. Each scheduler request carries
 # both values as <working_global_preferences> (BOINC's), work_buf_min_days
 # and work_buf_additional_days separately. Run time: ~60 s.
 set -uo pipefail
@@ -36,11 +36,11 @@ h = re.sub(r"<host_cpid>.*?</host_cpid>", "", h)   # B is another host
 open(sys.argv[2], "w").write("<client_state>\n%s\n</client_state>\n" % h)
 PY
 
-est=$(python3 -c "print(40 * $fp)")
+est=$(python3 -c "print(20 * $fp)")
 for x in a b; do
     vsc_project "p$x" || fail "could not create project p$x"
     sed -i "s|<host_in_progress_per_cpu>[0-9]*</host_in_progress_per_cpu>|<host_in_progress_per_cpu>0</host_in_progress_per_cpu>|; s|<daily_result_quota>[0-9]*</daily_result_quota>|<daily_result_quota>0</daily_result_quota>|" "$WORK/p$x/config.xml"
-    VSC_JOB_TAG="_$x" vsc_jobs boincapp 20 "$est" "40 1000" 1e30 86400 || fail "create_work p$x"
+    VSC_JOB_TAG="_$x" vsc_jobs boincapp 20 "$est" "20 1000" 1e30 86400 || fail "create_work p$x"
     vsc_serve || fail "server p$x did not start"
     dir=$A; [ "$x" = b ] && dir=$B
     "$VOLSCHED" client --dir "$dir" attach "$URL" "$AUTH" || fail "attach p$x"
@@ -56,17 +56,17 @@ for dir in "$A" "$B"; do
             [ "$(grep -c 'Scheduler request completed' "$dir/client.log")" -ge 2 ] && break
         sleep 0.2
     done
-    # A: its queue drains by 30 s of CPU (at most 90 s of wall)
+    # A: its queue drains by 10 s of CPU (at most 60 s of wall)
     if [ "$dir" = "$A" ]; then
-        for _ in $(seq 1 90); do
+        for _ in $(seq 1 60); do
             cpu=$("$VOLSCHED" client --dir "$dir" status --json 2>/dev/null | python3 -c '
 import json, sys
 print(int(sum(t["cpu_time"] for t in json.load(sys.stdin)["tasks"])))' 2>/dev/null)
-            [ "${cpu:-0}" -ge 30 ] && break
+            [ "${cpu:-0}" -ge 10 ] && break
             sleep 1
         done
         echo "A: ${cpu:-0} s of CPU run since the fill"
-        [ "${cpu:-0}" -ge 30 ] || fail "A's task got under 30 s of CPU in 90 s"
+        [ "${cpu:-0}" -ge 10 ] || fail "A's task got under 10 s of CPU in 60 s"
     fi
     kill -0 "$VSC_PID" 2>/dev/null || fail "client $dir died"
     vsc_stop
