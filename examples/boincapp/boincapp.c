@@ -2,10 +2,12 @@
  * boincapp: an example app built against Debian's BOINC API library
  * (libboinc-app-dev), for the client tests and as a template.
  *
- * Input file `in` (opened through boinc_resolve_filename): "STEPS MS [trickle|sleep]".
+ * Input file `in` (opened through boinc_resolve_filename): "STEPS MS [trickle|sleep|half]".
  * It does STEPS steps of about MS milliseconds of CPU work each (with
  * "sleep": MS milliseconds of wall-clock time asleep each, so that a job
- * lasts as long whatever else loads the machine: the scaled-clock tests), reports
+ * lasts as long whatever else loads the machine: the scaled-clock tests;
+ * with "half": MS of CPU work then MS asleep, a job that gets half the CPU
+ * time of its wall time: the client's cpu_efficiency test), reports
  * its fraction done after every step, checkpoints (file `checkpoint` in the
  * slot: the next step and a running checksum) whenever the API says it is
  * time (init_data's checkpoint_period, the client's disk_interval), and on
@@ -61,7 +63,7 @@ int main(void)
     char mode[32] = "";
     if (!f || fscanf(f, "%ld %lf %31s", &steps, &ms, mode) < 2 || steps <= 0 || steps > 1000000 ||
         ms < 0 || ms > 60000) {
-        fprintf(stderr, "boincapp: bad input (want \"STEPS MS [trickle|sleep]\")\n");
+        fprintf(stderr, "boincapp: bad input (want \"STEPS MS [trickle|sleep|half]\")\n");
         if (f)
             fclose(f);
         boinc_finish(1);
@@ -83,6 +85,8 @@ int main(void)
     int trickled = 0;
     for (; step < steps; step++) {
         sum = strcmp(mode, "sleep") == 0 ? nap(ms, sum) : work(ms, sum);
+        if (strcmp(mode, "half") == 0)
+            sum = nap(ms, sum);
         boinc_fraction_done((double)(step + 1) / (double)steps);
         if (strcmp(mode, "trickle") == 0 && !trickled && step + 1 >= steps / 2) {
             char text[128];

@@ -59,6 +59,7 @@ struct vs_proto_time_stats {
     double connected_frac; /* -1 = unknown */
     double cpu_and_network_available_frac;
     double active_frac;
+    double cpu_efficiency; /* BOINC 6 clients and volsched's; 0 = not sent (7.x) */
     double gpu_active_frac;
     double client_start_time;
     double total_start_time;

@@ -167,6 +167,8 @@ static int cmd_status(struct vs_client *c, int argc, char **argv)
     struct vs_json j;
     vs_json_init(&j, &b, true);
     vs_json_obj_begin(&j);
+    vs_json_key(&j, "cpu_efficiency"); /* learnt (host.c), what the policy gets */
+    vs_json_num(&j, vs_client_cpu_efficiency(c));
     vs_json_key(&j, "projects");
     vs_json_arr_begin(&j);
     for (size_t p = 0; p < c->n_projects; p++) {

@@ -130,10 +130,19 @@ static int check_keys(struct reader *rd, json_t *obj, const char *const *allowed
     return 0;
 }
 
-static const char *const top_keys[] = {"ncpus",           "min_queue",      "sched_period",
-                                       "on_frac",         "active_frac",    "cpu_efficiency",
-                                       "leave_in_memory", "flops_per_cpu",  "projects",
-                                       "results",         "last_sched_ago", NULL};
+static const char *const top_keys[] = {"ncpus",
+                                       "min_queue",
+                                       "extra_queue",
+                                       "sched_period",
+                                       "on_frac",
+                                       "active_frac",
+                                       "cpu_efficiency",
+                                       "leave_in_memory",
+                                       "flops_per_cpu",
+                                       "projects",
+                                       "results",
+                                       "last_sched_ago",
+                                       NULL};
 static const char *const project_keys[] = {"name",
                                            "resource_share",
                                            "std",
@@ -348,6 +357,7 @@ static int read_snapshot(struct reader *rd, struct snapshot *sn)
     if ((rc = check_keys(rd, root, top_keys)) ||
         (rc = get_num(rd, root, "ncpus", true, 1, 0, &ncpus)) ||
         (rc = get_num(rd, root, "min_queue", true, 0, 0, &st->host.min_queue)) ||
+        (rc = get_num(rd, root, "extra_queue", false, 0, 0, &st->host.extra_queue)) ||
         (rc = get_num(rd, root, "sched_period", true, 0, 0, &st->host.sched_period)) ||
         (rc = get_num(rd, root, "on_frac", true, 0, 0, &st->host.on_frac)) ||
         (rc = get_num(rd, root, "active_frac", true, 0, 0, &st->host.active_frac)) ||
@@ -601,6 +611,9 @@ static void print_table(enum vs_cpolicy pol, const struct vs_cstate *st,
     printf("policy %s, %d CPU%s, min_queue %g s, scheduling period %g s\n", vs_cpolicy_name(pol),
            st->host.ncpus, st->host.ncpus == 1 ? "" : "s", st->host.min_queue,
            st->host.sched_period);
+    if (st->host.extra_queue > 0 || st->host.cpu_efficiency < 1)
+        printf("extra_queue %g s, cpu_efficiency %g\n", st->host.extra_queue,
+               st->host.cpu_efficiency);
     printf("total_shortfall %.6g s (idle CPU time in the next min_queue seconds)\n\n",
            out->rr.total_shortfall);
     printf("%-20s %8s %10s %10s %12s %9s %12s\n", "project", "share", "std", "ltd", "shortfall",

@@ -291,6 +291,10 @@ struct cl_time_stats {
     double client_start_time, total_start_time, total_duration, total_active_duration;
     double last_update, previous_uptime, session_active_duration;
     bool first; /* first update of this session */
+    /* CPU time / wall time of the running tasks, averaged (host.c); in
+     * client_state.xml's <time_stats> and the scheduler request's */
+    double cpu_efficiency;
+    double eff_wall, eff_cpu; /* the polls' pieces not folded in yet (not kept) */
 };
 
 struct cl_net_stats {
@@ -467,6 +471,10 @@ int vs_client_prefs_xml(const struct vs_client *c, struct vs_buf *out);
 void vs_client_host_measure(struct vs_client *c, bool run_benchmark);
 void vs_client_time_stats_update(struct vs_client *c, bool running, bool active);
 void vs_client_time_stats_log(struct vs_client *c, const char *event);
+/* The averaged CPU efficiency, in the policy's range (0, 1]. */
+double vs_client_cpu_efficiency(const struct vs_client *c);
+/* A running task's poll: wall seconds it ran (times its CPUs), CPU seconds it got. */
+void vs_client_cpu_eff_account(struct vs_client *c, double wall, double cpu);
 
 /* ---- msgs.c ---- */
 void vs_client_msg(struct vs_client *c, long project, int pri, const char *fmt, ...)

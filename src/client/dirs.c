@@ -2,6 +2,7 @@
  * The client's data directory (boinc-client-notes.md section 1): file names,
  * the lockfile, gui_rpc_auth.cfg, account files and atomic writes.
  */
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -383,14 +384,26 @@ void vs_client_share_from_prefs(struct vs_client *c, size_t p)
     if (!s)
         return;
     char num[64];
-    size_t n = strcspn(s + 16, "<");
-    if (n >= sizeof(num))
+    const char *t = s + 16;
+    size_t n = strcspn(t, "<");
+    while (n > 0 && isspace((unsigned char)*t)) {
+        t++;
+        n--;
+    }
+    while (n > 0 && isspace((unsigned char)t[n - 1]))
+        n--;
+    if (n >= sizeof(num)) {
+        vs_client_msg(c, (long)p, 2, "Ignoring resource share: %zu characters, not a number", n);
         return;
-    memcpy(num, s + 16, n);
+    }
+    memcpy(num, t, n);
     num[n] = '\0';
     double v;
-    if (vs_parse_double(num, &v) != 0 || !(v > 0) || v > 1e9) {
-        vs_client_msg(c, (long)p, 2, "Ignoring resource share '%s': not a positive number", num);
+    /* BOINC-COMPAT: 0 is accepted: a backup project, given work only when
+     * the others cannot keep a CPU busy */
+    if (vs_parse_double(num, &v) != 0 || !(v >= 0) || v > 1e9) {
+        vs_client_msg(c, (long)p, 2, "Ignoring resource share '%s': not a number from 0 to 1e9",
+                      num);
         return;
     }
     if (v != pr->resource_share) {

@@ -258,3 +258,39 @@ void vs_client_time_stats_update(struct vs_client *c, bool running, bool active)
     ts->last_update = now;
     ts->previous_uptime = now - ts->client_start_time;
 }
+
+/*
+ * cpu_efficiency: the CPU time the tasks got over the wall time they were
+ * running (times their CPUs), BOINC 6's TIME_STATS::update_cpu_efficiency:
+ * an exponential average in wall time with a time constant of a day. It is
+ * below 1 when other programs take the CPUs from the tasks or the apps
+ * wait (I/O, paging, sleep). The polls' pieces are folded in per 10 s of
+ * wall time (a state write each, not one a second). An app reports its
+ * CPU time up to a second late; that only moves CPU time from one piece
+ * to the next, and over much less than a day the average is linear in the
+ * totals (1 - w is wall / a day), so the pieces' size does not matter.
+ */
+#define EFF_TAU   86400.0 /* BOINC-COMPAT: a day */
+#define EFF_CHUNK 10.0    /* wall seconds folded in at once */
+
+double vs_client_cpu_efficiency(const struct vs_client *c)
+{
+    double e = c->ts.cpu_efficiency;
+    return e >= 0.01 && e <= 1 ? e : e > 1 ? 1 : e >= 0 ? 0.01 : 1; /* the policy's (0, 1] */
+}
+
+void vs_client_cpu_eff_account(struct vs_client *c, double wall, double cpu)
+{
+    struct cl_time_stats *ts = &c->ts;
+    if (!(wall > 0) || !(cpu >= 0) || !isfinite(wall) || !isfinite(cpu))
+        return;
+    ts->eff_wall += wall;
+    ts->eff_cpu += cpu;
+    if (ts->eff_wall < EFF_CHUNK)
+        return;
+    double w = exp(-ts->eff_wall / EFF_TAU), e = ts->eff_cpu / ts->eff_wall;
+    double ce = w * vs_client_cpu_efficiency(c) + (1 - w) * e;
+    ts->cpu_efficiency = ce < 0.01 ? 0.01 : ce > 1 ? 1 : ce;
+    ts->eff_wall = ts->eff_cpu = 0;
+    c->dirty = true;
+}

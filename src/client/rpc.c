@@ -196,12 +196,21 @@ static int build_request(struct vs_client *c, size_t p, double work_req, struct 
     q->code_sign_key = pr->code_sign_key;
     q->cross_project_id = pr->cross_project_id;
     q->global_prefs = c->global_prefs_xml;
+    /* BOINC-COMPAT: the preferences in force (the project's with the local
+     * override on top) as <working_global_preferences>: both buffer sizes,
+     * work_buf_min_days and work_buf_additional_days, each as itself */
+    struct vs_buf wp;
+    vs_buf_init(&wp, 1u << 16);
+    if (vs_client_prefs_xml(c, &wp) == 0 && wp.len > 0)
+        q->working_global_prefs = vs_arena_strndup(a, wp.data, wp.len);
+    vs_buf_cleanup(&wp);
 
     const struct cl_time_stats *ts = &c->ts;
     q->time_stats.on_frac = ts->on_frac;
     q->time_stats.connected_frac = -1; /* BOINC-COMPAT: unknown on Linux */
     q->time_stats.cpu_and_network_available_frac = ts->cpu_and_network_available_frac;
     q->time_stats.active_frac = ts->active_frac;
+    q->time_stats.cpu_efficiency = vs_client_cpu_efficiency(c); /* BOINC 6's, in <time_stats> */
     q->time_stats.gpu_active_frac = ts->gpu_active_frac;
     q->time_stats.client_start_time = ts->client_start_time;
     q->time_stats.total_start_time = ts->total_start_time;

@@ -71,8 +71,11 @@ static void build(struct vs_client *c)
     st->host.ncpus = vs_client_ncpus(c);
     st->host.on_frac = c->ts.on_frac;
     st->host.active_frac = c->ts.active_frac;
-    st->host.cpu_efficiency = 1;
-    st->host.min_queue = (c->prefs.work_buf_min_days + c->prefs.work_buf_additional_days) * 86400.0;
+    st->host.cpu_efficiency = vs_client_cpu_efficiency(c);
+    /* BOINC's two buffer preferences, as the simulator passes min_queue and
+     * extra_queue: fetch below the first, up to the sum */
+    st->host.min_queue = c->prefs.work_buf_min_days * 86400.0;
+    st->host.extra_queue = c->prefs.work_buf_additional_days * 86400.0;
     st->host.sched_period = c->prefs.cpu_scheduling_period_minutes * 60.0;
     st->host.leave_in_memory = c->prefs.leave_apps_in_memory;
     st->host.flops_per_cpu = c->host.p_fpops;
@@ -82,7 +85,9 @@ static void build(struct vs_client *c)
         struct vs_cproject *cp = &c->cprojects[p];
         memset(cp, 0, sizeof(*cp));
         cp->name = pr->master_url;
-        cp->resource_share = pr->resource_share > 0 ? pr->resource_share : 100;
+        /* 0 is a backup project: the policy's rule for it applies (fetched
+         * from and run only when the others leave a CPU idle) */
+        cp->resource_share = pr->resource_share;
         cp->std = pr->std;
         cp->ltd = pr->ltd;
         cp->wall_cpu_period = pr->wall_cpu_period;
@@ -250,12 +255,16 @@ int vs_client_explain_json(struct vs_client *c, struct vs_buf *out)
     vs_json_int(&j, st->host.ncpus);
     vs_json_key(&j, "min_queue");
     vs_json_num(&j, st->host.min_queue);
+    vs_json_key(&j, "extra_queue");
+    vs_json_num(&j, st->host.extra_queue);
     vs_json_key(&j, "sched_period");
     vs_json_num(&j, st->host.sched_period);
     vs_json_key(&j, "on_frac");
     vs_json_num(&j, st->host.on_frac);
     vs_json_key(&j, "active_frac");
     vs_json_num(&j, st->host.active_frac);
+    vs_json_key(&j, "cpu_efficiency");
+    vs_json_num(&j, st->host.cpu_efficiency);
     vs_json_key(&j, "leave_in_memory");
     vs_json_bool(&j, st->host.leave_in_memory);
     vs_json_key(&j, "flops_per_cpu");

@@ -39,6 +39,7 @@ void vs_client_init(struct vs_client *c, const char *dir)
     vs_client_prefs_default(&c->prefs);
     c->ts.on_frac = c->ts.active_frac = c->ts.gpu_active_frac = 1;
     c->ts.cpu_and_network_available_frac = 1;
+    c->ts.cpu_efficiency = 1;
     c->ts.connected_frac = -1;
     c->ts.first = true;
     c->host.p_fpops = c->host.p_iops = c->host.p_membw = 1e9;

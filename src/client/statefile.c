@@ -139,6 +139,7 @@ static int build(struct vs_client *c, struct vs_buf *b)
     vs_xml_double(&w, "connected_frac", c->ts.connected_frac);
     vs_xml_double(&w, "cpu_and_network_available_frac", c->ts.cpu_and_network_available_frac);
     vs_xml_double(&w, "active_frac", c->ts.active_frac);
+    vs_xml_double(&w, "cpu_efficiency", c->ts.cpu_efficiency);
     vs_xml_double(&w, "gpu_active_frac", c->ts.gpu_active_frac);
     vs_xml_double(&w, "client_start_time", c->ts.client_start_time);
     vs_xml_double(&w, "total_start_time", c->ts.total_start_time);
@@ -326,8 +327,10 @@ static void read_project(struct vs_client *c, const struct vs_xml_node *n, struc
     pr->min_rpc_time = num(n, "min_rpc_time", 0);
     pr->next_rpc_time = num(n, "next_rpc_time", 0);
     pr->last_rpc_time = num(n, "last_rpc_time", 0);
+    /* 0 is a backup project's share (BOINC's rule); a negative or unreadable
+     * one is not a share */
     pr->resource_share = num(n, "resource_share", 100);
-    if (!(pr->resource_share > 0))
+    if (!(pr->resource_share >= 0) || pr->resource_share > 1e9)
         pr->resource_share = 100;
     pr->std = num(n, "short_term_debt", 0);
     pr->ltd = num(n, "long_term_debt", 0);
@@ -496,6 +499,10 @@ static int parse_state(struct vs_client *c, const char *data, size_t len)
         } else if (strcmp(n->name, "time_stats") == 0) {
             c->ts.on_frac = num(n, "on_frac", 1);
             c->ts.active_frac = num(n, "active_frac", 1);
+            /* BOINC-COMPAT: out of [0, 1] is read as 1 */
+            c->ts.cpu_efficiency = num(n, "cpu_efficiency", 1);
+            if (!(c->ts.cpu_efficiency > 0 && c->ts.cpu_efficiency <= 1))
+                c->ts.cpu_efficiency = 1;
             c->ts.cpu_and_network_available_frac = num(n, "cpu_and_network_available_frac", 1);
             c->ts.gpu_active_frac = num(n, "gpu_active_frac", 1);
             c->ts.total_start_time = num(n, "total_start_time", 0);

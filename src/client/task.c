@@ -317,10 +317,32 @@ static void write_task_state(struct vs_client *c, const struct cl_result *r)
         (void)vs_client_write_atomic(path, text, (size_t)n, false);
 }
 
+/* The poll's piece of the CPU efficiency (host.c): the wall time r ran on
+ * its CPUs and the CPU time it reported meanwhile. Not counted: a poll of
+ * a task not running, a non-CPU-intensive task (its CPU time says nothing
+ * of the CPUs), and a CPU time that went back (a restart from a
+ * checkpoint) or jumped by more than its CPUs could give. */
+static void eff_account(struct vs_client *c, const struct cl_result *r, double wall, double dcpu)
+{
+    const struct cl_project *pr = &c->projects[r->project];
+    if (!(wall > 0) || pr->non_cpu_intensive)
+        return;
+    const struct cl_wu *w = vs_client_result_wu(c, r);
+    long a = w ? vs_client_find_app(c, r->project, w->app_name) : -1;
+    if (a >= 0 && c->apps[a].non_cpu_intensive)
+        return;
+    double k = vs_client_result_ncpus(c, r);
+    if (!(dcpu >= 0) || dcpu > (wall + 10) * fmax(k, 1))
+        return;
+    vs_client_cpu_eff_account(c, wall * k, dcpu);
+}
+
 static void poll_status(struct vs_client *c, struct cl_result *r, double dt)
 {
-    if (r->task_state == PROCESS_EXECUTING && !r->stopped)
+    bool running = r->task_state == PROCESS_EXECUTING && !r->stopped;
+    if (running)
         r->elapsed_time += dt;
+    double cpu_before = r->current_cpu_time;
     char msg[1100];
     if (r->api && vs_client__ch_recv(r, CH_APP_STATUS, msg, sizeof(msg))) {
         bool f1, f2, f3;
@@ -347,6 +369,7 @@ static void poll_status(struct vs_client *c, struct cl_result *r, double dt)
         if (cpu >= 0)
             r->current_cpu_time = r->cpu_base + cpu;
     }
+    eff_account(c, r, running ? dt : 0, r->current_cpu_time - cpu_before);
     if (r->api && vs_client__ch_recv(r, CH_TRICKLE_UP, msg, sizeof(msg)) &&
         strstr(msg, "<have_new_trickle_up/>")) {
         vs_client_trickle_harvest(c, r);

@@ -51,6 +51,7 @@ static const struct vs_proto__field time_stats_fields[] = {
     FLD(T, connected_frac, F_DBL),
     FLD(T, cpu_and_network_available_frac, F_DBL),
     FLD(T, active_frac, F_DBL),
+    FLD(T, cpu_efficiency, F_DBL_OPT),
     FLD(T, gpu_active_frac, F_DBL),
     FLD(T, client_start_time, F_DBL),
     FLD(T, total_start_time, F_DBL),

@@ -13,12 +13,16 @@
 #   vsc_jobs APP N FPOPS TEXT [BOUND [DELAY]]  N jobs of APP in $PROJ (NAME_job_i)
 #   vsc_serve                    serves $PROJ on $PORT (sets SERVE_PID; several allowed)
 #   vsc_client_dir DIR [XML]     a client data dir with test prefs (XML: extra
-#                                global_prefs_override elements); apps keep normal
+#                                global_prefs_override elements; the buffer:
+#                                work_buf_min_days VSC_BUF_DAYS, default 0.0005,
+#                                work_buf_additional_days VSC_EXTRA_DAYS, default 0); apps keep normal
 #                                priority (<no_priority_change>, VSC_NO_PRIO=0: nice 19
 #                                + SCHED_IDLE as by default), so other load on the
 #                                machine does not starve the tests' apps
 #   vsc_run DIR                  starts `volsched client run --foreground` (sets VSC_PID, RPC_PORT)
 #   vsc_bcmd ARGS...             Debian's boinccmd against that client
+#   vsc_benchmark DIR            runs the client in DIR until its benchmark is in the
+#                                state file, stops it, prints p_fpops (empty: none)
 #   vsc_kill9                    kill -9 the client (its apps are left behind)
 #   vsc_stop                     boinccmd --quit, then TERM/KILL by pid
 #   vsc_store SQL                sqlite3 on $PROJ's store
@@ -140,8 +144,8 @@ vsc_client_dir() {
 EOF
     cat > "$VSC_DIR/global_prefs_override.xml" <<EOF
 <global_preferences>
-   <work_buf_min_days>0</work_buf_min_days>
-   <work_buf_additional_days>${VSC_BUF_DAYS:-0.0005}</work_buf_additional_days>
+   <work_buf_min_days>${VSC_BUF_DAYS:-0.0005}</work_buf_min_days>
+   <work_buf_additional_days>${VSC_EXTRA_DAYS:-0}</work_buf_additional_days>
    <disk_interval>1</disk_interval>
    ${2:-}
 </global_preferences>
@@ -177,6 +181,18 @@ vsc_run() {
         echo "client GUI RPC did not answer"; return 1
     done
     echo "client could not bind a GUI RPC port in 5 tries"; return 1
+}
+
+vsc_benchmark() {
+    vsc_run "$1" >&2 || return 1
+    local fp="" _
+    for _ in $(seq 1 100); do
+        fp=$(sed -n 's:.*<p_fpops>\([0-9.e+]*\)</p_fpops>.*:\1:p' "$1/client_state.xml" 2>/dev/null | head -1)
+        [ -n "$fp" ] && break
+        sleep 0.1
+    done
+    vsc_stop
+    printf '%s\n' "$fp"
 }
 
 vsc_kill9() {

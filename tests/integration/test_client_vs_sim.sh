@@ -32,14 +32,7 @@ VSC_BUF_DAYS=$buf_days vsc_client_dir "$C" "<cpu_scheduling_period_minutes>$peri
    <leave_apps_in_memory>0</leave_apps_in_memory>"
 
 # The client's benchmark, so that the estimates are the scenario's hours.
-vsc_run "$C" || fail "client did not start"
-fp=""
-for _ in $(seq 1 100); do
-    fp=$(sed -n 's:.*<p_fpops>\([0-9.e+]*\)</p_fpops>.*:\1:p' "$C/client_state.xml" 2>/dev/null | head -1)
-    [ -n "$fp" ] && break
-    sleep 0.1
-done
-vsc_stop
+fp=$(vsc_benchmark "$C")
 [ -n "$fp" ] || fail "no p_fpops in the state file"
 
 # project NAME HOURS DELAY_HOURS NJOBS "INPUT"

@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -392,6 +393,77 @@ static void test_app_config(void **state)
     vs_free(dir);
 }
 
+/* A zero share (a backup project) from the account's project preferences
+ * reaches the policy as 0 and survives the state file; a negative or
+ * non-numeric one is refused and the share kept. CPU efficiency and both
+ * buffer preferences reach the snapshot; the efficiency is BOINC's
+ * exponential average over wall time and survives the state file. */
+static void test_share_eff_buffers(void **state)
+{
+    (void)state;
+    char *dir = mkdtemp_dir();
+    struct vs_client *c = VS_NEW(struct vs_client);
+    vs_client_init(c, dir);
+    fill(c);
+    c->now = 1.6e9;
+    c->results[0].suspended_via_gui = true; /* nothing to start: no process in a unit test */
+    struct cl_project *p = &c->projects[0];
+    const char *bad[] = {"-5", "abc", "", "1e10", "nan"};
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        char prefs[128];
+        snprintf(prefs, sizeof(prefs),
+                 "<project_preferences><resource_share>%s</resource_share>"
+                 "</project_preferences>",
+                 bad[i]);
+        vs_client_setstr(&p->project_prefs, prefs);
+        vs_client_share_from_prefs(c, 0);
+        assert_true(p->resource_share == 200);
+    }
+    vs_client_setstr(
+        &p->project_prefs,
+        "<project_preferences><resource_share> 0 </resource_share></project_preferences>");
+    vs_client_share_from_prefs(c, 0);
+    assert_true(p->resource_share == 0);
+
+    c->prefs.work_buf_min_days = 0.25;
+    c->prefs.work_buf_additional_days = 0.5;
+    /* 60 s of wall time at half the CPU: BOINC's w = exp(-60/86400) */
+    for (int i = 0; i < 30; i++)
+        vs_client_cpu_eff_account(c, 2, 1);
+    double w = exp(-10 / 86400.0), want = 1;
+    for (int i = 0; i < 6; i++)
+        want = w * want + (1 - w) * 0.5;
+    assert_true(fabs(c->ts.cpu_efficiency - want) < 1e-12);
+    assert_int_equal(vs_client_sched_step(c), 0);
+    assert_true(c->cst.projects[0].resource_share == 0);
+    assert_true(c->cst.host.min_queue == 0.25 * 86400);
+    assert_true(c->cst.host.extra_queue == 0.5 * 86400);
+    assert_true(c->cst.host.cpu_efficiency == c->ts.cpu_efficiency);
+
+    /* the state file alone keeps the 0: an account file without a share */
+    vs_client_setstr(&p->project_prefs, NULL);
+    assert_int_equal(vs_client_write_account(c, 0), 0);
+    assert_int_equal(vs_client_state_write(c), 0);
+    struct vs_client *d = VS_NEW(struct vs_client);
+    vs_client_init(d, dir);
+    assert_int_equal(vs_client_load(d), 0);
+    assert_true(d->projects[0].resource_share == 0);
+    assert_true(fabs(d->ts.cpu_efficiency - want) < 1e-5);
+    vs_client_cleanup(d);
+    /* BOINC-COMPAT: a value out of (0, 1] in the state file is read as 1 */
+    vs_client_init(d, dir);
+    c->ts.cpu_efficiency = 7;
+    assert_int_equal(vs_client_state_write(c), 0);
+    assert_int_equal(vs_client_load(d), 0);
+    assert_true(d->ts.cpu_efficiency == 1);
+    vs_client_cleanup(d);
+    vs_free(d);
+    vs_client_cleanup(c);
+    vs_free(c);
+    assert_int_equal(vs_client_rmtree(dir), 0);
+    vs_free(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -399,7 +471,7 @@ int main(void)
         cmocka_unit_test(test_safe_name),       cmocka_unit_test(test_lock_and_password),
         cmocka_unit_test(test_prefs),           cmocka_unit_test(test_state_round_trip),
         cmocka_unit_test(test_drop_and_detach), cmocka_unit_test(test_explain_snapshot),
-        cmocka_unit_test(test_app_config),
+        cmocka_unit_test(test_app_config),      cmocka_unit_test(test_share_eff_buffers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
