@@ -182,7 +182,7 @@ void vs_cpolicy_ws_init(struct vs_cpolicy_ws *ws)
     X(pz3) X(pz4) X(pi0) X(rr_proj) X(rr_act)
 /* clang-format on */
 #define R_ARRAYS(X)                                                                                \
-    X(rr_finish) X(rr_missed) X(sc_order) X(sc_why) X(en_act) X(keys) X(keys2) X(rz0) X(rflags)
+    X(rr_finish) X(rr_missed) X(sc_order) X(sc_why) X(en_act) X(keys) X(keys2) X(rz0)
 
 void vs_cpolicy_ws_cleanup(struct vs_cpolicy_ws *ws)
 {
@@ -416,38 +416,6 @@ double vs_cpolicy__speed(const struct vs_chost *h)
     return h->on_frac * h->active_frac * h->cpu_efficiency;
 }
 
-void vs_cpolicy__ctx_fill(const struct vs_cstate *st, struct vs_cpolicy_wsd *d)
-{
-    struct vs_cpctx *c = &d->ctx;
-    const double speed = vs_cpolicy__speed(&st->host);
-    const double share_sum = vs_cpolicy__share_sum(st);
-    c->speed = speed;
-    c->share_sum = share_sum;
-    c->plain = vs_cpolicy__one_cpu_jobs(st);
-    uint8_t *rf = d->rflags;
-    for (size_t r = 0; r < st->nresults; r++) {
-        const struct vs_cresult *res = &st->results[r];
-        unsigned f = 0;
-        if (vs_cpolicy__nearly_runnable(st, res))
-            f |= VS_RF_NEARLY;
-        if (vs_cpolicy__runnable(st, res))
-            f |= VS_RF_RUNNABLE;
-        if (st->projects[res->project].non_cpu_intensive)
-            f |= VS_RF_NONCPU;
-        if (vs_cpolicy__hopeless(st, res, speed))
-            f |= VS_RF_HOPELESS;
-        if (res->task == VS_CTASK_UNSTARTED) {
-            if (f & VS_RF_HOPELESS)
-                f |= VS_RF_ABANDONED;
-            if (vs_cpolicy__too_big(st, res->project, res->remaining, res->deadline - st->now,
-                                    speed, share_sum))
-                f |= VS_RF_OVERSIZED;
-        }
-        rf[r] = (uint8_t)f;
-    }
-    c->rf = rf;
-}
-
 /* ---------------------------------------------------------------- misc */
 
 double vs_cpolicy_pn_rate(const struct vs_chost *host, double share_frac)
@@ -468,8 +436,6 @@ int vs_cpolicy_pass(enum vs_cpolicy policy, struct vs_cstate *st, struct vs_cpol
         vs_cstate_validate(st) != 0)
         return VS_EINVAL;
     vs_cpolicy__reserve(ws, st->nprojects, st->nresults);
-    vs_cpolicy__ctx_fill(st, ws->d);
-    ws->d->ctx.set = true;
     int rc = vs_rrsim__run(policy, st, ws, &out->rr);
     if (rc == 0)
         rc = vs_csched__run(policy, st, &out->rr, ws, &out->sched);
@@ -477,7 +443,6 @@ int vs_cpolicy_pass(enum vs_cpolicy policy, struct vs_cstate *st, struct vs_cpol
         rc = vs_cenforce__run(policy, st, &out->rr, &out->sched, ws, &out->enforce);
     if (rc == 0)
         rc = vs_cfetch__run(policy, st, &out->rr, ws, &out->fetch);
-    ws->d->ctx.set = false;
     return rc;
 }
 
@@ -500,9 +465,6 @@ static int step(enum vs_cpolicy policy, struct vs_cstate *st, struct vs_cpolicy_
                 states[p] = with_ltd_bits(st, pr, states[p] & ~LTD_BITS);
         }
     }
-    /* (The debt update changes no input of the context.) */
-    vs_cpolicy__ctx_fill(st, ws->d);
-    ws->d->ctx.set = true;
     int rc = vs_rrsim__run_states(policy, st, ws, &out->rr);
     if (rc == 0)
         rc = vs_csched__run(policy, st, &out->rr, ws, &out->sched);
@@ -510,7 +472,6 @@ static int step(enum vs_cpolicy policy, struct vs_cstate *st, struct vs_cpolicy_
         rc = vs_cenforce__run(policy, st, &out->rr, &out->sched, ws, &out->enforce);
     if (rc == 0)
         rc = vs_cfetch__run(policy, st, &out->rr, ws, &out->fetch);
-    ws->d->ctx.set = false;
     return rc;
 }
 

@@ -393,9 +393,7 @@ int vs_csched__run(enum vs_cpolicy policy, const struct vs_cstate *st,
 
     struct sched s = {
         .res = st->results, .order = d->sc_order, .why = d->sc_why, .cap = (size_t)st->host.ncpus};
-    const struct vs_cpctx *ctx = vs_cpolicy__ctx(st, d);
-    const uint8_t *rf = ctx->rf;
-    s.plain = ctx->plain;
+    s.plain = vs_cpolicy__one_cpu_jobs(st);
     if (!s.plain) {
         /* pd5 and pz4 are not used by the other steps here. */
         double *kc = d->pd5;
@@ -410,7 +408,7 @@ int vs_csched__run(enum vs_cpolicy policy, const struct vs_cstate *st,
     const struct vs_cproject *prj = st->projects;
     const double now = st->now, period = st->host.sched_period;
     const double payoff = period / st->host.ncpus;
-    const double speed = ctx->speed;
+    const double speed = vs_cpolicy__speed(&st->host);
     /* Anticipated debts: short-term debt, less the payoff of each CPU
      * given below. Never NaN: std is a number and payoff finite. */
     double *ad = d->pd0;
@@ -426,6 +424,7 @@ int vs_csched__run(enum vs_cpolicy policy, const struct vs_cstate *st,
     /* fair's oversized results (internal.h) run only on CPUs left free at
      * the end, unless nothing else can run: then they are the candidates.
      * They are kept at the tail of el (el has room for every result). */
+    const double share_sum = policy == VS_CPOLICY_FAIR ? vs_cpolicy__share_sum(st) : 0;
     size_t nbig = 0;
 
     /* Steps 1-3 are needed when the simulation says some project misses
@@ -440,10 +439,10 @@ int vs_csched__run(enum vs_cpolicy policy, const struct vs_cstate *st,
             any_dm = dmv[p] > 0;
     }
     if (policy == VS_CPOLICY_FAIR) {
-        if (any_dm && vs_csched__fair_slack_ample(st, d, ctx))
+        if (any_dm && vs_csched__fair_slack_ample(st, d, speed, share_sum))
             any_dm = false;
         if (!any_dm && rr)
-            any_dm = vs_csched__fair_urgent(st, ctx);
+            any_dm = vs_csched__fair_urgent(st, speed, share_sum);
     }
 
     /* One pass: non-CPU-intensive results first, as they always run beside
@@ -451,13 +450,12 @@ int vs_csched__run(enum vs_cpolicy policy, const struct vs_cstate *st,
     for (size_t r = 0; r < nr; r++) {
         const struct vs_cresult *res = &s.res[r];
         s.why[r] = VS_CSCHED_NO;
-        const unsigned f = rf[r];
-        if (!(f & VS_RF_RUNNABLE) || (policy == VS_CPOLICY_FAIR && (f & VS_RF_ABANDONED)))
+        if (!vs_cpolicy__runnable(st, res) || vs_cpolicy__abandoned(policy, st, res, speed))
             continue;
         /* fair starts a backup project's (R = 0) results, like oversized
          * ones, only on CPUs nothing else uses; once started, they are
          * scheduled like any other (step 5 keeps them for a period). */
-        if ((policy == VS_CPOLICY_FAIR && (f & VS_RF_OVERSIZED)) ||
+        if (vs_cpolicy__oversized(policy, st, res, speed, share_sum) ||
             (policy == VS_CPOLICY_FAIR && res->task == VS_CTASK_UNSTARTED &&
              !(prj[res->project].resource_share > 0) && !prj[res->project].non_cpu_intensive)) {
             el[nr - 1 - nbig++] = r;

@@ -359,16 +359,14 @@ long vs_cfetch__fair_choose(const struct vs_cstate *st, const struct vs_rrsim_ou
     size_t np = st->nprojects, nr = st->nresults;
     struct vs_cpolicy_wsd *d = ws->d;
     const struct vs_chost *h = &st->host;
-    const struct vs_cpctx *ctx = vs_cpolicy__ctx(st, d);
-    const uint8_t *rf = ctx->rf;
-    double speed = ctx->speed;
+    double speed = vs_cpolicy__speed(h);
     double buf = h->min_queue;
     double *work = d->pd2, *prio = d->pd3;
     size_t *count = d->pz0, *cand = d->pz1, *memo = d->pz2;
     double *ffs = d->pd5;
 
-    double share_sum = ctx->share_sum;
-    const bool plain = ctx->plain;
+    double share_sum = vs_cpolicy__share_sum(st);
+    const bool plain = vs_cpolicy__one_cpu_jobs(st);
     for (size_t p = 0; p < np; p++) {
         work[p] = 0;
         count[p] = 0;
@@ -380,8 +378,9 @@ long vs_cfetch__fair_choose(const struct vs_cstate *st, const struct vs_rrsim_ou
     size_t nq = 0;
     for (size_t r = 0; r < nr; r++) {
         const struct vs_cresult *res = &st->results[r];
-        if ((rf[r] & (VS_RF_NEARLY | VS_RF_NONCPU | VS_RF_ABANDONED | VS_RF_OVERSIZED)) !=
-            VS_RF_NEARLY)
+        if (st->projects[res->project].non_cpu_intensive || !vs_cpolicy__nearly_runnable(st, res) ||
+            vs_cpolicy__abandoned(VS_CPOLICY_FAIR, st, res, speed) ||
+            vs_cpolicy__oversized(VS_CPOLICY_FAIR, st, res, speed, share_sum))
             continue;
         double w = res->remaining / speed;
         if (plain) {

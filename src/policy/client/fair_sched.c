@@ -30,53 +30,52 @@
 #include "internal.h"
 #include "volsched/client_policy.h"
 
-/* Whether result r may enter fair's deadline tests: it runs on a CPU and
+/* Whether result res may enter fair's deadline tests: it runs on a CPU and
  * can still meet its deadline (and is not oversized, internal.h). */
-static bool counted(uint8_t rf)
+static bool counted(const struct vs_cstate *st, const struct vs_cresult *res, double speed,
+                    double share_sum)
 {
-    return (rf & (VS_RF_RUNNABLE | VS_RF_NONCPU | VS_RF_HOPELESS | VS_RF_OVERSIZED)) ==
-           VS_RF_RUNNABLE;
+    return vs_cpolicy__runnable(st, res) && !st->projects[res->project].non_cpu_intensive &&
+           !vs_cpolicy__hopeless(st, res, speed) &&
+           !vs_cpolicy__oversized(VS_CPOLICY_FAIR, st, res, speed, share_sum);
 }
 
-bool vs_csched__fair_urgent(const struct vs_cstate *st, const struct vs_cpctx *c)
+bool vs_csched__fair_urgent(const struct vs_cstate *st, double speed, double share_sum)
 {
-    double period = st->host.sched_period, speed = c->speed;
+    double period = st->host.sched_period;
     for (size_t r = 0; r < st->nresults; r++) {
         const struct vs_cresult *res = &st->results[r];
-        if (!counted(c->rf[r]))
-            continue;
         double slack = res->deadline - st->now - res->remaining / speed;
         double lim = 0.25 * (res->deadline - res->received);
         if (lim > period)
             lim = period;
-        if (slack < lim)
+        if (slack < lim && counted(st, res, speed, share_sum))
             return true;
     }
     return false;
 }
 
-bool vs_csched__fair_slack_ample(const struct vs_cstate *st, struct vs_cpolicy_wsd *d,
-                                 const struct vs_cpctx *c)
+bool vs_csched__fair_slack_ample(const struct vs_cstate *st, struct vs_cpolicy_wsd *d, double speed,
+                                 double share_sum)
 {
     struct vs_cpkey *keys = d->keys;
     size_t n = 0;
-    double speed = c->speed;
     for (size_t r = 0; r < st->nresults; r++) {
-        if (!counted(c->rf[r]))
+        const struct vs_cresult *res = &st->results[r];
+        if (!counted(st, res, speed, share_sum))
             continue;
-        keys[n++] =
-            (struct vs_cpkey){.group = 0, .idx = (uint32_t)r, .key = st->results[r].deadline};
+        keys[n++] = (struct vs_cpkey){.group = 0, .idx = (uint32_t)r, .key = res->deadline};
     }
     vs_cpolicy__sort(keys, d->keys2, n);
     size_t ncpus = (size_t)st->host.ncpus;
     double *cpu = vs_cpolicy__cpu_scratch(d, ncpus);
-    for (size_t c2 = 0; c2 < ncpus; c2++)
-        cpu[c2] = st->now + 2 * st->host.sched_period;
+    for (size_t c = 0; c < ncpus; c++)
+        cpu[c] = st->now + 2 * st->host.sched_period;
     for (size_t i = 0; i < n; i++) {
         size_t best = 0;
-        for (size_t k = 1; k < ncpus; k++)
-            if (cpu[k] < cpu[best])
-                best = k;
+        for (size_t c = 1; c < ncpus; c++)
+            if (cpu[c] < cpu[best])
+                best = c;
         cpu[best] += st->results[keys[i].idx].remaining / speed;
         if (cpu[best] > keys[i].key)
             return false;

@@ -42,33 +42,8 @@ struct vs_rrproj {
     double mc;          /* most of its results running at once (INFINITY: no limit) */
 };
 
-/* What every part of a policy step asks of st and would otherwise work out
- * again in its own loops: the round-robin simulation, the CPU scheduler,
- * fair's deadline tests and its work fetch each tested every result's
- * state and divided shares (for 3 results and 3 projects those tests were
- * a fifth of a step). Filled from st by vs_cpolicy__ctx_fill; valid only
- * while `set` (vs_cpolicy_step and vs_cpolicy_pass set it for their four
- * parts and clear it after, since st may change between calls). */
-enum {
-    VS_RF_NEARLY = 1,     /* vs_cpolicy__nearly_runnable */
-    VS_RF_RUNNABLE = 2,   /* vs_cpolicy__runnable */
-    VS_RF_NONCPU = 4,     /* its project is non-CPU-intensive */
-    VS_RF_HOPELESS = 8,   /* vs_cpolicy__hopeless */
-    VS_RF_ABANDONED = 16, /* unstarted and hopeless (fair's vs_cpolicy__abandoned) */
-    VS_RF_OVERSIZED = 32, /* unstarted and too big (fair's vs_cpolicy__oversized) */
-};
-struct vs_cpctx {
-    bool set;
-    bool plain;        /* vs_cpolicy__one_cpu_jobs */
-    double speed;      /* vs_cpolicy__speed */
-    double share_sum;  /* vs_cpolicy__share_sum */
-    const uint8_t *rf; /* [nresults] VS_RF_ bits */
-};
-
 struct vs_cpolicy_wsd {
     size_t cap_p, cap_r;
-    struct vs_cpctx ctx;
-    uint8_t *rflags; /* ctx.rf's storage */
 
     /* outputs, per project */
     int *rr_dm;
@@ -217,25 +192,6 @@ static inline bool vs_cpolicy__oversized(enum vs_cpolicy policy, const struct vs
                                share_sum);
 }
 
-/* Fills d->ctx from st (not setting ctx.set). */
-void vs_cpolicy__ctx_fill(const struct vs_cstate *st, struct vs_cpolicy_wsd *d);
-
-/* The step's context: d->ctx while set, else filled from st now. */
-static inline const struct vs_cpctx *vs_cpolicy__ctx(const struct vs_cstate *st,
-                                                     struct vs_cpolicy_wsd *d)
-{
-    if (!d->ctx.set)
-        vs_cpolicy__ctx_fill(st, d);
-    return &d->ctx;
-}
-
-/* fair leaves result r out of its schedules and simulation
- * (vs_cpolicy__abandoned or vs_cpolicy__oversized), from its bits. */
-static inline bool vs_cpolicy__fair_skips(enum vs_cpolicy policy, uint8_t rf)
-{
-    return policy == VS_CPOLICY_FAIR && (rf & (VS_RF_ABANDONED | VS_RF_OVERSIZED));
-}
-
 /* Rule A and R of the debt update (debt.c) for its two sets: the wall CPU
  * time and the share sum of the runnable and of the potentially runnable
  * CPU-intensive projects. Zero it, then add every project in index order. */
@@ -323,13 +279,13 @@ long vs_cfetch__fair_choose(const struct vs_cstate *st, const struct vs_rrsim_ou
 /* fair_sched.c: whether fair can stay out of deadline mode this period
  * (every result that can still meet its deadline meets it in a
  * deadline-order schedule that starts two periods from now). */
-bool vs_csched__fair_slack_ample(const struct vs_cstate *st, struct vs_cpolicy_wsd *d,
-                                 const struct vs_cpctx *c);
+bool vs_csched__fair_slack_ample(const struct vs_cstate *st, struct vs_cpolicy_wsd *d, double speed,
+                                 double share_sum);
 /* Whether some result fair_sched.c counts has less slack (deadline less
  * now less its remaining time) than a period or a quarter of its delay
  * bound:
  * deadline mode then, whatever the round-robin simulation says. */
-bool vs_csched__fair_urgent(const struct vs_cstate *st, const struct vs_cpctx *c);
+bool vs_csched__fair_urgent(const struct vs_cstate *st, double speed, double share_sum);
 /* The work fetch when the caller has also reserved the workspace. */
 int vs_cfetch__run(enum vs_cpolicy policy, const struct vs_cstate *st,
                    const struct vs_rrsim_out *rr, struct vs_cpolicy_ws *ws,

@@ -30,6 +30,17 @@
 #include "internal.h"
 #include "volsched/client_policy.h"
 
+static bool simulated(enum vs_cpolicy policy, const struct vs_cstate *st, size_t r)
+{
+    if (st->projects[st->results[r].project].non_cpu_intensive)
+        return false;
+    /* Seed 000 simulates the nearly runnable results; seed 002 and the old
+     * client know only runnable ones. */
+    if (vs_cpolicy__s000(policy))
+        return vs_cpolicy__nearly_runnable(st, &st->results[r]);
+    return vs_cpolicy__runnable(st, &st->results[r]);
+}
+
 /*
  * The simulation state. Projects are updated lazily: between changes of
  * its CPU allocation a project's results advance at a constant rate, so
@@ -351,22 +362,20 @@ static int rrsim_run(enum vs_cpolicy policy, const struct vs_cstate *st, struct 
         .mq = st->host.min_queue,
         .mq_lo = st->host.min_queue - vs_cpolicy__time_eps(st),
         .lack_eps = 8 * DBL_EPSILON * st->host.ncpus,
-        .speed = vs_cpolicy__ctx(st, d)->speed,
+        .speed = vs_cpolicy__speed(&st->host),
     };
     if (!states_ready)
         vs_cproject_states(st, out->states);
     init_projects(policy, &s, out);
 
     size_t m = 0;
-    const uint8_t *rf = vs_cpolicy__ctx(st, d)->rf;
-    /* Seed 000 simulates the nearly runnable results; seed 002 and the old
-     * client know only runnable ones. */
-    const unsigned want = vs_cpolicy__s000(policy) ? VS_RF_NEARLY : VS_RF_RUNNABLE;
+    double share_sum = policy == VS_CPOLICY_FAIR ? vs_cpolicy__share_sum(st) : 0;
     for (size_t r = 0; r < nr; r++) {
         out->finish[r] = INFINITY;
         out->deadline_missed[r] = false;
-        unsigned f = rf[r];
-        if ((f & (want | VS_RF_NONCPU)) == want && !vs_cpolicy__fair_skips(policy, (uint8_t)f))
+        if (simulated(policy, st, r) &&
+            !vs_cpolicy__abandoned(policy, st, &st->results[r], s.speed) &&
+            !vs_cpolicy__oversized(policy, st, &st->results[r], s.speed, share_sum))
             keys[m++] = (struct vs_cpkey){.group = (uint32_t)st->results[r].project,
                                           .idx = (uint32_t)r,
                                           .key = st->results[r].remaining};
