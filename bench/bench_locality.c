@@ -116,8 +116,7 @@ static double cpu_now(void)
 /* The project                                                               */
 /* ------------------------------------------------------------------------ */
 
-static void make_store(const struct params *pa, const char *url, bool near,
-                       struct vs_store **out)
+static void make_store(const struct params *pa, const char *url, bool near, struct vs_store **out)
 {
     struct vs_store *s;
     bench_check(vs_store_open(url, VS_STORE_CREATE, NULL, &s), "store");

@@ -15,9 +15,9 @@
 #include "server/daemon_util.h"
 #include "server/templates.h"
 #include "volsched/alloc.h"
+#include "volsched/locality.h"
 #include "volsched/log.h"
 #include "volsched/sign.h"
-#include "volsched/locality.h"
 #include "volsched/str.h"
 
 #define DEFAULT_LIMIT    1000

@@ -110,8 +110,8 @@ int vs_sq__build_sql_cluster(enum sq_stmt id, struct vs_buf *b)
     return rc;
 }
 
-static int one_i64(struct vs_store *s, enum sq_stmt id, const char *lo, const char *hi,
-                   int64_t arg, int64_t *out)
+static int one_i64(struct vs_store *s, enum sq_stmt id, const char *lo, const char *hi, int64_t arg,
+                   int64_t *out)
 {
     struct vs_stmt *st = vs_sq__stmt(s, id);
     if (!st)

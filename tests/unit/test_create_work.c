@@ -448,8 +448,8 @@ static void test_locality_placed(void **state)
     char names[20][40];
     for (int i = 0; i < 20; i++) {
         snprintf(names[i], sizeof(names[i]), "input_%s.txt__%d", i % 2 ? "two" : "one", i / 2);
-        jobs[i] = (struct vs_cw_job){
-            .wu_name = names[i], .inputs = i % 2 ? two : one, .ninputs = 1};
+        jobs[i] =
+            (struct vs_cw_job){.wu_name = names[i], .inputs = i % 2 ? two : one, .ninputs = 1};
     }
     char err[512];
     assert_int_equal(run(c, &p, jobs, 20, err, sizeof(err)), 0);
