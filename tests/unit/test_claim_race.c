@@ -113,8 +113,14 @@ static void test_one_result_per_user_concurrent(void **state)
     assert_true(sent >= NWU / 2);
     assert_true(lost >= 1);
     assert_int_equal(pf_sql(e->f, "SELECT count(*) FROM result WHERE hostid <> 0"), (int64_t)sent);
+    /* Every user got work. Its other hosts may all lose: on PostgreSQL
+     * under the full suite's load each user's first request sometimes
+     * claimed first and its other three lost every job they chose (256
+     * sent, 24 lost, 8 hosts), so more hosts than users is not asked. */
     int64_t hosts = pf_sql(e->f, "SELECT count(DISTINCT hostid) FROM result WHERE hostid <> 0");
-    assert_true(hosts > NUSERS);
+    assert_true(hosts >= NUSERS);
+    assert_int_equal(pf_sql(e->f, "SELECT count(DISTINCT userid) FROM result WHERE hostid <> 0"),
+                     NUSERS);
     print_message("%zu jobs sent to %lld hosts\n", sent, (long long)hosts);
     int64_t pairs = pf_sql(e->f, "SELECT count(*) FROM (SELECT 1 FROM result WHERE hostid <> 0 "
                                  "GROUP BY workunitid, userid HAVING count(*) > 1) AS pairs");
