@@ -203,7 +203,7 @@ struct src {
     /* the last query's rows */
     const struct vs_loc_pass *pass;
     struct vs_job *jobs;
-    size_t jcap;       /* room in jobs */
+    size_t jcap;         /* room in jobs */
     size_t n, lim, rows; /* rows kept, the query's limit, rows passed */
     int64_t last_id;
     int64_t wait_end_ms;

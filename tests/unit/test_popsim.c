@@ -365,8 +365,9 @@ static void test_server_sees_full_queue(void **state)
  * bound exactly, and the server tells them to delete the files once no
  * work is left for them. Without locality the same work is far dearer on
  * a bigger population. */
-#define LOC "on_frac = 1 active_frac = 1 ncpus = 4 disk_gb = 1000 job_hours = 2 " \
-            "min_quorum = 2 target_nresults = 2 file_mb = 100 wus_per_file = 50 duration = 60 "
+#define LOC                                                                                        \
+    "on_frac = 1 active_frac = 1 ncpus = 4 disk_gb = 1000 job_hours = 2 "                          \
+    "min_quorum = 2 target_nresults = 2 file_mb = 100 wus_per_file = 50 duration = 60 "
 
 static void test_locality_bound(void **state)
 {
