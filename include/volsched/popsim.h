@@ -26,6 +26,11 @@ enum vs_pop_model { VS_POP_LIGHT, VS_POP_FULL };
 /* The models' names, by enum value, NULL-terminated. */
 extern const char *const vs_pop_models[];
 
+/* A batch's workunits in creation order: one per file in turn, or each
+ * file's workunits together. */
+enum vs_pop_file_order { VS_POP_INTERLEAVED, VS_POP_GROUPED };
+extern const char *const vs_pop_file_orders[];
+
 /* A distribution a host attribute is drawn from. */
 enum vs_pop_dist_kind {
     VS_PD_CONST,     /* a */
@@ -72,6 +77,13 @@ struct vs_pop_scenario {
     bool server_edf_check; /* seed 000's EDF check (workload_sim) */
     int64_t max_wus_to_send, max_wus_in_progress, daily_result_quota;
     int64_t job_cache; /* unsent results the scheduler looks at per request */
+    /* big input files shared by workunits (an Einstein-like workload) */
+    double file_mb;            /* each workunit reads one file of this size; 0 = none */
+    int64_t wus_per_file;      /* workunits made for one file */
+    int file_order;            /* enum vs_pop_file_order: how a batch's workunits are made */
+    bool locality;             /* the server sends them by locality scheduling (seed 001) */
+    bool locality_sorted;      /* <locality_scheduling_sorted_order/> */
+    int64_t locality_ws_files; /* working-set size; 0 = hosts / target_nresults (seed 001) */
     /* the host model (docs/popsim.md): the lighter one, or each host
      * running src/policy/client as `volsched sim` does */
     int model;         /* enum vs_pop_model */
@@ -112,6 +124,11 @@ struct vs_pop_result {
     double wu_p50, wu_p90, wu_p99;                         /* created -> validated, s */
     double cpu_hours, cpu_hours_wasted;
     double bytes_down, bytes_per_valid;
+    /* With big files: their downloads, and the lower bound (every file on
+     * target_nresults hosts, every result's own input once). */
+    int64_t files, file_downloads;
+    double bytes_bound, bytes_vs_bound;        /* bytes_down / bytes_bound */
+    int64_t loc_deletes;                       /* files the server told hosts to delete */
     int64_t rpcs, work_requests, work_replies; /* asked for work / got some */
     double cache_hit_rate;                     /* work_replies / work_requests */
     double rpc_rate_mean, rpc_rate_peak;       /* per second, over hours */

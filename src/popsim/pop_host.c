@@ -28,12 +28,16 @@ void vs_pop__host_init(struct pop *p, struct pop_host *h)
     struct vs_rng *r = &p->rng_hosts;
     int32_t *q = h->q, *done = h->done;
     int capq = h->capq, capdone = h->capdone;
+    struct pop_hfile *hf = h->hf;
+    int caphf = h->caphf;
     uint32_t gd = h->gen_done, gr = h->gen_rpc, gl = h->gen_life;
     memset(h, 0, sizeof(*h));
     h->q = q;
     h->capq = capq;
     h->done = done;
     h->capdone = capdone;
+    h->hf = hf; /* a new host: no files yet */
+    h->caphf = caphf;
     h->gen_done = gd + 1;
     h->gen_rpc = gr + 1;
     h->gen_life = gl + 1;
@@ -175,5 +179,7 @@ void vs_pop__host_cleanup(struct pop_host *h)
 {
     vs_free(h->q);
     vs_free(h->done);
+    vs_free(h->hf);
     h->q = h->done = NULL;
+    h->hf = NULL;
 }

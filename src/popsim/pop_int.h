@@ -5,6 +5,7 @@
  *   pop_full.c     the full host model: src/sim's host simulator per host
  *   pop_server.c   the scheduler RPC, through src/policy/server
  *   pop_project.c  workunits and results: the transitioner and validator
+ *   pop_locality.c big input files, hosts' copies, locality scheduling's source
  *   pop_report.c   figures, JSON, CSV and SVG
  *   pop_dist.c     drawing from the scenario's distributions
  */
@@ -15,6 +16,7 @@
 #include <stdint.h>
 
 #include "sim/eventq.h"
+#include "volsched/alloc.h"
 #include "volsched/popsim.h"
 #include "volsched/rng.h"
 #include "volsched/server_policy.h"
@@ -25,7 +27,20 @@
 /* The server's request delay after a reply with work. */
 #define POP_MIN_RPC_DELAY 60.0
 
-enum pop_event { EV_BATCH, EV_RPC, EV_DONE, EV_TOGGLE, EV_DEADLINE, EV_LEAVE, EV_SAMPLE, EV_STEP };
+enum pop_event {
+    EV_BATCH,
+    EV_RPC,
+    EV_DONE,
+    EV_TOGGLE,
+    EV_DEADLINE,
+    EV_LEAVE,
+    EV_SAMPLE,
+    EV_STEP,
+    EV_WS /* the working-set manager's pass */
+};
+
+/* How often the working-set manager runs (the daemon's poll). */
+#define POP_WS_PERIOD 300.0
 
 enum pop_rstate {
     R_UNSENT,    /* in the unsent list */
@@ -44,6 +59,7 @@ struct pop_result {
     uint8_t state;
     bool timed_out, invalid;
     uint32_t gen;     /* bumped when the slot is reused: stale deadline events */
+    int64_t seq;      /* creation order (increasing per file: locality's ids) */
     double remaining; /* FLOPs left */
     double sent, deadline;
     double cpu; /* CPU seconds spent on it so far (at full speed) */
@@ -54,6 +70,7 @@ struct pop_wu {
     uint8_t nres, nvalid, nbad;
     uint8_t live; /* results that may still change state */
     bool done, failed;
+    int32_t file; /* its big input file; -1 none */
     double fpops; /* the job's length; every result of it the same */
     double created;
     int32_t res[VS_POP_MAX_RESULTS];
@@ -77,6 +94,32 @@ struct pop_host {
     int backoff_n;
     uint32_t gen_done, gen_rpc, gen_life;
     struct vs_sp_hav hav;
+    /* files it holds or was sent (pop_locality.c) */
+    struct pop_hfile *hf;
+    int nhf, caphf;
+    double held_bytes;
+};
+
+/* A big input file of the project. Its results in creation order: an
+ * entry (slot, seq) is live while res[slot] still has that seq. */
+struct pop_file {
+    char name[12];
+    int32_t *slot;
+    int64_t *seq;
+    uint32_t n, cap;
+    int32_t open_wus; /* workunits not finished */
+    int32_t unsent;   /* unsent results */
+    bool in_ws;       /* in the working set (file_working_set/) */
+    bool no_work;     /* reported without work (files_no_work/) */
+};
+
+/* A host's record of one file. */
+struct pop_hfile {
+    int32_t file;
+    int32_t refs;    /* its results on the host that read it */
+    int64_t max_seq; /* the largest result of the file sent to the host */
+    bool held;       /* on the host's disk */
+    bool del;        /* the server said delete it (when no result needs it) */
 };
 
 /* Turnaround times kept as a histogram with bins 1% wide on a log scale
@@ -126,6 +169,19 @@ struct pop {
     /* the results the last reply sent, for a full host (pop_full.c) */
     int32_t *sent;
     int nsent, capsent;
+    /* big input files and locality scheduling (pop_locality.c) */
+    struct pop_file *files;
+    size_t nfiles, capfiles;
+    uint64_t *work_bits; /* files with unsent results */
+    size_t nwords;
+    int32_t *ws; /* the working set, ascending */
+    size_t nws, capws;
+    int32_t *nowork; /* files reported without work */
+    size_t nnowork, capnowork;
+    uint64_t ws_turn;
+    int64_t next_seq;
+    int32_t batch_file0, batch_nfiles; /* the files of the batch being made */
+    struct vs_arena arena;             /* one request's scratch */
     /* the full host model's hosts, parallel to hosts (NULL: lighter model) */
     struct pop_full *full;
     uint64_t seed;
@@ -155,6 +211,31 @@ void vs_pop__server_init(struct pop *p);
 void vs_pop__rpc(struct pop *p, struct pop_host *h, int32_t slot);
 int vs_pop__send_work(struct pop *p, struct pop_host *h, int32_t slot,
                       const struct vs_sp_request *rq, bool *deadlines, double *delay);
+/* Offers result r to host h under request state st (the work-send rules);
+ * on VS_SP_OK it is sent. */
+enum vs_sp_reason vs_pop__offer(struct pop *p, struct pop_host *h, int32_t slot,
+                                struct vs_sp_state *st, int32_t r);
+/* Rules that refuse every further job of the request, not just this one. */
+bool vs_pop__request_wide(enum vs_sp_reason r);
+
+/* pop_locality.c */
+void vs_pop__files_init(struct pop *p);
+void vs_pop__files_cleanup(struct pop *p);
+/* Before a batch of n workunits is made: its files. */
+void vs_pop__files_begin_batch(struct pop *p, int64_t n);
+/* The file of the batch's i-th workunit. */
+int32_t vs_pop__file_of(const struct pop *p, int64_t i);
+void vs_pop__file_new_result(struct pop *p, int32_t r);
+void vs_pop__file_unsent_gone(struct pop *p, int32_t r);
+void vs_pop__file_wu_closed(struct pop *p, int32_t w);
+/* r was sent to h / came back from its host. */
+void vs_pop__file_sent(struct pop *p, struct pop_host *h, int32_t r);
+void vs_pop__file_released(struct pop *p, int32_t r);
+/* The disk the job of result r needs on h beyond the files h holds. */
+double vs_pop__file_disk_need(const struct pop *p, const struct pop_host *h, int32_t r);
+/* Seed 001's pass for one request (src/policy/server/loc_pass.c). */
+int vs_pop__locality_send(struct pop *p, struct pop_host *h, int32_t slot, struct vs_sp_state *st);
+void vs_pop__ws_pass(struct pop *p);
 void vs_pop__server_cleanup(struct pop *p);
 
 /* pop_full.c: the full host model, each host src/sim's host simulator */

@@ -39,6 +39,7 @@ void vs_pop__unsent_remove(struct pop *p, int32_t r)
     else
         p->unsent_tail = x->prev;
     x->prev = x->next = -1;
+    vs_pop__file_unsent_gone(p, r);
 }
 
 /* A slot from the free list, or a new one at the end (*fresh set). */
@@ -82,6 +83,7 @@ static void new_result(struct pop *p, int32_t w)
     wu->res[wu->nres++] = r;
     wu->live++;
     unsent_append(p, r);
+    vs_pop__file_new_result(p, r);
 }
 
 /* A workunit that is finished and whose results can no longer change gives
@@ -111,6 +113,7 @@ void vs_pop__make_batch(struct pop *p)
     int32_t b = (int32_t)p->batches_made++;
     p->batches[b] = (struct pop_batch){.created = p->now, .last_done = -1, .open = s->batch_size};
     double mean = s->job_hours * s->ref_gflops * 1e9;
+    vs_pop__files_begin_batch(p, s->batch_size);
     for (int64_t i = 0; i < s->batch_size; i++) {
         void *arr = p->wus;
         bool fresh;
@@ -122,6 +125,9 @@ void vs_pop__make_batch(struct pop *p)
         wu->batch = b;
         wu->created = p->now;
         wu->fpops = mean * (1 + s->job_spread * (2 * vs_rng_double(&p->rng_jobs) - 1));
+        wu->file = vs_pop__file_of(p, i);
+        if (wu->file >= 0)
+            p->files[wu->file].open_wus++;
         for (int k = 0; k < s->target_nresults; k++)
             new_result(p, w);
     }
@@ -146,6 +152,7 @@ static void close_wu(struct pop *p, int32_t w, bool failed)
 {
     struct pop_wu *wu = &p->wus[w];
     struct vs_pop_result *o = p->out;
+    vs_pop__file_wu_closed(p, w);
     wu->done = true;
     wu->failed = failed;
     p->wus_open--;
@@ -202,6 +209,7 @@ void vs_pop__report(struct pop *p, int32_t r)
     struct pop_wu *wu = &p->wus[w];
     struct vs_pop_result *o = p->out;
     bool was_out = !x->timed_out;
+    vs_pop__file_released(p, r);
     x->state = R_OVER;
     x->host = -1;
     p->returned++;

@@ -4,6 +4,7 @@
  * results in flight and returned.
  */
 #include <math.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -60,6 +61,11 @@ static const struct field fields[] = {
     FN("cpu_hours_wasted", "CPU hours wasted", cpu_hours_wasted, F_NUM),
     FN("bytes_down", "bytes downloaded", bytes_down, F_NUM),
     FN("bytes_per_valid", "bytes per validated workunit", bytes_per_valid, F_NUM),
+    FI("files", "big input files", files),
+    FI("file_downloads", "  downloads of them", file_downloads),
+    FN("bytes_bound", "bytes downloaded, lower bound", bytes_bound, F_NUM),
+    FN("bytes_vs_bound", "bytes downloaded / lower bound", bytes_vs_bound, F_NUM),
+    FI("locality_deletes", "files hosts were told to delete", loc_deletes),
     FI("rpcs", "scheduler RPCs", rpcs),
     FI("work_requests", "  asking for work", work_requests),
     FI("work_replies", "  that got work", work_replies),
@@ -71,6 +77,14 @@ static const struct field fields[] = {
 };
 
 #define NFIELDS (sizeof(fields) / sizeof(fields[0]))
+
+/* The big-file figures are shown only for a workload that has the files. */
+static bool shown(const struct vs_pop_scenario *s, const struct field *f)
+{
+    size_t lo = offsetof(struct vs_pop_result, files);
+    size_t hi = offsetof(struct vs_pop_result, loc_deletes);
+    return s->file_mb > 0 || f->off < lo || f->off > hi;
+}
 
 static double value(const struct vs_pop_result *r, const struct field *f)
 {
@@ -104,6 +118,8 @@ int vs_pop_print_text(FILE *f, const struct vs_pop_scenario *s, const struct vs_
             s->target_nresults, s->server_edf_check ? "on" : "off",
             model_name(s, mbuf, sizeof(mbuf)));
     for (size_t i = 0; i < NFIELDS; i++) {
+        if (!shown(s, &fields[i]))
+            continue;
         double v = value(r, &fields[i]);
         if (fields[i].kind == F_INT)
             fprintf(f, "%-42s %lld\n", fields[i].label, (long long)v);
@@ -143,6 +159,8 @@ int vs_pop_print_summary(FILE *f, const struct vs_pop_scenario *s, const struct 
                 (long long)s->hosts, model_name(s, mbuf, sizeof(mbuf)), n);
     }
     for (size_t i = 0; i < NFIELDS; i++) {
+        if (!shown(s, &fields[i]))
+            continue;
         double sum = 0, sq = 0;
         for (size_t k = 0; k < n; k++)
             sum += value(&r[k], &fields[i]);
@@ -186,6 +204,8 @@ int vs_pop_print_json(FILE *f, const struct vs_pop_scenario *s, const struct vs_
     vs_json_key(&j, "server_edf_check");
     vs_json_bool(&j, s->server_edf_check);
     for (size_t i = 0; i < NFIELDS; i++) {
+        if (!shown(s, &fields[i]))
+            continue;
         double v = value(r, &fields[i]);
         if (fields[i].kind == F_INT)
             vs_json_key_int(&j, fields[i].key, (int64_t)v);

@@ -87,11 +87,18 @@ static const struct popt opts[] = {
     O("job_cache", P_COUNT, job_cache, 1, 100000),
     O("duration", P_TIME_D, duration, 3600, 3650 * 86400.0),
     O("seed", P_SEED, seed, 0, 0),
+    O("file_mb", P_REAL, file_mb, 0, 0),
+    O("wus_per_file", P_COUNT, wus_per_file, 1, 100000),
+    N("file_order", file_order, vs_pop_file_orders),
+    O("locality", P_BOOL, locality, 0, 0),
+    O("locality_sorted", P_BOOL, locality_sorted, 0, 0),
+    O("locality_ws_files", P_COUNT, locality_ws_files, 0, 1e7),
     N("model", model, vs_pop_models),
     N("client_policy", client_policy, vs_sim_policies),
 };
 
 const char *const vs_pop_models[] = {"light", "full", NULL};
+const char *const vs_pop_file_orders[] = {"interleaved", "grouped", NULL};
 
 #define NOPTS (sizeof(opts) / sizeof(opts[0]))
 
@@ -139,6 +146,7 @@ void vs_pop_scenario_defaults(struct vs_pop_scenario *s)
     s->input_mb = 1;
     s->max_wus_to_send = 10;
     s->job_cache = 1000;
+    s->wus_per_file = 50;
     s->duration = 30 * 86400;
     s->seed = 1;
 }
@@ -368,6 +376,9 @@ static int check_whole(struct vs_lex *lx, const struct vs_pop_scenario *s)
     if (s->max_total_results < s->target_nresults)
         return VS_LEX_FAIL_TOK(lx, lx->cur, "max_total_results (%d) is below target_nresults (%d)",
                                s->max_total_results, s->target_nresults);
+    if ((s->locality || s->locality_sorted || s->locality_ws_files > 0) && s->file_mb <= 0)
+        return VS_LEX_FAIL_TOK(lx, lx->cur,
+                               "locality scheduling needs big input files: set file_mb above 0");
     return 0;
 }
 

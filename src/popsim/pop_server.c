@@ -84,7 +84,9 @@ static void build_host(const struct pop *p, const struct pop_host *h, struct vs_
     sh->p_ncpus = h->ncpus;
     sh->m_nbytes = h->ram;
     sh->d_total = h->disk;
-    sh->d_free = h->disk;
+    /* The big files it keeps take their room (BOINC's client reports its
+     * free space net of them). */
+    sh->d_free = h->disk > h->held_bytes ? h->disk - h->held_bytes : 0;
     sh->work_buf_min = p->s->buffer;
     sh->on_frac = h->on_frac;
     sh->active_frac = h->active_frac;
@@ -118,7 +120,7 @@ static void build(struct pop *p, const struct pop_host *h, double request, struc
 /* Rules that refuse every further job of this request, not just this one.
  * The deadline rules belong here because every job of a popsim project has
  * the same estimate and delay bound: what one fails, all fail. */
-static bool request_wide(enum vs_sp_reason r)
+bool vs_pop__request_wide(enum vs_sp_reason r)
 {
     return r == VS_SP_JOB_LIMIT || r == VS_SP_DAILY_QUOTA || r == VS_SP_RPC_LIMIT ||
            r == VS_SP_NO_WORK_WANTED || r == VS_SP_CLIENT_VERSION || r == VS_SP_DEADLINE ||
@@ -149,14 +151,53 @@ static void assign(struct pop *p, struct pop_host *h, int32_t slot, int32_t r)
     p->in_flight++;
     p->out->sent++;
     p->out->bytes_down += p->s->input_mb * 1e6;
+    vs_pop__file_sent(p, h, r);
     vs_eventq_push(&p->q, x->deadline, EV_DEADLINE, r, x->gen);
 }
 
+enum vs_sp_reason vs_pop__offer(struct pop *p, struct pop_host *h, int32_t slot,
+                                struct vs_sp_state *st, int32_t r)
+{
+    const struct pop_wu *wu = &p->wus[p->res[r].wu];
+    int64_t ids[VS_POP_MAX_RESULTS];
+    int nids = 0;
+    for (int i = 0; i < wu->nres; i++) {
+        const struct pop_result *o = &p->res[wu->res[i]];
+        if (o->state != R_UNSENT && o->state != R_CANCELLED)
+            ids[nids++] = o->hostid;
+    }
+    struct vs_sp_job job = {
+        .wu_id = p->res[r].wu + 1,
+        .result_id = r + 1,
+        .app = &p->app,
+        .rsc_fpops_est = p->s->job_hours * p->s->ref_gflops * 1e9,
+        .rsc_disk_bound = vs_pop__file_disk_need(p, h, r),
+        .delay_bound = p->s->delay_bound,
+        .result_userids = ids, /* one user per host */
+        .n_result_userids = nids,
+        .result_hostids = ids,
+        .n_result_hostids = nids,
+    };
+    struct vs_sp_verdict v;
+    enum vs_sp_reason why = vs_sp_check_job(st, &job, &v);
+    if (why == VS_SP_OK) {
+        vs_sp_commit(st, &job, &v);
+        assign(p, h, slot, r);
+    } else if (why == VS_SP_DEADLINE) {
+        p->out->refused_deadline++;
+    } else if (why == VS_SP_WORKLOAD) {
+        p->out->refused_workload++;
+    }
+    return why;
+}
+
 /*
- * Asks src/policy/server about the cached jobs in order, for request rq of
- * host h; returns jobs sent. *deadlines tells whether nothing was sent
- * because of deadlines, *delay the reply's request delay (either may be
- * NULL).
+ * Answers request rq of host h: by locality scheduling when the scenario
+ * has it (the project's one app is then a full-locality app, whose jobs
+ * never enter the job cache), else by asking src/policy/server about the
+ * cached jobs in order. Returns jobs sent. *deadlines tells whether nothing
+ * was sent because of deadlines, *delay the reply's request delay (either
+ * may be NULL).
  */
 int vs_pop__send_work(struct pop *p, struct pop_host *h, int32_t slot,
                       const struct vs_sp_request *rq, bool *deadlines, double *delay)
@@ -170,45 +211,21 @@ int vs_pop__send_work(struct pop *p, struct pop_host *h, int32_t slot,
         return 0;
     }
     int sent = 0;
-    int64_t looked = 0;
-    int32_t r = p->unsent_head;
-    while (r >= 0 && looked < p->s->job_cache && vs_sp_work_needed(&st)) {
-        int32_t next = p->res[r].next;
-        const struct pop_wu *wu = &p->wus[p->res[r].wu];
-        int64_t ids[VS_POP_MAX_RESULTS];
-        int nids = 0;
-        for (int i = 0; i < wu->nres; i++) {
-            const struct pop_result *o = &p->res[wu->res[i]];
-            if (o->state != R_UNSENT && o->state != R_CANCELLED)
-                ids[nids++] = o->hostid;
-        }
-        struct vs_sp_job job = {
-            .wu_id = p->res[r].wu + 1,
-            .result_id = r + 1,
-            .app = &p->app,
-            .rsc_fpops_est = p->s->job_hours * p->s->ref_gflops * 1e9,
-            .delay_bound = p->s->delay_bound,
-            .result_userids = ids, /* one user per host */
-            .n_result_userids = nids,
-            .result_hostids = ids,
-            .n_result_hostids = nids,
-        };
-        struct vs_sp_verdict v;
-        enum vs_sp_reason why = vs_sp_check_job(&st, &job, &v);
-        looked++;
-        if (why == VS_SP_OK) {
-            vs_sp_commit(&st, &job, &v);
-            assign(p, h, slot, r);
-            sent++;
-        } else {
-            if (why == VS_SP_DEADLINE)
-                p->out->refused_deadline++;
-            else if (why == VS_SP_WORKLOAD)
-                p->out->refused_workload++;
-            if (request_wide(why))
+    if (p->s->locality) {
+        sent = vs_pop__locality_send(p, h, slot, &st);
+    } else {
+        int64_t looked = 0;
+        int32_t r = p->unsent_head;
+        while (r >= 0 && looked < p->s->job_cache && vs_sp_work_needed(&st)) {
+            int32_t next = p->res[r].next;
+            enum vs_sp_reason why = vs_pop__offer(p, h, slot, &st, r);
+            looked++;
+            if (why == VS_SP_OK)
+                sent++;
+            else if (vs_pop__request_wide(why))
                 break;
+            r = next;
         }
-        r = next;
     }
     if (st.n_havs > 0)
         h->hav = st.havs[0];

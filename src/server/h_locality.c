@@ -1,21 +1,9 @@
 /*
- * Locality scheduling (seed 001; docs/locality.md): the pass of a
- * scheduler request that sends a host the results whose big input file it
- * already holds. The decisions are the pure ones of volsched/locality.h
- * and the work-send rules (every job goes through the caller's offer, so
- * seed 004's rules and the job limits apply); this file does the store
- * queries, the trigger files and the one wait.
- *
- * Per file F the host holds (random order, or by name with
- * <locality_scheduling_sorted_order/>): send unsent results of F's
- * workunits in increasing id order, starting after the largest id already
- * sent to this user for F (the seed's invariant: retries, which get new
- * ids, are picked up; a result the host cannot take now stops the file
- * rather than being jumped over). Nothing for F: ask the on-demand
- * generator (need_work/F), wait once, look again; report F to the
- * working-set manager (files_no_work/F) when it has no unsent results; tell
- * the host to delete F when no more work will come for it. Then, if the host
- * still wants work: a file of the working set, and the deterministic scan.
+ * Locality scheduling (seed 001; docs/locality.md), the server's side of a
+ * scheduler request's pass: the algorithm is src/policy/server/loc_pass.c
+ * (the same code popsim runs); this file gives it the store's queries, the
+ * trigger files, the one wait, the working-set listing and the caller's
+ * offer (so seed 004's rules and the job limits apply to every job).
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -34,7 +22,6 @@
 
 #define WS_MAX       100000 /* working-set entries read */
 #define WS_TTL_MS    2000   /* how long a listing of file_working_set/ is reused */
-#define BATCH_MAX    128    /* unsent results read per query */
 #define WAIT_STEP_MS 100    /* how often the wait looks for the generator's answer */
 #define WORK_TTL_MS  2000   /* how long a listing of the files with work is reused */
 
@@ -161,40 +148,6 @@ void vs_loc_held_from_request(struct vs_loc_held *h, const struct vs_proto_reque
     }
 }
 
-/* Inserts name in sorted order; false when it was there already. */
-static bool held_insert(struct vs_loc_held *h, struct vs_arena *a, const char *name, double size)
-{
-    size_t lo = 0, hi = h->n;
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        int c = strcmp(h->names[mid], name);
-        if (c == 0)
-            return false;
-        if (c < 0)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    if (h->n == h->cap) {
-        size_t ncap = h->cap ? h->cap * 2 : 8;
-        const char **nn = vs_arena_alloc(a, ncap * sizeof(*nn));
-        double *ns = vs_arena_alloc(a, ncap * sizeof(*ns));
-        if (h->n) {
-            memcpy(nn, h->names, h->n * sizeof(*nn));
-            memcpy(ns, h->sizes, h->n * sizeof(*ns));
-        }
-        h->names = nn;
-        h->sizes = ns;
-        h->cap = ncap;
-    }
-    memmove(&h->names[lo + 1], &h->names[lo], (h->n - lo) * sizeof(*h->names));
-    memmove(&h->sizes[lo + 1], &h->sizes[lo], (h->n - lo) * sizeof(*h->sizes));
-    h->names[lo] = name;
-    h->sizes[lo] = size;
-    h->n++;
-    return true;
-}
-
 void vs_loc_held_add_job(struct vs_loc_held *h, struct vs_arena *a, const struct prep_job *pj)
 {
     /* Every input counts for the disk (it is on the host once this reply
@@ -202,7 +155,7 @@ void vs_loc_held_add_job(struct vs_loc_held *h, struct vs_arena *a, const struct
      * them, which the client's own disk check covers. */
     for (size_t i = 0; i < pj->n_in; i++)
         if (pj->in_fis[i].name)
-            (void)held_insert(h, a, pj->in_fis[i].name, pj->in_fis[i].nbytes);
+            (void)vs_loc_held_insert(h, a, pj->in_fis[i].name, pj->in_fis[i].nbytes);
 }
 
 double vs_loc_held_credit(const struct vs_loc_held *h, const struct prep_job *pj, double disk_bound)
@@ -234,296 +187,162 @@ bool vs_loc_held_match(const struct vs_loc_held *h, const struct prep_job *pj)
 }
 
 /* ------------------------------------------------------------------------ */
-/* One request's pass                                                         */
+/* One request's pass: the source the policy's pass runs over                 */
 /* ------------------------------------------------------------------------ */
 
-struct pass {
+struct src {
     struct vs_sched *s;
     struct vs_locality *l;
     struct vs_store *st;
-    int64_t hostid, userid;
+    int64_t userid;
     vs_send_offer_fn offer;
     void *offer_ctx;
     struct vs_arena *a;
     struct vs_proto_reply *r;
     struct vs_send *x;
-    bool waited;   /* the request slept once already */
-    bool stop_all; /* the work-send rules want nothing more */
-    /* Files searched in this request, so that none is searched twice
-     * (a sorted name set like the held one; sizes unused). */
-    struct vs_loc_held seen;
-    /* Workunits of the jobs this pass sent: another result of one is never
-     * for this host (one result per host per workunit), so it is passed
-     * over before its XML is parsed. */
-    int64_t *wus;
-    size_t nwus, capwus;
-};
-
-static bool wu_taken(const struct pass *p, int64_t wuid)
-{
-    for (size_t i = 0; i < p->nwus; i++)
-        if (p->wus[i] == wuid)
-            return true;
-    return false;
-}
-
-static void wu_take(struct pass *p, int64_t wuid)
-{
-    if (p->nwus == p->capwus) {
-        size_t ncap = p->capwus ? p->capwus * 2 : 32;
-        int64_t *n = vs_arena_alloc(p->a, ncap * sizeof(*n));
-        if (p->nwus)
-            memcpy(n, p->wus, p->nwus * sizeof(*n));
-        p->wus = n;
-        p->capwus = ncap;
-    }
-    p->wus[p->nwus++] = wuid;
-}
-
-static bool seen_add(struct pass *p, const char *f)
-{
-    return held_insert(&p->seen, p->a, f, 0);
-}
-
-/* One query's rows. Rows of a workunit this pass already sent a result
- * of are counted but not copied (with target_nresults 2 every other row is
- * one). */
-struct batch {
-    const struct pass *p; /* NULL: keep every row */
+    /* the last query's rows */
+    const struct vs_loc_pass *pass;
     struct vs_job *jobs;
-    size_t n, cap;
-    size_t rows;     /* rows the store passed */
-    int64_t last_id; /* the last row's result id */
+    size_t jcap;         /* room in jobs */
+    size_t n, lim, rows; /* rows kept, the query's limit, rows passed */
+    int64_t last_id;
+    int64_t wait_end_ms;
 };
 
+static int src_max_sent(void *ctx, const char *f, int64_t *after)
+{
+    struct src *c = ctx;
+    return vs_store_loc_max_sent(c->st, f, c->userid, after);
+}
+
+/* One query's rows. Rows of a workunit the pass already sent a result of
+ * are counted but not copied (with target_nresults 2 every other row is
+ * one). */
 static int batch_add(void *ctx, const struct vs_job *job)
 {
-    struct batch *b = ctx;
-    b->rows++;
-    b->last_id = job->result.id;
-    if (b->n < b->cap && !(b->p && wu_taken(b->p, job->wu.id)))
-        vs_job_copy(&b->jobs[b->n++], job);
+    struct src *c = ctx;
+    c->rows++;
+    c->last_id = job->result.id;
+    if (c->n < c->lim && !(c->pass && vs_loc_pass_wu_taken(c->pass, job->wu.id)))
+        vs_job_copy(&c->jobs[c->n++], job);
     return 0;
 }
 
-static bool wants(const struct pass *p)
+static int src_unsent(void *ctx, const struct vs_loc_pass *pass, const char *f, int64_t after,
+                      int64_t excl_user, int64_t excl_host, size_t lim, struct vs_loc_rows *out)
 {
-    return !p->stop_all && vs_send_wants_more(p->x);
+    struct src *c = ctx;
+    if (lim > c->jcap) {
+        c->jcap = lim;
+        c->jobs = vs_arena_alloc(c->a, lim * sizeof(*c->jobs));
+    }
+    c->pass = pass;
+    c->n = c->rows = 0;
+    c->lim = lim;
+    c->last_id = 0;
+    int rc = vs_store_loc_unsent(c->st, f, after, excl_user, excl_host, (int)lim, batch_add, c);
+    *out = (struct vs_loc_rows){.n = c->n, .rows = c->rows, .last_id = c->last_id};
+    return rc;
 }
 
-static bool is_locality_app(const struct pass *p, int64_t appid)
+static bool is_locality_app(const struct src *c, int64_t appid)
 {
-    const struct vs_app *app = vs_sched__find_app(&p->s->cat->cat, appid);
+    const struct vs_app *app = vs_sched__find_app(&c->s->cat->cat, appid);
     return app && app->locality_scheduling == VS_LOC_APP_FULL;
 }
 
-/* What a search of one file learnt besides what it sent, so that the
- * questions asked after it (does the file have unsent results at all, did
- * the project ever name a workunit after it) need no query of their own
- * when the search already answered them. */
-struct search {
-    bool stopped;  /* a job the host cannot take now ended the search */
-    bool user_has; /* the user holds a result of the file: the file is known */
-    bool all_seen; /* the first query saw every unsent result of the file
-                    * (nobody left out, from the lowest id, short of its limit) */
-    size_t rows;   /* rows that first query passed */
-};
-
-/*
- * Sends what it can of file f's unsent results (seed 001's
- * send_results_for_file), filling *out. Returns the number sent.
- */
-static size_t send_for_file(struct pass *p, const char *f, struct search *out)
+static enum vs_loc_offer src_offer(void *ctx, size_t i, int64_t *wu)
 {
-    memset(out, 0, sizeof(*out));
-    bool *out_stopped = &out->stopped;
-    atomic_fetch_add_explicit(&p->l->n_searched, 1, memory_order_relaxed);
-    int64_t after = 0;
-    if (vs_store_loc_max_sent(p->st, f, p->userid, &after) != 0)
-        return 0;
-    out->user_has = after > 0;
-    /* A user without any result of f (the usual case for a file new to the
-     * host) holds none of its workunits: nothing to leave out, and the
-     * store's query is then much cheaper. */
-    int64_t excl_user = after > 0 && p->x->cfg.one_result_per_user_per_wu ? p->userid : 0;
-    int64_t excl_host = after > 0 ? p->hostid : 0;
-    size_t sent = 0, tried = 0;
-    /* Enough rows for what the reply still has room for, at one row of
-     * another result of each workunit taken (target_nresults 2) and a
-     * little more: usually one query per file. */
-    size_t room = p->x->max_jobs > p->x->njobs ? p->x->max_jobs - p->x->njobs : 0;
-    size_t cap = 2 * room + 4 < BATCH_MAX ? 2 * room + 4 : BATCH_MAX;
-    struct vs_job *jobs = vs_arena_alloc(p->a, cap * sizeof(*jobs));
-    bool more = true; /* the last query may have left rows behind */
-    while (more && tried < VS_LOC_MAX_PER_FILE && wants(p) && !*out_stopped) {
-        size_t lim = VS_LOC_MAX_PER_FILE - tried < cap ? VS_LOC_MAX_PER_FILE - tried : cap;
-        struct batch b = {.p = p, .jobs = jobs, .cap = lim};
-        int rc =
-            vs_store_loc_unsent(p->st, f, after, excl_user, excl_host, (int)lim, batch_add, &b);
-        if (rc == 0 && tried == 0) {
-            out->rows = b.rows;
-            out->all_seen = after == 0 && b.rows < lim;
-        }
-        if (rc != 0 || b.rows == 0) {
-            for (size_t i = 0; i < b.n; i++)
-                vs_job_cleanup(&b.jobs[i]);
-            break;
-        }
-        /* Fewer rows than asked for: there are no more after them, and
-         * another query would only say so. */
-        more = b.rows >= lim;
-        after = b.last_id;
-        tried += b.rows;
-        for (size_t i = 0; i < b.n; i++) {
-            struct vs_cache_job cj = {.job = b.jobs[i], .prep = NULL};
-            bool done = *out_stopped || !wants(p) || wu_taken(p, cj.job.wu.id);
-            if (!done && is_locality_app(p, cj.job.wu.appid) &&
-                vs_sched__prep_job(p->s, &cj) == 0) {
-                int64_t wuid = cj.job.wu.id;
-                enum vs_offer d = p->offer(p->offer_ctx, &cj);
-                if (d == VS_OFFER_TAKEN) {
-                    wu_take(p, wuid);
-                    sent++;
-                    continue; /* the send owns it now */
-                }
-                /* Another result of a workunit the host or user has is
-                 * never theirs: passing it keeps the order. Anything else
-                 * may fit later, and jumping over it would break the
-                 * invariant (the user's next search starts after the
-                 * largest id sent). */
-                if (d == VS_OFFER_STOP)
-                    p->stop_all = true;
-                else if (d == VS_OFFER_SKIP) {
-                    *out_stopped = true;
-                    /* The rows after this one were not offered: the next
-                     * request starts from the user's largest id again. */
-                }
-            }
-            if (cj.prep)
-                vs_sched__unprep_job(p->s, cj.prep);
-            vs_job_cleanup(&cj.job);
-        }
+    struct src *c = ctx;
+    struct vs_cache_job cj = {.job = c->jobs[i], .prep = NULL};
+    *wu = cj.job.wu.id;
+    memset(&c->jobs[i], 0, sizeof(c->jobs[i])); /* the offer or the cleanup below owns it */
+    enum vs_loc_offer out = VS_LOC_PASS;
+    if (is_locality_app(c, cj.job.wu.appid) && vs_sched__prep_job(c->s, &cj) == 0) {
+        enum vs_offer d = c->offer(c->offer_ctx, &cj);
+        if (d == VS_OFFER_TAKEN)
+            return VS_LOC_TAKEN; /* the send owns the job now */
+        /* Another result of a workunit the host or user has is never
+         * theirs: passing it keeps the order. */
+        out = d == VS_OFFER_STOP ? VS_LOC_STOP : d == VS_OFFER_SKIP ? VS_LOC_SKIP : VS_LOC_PASS;
     }
-    atomic_fetch_add_explicit(&p->l->n_sent, sent, memory_order_relaxed);
-    return sent;
+    if (cj.prep)
+        vs_sched__unprep_job(c->s, cj.prep);
+    vs_job_cleanup(&cj.job);
+    return out;
 }
 
-static bool any_unsent(struct pass *p, const char *f, const struct search *sr)
+static void src_rows_done(void *ctx)
 {
-    /* The search's own first query was this one, with a larger limit. */
-    if (sr && sr->all_seen)
-        return sr->rows > 0;
-    struct vs_job one[1];
-    struct batch b = {.jobs = one, .cap = 1};
-    int rc = vs_store_loc_unsent(p->st, f, 0, 0, 0, 1, batch_add, &b);
-    for (size_t i = 0; i < b.n; i++)
-        vs_job_cleanup(&b.jobs[i]);
-    /* A failed query says "has work": nothing is reported or deleted on it. */
-    return rc != 0 || b.n > 0;
+    struct src *c = ctx;
+    /* Rows never offered (the file stopped, the request was full); offered
+     * ones were zeroed, which cleans up as nothing. */
+    for (size_t i = 0; i < c->n; i++)
+        vs_job_cleanup(&c->jobs[i]);
+    c->n = 0;
 }
 
-static void touch(struct pass *p, enum vs_loc_dir d, const char *f)
+static bool src_wants(void *ctx)
 {
-    int rc = vs_loc_touch(p->l->dir, d, f);
+    return vs_send_wants_more(((struct src *)ctx)->x);
+}
+
+static size_t src_room(void *ctx)
+{
+    const struct vs_send *x = ((struct src *)ctx)->x;
+    return x->max_jobs > x->njobs ? x->max_jobs - x->njobs : 0;
+}
+
+static int src_file_known(void *ctx, const char *f, bool *known)
+{
+    return vs_store_loc_file_known(((struct src *)ctx)->st, f, known);
+}
+
+static bool src_exists(void *ctx, enum vs_loc_dir d, const char *f)
+{
+    return vs_loc_exists(((struct src *)ctx)->l->dir, d, f);
+}
+
+static void src_touch(void *ctx, enum vs_loc_dir d, const char *f)
+{
+    struct src *c = ctx;
+    int rc = vs_loc_touch(c->l->dir, d, f);
     if (rc)
-        VS_LOG(p->l->log, VS_LOG_WARN, "locality: cannot make %s/%s: %s", vs_loc_dir_name(d), f,
+        VS_LOG(c->l->log, VS_LOG_WARN, "locality: cannot make %s/%s: %s", vs_loc_dir_name(d), f,
                vs_strerror(rc));
 }
 
-static void add_delete(struct pass *p, const char *f)
+static void src_delete_file(void *ctx, const char *f)
 {
-    struct vs_proto_reply *r = p->r;
+    struct src *c = ctx;
+    struct vs_proto_reply *r = c->r;
     if (r->n_delete_file_infos >= VS_LOC_MAX_HOST_FILES)
         return;
-    const char **d = vs_arena_alloc(p->a, (r->n_delete_file_infos + 1) * sizeof(*d));
+    const char **d = vs_arena_alloc(c->a, (r->n_delete_file_infos + 1) * sizeof(*d));
     if (r->n_delete_file_infos)
         memcpy(d, r->delete_file_infos, r->n_delete_file_infos * sizeof(*d));
-    d[r->n_delete_file_infos++] = vs_arena_strndup(p->a, f, strlen(f));
+    d[r->n_delete_file_infos++] = vs_arena_strndup(c->a, f, strlen(f));
     r->delete_file_infos = d;
-    atomic_fetch_add_explicit(&p->l->n_deletes, 1, memory_order_relaxed);
 }
 
-/*
- * The wait of on-demand generation: up to the wait period, until a search
- * of f finds something once the generator removed need_work/f (the
- * transitioner may still be making the new workunits' results then), or
- * the generator made no_work_available/f instead.
- */
-static size_t wait_and_search(struct pass *p, const char *f, struct search *out)
+/* Up to the wait period, a step of WAIT_STEP_MS at a time. */
+static bool src_wait_step(void *ctx, bool first)
 {
-    p->waited = true;
-    atomic_fetch_add_explicit(&p->l->n_waits, 1, memory_order_relaxed);
-    int64_t end = mono_ms() + (int64_t)p->l->wait_period * 1000;
-    for (;;) {
-        int64_t left = end - mono_ms();
-        if (left <= 0)
-            break;
-        struct timespec ts = {0, (left < WAIT_STEP_MS ? left : WAIT_STEP_MS) * 1000000L};
-        nanosleep(&ts, NULL);
-        if (vs_loc_exists(p->l->dir, VS_LOC_NEED_WORK, f))
-            continue;
-        size_t n = send_for_file(p, f, out);
-        /* Work came, or the generator answered that none will. */
-        if (n > 0 || out->stopped || !wants(p) ||
-            vs_loc_exists(p->l->dir, VS_LOC_NO_WORK_AVAILABLE, f))
-            return n;
-    }
-    return send_for_file(p, f, out);
+    struct src *c = ctx;
+    if (first)
+        c->wait_end_ms = mono_ms() + (int64_t)c->l->wait_period * 1000;
+    int64_t left = c->wait_end_ms - mono_ms();
+    if (left <= 0)
+        return false;
+    struct timespec ts = {0, (left < WAIT_STEP_MS ? left : WAIT_STEP_MS) * 1000000L};
+    nanosleep(&ts, NULL);
+    return true;
 }
 
-/* One file the host holds (seed 001: "Assigning work to a host with a file F"). */
-static void host_file(struct pass *p, const char *f)
-{
-    struct search sr;
-    size_t sent = send_for_file(p, f, &sr);
-    struct vs_loc_file_facts facts = {
-        .sent = sent,
-        .stopped = sr.stopped,
-        .work_needed = wants(p),
-        .on_demand = p->l->wait_period > 0,
-        .waited = p->waited,
-    };
-    if (sent > 0 || sr.stopped || !facts.work_needed)
-        return;
-    /* A file with a result of this user's, or with unsent results, is one
-     * the project named workunits after. */
-    facts.known = sr.user_has || (sr.all_seen && sr.rows > 0);
-    if (!facts.known && (vs_store_loc_file_known(p->st, f, &facts.known) != 0 || !facts.known))
-        return;
-    facts.no_work_available = vs_loc_exists(p->l->dir, VS_LOC_NO_WORK_AVAILABLE, f);
-    facts.any_unsent = any_unsent(p, f, &sr);
-    struct vs_loc_file_action act;
-    vs_loc_after_search(&facts, &act);
-    if (act.need_work) {
-        touch(p, VS_LOC_NEED_WORK, f);
-        atomic_fetch_add_explicit(&p->l->n_need_work, 1, memory_order_relaxed);
-    }
-    if (act.wait) {
-        facts.sent = wait_and_search(p, f, &sr);
-        facts.stopped = sr.stopped;
-        facts.waited = true;
-        facts.work_needed = wants(p);
-        facts.no_work_available = vs_loc_exists(p->l->dir, VS_LOC_NO_WORK_AVAILABLE, f);
-        facts.any_unsent = facts.sent > 0 || any_unsent(p, f, &sr);
-        vs_loc_after_search(&facts, &act);
-    }
-    if (act.files_no_work) {
-        touch(p, VS_LOC_FILES_NO_WORK, f);
-        atomic_fetch_add_explicit(&p->l->n_files_no_work, 1, memory_order_relaxed);
-    }
-    if (act.delete_file)
-        add_delete(p, f);
-}
-
-/* The working set as of at most WS_TTL_MS ago; picks one file name (into
- * the arena) and the scan's starting name. Returns false when it is empty. */
-struct ws_read {
-    struct vs_locality *l;
-};
-
+/* The working set as of at most WS_TTL_MS ago. */
 static int ws_add(void *ctx, const char *name)
 {
-    struct vs_locality *l = ((struct ws_read *)ctx)->l;
+    struct vs_locality *l = ctx;
     if (l->nws == l->capws) {
         l->capws = l->capws ? l->capws * 2 : 64;
         l->ws = vs_xreallocarray(l->ws, l->capws, sizeof(*l->ws));
@@ -532,16 +351,16 @@ static int ws_add(void *ctx, const char *name)
     return 0;
 }
 
-static const char *ws_pick(struct pass *p)
+static const char *src_ws_pick(void *ctx)
 {
-    struct vs_locality *l = p->l;
+    struct src *c = ctx;
+    struct vs_locality *l = c->l;
     const char *out = NULL;
     pthread_mutex_lock(&l->mu);
     int64_t now = mono_ms();
     if (now - l->ws_loaded_ms > WS_TTL_MS) {
         ws_free(l);
-        struct ws_read wr = {l};
-        if (vs_loc_list(l->dir, VS_LOC_WORKING_SET, WS_MAX, ws_add, &wr) != 0)
+        if (vs_loc_list(l->dir, VS_LOC_WORKING_SET, WS_MAX, ws_add, l) != 0)
             VS_LOG(l->log, VS_LOG_WARN, "locality: cannot read file_working_set/");
         if (l->nws > 1)
             qsort(l->ws, l->nws, sizeof(*l->ws), cmp_name);
@@ -550,63 +369,21 @@ static const char *ws_pick(struct pass *p)
     if (l->nws > 0) {
         uint64_t rnd = l->sorted ? l->turn++ : vs_rng_u64(&l->rng);
         const char *f = l->ws[vs_loc_pick_working(l->nws, rnd)];
-        out = vs_arena_strndup(p->a, f, strlen(f));
+        out = vs_arena_strndup(c->a, f, strlen(f));
     }
     pthread_mutex_unlock(&l->mu);
     return out;
 }
 
-/* A file searched for a host that does not hold it. Returns true when the
- * file has unsent results this user may not have (excluded for it). */
-static bool new_file(struct pass *p, const char *f)
+static size_t src_scan(void *ctx, const char *start, const char **names, size_t max)
 {
-    if (!seen_add(p, f))
-        return false;
-    struct search sr;
-    if (send_for_file(p, f, &sr) > 0 || sr.stopped || !wants(p))
-        return false;
-    if (!any_unsent(p, f, &sr)) {
-        touch(p, VS_LOC_FILES_NO_WORK, f);
-        atomic_fetch_add_explicit(&p->l->n_files_no_work, 1, memory_order_relaxed);
-        vs_loc_work_drop(p->l->work, f);
-        return false;
-    }
-    return true;
+    struct src *c = ctx;
+    return vs_loc_work_scan(c->l->work, c->st, mono_ms(), start, c->a, names, max);
 }
 
-/*
- * Seed 001's "Assigning work to a host with no files": a working-set file
- * chosen at random (or in turn), a few times, until one is excluded for
- * this user; then, while the host still wants work, the deterministic
- * scan: the files with unsent results in name order from a working-set
- * name, wrapping around, at most VS_LOC_SCAN_FILES of them (from the
- * listing loc_work.c keeps, at most WORK_TTL_MS old). (BOINC scans
- * whenever work is still needed after the picks: working-set files that ran
- * dry before the manager caught up must not leave a host idle while other
- * files have work.)
- */
-static void new_files(struct pass *p)
+static void src_drop_work(void *ctx, const char *f)
 {
-    bool excluded = false;
-    const char *start = "";
-    for (int t = 0; t < VS_LOC_WS_TRIES && wants(p) && !excluded; t++) {
-        const char *f = ws_pick(p);
-        if (!f)
-            break;
-        start = f;
-        /* Found without work by an earlier request and not yet dropped by
-         * the working-set manager: not worth a search. */
-        if (vs_loc_exists(p->l->dir, VS_LOC_FILES_NO_WORK, f))
-            continue;
-        excluded = new_file(p, f);
-    }
-    if (!wants(p))
-        return;
-    const char *names[VS_LOC_SCAN_FILES];
-    size_t n =
-        vs_loc_work_scan(p->l->work, p->st, mono_ms(), start, p->a, names, VS_LOC_SCAN_FILES);
-    for (size_t i = 0; i < n && wants(p); i++)
-        (void)new_file(p, names[i]);
+    vs_loc_work_drop(((struct src *)ctx)->l->work, f);
 }
 
 void vs_locality_send(struct vs_sched *s, struct vs_store *st, const struct vs_proto_request *q,
@@ -616,11 +393,10 @@ void vs_locality_send(struct vs_sched *s, struct vs_store *st, const struct vs_p
     struct vs_locality *l = s->loc;
     if (!l || !st || !vs_send_wants_more(x))
         return;
-    struct pass p = {
+    struct src c = {
         .s = s,
         .l = l,
         .st = st,
-        .hostid = hostid,
         .userid = userid,
         .offer = offer,
         .offer_ctx = offer_ctx,
@@ -628,35 +404,48 @@ void vs_locality_send(struct vs_sched *s, struct vs_store *st, const struct vs_p
         .r = r,
         .x = x,
     };
-    /* The host's files: only valid names (the rest are counted and ignored,
-     * they cannot be ours), each once, at most VS_LOC_MAX_HOST_FILES. */
-    size_t n = q->n_sticky_files, bad = 0, k = 0;
-    const char **order = NULL;
-    if (n > 0) {
-        const char **names = vs_arena_alloc(a, n * sizeof(*names));
-        for (size_t i = 0; i < n; i++)
-            names[i] = q->sticky_files[i].name ? q->sticky_files[i].name : "";
-        order = vs_arena_alloc(a, n * sizeof(*order));
-        uint64_t rnd = 0;
-        if (!l->sorted) {
-            pthread_mutex_lock(&l->mu);
-            rnd = vs_rng_u64(&l->rng);
-            pthread_mutex_unlock(&l->mu);
-        }
-        k = vs_loc_order_files(names, n, l->sorted, rnd, order, VS_LOC_MAX_HOST_FILES, &bad);
+    struct vs_loc_source src = {
+        .ctx = &c,
+        .max_sent = src_max_sent,
+        .unsent = src_unsent,
+        .offer = src_offer,
+        .rows_done = src_rows_done,
+        .wants = src_wants,
+        .room = src_room,
+        .file_known = src_file_known,
+        .exists = src_exists,
+        .touch = src_touch,
+        .delete_file = src_delete_file,
+        .wait_step = src_wait_step,
+        .ws_pick = src_ws_pick,
+        .scan = src_scan,
+        .drop_work = src_drop_work,
+    };
+    size_t n = q->n_sticky_files;
+    const char **names = n ? vs_arena_alloc(a, n * sizeof(*names)) : NULL;
+    for (size_t i = 0; i < n; i++)
+        names[i] = q->sticky_files[i].name ? q->sticky_files[i].name : "";
+    struct vs_loc_request rq = {
+        .hostid = hostid,
+        .userid = userid,
+        .one_result_per_user_per_wu = x->cfg.one_result_per_user_per_wu,
+        .on_demand = l->wait_period > 0,
+        .sorted = l->sorted,
+        .files = names,
+        .nfiles = n,
+    };
+    if (n > 0 && !l->sorted) {
+        pthread_mutex_lock(&l->mu);
+        rq.rnd = vs_rng_u64(&l->rng);
+        pthread_mutex_unlock(&l->mu);
     }
-    if (bad)
-        atomic_fetch_add_explicit(&l->n_bad, bad, memory_order_relaxed);
-    for (size_t i = 0; i < k && wants(&p); i++) {
-        (void)seen_add(&p, order[i]);
-        host_file(&p, order[i]);
-    }
-    /* Seed 001 gives a working-set file to a host with none of the files:
-     * a host that got jobs for files it holds is not sent a new file as
-     * well, to fill the rest of its request (it asks again). Filling it
-     * put a third or fourth host on files whose two hosts had just
-     * finished theirs: at 2,000 hosts asking for 8 jobs, 3.7 hosts per file
-     * against 2.0 (in-turn picks; bench_locality, docs/locality.md). */
-    if (wants(&p) && p.nwus == 0)
-        new_files(&p);
+    struct vs_loc_pass_stats ps;
+    vs_loc_pass_run(&src, &rq, a, &ps);
+    atomic_fetch_add_explicit(&l->n_sent, ps.sent, memory_order_relaxed);
+    atomic_fetch_add_explicit(&l->n_deletes, ps.deletes, memory_order_relaxed);
+    atomic_fetch_add_explicit(&l->n_need_work, ps.need_work, memory_order_relaxed);
+    atomic_fetch_add_explicit(&l->n_waits, ps.waits, memory_order_relaxed);
+    atomic_fetch_add_explicit(&l->n_files_no_work, ps.files_no_work, memory_order_relaxed);
+    atomic_fetch_add_explicit(&l->n_bad, ps.bad_names, memory_order_relaxed);
+    atomic_fetch_add_explicit(&l->n_searched, ps.searched, memory_order_relaxed);
 }

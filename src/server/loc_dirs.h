@@ -19,14 +19,7 @@
 #include <stddef.h>
 
 #include "volsched/error.h"
-
-enum vs_loc_dir {
-    VS_LOC_NEED_WORK = 0,
-    VS_LOC_NO_WORK_AVAILABLE,
-    VS_LOC_WORKING_SET,
-    VS_LOC_FILES_NO_WORK,
-    VS_LOC__NDIRS
-};
+#include "volsched/loc_pass.h" /* enum vs_loc_dir */
 
 /* "need_work", "no_work_available", "file_working_set", "files_no_work". */
 const char *vs_loc_dir_name(enum vs_loc_dir d);

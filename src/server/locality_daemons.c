@@ -27,14 +27,6 @@ static int names_add(void *ctx, const char *name)
     return 0;
 }
 
-static bool names_has(const struct names *ns, const char *name)
-{
-    for (size_t i = 0; i < ns->n; i++)
-        if (strcmp(ns->v[i], name) == 0)
-            return true;
-    return false;
-}
-
 int vs_locality_gen_pass(const struct vs_project_config *cfg, const char *command, int timeout,
                          struct vs_log *log, struct vs_locality_gen_stats *out)
 {
@@ -83,18 +75,47 @@ int vs_locality_gen_pass(const struct vs_project_config *cfg, const char *comman
     return rc ? rc : (int)(st.made + st.exhausted);
 }
 
-struct candidates {
-    const struct names *ws;
-    struct names *add;
-    size_t want;
+/* The working-set manager's source: the trigger directories and the store. */
+struct ws_src {
+    const struct vs_project_config *cfg;
+    struct vs_store *s;
+    struct vs_log *log;
 };
 
-static int candidate(void *ctx, const char *name)
+static int ws_list(void *ctx, enum vs_loc_dir d, int (*fn)(void *, const char *), void *fctx)
 {
-    struct candidates *c = ctx;
-    if (c->add->n < c->want && !names_has(c->ws, name))
-        names_add(c->add, name);
-    return 0;
+    const struct ws_src *w = ctx;
+    /* The listings are bounded: a working set larger than the bound is
+     * treated as full. */
+    size_t max = d == VS_LOC_WORKING_SET ? (size_t)100000 : VS_LOC_DAEMON_MAX;
+    return vs_loc_list(w->cfg->dir, d, max, fn, fctx);
+}
+
+static int ws_remove(void *ctx, enum vs_loc_dir d, const char *f)
+{
+    return vs_loc_remove(((const struct ws_src *)ctx)->cfg->dir, d, f);
+}
+
+static int ws_touch(void *ctx, enum vs_loc_dir d, const char *f)
+{
+    return vs_loc_touch(((const struct ws_src *)ctx)->cfg->dir, d, f);
+}
+
+static bool ws_exists(void *ctx, enum vs_loc_dir d, const char *f)
+{
+    return vs_loc_exists(((const struct ws_src *)ctx)->cfg->dir, d, f);
+}
+
+static int ws_files_with_work(void *ctx, size_t lim, int (*fn)(void *, const char *), void *fctx)
+{
+    const struct ws_src *w = ctx;
+    return vs_store_loc_files_with_work(w->s, "", lim > 100000 ? 100000 : (int)lim, fn, fctx);
+}
+
+static void ws_changed(void *ctx, const char *f, bool joined)
+{
+    VS_LOG(((const struct ws_src *)ctx)->log, VS_LOG_INFO, "locality-ws: %s %s", f,
+           joined ? "joined the working set" : "left the working set (no work)");
 }
 
 int vs_locality_ws_pass(struct vs_store *s, const struct vs_project_config *cfg, size_t target,
@@ -105,43 +126,23 @@ int vs_locality_ws_pass(struct vs_store *s, const struct vs_project_config *cfg,
     if (!s || target == 0)
         return VS_EINVAL;
     int rc = vs_loc_dirs_create(cfg->dir);
-    struct names gone = {0}, ws = {0}, add = {0};
-    if (rc == 0)
-        rc = vs_loc_list(cfg->dir, VS_LOC_FILES_NO_WORK, VS_LOC_DAEMON_MAX, names_add, &gone);
-    /* Drop first: the scheduler found no unsent result for these. */
-    for (size_t i = 0; rc == 0 && i < gone.n; i++) {
-        bool was = vs_loc_exists(cfg->dir, VS_LOC_WORKING_SET, gone.v[i]);
-        rc = vs_loc_remove(cfg->dir, VS_LOC_WORKING_SET, gone.v[i]);
-        if (rc == 0)
-            rc = vs_loc_remove(cfg->dir, VS_LOC_FILES_NO_WORK, gone.v[i]);
-        if (rc == 0 && was) {
-            st.removed++;
-            VS_LOG(log, VS_LOG_INFO, "locality-ws: %s left the working set (no work)", gone.v[i]);
-        }
+    if (rc == 0) {
+        struct ws_src w = {cfg, s, log};
+        struct vs_loc_ws_source src = {
+            .ctx = &w,
+            .list = ws_list,
+            .remove = ws_remove,
+            .touch = ws_touch,
+            .exists = ws_exists,
+            .files_with_work = ws_files_with_work,
+            .changed = ws_changed,
+        };
+        struct vs_loc_ws_stats ws;
+        rc = vs_loc_ws_run(&src, target, &ws);
+        st.removed = ws.removed;
+        st.added = ws.added;
+        st.size = ws.size;
     }
-    /* The listing is bounded: a working set larger than the bound is
-     * treated as full. */
-    if (rc == 0)
-        rc = vs_loc_list(cfg->dir, VS_LOC_WORKING_SET, (size_t)100000, names_add, &ws);
-    if (rc == 0 && ws.n < target) {
-        /* Files with work, in name order; the ones already in the set are
-         * passed over, so ask for that many more. */
-        struct candidates c = {&ws, &add, target - ws.n};
-        /* At most ws.n of the first target files are in the set already. */
-        rc = vs_store_loc_files_with_work(s, "", target > 100000 ? 100000 : (int)target, candidate,
-                                          &c);
-        for (size_t i = 0; rc == 0 && i < add.n; i++) {
-            rc = vs_loc_touch(cfg->dir, VS_LOC_WORKING_SET, add.v[i]);
-            if (rc == 0) {
-                st.added++;
-                VS_LOG(log, VS_LOG_INFO, "locality-ws: %s joined the working set", add.v[i]);
-            }
-        }
-    }
-    st.size = ws.n + st.added;
-    vs_free(gone.v);
-    vs_free(ws.v);
-    vs_free(add.v);
     if (out)
         *out = st;
     if (rc) {

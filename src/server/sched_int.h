@@ -14,6 +14,7 @@
 #include "server/commit.h"
 #include "server/sched.h"
 #include "volsched/alloc.h"
+#include "volsched/loc_pass.h"
 #include "volsched/proto.h"
 #include "volsched/server_policy.h"
 
@@ -250,12 +251,6 @@ bool vs_sched__new_host_allowed(struct vs_sched *s, struct vs_store *st, int64_t
 /* The files a host holds as one request sees them: the valid sticky names
  * its client listed plus the inputs of the jobs this reply sends, sorted
  * by name (arena memory). */
-struct vs_loc_held {
-    const char **names;
-    double *sizes;
-    size_t n, cap;
-};
-
 void vs_loc_held_from_request(struct vs_loc_held *h, const struct vs_proto_request *q,
                               struct vs_arena *a);
 /* Adds the sticky inputs of pj (the host keeps them once sent). */

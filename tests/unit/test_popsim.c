@@ -4,6 +4,7 @@
  * lighter host model and the full one. */
 #include "vs_test.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,6 +72,9 @@ static void test_errors(void **state)
     expect_error("hosts = 2.5", 1, 9, "whole number");
     expect_error("min_quorum = 2", 1, 15, "target_nresults (1) is below min_quorum (2)");
     expect_error("hosts = 10 ; ", 1, 12, "unexpected character ';'");
+    expect_error("locality = true\n", 2, 1, "needs big input files");
+    expect_error("file_mb = 10 file_order = random", 1, 27, "file_order wants one of");
+    expect_error("file_mb = 10 wus_per_file = 0", 1, 29, "out of range");
 }
 
 static void run(const char *text, struct vs_pop_result *r)
@@ -355,6 +359,85 @@ static void test_server_sees_full_queue(void **state)
     vs_pop_result_cleanup(&full);
 }
 
+/* Locality scheduling (seed 001) through the server's own pass: two
+ * hosts, two files of 50 workunits, two results each, every workunit made
+ * one per file in turn. Each host downloads each file once: the lower
+ * bound exactly, and the server tells them to delete the files once no
+ * work is left for them. Without locality the same work is far dearer on
+ * a bigger population. */
+#define LOC                                                                                        \
+    "on_frac = 1 active_frac = 1 ncpus = 4 disk_gb = 1000 job_hours = 2 "                          \
+    "min_quorum = 2 target_nresults = 2 file_mb = 100 wus_per_file = 50 duration = 60 "
+
+static void test_locality_bound(void **state)
+{
+    (void)state;
+    struct vs_pop_result r;
+    run(LOC "hosts = 2 batch_size = 100 locality = true", &r);
+    check_books(&r);
+    assert_int_equal(r.wus_valid, 100);
+    assert_int_equal(r.files, 2);
+    assert_int_equal(r.file_downloads, 4);
+    assert_true(fabs(r.bytes_vs_bound - 1.0) < 1e-9);
+    assert_true(r.loc_deletes >= 2 && r.loc_deletes <= 4);
+    vs_pop_result_cleanup(&r);
+
+    /* 300 hosts, 60 files: each file's 100 results go to a few hosts with
+     * locality, to nearly every host that runs one without it. */
+    struct vs_pop_result loc, plain, grouped;
+    run(LOC "hosts = 300 batch_size = 3000 locality = true", &loc);
+    run(LOC "hosts = 300 batch_size = 3000 locality = false", &plain);
+    run(LOC "hosts = 300 batch_size = 3000 file_order = grouped", &grouped);
+    check_books(&loc);
+    check_books(&plain);
+    assert_int_equal(loc.wus_valid, 3000);
+    assert_int_equal(plain.wus_valid, 3000);
+    assert_true(loc.file_downloads >= 120);
+    assert_true(loc.bytes_vs_bound < 6);
+    assert_true(plain.bytes_vs_bound > 4 * loc.bytes_vs_bound);
+    assert_int_equal(plain.loc_deletes, 0);
+    /* Grouped creation gives plain scheduling some locality by accident. */
+    assert_true(grouped.bytes_vs_bound < plain.bytes_vs_bound);
+    vs_pop_result_cleanup(&loc);
+    vs_pop_result_cleanup(&plain);
+    vs_pop_result_cleanup(&grouped);
+}
+
+/* The disk rule sees the files: a host with less room than one file gets
+ * nothing; the same host once it has room gets work. Deterministic with
+ * locality, under both host models. */
+static void test_locality_disk_and_determinism(void **state)
+{
+    (void)state;
+    struct vs_pop_result r;
+    run(LOC "hosts = 20 batch_size = 200 locality = true disk_gb = 0.05 duration = 2", &r);
+    assert_int_equal(r.sent, 0);
+    assert_true(r.work_requests > 0);
+    vs_pop_result_cleanup(&r);
+    run(LOC "hosts = 20 batch_size = 200 locality = true disk_gb = 0.5 duration = 2", &r);
+    assert_true(r.sent > 0);
+    vs_pop_result_cleanup(&r);
+
+    const char *t = LOC "hosts = 200 batch_size = 2000 locality = true lifetime = 5 "
+                        "on_frac = beta(4, 1.5)";
+    char *a = json_of(t, 3), *b = json_of(t, 3);
+    assert_string_equal(a, b);
+    assert_non_null(strstr(a, "\"bytes_vs_bound\""));
+    vs_free(a);
+    vs_free(b);
+    char full[512];
+    snprintf(full, sizeof(full), "%s model = full duration = 10", t);
+    a = json_of(full, 3);
+    b = json_of(full, 3);
+    assert_string_equal(a, b);
+    vs_free(a);
+    vs_free(b);
+    /* Without files the figures are not shown. */
+    a = json_of(BASE, 1);
+    assert_null(strstr(a, "bytes_vs_bound"));
+    vs_free(a);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -370,6 +453,8 @@ int main(void)
         cmocka_unit_test(test_full_books),
         cmocka_unit_test(test_client_edf),
         cmocka_unit_test(test_server_sees_full_queue),
+        cmocka_unit_test(test_locality_bound),
+        cmocka_unit_test(test_locality_disk_and_determinism),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
