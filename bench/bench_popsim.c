@@ -75,8 +75,7 @@ static int run(long hosts, int days, bool edf, bool full, bool loc)
     printf("%-5s %9ld hosts x %2d days  EDF %-3s%s  %9.0f host-days/s per core (wall %6.1f s)  "
            "%5.2f RPCs and %5.2f results per host-day  peak RSS %5ld MB  %.2fx target\n",
            full ? "full" : "light", hosts, days, edf ? "on" : "off", loc ? "  locality" : "", hd_s,
-           wall,
-           (double)r.rpcs / r.host_days, (double)r.sent / r.host_days, peak_rss_mb(),
+           wall, (double)r.rpcs / r.host_days, (double)r.sent / r.host_days, peak_rss_mb(),
            hd_s / TARGET);
     fflush(stdout);
     vs_pop_result_cleanup(&r);
