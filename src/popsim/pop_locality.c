@@ -153,11 +153,19 @@ void vs_pop__file_wu_closed(struct pop *p, int32_t w)
     }
 }
 
-static struct pop_hfile *hfile(struct pop_host *h, int32_t fi, bool add)
+static int hfile_find(const struct pop_host *h, int32_t fi)
 {
     for (int i = 0; i < h->nhf; i++)
         if (h->hf[i].file == fi)
-            return &h->hf[i];
+            return i;
+    return -1;
+}
+
+static struct pop_hfile *hfile(struct pop_host *h, int32_t fi, bool add)
+{
+    int i = hfile_find(h, fi);
+    if (i >= 0)
+        return &h->hf[i];
     if (!add)
         return NULL;
     if (h->nhf == h->caphf) {
@@ -219,8 +227,8 @@ double vs_pop__file_disk_need(const struct pop *p, const struct pop_host *h, int
     double input = p->s->input_mb * 1e6;
     if (fi < 0)
         return 0; /* as before files existed: the scheduler's disk check sees no bound */
-    const struct pop_hfile *e = hfile((struct pop_host *)h, fi, false);
-    return input + (e && e->held ? 0 : p->s->file_mb * 1e6);
+    int i = hfile_find(h, fi);
+    return input + (i >= 0 && h->hf[i].held ? 0 : p->s->file_mb * 1e6);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -247,8 +255,8 @@ static int s_max_sent(void *ctx, const char *name, int64_t *after)
 {
     struct src *c = ctx;
     int32_t fi = file_index(c->p, name);
-    const struct pop_hfile *e = fi >= 0 ? hfile(c->h, fi, false) : NULL;
-    *after = e ? e->max_seq : 0;
+    int i = fi >= 0 ? hfile_find(c->h, fi) : -1;
+    *after = i >= 0 ? c->h->hf[i].max_seq : 0;
     return 0;
 }
 
@@ -337,9 +345,9 @@ static int s_file_known(void *ctx, const char *name, bool *known)
     return 0;
 }
 
-static bool s_exists(void *ctx, enum vs_loc_dir d, const char *name)
+/* The trigger flag d of the named file (the server's trigger directories). */
+static bool flag_of(const struct pop *p, enum vs_loc_dir d, const char *name)
 {
-    const struct pop *p = ((struct src *)ctx)->p;
     int32_t fi = file_index(p, name);
     if (fi < 0)
         return false;
@@ -348,6 +356,11 @@ static bool s_exists(void *ctx, enum vs_loc_dir d, const char *name)
     if (d == VS_LOC_WORKING_SET)
         return p->files[fi].in_ws;
     return false; /* no generator: need_work/ and no_work_available/ stay empty */
+}
+
+static bool s_exists(void *ctx, enum vs_loc_dir d, const char *name)
+{
+    return flag_of(((struct src *)ctx)->p, d, name);
 }
 
 static void flag_no_work(struct pop *p, int32_t fi)
@@ -401,7 +414,7 @@ static size_t files_with_work(const struct pop *p, int32_t from, const char **na
     for (size_t k = 0; k < nf && n < max; k++) {
         size_t fi = ((size_t)(from + 1) + k) % nf;
         /* Skip empty words whole. */
-        if (fi % 64 == 0 && p->work_bits[fi / 64] == 0 && k + 64 <= nf) {
+        if (fi % 64 == 0 && fi + 64 <= nf && k + 64 <= nf && p->work_bits[fi / 64] == 0) {
             k += 63;
             continue;
         }
@@ -543,8 +556,7 @@ static int w_touch(void *ctx, enum vs_loc_dir d, const char *name)
 
 static bool w_exists(void *ctx, enum vs_loc_dir d, const char *name)
 {
-    struct src c = {.p = ctx};
-    return s_exists(&c, d, name);
+    return flag_of(ctx, d, name);
 }
 
 static int w_files_with_work(void *ctx, size_t lim, int (*fn)(void *, const char *), void *fctx)
