@@ -59,16 +59,20 @@ static void unclaim(struct vs_commit_item *it)
     it->nclaimed = 0;
 }
 
-/* One item inside the batch's transaction, in its own savepoint unless it
- * is alone in the batch (then the batch's transaction is its savepoint, and
- * two statements per RPC are saved). */
-static int run_item(struct vs_committer *c, struct vs_commit_item *it, bool alone)
+static int claim(struct vs_committer *c, struct vs_commit_item *it)
 {
-    int rc = alone ? 0 : vs_store_begin(c->store);
-    if (rc != 0)
-        return rc;
+    return vs_store_results_claim(c->store, it->host->id, it->userid, it->teamid, it->now,
+                                  it->claims, it->nclaims, &it->nclaimed);
+}
+
+/* What one request writes, in order. */
+static int item_writes(struct vs_committer *c, struct vs_commit_item *it)
+{
+    if (it->claims_only)
+        return claim(c, it); /* the request's first item wrote the rest */
     /* Counted in the transaction, so the limits are exact however many
      * requests of one host or account are in flight (issue 19). */
+    int rc = 0;
     if (it->new_host)
         rc = vs_store_host_add_capped(c->store, it->host, it->now - 86400, it->max_new_hosts);
     else if (it->quota_day_start > 0)
@@ -81,10 +85,21 @@ static int run_item(struct vs_committer *c, struct vs_commit_item *it, bool alon
     if (rc == 0 && it->nresends > 0)
         rc = vs_store_results_resend(c->store, it->host->id, it->now, it->resends, it->nresends);
     if (rc == 0 && it->nclaims > 0)
-        rc = vs_store_results_claim(c->store, it->host->id, it->userid, it->teamid, it->now,
-                                    it->claims, it->nclaims, &it->nclaimed);
+        rc = claim(c, it);
     if (rc == 0 && it->extra)
         rc = it->extra(c->store, it->host->id, it->now, it->extra_ctx);
+    return rc;
+}
+
+/* One item inside the batch's transaction, in its own savepoint unless it
+ * is alone in the batch (then the batch's transaction is its savepoint, and
+ * two statements per RPC are saved). */
+static int run_item(struct vs_committer *c, struct vs_commit_item *it, bool alone)
+{
+    int rc = alone ? 0 : vs_store_begin(c->store);
+    if (rc != 0)
+        return rc;
+    rc = item_writes(c, it);
     if (alone)
         return rc;
     if (rc == 0)

@@ -28,6 +28,9 @@ struct vs_commit_item {
     /* in */
     struct vs_host *host; /* written: added when new_host (host->id set), else updated */
     bool new_host;
+    /* Only the claims (a request's second choice after it lost claims):
+     * its first item wrote the host row, reports, resends and extra. */
+    bool claims_only;
     int64_t userid, teamid, now;
     struct vs_claim *claims; /* claimed flags are written */
     size_t nclaims;

@@ -218,6 +218,95 @@ static int refuse(struct vs_sched *s, const char *peer, const char *why, const c
 /* The request                                                               */
 /* ------------------------------------------------------------------------ */
 
+/* The claims of the chosen jobs send->jobs[from..to). */
+static void fill_claims(const struct vs_sched *s, const struct vs_send *send, int64_t now,
+                        struct vs_claim *claims, size_t from, size_t to)
+{
+    for (size_t i = from; i < to; i++) {
+        const struct vs_job *j = &send->jobs[i].job;
+        const struct send_job *sj = &send->sent[i];
+        memset(&claims[i], 0, sizeof(claims[i]));
+        claims[i].result_id = j->result.id;
+        claims[i].workunit_id = j->result.workunitid;
+        claims[i].app_version_id = sj->av ? sj->av->av->id : 0;
+        claims[i].app_version_num =
+            sj->av ? sj->av->av->version_num : (sj->anon_av ? sj->anon_av->version_num : 0);
+        int64_t bound = j->wu.delay_bound > 0 ? j->wu.delay_bound : 7 * 86400;
+        /* BOINC-COMPAT: the stored deadline includes report_grace_period;
+         * the client is told the deadline without it (h_send.c). */
+        claims[i].report_deadline = now + bound + s->cfg.report_grace_period;
+        claims[i].flops_estimate = sj->flops;
+        claims[i].hr_class = sj->hr_class;
+        /* The send policy checked the rule against what it read; the claim
+         * checks it again against what is committed (issue 19). */
+        /* Assigned instances follow the assignment's own rules (a user's
+         * set of hosts is the point of --target_user; a host target retries
+         * on its host): the reservation decided them (h_assign.c). */
+        claims[i].one_per_user = send->cfg.one_result_per_user_per_wu && !sj->assigned;
+        claims[i].one_per_host = send->cfg.one_result_per_host_per_wu && !sj->assigned;
+        claims[i].host_max_in_progress = send->host_cap;
+        claims[i].day_quota = sj->day_quota;
+        claims[i].lease_owner = s->lease_owner;
+    }
+}
+
+/* Rounds of choosing again after a commit lost claims (rechoose). */
+#define RECHOOSE_ROUNDS 2
+
+/*
+ * A request that lost claims to others (concurrent requests of the same
+ * user or host, another instance, a stale cache copy) and still wants work
+ * chooses again from the cache among the jobs it has not tried, through the
+ * same rules, and commits those claims, at most RECHOOSE_ROUNDS times.
+ * Called after its first item committed (host.id is known then). Returns
+ * the claims the rounds added; *claims and send grow in place.
+ */
+static size_t rechoose(struct vs_sched *s, const struct vs_proto_request *q,
+                       const struct vs_commit_item *first, struct vs_arena *a, struct vs_send *send,
+                       struct vs_claim *claims)
+{
+    size_t added = 0;
+    atomic_fetch_add_explicit(&s->n_claims_lost, send->njobs - first->nclaimed,
+                              memory_order_relaxed);
+    for (int round = 0; round < RECHOOSE_ROUNDS && first->nclaimed + added < send->njobs; round++) {
+        size_t base = vs_send_keep_claimed(s, send, claims, a);
+        if (!vs_send_wants_more(send))
+            break;
+        struct vs_store *st = NULL;
+        if (pool_get(s, &st) != 0)
+            break;
+        /* Announced before choosing, as the first item was: a leader about
+         * to commit waits for it. */
+        vs_committer_enter(s->committer);
+        size_t more = vs_send_rechoose(s, st, q, first->host->id, a, send);
+        pool_put(s, st);
+        if (more == 0) {
+            vs_committer_leave(s->committer);
+            break;
+        }
+        atomic_fetch_add_explicit(&s->n_rechosen, 1, memory_order_relaxed);
+        fill_claims(s, send, first->now, claims, base, base + more);
+        struct vs_commit_item item = {
+            .host = first->host,
+            .claims_only = true,
+            .userid = first->userid,
+            .teamid = first->teamid,
+            .now = first->now,
+            .claims = claims + base,
+            .nclaims = more,
+        };
+        if (vs_committer_run(s->committer, &item) != 0) {
+            for (size_t i = base; i < base + more; i++)
+                vs_send_put_back(s, send, i);
+            send->njobs = base;
+            break;
+        }
+        added += item.nclaimed;
+        atomic_fetch_add_explicit(&s->n_claims_lost, more - item.nclaimed, memory_order_relaxed);
+    }
+    return added;
+}
+
 int vs_sched_handle(struct vs_sched *s, const char *body, size_t len, const char *peer, int64_t now,
                     struct vs_buf *out)
 {
@@ -402,32 +491,9 @@ int vs_sched_handle(struct vs_sched *s, const char *body, size_t len, const char
     size_t njobs = send.njobs;
 
     /* ---- commit: host row + claims + quota rows, durable before the reply ---- */
-    claims = vs_xcalloc(njobs + 1, sizeof(*claims));
-    for (size_t i = 0; i < njobs; i++) {
-        const struct vs_job *j = &send.jobs[i].job;
-        const struct send_job *sj = &send.sent[i];
-        claims[i].result_id = j->result.id;
-        claims[i].workunit_id = j->result.workunitid;
-        claims[i].app_version_id = sj->av ? sj->av->av->id : 0;
-        claims[i].app_version_num =
-            sj->av ? sj->av->av->version_num : (sj->anon_av ? sj->anon_av->version_num : 0);
-        int64_t bound = j->wu.delay_bound > 0 ? j->wu.delay_bound : 7 * 86400;
-        /* BOINC-COMPAT: the stored deadline includes report_grace_period;
-         * the client is told the deadline without it (h_send.c). */
-        claims[i].report_deadline = now + bound + s->cfg.report_grace_period;
-        claims[i].flops_estimate = sj->flops;
-        claims[i].hr_class = sj->hr_class;
-        /* The send policy checked the rule against what it read; the claim
-         * checks it again against what is committed (issue 19). */
-        /* Assigned instances follow the assignment's own rules (a user's
-         * set of hosts is the point of --target_user; a host target retries
-         * on its host): the reservation decided them (h_assign.c). */
-        claims[i].one_per_user = send.cfg.one_result_per_user_per_wu && !sj->assigned;
-        claims[i].one_per_host = send.cfg.one_result_per_host_per_wu && !sj->assigned;
-        claims[i].host_max_in_progress = send.host_cap;
-        claims[i].day_quota = sj->day_quota;
-        claims[i].lease_owner = s->lease_owner;
-    }
+    /* Room for a second choice too (rechoose): at most max_jobs in all. */
+    claims = vs_xcalloc((njobs > send.max_jobs ? njobs : send.max_jobs) + 1, sizeof(*claims));
+    fill_claims(s, &send, now, claims, 0, njobs);
     struct vs_commit_item item = {
         .host = &host,
         .new_host = new_host,
@@ -447,6 +513,9 @@ int vs_sched_handle(struct vs_sched *s, const char *body, size_t len, const char
     };
     announced = false; /* vs_committer_run takes the announcement over */
     rc = vs_committer_run(s->committer, &item);
+    size_t nclaimed = item.nclaimed;
+    if (rc == 0 && wants && nclaimed < njobs)
+        nclaimed += rechoose(s, &q, &item, &a, &send, claims);
     /* Reported errors lowered max_jobs_per_day in the store after the
      * quota rows were read: those rows are not cached (a host that only
      * errs must meet its lowered quota on its next RPC, not 10 s later). */
@@ -472,8 +541,8 @@ int vs_sched_handle(struct vs_sched *s, const char *body, size_t len, const char
 
     vs_reports_ack(&reports, &r, &a); /* durable now: the client may forget them */
     vs_resend_reply(s, &send, claims, &lost, &a, &r);
-    atomic_fetch_add_explicit(&s->n_sent, item.nclaimed, memory_order_relaxed);
-    if (wants && item.nclaimed == 0) {
+    atomic_fetch_add_explicit(&s->n_sent, nclaimed, memory_order_relaxed);
+    if (wants && nclaimed == 0) {
         atomic_fetch_add_explicit(&s->n_nowork, 1, memory_order_relaxed);
         if (njobs > 0) /* chosen, but other hosts claimed them first */
             vs_sched__add_msg(&r, &a, "low", "No tasks sent");
@@ -485,10 +554,9 @@ int vs_sched_handle(struct vs_sched *s, const char *body, size_t len, const char
     VS_LOG(s->log, VS_LOG_INFO,
            "rpc host %lld%s user %lld (%s) from %s: reported %zu (%zu new), sent %zu%s%s%s",
            (long long)host.id, new_host || made_host ? " (new)" : "", (long long)user.id, user.name,
-           peer ? peer : "?", reports.n, reports.nrecorded, item.nclaimed,
-           !asked ? ", no work requested" : "",
-           wants && item.nclaimed == 0 && r.n_messages ? ": " : "",
-           wants && item.nclaimed == 0 && r.n_messages ? r.messages[r.n_messages - 1].text : "");
+           peer ? peer : "?", reports.n, reports.nrecorded, nclaimed,
+           !asked ? ", no work requested" : "", wants && nclaimed == 0 && r.n_messages ? ": " : "",
+           wants && nclaimed == 0 && r.n_messages ? r.messages[r.n_messages - 1].text : "");
 done:
     if (announced)
         vs_committer_leave(s->committer);
@@ -696,6 +764,8 @@ void vs_sched_get_stats(struct vs_sched *s, struct vs_sched_stats *out_stats)
     out_stats->no_work = atomic_load(&s->n_nowork);
     out_stats->reports = atomic_load(&s->n_reports);
     out_stats->maintenance = atomic_load(&s->n_maint);
+    out_stats->claims_lost = atomic_load(&s->n_claims_lost);
+    out_stats->rechosen = atomic_load(&s->n_rechosen);
     struct vs_commit_stats cs;
     vs_committer_get_stats(s->committer, &cs);
     out_stats->commit_batches = cs.batches;

@@ -8,6 +8,7 @@
  * jobs' part of the reply. See docs/server-policy.md.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "server/sched_int.h"
@@ -170,6 +171,8 @@ void vs_send__commit(struct pick_ctx *pc, const struct vs_workunit *wu, const st
     /* An assigned instance was read from the store, like the locality
      * pass's jobs: unclaimed, it stays UNSENT there (vs_send_release). */
     sj->from_store = assigned;
+    sj->job = *job;
+    sj->v = *v;
 }
 
 /* The app's locality mode (app.locality_scheduling): pc->apps[i] is the
@@ -183,12 +186,28 @@ static int app_locality(const struct pick_ctx *pc, const struct vs_sp_app *sa)
     return mode == VS_LOC_APP_NONE && pc->lite_all ? VS_LOC_APP_LITE : mode;
 }
 
+static int cmp_id(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static bool tried(const struct vs_send *x, int64_t result_id)
+{
+    return x->ntried > 0 &&
+           bsearch(&result_id, x->tried, x->ntried, sizeof(*x->tried), cmp_id) != NULL;
+}
+
 static enum vs_cache_pick pick(void *ctx, const struct vs_cache_job *cj)
 {
     struct pick_ctx *pc = ctx;
     struct vs_send *x = pc->x;
     if (x->njobs >= pc->max_jobs || !vs_sp_work_needed(&x->st))
         return VS_PICK_STOP;
+    /* A second choice: what this request lost once is not chosen again
+     * (a refill may have brought it back meanwhile). */
+    if (tried(x, cj->job.result.id))
+        return VS_PICK_SKIP;
     const struct vs_workunit *wu = &cj->job.wu;
     const struct prep_job *pj = cj->prep;
     struct vs_sp_job job;
@@ -205,7 +224,9 @@ static enum vs_cache_pick pick(void *ctx, const struct vs_cache_job *cj)
          * store outside the cache lock, then offered again (second pass). */
         const struct holders *h = holders_find(pc, wu->id);
         if (!h) {
-            if (!pc->last_pass && pc->npending < MAX_PENDING)
+            /* Also in a last pass: its pending ones are looked up if the
+             * pass takes nothing (take_from_cache). */
+            if (pc->npending < MAX_PENDING)
                 pc->pending[pc->npending++] = wu->id;
             return VS_PICK_SKIP;
         }
@@ -406,6 +427,65 @@ bool vs_send_wants_more(const struct vs_send *x)
     return x->have_state && x->njobs < x->max_jobs && vs_sp_work_needed(&x->st);
 }
 
+/* The request's view of the catalog (its own versions on the anonymous
+ * platform) and the reply's cap, for one round of choosing. */
+static void pick_ctx_init(struct vs_sched *s, const struct vs_proto_request *q, struct vs_send *x,
+                          struct vs_arena *a, struct pick_ctx *pc)
+{
+    *pc = (struct pick_ctx){
+        .x = x, .arena = a, .cat = s->cat, .lite_all = s->cfg.locality_scheduling_lite};
+    const struct catalog_snap *c = s->cat;
+    if (q->platform_name && strcmp(q->platform_name, "anonymous") == 0) {
+        anon_catalog(s, c, q, pc);
+    } else {
+        pc->apps = c->sp_apps;
+        pc->napps = c->n_sp_apps;
+        pc->avs = c->sp_avs;
+        pc->av_prep = c->sp_av_prep;
+    }
+    pc->max_jobs = (size_t)x->st.max_jobs_per_rpc;
+    if (pc->max_jobs > (size_t)s->opt.max_jobs_per_rpc)
+        pc->max_jobs = (size_t)s->opt.max_jobs_per_rpc;
+}
+
+/* Holder lookups and passes over them in one round of choosing. */
+#define LOOKUP_ROUNDS 3
+
+/* The job cache's passes: locality lite's jobs whose sticky file the host
+ * has, then every job, then the replicated ones whose holders the first
+ * pass asked for. pick() counts x->njobs itself; each take fills from
+ * there. */
+static void take_from_cache(struct vs_sched *s, struct vs_store *st, struct pick_ctx *pc)
+{
+    struct vs_send *x = pc->x;
+    const struct catalog_snap *c = s->cat;
+    if ((c->n_loc_lite > 0 || pc->lite_all) && pc->held.n > 0 && vs_send_wants_more(x)) {
+        pc->lite_only = true;
+        size_t base = x->njobs;
+        x->njobs = base + vs_cache_take(s->cache, pick, pc, x->jobs + base, pc->max_jobs - base);
+        pc->lite_only = false;
+    }
+    size_t base = x->njobs;
+    if (base < pc->max_jobs)
+        x->njobs = base + vs_cache_take(s->cache, pick, pc, x->jobs + base, pc->max_jobs - base);
+    /* The holders of the replicated workunits the pass met, then a pass
+     * over those. When concurrent requests took every job of the looked-up
+     * workunits meanwhile, that pass takes nothing: the request chooses
+     * again among the workunits it met then, a bounded number of times
+     * (the store reads are per workunit). A pass that took something ends
+     * it, as it always did. */
+    size_t got = 0;
+    for (int round = 0; round < LOOKUP_ROUNDS; round++) {
+        if (pc->npending == 0 || x->njobs >= pc->max_jobs || !vs_sp_work_needed(&x->st) ||
+            (round > 0 && got > 0))
+            break;
+        lookup_pending(s, st, pc);
+        base = x->njobs;
+        x->njobs = base + vs_cache_take(s->cache, pick, pc, x->jobs + base, pc->max_jobs - base);
+        got = x->njobs - base;
+    }
+}
+
 void vs_send_choose(struct vs_sched *s, struct vs_store *st, const struct vs_proto_request *q,
                     int64_t hostid, int64_t userid, double prev_rpc_time, int64_t now, bool wants,
                     const struct host_havs *cached, struct vs_arena *a, struct vs_proto_reply *r,
@@ -414,6 +494,10 @@ void vs_send_choose(struct vs_sched *s, struct vs_store *st, const struct vs_pro
     /* Not memset: st is large (the reply's workunit ids) and
      * vs_sp_state_init() clears it anyway. */
     x->have_state = x->client_refused = x->havs_read = false;
+    x->havs0 = NULL;
+    x->n_havs0 = 0;
+    x->tried = NULL;
+    x->ntried = 0;
     x->jobs = NULL;
     x->sent = NULL;
     x->njobs = 0;
@@ -463,24 +547,14 @@ void vs_send_choose(struct vs_sched *s, struct vs_store *st, const struct vs_pro
     }
     if (vs_sp_state_init(&x->st, &x->cfg, &x->host, &x->req, hr.v, hr.n) != 0)
         return;
+    x->havs0 = hr.v;
+    x->n_havs0 = hr.n;
     x->have_state = true;
     if (!wants)
         return;
 
-    struct pick_ctx pc = {
-        .x = x, .arena = a, .cat = s->cat, .lite_all = s->cfg.locality_scheduling_lite};
-    const struct catalog_snap *c = s->cat;
-    if (q->platform_name && strcmp(q->platform_name, "anonymous") == 0) {
-        anon_catalog(s, c, q, &pc);
-    } else {
-        pc.apps = c->sp_apps;
-        pc.napps = c->n_sp_apps;
-        pc.avs = c->sp_avs;
-        pc.av_prep = c->sp_av_prep;
-    }
-    pc.max_jobs = (size_t)x->st.max_jobs_per_rpc;
-    if (pc.max_jobs > (size_t)s->opt.max_jobs_per_rpc)
-        pc.max_jobs = (size_t)s->opt.max_jobs_per_rpc;
+    struct pick_ctx pc;
+    pick_ctx_init(s, q, x, a, &pc);
     if (!host_cap_allows(s, st, x, hostid, a, r, &pc.max_jobs))
         return;
     /* Not zeroed: vs_cache_take writes every entry it returns. */
@@ -494,32 +568,11 @@ void vs_send_choose(struct vs_sched *s, struct vs_store *st, const struct vs_pro
     vs_assign_choose(s, st, &pc, now, r);
     /* Seed 001 (after assigned work, before the job cache): jobs for the
      * files the host has, or for a working-set file. */
-    if (s->loc && c->n_loc_full > 0) {
+    if (s->loc && s->cat->n_loc_full > 0) {
         struct offer_ctx oc = {&pc, s, st};
         vs_locality_send(s, st, q, hostid, userid, offer, &oc, a, r, x);
     }
-    /* Locality lite: first the cached jobs whose sticky file the host has. */
-    if ((c->n_loc_lite > 0 || pc.lite_all) && pc.held.n > 0 && vs_send_wants_more(x)) {
-        pc.lite_only = true;
-        size_t base = x->njobs;
-        x->njobs = base + vs_cache_take(s->cache, pick, &pc, x->jobs + base, pc.max_jobs - base);
-        pc.lite_only = false;
-    }
-    {
-        /* pick() counts x->njobs itself; the take fills from there. */
-        size_t base = x->njobs;
-        if (base < pc.max_jobs)
-            x->njobs =
-                base + vs_cache_take(s->cache, pick, &pc, x->jobs + base, pc.max_jobs - base);
-    }
-    if (pc.npending > 0 && x->njobs < pc.max_jobs && vs_sp_work_needed(&x->st)) {
-        lookup_pending(s, st, &pc);
-        pc.last_pass = true;
-        /* pick() counts x->njobs itself; the take fills from there. */
-        size_t base = x->njobs;
-        size_t more = vs_cache_take(s->cache, pick, &pc, x->jobs + base, pc.max_jobs - base);
-        x->njobs = base + more;
-    }
+    take_from_cache(s, st, &pc);
     if (x->njobs == 0) {
         struct vs_buf b;
         vs_buf_init(&b, 16 * 1024);
@@ -564,6 +617,73 @@ void vs_send_put_back(struct vs_sched *s, struct vs_send *x, size_t i)
         vs_send_release(s, x, i, false);
     else
         vs_cache_put_back(s->cache, &x->jobs[i]);
+}
+
+size_t vs_send_keep_claimed(struct vs_sched *s, struct vs_send *x, struct vs_claim *claims,
+                            struct vs_arena *a)
+{
+    size_t n = x->njobs, kept = 0;
+    int64_t *ids = vs_arena_alloc(a, (x->ntried + n + 1) * sizeof(*ids));
+    if (x->ntried)
+        memcpy(ids, x->tried, x->ntried * sizeof(*ids));
+    size_t nids = x->ntried;
+    for (size_t i = 0; i < n; i++) {
+        if (!claims[i].claimed) {
+            ids[nids++] = x->jobs[i].job.result.id;
+            vs_send_release(s, x, i, false);
+            continue;
+        }
+        if (kept != i) {
+            x->jobs[kept] = x->jobs[i];
+            x->sent[kept] = x->sent[i];
+            claims[kept] = claims[i];
+        }
+        kept++;
+    }
+    qsort(ids, nids, sizeof(*ids), cmp_id);
+    x->tried = ids;
+    x->ntried = nids;
+    x->njobs = kept;
+    if (!x->have_state || kept == n)
+        return kept;
+    /* The state counted the lost jobs against the request's wish, the
+     * limits and the quota: start it again and count only what was sent. */
+    vs_sp_state_cleanup(&x->st);
+    x->have_state = false;
+    if (vs_sp_state_init(&x->st, &x->cfg, &x->host, &x->req, x->havs0, x->n_havs0) != 0)
+        return kept; /* no state: the request wants nothing more */
+    x->have_state = true;
+    for (size_t i = 0; i < kept; i++)
+        vs_sp_commit(&x->st, &x->sent[i].job, &x->sent[i].v);
+    return kept;
+}
+
+size_t vs_send_rechoose(struct vs_sched *s, struct vs_store *st, const struct vs_proto_request *q,
+                        int64_t hostid, struct vs_arena *a, struct vs_send *x)
+{
+    if (!vs_send_wants_more(x))
+        return 0;
+    struct pick_ctx pc;
+    pick_ctx_init(s, q, x, a, &pc);
+    if (pc.max_jobs > x->max_jobs)
+        pc.max_jobs = x->max_jobs;
+    if (x->host_cap > 0) {
+        /* The store now holds this request's claims and reports: what is
+         * left under the cap is counted there, not estimated. */
+        int64_t n = 0;
+        if (vs_store_host_count_in_progress(st, hostid, &n) != 0 || n >= x->host_cap)
+            return 0;
+        if ((int64_t)(pc.max_jobs - x->njobs) > x->host_cap - n)
+            pc.max_jobs = x->njobs + (size_t)(x->host_cap - n);
+    }
+    vs_loc_held_from_request(&pc.held, q, a);
+    /* The claimed jobs' sticky files are on their way to the host. */
+    for (size_t i = 0; i < x->njobs; i++)
+        if (x->jobs[i].prep)
+            vs_loc_held_add_job(&pc.held, a, x->jobs[i].prep);
+    size_t base = x->njobs;
+    take_from_cache(s, st, &pc);
+    return x->njobs - base;
 }
 
 void vs_send_cleanup(struct vs_send *x)

@@ -89,6 +89,11 @@ struct vs_sched_stats {
     uint64_t no_work;     /* work requests answered without jobs */
     uint64_t reports;     /* reported results recorded (durable) */
     uint64_t maintenance; /* answered "down for maintenance" (stop_sched) */
+    /* chosen jobs whose claim the store refused (claimed first by another
+     * request or instance, or a rule the claim checks), and the second
+     * choices made for them */
+    uint64_t claims_lost;
+    uint64_t rechosen;
     uint64_t commit_batches;
     uint64_t commit_items;
     uint64_t commit_max_batch;

@@ -107,7 +107,8 @@ struct vs_sched {
     struct ucache_ent *ucache; /* UCACHE_SIZE entries */
     struct hcache_ent *hcache; /* HCACHE_SIZE entries */
     _Atomic uint64_t n_rpcs, n_bad, n_sent, n_nowork, n_reports, n_maint;
-    _Atomic bool maintenance; /* stop_sched exists (vs_sched_set_maintenance) */
+    _Atomic uint64_t n_claims_lost, n_rechosen; /* h_sched.c rechoose */
+    _Atomic bool maintenance;                   /* stop_sched exists (vs_sched_set_maintenance) */
 };
 
 /* ---- sched_gate.c: the operator's switches ---- */
@@ -136,6 +137,10 @@ struct send_job {
     int day_quota;   /* the host's daily limit of its app version (0: none) */
     bool from_store; /* read from the store (locality pass, assigned work), not the cache */
     bool assigned;   /* assigned work (h_assign.c): the reservation applied its own rules */
+    /* The policy's view and verdict when it was chosen: what
+     * vs_send_keep_claimed() commits again to the policy state. */
+    struct vs_sp_job job;
+    struct vs_sp_verdict v;
 };
 
 /* One request's job selection. */
@@ -156,6 +161,14 @@ struct vs_send {
     /* in, set by the caller before vs_send_choose: the host's IN_PROGRESS
      * results this request reports (they leave before the claim) */
     int n_reporting;
+    /* The quota rows the state started from (request arena), to start
+     * it again (vs_send_keep_claimed). */
+    const struct vs_sp_hav *havs0;
+    int n_havs0;
+    /* Result ids chosen by earlier rounds, sorted (request arena): a
+     * second choice passes over them. */
+    int64_t *tried;
+    size_t ntried;
 };
 
 /* Builds c's policy view of apps and versions (in c's arena). */
@@ -174,6 +187,31 @@ void vs_send_choose(struct vs_sched *s, struct vs_store *st, const struct vs_pro
                     int64_t hostid, int64_t userid, double prev_rpc_time, int64_t now, bool wants,
                     const struct host_havs *cached, struct vs_arena *a, struct vs_proto_reply *r,
                     struct vs_send *out);
+/*
+ * After a commit that lost claims (other requests or instances claimed
+ * those results first, or a rule the claim checks in the store refused
+ * them): gives the lost jobs back (as vs_send_release(..., false)), moves
+ * the claimed ones and their claims to the front of x->jobs, x->sent and
+ * claims (claims[0..x->njobs) on entry), and starts the policy state again
+ * from the claimed jobs alone, so the request's remaining wish, limits and
+ * quota are what it was really sent. Returns the new x->njobs (the number
+ * claimed). The lost jobs' result ids are remembered in x->tried (in a,
+ * the request's arena).
+ */
+size_t vs_send_keep_claimed(struct vs_sched *s, struct vs_send *x, struct vs_claim *claims,
+                            struct vs_arena *a);
+/*
+ * The second choice of a request whose claims were lost, after
+ * vs_send_keep_claimed(): the host's in-progress cap is counted again in
+ * the store (which now holds this request's claims), then jobs are taken
+ * from the cache through the work-send policy as vs_send_choose() takes
+ * them, passing over every result already tried, and added at
+ * x->jobs[x->njobs...]. Assigned work and the locality pass are not run
+ * again. hostid is the stored host's (now known for a new host too).
+ * Returns how many jobs were added (0: none, nothing changed).
+ */
+size_t vs_send_rechoose(struct vs_sched *s, struct vs_store *st, const struct vs_proto_request *q,
+                        int64_t hostid, struct vs_arena *a, struct vs_send *x);
 /* Adds the claimed jobs' elements to the reply, each app, version and file once. */
 void vs_send_reply_jobs(const struct vs_sched *s, const struct vs_send *x,
                         const struct vs_claim *claims, struct vs_arena *a,
@@ -292,7 +330,6 @@ struct pick_ctx {
     size_t nhold;
     int64_t pending[MAX_PENDING];
     size_t npending;
-    bool last_pass; /* replicated workunits not looked up yet are skipped */
 };
 
 /* The policy's view of workunit wu as a candidate (result_id may be 0). */

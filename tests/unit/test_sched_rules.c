@@ -174,6 +174,60 @@ static void test_one_result_per_user_two_hosts(void **state)
     }
 }
 
+/* Results the scheduler's cache holds are sent by someone else first (an
+ * instance whose lease ran out, a stale copy): the request that chose them
+ * loses its claims and chooses again among the jobs it has not tried, two
+ * more times at most (h_sched.c rechoose). */
+static void test_choose_again_after_lost_claims(void **state)
+{
+    (void)state;
+    struct vs_sp_config p = defaults();
+    p.max_wus_to_send = 1; /* x 2 CPUs: two jobs per RPC */
+    struct spec s = {.nwu = 10};
+    for (int stale = 4; stale <= 6; stale += 2) {
+        struct fx f;
+        build(&f, &p, &s); /* the cache holds all ten, in result id order */
+        struct vs_host other;
+        memset(&other, 0, sizeof(other));
+        other.userid = 2;
+        assert_int_equal(vs_store_host_add(f.st, &other), 0);
+        for (int64_t id = 1; id <= stale; id++) {
+            struct vs_claim c = {.result_id = id, .report_deadline = NOW + 86400};
+            size_t n = 0;
+            assert_int_equal(vs_store_results_claim(f.st, other.id, 2, 0, NOW, &c, 1, &n), 0);
+            assert_int_equal(n, 1);
+        }
+        struct vs_arena a;
+        vs_arena_init(&a, 8192);
+        struct vs_proto_reply r;
+        char *req = host_request(AUTH, 0, 0);
+        rpc_at(&f, req, NOW, &a, &r);
+        struct vs_sched_stats ss;
+        vs_sched_get_stats(f.s, &ss);
+        if (stale == 4) {
+            /* Lost results 1-2, then 3-4, then claimed 5-6. */
+            assert_int_equal(r.n_results, 2);
+            assert_string_equal(r.results[0].name, "wu_4_0");
+            assert_string_equal(r.results[1].name, "wu_5_0");
+            assert_false(has_msg(&r, "No tasks sent"));
+            assert_int_equal(ss.rechosen, 2);
+            int64_t mine = 0;
+            assert_int_equal(vs_store_host_count_in_progress(f.st, r.hostid, &mine), 0);
+            assert_int_equal(mine, 2);
+        } else {
+            /* Three choices, all lost: the rounds are bounded. */
+            assert_int_equal(r.n_results, 0);
+            assert_true(has_msg(&r, "No tasks sent"));
+            assert_int_equal(ss.rechosen, 2);
+        }
+        assert_int_equal(ss.claims_lost, (uint64_t)stale);
+        assert_int_equal(ss.jobs_sent, stale == 4 ? 2 : 0);
+        vs_free(req);
+        vs_arena_cleanup(&a);
+        destroy(&f);
+    }
+}
+
 /* Daily quota over a day boundary: the count is stored with the host, the
  * next RPC of the same day is refused, the next day's is served. */
 static void test_daily_quota_day_boundary(void **state)
@@ -341,6 +395,7 @@ int main(void)
         cmocka_unit_test(test_client_version),
         cmocka_unit_test(test_max_wus_to_send_and_filling),
         cmocka_unit_test(test_one_result_per_user_two_hosts),
+        cmocka_unit_test(test_choose_again_after_lost_claims),
         cmocka_unit_test(test_daily_quota_day_boundary),
         cmocka_unit_test(test_job_limits_config_aux),
         cmocka_unit_test(test_homogeneous_redundancy),
