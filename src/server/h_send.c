@@ -448,8 +448,11 @@ static void pick_ctx_init(struct vs_sched *s, const struct vs_proto_request *q, 
         pc->max_jobs = (size_t)s->opt.max_jobs_per_rpc;
 }
 
-/* Holder lookups and passes over them in one round of choosing. */
-#define LOOKUP_ROUNDS 3
+/* Holder lookups and passes over them in one round of choosing. Each
+ * costs a store read per workunit (MAX_PENDING of them): a host that can
+ * take none of the cache's replicated jobs now pays up to five times the
+ * one lookup it paid before; a request that takes something stops there. */
+#define LOOKUP_ROUNDS 5
 
 /* The job cache's passes: locality lite's jobs whose sticky file the host
  * has, then every job, then the replicated ones whose holders the first
