@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "server/h_report.h"
+#include "store/store_sched.h"
 #include "volsched/alloc.h"
 #include "volsched/log.h"
 
@@ -229,6 +230,15 @@ int vs_committer_run(struct vs_committer *c, struct vs_commit_item *item)
         c->stats.items += n;
         if (n > c->stats.max_batch)
             c->stats.max_batch = n;
+        /* The batch's replies go now; the WAL is trimmed after them, still
+         * as the leader (nothing else may use the writer meanwhile), and
+         * what arrives in the meantime makes the next batch larger. */
+        pthread_cond_broadcast(&c->done_cv);
+        pthread_mutex_unlock(&c->mu);
+        int trc = vs_store_sched_wal_trim(c->store);
+        if (trc != 0)
+            VS_LOG(c->log, VS_LOG_WARN, "commit: WAL checkpoint failed: %s", vs_strerror(trc));
+        pthread_mutex_lock(&c->mu);
         c->busy = false;
         pthread_cond_broadcast(&c->done_cv);
     }

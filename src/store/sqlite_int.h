@@ -180,6 +180,8 @@ struct vs_db_ops {
     int (*checkpoint)(struct vs_store *s);
     int (*durable)(struct vs_store *s, bool on);
     int (*sched_tune)(struct vs_store *s, bool writer);
+    /* vs_store_sched_wal_trim (store_sched.h); NULL: nothing to do. */
+    int (*wal_trim)(struct vs_store *s);
     /* After rows were inserted with their ids (a store copy): new ids of
      * table continue after the largest one. */
     int (*ids_follow)(struct vs_store *s, const char *table);
@@ -202,6 +204,7 @@ struct vs_store {
     struct vs_pg *pg; /* PostgreSQL */
     struct vs_log *log;
     bool sync_full;   /* the URL asked for synchronous=FULL */
+    int wal_frames;   /* SQLite scheduler writer: frames in the WAL after its last commit */
     int mod_n, mod_i; /* vs_store_set_mod: the daemons' queues keep id % mod_n == mod_i */
     struct vs_stmt stmts[SQ__COUNT];
     int txn_depth;

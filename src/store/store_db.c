@@ -471,6 +471,11 @@ int vs_store_sched_checkpoint(struct vs_store *s)
     return s->ops->checkpoint(s);
 }
 
+int vs_store_sched_wal_trim(struct vs_store *s)
+{
+    return s->ops->wal_trim ? s->ops->wal_trim(s) : 0;
+}
+
 int vs_db_prepare(struct vs_store *s, const char *sql, struct vs_stmt **out)
 {
     struct vs_stmt *st = VS_NEW(struct vs_stmt);

@@ -11,11 +11,12 @@
 #include "volsched/error.h"
 
 /*
- * Tunes a handle the scheduler owns. Every handle gets a larger page cache
- * and memory-mapped reads (no read system call per page). With writer true
- * the handle also stops checkpointing the WAL itself: its commits never pay
- * for a checkpoint, and the server runs vs_store_sched_checkpoint() from a
- * background thread instead. Returns 0 or VS_ESTORE (logged).
+ * Tunes a handle the scheduler owns (page cache size, temporary tables in
+ * memory; store_sqlite.c says why). With writer true the handle also stops
+ * checkpointing the WAL inside its commits: the server runs
+ * vs_store_sched_checkpoint() from a background thread, and
+ * vs_store_sched_wal_trim() on the writer between its transactions.
+ * Returns 0 or VS_ESTORE (logged).
  */
 VS_MUST_CHECK int vs_store_sched_tune(struct vs_store *s, bool writer);
 
@@ -24,6 +25,21 @@ VS_MUST_CHECK int vs_store_sched_tune(struct vs_store *s, bool writer);
  * readers or writers (a PASSIVE checkpoint). Returns 0 or VS_ESTORE.
  */
 VS_MUST_CHECK int vs_store_sched_checkpoint(struct vs_store *s);
+
+/*
+ * Keeps the WAL short under a steady stream of writes: call it on the
+ * writer handle (vs_store_sched_tune with writer true) between its
+ * transactions. When the WAL has grown past a few MiB since it last
+ * started over, checkpoints it from this handle (PASSIVE), so that the
+ * handle's next write transaction starts the WAL from the top again.
+ * SQLite starts a WAL over only when a write transaction begins with every
+ * frame already copied, which the background checkpoint on another handle
+ * never achieves while this one keeps appending: the WAL then grows
+ * without bound, and every frame lands in a newly allocated block of the
+ * file. Cheap when the WAL is short (no system call). Returns 0 or
+ * VS_ESTORE; a no-op on PostgreSQL.
+ */
+VS_MUST_CHECK int vs_store_sched_wal_trim(struct vs_store *s);
 
 /*
  * Whether this handle leads role (e.g. "daemons") among the instances of

@@ -119,6 +119,31 @@ static int sq_checkpoint(struct vs_store *s)
     return vs_sq__err(s, rc, "checkpoint");
 }
 
+/* Frames in the WAL at which the scheduler's writer checkpoints it itself
+ * (vs_store_sched_wal_trim): 16 MiB of 4 KiB pages. Against SQLite's own
+ * 1000, fewer checkpoints copy each hot page (index interior pages, the
+ * latest rows) fewer times: 64 hosts 165 -> 147 us of server CPU per RPC
+ * (bench_server, medians of three alternated runs); 16000 was no better. */
+#define WAL_TRIM_FRAMES 4000
+
+/* sqlite3_wal_hook: called after each commit of the writer with the
+ * number of frames now in the WAL. */
+static int wal_count(void *arg, sqlite3 *db, const char *name, int nframes)
+{
+    (void)db;
+    (void)name;
+    ((struct vs_store *)arg)->wal_frames = nframes;
+    return SQLITE_OK;
+}
+
+static int sq_wal_trim(struct vs_store *s)
+{
+    if (s->wal_frames < WAL_TRIM_FRAMES || s->txn_depth > 0)
+        return 0;
+    s->wal_frames = 0; /* the next commit says how many are left */
+    return sq_checkpoint(s);
+}
+
 static void sq_close(struct vs_store *s)
 {
     for (int i = 0; i < 3; i++)
@@ -166,7 +191,11 @@ static int sq_sched_tune(struct vs_store *s, bool writer)
                             "PRAGMA temp_store=MEMORY; PRAGMA wal_autocheckpoint=0"
                           : "PRAGMA cache_size=-1024; PRAGMA mmap_size=0; PRAGMA temp_store=MEMORY";
     int rc = sqlite3_exec(s->db, sql, NULL, NULL, NULL);
-    return rc == SQLITE_OK ? 0 : vs_sq__err(s, rc, "tune");
+    if (rc != SQLITE_OK)
+        return vs_sq__err(s, rc, "tune");
+    if (writer)
+        sqlite3_wal_hook(s->db, wal_count, s);
+    return 0;
 }
 
 static int sq_ids_follow(struct vs_store *s, const char *table)
@@ -198,6 +227,7 @@ const struct vs_db_ops vs_sq__sqlite_ops = {
     .checkpoint = sq_checkpoint,
     .durable = sq_durable,
     .sched_tune = sq_sched_tune,
+    .wal_trim = sq_wal_trim,
     .ids_follow = sq_ids_follow,
     .leader = sq_leader,
     .close = sq_close,
