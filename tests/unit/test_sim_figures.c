@@ -180,6 +180,31 @@ static void test_no_needless_deadline_mode(void **state)
     vs_scenario_cleanup(&s);
 }
 
+/* extra_queue with min_queue = 0 (BOINC's work_buf_additional_days with
+ * no minimum): once a CPU would run dry the client asks for enough to hold
+ * extra_queue, so it holds several hours of work and contacts the servers
+ * far less often than with no extra_queue (one job a CPU, one RPC a job). */
+static void test_extra_queue_without_min(void **state)
+{
+    (void)state;
+    struct vs_scenario s0, s1;
+    parse("P1(1, 240, 1) P2(1, 240, 1) NCPUS = 2 min_queue = 0", &s0);
+    parse("P1(1, 240, 1) P2(1, 240, 1) NCPUS = 2 min_queue = 0 extra_queue = 1d", &s1);
+    struct vs_sim_result r0, r1;
+    run(&s0, "fair", 10, &r0);
+    run(&s1, "fair", 10, &r1);
+    assert_true(r1.idle_frac < 0.005);
+    assert_int_equal(r1.deadline_misses, 0);
+    assert_true(r1.rpcs * 5 < r0.rpcs);
+    /* Each holds up to its share of the buffer (a day a CPU), not 2 hours. */
+    assert_true(proj(&r1, "P1")->peak_queued > 8 * 3600.0);
+    assert_true(proj(&r1, "P2")->peak_queued > 8 * 3600.0);
+    vs_sim_result_cleanup(&r0);
+    vs_sim_result_cleanup(&r1);
+    vs_scenario_cleanup(&s0);
+    vs_scenario_cleanup(&s1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -188,6 +213,7 @@ int main(void)
         cmocka_unit_test(test_no_late_start),
         cmocka_unit_test(test_no_costly_preemption),
         cmocka_unit_test(test_no_needless_deadline_mode),
+        cmocka_unit_test(test_extra_queue_without_min),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

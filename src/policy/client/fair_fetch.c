@@ -58,7 +58,9 @@
  *   once the others have work again.
  * - extra_queue: a project is asked under its share cap while its queue
  *   is below its share of min_queue, then up to its share of min_queue +
- *   extra_queue.
+ *   extra_queue; with min_queue = 0, when the share cap asks (fewer
+ *   results than its share of the CPUs plus one), up to its share of
+ *   extra_queue (BOINC fills to min + additional when a CPU runs dry).
  * - Order. The project asked is the one with the greatest long-term debt
  *   less the job it would send (a 192-hour job waits until the project is
  *   owed that much, or nothing else can run); ties go to the greater share,
@@ -423,13 +425,13 @@ long vs_cfetch__fair_choose(const struct vs_cstate *st, const struct vs_rrsim_ou
         if (fetch_blocked(pr, rr->states[p]) ||
             vs_cpolicy__too_big(st, p, pr->job_est, pr->job_delay_bound, speed, share_sum))
             continue;
-        double f = fs[p];
-        double target = f * h->ncpus * buf;
-        double allot = ceil(f * h->ncpus - 1e-9) + 1;
+        double f = fs[p], cpus = f * h->ncpus;
+        double target = cpus * buf;
+        double allot = ceil(cpus - 1e-9) + 1;
         if (!plain) {
             /* In CPUs: the jobs its share of them holds, and no more than
              * its max_concurrent jobs can use. */
-            double k = vs_cpolicy__ncpus(st, p), cpus = f * h->ncpus;
+            double k = vs_cpolicy__ncpus(st, p);
             if (pr->max_concurrent > 0 && cpus > pr->max_concurrent * k)
                 cpus = pr->max_concurrent * k;
             target = cpus * buf;
@@ -440,6 +442,10 @@ long vs_cfetch__fair_choose(const struct vs_cstate *st, const struct vs_rrsim_ou
         double fill = target;
         if (h->extra_queue > 0 && buf > 0)
             fill = target * (buf + h->extra_queue) / buf;
+        else if (h->extra_queue > 0)
+            /* min_queue = 0: BOINC still fills to min + additional when a
+             * CPU runs dry; here when the share cap asks (target is 0). */
+            fill = cpus * h->extra_queue;
         /* A project whose server would refuse its next job for deadlines
          * now asks for nothing, in a forced RPC too (a report): the
          * refusal would defer it while its next results wait to be
