@@ -68,6 +68,27 @@ static void test_hopeless_last(void **state)
     }
 }
 
+/* Only a backup project (R = 0) has work: its three unstarted results are
+ * the candidates of CPUs nothing else uses, and all three run on 3 CPUs
+ * (the list of them, moved to the front over itself, once lost one). */
+static void test_backup_only_fills_cpus(void **state)
+{
+    (void)state;
+    struct fx f;
+    fx_init(&f, 3, 0);
+    size_t z = fx_project(&f, "Z", 0);
+    size_t r[3];
+    for (int i = 0; i < 3; i++)
+        r[i] = fx_result(&f, NULL, z, 3600, 1e6);
+    struct vs_rrsim_out rr;
+    struct vs_csched_out sc;
+    sched(&f, VS_CPOLICY_FAIR, &rr, &sc);
+    assert_int_equal(sc.n, 3);
+    for (int i = 0; i < 3; i++)
+        assert_true(sc.why[r[i]] != VS_CSCHED_NO);
+    fx_cleanup(&f);
+}
+
 /* A 10-hour job of a tenth-share project due in 50 hours misses under the
  * round-robin simulation (it gets a tenth of the CPU while B's 60 hours
  * last), but a deadline-order
@@ -144,6 +165,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_hopeless_last),
+        cmocka_unit_test(test_backup_only_fills_cpus),
         cmocka_unit_test(test_ample_slack),
         cmocka_unit_test(test_no_costly_victim),
     };

@@ -481,8 +481,16 @@ int vs_csched__run(enum vs_cpolicy policy, const struct vs_cstate *st,
     }
 
     if (ne == 0 && nbig > 0) {
-        for (size_t i = 0; i < nbig; i++)
-            el[ne++] = el[nr - 1 - i];
+        /* The tail holds them in descending index order and may overlap
+         * the front (nbig > nr / 2): copying one at a time would read
+         * places already written. Move the block, then reverse it. */
+        memmove(el, el + (nr - nbig), nbig * sizeof(*el));
+        for (size_t i = 0, j = nbig - 1; i < j; i++, j--) {
+            size_t t = el[i];
+            el[i] = el[j];
+            el[j] = t;
+        }
+        ne = nbig;
         nbig = 0;
     }
 
