@@ -2,10 +2,11 @@
 # Issue 20's acceptance: the default policy against BOINC's client emulator
 # (figures from ../shared/docs/boinc-emulator-figures.md) on every one of
 # its scenarios (examples/scenarios/emulator/). A row passes when
-# wasted_frac_reported, idle and share violation are each no worse than the
-# emulator's plus 0.005, and, where the emulator's share violation is 0.25 or
-# more, at most max(0.1, half of it). a_120d and a_120d_p2first (the same
-# scenario, projects listed in another order) must give identical figures.
+# wasted_frac_reported (and wasted_frac, below), idle and share violation
+# are each no worse than the emulator's plus 0.005, and, where the
+# emulator's share violation is 0.25 or more, at most max(0.1, half of it).
+# a_120d and a_120d_p2first (the same scenario, projects listed in another
+# order) must give identical figures.
 #
 # Rows in KNOWN_FAIL are not met yet (said in docs/simulator.md); they are
 # printed, and the test fails if one of them starts passing (so the list
@@ -48,22 +49,40 @@ import json, sys
 j = json.load(open(sys.argv[1]))
 ew, ei, es = map(float, sys.argv[2:5])
 w, i, s = j["wasted_frac_reported"], j["idle_frac"], j["share_violation"]
-ok = w <= ew + 0.005 and i <= ei + 0.005 and s <= es + 0.005
+# The emulator runs every late job to its end and reports it; fair leaves a
+# job it can no longer finish in time (never reported, so not in w): its
+# CPU counts in wasted_frac, which must meet the same limit.
+wa = j["wasted_frac"]
+ok = max(w, wa) <= ew + 0.005 and i <= ei + 0.005 and s <= es + 0.005
 if es >= 0.25:
     ok = ok and s <= max(0.1, es / 2)
-print(("pass" if ok else "fail") + f" wasted {w:.4f} (emulator {ew}) idle {i:.4f} ({ei}) share_violation {s:.3f} ({es})")
+print(("pass" if ok else "fail") + f" wasted {w:.4f} (all late {wa:.4f}; emulator {ew}) idle {i:.4f} ({ei}) share_violation {s:.3f} ({es})")
 PY
 )
     judge "$name" "${verdict%% *}" "${verdict#* }"
 done <<< "$rows"
-# Project order: the same scenario listed in another order, the same figures.
-if python3 - "$tmp/a_120d.json" "$tmp/a_120d_p2first.json" <<'PY'
+# Project order: the same scenario listed in another order, the same figures
+# (c_stress_20d_avail's ten projects backwards too: sums of ten projects'
+# figures must not depend on their order).
+same() {
+    python3 - "$1" "$2" <<'PY'
 import json, sys
 a, b = (json.load(open(f)) for f in sys.argv[1:3])
 for j in (a, b):
     j.pop("projects", None)
 sys.exit(0 if a == b else 1)
 PY
-then judge order pass "a_120d == a_120d_p2first"; else judge order fail "a_120d != a_120d_p2first"; fi
+}
+if same "$tmp/a_120d.json" "$tmp/a_120d_p2first.json"; then judge order pass "a_120d == a_120d_p2first"
+else judge order fail "a_120d != a_120d_p2first"; fi
+python3 - "$dir/c_stress_20d_avail.scn" >"$tmp/rev.scn" <<'PY'
+import re, sys
+text = "".join(l for l in open(sys.argv[1]) if not l.startswith("#"))
+projects = re.findall(r"\w+\([^)]*\)", text)
+print(" ".join(reversed(projects)), re.sub(r"\w+\([^)]*\)", "", text).strip())
+PY
+"$VOLSCHED" sim "$tmp/rev.scn" --json --no-progress >"$tmp/rev.json" || { echo "FAIL: rev"; bad=1; }
+if same "$tmp/c_stress_20d_avail.json" "$tmp/rev.json"; then judge order pass "c_stress_20d_avail backwards"
+else judge order fail "c_stress_20d_avail backwards"; fi
 [ $bad -eq 0 ] || exit 1
 echo "ok: emulator acceptance (known failures listed above)"
