@@ -68,6 +68,36 @@ static void test_hopeless_last(void **state)
     }
 }
 
+/* A started job that can no longer make its deadline (A: 10 hours left,
+ * due in 5) is lost anyway: fair leaves it out of the round-robin
+ * simulation and the work fetch's queue, so B (1-hour jobs due in 4
+ * hours) is asked for work, and B's job runs before it. (Counted, it
+ * made every job B could send later still: nobody was asked.) */
+static void test_lost_job_no_block(void **state)
+{
+    (void)state;
+    struct fx f;
+    fx_init(&f, 1, 0.1 * 3600);
+    size_t a = fx_project(&f, "A", 1), b = fx_project(&f, "B", 1);
+    size_t lost = fx_result(&f, NULL, a, 10 * 3600, 5 * 3600);
+    f.r[lost].task = VS_CTASK_RUNNING;
+    f.r[lost].received = -3600;
+    f.p[a].job_est = f.p[b].job_est = 3600;
+    f.p[a].job_delay_bound = 100 * 3600;
+    f.p[b].job_delay_bound = 4 * 3600;
+    f.p[b].ltd = 3600; /* B is owed more: asked first */
+    struct vs_cpolicy_out out;
+    assert_int_equal(vs_cpolicy_pass(VS_CPOLICY_FAIR, &f.st, &f.ws, &out), 0);
+    assert_int_equal(out.fetch.project, (long)b);
+    /* Alone, it still runs (nothing else can use the CPU). */
+    assert_true(out.sched.why[lost] != VS_CSCHED_NO);
+    size_t rb = fx_result(&f, NULL, b, 3600, 4 * 3600);
+    assert_int_equal(vs_cpolicy_pass(VS_CPOLICY_FAIR, &f.st, &f.ws, &out), 0);
+    assert_true(out.sched.why[rb] != VS_CSCHED_NO);
+    assert_true(out.sched.why[lost] == VS_CSCHED_NO);
+    fx_cleanup(&f);
+}
+
 /* Only a backup project (R = 0) has work: its three unstarted results are
  * the candidates of CPUs nothing else uses, and all three run on 3 CPUs
  * (the list of them, moved to the front over itself, once lost one). */
@@ -166,6 +196,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_hopeless_last),
         cmocka_unit_test(test_backup_only_fills_cpus),
+        cmocka_unit_test(test_lost_job_no_block),
         cmocka_unit_test(test_ample_slack),
         cmocka_unit_test(test_no_costly_victim),
     };

@@ -454,10 +454,12 @@ int vs_csched__run(enum vs_cpolicy policy, const struct vs_cstate *st,
             continue;
         /* fair starts a backup project's (R = 0) results, like oversized
          * ones, only on CPUs nothing else uses; once started, they are
-         * scheduled like any other (step 5 keeps them for a period). */
+         * scheduled like any other (step 5 keeps them for a period). A
+         * lost result (internal.h) runs only there too. */
         if (vs_cpolicy__oversized(policy, st, res, speed, share_sum) ||
-            (policy == VS_CPOLICY_FAIR && res->task == VS_CTASK_UNSTARTED &&
-             !(prj[res->project].resource_share > 0) && !prj[res->project].non_cpu_intensive)) {
+            (policy == VS_CPOLICY_FAIR && !prj[res->project].non_cpu_intensive &&
+             (vs_cpolicy__lost(policy, st, res, speed) ||
+              (res->task == VS_CTASK_UNSTARTED && !(prj[res->project].resource_share > 0))))) {
             el[nr - 1 - nbig++] = r;
             continue;
         }

@@ -381,7 +381,7 @@ long vs_cfetch__fair_choose(const struct vs_cstate *st, const struct vs_rrsim_ou
     for (size_t r = 0; r < nr; r++) {
         const struct vs_cresult *res = &st->results[r];
         if (st->projects[res->project].non_cpu_intensive || !vs_cpolicy__nearly_runnable(st, res) ||
-            vs_cpolicy__abandoned(VS_CPOLICY_FAIR, st, res, speed) ||
+            vs_cpolicy__lost(VS_CPOLICY_FAIR, st, res, speed) ||
             vs_cpolicy__oversized(VS_CPOLICY_FAIR, st, res, speed, share_sum))
             continue;
         double w = res->remaining / speed;

@@ -132,6 +132,19 @@ static inline bool vs_cpolicy__abandoned(enum vs_cpolicy policy, const struct vs
            vs_cpolicy__hopeless(st, res, speed);
 }
 
+/* A hopeless result of fair that has started: lost anyway, it runs only on
+ * a CPU nothing else can use (cpu_sched.c), and is left out of the
+ * round-robin simulation and the work fetch's queue, as an unstarted one
+ * is. Counted as queued work it would stop every fetch (a new job makes it
+ * later still, which the work fetch's host cap refuses) while it ran alone
+ * to its late end (c_stress_20d_avail: S07's 48-hour job, hopeless after
+ * 32 hours of host-off in its 72, ran alone for 23 hours). */
+static inline bool vs_cpolicy__lost(enum vs_cpolicy policy, const struct vs_cstate *st,
+                                    const struct vs_cresult *res, double speed)
+{
+    return policy == VS_CPOLICY_FAIR && vs_cpolicy__hopeless(st, res, speed);
+}
+
 /* ncpus doubles of scratch in the workspace (fair's schedules). */
 static inline double *vs_cpolicy__cpu_scratch(struct vs_cpolicy_wsd *d, size_t ncpus)
 {
