@@ -194,10 +194,8 @@ static void test_no_costly_victim(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_hopeless_last),
-        cmocka_unit_test(test_backup_only_fills_cpus),
-        cmocka_unit_test(test_lost_job_no_block),
-        cmocka_unit_test(test_ample_slack),
+        cmocka_unit_test(test_hopeless_last),     cmocka_unit_test(test_backup_only_fills_cpus),
+        cmocka_unit_test(test_lost_job_no_block), cmocka_unit_test(test_ample_slack),
         cmocka_unit_test(test_no_costly_victim),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

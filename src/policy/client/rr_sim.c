@@ -373,8 +373,7 @@ static int rrsim_run(enum vs_cpolicy policy, const struct vs_cstate *st, struct 
     for (size_t r = 0; r < nr; r++) {
         out->finish[r] = INFINITY;
         out->deadline_missed[r] = false;
-        if (simulated(policy, st, r) &&
-            !vs_cpolicy__lost(policy, st, &st->results[r], s.speed) &&
+        if (simulated(policy, st, r) && !vs_cpolicy__lost(policy, st, &st->results[r], s.speed) &&
             !vs_cpolicy__oversized(policy, st, &st->results[r], s.speed, share_sum))
             keys[m++] = (struct vs_cpkey){.group = (uint32_t)st->results[r].project,
                                           .idx = (uint32_t)r,
