@@ -31,6 +31,7 @@
 #include "server/create_work.h"
 #include "server/transitioner.h"
 #include "store/store.h"
+#include "store/store_sched.h"
 #include "volsched/alloc.h"
 #include "volsched/log.h"
 #include "volsched/str.h"
@@ -57,7 +58,8 @@ static void usage(FILE *f)
                "them; or makes one job per file of DIR (the file is its input), moving each\n"
                "consumed file to --done-dir (default DIR/.done). A new job counts only\n"
                "once its results exist. Backs off while CMD prints nothing. Logs to\n"
-               "stderr; stops on SIGTERM.\n"
+               "stderr; stops on SIGTERM. Of several workgens for one app on one\n"
+               "PostgreSQL store, one leads and the others stand by until it is gone.\n"
                "\n"
                "  --interval SECS   between checks (default 10)\n"
                "  --max-batch N     jobs per round at most (default 1000)\n"
@@ -344,9 +346,32 @@ int vs_cmd_workgen(int argc, char **argv)
     sigaction(SIGINT, &sa, NULL);
     VS_LOG(&g.log, VS_LOG_INFO, "app %s, cushion %lld, %s %s", app, (long long)g.cushion,
            command ? "command" : "input directory", command ? command : input_dir);
+    /* Several workgens for one app on one PostgreSQL store (one per serve
+     * host, say): one leads, the others stand by and take over within an
+     * interval of its death (the lock is its session's). Always leads on
+     * SQLite. */
+    char role[sizeof("workgen:") + VS_NAME_MAX];
+    snprintf(role, sizeof(role), "workgen:%s", app);
+    bool standby = false;
     int64_t backoff = g.interval;
     int status = VS_EXIT_OK;
     while (!stop_flag) {
+        bool lead = false;
+        if (vs_store_leader(g.s, role, &lead) != 0)
+            lead = false; /* logged by the store; try again next interval */
+        if (lead == standby) {
+            standby = !lead;
+            VS_LOG(&g.log, VS_LOG_INFO,
+                   lead ? "leading (this workgen makes %s's jobs)"
+                        : "standing by (another workgen for %s on this store leads)",
+                   app);
+        }
+        if (!lead) {
+            if (once)
+                break;
+            nap(g.interval);
+            continue;
+        }
         bool needed = false;
         int64_t made = round_once(&g, (int64_t)time(NULL), &needed);
         if (made > 0) {

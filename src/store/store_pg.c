@@ -42,9 +42,9 @@ struct vs_pg {
     PGconn *conn;
     char *conninfo;
     int64_t changes, last_id;
-    unsigned conn_gen; /* incremented when the connection is made again */
-    unsigned led_gen;  /* conn_gen when the leader lock was taken; 0: not held */
-    char led_role[64];
+    unsigned conn_gen;  /* incremented when the connection is made again */
+    unsigned led_gen;   /* conn_gen when the leader lock was taken; 0: not held */
+    char led_role[320]; /* a role name: a daemon, or "workgen:" and an app name */
     int errcode;
     char err[512];
 };
