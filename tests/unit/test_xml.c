@@ -21,6 +21,32 @@ static int parse(struct vs_arena *a, const char *s, const struct vs_xml_limits *
     return vs_xml_parse(s, strlen(s), lim, flags, a, doc, err);
 }
 
+/* Each element's line as expat counts breaks: "\n", "\r\n" and a lone "\r"
+ * each one, inside text, comments, CDATA and attribute values too. */
+static void test_lines(void **state)
+{
+    (void)state;
+    struct vs_arena a;
+    vs_arena_init(&a, 0);
+    struct vs_xml_doc doc;
+    struct vs_xml_error err;
+    const char *plain = "<r>\n<a>x\ny</a>\n\n<!-- \n --><b\nk='1'/><c><![CDATA[\n]]></c><d/></r>";
+    assert_int_equal(parse(&a, plain, NULL, 0, &doc, &err), 0);
+    assert_int_equal(doc.root->line, 1);
+    assert_int_equal(vs_xml_child(doc.root, "a")->line, 2);
+    assert_int_equal(vs_xml_child(doc.root, "b")->line, 6);
+    assert_int_equal(vs_xml_child(doc.root, "c")->line, 7);
+    assert_int_equal(vs_xml_child(doc.root, "d")->line, 8);
+    const char *cr = "<r>\r\n<a/>\r<b/>\r\r\n<c>\r\n</c><d/>\n\r<e/></r>";
+    assert_int_equal(parse(&a, cr, NULL, 0, &doc, &err), 0);
+    assert_int_equal(vs_xml_child(doc.root, "a")->line, 2);
+    assert_int_equal(vs_xml_child(doc.root, "b")->line, 3);
+    assert_int_equal(vs_xml_child(doc.root, "c")->line, 5);
+    assert_int_equal(vs_xml_child(doc.root, "d")->line, 6);
+    assert_int_equal(vs_xml_child(doc.root, "e")->line, 8);
+    vs_arena_cleanup(&a);
+}
+
 static void test_tree(void **state)
 {
     (void)state;
@@ -360,10 +386,10 @@ static void test_format_double(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_tree),          cmocka_unit_test(test_malformed),
-        cmocka_unit_test(test_limits),        cmocka_unit_test(test_repair),
-        cmocka_unit_test(test_utf16_start),   cmocka_unit_test(test_writer),
-        cmocka_unit_test(test_format_double),
+        cmocka_unit_test(test_tree),      cmocka_unit_test(test_lines),
+        cmocka_unit_test(test_malformed), cmocka_unit_test(test_limits),
+        cmocka_unit_test(test_repair),    cmocka_unit_test(test_utf16_start),
+        cmocka_unit_test(test_writer),    cmocka_unit_test(test_format_double),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
