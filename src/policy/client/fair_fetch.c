@@ -551,12 +551,13 @@ long vs_cfetch__fair_choose(const struct vs_cstate *st, const struct vs_rrsim_ou
                  * take its turn before a project whose slack its job
                  * alone outlasts; beyond its share (round 1) it may not
                  * (hurts_others). */
-                unsigned done = round == 0 ? M_HURT0_DONE : M_HURT_DONE;
-                unsigned hurts = round == 0 ? M_HURTS0 : M_HURTS;
+                bool turn = round == 0 && count[p] == 0 && h->ncpus == 1;
+                unsigned done = turn ? M_HURT0_DONE : M_HURT_DONE;
+                unsigned hurts = turn ? M_HURTS0 : M_HURTS;
                 if (round < 2 && !(memo[p] & done)) {
                     memo[p] |= done;
                     if (hurts_others(st, &q, &qs, p, est / speed, st->now + D, ffs[p], speed,
-                                     round == 0 && count[p] == 0 ? prio : NULL))
+                                     turn ? prio : NULL))
                         memo[p] |= hurts;
                 }
                 if (round < 2 && (memo[p] & hurts))
