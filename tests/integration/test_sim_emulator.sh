@@ -8,9 +8,17 @@
 # a_120d and a_120d_p2first (the same scenario, projects listed in another
 # order) must give identical figures.
 #
+# The share rule has no exception for c_stress (the issue's "cannot get
+# near 0" is why the limit is half the emulator's rather than 0.1): its
+# rows are held to max(0.1, 0.800 / 2) and max(0.1, 0.810 / 2).
+#
 # Rows in KNOWN_FAIL are not met yet (said in docs/simulator.md); they are
 # printed, and the test fails if one of them starts passing (so the list
-# is kept honest) or if any other row fails.
+# is kept honest) or if any other row fails. c_stress_20d_avail cannot be
+# met on our host model (docs/simulator.md, scripts/avail_bound.py): its
+# least wasteful project alone, with the CPU to itself and no buffer,
+# already wastes more than the row allows. That is checked at the end, so
+# that the reason given stays true.
 set -uo pipefail
 : "${VOLSCHED:?VOLSCHED must name the built binary}"
 : "${VS_SOURCE_DIR:?}"
@@ -84,5 +92,20 @@ PY
 "$VOLSCHED" sim "$tmp/rev.scn" --json --no-progress >"$tmp/rev.json" || { echo "FAIL: rev"; bad=1; }
 if same "$tmp/c_stress_20d_avail.json" "$tmp/rev.json"; then judge order pass "c_stress_20d_avail backwards"
 else judge order fail "c_stress_20d_avail backwards"; fi
+# Why c_stress_20d_avail is a known failure: S09 (the project that wastes
+# least a CPU hour) alone on its host, one job at a time, already wastes
+# more than the row's limit, 0.0021 + 0.005 (seed 1: 0.0189).
+"$VOLSCHED" sim "S09(0.4, 1.5, 1) NCPUS=1 min_queue=0 duration=20 on_frac=0.8 active_frac=0.9" \
+    --json --no-progress >"$tmp/s09.json" || { echo "FAIL: S09 alone"; bad=1; }
+if python3 -c 'import json,sys; sys.exit(0 if json.load(open(sys.argv[1]))["wasted_frac"] > 0.0071 else 1)' \
+    "$tmp/s09.json"; then
+    echo "known: S09 alone on c_stress_20d_avail's host wastes" \
+        "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["wasted_frac"])' "$tmp/s09.json")" \
+        "> 0.0071"
+else
+    echo "FAIL: S09 alone wastes no more than c_stress_20d_avail's limit: the reason given" \
+        "for its known failure (docs/simulator.md) no longer holds"
+    bad=1
+fi
 [ $bad -eq 0 ] || exit 1
 echo "ok: emulator acceptance (known failures listed above)"

@@ -145,4 +145,13 @@ run rd "$scn/min_rpc_delay.scn"
 check rd 'j["rpcs"] <= 10 * 12 + 1' "RPCs closer than min_rpc_delay"
 check rd 'j["idle_frac"] < 0.005' "idle while waiting out min_rpc_delay"
 
+# A long job beside short deadlines on one CPU: the two share it by turns
+# (a P2 job makes P1's server refuse P1 while it runs), half each, every
+# week, nothing missed or idle.
+run ls "$scn/long_beside_short.scn"
+check ls 'j["share_violation"] < 0.02' "not half each"
+check ls 'min(p["share_min_7d"] for p in j["projects"].values()) > 0.4' "a week without a share"
+check ls 'j["deadline_misses"] == 0' "deadline misses"
+check ls 'j["idle_frac"] < 0.005' "idle"
+
 echo "ok: sim volunteer scenarios"

@@ -191,12 +191,44 @@ static void test_no_costly_victim(void **state)
     }
 }
 
+/* One CPU, P1's 30-minute jobs due in 1.5 hours and P2's 10-hour jobs due
+ * in 100 (equal shares). A P2 job alone holds the CPU past P1's slack, so
+ * P1's server refuses P1 while it runs: the others'-deadlines rule, which
+ * never let P2 ask beside P1, starved it (one P2 job in 10 days). Owed
+ * more, with nothing queued, P2 is asked under its share cap (its turn);
+ * owed less, it is not. */
+static void test_long_job_takes_turn(void **state)
+{
+    (void)state;
+    for (int owed = 0; owed < 2; owed++) {
+        struct fx f;
+        fx_init(&f, 1, 0.1 * 86400);
+        size_t p1 = fx_project(&f, "P1", 0.5), p2 = fx_project(&f, "P2", 0.5);
+        size_t r = fx_result(&f, NULL, p1, 1800, 1.5 * 3600);
+        f.r[r].task = VS_CTASK_RUNNING;
+        fx_result(&f, NULL, p1, 1800, 1.5 * 3600);
+        f.p[p1].job_est = 1800;
+        f.p[p1].job_delay_bound = 1.5 * 3600;
+        f.p[p2].job_est = 10 * 3600;
+        f.p[p2].job_delay_bound = 100 * 3600;
+        f.p[p2].ltd = owed ? 6 * 3600 : 3600;
+        f.p[p1].ltd = -f.p[p2].ltd;
+        struct vs_cpolicy_out out;
+        assert_int_equal(vs_cpolicy_pass(VS_CPOLICY_FAIR, &f.st, &f.ws, &out), 0);
+        if (owed)
+            assert_int_equal(out.fetch.project, (long)p2);
+        else
+            assert_true(out.fetch.project != (long)p2);
+        fx_cleanup(&f);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_hopeless_last),     cmocka_unit_test(test_backup_only_fills_cpus),
         cmocka_unit_test(test_lost_job_no_block), cmocka_unit_test(test_ample_slack),
-        cmocka_unit_test(test_no_costly_victim),
+        cmocka_unit_test(test_no_costly_victim),  cmocka_unit_test(test_long_job_takes_turn),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
