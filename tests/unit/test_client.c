@@ -36,6 +36,48 @@ static void write_text(const char *dir, const char *name, const char *text)
     fclose(f);
 }
 
+/* Each test's client: a fresh data directory and a client opened on it;
+ * teardown closes it and removes the directory (checked). */
+struct fx {
+    char *dir;
+    struct vs_client *c;
+};
+
+static int setup(void **state)
+{
+    struct fx *f = VS_NEW(struct fx);
+    f->dir = mkdtemp_dir();
+    f->c = VS_NEW(struct vs_client);
+    vs_client_init(f->c, f->dir);
+    *state = f;
+    return 0;
+}
+
+static void fill(struct vs_client *c);
+
+/* The same, with fill()'s state, a clock, and its unfinished result held
+ * back so that a policy step starts no process in a unit test. */
+static int setup_filled(void **state)
+{
+    setup(state);
+    struct fx *f = *state;
+    fill(f->c);
+    f->c->now = 1.6e9;
+    f->c->results[0].suspended_via_gui = true;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    struct fx *f = *state;
+    vs_client_cleanup(f->c);
+    vs_free(f->c);
+    int rc = vs_client_rmtree(f->dir);
+    vs_free(f->dir);
+    vs_free(f);
+    return rc;
+}
+
 static void test_escape_url(void **state)
 {
     (void)state;
@@ -80,10 +122,9 @@ static void test_safe_name(void **state)
 
 static void test_lock_and_password(void **state)
 {
-    (void)state;
-    char *dir = mkdtemp_dir();
-    struct vs_client *a = VS_NEW(struct vs_client), *b = VS_NEW(struct vs_client);
-    vs_client_init(a, dir);
+    struct fx *f = *state;
+    const char *dir = f->dir;
+    struct vs_client *a = f->c, *b = VS_NEW(struct vs_client);
     vs_client_init(b, dir);
     assert_int_equal(vs_client_lock(a), 0);
     /* fcntl locks are per process: the second holder is checked in a child */
@@ -105,20 +146,15 @@ static void test_lock_and_password(void **state)
     write_text(dir, "gui_rpc_auth.cfg", "  secret pw \nsecond line\n");
     assert_int_equal(vs_client_gui_password(b), 0);
     assert_string_equal(b->gui_password, "secret pw");
-    vs_client_cleanup(a);
     vs_client_cleanup(b);
-    vs_free(a);
     vs_free(b);
-    assert_int_equal(vs_client_rmtree(dir), 0);
-    vs_free(dir);
 }
 
 static void test_prefs(void **state)
 {
-    (void)state;
-    char *dir = mkdtemp_dir();
-    struct vs_client *c = VS_NEW(struct vs_client);
-    vs_client_init(c, dir);
+    struct fx *f = *state;
+    const char *dir = f->dir;
+    struct vs_client *c = f->c;
     vs_client_prefs_read(c);
     /* BOINC's defaults */
     assert_true(c->prefs.work_buf_min_days == 0.1);
@@ -147,10 +183,6 @@ static void test_prefs(void **state)
     vs_client_prefs_read(c);
     assert_true(c->msg_seqno > before);
     assert_true(c->prefs.work_buf_min_days == 1);
-    vs_client_cleanup(c);
-    vs_free(c);
-    assert_int_equal(vs_client_rmtree(dir), 0);
-    vs_free(dir);
 }
 
 /* A state with one project, its app, files, app version, workunit and two results. */
@@ -204,10 +236,9 @@ static void fill(struct vs_client *c)
 
 static void test_state_round_trip(void **state)
 {
-    (void)state;
-    char *dir = mkdtemp_dir();
-    struct vs_client *c = VS_NEW(struct vs_client);
-    vs_client_init(c, dir);
+    struct fx *f = *state;
+    const char *dir = f->dir;
+    struct vs_client *c = f->c;
     fill(c);
     assert_int_equal(vs_client_state_write(c), 0);
     assert_int_equal(vs_client_state_write(c), 0); /* second write: current -> prev */
@@ -265,18 +296,13 @@ static void test_state_round_trip(void **state)
     assert_int_equal(d->n_results, 0);
     vs_client_cleanup(d);
     vs_free(d);
-    vs_client_cleanup(c);
-    vs_free(c);
-    assert_int_equal(vs_client_rmtree(dir), 0);
-    vs_free(dir);
 }
 
 static void test_drop_and_detach(void **state)
 {
-    (void)state;
-    char *dir = mkdtemp_dir();
-    struct vs_client *c = VS_NEW(struct vs_client);
-    vs_client_init(c, dir);
+    struct fx *f = *state;
+    const char *dir = f->dir;
+    struct vs_client *c = f->c;
     fill(c);
     /* dropping one result keeps the workunit and files the other needs */
     vs_client_drop_result(c, 1);
@@ -299,18 +325,12 @@ static void test_drop_and_detach(void **state)
     assert_int_equal(c->msg_seqno, before + 3);
     assert_int_equal(vs_client_attach(c, "http://x.org", "k", true), 0);
     assert_int_equal(vs_client_attach(c, "http://x.org/", "k", true), VS_EEXISTS);
-    vs_client_cleanup(c);
-    vs_free(c);
-    assert_int_equal(vs_client_rmtree(dir), 0);
-    vs_free(dir);
 }
 
 static void test_explain_snapshot(void **state)
 {
-    (void)state;
-    char *dir = mkdtemp_dir();
-    struct vs_client *c = VS_NEW(struct vs_client);
-    vs_client_init(c, dir);
+    struct fx *f = *state;
+    struct vs_client *c = f->c;
     fill(c);
     c->now = 1.6e9;
     struct vs_buf b;
@@ -327,24 +347,15 @@ static void test_explain_snapshot(void **state)
     c->results[0].suspended_via_gui = true; /* nothing to start: no process in a unit test */
     assert_int_equal(vs_client_sched_step(c), 0);
     assert_true(c->have_out);
-    vs_client_cleanup(c);
-    vs_free(c);
-    assert_int_equal(vs_client_rmtree(dir), 0);
-    vs_free(dir);
 }
 
 /* app_config.xml reaches the policy snapshot: max_concurrent and
  * avg_ncpus (else the app version's avg_ncpus); debts count CPU time. */
 static void test_app_config(void **state)
 {
-    (void)state;
-    char *dir = mkdtemp_dir();
-    struct vs_client *c = VS_NEW(struct vs_client);
-    vs_client_init(c, dir);
-    fill(c);
-    c->now = 1.6e9;
+    struct fx *f = *state;
+    struct vs_client *c = f->c;
     c->host.p_ncpus = 8;
-    c->results[0].suspended_via_gui = true; /* nothing to start: no process in a unit test */
     /* Without the file: the app version's avg_ncpus, no limit. */
     c->avs[0].avg_ncpus = 4;
     vs_client_prefs_read(c);
@@ -387,10 +398,6 @@ static void test_app_config(void **state)
     vs_client_prefs_read(c);
     assert_true(c->msg_seqno > seq);
     assert_int_equal(c->projects[0].max_concurrent, 0);
-    vs_client_cleanup(c);
-    vs_free(c);
-    assert_int_equal(vs_client_rmtree(dir), 0);
-    vs_free(dir);
 }
 
 /* A zero share (a backup project) from the account's project preferences
@@ -400,13 +407,9 @@ static void test_app_config(void **state)
  * exponential average over wall time and survives the state file. */
 static void test_share_eff_buffers(void **state)
 {
-    (void)state;
-    char *dir = mkdtemp_dir();
-    struct vs_client *c = VS_NEW(struct vs_client);
-    vs_client_init(c, dir);
-    fill(c);
-    c->now = 1.6e9;
-    c->results[0].suspended_via_gui = true; /* nothing to start: no process in a unit test */
+    struct fx *f = *state;
+    const char *dir = f->dir;
+    struct vs_client *c = f->c;
     struct cl_project *p = &c->projects[0];
     const char *bad[] = {"-5", "abc", "", "1e10", "nan"};
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
@@ -458,20 +461,21 @@ static void test_share_eff_buffers(void **state)
     assert_true(d->ts.cpu_efficiency == 1);
     vs_client_cleanup(d);
     vs_free(d);
-    vs_client_cleanup(c);
-    vs_free(c);
-    assert_int_equal(vs_client_rmtree(dir), 0);
-    vs_free(dir);
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_escape_url),      cmocka_unit_test(test_canon_url),
-        cmocka_unit_test(test_safe_name),       cmocka_unit_test(test_lock_and_password),
-        cmocka_unit_test(test_prefs),           cmocka_unit_test(test_state_round_trip),
-        cmocka_unit_test(test_drop_and_detach), cmocka_unit_test(test_explain_snapshot),
-        cmocka_unit_test(test_app_config),      cmocka_unit_test(test_share_eff_buffers),
+        cmocka_unit_test(test_escape_url),
+        cmocka_unit_test(test_canon_url),
+        cmocka_unit_test(test_safe_name),
+        cmocka_unit_test_setup_teardown(test_lock_and_password, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_prefs, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_state_round_trip, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_drop_and_detach, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_explain_snapshot, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_app_config, setup_filled, teardown),
+        cmocka_unit_test_setup_teardown(test_share_eff_buffers, setup_filled, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
