@@ -331,6 +331,17 @@ struct vs_rrsim_out {
 VS_MUST_CHECK int vs_rrsim_run(enum vs_cpolicy policy, const struct vs_cstate *st,
                                struct vs_cpolicy_ws *ws, struct vs_rrsim_out *out);
 
+/*
+ * The client's <estimated_delay> for the CPU (BOINC's busy time): seconds
+ * from st->now until the CPUs the simulated queue keeps busy (each result
+ * its project's job_ncpus) first fall below the host's; 0 when they do not
+ * fill it now. rr is the simulation of st that a pass with ws wrote (its
+ * arrays are ws's); the same figure for the simulated client, the client
+ * daemon and fair's prediction of the server's deadline rule.
+ */
+double vs_rrsim_busy_time(const struct vs_cstate *st, const struct vs_rrsim_out *rr,
+                          struct vs_cpolicy_ws *ws);
+
 /* ---------------------------------------------------------------- CPU sched */
 
 /* Why a result was scheduled (for `volsched explain`). */

@@ -135,34 +135,12 @@ static void fill_report(struct vs_client *c, struct cl_result *r,
     o->n_files = nf;
 }
 
-static int cmp_desc(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x < y) - (x > y);
-}
-
-/* <estimated_delay> for the CPU (BOINC's busy time), as the simulator
- * computes it (src/sim/sim_server.c): how long until a CPU runs out of
- * queued work in the last policy step's round-robin simulation, the k-th
- * latest finish with k CPUs; 0 when fewer results are queued. */
+/* <estimated_delay> for the CPU (BOINC's busy time), from the last policy
+ * step's round-robin simulation, as the simulator sends it. */
 static double estimated_delay(struct vs_client *c)
 {
-    if (!c->pout.rr.finish) /* no step yet (the arrays outlive have_out) */
-        return 0;
-    size_t k = (size_t)c->cst.host.ncpus, n = 0;
-    double *fin = vs_xmalloc((c->cst.nresults + 1) * sizeof(*fin));
-    for (size_t r = 0; r < c->cst.nresults; r++) {
-        double f = c->pout.rr.finish[r];
-        if (isfinite(f) && f > c->cst.now)
-            fin[n++] = f;
-    }
-    double d = 0;
-    if (k > 0 && n >= k) {
-        qsort(fin, n, sizeof(*fin), cmp_desc);
-        d = fin[k - 1] - c->cst.now;
-    }
-    vs_free(fin);
-    return d;
+    /* no step yet (the arrays outlive have_out) */
+    return c->pout.rr.finish ? vs_rrsim_busy_time(&c->cst, &c->pout.rr, &c->ws) : 0;
 }
 
 static int build_request(struct vs_client *c, size_t p, double work_req, struct vs_arena *a,

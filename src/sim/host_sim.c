@@ -338,7 +338,6 @@ void vs_sim__init(struct sim *x, const struct vs_scenario *s, enum vs_cpolicy po
     x->nslots = s->ncpus;
     x->slot_used = vs_xcalloc((size_t)s->ncpus, sizeof(bool));
     x->running = vs_xcalloc(s->nprojects, sizeof(int));
-    x->delay_heap = vs_xcalloc((size_t)s->ncpus, sizeof(double));
     x->sp_host = (struct vs_sp_host){
         .id = 1,
         .userid = 1,
@@ -376,7 +375,6 @@ void vs_sim__cleanup(struct sim *x)
     vs_free(x->run);
     vs_free(x->req_inprog);
     vs_free(x->req_ip);
-    vs_free(x->delay_heap);
 }
 
 /* The run's first events: its end, the first scheduling period, the host's

@@ -145,7 +145,6 @@ struct sim {
     struct vs_sp_inprog *req_inprog;
     struct vs_sp_ip_result *req_ip;
     size_t req_cap;
-    double *delay_heap; /* ncpus */
 
     int rc; /* first policy error */
     /* The project hooks serve (hsim.h), or NULL: every server built in. */

@@ -29,52 +29,11 @@ static void backoff(struct sim *x, size_t p)
     push_wake(x, x->cp[p].min_rpc_time);
 }
 
-/*
- * What the client would send as <estimated_delay> for the CPU (BOINC's
- * busy-time estimate): how long until a CPU runs out of queued work, from
- * the round-robin simulation of the pass that decided this RPC. With k
- * CPUs a CPU first goes idle when fewer than k results are left, that is at
- * the k-th latest simulated finish; 0 when fewer than k results are queued.
- * A min-heap of the k latest finishes: O(n log k).
- */
+/* What the client would send as <estimated_delay> for the CPU, from the
+ * round-robin simulation of the pass that decided this RPC. */
 static double estimated_delay(struct sim *x)
 {
-    const double *fin = x->have_sched ? x->out.rr.finish : NULL;
-    size_t k = (size_t)x->s->ncpus, n = 0;
-    if (!fin)
-        return 0;
-    double *h = x->delay_heap;
-    for (size_t r = 0; r < x->st.nresults; r++) {
-        double f = fin[r];
-        if (x->st.results[r].done || !isfinite(f) || f <= x->st.now)
-            continue;
-        if (n < k) {
-            /* sift up */
-            size_t c = n++;
-            while (c > 0 && h[(c - 1) / 2] > f) {
-                h[c] = h[(c - 1) / 2];
-                c = (c - 1) / 2;
-            }
-            h[c] = f;
-        } else if (f > h[0]) {
-            /* replace the least and sift down */
-            size_t c = 0;
-            for (;;) {
-                size_t l = 2 * c + 1, m = l + 1, s = c;
-                double v = f;
-                if (l < n && h[l] < v)
-                    s = l, v = h[l];
-                if (m < n && h[m] < v)
-                    s = m;
-                if (s == c)
-                    break;
-                h[c] = h[s];
-                c = s;
-            }
-            h[c] = f;
-        }
-    }
-    return n < k ? 0 : h[0] - x->st.now;
+    return x->have_sched ? vs_rrsim_busy_time(&x->st, &x->out.rr, &x->ws) : 0;
 }
 
 static void reserve_request(struct sim *x)

@@ -133,6 +133,42 @@ static void test_fractional(void **state)
     fx_cleanup(&f);
 }
 
+/* The busy time the client sends (estimated_delay) counts CPUs, as BOINC's
+ * busy-time estimator does: one 2-CPU job fills a 2-CPU host until it ends;
+ * one 1-CPU job does not; quarter-CPU jobs fill it four to a CPU. */
+static double busy_of(struct fx *f)
+{
+    struct vs_rrsim_out rr;
+    assert_int_equal(vs_rrsim_run(VS_CPOLICY_FAIR, &f->st, &f->ws, &rr), 0);
+    return vs_rrsim_busy_time(&f->st, &rr, &f->ws);
+}
+
+static void test_busy_time_counts_cpus(void **state)
+{
+    (void)state;
+    struct fx f;
+    fx_init(&f, 2, 3600);
+    size_t a = fx_project(&f, "A", 1);
+    f.p[a].job_ncpus = 2;
+    fx_result(&f, "a", a, 36000, 1e6);
+    assert_true(fabs(busy_of(&f) - 36000) < 1e-6);
+    f.p[a].job_ncpus = 1; /* now one CPU idles from the start */
+    assert_true(busy_of(&f) == 0);
+    fx_result(&f, "a", a, 7200, 1e6); /* two 1-CPU jobs: the shorter one */
+    assert_true(fabs(busy_of(&f) - 7200) < 1e-6);
+    fx_cleanup(&f);
+
+    fx_init(&f, 2, 3600);
+    size_t g = fx_project(&f, "G", 1);
+    f.p[g].job_ncpus = 0.25;
+    for (int i = 0; i < 7; i++)
+        fx_result(&f, "g", g, 3600, 1e6);
+    assert_true(busy_of(&f) == 0); /* 7 quarters: 1.75 CPUs */
+    fx_result(&f, "g", g, 3600, 1e6);
+    assert_true(fabs(busy_of(&f) - 3600) < 1e-6);
+    fx_cleanup(&f);
+}
+
 /* fair does not ask a project at its max_concurrent with a full buffer for
  * the idle CPUs (BOINC's fetch loop); with a second project it asks that. */
 static void test_fetch_at_limit(void **state)
@@ -197,9 +233,10 @@ static void test_backup_project(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_schedule_counts_cpus), cmocka_unit_test(test_rrsim_usable_cpus),
-        cmocka_unit_test(test_no_overcommit_in_edf), cmocka_unit_test(test_fractional),
-        cmocka_unit_test(test_fetch_at_limit),       cmocka_unit_test(test_backup_project),
+        cmocka_unit_test(test_schedule_counts_cpus),  cmocka_unit_test(test_rrsim_usable_cpus),
+        cmocka_unit_test(test_no_overcommit_in_edf),  cmocka_unit_test(test_fractional),
+        cmocka_unit_test(test_fetch_at_limit),        cmocka_unit_test(test_backup_project),
+        cmocka_unit_test(test_busy_time_counts_cpus),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

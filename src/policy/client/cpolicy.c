@@ -182,7 +182,7 @@ void vs_cpolicy_ws_init(struct vs_cpolicy_ws *ws)
     X(pz3) X(pz4) X(pi0) X(rr_proj) X(rr_act)
 /* clang-format on */
 #define R_ARRAYS(X)                                                                                \
-    X(rr_finish) X(rr_missed) X(sc_order) X(sc_why) X(en_act) X(keys) X(keys2) X(rz0)
+    X(rr_finish) X(rr_missed) X(sc_order) X(sc_why) X(en_act) X(keys) X(keys2) X(rz0) X(bt) X(bt2)
 
 void vs_cpolicy_ws_cleanup(struct vs_cpolicy_ws *ws)
 {

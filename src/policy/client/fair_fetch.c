@@ -305,43 +305,6 @@ static bool share_fits(const struct vs_cstate *st, const struct queue *q, size_t
     return fmax((work + dur) / m, longest) <= span;
 }
 
-/*
- * The estimated_delay the client sends (as src/sim builds it, BOINC's
- * busy-time estimate): when a CPU first runs out of work in the
- * round-robin simulation, the ncpus-th latest simulated finish (0 with
- * fewer results than CPUs). top is ncpus scratch, kept ascending.
- */
-static double busy_time(const struct vs_cstate *st, const struct vs_rrsim_out *rr, double *top)
-{
-    int k = st->host.ncpus, n = 0;
-    for (size_t r = 0; r < st->nresults; r++) {
-        double f = rr->finish[r];
-        if (st->results[r].done || !isfinite(f) || f <= st->now)
-            continue;
-        if (n == k && f <= top[0])
-            continue;
-        /* Insert f, dropping the least when full. */
-        int i;
-        if (n < k) {
-            i = n++;
-        } else {
-            i = 0;
-            while (i + 1 < k && top[i + 1] < f) {
-                top[i] = top[i + 1];
-                i++;
-            }
-            top[i] = f;
-            continue;
-        }
-        while (i > 0 && top[i - 1] > f) {
-            top[i] = top[i - 1];
-            i--;
-        }
-        top[i] = f;
-    }
-    return n < k ? 0 : top[0] - st->now;
-}
-
 /* What the candidate loop remembers of a project between its rounds. */
 enum { M_EDF = 1, M_FITS = 2, M_HURT_DONE = 4, M_HURTS = 8, M_HURT0_DONE = 16, M_HURTS0 = 32 };
 /* Whether project p has as much work as its max_concurrent jobs can run
@@ -422,7 +385,7 @@ long vs_cfetch__fair_choose(const struct vs_cstate *st, const struct vs_rrsim_ou
      * (BOINC: the reply's request delay) during which finished jobs wait to
      * be reported: a project whose next job the server would refuse now is
      * not asked under the caps. */
-    double busy = busy_time(st, rr, d->fair_cpu);
+    double busy = vs_rrsim_busy_time(st, rr, ws);
 
     /* Each project's share among the CPU-intensive projects that are not
      * suspended: frs(P) leaves out the deferred ones, so a project would

@@ -64,6 +64,7 @@ struct vs_cpolicy_wsd {
     struct vs_rrproj *rr_proj, **rr_act;
     /* scratch, per result */
     struct vs_cpkey *keys, *keys2;
+    struct vs_cpkey *bt, *bt2; /* vs_rrsim_busy_time's own, so it may run beside the others */
     size_t *rz0;
     /* scratch, per CPU (fair's work fetch) */
     double *fair_cpu;
