@@ -14,25 +14,7 @@
 #include "volsched/scenario.h"
 #include "volsched/sim.h"
 
-static void load(const char *name, struct vs_scenario *s)
-{
-    char path[512];
-    struct vs_scn_error e;
-    snprintf(path, sizeof(path), "%s/examples/scenarios/%s", VS_SOURCE_DIR, name);
-    int rc = vs_scenario_load(path, s, &e);
-    if (rc)
-        print_error("%s:%d:%d: %s\n", path, e.line, e.col, e.msg);
-    assert_int_equal(rc, 0);
-}
-
-static void parse(const char *text, struct vs_scenario *s)
-{
-    struct vs_scn_error e;
-    int rc = vs_scenario_parse(text, strlen(text), s, &e);
-    if (rc)
-        print_error("%d:%d: %s\n", e.line, e.col, e.msg);
-    assert_int_equal(rc, 0);
-}
+#include "sim_fixture.h"
 
 /*
  * The server every project ran before the simulated servers called
@@ -46,13 +28,6 @@ static void permissive_servers(struct vs_scenario *s)
         s->projects[p].ignore_delay_bound = true;
         s->projects[p].max_wus_to_send = 1000;
     }
-}
-
-static void run(const struct vs_scenario *s, const char *policy, double days,
-                struct vs_sim_result *r, struct vs_timeline *tl)
-{
-    struct vs_sim_options o = {.policy = policy, .duration = days * 86400};
-    assert_int_equal(vs_sim_run(s, &o, r, tl), 0);
 }
 
 /* ---------------------------------------------------------------- eventq */
@@ -88,7 +63,7 @@ static void test_metrics_by_hand(void **state)
 {
     (void)state;
     struct vs_scenario s;
-    parse("A(1, 10, 3) B(1, 10, 1) NCPUS = 2 cpu_scheduling_period = 1", &s);
+    simfx_parse("A(1, 10, 3) B(1, 10, 1) NCPUS = 2 cpu_scheduling_period = 1", &s);
     struct vs_metrics m;
     vs_metrics_init(&m, &s);
     /* 1 h: A on 2 CPUs. 1 h: host off. 2 h: A and B on one CPU each. */
@@ -161,7 +136,7 @@ static void test_timeline_writers(void **state)
 {
     (void)state;
     struct vs_scenario s;
-    parse("A(1, 2, 1) B(1, 2, 1) NCPUS = 2", &s);
+    simfx_parse("A(1, 2, 1) B(1, 2, 1) NCPUS = 2", &s);
     memcpy(s.projects[1].name, "B&C", 4); /* not a legal name in the notation */
     struct vs_timeline tl;
     vs_timeline_init(&tl);
@@ -221,11 +196,11 @@ static void test_seed000_scenario1(void **state)
 {
     (void)state;
     struct vs_scenario s;
-    load("seed000_scenario1.scn", &s);
+    simfx_load("seed000_scenario1.scn", &s);
     permissive_servers(&s);
     struct vs_sim_result r;
     struct vs_timeline tl;
-    run(&s, "shortfall", 10, &r, &tl);
+    simfx_run(&s, "shortfall", 10, &r, &tl);
 
     assert_int_equal(r.deadline_misses, 0);
     assert_true(r.idle_frac < 0.01);
@@ -280,7 +255,7 @@ static void test_seed000_scenario1(void **state)
      * which is what seed 000 fixes: many short P2/P3 runs there. */
     struct vs_sim_result rd;
     struct vs_timeline tld;
-    run(&s, "debt", 1, &rd, &tld);
+    simfx_run(&s, "debt", 1, &rd, &tld);
     size_t debt_short = 0;
     for (size_t i = 0; i < tld.nseg; i++)
         if (tld.seg[i].project != 0 && tld.seg[i].t1 - tld.seg[i].t0 < 0.2 * s.sched_period)
@@ -307,16 +282,16 @@ static void test_seed002_no_miss(void **state)
 {
     (void)state;
     struct vs_scenario s;
-    load("seed002_typical.scn", &s);
+    simfx_load("seed002_typical.scn", &s);
     permissive_servers(&s);
     struct vs_sim_result r;
-    run(&s, "shortfall", 10, &r, NULL);
+    simfx_run(&s, "shortfall", 10, &r, NULL);
     assert_int_equal(r.deadline_misses, 0);
     assert_true(r.projects[1].jobs_completed > 400);
     assert_true(r.idle_frac < 0.01);
     vs_sim_result_cleanup(&r);
 
-    run(&s, "shortfall", 100, &r, NULL);
+    simfx_run(&s, "shortfall", 100, &r, NULL);
     print_message("100 days: P1 completed %lld missed %lld, P2 completed %lld missed %lld\n",
                   (long long)r.projects[0].jobs_completed, (long long)r.projects[0].deadline_misses,
                   (long long)r.projects[1].jobs_completed,
@@ -329,7 +304,7 @@ static void test_seed002_no_miss(void **state)
 
     /* The old client keeps its buffer full across projects, not just one
      * result each (which left two of the four CPUs idle), and by share. */
-    run(&s, "wrr", 10, &r, NULL);
+    simfx_run(&s, "wrr", 10, &r, NULL);
     assert_true(r.idle_frac < 0.01);
     assert_true(fabs(r.projects[0].cpu_share - 0.5) < 0.02);
     assert_int_equal(r.deadline_misses, 0);
@@ -342,11 +317,11 @@ static void test_wrr_misses_where_shortfall_meets(void **state)
 {
     (void)state;
     struct vs_scenario s;
-    load("tight_deadline.scn", &s);
+    simfx_load("tight_deadline.scn", &s);
     permissive_servers(&s);
     struct vs_sim_result rs, rw;
-    run(&s, "shortfall", 10, &rs, NULL);
-    run(&s, "wrr", 10, &rw, NULL);
+    simfx_run(&s, "shortfall", 10, &rs, NULL);
+    simfx_run(&s, "wrr", 10, &rw, NULL);
     print_message("P1 misses: shortfall %lld of %lld, wrr %lld of %lld\n",
                   (long long)rs.projects[0].deadline_misses, (long long)rs.projects[0].jobs_sent,
                   (long long)rw.projects[0].deadline_misses, (long long)rw.projects[0].jobs_sent);
@@ -364,10 +339,10 @@ static void test_resume_cost(void **state)
 {
     (void)state;
     struct vs_scenario s;
-    load("einstein_resume.scn", &s);
+    simfx_load("einstein_resume.scn", &s);
     struct vs_sim_result rs, rw;
-    run(&s, "shortfall", 5, &rs, NULL);
-    run(&s, "wrr", 5, &rw, NULL);
+    simfx_run(&s, "shortfall", 5, &rs, NULL);
+    simfx_run(&s, "wrr", 5, &rw, NULL);
     print_message("restart waste: shortfall %.4f, wrr %.4f\n", rs.restart_waste_frac,
                   rw.restart_waste_frac);
     assert_true(rs.restart_waste_frac < 0.05);
@@ -401,10 +376,10 @@ static void test_determinism(void **state)
 {
     (void)state;
     struct vs_scenario s;
-    parse("P1(0.1, 1, .5, spread = 0.5) P2(1, 24, .25, server_avail = 0.8)"
-          " P3(1, 24, .25, checkpoint_period = 10m, resume_cost = 1m)"
-          " NCPUS = 2 on_frac = 0.7 active_frac = 0.9 avail_cycle = 6",
-          &s);
+    simfx_parse("P1(0.1, 1, .5, spread = 0.5) P2(1, 24, .25, server_avail = 0.8)"
+                " P3(1, 24, .25, checkpoint_period = 10m, resume_cost = 1m)"
+                " NCPUS = 2 on_frac = 0.7 active_frac = 0.9 avail_cycle = 6",
+                &s);
     for (const char *const *p = vs_sim_policies; *p; p++) {
         struct vs_sim_options o = {.policy = *p, .duration = 3 * 86400};
         char *a = render(&s, &o);
@@ -426,10 +401,10 @@ static void test_availability(void **state)
 {
     (void)state;
     struct vs_scenario s;
-    parse("P1(1, 48, 1) P2(1, 48, 1) NCPUS = 2 on_frac = 0.5 avail_cycle = 4", &s);
+    simfx_parse("P1(1, 48, 1) P2(1, 48, 1) NCPUS = 2 on_frac = 0.5 avail_cycle = 4", &s);
     struct vs_sim_result r;
     struct vs_timeline tl;
-    run(&s, "shortfall", 30, &r, &tl);
+    simfx_run(&s, "shortfall", 30, &r, &tl);
     double full = 2 * 30 * 86400.0;
     print_message("capacity %.3f of full\n", r.capacity / full);
     assert_true(r.capacity / full > 0.4 && r.capacity / full < 0.6);
@@ -452,11 +427,11 @@ static void test_project_options(void **state)
 {
     (void)state;
     struct vs_scenario s;
-    parse("A(1, 24, 1, jobs = 3) B(0.5, 24, 1, server_avail = 0.5, server_outage = 2)"
-          " NET(2, 24, 1, non_cpu_intensive = true) NCPUS = 2",
-          &s);
+    simfx_parse("A(1, 24, 1, jobs = 3) B(0.5, 24, 1, server_avail = 0.5, server_outage = 2)"
+                " NET(2, 24, 1, non_cpu_intensive = true) NCPUS = 2",
+                &s);
     struct vs_sim_result r;
-    run(&s, "shortfall", 5, &r, NULL);
+    simfx_run(&s, "shortfall", 5, &r, NULL);
     assert_int_equal(r.projects[0].jobs_sent, 3);
     assert_int_equal(r.projects[0].jobs_completed, 3);
     /* The non-CPU project completes jobs but takes no CPU share. */
@@ -469,7 +444,7 @@ static void test_project_options(void **state)
     vs_scenario_cleanup(&s);
 
     struct vs_sim_options bad = {.policy = "fifo"};
-    parse("A(1, 2, 1)", &s);
+    simfx_parse("A(1, 2, 1)", &s);
     assert_int_equal(vs_sim_run(&s, &bad, &r, NULL), VS_EINVAL);
     vs_scenario_cleanup(&s);
 }
@@ -485,28 +460,28 @@ static void test_server_rules(void **state)
 {
     (void)state;
     struct vs_scenario s;
-    parse("P1(10, 8, 1) duration = 3", &s);
+    simfx_parse("P1(10, 8, 1) duration = 3", &s);
     struct vs_sim_result r;
-    run(&s, "shortfall", 3, &r, NULL);
+    simfx_run(&s, "shortfall", 3, &r, NULL);
     assert_int_equal(r.jobs_sent, 0);
     assert_true(r.idle_frac > 0.999);
     vs_sim_result_cleanup(&r);
     s.projects[0].ignore_delay_bound = true;
-    run(&s, "shortfall", 3, &r, NULL);
+    simfx_run(&s, "shortfall", 3, &r, NULL);
     assert_true(r.jobs_sent >= 7);
     assert_true(r.deadline_misses >= r.jobs_sent - 1); /* the last may still run */
     vs_sim_result_cleanup(&r);
     vs_scenario_cleanup(&s);
 
-    parse("P1(2, 4, 1) P2(2, 4, 1)", &s);
+    simfx_parse("P1(2, 4, 1) P2(2, 4, 1)", &s);
     struct vs_sim_result without, with;
     /* The first five minutes: P1 gets a job; P2's asks next, with 2 hours
      * queued ahead: 2 + 2 hours fit its 4 (seed 004 sends), but the job
      * would end after its deadline less min_queue (the EDF check refuses). */
-    run(&s, "shortfall", 300 / 86400.0, &without, NULL);
+    simfx_run(&s, "shortfall", 300 / 86400.0, &without, NULL);
     for (size_t p = 0; p < s.nprojects; p++)
         s.projects[p].workload_sim = true;
-    run(&s, "shortfall", 300 / 86400.0, &with, NULL);
+    simfx_run(&s, "shortfall", 300 / 86400.0, &with, NULL);
     assert_int_equal(without.jobs_sent, 2);
     assert_int_equal(with.jobs_sent, 1);
     vs_sim_result_cleanup(&without);
@@ -514,8 +489,8 @@ static void test_server_rules(void **state)
 
     /* A job limit: max_in_progress = 2 on 4 CPUs keeps two CPUs idle. */
     vs_scenario_cleanup(&s);
-    parse("P1(1, 100, 1, max_in_progress = 2) NCPUS = 4 min_queue = 10", &s);
-    run(&s, "shortfall", 2, &r, NULL);
+    simfx_parse("P1(1, 100, 1, max_in_progress = 2) NCPUS = 4 min_queue = 10", &s);
+    simfx_run(&s, "shortfall", 2, &r, NULL);
     /* (a little more: after a refusal the client backs off) */
     assert_true(r.idle_frac > 0.5 - 1e-9 && r.idle_frac < 0.6);
     vs_sim_result_cleanup(&r);

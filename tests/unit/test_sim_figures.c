@@ -13,30 +13,7 @@
 #include "volsched/scenario.h"
 #include "volsched/sim.h"
 
-static void parse(const char *text, struct vs_scenario *s)
-{
-    struct vs_scn_error e;
-    int rc = vs_scenario_parse(text, strlen(text), s, &e);
-    if (rc)
-        print_error("%d:%d: %s\n", e.line, e.col, e.msg);
-    assert_int_equal(rc, 0);
-}
-
-static void run(const struct vs_scenario *s, const char *policy, double days,
-                struct vs_sim_result *r)
-{
-    struct vs_sim_options o = {.policy = policy, .duration = days * 86400};
-    assert_int_equal(vs_sim_run(s, &o, r, NULL), 0);
-}
-
-static const struct vs_sim_project_result *proj(const struct vs_sim_result *r, const char *name)
-{
-    for (size_t i = 0; i < r->nprojects; i++)
-        if (strcmp(r->projects[i].name, name) == 0)
-            return &r->projects[i];
-    fail_msg("no project %s", name);
-    return NULL;
-}
+#include "sim_fixture.h"
 
 /* 7-day windows: A alone for 7 days, then B alone for 7 days (the marks
  * fall inside the intervals, so they are interpolated). */
@@ -44,7 +21,7 @@ static void test_windows_by_hand(void **state)
 {
     (void)state;
     struct vs_scenario s;
-    parse("A(1, 10, 1) B(1, 10, 1) NCPUS = 1", &s);
+    simfx_parse("A(1, 10, 1) B(1, 10, 1) NCPUS = 1", &s);
     struct vs_metrics m;
     vs_metrics_init(&m, &s);
     int a[2] = {1, 0}, b[2] = {0, 1};
@@ -95,9 +72,10 @@ static void test_windows_run(void **state)
 {
     (void)state;
     struct vs_scenario s;
-    parse("P1(0.1, 1, .5) P2(1, 24, .25) P3(1, 24, .25) NCPUS = 2 cpu_scheduling_period = 1", &s);
+    simfx_parse("P1(0.1, 1, .5) P2(1, 24, .25) P3(1, 24, .25) NCPUS = 2 cpu_scheduling_period = 1",
+                &s);
     struct vs_sim_result r;
-    run(&s, "fair", 30, &r);
+    simfx_run(&s, "fair", 30, &r, NULL);
     for (size_t i = 0; i < r.nprojects; i++) {
         const struct vs_sim_project_result *p = &r.projects[i];
         assert_true(p->share_min_7d <= p->cpu_share + 1e-12);
@@ -116,17 +94,17 @@ static void test_no_late_start(void **state)
 {
     (void)state;
     struct vs_scenario s;
-    parse("P1(0.1, 1, .5) P2(1, 24, .25) P3(1, 24, .25) NCPUS=2 leave_in_memory=false "
-          "cpu_scheduling_period=1 min_queue=0.24",
-          &s);
+    simfx_parse("P1(0.1, 1, .5) P2(1, 24, .25) P3(1, 24, .25) NCPUS=2 leave_in_memory=false "
+                "cpu_scheduling_period=1 min_queue=0.24",
+                &s);
     struct vs_sim_result r;
-    run(&s, "debt", 20, &r);
+    simfx_run(&s, "debt", 20, &r, NULL);
     int64_t late = 0;
     for (size_t i = 0; i < r.nprojects; i++)
         late += r.projects[i].late_starts;
     assert_true(late > 10); /* the scenario does tempt a policy */
     vs_sim_result_cleanup(&r);
-    run(&s, "fair", 20, &r);
+    simfx_run(&s, "fair", 20, &r, NULL);
     for (size_t i = 0; i < r.nprojects; i++)
         assert_int_equal(r.projects[i].late_starts, 0);
     vs_sim_result_cleanup(&r);
@@ -143,12 +121,12 @@ static void test_no_costly_preemption(void **state)
 {
     (void)state;
     struct vs_scenario s;
-    parse("P1(0.5, 2, .5) P2(10, 100, .5, checkpoint_period = 1h) NCPUS=2 "
-          "leave_in_memory=false min_queue=2.4",
-          &s);
+    simfx_parse("P1(0.5, 2, .5) P2(10, 100, .5, checkpoint_period = 1h) NCPUS=2 "
+                "leave_in_memory=false min_queue=2.4",
+                &s);
     struct vs_sim_result r;
-    run(&s, "fair", 20, &r);
-    const struct vs_sim_project_result *p2 = proj(&r, "P2");
+    simfx_run(&s, "fair", 20, &r, NULL);
+    const struct vs_sim_project_result *p2 = simfx_proj(&r, "P2");
     assert_true(p2->rollback < 3600);
     assert_true(p2->preemptions_per_job < 1);
     assert_int_equal(r.deadline_misses, 0);
@@ -165,13 +143,13 @@ static void test_no_needless_deadline_mode(void **state)
 {
     (void)state;
     struct vs_scenario s;
-    parse("S01(1, 2, .1) S02(2, 4, .1) S03(4, 8, .1) S04(8, 12, .1) S05(16, 24, .1) "
-          "S06(32, 48, .1) S07(48, 72, .1) S08(96, 120, .1) S09(0.4, 1.5, .1) "
-          "S10(192, 240, .1) NCPUS=1 min_queue=2.4 on_frac=0.8 active_frac=0.9",
-          &s);
+    simfx_parse("S01(1, 2, .1) S02(2, 4, .1) S03(4, 8, .1) S04(8, 12, .1) S05(16, 24, .1) "
+                "S06(32, 48, .1) S07(48, 72, .1) S08(96, 120, .1) S09(0.4, 1.5, .1) "
+                "S10(192, 240, .1) NCPUS=1 min_queue=2.4 on_frac=0.8 active_frac=0.9",
+                &s);
     struct vs_sim_result fair, sf;
-    run(&s, "fair", 20, &fair);
-    run(&s, "shortfall", 20, &sf);
+    simfx_run(&s, "fair", 20, &fair, NULL);
+    simfx_run(&s, "shortfall", 20, &sf, NULL);
     assert_true(fair.edf_frac < 0.1);
     assert_true(fair.edf_frac < sf.edf_frac);
     /* Out of deadline mode it wastes less, not more (a job lost to the
@@ -190,17 +168,17 @@ static void test_extra_queue_without_min(void **state)
 {
     (void)state;
     struct vs_scenario s0, s1;
-    parse("P1(1, 240, 1) P2(1, 240, 1) NCPUS = 2 min_queue = 0", &s0);
-    parse("P1(1, 240, 1) P2(1, 240, 1) NCPUS = 2 min_queue = 0 extra_queue = 1d", &s1);
+    simfx_parse("P1(1, 240, 1) P2(1, 240, 1) NCPUS = 2 min_queue = 0", &s0);
+    simfx_parse("P1(1, 240, 1) P2(1, 240, 1) NCPUS = 2 min_queue = 0 extra_queue = 1d", &s1);
     struct vs_sim_result r0, r1;
-    run(&s0, "fair", 10, &r0);
-    run(&s1, "fair", 10, &r1);
+    simfx_run(&s0, "fair", 10, &r0, NULL);
+    simfx_run(&s1, "fair", 10, &r1, NULL);
     assert_true(r1.idle_frac < 0.005);
     assert_int_equal(r1.deadline_misses, 0);
     assert_true(r1.rpcs * 5 < r0.rpcs);
     /* Each holds up to its share of the buffer (a day a CPU), not 2 hours. */
-    assert_true(proj(&r1, "P1")->peak_queued > 8 * 3600.0);
-    assert_true(proj(&r1, "P2")->peak_queued > 8 * 3600.0);
+    assert_true(simfx_proj(&r1, "P1")->peak_queued > 8 * 3600.0);
+    assert_true(simfx_proj(&r1, "P2")->peak_queued > 8 * 3600.0);
     vs_sim_result_cleanup(&r0);
     vs_sim_result_cleanup(&r1);
     vs_scenario_cleanup(&s0);
