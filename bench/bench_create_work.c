@@ -10,6 +10,15 @@
  *
  *   bench_create_work [--dir DIR] [--sizes 10000,100000] [--mode staged|new]
  *
+ * Then the store's part alone, in the same process: the smaller size's
+ * workunits inserted one statement each (create_work's path before its
+ * bulk insert) and in one vs_store_workunits_add (a COPY on PostgreSQL),
+ * each in one transaction on a fresh store, and the ratio.
+ *
+ * VS_BENCH_STORE: another store for every run, a URL with one %d that
+ * each run replaces by its number (a fresh database each), e.g.
+ * "postgresql:///vs_cw%d?host=/tmp/pg&user=postgres".
+ *
  * DIR (default /tmp) must be on a real disk: the durability cost (one sync
  * per batch) is part of the figure. The input files are written and synced
  * before the clock starts.
@@ -49,6 +58,20 @@ static void project(const char *base, char *dir, size_t n, struct vs_project_con
             exit(1);
         }
     }
+    /* VS_BENCH_STORE: a fresh database of another store per run. */
+    static int nrun;
+    const char *other = getenv("VS_BENCH_STORE");
+    if (other && *other) {
+        if (!strstr(other, "%d")) {
+            fprintf(stderr, BENCH_NAME ": VS_BENCH_STORE needs a %%d (a database per run)\n");
+            exit(2);
+        }
+        char url[sizeof(cfg->store_url)];
+        snprintf(url, sizeof(url), "%s", other);
+        char *at = strstr(url, "%d");
+        snprintf(cfg->store_url, sizeof(cfg->store_url), "%.*s%d_%d%s", (int)(at - url), url,
+                 (int)getpid(), nrun++, at + 2);
+    }
     bench_check(vs_project_config_write(cfg), "config");
     bench_check(vs_project_store_open(cfg, true, NULL, out), "store");
     struct vs_app a;
@@ -61,7 +84,7 @@ static void project(const char *base, char *dir, size_t n, struct vs_project_con
     write_file(p, vs_template_default_out);
 }
 
-static char dirs[4][VS_PATH_MAX];
+static char dirs[8][VS_PATH_MAX];
 static int ndirs;
 
 static double run(const char *base, size_t njobs, bool staged)
@@ -147,6 +170,62 @@ static double run(const char *base, size_t njobs, bool staged)
     return el / (double)njobs;
 }
 
+/* n workunits ready for the store, named by stem. */
+static struct vs_workunit **store_rows(int64_t appid, size_t n, const char *stem)
+{
+    struct vs_workunit **wus = vs_xcalloc(n, sizeof(*wus));
+    for (size_t i = 0; i < n; i++) {
+        wus[i] = VS_NEW(struct vs_workunit);
+        vs_workunit_defaults(wus[i]);
+        wus[i]->appid = appid;
+        snprintf(wus[i]->name, sizeof(wus[i]->name), "%s_%zu", stem, i);
+        wus[i]->xml_doc = vs_xstrdup("<file_info><name>in</name><url>http://x/in</url>"
+                                     "<md5_cksum>0123456789abcdef0123456789abcdef</md5_cksum>"
+                                     "<nbytes>10</nbytes></file_info><workunit><file_ref>"
+                                     "<file_name>in</file_name><open_name>in</open_name>"
+                                     "</file_ref></workunit>");
+        wus[i]->transition_time = 1800000000;
+    }
+    return wus;
+}
+
+/* Seconds to insert n workunits in one transaction, in bulk or one by one. */
+static double store_insert(const char *base, size_t n, bool bulk)
+{
+    char dir[VS_PATH_MAX];
+    struct vs_project_config cfg;
+    struct vs_store *s;
+    project(base, dir, sizeof(dir), &cfg, &s);
+    struct vs_app app;
+    bench_check(vs_store_app_by_name(s, "app", &app), "app");
+    struct vs_workunit **wus = store_rows(app.id, n, bulk ? "bulk" : "one");
+    double t0 = bench_now_s();
+    bench_check(vs_store_begin(s), "begin");
+    if (bulk)
+        bench_check(vs_store_workunits_add(s, wus, n), "bulk insert");
+    for (size_t i = 0; !bulk && i < n; i++)
+        bench_check(vs_store_workunit_add(s, wus[i]), "insert");
+    bench_check(vs_store_commit(s), "commit");
+    double el = bench_now_s() - t0;
+    struct vs_store_counts counts;
+    bench_check(vs_store_counts(s, &counts), "counts");
+    if (counts.workunits != (int64_t)n) {
+        fprintf(stderr, BENCH_NAME ": %lld workunits, want %zu\n", (long long)counts.workunits, n);
+        exit(1);
+    }
+    for (size_t i = 0; i < n; i++) {
+        vs_workunit_cleanup(wus[i]);
+        vs_free(wus[i]);
+    }
+    vs_free(wus);
+    vs_store_close(s);
+    snprintf(dirs[ndirs++], sizeof(dirs[0]), "%s", dir);
+    printf("store   %7zu rows  %7.3f s  %9.0f rows/s  (%s)\n", n, el, (double)n / el,
+           bulk ? "vs_store_workunits_add" : "one statement each");
+    fflush(stdout);
+    return el;
+}
+
 int main(int argc, char **argv)
 {
     const char *base = "/tmp";
@@ -178,6 +257,13 @@ int main(int argc, char **argv)
         printf("%-7s per-job time %zu vs %zu: %.2fx (1.00 = linear)\n", staged ? "staged" : "new",
                sizes[1], sizes[0], b / a);
     }
+    /* Alternated, twice each: the machine's noise shows in the spread. */
+    double one = 0, bulk = 0;
+    for (int k = 0; k < 2; k++) {
+        one += store_insert(base, sizes[0], false);
+        bulk += store_insert(base, sizes[0], true);
+    }
+    printf("store   bulk insert %.2fx the rows/s of one statement each\n", one / bulk);
     for (int i = 0; i < ndirs; i++) {
         char cmd[VS_PATH_MAX + 16];
         snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dirs[i]);

@@ -577,6 +577,50 @@ static int insert_job(struct cw *c, size_t i, int64_t now)
     return rc;
 }
 
+/* Whether job i goes in with others (vs_store_workunits_add): not skipped,
+ * no assignment to add after it, not placed by its locality file. */
+static bool plain_job(const struct cw *c, size_t i)
+{
+    const struct prepared *pr = &c->pr[i];
+    char near[VS_LOC_NAME_MAX];
+    return !pr->skipped && !pr->assign &&
+           !(c->app.locality_scheduling == VS_LOC_APP_FULL &&
+             vs_loc_file_of_wu(pr->wu.name, near, sizeof(near)) == 0);
+}
+
+/* Jobs per bulk insert: a COPY each on PostgreSQL. */
+#define CW_BATCH 10000
+
+/*
+ * Inserts jobs [from, to), all plain_job, in the open transaction: in bulk
+ * inside a savepoint, and when a name is already taken (the bulk insert
+ * cannot say which) again one at a time, which names the job.
+ */
+static int insert_batch(struct cw *c, size_t from, size_t to, int64_t now)
+{
+    size_t n = to - from;
+    struct vs_workunit **wus = vs_xcalloc(n, sizeof(*wus));
+    for (size_t i = 0; i < n; i++)
+        wus[i] = &c->pr[from + i].wu;
+    int rc = vs_store_begin(c->s);
+    if (rc == 0) {
+        rc = vs_store_workunits_add(c->s, wus, n);
+        if (rc == 0)
+            rc = vs_store_commit(c->s);
+        else
+            (void)vs_store_rollback(c->s);
+    }
+    vs_free(wus);
+    if (rc == VS_EEXISTS) {
+        rc = 0;
+        for (size_t i = from; rc == 0 && i < to; i++)
+            rc = insert_job(c, i, now);
+    } else if (rc) {
+        fail(c, rc, "jobs %zu-%zu: store: %s", from + 1, to, vs_strerror(rc));
+    }
+    return rc;
+}
+
 int vs_create_work(const struct vs_project_config *cfg, struct vs_store *s,
                    const struct vs_cw_params *params, const struct vs_cw_job *jobs, size_t njobs,
                    int64_t now, struct vs_log *log, struct vs_cw_created **out_created, char *err,
@@ -646,10 +690,23 @@ int vs_create_work(const struct vs_project_config *cfg, struct vs_store *s,
             fail(&c, rc, "store: %s", vs_strerror(rc));
         in_txn = rc == 0;
     }
-    for (size_t i = 0; rc == 0 && i < nprep; i++) {
+    for (size_t i = 0; rc == 0 && i < nprep;) {
+        /* A run of plain jobs goes in at once (a job per transaction
+         * with continue_on_error: one at a time). */
+        size_t end = i;
+        while (!params->continue_on_error && end < nprep && end - i < CW_BATCH &&
+               plain_job(&c, end))
+            end++;
+        if (end - i > 1) {
+            rc = insert_batch(&c, i, end, now);
+            nmade += rc == 0 ? end - i : 0;
+            i = end;
+            continue;
+        }
         if (!c.pr[i].skipped)
             rc = insert_job(&c, i, now);
         nmade += rc == 0 && !c.pr[i].skipped;
+        i++;
     }
     if (rc == 0 && nmade == 0)
         rc = fail(&c, VS_EINVAL, "every job was skipped; nothing was created");

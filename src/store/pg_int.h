@@ -46,4 +46,7 @@ char *vs_pg__translate(const char *sql, bool ddl);
  * cannot take (store_pg_sql.c), or NULL. The caller frees it. */
 char *vs_pg__slot_sql(int slot);
 
+/* struct vs_db_ops.insert_many: COPY (store_pg_copy.c). */
+int vs_pg__insert_many(struct vs_store *s, const struct sq_table *t, void *const *rows, size_t n);
+
 #endif

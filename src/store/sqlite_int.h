@@ -188,6 +188,10 @@ struct vs_db_ops {
     /* Rows are kept in id order, so that choosing ids places them
      * (store_sqlite_cluster.c): SQLite. */
     bool cluster_ids;
+    /* Inserts n rows of table t (rows[i] each; ids set) in the open
+     * transaction, in one bulk step; NULL: a statement each
+     * (vs_sq__insert_many). */
+    int (*insert_many)(struct vs_store *s, const struct sq_table *t, void *const *rows, size_t n);
     /* vs_store_leader (store_sched.h). */
     int (*leader)(struct vs_store *s, const char *role, bool *out);
     void (*close)(struct vs_store *s);
@@ -296,6 +300,10 @@ int vs_sq__build_sql_cluster(enum sq_stmt id, struct vs_buf *b);
  * rows of locality file near (NULL: above every reserved block), when the
  * backend places rows by id (cluster_ids); else as vs_sq__insert. */
 int vs_sq__add_near(struct vs_store *s, bool result, void *row, const char *near);
+/* Inserts rows[0..n) of table t, ids set: the backend's bulk step, or
+ * vs_sq__insert with slot each. VS_E* codes. */
+int vs_sq__insert_many(struct vs_store *s, enum sq_stmt slot, const struct sq_table *t,
+                       void *const *rows, size_t n);
 
 /* Appends the SQL text of statement slot id to b (store_sqlite_sql.c).
  * Returns 0, or VS_EINTERNAL for a slot without text. */

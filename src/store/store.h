@@ -194,6 +194,17 @@ VS_MUST_CHECK int vs_store_workunit_add(struct vs_store *s, struct vs_workunit *
  */
 VS_MUST_CHECK int vs_store_workunit_add_near(struct vs_store *s, struct vs_workunit *wu,
                                              const char *near);
+/*
+ * Inserts n workunits as vs_store_workunit_add does each (ids, times, the
+ * same checks), inside the caller's transaction: create_work's bulk path.
+ * On PostgreSQL one COPY for them all (ids drawn from the table's sequence
+ * first) instead of a statement each; on SQLite a statement each. A
+ * duplicate name fails the whole call with VS_EEXISTS without saying which
+ * (on PostgreSQL the transaction then needs its savepoint rolled back: run
+ * it inside one, and find the name row by row).
+ */
+VS_MUST_CHECK int vs_store_workunits_add(struct vs_store *s, struct vs_workunit *const *wus,
+                                         size_t n);
 VS_MUST_CHECK int vs_store_workunit_get(struct vs_store *s, int64_t id, struct vs_workunit *out);
 VS_MUST_CHECK int vs_store_workunit_by_name(struct vs_store *s, const char *name,
                                             struct vs_workunit *out);

@@ -181,6 +181,21 @@ int vs_sq__insert(struct vs_store *s, enum sq_stmt id, const struct sq_table *t,
     return 0;
 }
 
+int vs_sq__insert_many(struct vs_store *s, enum sq_stmt slot, const struct sq_table *t,
+                       void *const *rows, size_t n)
+{
+    if (n == 0)
+        return 0;
+    if (s->ops->insert_many)
+        return s->ops->insert_many(s, t, rows, n);
+    for (size_t i = 0; i < n; i++) {
+        int rc = vs_sq__insert(s, slot, t, rows[i]);
+        if (rc != 0)
+            return rc;
+    }
+    return 0;
+}
+
 int vs_sq__update(struct vs_store *s, enum sq_stmt id, const struct sq_table *t, const void *row)
 {
     struct vs_stmt *st = vs_sq__stmt(s, id);

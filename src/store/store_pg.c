@@ -337,6 +337,7 @@ const struct vs_db_ops vs_sq__pg_ops = {
     .durable = pg_durable,
     .sched_tune = pg_sched_tune,
     .ids_follow = pg_ids_follow,
+    .insert_many = vs_pg__insert_many,
     .leader = pg_leader,
     .close = pg_close,
 };

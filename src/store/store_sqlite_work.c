@@ -37,6 +37,26 @@ int vs_store_workunit_add_near(struct vs_store *s, struct vs_workunit *wu, const
     return vs_sq__add_near(s, false, wu, near);
 }
 
+int vs_store_workunits_add(struct vs_store *s, struct vs_workunit *const *wus, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (!wus[i]->name[0] || !wus[i]->appid || !wus[i]->xml_doc)
+            return VS_EINVAL;
+        stamp(&wus[i]->create_time, &wus[i]->mod_time);
+    }
+    /* SQLite places rows by id (vs_sq__add_near): a statement each, as
+     * vs_store_workunit_add; a backend with a bulk step takes them at once. */
+    if (s->ops->cluster_ids || !s->ops->insert_many) {
+        for (size_t i = 0; i < n; i++) {
+            int rc = vs_sq__add_near(s, false, wus[i], NULL);
+            if (rc != 0)
+                return rc;
+        }
+        return 0;
+    }
+    return vs_sq__insert_many(s, SQ_WORKUNIT_INSERT, &vs_sq__workunit, (void *const *)wus, n);
+}
+
 int vs_store_workunit_get(struct vs_store *s, int64_t id, struct vs_workunit *out)
 {
     return vs_sq__get_i64(s, SQ_WORKUNIT_GET, &vs_sq__workunit, id, out);

@@ -345,6 +345,11 @@ static void test_errors_write_nothing(void **state)
     assert_int_equal(run(c, &p, &ok, 1, NULL, 0), 0);
     struct vs_cw_job again = {.wu_name = "ok", .inputs = one, .ninputs = 1};
     expect_fail(c, &p, &again, 1, VS_EEXISTS, "already exists");
+    /* In a batch (one bulk insert, a COPY on PostgreSQL), the job is named. */
+    struct vs_cw_job bulk[3] = {{.wu_name = "b1", .inputs = one, .ninputs = 1},
+                                {.wu_name = "ok", .inputs = one, .ninputs = 1},
+                                {.wu_name = "b3", .inputs = one, .ninputs = 1}};
+    expect_fail(c, &p, bulk, 3, VS_EEXISTS, "job 2: a workunit named 'ok' already exists");
     struct vs_cw_job twice[2] = {{.wu_name = "t", .inputs = one, .ninputs = 1},
                                  {.wu_name = "t", .inputs = one, .ninputs = 1}};
     expect_fail(c, &p, twice, 2, VS_EEXISTS, "given twice");

@@ -8,8 +8,9 @@
  * block, a clash with an id taken outside the allocator moves the file to a
  * new block, and the create_work + transitioner path places them so.
  */
-#include "store_backend.h"
 #include "vs_test.h"
+
+#include "store_fixture.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -22,46 +23,7 @@
 
 #define BLOCK 64 /* CL_BLOCK */
 
-struct fixture {
-    char dir[64];
-    char url[512];
-    struct vs_store *s;
-    int64_t appid;
-};
-
-static int setup(void **state)
-{
-    struct fixture *f = VS_NEW(struct fixture);
-    snprintf(f->dir, sizeof(f->dir), "/tmp/vs_cluster_XXXXXX");
-    if (!mkdtemp(f->dir))
-        return -1;
-    vs_test_store_url(f->url, sizeof(f->url), f->dir, "volsched.db");
-    if (vs_store_open(f->url, VS_STORE_CREATE, NULL, &f->s) != 0)
-        return -1;
-    struct vs_app a;
-    memset(&a, 0, sizeof(a));
-    snprintf(a.name, sizeof(a.name), "einstein");
-    a.weight = 1;
-    if (vs_store_app_add(f->s, &a) != 0)
-        return -1;
-    f->appid = a.id;
-    *state = f;
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    struct fixture *f = *state;
-    vs_store_close(f->s);
-    vs_test_store_drop(f->url);
-    char cmd[128];
-    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", f->dir);
-    assert_int_equal(system(cmd), 0);
-    vs_free(f);
-    return 0;
-}
-
-static int add_wu(struct fixture *f, const char *name, const char *near, int64_t *id)
+static int add_wu(struct store_fx *f, const char *name, const char *near, int64_t *id)
 {
     struct vs_workunit wu;
     vs_workunit_defaults(&wu);
@@ -75,7 +37,7 @@ static int add_wu(struct fixture *f, const char *name, const char *near, int64_t
     return rc;
 }
 
-static int64_t add_result(struct fixture *f, int64_t wuid, const char *name, const char *near)
+static int64_t add_result(struct store_fx *f, int64_t wuid, const char *name, const char *near)
 {
     struct vs_result r;
     memset(&r, 0, sizeof(r));
@@ -104,7 +66,7 @@ static int blocks_of(const int64_t *ids, int n)
  * with a row of no file now and then. */
 static void test_interleaved(void **state)
 {
-    struct fixture *f = *state;
+    struct store_fx *f = *state;
     enum { NF = 3, NW = 100 };
     static int64_t wus[NF][NW], res[NF][2 * NW];
     int64_t other[NW / 10];
@@ -157,7 +119,7 @@ static void test_interleaved(void **state)
  * its earlier rows; a name that is no locality file is placed as any. */
 static void test_clashes(void **state)
 {
-    struct fixture *f = *state;
+    struct store_fx *f = *state;
     int64_t a1, a2, dup, a3, odd;
     assert_int_equal(add_wu(f, "A__1", "A", &a1), 0);
     assert_int_equal(add_wu(f, "A__1", "A", &dup), VS_EEXISTS);
@@ -184,8 +146,8 @@ static void test_clashes(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_interleaved, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_clashes, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_interleaved, storefx_setup, storefx_teardown),
+        cmocka_unit_test_setup_teardown(test_clashes, storefx_setup, storefx_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
