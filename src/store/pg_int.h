@@ -46,7 +46,12 @@ char *vs_pg__translate(const char *sql, bool ddl);
  * cannot take (store_pg_sql.c), or NULL. The caller frees it. */
 char *vs_pg__slot_sql(int slot);
 
-/* struct vs_db_ops.insert_many: COPY (store_pg_copy.c). */
+/* struct vs_db_ops.insert_many and .copy_*: COPY (store_pg_copy.c). */
 int vs_pg__insert_many(struct vs_store *s, const struct sq_table *t, void *const *rows, size_t n);
+int vs_pg__copy_begin(struct vs_store *s, const char *table, const char *cols,
+                      struct vs_db_copy **out);
+void vs_pg__copy_field(struct vs_db_copy *c, const char *v, size_t n);
+void vs_pg__copy_row(struct vs_db_copy *c);
+int vs_pg__copy_end(struct vs_db_copy *c, int rc);
 
 #endif

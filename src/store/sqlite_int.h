@@ -163,6 +163,8 @@ enum vs_db_tx {
  * but the statements' bind/step/column calls, which store_db.h dispatches
  * inline. Return codes: VS_DB_* (SQLite's) for statements, VS_E* for the rest.
  */
+struct vs_db_copy; /* a bulk load in progress (store_pg_copy.c) */
+
 struct vs_db_ops {
     const char *name;
     /* Compiles sql into *out; slot >= 0 for a statement kept for the handle's
@@ -192,6 +194,15 @@ struct vs_db_ops {
      * transaction, in one bulk step; NULL: a statement each
      * (vs_sq__insert_many). */
     int (*insert_many)(struct vs_store *s, const struct sq_table *t, void *const *rows, size_t n);
+    /* A bulk load of table's columns cols ("a, b, c") in the open
+     * transaction: begin, then per row its fields as text (NULL: SQL NULL)
+     * and the row's end, then end (rc != 0 abandons it; returns the first
+     * failure). NULL copy_begin: rows go one statement each (store_copy.c). */
+    int (*copy_begin)(struct vs_store *s, const char *table, const char *cols,
+                      struct vs_db_copy **out);
+    void (*copy_field)(struct vs_db_copy *c, const char *v, size_t n);
+    void (*copy_row)(struct vs_db_copy *c);
+    int (*copy_end)(struct vs_db_copy *c, int rc);
     /* vs_store_leader (store_sched.h). */
     int (*leader)(struct vs_store *s, const char *role, bool *out);
     void (*close)(struct vs_store *s);

@@ -3,7 +3,8 @@
  * each column's kind (integer, real, text), taken from the row descriptors
  * where they exist (store_sqlite_cols.c) and written out for the tables
  * without one. Values travel through the statement layer (store_db.h), so
- * either backend may be either side.
+ * either backend may be either side; into PostgreSQL a table goes in one
+ * COPY (vs_db_ops.copy_*), into SQLite an INSERT a row.
  */
 #include "store/store_copy.h"
 
@@ -133,9 +134,63 @@ static int count_rows(struct vs_store *s, const struct copy_table *t, int64_t *o
     return rc;
 }
 
+/* copy_table into a destination with a bulk load (PostgreSQL's COPY):
+ * every value as text, integers and reals printed exactly. */
+static int copy_bulk(struct vs_store *from, struct vs_store *to, const struct copy_table *t,
+                     const struct cols *c, int64_t *out_rows)
+{
+    char *sel = select_sql(t, c);
+    struct vs_buf names;
+    vs_buf_init(&names, VS_BUF_UNLIMITED);
+    int rc = 0;
+    for (size_t i = 0; i < c->n; i++)
+        rc |= vs_buf_printf(&names, "%s%s", i ? ", " : "", c->names[i]);
+    struct vs_stmt *r = NULL;
+    struct vs_db_copy *w = NULL;
+    rc = rc ? VS_ENOMEM : prepare(from, sel, &r);
+    if (rc == 0)
+        rc = to->ops->copy_begin(to, t->name, vs_buf_str(&names), &w);
+    vs_buf_cleanup(&names);
+    int64_t n = 0;
+    int step = VS_DB_DONE;
+    while (rc == 0 && (step = vs_db_step(r)) == VS_DB_ROW) {
+        for (size_t i = 0; i < c->n; i++) {
+            int col = (int)i;
+            char num[40];
+            if (vs_db_column_type(r, col) == VS_DB_NULL)
+                to->ops->copy_field(w, NULL, 0);
+            else if (c->kind[i] == 'i')
+                to->ops->copy_field(w, num,
+                                    (size_t)snprintf(num, sizeof(num), "%lld",
+                                                     (long long)vs_db_column_int64(r, col)));
+            else if (c->kind[i] == 'd')
+                to->ops->copy_field(
+                    w, num,
+                    (size_t)snprintf(num, sizeof(num), "%.17g", vs_db_column_double(r, col)));
+            else
+                to->ops->copy_field(w, (const char *)vs_db_column_text(r, col),
+                                    (size_t)vs_db_column_bytes(r, col));
+        }
+        to->ops->copy_row(w);
+        n++;
+    }
+    if (rc == 0 && step != VS_DB_DONE)
+        rc = vs_sq__err(from, step, t->name);
+    if (w)
+        rc = to->ops->copy_end(w, rc);
+    vs_db_finalize(r);
+    vs_free(sel);
+    if (rc == 0 && t->has_id)
+        rc = to->ops->ids_follow(to, t->name);
+    *out_rows = n;
+    return rc;
+}
+
 static int copy_table(struct vs_store *from, struct vs_store *to, const struct copy_table *t,
                       const struct cols *c, int64_t *out_rows)
 {
+    if (to->ops->copy_begin)
+        return copy_bulk(from, to, t, c, out_rows);
     char *sel = select_sql(t, c), *ins = insert_sql(t, c);
     struct vs_stmt *r = NULL, *w = NULL;
     int rc = prepare(from, sel, &r);

@@ -338,6 +338,10 @@ const struct vs_db_ops vs_sq__pg_ops = {
     .sched_tune = pg_sched_tune,
     .ids_follow = pg_ids_follow,
     .insert_many = vs_pg__insert_many,
+    .copy_begin = vs_pg__copy_begin,
+    .copy_field = vs_pg__copy_field,
+    .copy_row = vs_pg__copy_row,
+    .copy_end = vs_pg__copy_end,
     .leader = pg_leader,
     .close = pg_close,
 };

@@ -1,8 +1,10 @@
 /*
- * Bulk inserts on PostgreSQL (struct vs_db_ops.insert_many): COPY ... FROM
- * STDIN in the text format, one round trip for the ids and a stream for
- * the rows, where vs_sq__insert costs a round trip per row. create_work's
- * batches go this way (issue 17: "COPY for bulk create_work").
+ * Bulk inserts on PostgreSQL: COPY ... FROM STDIN in the text format, a
+ * stream of rows where a statement costs a round trip per row. The writer
+ * (struct vs_db_copy: begin, fields, rows, end) serves `store copy`
+ * (store_copy.c, values as text from the source's statements), and
+ * vs_db_ops.insert_many (rows of a descriptor, sq_table) create_work's
+ * batches (issue 17: "COPY for bulk create_work").
  *
  * The ids come first, from the table's identity sequence (nextval over
  * generate_series: the same numbers an INSERT would have drawn), so that
@@ -53,45 +55,133 @@ static int put_text(struct vs_buf *b, const char *v, size_t n)
     return vs_buf_append(b, v + from, n - from) != 0 ? VS_ENOMEM : 0;
 }
 
-/* Appends one row (every column, id first, as the descriptor lists them). */
-static int put_row(struct vs_buf *b, const struct sq_table *t, const void *row)
+struct vs_db_copy {
+    struct vs_store *s;
+    PGconn *conn;
+    struct vs_buf b;
+    const char *table; /* for messages */
+    bool row_open;     /* a field was written on this row */
+    int rc;            /* the first failure: every later call is a no-op */
+};
+
+/* Sends what is buffered as COPY data. */
+static void flush(struct vs_db_copy *c)
+{
+    if (c->rc == 0 && c->b.len > 0 && PQputCopyData(c->conn, c->b.data, (int)c->b.len) != 1)
+        c->rc = vs_sq__err(c->s, vs_pg__fail(c->s, NULL, "copy: data"), c->table);
+    vs_buf_reset(&c->b);
+}
+
+int vs_pg__copy_begin(struct vs_store *s, const char *table, const char *cols,
+                      struct vs_db_copy **out)
+{
+    *out = NULL;
+    PGconn *conn = vs_pg__conn(s);
+    if (!conn)
+        return VS_ESTORE;
+    struct vs_db_copy *c = VS_NEW(struct vs_db_copy);
+    c->s = s;
+    c->conn = conn;
+    c->table = table;
+    vs_buf_init(&c->b, VS_BUF_UNLIMITED);
+    if (vs_buf_printf(&c->b, "COPY %s (%s) FROM STDIN", table, cols) != 0) {
+        vs_buf_cleanup(&c->b);
+        vs_free(c);
+        return VS_ENOMEM;
+    }
+    PGresult *r = PQexec(conn, vs_buf_str(&c->b));
+    vs_buf_reset(&c->b);
+    if (PQresultStatus(r) != PGRES_COPY_IN) {
+        int rc = vs_sq__err(s, vs_pg__fail(s, r, "copy"), table);
+        vs_buf_cleanup(&c->b);
+        vs_free(c);
+        return rc;
+    }
+    PQclear(r);
+    *out = c;
+    return 0;
+}
+
+void vs_pg__copy_field(struct vs_db_copy *c, const char *v, size_t n)
+{
+    if (c->rc != 0)
+        return;
+    int rc = c->row_open && vs_buf_append(&c->b, "\t", 1) != 0 ? VS_ENOMEM : 0;
+    if (rc == 0)
+        rc = v ? put_text(&c->b, v, n) : (vs_buf_append(&c->b, "\\N", 2) != 0 ? VS_ENOMEM : 0);
+    c->row_open = true;
+    c->rc = rc;
+}
+
+void vs_pg__copy_row(struct vs_db_copy *c)
+{
+    if (c->rc == 0 && vs_buf_append(&c->b, "\n", 1) != 0)
+        c->rc = VS_ENOMEM;
+    c->row_open = false;
+    if (c->b.len >= COPY_CHUNK)
+        flush(c);
+}
+
+int vs_pg__copy_end(struct vs_db_copy *c, int rc)
+{
+    if (!c)
+        return rc;
+    if (rc == 0)
+        flush(c);
+    if (rc == 0)
+        rc = c->rc;
+    /* On a failure of our own the server is told, so that it ends the COPY
+     * (and the statement fails) rather than waiting for more rows. */
+    if (PQputCopyEnd(c->conn, rc == 0 ? NULL : "volsched: copy abandoned") != 1 && rc == 0)
+        rc = vs_sq__err(c->s, vs_pg__fail(c->s, NULL, "copy: end"), c->table);
+    /* The COPY's own result, then the NULL that ends the command. */
+    PGresult *r;
+    while ((r = PQgetResult(c->conn)) != NULL) {
+        if (PQresultStatus(r) != PGRES_COMMAND_OK) {
+            int e = vs_sq__err(c->s, vs_pg__fail(c->s, r, "copy"), c->table);
+            if (rc == 0)
+                rc = e;
+            continue;
+        }
+        PQclear(r);
+    }
+    vs_buf_cleanup(&c->b);
+    vs_free(c);
+    return rc;
+}
+
+/* Writes one row of a descriptor (every column, id first, as it lists them). */
+static void put_row(struct vs_db_copy *w, const struct sq_table *t, const void *row)
 {
     const char *base = row;
     for (size_t i = 0; i < t->ncols; i++) {
         const struct sq_col *c = &t->cols[i];
         const void *f = base + c->offset;
         char num[40];
-        int rc = 0;
-        if (i > 0 && vs_buf_append(b, "\t", 1) != 0)
-            return VS_ENOMEM;
         switch (c->type) {
         case SQ_I64:
-            snprintf(num, sizeof(num), "%" PRId64, *(const int64_t *)f);
-            rc = put_text(b, num, strlen(num));
+            vs_pg__copy_field(w, num,
+                              (size_t)snprintf(num, sizeof(num), "%" PRId64, *(const int64_t *)f));
             break;
         case SQ_INT:
-            snprintf(num, sizeof(num), "%d", *(const int *)f);
-            rc = put_text(b, num, strlen(num));
+            vs_pg__copy_field(w, num, (size_t)snprintf(num, sizeof(num), "%d", *(const int *)f));
             break;
         case SQ_DBL:
             /* Exact, as the statements bind doubles (store_pg_stmt.c). */
-            snprintf(num, sizeof(num), "%.17g", *(const double *)f);
-            rc = put_text(b, num, strlen(num));
+            vs_pg__copy_field(w, num,
+                              (size_t)snprintf(num, sizeof(num), "%.17g", *(const double *)f));
             break;
         case SQ_STR:
-            rc = put_text(b, f, strnlen(f, c->size));
+            vs_pg__copy_field(w, f, strnlen(f, c->size));
             break;
         case SQ_PSTR: {
             const char *str = *(char *const *)f;
-            rc = str ? put_text(b, str, strlen(str))
-                     : (vs_buf_append(b, "\\N", 2) != 0 ? VS_ENOMEM : 0);
+            vs_pg__copy_field(w, str, str ? strlen(str) : 0);
             break;
         }
         }
-        if (rc != 0)
-            return rc;
     }
-    return vs_buf_append(b, "\n", 1) != 0 ? VS_ENOMEM : 0;
+    vs_pg__copy_row(w);
 }
 
 /* Draws n ids from t's identity sequence into the rows. */
@@ -99,9 +189,10 @@ static int draw_ids(struct vs_store *s, PGconn *conn, const struct sq_table *t, 
                     size_t n)
 {
     char sql[256], count[32];
-    snprintf(sql, sizeof(sql),
-             "SELECT nextval(pg_get_serial_sequence('%s', 'id')) FROM generate_series(1, $1::bigint)",
-             t->name);
+    snprintf(
+        sql, sizeof(sql),
+        "SELECT nextval(pg_get_serial_sequence('%s', 'id')) FROM generate_series(1, $1::bigint)",
+        t->name);
     snprintf(count, sizeof(count), "%zu", n);
     const char *params[1] = {count};
     PGresult *r = PQexecParams(conn, sql, 1, NULL, params, NULL, NULL, 0);
@@ -110,17 +201,6 @@ static int draw_ids(struct vs_store *s, PGconn *conn, const struct sq_table *t, 
     for (size_t i = 0; i < n; i++)
         *(int64_t *)rows[i] = strtoll(PQgetvalue(r, (int)i, 0), NULL, 10);
     PQclear(r);
-    return 0;
-}
-
-/* Sends what b holds as COPY data and empties it. */
-static int flush(struct vs_store *s, PGconn *conn, struct vs_buf *b, const char *table)
-{
-    if (b->len == 0)
-        return 0;
-    if (PQputCopyData(conn, b->data, (int)b->len) != 1)
-        return vs_sq__err(s, vs_pg__fail(s, NULL, "copy: data"), table);
-    vs_buf_reset(b);
     return 0;
 }
 
@@ -134,50 +214,17 @@ int vs_pg__insert_many(struct vs_store *s, const struct sq_table *t, void *const
     int rc = t->has_id ? draw_ids(s, conn, t, rows, n) : 0;
     if (rc != 0)
         return rc;
-    struct vs_buf b;
-    vs_buf_init(&b, VS_BUF_UNLIMITED);
-    if (vs_buf_printf(&b, "COPY %s (", t->name) != 0) {
-        vs_buf_cleanup(&b);
-        return VS_ENOMEM;
-    }
-    for (size_t i = 0; i < t->ncols; i++)
-        if (vs_buf_printf(&b, "%s%s", i ? ", " : "", t->cols[i].name) != 0) {
-            vs_buf_cleanup(&b);
-            return VS_ENOMEM;
-        }
-    if (vs_buf_append(&b, ") FROM STDIN", 12) != 0) {
-        vs_buf_cleanup(&b);
-        return VS_ENOMEM;
-    }
-    PGresult *r = PQexec(conn, vs_buf_str(&b));
-    vs_buf_reset(&b);
-    if (PQresultStatus(r) != PGRES_COPY_IN) {
-        vs_buf_cleanup(&b);
-        return vs_sq__err(s, vs_pg__fail(s, r, "copy"), t->name);
-    }
-    PQclear(r);
-    for (size_t i = 0; i < n && rc == 0; i++) {
-        rc = put_row(&b, t, rows[i]);
-        if (rc == 0 && b.len >= COPY_CHUNK)
-            rc = flush(s, conn, &b, t->name);
-    }
+    struct vs_buf cols;
+    vs_buf_init(&cols, VS_BUF_UNLIMITED);
+    for (size_t i = 0; i < t->ncols && rc == 0; i++)
+        rc = vs_buf_printf(&cols, "%s%s", i ? ", " : "", t->cols[i].name) != 0 ? VS_ENOMEM : 0;
+    struct vs_db_copy *w = NULL;
     if (rc == 0)
-        rc = flush(s, conn, &b, t->name);
-    vs_buf_cleanup(&b);
-    /* On a failure of our own the server is told, so that it ends the COPY
-     * (and the statement fails) rather than waiting for more rows. */
-    if (PQputCopyEnd(conn, rc == 0 ? NULL : "volsched: row encoding failed") != 1 && rc == 0)
-        rc = vs_sq__err(s, vs_pg__fail(s, NULL, "copy: end"), t->name);
-    /* The COPY's own result, then the NULL that ends the command. */
-    while ((r = PQgetResult(conn)) != NULL) {
-        if (PQresultStatus(r) != PGRES_COMMAND_OK) {
-            int e = vs_sq__err(s, vs_pg__fail(s, r, "copy"), t->name);
-            if (rc == 0)
-                rc = e;
-            continue;
-        }
-        PQclear(r);
-    }
+        rc = vs_pg__copy_begin(s, t->name, vs_buf_str(&cols), &w);
+    vs_buf_cleanup(&cols);
+    for (size_t i = 0; rc == 0 && i < n; i++)
+        put_row(w, t, rows[i]);
+    rc = vs_pg__copy_end(w, rc);
     if (rc == 0)
         vs_pg__set_changes(s, (int64_t)n);
     return rc;

@@ -38,9 +38,9 @@ static struct vs_workunit *make(const struct store_fx *f, const char *name, int 
     wu->transition_time = VS_TIME_NEVER;
     wu->opaque = 1e-300;
     assert_int_equal(vs_strlcpy(wu->keywords, "a\tb\\c", sizeof(wu->keywords)), 0);
-    assert_int_equal(vs_strlcpy(wu->result_template_file, "templates/r.xml",
-                                sizeof(wu->result_template_file)),
-                     0);
+    assert_int_equal(
+        vs_strlcpy(wu->result_template_file, "templates/r.xml", sizeof(wu->result_template_file)),
+        0);
     return wu;
 }
 
