@@ -1,7 +1,8 @@
 /*
  * A store test's fixture: a fresh store (a SQLite file in a temporary
  * directory, or with VS_TEST_PG a new PostgreSQL database, store_backend.h)
- * holding one app, removed at teardown. For cmocka's setup/teardown.
+ * (empty, or holding one app), removed at teardown. For cmocka's
+ * setup/teardown.
  */
 #ifndef VOLSCHED_TESTS_STORE_FIXTURE_H
 #define VOLSCHED_TESTS_STORE_FIXTURE_H
@@ -17,19 +18,30 @@
 struct store_fx {
     char dir[64];
     char url[512];
+    char path[128]; /* the SQLite file (dir/volsched.db) */
     struct vs_store *s;
-    int64_t appid; /* the app "einstein" */
+    int64_t appid; /* the app "einstein" (storefx_setup) */
 };
 
-static inline int storefx_setup(void **state)
+/* An empty store. */
+static inline int storefx_open(void **state)
 {
     struct store_fx *f = VS_NEW(struct store_fx);
+    *state = f;
     snprintf(f->dir, sizeof(f->dir), "/tmp/vs_storefx_XXXXXX");
     if (!mkdtemp(f->dir))
         return -1;
+    snprintf(f->path, sizeof(f->path), "%s/volsched.db", f->dir);
     vs_test_store_url(f->url, sizeof(f->url), f->dir, "volsched.db");
-    if (vs_store_open(f->url, VS_STORE_CREATE, NULL, &f->s) != 0)
+    return vs_store_open(f->url, VS_STORE_CREATE, NULL, &f->s) == 0 ? 0 : -1;
+}
+
+/* A store holding the app "einstein". */
+static inline int storefx_setup(void **state)
+{
+    if (storefx_open(state) != 0)
         return -1;
+    struct store_fx *f = *state;
     struct vs_app a;
     memset(&a, 0, sizeof(a));
     snprintf(a.name, sizeof(a.name), "einstein");
@@ -37,7 +49,6 @@ static inline int storefx_setup(void **state)
     if (vs_store_app_add(f->s, &a) != 0)
         return -1;
     f->appid = a.id;
-    *state = f;
     return 0;
 }
 

@@ -5,8 +5,9 @@
  * claim-never-twice across two connections, transactions and savepoints
  * rolling back. The same tests on both backends: the store's contract.
  */
-#include "store_backend.h"
 #include "vs_test.h"
+
+#include "store_fixture.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,52 +23,15 @@
 #include "volsched/alloc.h"
 #include "volsched/str.h"
 
-struct fixture {
-    char dir[64];
-    char url[512];
-    char path[128];
-    struct vs_store *s;
-};
-
-static int setup(void **state)
-{
-    struct fixture *f = VS_NEW(struct fixture);
-    snprintf(f->dir, sizeof(f->dir), "/tmp/vs_store_XXXXXX");
-    if (!mkdtemp(f->dir))
-        return -1;
-    snprintf(f->path, sizeof(f->path), "%s/volsched.db", f->dir);
-    vs_test_store_url(f->url, sizeof(f->url), f->dir, "volsched.db");
-    if (vs_store_open(f->url, VS_STORE_CREATE, NULL, &f->s) != 0)
-        return -1;
-    *state = f;
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    struct fixture *f = *state;
-    vs_store_close(f->s);
-    vs_test_store_drop(f->url);
-    char p[160];
-    const char *suffix[] = {"", "-wal", "-shm"};
-    for (int i = 0; i < 3; i++) {
-        snprintf(p, sizeof(p), "%s%s", f->path, suffix[i]);
-        unlink(p);
-    }
-    rmdir(f->dir);
-    vs_free(f);
-    return 0;
-}
-
 /* Counts rows with a raw SQL query on a separate connection (checks what
  * is really stored, not what the handle believes). */
-static int64_t count_sql(const struct fixture *f, const char *sql)
+static int64_t count_sql(const struct store_fx *f, const char *sql)
 {
     return vs_test_sql_i64(f->url, sql);
 }
 
 /* Runs raw SQL on a separate connection (a change no store operation makes). */
-static int exec_sql(const struct fixture *f, const char *sql)
+static int exec_sql(const struct store_fx *f, const char *sql)
 {
     return vs_test_sql_exec(f->url, sql);
 }
@@ -114,7 +78,7 @@ static int64_t add_result(struct vs_store *s, int64_t appid, int64_t wuid, const
 
 static void test_open(void **state)
 {
-    struct fixture *f = *state;
+    struct store_fx *f = *state;
     assert_int_equal(count_sql(f, "SELECT value FROM store_meta WHERE key='schema_version'"),
                      vs_store_schema_version());
     const char *tables = vs_test_pg() ? "information_schema.tables WHERE table_schema = 'public'"
@@ -175,7 +139,7 @@ static void test_open(void **state)
 
 static void test_apps_catalog(void **state)
 {
-    struct fixture *f = *state;
+    struct store_fx *f = *state;
     struct vs_platform p;
     memset(&p, 0, sizeof(p));
     assert_int_equal(vs_store_platform_add(f->s, &p), VS_EINVAL);
@@ -252,7 +216,7 @@ static void test_apps_catalog(void **state)
 
 static void test_users_teams(void **state)
 {
-    struct fixture *f = *state;
+    struct store_fx *f = *state;
     struct vs_team t;
     memset(&t, 0, sizeof(t));
     assert_int_equal(vs_strlcpy(t.name, "Crunchers", sizeof(t.name)), 0);
@@ -318,7 +282,7 @@ static void test_users_teams(void **state)
 
 static void test_hosts(void **state)
 {
-    struct fixture *f = *state;
+    struct store_fx *f = *state;
     struct vs_host h;
     memset(&h, 0, sizeof(h));
     assert_int_equal(vs_store_host_add(f->s, &h), VS_EINVAL); /* no user */
@@ -396,7 +360,7 @@ static void test_hosts(void **state)
 
 static void test_workunits_assignments(void **state)
 {
-    struct fixture *f = *state;
+    struct store_fx *f = *state;
     int64_t appid = add_app(f->s, "a");
     int64_t wuid = add_wu(f->s, appid, "wu1", 0);
     struct vs_workunit wu;
@@ -441,7 +405,7 @@ static int count_assign(void *ctx, const struct vs_assignment *a)
 
 static void test_assignment_scan(void **state)
 {
-    struct fixture *f = *state;
+    struct store_fx *f = *state;
     int64_t appid = add_app(f->s, "a");
     int64_t w = add_wu(f->s, appid, "w", VS_TRANSITION_NO_NEW_RESULTS);
     struct vs_assignment a1 = {.target_type = VS_ASSIGN_USER, .target_id = 5, .workunitid = w};
@@ -478,7 +442,7 @@ static int collect_job(void *ctx, const struct vs_job *job)
 
 static void test_jobs_unsent_paging(void **state)
 {
-    struct fixture *f = *state;
+    struct store_fx *f = *state;
     int64_t appid = add_app(f->s, "a");
     int64_t w1 = add_wu(f->s, appid, "w1", 0);
     int64_t w2 = add_wu(f->s, appid, "w2", VS_TRANSITION_NO_NEW_RESULTS);
@@ -568,7 +532,7 @@ static int count_result(void *ctx, const struct vs_result *r)
 
 static void test_claim_never_twice(void **state)
 {
-    struct fixture *f = *state;
+    struct store_fx *f = *state;
     int64_t appid = add_app(f->s, "a");
     int64_t w = add_wu(f->s, appid, "w", 0);
     int64_t r0 = add_result(f->s, appid, w, "w_0");
@@ -627,7 +591,7 @@ static void test_claim_never_twice(void **state)
 
 static void test_claim_inside_rolled_back_txn(void **state)
 {
-    struct fixture *f = *state;
+    struct store_fx *f = *state;
     int64_t appid = add_app(f->s, "a");
     int64_t w = add_wu(f->s, appid, "w", 0);
     int64_t r0 = add_result(f->s, appid, w, "w_0");
@@ -644,7 +608,7 @@ static void test_claim_inside_rolled_back_txn(void **state)
 
 static void test_transactions(void **state)
 {
-    struct fixture *f = *state;
+    struct store_fx *f = *state;
     int64_t appid = add_app(f->s, "a");
     assert_int_equal(vs_store_commit(f->s), VS_ESTATE);
     assert_int_equal(vs_store_rollback(f->s), VS_ESTATE);
@@ -675,7 +639,7 @@ static void test_transactions(void **state)
 
 static void test_report(void **state)
 {
-    struct fixture *f = *state;
+    struct store_fx *f = *state;
     int64_t appid = add_app(f->s, "a");
     int64_t w = add_wu(f->s, appid, "w", 0);
     int64_t r0 = add_result(f->s, appid, w, "w_0");
@@ -780,7 +744,7 @@ static int seen_wu(void *ctx, struct vs_workunit *wu, struct vs_result *results,
 
 static void test_wus_to_transition(void **state)
 {
-    struct fixture *f = *state;
+    struct store_fx *f = *state;
     int64_t appid = add_app(f->s, "a");
     int64_t w1 = add_wu(f->s, appid, "normal", 0);        /* transition_time 100 */
     add_wu(f->s, appid, "broadcast", VS_TRANSITION_NONE); /* never */
@@ -821,7 +785,7 @@ static int collect_result_ids(void *ctx, const struct vs_result *r)
  * result id), together all of it; bad values are refused. */
 static void test_mod_shards(void **state)
 {
-    struct fixture *f = *state;
+    struct store_fx *f = *state;
     int64_t appid = add_app(f->s, "m");
     int64_t ids[7];
     for (int k = 0; k < 7; k++) {
@@ -871,7 +835,7 @@ static void test_mod_shards(void **state)
 
 static void test_checkpoint(void **state)
 {
-    struct fixture *f = *state;
+    struct store_fx *f = *state;
     struct vs_store *s2;
     assert_int_equal(vs_store_open(f->url, VS_STORE_NO_AUTOCHECKPOINT, NULL, &s2), 0);
     int64_t appid = add_app(s2, "cp");
@@ -900,20 +864,21 @@ static void test_checkpoint(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_open, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_apps_catalog, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_users_teams, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_hosts, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_workunits_assignments, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_assignment_scan, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_jobs_unsent_paging, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_claim_never_twice, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_claim_inside_rolled_back_txn, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_transactions, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_report, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_wus_to_transition, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_mod_shards, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_checkpoint, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_open, storefx_open, storefx_teardown),
+        cmocka_unit_test_setup_teardown(test_apps_catalog, storefx_open, storefx_teardown),
+        cmocka_unit_test_setup_teardown(test_users_teams, storefx_open, storefx_teardown),
+        cmocka_unit_test_setup_teardown(test_hosts, storefx_open, storefx_teardown),
+        cmocka_unit_test_setup_teardown(test_workunits_assignments, storefx_open, storefx_teardown),
+        cmocka_unit_test_setup_teardown(test_assignment_scan, storefx_open, storefx_teardown),
+        cmocka_unit_test_setup_teardown(test_jobs_unsent_paging, storefx_open, storefx_teardown),
+        cmocka_unit_test_setup_teardown(test_claim_never_twice, storefx_open, storefx_teardown),
+        cmocka_unit_test_setup_teardown(test_claim_inside_rolled_back_txn, storefx_open,
+                                        storefx_teardown),
+        cmocka_unit_test_setup_teardown(test_transactions, storefx_open, storefx_teardown),
+        cmocka_unit_test_setup_teardown(test_report, storefx_open, storefx_teardown),
+        cmocka_unit_test_setup_teardown(test_wus_to_transition, storefx_open, storefx_teardown),
+        cmocka_unit_test_setup_teardown(test_mod_shards, storefx_open, storefx_teardown),
+        cmocka_unit_test_setup_teardown(test_checkpoint, storefx_open, storefx_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
