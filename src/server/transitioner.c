@@ -31,7 +31,32 @@ struct pass {
      * placed next to the other results of their file)? */
     int64_t loc_appid;
     bool loc_full;
+    /* Workunits handled in the open transaction (each in a savepoint of
+     * its own), and the figures before it, for a failed commit. */
+    int batch;
+    struct vs_transitioner_stats batch_st;
 };
+
+/*
+ * Workunits per transaction. One transaction each made a commit (its WAL
+ * frames, the lock) the larger part of a workunit's cost; a few together
+ * share the pages they touch. Kept small: the scheduler's writes wait
+ * while it is open.
+ */
+#define TRANSITION_BATCH 16
+
+/* Commits the batch's transaction; on failure its workunits' figures go
+ * (their transitions did not happen: the next pass redoes them). */
+static int end_batch(struct pass *p)
+{
+    if (p->batch == 0)
+        return 0;
+    p->batch = 0;
+    int rc = vs_store_commit(p->d.s);
+    if (rc)
+        p->st = p->batch_st;
+    return rc;
+}
 
 /* The locality file whose results wu's go next to, in out; "" for none. */
 static void near_file(struct pass *p, const struct vs_workunit *wu, char *out, size_t size)
@@ -402,16 +427,29 @@ static int on_wu(void *ctx, struct vs_workunit *wu, struct vs_result *res, size_
     (void)res;
     (void)n;
     struct vs_transitioner_stats st = p->st;
-    int rc = vs_store_begin(p->d.s);
-    if (rc)
-        return rc;
-    rc = handle_locked(p, wu->id);
-    if (rc == 0)
-        return vs_store_commit(p->d.s);
-    (void)vs_store_rollback(p->d.s);
+    int rc = 0;
+    if (p->batch == 0) {
+        if ((rc = vs_store_begin(p->d.s)) != 0)
+            return rc;
+        p->batch_st = p->st;
+    }
+    p->batch++;
+    /* A savepoint: one workunit's failure leaves the others' work. */
+    if ((rc = vs_store_begin(p->d.s)) == 0) {
+        rc = handle_locked(p, wu->id);
+        if (rc == 0) {
+            rc = vs_store_commit(p->d.s);
+            return rc == 0 && p->batch >= TRANSITION_BATCH ? end_batch(p) : rc;
+        }
+        (void)vs_store_rollback(p->d.s);
+    }
     p->st = st;
-    if (rc == VS_ESTORE || rc == VS_EBUSY)
+    if (rc == VS_ESTORE || rc == VS_EBUSY) {
+        p->batch = 0;
+        (void)vs_store_rollback(p->d.s);
+        p->st = p->batch_st;
         return rc;
+    }
     /* A WU-specific problem (its template is gone or bad): log it, retry it
      * later, and go on with the others. */
     VS_LOG(p->d.log, VS_LOG_WARN, "transitioner: WU %s deferred %d s: %s", wu->name,
@@ -439,6 +477,14 @@ int vs_transitioner_pass(struct vs_store *s, const struct vs_project_config *cfg
         }
     }
     rc = vs_store_wus_to_transition(s, now, limit > 0 ? limit : DEFAULT_LIMIT, on_wu, &p);
+    if (rc == 0)
+        rc = end_batch(&p);
+    else if (p.batch > 0) {
+        /* The scan failed or a workunit's transition did: what the open
+         * batch did is kept only if it commits. */
+        int c = end_batch(&p);
+        (void)c;
+    }
     vs_sign_key_destroy(p.upload_key);
     /* no last_error here: the transitioner's stats have none */
     rc = vs_daemon_pass_end(&p.d, rc, rc, NULL, 0);
