@@ -247,11 +247,11 @@ struct vs_sp_state {
     double req_secs[VS_SP_NPROC], req_instances[VS_SP_NPROC];
     double est_delay[VS_SP_NPROC];
 
-    /* job limits: scaled limit (INT_MAX = none) and current count */
+    /* job limits: scaled limit (INT_MAX = none) and current count; the
+     * per-app ones, in the tail below, for the first n_app_limits apps */
     int lim_proj_total, lim_proj[VS_SP_NPROC];
-    int lim_app_total[VS_SP_MAX_APP_LIMITS], lim_app[VS_SP_MAX_APP_LIMITS][VS_SP_NPROC];
     int n_proj_total, n_proj[VS_SP_NPROC];
-    int n_app_total[VS_SP_MAX_APP_LIMITS], n_app[VS_SP_MAX_APP_LIMITS][VS_SP_NPROC];
+    int n_app_limits;
 
     /* daily quota rows, copied from the caller and updated on commit */
     struct vs_sp_hav *havs;
@@ -260,10 +260,22 @@ struct vs_sp_state {
 
     /* this reply */
     int njobs_sent;
-    int64_t sent_wus[VS_SP_MAX_REPLY_JOBS];
     struct vs_sp_edf edf;
     bool use_edf;
+    int n_memo;
 
+    /* refusals: count per reason (the first one's details below) */
+    int n_refused[VS_SP__NREASONS];
+
+    /*
+     * The tail: arrays read only below a count kept above (n_app_limits,
+     * njobs_sent, n_memo, n_refused[r] > 0), which vs_sp_state_init does not
+     * clear (12 KB: clearing them was most of a simulated RPC's cost). Keep
+     * lim_app_total first: it marks where the tail starts.
+     */
+    int lim_app_total[VS_SP_MAX_APP_LIMITS], lim_app[VS_SP_MAX_APP_LIMITS][VS_SP_NPROC];
+    int n_app_total[VS_SP_MAX_APP_LIMITS], n_app[VS_SP_MAX_APP_LIMITS][VS_SP_NPROC];
+    int64_t sent_wus[VS_SP_MAX_REPLY_JOBS];
     /* app version choice per (app, pinned version), valid until a commit */
     struct {
         const struct vs_sp_app *app;
@@ -273,10 +285,6 @@ struct vs_sp_state {
         enum vs_sp_proc proc;
         int limit;
     } memo[8];
-    int n_memo;
-
-    /* refusals: count per reason and the first one's details */
-    int n_refused[VS_SP__NREASONS];
     struct vs_sp_verdict first_refusal[VS_SP__NREASONS];
 };
 

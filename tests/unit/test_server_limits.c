@@ -186,6 +186,28 @@ static void test_limit_app_index(void **state)
     assert_int_equal(vs_sp_limits_app_index(&l, NULL), -1);
 }
 
+/* vs_sp_state_init leaves the per-app rows uncleared (the state's tail):
+ * on a state full of old bytes, the app with limits starts at zero and an
+ * index past the apps with limits has none, whatever is registered. */
+static void test_app_rows_past_limits(void **state)
+{
+    (void)state;
+    struct fx f;
+    setup_gpu_host(&f);
+    limit_set(&f, true)->cpu = (struct vs_sp_rsc_limit){.jobs = 1};
+    memset(&f.st, 0xa5, sizeof f.st);
+    fx_start(&f, NULL, 0);
+    assert_false(vs_sp_limits_exceeded(&f.st, 0, VS_SP_CPU));
+    for (int i = 0; i < 3; i++)
+        vs_sp_limits_register(&f.st, 5, VS_SP_CPU);
+    assert_false(vs_sp_limits_exceeded(&f.st, 5, VS_SP_CPU));
+    assert_false(vs_sp_limits_exceeded(&f.st, VS_SP_MAX_APP_LIMITS - 1, VS_SP_CPU));
+    assert_false(vs_sp_limits_exceeded(&f.st, 0, VS_SP_CPU));
+    vs_sp_limits_register(&f.st, 0, VS_SP_CPU);
+    assert_true(vs_sp_limits_exceeded(&f.st, 0, VS_SP_CPU));
+    fx_done(&f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -205,6 +227,7 @@ int main(void)
         cmocka_unit_test(test_limit_zero_is_none),
         cmocka_unit_test(test_unknown_app_counts_for_project),
         cmocka_unit_test(test_limit_app_index),
+        cmocka_unit_test(test_app_rows_past_limits),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

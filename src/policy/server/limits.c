@@ -56,13 +56,16 @@ void vs_sp__limits_init(struct vs_sp_state *st)
     }
     scale_set(&l->project, ninst, nall, &st->lim_proj_total, st->lim_proj);
     int napps = l->n_apps < VS_SP_MAX_APP_LIMITS ? l->n_apps : VS_SP_MAX_APP_LIMITS;
-    for (int i = 0; i < napps; i++)
+    /* Only the apps with limits: the others' rows are never read (an app
+     * without a limit set has index -1, vs_sp_limits_app_index), and
+     * vs_sp_state_init leaves them uncleared. */
+    for (int i = 0; i < napps; i++) {
         scale_set(&l->apps[i], ninst, nall, &st->lim_app_total[i], st->lim_app[i]);
-    for (int i = napps; i < VS_SP_MAX_APP_LIMITS; i++) {
-        st->lim_app_total[i] = INT_MAX;
+        st->n_app_total[i] = 0;
         for (int p = 0; p < VS_SP_NPROC; p++)
-            st->lim_app[i][p] = INT_MAX;
+            st->n_app[i][p] = 0;
     }
+    st->n_app_limits = napps;
 
     /* What the client says it holds, not what the store thinks it sent:
      * ghost jobs the client never got do not block it. */
@@ -80,7 +83,8 @@ bool vs_sp_limits_exceeded(const struct vs_sp_state *st, int idx, enum vs_sp_pro
         p = VS_SP_CPU;
     if (st->n_proj_total >= st->lim_proj_total || st->n_proj[p] >= st->lim_proj[p])
         return true;
-    if (idx >= 0 && idx < VS_SP_MAX_APP_LIMITS &&
+    /* An index past the apps with limits has none (INT_MAX before). */
+    if (idx >= 0 && idx < st->n_app_limits &&
         (st->n_app_total[idx] >= st->lim_app_total[idx] ||
          st->n_app[idx][p] >= st->lim_app[idx][p]))
         return true;
@@ -93,7 +97,7 @@ void vs_sp_limits_register(struct vs_sp_state *st, int idx, enum vs_sp_proc p)
         p = VS_SP_CPU;
     st->n_proj_total++;
     st->n_proj[p]++;
-    if (idx >= 0 && idx < VS_SP_MAX_APP_LIMITS) {
+    if (idx >= 0 && idx < st->n_app_limits) {
         st->n_app_total[idx]++;
         st->n_app[idx][p]++;
     }

@@ -49,12 +49,11 @@ int vs_sp_state_init(struct vs_sp_state *st, const struct vs_sp_config *cfg,
         (req->n_in_progress > 0 && !req->in_progress) ||
         (req->n_ip_results > 0 && !req->ip_results) || host->n_alt_platforms < 0)
         return VS_EINVAL;
-    /* Everything but sent_wus, 8 KB read only below njobs_sent: zeroing it
-     * was a third of a simulated host's instructions (one state per
-     * scheduler RPC). */
-    size_t skip_at = offsetof(struct vs_sp_state, sent_wus), skip = sizeof st->sent_wus;
-    memset(st, 0, skip_at);
-    memset((char *)st + skip_at + skip, 0, sizeof *st - skip_at - skip);
+    /* Everything but the tail (the header): arrays read only below their
+     * counts. Zeroing sent_wus alone was a third of a simulated host's
+     * instructions (one state per scheduler RPC); the rest of the tail was
+     * 3.5% of fair's, and more of its wall time. */
+    memset(st, 0, offsetof(struct vs_sp_state, lim_app_total));
     st->cfg = cfg;
     st->host = host;
     st->req = req;
