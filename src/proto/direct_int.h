@@ -257,7 +257,7 @@ enum { DP_END = 0, DP_CHILD = 2 };
  * appended to it.
  */
 DP_HOT DP_SHARED static int dp_next(struct dp *f, const struct dp_el *el, struct vs_buf *own,
-                          struct dp_el *out)
+                                    struct dp_el *out)
 {
     for (;;) {
         size_t a = f->pos;
@@ -298,8 +298,8 @@ DP_SHARED static int dp_skip(struct dp *f, const struct dp_el *el)
 }
 
 /* Reads the text-only element el as field fd of base. */
-DP_HOT DP_SHARED static int dp_field(struct dp *f, const struct vs_proto__field *fd, const struct dp_el *el,
-                           void *base)
+DP_HOT DP_SHARED static int dp_field(struct dp *f, const struct vs_proto__field *fd,
+                                     const struct dp_el *el, void *base)
 {
     size_t a = f->pos;
     if (!el->empty) {
@@ -329,7 +329,7 @@ DP_HOT DP_SHARED static int dp_field(struct dp *f, const struct vs_proto__field 
 
 /* The element ch: as its field of tab into base when tab names it, else skipped. */
 DP_SHARED static int dp_field_or_skip(struct dp *f, const struct vs_proto__field *tab, size_t n_tab,
-                            const struct dp_el *ch, void *base)
+                                      const struct dp_el *ch, void *base)
 {
     const struct vs_proto__field *fd = vs_proto__field_find(tab, n_tab, ch->name, ch->nl);
     return fd ? dp_field(f, fd, ch, base) : dp_skip(f, ch);
@@ -337,7 +337,7 @@ DP_SHARED static int dp_field_or_skip(struct dp *f, const struct vs_proto__field
 
 /* vs_proto__struct_parse(): the table's fields of el, the rest skipped. */
 DP_SHARED static int dp_struct(struct dp *f, const struct vs_proto__field *tab, size_t n_tab,
-                     const struct dp_el *el, void *base)
+                               const struct dp_el *el, void *base)
 {
     if (el->empty)
         return 0;
@@ -350,7 +350,8 @@ DP_SHARED static int dp_struct(struct dp *f, const struct vs_proto__field *tab, 
 }
 
 /* Room for one more element of an arena array (grown by doubling), or NULL over max. */
-DP_SHARED static void *dp_grow(struct dp *f, void *arr, size_t n, size_t *cap, size_t size, size_t max)
+DP_SHARED static void *dp_grow(struct dp *f, void *arr, size_t n, size_t *cap, size_t size,
+                               size_t max)
 {
     if (n + 1 > max)
         return NULL;
@@ -377,8 +378,8 @@ DP_SHARED static int dp_raw(struct dp *f, size_t a, size_t max, const char **out
  * vs_proto__list_parse(): the entries of the list container el into a new
  * array (*out, *out_n), the other children skipped.
  */
-DP_SHARED static int dp_list(struct dp *f, const struct dp_el *el, const struct vs_proto__list *l, void **out,
-                   size_t *out_n)
+DP_SHARED static int dp_list(struct dp *f, const struct dp_el *el, const struct vs_proto__list *l,
+                             void **out, size_t *out_n)
 {
     char *arr = NULL;
     size_t n = 0, cap = 0;

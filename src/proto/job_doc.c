@@ -101,8 +101,8 @@ static int jd_job(struct dp *f, const struct dp_el *el, const struct vs_proto__t
     while (!el->empty && (k = dp_next(f, el, NULL, &ch)) == DP_CHILD) {
         int rc;
         if (dp_is(&ch, "file_ref")) {
-            struct vs_proto_file_ref *r = grow_entry(f, (void **)refs, *n_refs, &cap,
-                                                     sizeof(**refs), VS_PROTO_MAX_LIST);
+            struct vs_proto_file_ref *r =
+                grow_entry(f, (void **)refs, *n_refs, &cap, sizeof(**refs), VS_PROTO_MAX_LIST);
             if (!r)
                 return DP_FALLBACK;
             (*n_refs)++;
@@ -131,12 +131,8 @@ int vs_proto_job_doc_parse_direct(const char *doc, size_t len, struct vs_arena *
         return VS_EUNSUPPORTED; /* (so that a name scan always meets a non-name byte) */
     struct vs_proto__ctx c = {.arena = arena};
     /* The reference's <scheduler_reply> is open: one level, one element. */
-    struct dp f = {.s = doc,
-                   .len = len,
-                   .c = &c,
-                   .last_lt = (size_t)(lt - doc),
-                   .depth = 1,
-                   .n_elements = 1};
+    struct dp f = {
+        .s = doc, .len = len, .c = &c, .last_lt = (size_t)(lt - doc), .depth = 1, .n_elements = 1};
     /* Its end tag is the wrapper's, never in the document: an end tag at
      * the top (DP_END, whatever its name) is declined below. */
     const struct dp_el root = {.name = "", .nl = 0};
@@ -161,16 +157,15 @@ int vs_proto_job_doc_parse_direct(const char *doc, size_t len, struct vs_arena *
             rc = jd_file_info(&f, &ch, fi);
         } else if (dp_is(&ch, "workunit")) {
             struct vs_proto_workunit *wu =
-                grow_entry(&f, (void **)&r.workunits, r.n_workunits, &cap_wu,
-                           sizeof(*r.workunits), VS_PROTO_MAX_LIST);
+                grow_entry(&f, (void **)&r.workunits, r.n_workunits, &cap_wu, sizeof(*r.workunits),
+                           VS_PROTO_MAX_LIST);
             if (!wu)
                 return VS_EUNSUPPORTED;
             r.n_workunits++;
             rc = jd_job(&f, &ch, &vs_proto__rp_wu, wu, &wu->file_refs, &wu->n_file_refs);
         } else if (dp_is(&ch, "result")) {
-            struct vs_proto_result *res =
-                grow_entry(&f, (void **)&r.results, r.n_results, &cap_res, sizeof(*r.results),
-                           VS_PROTO_MAX_LIST);
+            struct vs_proto_result *res = grow_entry(&f, (void **)&r.results, r.n_results, &cap_res,
+                                                     sizeof(*r.results), VS_PROTO_MAX_LIST);
             if (!res)
                 return VS_EUNSUPPORTED;
             r.n_results++;
