@@ -473,6 +473,35 @@ VS_MUST_CHECK int vs_proto_reply_write(const struct vs_proto_reply *reply, struc
 VS_MUST_CHECK int vs_proto_reply_parse(const char *body, size_t len, struct vs_arena *arena,
                                        struct vs_proto_reply *out, struct vs_proto_error *out_err);
 
+/*
+ * Parses a stored job document (server side): a workunit's xml_doc or a
+ * result's xml_doc_in, which hold <file_info>s and a <workunit> or a
+ * <result> in the reply's own shape, read as the content of a
+ * <scheduler_reply> (vs_proto_reply_parse() of the document wrapped in one:
+ * the reference). doc[0..len) need not be NUL-terminated; doc may be NULL
+ * when len is 0. Strings and arrays live in arena.
+ */
+VS_MUST_CHECK int vs_proto_job_doc_parse(const char *doc, size_t len, struct vs_arena *arena,
+                                         struct vs_proto_reply *out,
+                                         struct vs_proto_error *out_err);
+
+/*
+ * The one-pass reader of stored job documents alone, for the feeder (each
+ * job it caches has two): 0 with *out exactly as vs_proto_job_doc_parse()
+ * fills it, or VS_EUNSUPPORTED (nothing in *out; arena may hold garbage)
+ * for anything outside its subset: the request reader's subset of XML
+ * (vs_proto_request_parse_direct()), top-level elements other than
+ * <file_info>, <workunit> and <result>, text after the last element, any
+ * limit or malformed value.
+ */
+VS_MUST_CHECK int vs_proto_job_doc_parse_direct(const char *doc, size_t len, struct vs_arena *arena,
+                                                struct vs_proto_reply *out);
+
+/* vs_proto_job_doc_parse_direct(), else vs_proto_job_doc_parse(): the latter's contract. */
+VS_MUST_CHECK int vs_proto_job_doc_parse_fast(const char *doc, size_t len, struct vs_arena *arena,
+                                              struct vs_proto_reply *out,
+                                              struct vs_proto_error *out_err);
+
 /* ================= upload handler (file_upload_handler) ================= */
 
 enum vs_proto_upload_kind {

@@ -121,6 +121,16 @@ void vs_proto__block_write(struct vs_xml_writer *w, const char *name, const char
 int vs_proto__parse_xml(struct vs_proto__ctx *c, const char *body, size_t len, size_t max_len,
                         unsigned flags, struct vs_xml_doc *doc);
 
+/*
+ * The reply's tables the stored job documents' one-pass reader (job_doc.c)
+ * shares with the reply parser (reply.c): <file_info> (its <name>, the
+ * rest), <file_ref>, <workunit>, <result>, and the URL element names by
+ * enum vs_proto_url_kind.
+ */
+extern const struct vs_proto__table vs_proto__rp_fi_head, vs_proto__rp_fi, vs_proto__rp_fref,
+    vs_proto__rp_wu, vs_proto__rp_res;
+extern const char *const vs_proto__rp_url_tags[4];
+
 #define VS_NELEM(a) (sizeof(a) / sizeof((a)[0]))
 
 #endif

@@ -75,9 +75,11 @@ static const struct vs_proto__field fi_fields[] = {
     FLD(T, download_gzipped, F_FLAG), FLD(T, gzipped_nbytes, F_DBL_OPT),
     FLD(T, gzip_when_done, F_FLAG),   FLD(T, report_on_rpc, F_FLAG),
 };
+const struct vs_proto__table vs_proto__rp_fi_head = {fi_head_fields, VS_NELEM(fi_head_fields)},
+                             vs_proto__rp_fi = {fi_fields, VS_NELEM(fi_fields)};
 #undef T
 
-static const char *const url_tags[] = {
+const char *const vs_proto__rp_url_tags[4] = {
     [VS_PROTO_URL] = "url",
     [VS_PROTO_URL_DOWNLOAD] = "download_url",
     [VS_PROTO_URL_UPLOAD] = "upload_url",
@@ -89,6 +91,7 @@ static const struct vs_proto__field fref_fields[] = {
     FLD(T, file_name, F_STR),  FLD(T, open_name, F_STR), FLD(T, main_program, F_FLAG),
     FLD(T, copy_file, F_FLAG), FLD(T, optional, F_FLAG),
 };
+const struct vs_proto__table vs_proto__rp_fref = {fref_fields, VS_NELEM(fref_fields)};
 #undef T
 
 #define T struct vs_proto_app_version
@@ -107,6 +110,7 @@ static const struct vs_proto__field wu_fields[] = {
     FLD(T, rsc_fpops_est, F_DBL),  FLD(T, rsc_fpops_bound, F_DBL), FLD(T, rsc_memory_bound, F_DBL),
     FLD(T, rsc_disk_bound, F_DBL), FLD(T, job_keyword_ids, F_STR),
 };
+const struct vs_proto__table vs_proto__rp_wu = {wu_fields, VS_NELEM(wu_fields)};
 #undef T
 
 #define T struct vs_proto_result
@@ -119,6 +123,7 @@ static const struct vs_proto__field res_fields[] = {
     FLD(T, plan_class, F_STR),
     FLD(T, report_immediately, F_FLAG),
 };
+const struct vs_proto__table vs_proto__rp_res = {res_fields, VS_NELEM(res_fields)};
 #undef T
 
 /* ---- writer ---- */
@@ -190,7 +195,8 @@ int vs_proto_reply_write(const struct vs_proto_reply *r, struct vs_buf *out)
         vs_proto__fields_write(&w, fi_head_fields, VS_NELEM(fi_head_fields), f);
         for (size_t j = 0; j < f->n_urls; j++) {
             unsigned k = (unsigned)f->urls[j].kind;
-            vs_xml_str(&w, url_tags[k < VS_NELEM(url_tags) ? k : 0], f->urls[j].url);
+            vs_xml_str(&w, vs_proto__rp_url_tags[k < VS_NELEM(vs_proto__rp_url_tags) ? k : 0],
+                       f->urls[j].url);
         }
         vs_proto__fields_write(&w, fi_fields, VS_NELEM(fi_fields), f);
         vs_xml_close(&w);
@@ -267,15 +273,15 @@ static void parse_file_info(struct vs_proto__ctx *c, const struct vs_xml_node *n
 {
     size_t nu = 0;
     for (const struct vs_xml_node *x = n->child; x; x = x->next)
-        for (size_t k = 0; k < VS_NELEM(url_tags); k++)
-            nu += strcmp(x->name, url_tags[k]) == 0;
+        for (size_t k = 0; k < VS_NELEM(vs_proto__rp_url_tags); k++)
+            nu += strcmp(x->name, vs_proto__rp_url_tags[k]) == 0;
     f->urls = vs_proto__array(c, nu, sizeof(*f->urls), VS_PROTO_MAX_LIST, "URLs of one file");
     for (const struct vs_xml_node *x = n->child; x && !c->rc; x = x->next) {
         if (vs_proto__field_parse(c, fi_head_fields, VS_NELEM(fi_head_fields), x, f) ||
             vs_proto__field_parse(c, fi_fields, VS_NELEM(fi_fields), x, f))
             continue;
-        for (size_t k = 0; k < VS_NELEM(url_tags); k++) {
-            if (strcmp(x->name, url_tags[k]) == 0) {
+        for (size_t k = 0; k < VS_NELEM(vs_proto__rp_url_tags); k++) {
+            if (strcmp(x->name, vs_proto__rp_url_tags[k]) == 0) {
                 f->urls[f->n_urls].kind = (enum vs_proto_url_kind)k;
                 f->urls[f->n_urls++].url = vs_proto__str(c, x, VS_PROTO_MAX_STRING);
             }

@@ -143,20 +143,12 @@ int vs_sched_reload_catalog(struct vs_sched *s)
 /* ------------------------------------------------------------------------ */
 
 /* Parses a stored template document (a sequence of <file_info>s and one
- * <workunit> or <result>) with the protocol's reply parser, by wrapping it in
- * <scheduler_reply>: the stored XML has exactly the reply's shape. */
+ * <workunit> or <result>): in one pass when it can, else with the reply
+ * parser (vs_proto_job_doc_parse_fast()). doc may be NULL. */
 static int parse_doc(struct vs_arena *a, const char *doc, struct vs_proto_reply *out,
                      struct vs_proto_error *err)
 {
-    static const char open[] = "<scheduler_reply>\n", close[] = "</scheduler_reply>\n";
-    size_t dl = doc ? strlen(doc) : 0;
-    size_t n = sizeof(open) - 1 + dl + sizeof(close) - 1;
-    char *buf = vs_arena_alloc(a, n + 1);
-    memcpy(buf, open, sizeof(open) - 1);
-    if (dl)
-        memcpy(buf + sizeof(open) - 1, doc, dl);
-    memcpy(buf + sizeof(open) - 1 + dl, close, sizeof(close));
-    return vs_proto_reply_parse(buf, n, a, out, err);
+    return vs_proto_job_doc_parse_fast(doc, doc ? strlen(doc) : 0, a, out, err);
 }
 
 /* The feeder's filter with <locality_scheduling/>: jobs of full-locality
