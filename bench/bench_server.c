@@ -53,6 +53,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <libpq-fe.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <pthread.h>
@@ -420,6 +421,36 @@ static int run_target(const char *ports, const char *path, const char *auth, con
     return 0;
 }
 
+/* What the store's commits survive, in words: SQLite's synchronous mode,
+ * or what the PostgreSQL server says it runs with (its settings, not
+ * ours: the bench changes none of them). */
+static void durability_of(const char *url, bool sync_full, char *out, size_t n)
+{
+    if (!vs_str_has_prefix(url, "postgresql:") && !vs_str_has_prefix(url, "postgres:")) {
+        snprintf(out, n, "%s",
+                 sync_full ? "synchronous=FULL (power loss)"
+                           : "synchronous=NORMAL (process crash)");
+        return;
+    }
+    snprintf(out, n, "PostgreSQL's (could not ask it)");
+    PGconn *c = PQconnectdb(url);
+    if (PQstatus(c) == CONNECTION_OK) {
+        PGresult *r = PQexec(c, "SELECT current_setting('fsync'), "
+                                "current_setting('synchronous_commit'), "
+                                "current_setting('wal_sync_method')");
+        if (PQresultStatus(r) == PGRES_TUPLES_OK && PQntuples(r) == 1) {
+            bool durable =
+                strcmp(PQgetvalue(r, 0, 0), "on") == 0 && strcmp(PQgetvalue(r, 0, 1), "on") == 0;
+            snprintf(out, n, "PostgreSQL fsync=%s, synchronous_commit=%s, wal_sync_method=%s (%s)",
+                     PQgetvalue(r, 0, 0), PQgetvalue(r, 0, 1), PQgetvalue(r, 0, 2),
+                     durable ? "a commit is fsynced before its reply"
+                             : "NOT durable: commits may be lost");
+        }
+        PQclear(r);
+    }
+    PQfinish(c);
+}
+
 int main(int argc, char **argv)
 {
     int64_t njobs = 0, max_rpcs = 40000, threads = 4;
@@ -564,11 +595,11 @@ int main(int argc, char **argv)
         vs_buf_cleanup(&h.req);
         vs_buf_cleanup(&out);
     }
+    char dura[256];
+    durability_of(cfg.store_url, sync_full, dura, sizeof(dura));
     printf("server: %" PRId64 " handler threads, %" PRId64
            " polling threads, keep-alive, durability %s, request %zu bytes\n",
-           threads, poll,
-           sync_full ? "synchronous=FULL (power loss)" : "synchronous=NORMAL (process crash)",
-           strlen(tmpl));
+           threads, poll, dura, strlen(tmpl));
     printf("%6s %8s %8s %8s %9s %8s %8s %6s %7s %11s %11s\n", "hosts", "rpcs", "rpcs/s", "jobs/s",
            "reports/s", "p50_ms", "p99_ms", "errors", "jobs", "srv_cpu_us", "cli_cpu_us");
     int64_t concs[16];

@@ -54,4 +54,36 @@ void vs_pg__copy_field(struct vs_db_copy *c, const char *v, size_t n);
 void vs_pg__copy_row(struct vs_db_copy *c);
 int vs_pg__copy_end(struct vs_db_copy *c, int rc);
 
+/* Transaction statements not sent yet (store_pg_pipe.c): BEGIN (with the
+ * advisory lock), SAVEPOINT, RELEASE and ROLLBACK TO wait here and go
+ * ahead of the next statement in one round trip (libpq's pipeline mode);
+ * a savepoint released before any statement ran inside it is never sent,
+ * nor a transaction that ran none. */
+#define VS_PG_PEND_MAX 24
+struct vs_pg_pend {
+    char sql[VS_PG_PEND_MAX][48];
+    int n;
+    bool begin;       /* the BEGIN is among them: the transaction is ours, not yet the server's */
+    int skip_release; /* depth whose RELEASE is swallowed (its savepoint was never sent) */
+};
+struct vs_pg_pend *vs_pg__pend(struct vs_store *s);
+
+/* Queues a transaction statement (op, at savepoint depth d); 0 or a store
+ * error (the queue was full and flushing it failed). */
+int vs_pg__pend_tx(struct vs_store *s, enum vs_db_tx op, int d);
+/* Forgets every pending statement (a commit or rollback that makes them moot,
+ * a new connection); true when a BEGIN was among them. */
+bool vs_pg__pend_drop(struct vs_store *s);
+/* Whether a ROLLBACK TO is pending (it must run before a COMMIT is judged). */
+bool vs_pg__pend_has_rollback(struct vs_store *s);
+/* Sends the pending statements alone; an SQLite code (a failure recorded). */
+int vs_pg__pend_flush(struct vs_store *s);
+/* Runs one statement behind the pending ones, in one round trip: name ""
+ * runs sql unnamed; otherwise the prepared statement name, prepared from
+ * sql first unless *prepared (set once it is). Returns the statement's
+ * result as PQexecPrepared would, or the first failed pending statement's
+ * result (the statement then did not run). */
+PGresult *vs_pg__run(struct vs_store *s, PGconn *c, const char *name, const char *sql,
+                     bool *prepared, int n, const Oid *types, const char *const *vals);
+
 #endif

@@ -47,7 +47,13 @@ struct vs_pg {
     char led_role[320]; /* a role name: a daemon, or "workgen:" and an app name */
     int errcode;
     char err[512];
+    struct vs_pg_pend pend; /* transaction statements not sent yet */
 };
+
+struct vs_pg_pend *vs_pg__pend(struct vs_store *s)
+{
+    return &s->pg->pend;
+}
 
 PGconn *vs_pg__conn(struct vs_store *s)
 {
@@ -58,6 +64,11 @@ PGconn *vs_pg__conn(struct vs_store *s)
      * statements: make a new one (the open transaction reports the loss,
      * store_db.c txn_lost). */
     PQreset(pg->conn);
+    /* What was held back of a transaction the server saw is lost with it;
+     * a transaction still wholly held back (its BEGIN pending) starts on
+     * the new connection as if nothing happened. */
+    if (!pg->pend.begin)
+        (void)vs_pg__pend_drop(s);
     /* Not freed: a caller may be stepping one of them right now (freeing
      * them here crashed serve when PostgreSQL restarted under load). */
     for (int i = 0; i < SQ__COUNT; i++)
@@ -162,6 +173,9 @@ static int run_simple(struct vs_store *s, const char *sql)
     PGconn *c = vs_pg__conn(s);
     if (!c)
         return vs_pg__fail(s, NULL, "no connection");
+    int rc = vs_pg__pend_flush(s);
+    if (rc != SQLITE_OK)
+        return rc;
     PGresult *r = PQexec(c, sql);
     ExecStatusType st = PQresultStatus(r);
     if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK)
@@ -211,41 +225,49 @@ static int tx_sql(struct vs_store *s, const char *sql)
 
 static int pg_tx(struct vs_store *s, enum vs_db_tx op, int d)
 {
-    char sql[96];
-    PGTransactionStatusType ts = PQtransactionStatus(s->pg->conn);
     switch (op) {
     case VS_DB_BEGIN:
-        snprintf(sql, sizeof(sql), "BEGIN; SELECT pg_advisory_xact_lock(%d)", VS_PG_TXN_LOCK_KEY);
-        return tx_sql(s, sql);
+    case VS_DB_SAVE:
+    case VS_DB_RELEASE:
+    case VS_DB_ROLLBACK_TO:
+        /* Sent ahead of the next statement (store_pg_pipe.c). */
+        return vs_pg__pend_tx(s, op, d);
     case VS_DB_COMMIT:
+        if (vs_pg__pend(s)->begin) {
+            (void)vs_pg__pend_drop(s); /* no statement ran: nothing to commit */
+            return 0;
+        }
+        /* A pending ROLLBACK TO decides whether the transaction is still
+         * good; pending savepoints and releases are moot (COMMIT releases
+         * them all). */
+        if (vs_pg__pend_has_rollback(s))
+            (void)vs_pg__pend_flush(s);
+        (void)vs_pg__pend_drop(s);
         /* COMMIT of a transaction that a failed statement aborted only
          * rolls it back (and says so in its status, not as an error). */
-        if (ts == PQTRANS_INERROR) {
+        if (PQtransactionStatus(s->pg->conn) == PQTRANS_INERROR) {
             (void)tx_sql(s, "ROLLBACK");
             snprintf(s->pg->err, sizeof(s->pg->err), "commit of an aborted transaction");
             VS_LOG(s->log, VS_LOG_ERROR, "store: commit: a failed statement aborted it");
             return VS_ESTORE;
         }
         return tx_sql(s, "COMMIT");
-    case VS_DB_ROLLBACK:
+    case VS_DB_ROLLBACK: {
+        if (vs_pg__pend_drop(s))
+            return 0; /* the server never saw it */
+        PGTransactionStatusType ts = PQtransactionStatus(s->pg->conn);
         if (ts == PQTRANS_IDLE || ts == PQTRANS_UNKNOWN)
             return 0;
         return tx_sql(s, "ROLLBACK");
-    case VS_DB_SAVE:
-        snprintf(sql, sizeof(sql), "SAVEPOINT sp%d", d);
-        return tx_sql(s, sql);
-    case VS_DB_RELEASE:
-        snprintf(sql, sizeof(sql), "RELEASE sp%d", d);
-        return tx_sql(s, sql);
-    case VS_DB_ROLLBACK_TO:
-        snprintf(sql, sizeof(sql), "ROLLBACK TO sp%d", d);
-        return tx_sql(s, sql);
+    }
     }
     return VS_EINTERNAL;
 }
 
 static bool pg_txn_gone(struct vs_store *s)
 {
+    if (s->pg->pend.begin)
+        return false; /* ours, not sent yet */
     PGTransactionStatusType ts = PQtransactionStatus(s->pg->conn);
     return ts == PQTRANS_IDLE || ts == PQTRANS_UNKNOWN;
 }
@@ -308,6 +330,10 @@ static int pg_leader(struct vs_store *s, const char *role, bool *out)
     char sql[96];
     snprintf(sql, sizeof(sql), "SELECT pg_try_advisory_lock(%d, hashtext($1))", VS_PG_TXN_LOCK_KEY);
     const char *vals[1] = {role};
+    if (vs_pg__pend_flush(s) != SQLITE_OK) {
+        VS_LOG(s->log, VS_LOG_ERROR, "store: leader lock: %s", pg->err);
+        return VS_ESTORE;
+    }
     PGresult *r = PQexecParams(c, sql, 1, NULL, vals, NULL, NULL, 0);
     if (PQresultStatus(r) != PGRES_TUPLES_OK) {
         (void)vs_pg__fail(s, r, "leader");
@@ -461,6 +487,7 @@ int vs_sq__open_pg(const char *conninfo, int flags, struct vs_log *log, struct v
     s->pg = VS_NEW(struct vs_pg);
     s->pg->conn = c;
     s->pg->conninfo = vs_xstrdup(conninfo);
+    s->pg->pend.skip_release = -1;
     /* Notices (e.g. "relation already exists, skipping") are not errors. */
     int rc = tx_sql(s, "SET client_min_messages = warning");
     if (rc == 0)

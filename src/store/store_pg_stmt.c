@@ -1,12 +1,11 @@
 /*
  * PostgreSQL statements with SQLite's step protocol (store_db.h): bind
- * parameters, then the first step sends the statement (one round trip:
- * PQexecPrepared for a cached slot, prepared on its first run with the
- * parameter types of its first bindings; PQexecParams for a one-use
- * statement) and later steps walk the rows of the result, which libpq
- * holds whole. Values travel as text: PostgreSQL's float8 output is exact
- * (shortest round-trip digits, the default since version 12), and booleans
- * read as 1 and 0.
+ * parameters, then the first step sends the statement (one round trip,
+ * with the transaction statements held back before it: store_pg_pipe.c;
+ * a cached slot runs prepared, prepared on its first run with the
+ * parameter types of its first bindings; a one-use statement unnamed) and later steps walk the rows
+ * of the result, which libpq holds whole. Values travel as text: PostgreSQL's float8 output is
+ * exact (shortest round-trip digits, the default since version 12), and booleans read as 1 and 0.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -155,19 +154,8 @@ static int run(struct vs_pgst *p)
     if (!c)
         return vs_pg__fail(p->s, NULL, "no connection");
     const char *const *vals = (const char *const *)p->val;
-    PGresult *r;
-    if (!p->name[0]) {
-        r = PQexecParams(c, p->sql, p->nparams, p->type, vals, NULL, NULL, 0);
-    } else {
-        if (!p->prepared) {
-            r = PQprepare(c, p->name, p->sql, p->nparams, p->type);
-            if (PQresultStatus(r) != PGRES_COMMAND_OK)
-                return vs_pg__fail(p->s, r, p->sql);
-            PQclear(r);
-            p->prepared = true;
-        }
-        r = PQexecPrepared(c, p->name, p->nparams, vals, NULL, NULL, 0);
-    }
+    /* Behind the transaction statements held back, if any (store_pg_pipe.c). */
+    PGresult *r = vs_pg__run(p->s, c, p->name, p->sql, &p->prepared, p->nparams, p->type, vals);
     ExecStatusType st = PQresultStatus(r);
     if (st != PGRES_TUPLES_OK && st != PGRES_COMMAND_OK)
         return vs_pg__fail(p->s, r, p->sql);

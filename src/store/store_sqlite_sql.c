@@ -353,9 +353,15 @@ int vs_sq__build_sql(enum sq_stmt id, struct vs_buf *b)
                            "THEN 0 ELSE assign_slot END, "
                            /* BOINC-COMPAT: an errored result is invalid at once */
                            "validate_state = CASE WHEN ?2 = %d THEN %d ELSE validate_state END "
-                           "WHERE id = ?1",
+                           /* The checks of vs_store_result_report in the
+                            * statement: one statement, not a read first. */
+                           "WHERE name = ?1 AND hostid = ?13 AND (server_state = %d OR "
+                           "(server_state = %d AND outcome = %d AND received_time = 0)) "
+                           "RETURNING workunitid",
                            VS_RESULT_SERVER_STATE_OVER, VS_RESULT_SERVER_STATE_IN_PROGRESS,
-                           VS_RESULT_OUTCOME_CLIENT_ERROR, VS_VALIDATE_STATE_INVALID);
+                           VS_RESULT_OUTCOME_CLIENT_ERROR, VS_VALIDATE_STATE_INVALID,
+                           VS_RESULT_SERVER_STATE_IN_PROGRESS, VS_RESULT_SERVER_STATE_OVER,
+                           VS_RESULT_OUTCOME_NO_REPLY);
         break;
     case SQ_REPORT_STATE:
         rc = vs_buf_puts(b, "SELECT id, hostid, server_state, outcome, received_time, workunitid, "

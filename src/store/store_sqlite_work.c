@@ -570,6 +570,26 @@ int vs_store_results_resend(struct vs_store *s, int64_t hostid, int64_t now,
     return vs_sq__leave(s, rc);
 }
 
+/* Why a report that changed no row changed none: VS_ENOTFOUND, VS_ESTATE
+ * (another host's, or not sent), or 0 with *dup (already reported). */
+static int report_refused(struct vs_store *s, int64_t hostid, const char *name, bool *dup)
+{
+    struct vs_result r;
+    memset(&r, 0, sizeof(r));
+    /* Only the columns the checks need. */
+    int rc = vs_store_result_state_by_name(s, name, &r);
+    if (rc == 0 && r.hostid != hostid)
+        rc = VS_ESTATE;
+    /* BOINC-COMPAT: a result the transitioner timed out (NO_REPLY) is still
+     * accepted when it finally arrives; any other OVER result is a repeat. */
+    else if (rc == 0 && r.server_state == VS_RESULT_SERVER_STATE_OVER)
+        *dup = true;
+    else if (rc == 0)
+        rc = VS_ESTATE; /* not sent, or (on a shared store) changed meanwhile */
+    vs_result_cleanup(&r);
+    return rc;
+}
+
 int vs_store_result_report(struct vs_store *s, int64_t hostid, int64_t now,
                            const struct vs_result_report *rep, bool *out_dup)
 {
@@ -578,40 +598,16 @@ int vs_store_result_report(struct vs_store *s, int64_t hostid, int64_t now,
     int rc = vs_sq__enter(s);
     if (rc)
         return rc;
-    struct vs_result r;
-    memset(&r, 0, sizeof(r));
     bool dup = false;
-    /* Only the columns the checks need: the whole row (templates, stderr)
-     * cost more to read than the update. */
-    rc = vs_store_result_state_by_name(s, rep->name, &r);
-    if (rc)
-        goto done;
-    if (r.hostid != hostid) {
-        rc = VS_ESTATE;
-        goto done;
-    }
-    /* BOINC-COMPAT: a result the transitioner timed out (NO_REPLY) is still
-     * accepted when it finally arrives; any other OVER result is a repeat. */
-    if (r.server_state == VS_RESULT_SERVER_STATE_OVER && r.outcome != VS_RESULT_OUTCOME_NO_REPLY) {
-        dup = true;
-        goto done;
-    }
-    if (r.server_state == VS_RESULT_SERVER_STATE_OVER && r.received_time != 0) {
-        dup = true;
-        goto done;
-    }
-    if (r.server_state != VS_RESULT_SERVER_STATE_IN_PROGRESS &&
-        r.server_state != VS_RESULT_SERVER_STATE_OVER) {
-        rc = VS_ESTATE;
-        goto done;
-    }
     bool ok = rep->client_state == VS_RESULT_CLIENT_STATE_FILES_UPLOADED && rep->exit_status == 0;
+    /* The update checks the result's host and state itself (SQ_REPORT);
+     * only a report it refuses is read, to say why. */
     struct vs_stmt *st = vs_sq__stmt(s, SQ_REPORT);
     if (!st) {
         rc = VS_ESTORE;
         goto done;
     }
-    vs_db_bind_int64(st, 1, r.id);
+    vs_db_bind_text(st, 1, rep->name, -1, VS_DB_STATIC);
     vs_db_bind_int(st, 2, ok ? VS_RESULT_OUTCOME_SUCCESS : VS_RESULT_OUTCOME_CLIENT_ERROR);
     vs_db_bind_int(st, 3, rep->client_state);
     vs_db_bind_int(st, 4, rep->exit_status);
@@ -625,19 +621,30 @@ int vs_store_result_report(struct vs_store *s, int64_t hostid, int64_t now,
     if (rep->stderr_out)
         vs_db_bind_text(st, 11, rep->stderr_out, -1, VS_DB_STATIC);
     vs_db_bind_int64(st, 12, now);
-    rc = vs_sq__step_done(s, st, "report");
-    if (rc != 0)
+    vs_db_bind_int64(st, 13, hostid);
+    int step = vs_db_step(st);
+    int64_t wuid = step == VS_DB_ROW ? vs_db_column_int64(st, 0) : 0;
+    bool updated = step == VS_DB_ROW;
+    if (updated)
+        step = vs_db_step(st); /* names are unique: the one row */
+    vs_db_reset(st);
+    if (step != VS_DB_DONE) {
+        rc = vs_sq__err(s, step, "report");
         goto done;
+    }
+    if (!updated) {
+        rc = report_refused(s, hostid, rep->name, &dup);
+        goto done;
+    }
     st = vs_sq__stmt(s, SQ_REPORT_WU);
     if (!st) {
         rc = VS_ESTORE;
         goto done;
     }
-    vs_db_bind_int64(st, 1, r.workunitid);
+    vs_db_bind_int64(st, 1, wuid);
     vs_db_bind_int64(st, 2, now);
     rc = vs_sq__step_done(s, st, "report wu");
 done:
-    vs_result_cleanup(&r);
     rc = vs_sq__leave(s, rc);
     if (rc == 0 && out_dup)
         *out_dup = dup;
