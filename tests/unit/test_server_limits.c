@@ -196,6 +196,7 @@ static void test_app_rows_past_limits(void **state)
     setup_gpu_host(&f);
     limit_set(&f, true)->cpu = (struct vs_sp_rsc_limit){.jobs = 1};
     memset(&f.st, 0xa5, sizeof f.st);
+    f.st_live = false; /* junk, not a state to clean up */
     fx_start(&f, NULL, 0);
     assert_false(vs_sp_limits_exceeded(&f.st, 0, VS_SP_CPU));
     for (int i = 0; i < 3; i++)
