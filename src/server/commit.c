@@ -110,9 +110,24 @@ static int run_item(struct vs_committer *c, struct vs_commit_item *it, bool alon
     return rc;
 }
 
+/* Opens the batch's transaction, naming its accounts: on PostgreSQL the
+ * batches of several instances then commit side by side (store.h). */
+static int begin_batch(struct vs_committer *c, const struct vs_commit_item *batch)
+{
+    enum { MAX_USERS = 64 };
+    int64_t users[MAX_USERS];
+    size_t n = 0;
+    for (const struct vs_commit_item *it = batch; it; it = it->next) {
+        if (n == MAX_USERS)
+            return vs_store_begin(c->store); /* a plain one: alone */
+        users[n++] = it->userid;
+    }
+    return vs_store_begin_users(c->store, users, n);
+}
+
 static void run_batch(struct vs_committer *c, struct vs_commit_item *batch)
 {
-    int rc = vs_store_begin(c->store);
+    int rc = begin_batch(c, batch);
     bool began = rc == 0;
     bool alone = batch->next == NULL;
     for (struct vs_commit_item *it = batch; it; it = it->next) {

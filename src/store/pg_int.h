@@ -15,6 +15,13 @@
  * what a test holds to keep the store's writers waiting, as BEGIN
  * IMMEDIATE does on SQLite. */
 #define VS_PG_TXN_LOCK_KEY 0x76736368
+/* vs_store_begin_users's transactions take VS_PG_TXN_LOCK_KEY shared (so
+ * that the others, which take it exclusive, still run alone) and then, in
+ * ascending order so that two of them never wait on each other in a
+ * circle, one exclusive lock per account: (VS_PG_USER_LOCK_CLASS, the
+ * account's id modulo 2^31). Two accounts that share a key only wait on
+ * each other. */
+#define VS_PG_USER_LOCK_CLASS 0x76736369
 
 /* A statement of connection s; sql is already in PostgreSQL's dialect.
  * slot >= 0 names a statement prepared once per connection. returns_id:
@@ -60,8 +67,14 @@ int vs_pg__copy_end(struct vs_db_copy *c, int rc);
  * a savepoint released before any statement ran inside it is never sent,
  * nor a transaction that ran none. */
 #define VS_PG_PEND_MAX 24
+/* A pending entry with this text stands for users_sql. */
+#define VS_PG_PEND_USERS "-- account locks"
 struct vs_pg_pend {
     char sql[VS_PG_PEND_MAX][48];
+    /* vs_store_begin_users's account locks: one statement, pending like
+     * the BEGIN it follows (up to about 40 accounts; more take the
+     * exclusive lock instead). */
+    char users_sql[2048];
     int n;
     bool begin;       /* the BEGIN is among them: the transaction is ours, not yet the server's */
     int skip_release; /* depth whose RELEASE is swallowed (its savepoint was never sent) */

@@ -223,6 +223,10 @@ struct vs_store {
     int mod_n, mod_i; /* vs_store_set_mod: the daemons' queues keep id % mod_n == mod_i */
     struct vs_stmt stmts[SQ__COUNT];
     int txn_depth;
+    /* vs_store_begin_users: the accounts of the transaction being opened,
+     * read by the backend's BEGIN only (borrowed for that call). */
+    const int64_t *begin_users;
+    size_t n_begin_users;
     bool txn_lost; /* the backend rolled the open transaction back (store_db.c, txn_lost) */
     /* SQLite's transaction control, prepared once (store_sqlite.c, run_tx):
      * BEGIN IMMEDIATE, COMMIT, ROLLBACK, and per savepoint depth SAVEPOINT

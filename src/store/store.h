@@ -94,6 +94,18 @@ int vs_store_schema_version(void);
  */
 VS_MUST_CHECK int vs_store_begin(struct vs_store *s);
 /*
+ * The same for a transaction that writes only the given accounts' hosts,
+ * their results and those results' workunits (the scheduler's group
+ * commit). On SQLite it is vs_store_begin (one writer at a time). On
+ * PostgreSQL such transactions of different accounts run side by side,
+ * while any other transaction still runs alone: the limits the scheduler
+ * counts per host and per account (in-progress, daily quota, new hosts,
+ * one result per user and workunit) stay exact because two transactions
+ * of one account never overlap. Nested, it is a savepoint like
+ * vs_store_begin's.
+ */
+VS_MUST_CHECK int vs_store_begin_users(struct vs_store *s, const int64_t *userids, size_t n);
+/*
  * True while a transaction opened with vs_store_begin is still open. False
  * outside one, and after an error that made the backend roll the whole
  * transaction back (disk full, I/O error, a trigger's RAISE(ROLLBACK)):

@@ -331,6 +331,18 @@ int vs_store_begin(struct vs_store *s)
     return vs_sq__enter(s);
 }
 
+int vs_store_begin_users(struct vs_store *s, const int64_t *userids, size_t n)
+{
+    if (n > 0 && !userids)
+        return VS_EINVAL;
+    s->begin_users = userids;
+    s->n_begin_users = n;
+    int rc = vs_sq__enter(s);
+    s->begin_users = NULL;
+    s->n_begin_users = 0;
+    return rc;
+}
+
 int vs_store_commit(struct vs_store *s)
 {
     if (s->txn_depth <= 0)

@@ -16,6 +16,7 @@
  * that failure as its own (it did not run).
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "store/pg_int.h"
@@ -43,6 +44,38 @@ static int pending_save(struct vs_pg_pend *q, int d)
     return -1;
 }
 
+static int cmp_key(const void *a, const void *b)
+{
+    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Writes q->users_sql, the account locks of vs_store_begin_users (see
+ * VS_PG_USER_LOCK_CLASS): true when there are some and they fit, false
+ * for a plain transaction (the exclusive lock). */
+static bool account_locks(struct vs_pg_pend *q, const int64_t *users, size_t n)
+{
+    enum { MAX_USERS = 40 };
+    if (n == 0 || n > MAX_USERS)
+        return false;
+    int32_t keys[MAX_USERS];
+    for (size_t i = 0; i < n; i++)
+        keys[i] = (int32_t)((uint64_t)users[i] % 2147483648u);
+    qsort(keys, n, sizeof(keys[0]), cmp_key);
+    size_t len = (size_t)snprintf(q->users_sql, sizeof(q->users_sql), "SELECT");
+    for (size_t i = 0; i < n; i++) {
+        if (i > 0 && keys[i] == keys[i - 1])
+            continue;
+        int w = snprintf(q->users_sql + len, sizeof(q->users_sql) - len,
+                         "%s pg_advisory_xact_lock(%d, %d)", len > 6 ? "," : "",
+                         VS_PG_USER_LOCK_CLASS, (int)keys[i]);
+        if (w < 0 || (size_t)w >= sizeof(q->users_sql) - len)
+            return false;
+        len += (size_t)w;
+    }
+    return true;
+}
+
 int vs_pg__pend_tx(struct vs_store *s, enum vs_db_tx op, int d)
 {
     struct vs_pg_pend *q = vs_pg__pend(s);
@@ -54,6 +87,13 @@ int vs_pg__pend_tx(struct vs_store *s, enum vs_db_tx op, int d)
         q->skip_release = -1;
         if (push(s, "BEGIN") != 0)
             return VS_ESTORE;
+        if (account_locks(q, s->begin_users, s->n_begin_users)) {
+            snprintf(sql, sizeof(sql), "SELECT pg_advisory_xact_lock_shared(%d)",
+                     VS_PG_TXN_LOCK_KEY);
+            if (push(s, sql) != 0)
+                return VS_ESTORE;
+            return push(s, VS_PG_PEND_USERS);
+        }
         snprintf(sql, sizeof(sql), "SELECT pg_advisory_xact_lock(%d)", VS_PG_TXN_LOCK_KEY);
         return push(s, sql);
     case VS_DB_SAVE:
@@ -168,7 +208,10 @@ PGresult *vs_pg__run(struct vs_store *s, PGconn *c, const char *name, const char
     int nsent = 0;
     bool sent = true;
     for (int i = 0; i < q->n && sent; i++, nsent++)
-        sent = PQsendQueryParams(c, q->sql[i], 0, NULL, NULL, NULL, NULL, 0) == 1;
+        sent = PQsendQueryParams(c,
+                                 strcmp(q->sql[i], VS_PG_PEND_USERS) == 0 ? q->users_sql
+                                                                          : q->sql[i],
+                                 0, NULL, NULL, NULL, NULL, 0) == 1;
     bool prepare = named && !*prepared;
     if (sent && sql) {
         if (prepare)
