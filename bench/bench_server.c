@@ -46,9 +46,10 @@
  * --direct N first times N calls of the handler on one thread, without HTTP
  * (each as a new host), to show its own cost.
  *
- * --target PORT[,PORT...] --path P --auth KEY [--journal FILE] plays the
- * same hosts against servers already running (run_target below), for
- * tests of several instances (tests/pg/test_pg_nginx.sh).
+ * --target PORT[,PORT...] --path P --auth KEY[,KEY...] [--journal FILE]
+ * plays the same hosts against servers already running (run_target below),
+ * for tests of several instances (tests/pg/test_pg_nginx.sh); host i belongs
+ * to the i-th account of the list, round robin.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -361,11 +362,11 @@ static void print_row(const char *label, int64_t conc, const struct phase_result
 /*
  * --target: the hosts against servers already running on 127.0.0.1 (host i
  * to the i-th port of the list, round robin), e.g. `volsched serve`
- * instances or nginx in front of them, as account auth (the project's own
- * user; the project must have an x86_64-pc-linux-gnu app version and let
- * one account add this many hosts). One row per concurrency; with journal
- * every job received and report acknowledged is appended to that file
- * (loadgen.h) for the caller to check against the store.
+ * instances or nginx in front of them, host i as the (i % n)-th of the n
+ * accounts of auth (the project's own users; the project must have an
+ * x86_64-pc-linux-gnu app version and let an account add this many hosts). One row per concurrency;
+ * with journal every job received and report acknowledged is appended to that file (loadgen.h) for
+ * the caller to check against the store.
  */
 static int run_target(const char *ports, const char *path, const char *auth, const char *journal,
                       char *conc_list, double secs, int64_t max_rpcs)
@@ -383,19 +384,35 @@ static int run_target(const char *ports, const char *path, const char *auth, con
         }
         tg.ports[tg.nports++] = (uint16_t)p;
     }
-    if (tg.nports == 0 || !auth || strlen(auth) != strlen(AUTH)) {
-        fprintf(stderr, "bench_server: --target needs ports and --auth KEY (%zu characters)\n",
-                strlen(AUTH));
+    enum { MAX_ACCOUNTS = 256 };
+    size_t klen = strlen(AUTH);
+    size_t alen = auth ? strlen(auth) : 0;
+    if (tg.nports == 0 || alen < klen || (alen + 1) % (klen + 1) != 0 ||
+        (alen + 1) / (klen + 1) > MAX_ACCOUNTS) {
+        fprintf(stderr,
+                "bench_server: --target needs ports and --auth KEY[,KEY...] (keys of %zu "
+                "characters, at most %d)\n",
+                klen, MAX_ACCOUNTS);
         return 2;
     }
+    tg.naccounts = (int)((alen + 1) / (klen + 1));
     char tpath[512];
     snprintf(tpath, sizeof(tpath), "%s/tests/data/boinc/sched_request_02.xml", VS_SOURCE_DIR);
     char *doc = read_file(tpath);
-    /* The sample's account becomes the project's (same length: in place). */
-    for (char *q = strstr(doc, AUTH); q; q = strstr(q, AUTH))
-        memcpy(q, auth, strlen(AUTH));
-    struct tmpl tp;
-    tmpl_cut(&tp, doc);
+    struct tmpl *tp = vs_xcalloc((size_t)tg.naccounts, sizeof(*tp));
+    for (int k = 0; k < tg.naccounts; k++) {
+        const char *key = auth + (size_t)k * (klen + 1);
+        if (k > 0 && key[-1] != ',') {
+            fprintf(stderr, "bench_server: --auth: keys are separated by commas\n");
+            return 2;
+        }
+        /* The sample's account becomes the project's (same length: in place). */
+        char *d = vs_xstrdup(doc);
+        for (char *q = strstr(d, AUTH); q; q = strstr(q, AUTH))
+            memcpy(q, key, klen);
+        tmpl_cut(&tp[k], d);
+        vs_free(d);
+    }
     FILE *j = NULL;
     if (journal && !(j = fopen(journal, "a"))) {
         fprintf(stderr, "bench_server: cannot open %s\n", journal);
@@ -410,13 +427,15 @@ static int run_target(const char *ports, const char *path, const char *auth, con
         if (vs_parse_int64(tok, &conc) != 0 || conc < 1 || conc > 4096)
             continue;
         struct phase_result pr;
-        run_phase_on(&tg, &tp, (int)conc, secs, (uint64_t)max_rpcs, &pr);
+        run_phase_on(&tg, tp, (int)conc, secs, (uint64_t)max_rpcs, &pr);
         print_row("", conc, &pr);
     }
     printf("(srv_cpu_us is 0 here: the servers are other processes)\n");
     if (j)
         fclose(j);
-    tmpl_cleanup(&tp);
+    for (int k = 0; k < tg.naccounts; k++)
+        tmpl_cleanup(&tp[k]);
+    vs_free(tp);
     vs_free(doc);
     return 0;
 }
@@ -505,12 +524,13 @@ int main(int argc, char **argv)
             rules = strcmp(v, "on") == 0;
             i++;
         } else {
-            fprintf(stderr, "usage: bench_server [--jobs N] [--secs S] [--rpcs N] [--threads T]"
-                            " [--sync-full] [--conc a,b,c] [--commit-delay US] [--direct N]"
-                            " [--keep] [--rules on|off] [--poll N] [--ceiling]"
-                            " [--slowloris N]\n"
-                            "       bench_server --target PORT[,PORT...] --path P --auth KEY"
-                            " [--journal FILE] [--conc a,b] [--secs S] [--rpcs N]\n");
+            fprintf(stderr,
+                    "usage: bench_server [--jobs N] [--secs S] [--rpcs N] [--threads T]"
+                    " [--sync-full] [--conc a,b,c] [--commit-delay US] [--direct N]"
+                    " [--keep] [--rules on|off] [--poll N] [--ceiling]"
+                    " [--slowloris N]\n"
+                    "       bench_server --target PORT[,PORT...] --path P --auth KEY[,KEY...]"
+                    " [--journal FILE] [--conc a,b] [--secs S] [--rpcs N]\n");
             return 2;
         }
     }
@@ -668,10 +688,10 @@ int main(int argc, char **argv)
     printf("srv_cpu_us / cli_cpu_us: CPU microseconds per RPC used by the server threads and by "
            "the load generator\n");
     printf("group commit: %" PRIu64 " batches for %" PRIu64 " RPCs (avg %.1f, max %" PRIu64
-           " per transaction)\n",
+           " per transaction, %" PRIu64 " run again with savepoints)\n",
            ss.commit_batches, ss.commit_items,
            ss.commit_batches ? (double)ss.commit_items / (double)ss.commit_batches : 0,
-           ss.commit_max_batch);
+           ss.commit_max_batch, ss.commit_redone);
 
     vs_http_stop(http);
     atomic_store(&fd.stop, true);

@@ -139,6 +139,7 @@ struct host {
     double t_sent;
     bool busy;  /* an RPC is in flight */
     int target; /* index of its server in struct loadgen's addrs */
+    int account; /* index of its account's template in struct loadgen's t */
 };
 
 /* Appends a report of every job in h->got: the shape of the 7.20 client's
@@ -239,13 +240,16 @@ struct lg_target {
     uint16_t ports[LG_MAX_TARGETS];
     int nports;
     FILE *journal; /* NULL: none (see the top of this file) */
+    int naccounts; /* t is an array of this many templates, one per account
+                    * (host i uses t[i % naccounts]); 0 is 1 */
 };
 
 struct loadgen {
     int ep;
     struct sockaddr_in addrs[LG_MAX_TARGETS];
     const char *path; /* the scheduler's URL path */
-    const struct tmpl *t;
+    const struct tmpl *t; /* naccounts of them */
+    int naccounts;
     FILE *journal;
 };
 
@@ -314,7 +318,7 @@ static int host_flush(struct loadgen *lg, struct host *h)
 /* Starts this host's next RPC on its connection (a new one if it has none). */
 static int send_one(struct loadgen *lg, struct host *h)
 {
-    build_request(h, lg->t);
+    build_request(h, &lg->t[h->account]);
     vs_buf_reset(&h->out);
     if (vs_buf_printf(&h->out,
                       "POST %s HTTP/1.1\r\nHost: 127.0.0.1\r\n"
@@ -423,7 +427,8 @@ static void run_phase_on(const struct lg_target *tg, const struct tmpl *t, int c
 {
     memset(out, 0, sizeof(*out));
     struct loadgen lg = {
-        .ep = epoll_create1(EPOLL_CLOEXEC), .path = tg->path, .t = t, .journal = tg->journal};
+        .ep = epoll_create1(EPOLL_CLOEXEC), .path = tg->path, .t = t,
+        .naccounts = tg->naccounts > 0 ? tg->naccounts : 1, .journal = tg->journal};
     if (lg.ep < 0 || tg->nports < 1 || tg->nports > LG_MAX_TARGETS)
         exit(1);
     for (int k = 0; k < tg->nports; k++) {
@@ -432,8 +437,10 @@ static void run_phase_on(const struct lg_target *tg, const struct tmpl *t, int c
         lg.addrs[k].sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     }
     struct host *hosts = vs_xcalloc((size_t)conc, sizeof(*hosts));
-    for (int i = 0; i < conc; i++)
+    for (int i = 0; i < conc; i++) {
         hosts[i].target = i % tg->nports;
+        hosts[i].account = i % lg.naccounts;
+    }
     size_t lat_cap = 1u << 20, nlat = 0;
     double *lat = vs_xmalloc(lat_cap * sizeof(*lat));
     double t0 = now_s(), t_end = t0 + secs;

@@ -10,6 +10,11 @@
 # for each N of NLIST, N instances run every CONC of CONCLIST, then stop.
 # STORE: a PostgreSQL URL (a fresh database is made from it: its dbname is
 # replaced) or "sqlite" (one instance only: the file is the project's).
+# ACCOUNTS (default 100): the hosts belong to that many accounts, round
+# robin (a real project's hosts are spread over many; on PostgreSQL the
+# scheduler's transactions of different accounts run side by side).
+# VOLSCHED: the volsched binary to serve with (default BUILD_DIR/volsched),
+# to compare two builds under one load generator.
 # Prints one line: rpc/s, errors, the instances' and PostgreSQL's CPU
 # microseconds per RPC (utime + stime of their processes over the phase,
 # /proc/PID/stat), and the load average before the phase.
@@ -20,8 +25,9 @@ NLIST=${3:?NLIST}
 CONCLIST=${4:?CONCLIST}
 N=$(tr , '\n' <<<"$NLIST" | sort -n | tail -1)
 SECS=${5:-5}
-V=$B/volsched
+V=${VOLSCHED:-$B/volsched}
 JOBS=${JOBS:-40000}
+ACCOUNTS=${ACCOUNTS:-100}
 SRC=$(cd "$(dirname "$0")/.." && pwd)
 
 W=$(mktemp -d /tmp/vs_scale.XXXXXX)
@@ -51,7 +57,11 @@ for k in $(seq 1 "$N"); do PORTS+=("$(free_port)"); done
 $V init "$W/i1" --url "http://127.0.0.1:${PORTS[0]}/t/" "${STOREARG[@]}" >/dev/null || exit 1
 $V app add --project "$W/i1" --name primes --platform x86_64-pc-linux-gnu --version 100 \
     "$B/examples/primes" >/dev/null || exit 1
-AUTH=$($V user add --project "$W/i1" --name volunteer) || exit 1
+AUTH=""
+for a in $(seq 1 "$ACCOUNTS"); do
+    k=$($V user add --project "$W/i1" --name "volunteer$a") || exit 1
+    AUTH=${AUTH:+$AUTH,}$k
+done
 sed -i "s|</config>|<http_max_per_address>0</http_max_per_address><max_new_hosts_per_day>0</max_new_hosts_per_day><daily_result_quota>0</daily_result_quota></config>|" "$W/i1/config.xml"
 echo "1000000000 1000100000" >"$W/in"
 for i in $(seq 1 "$JOBS"); do echo "--wu_name j_$i $W/in"; done |

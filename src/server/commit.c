@@ -125,8 +125,42 @@ static int begin_batch(struct vs_committer *c, const struct vs_commit_item *batc
     return vs_store_begin_users(c->store, users, n);
 }
 
-static void run_batch(struct vs_committer *c, struct vs_commit_item *batch)
+/* The common case, every item succeeding, without savepoints
+ * (vs_store_flat): true when the batch is done (committed, or its commit
+ * failed: items' rc say so), false when nothing was written and the batch
+ * must run again with savepoints (an item failed, or a level inside one). */
+static bool run_flat(struct vs_committer *c, struct vs_commit_item *batch)
 {
+    if (begin_batch(c, batch) != 0)
+        return false; /* the savepoint path reports it */
+    bool flat = vs_store_flat(c->store, true);
+    int rc = 0;
+    for (struct vs_commit_item *it = batch; it && rc == 0; it = it->next) {
+        it->nclaimed = 0;
+        rc = it->rc = item_writes(c, it);
+    }
+    if (!vs_store_flat(c->store, false) || !flat || rc != 0) {
+        vs_store_rollback(c->store);
+        for (struct vs_commit_item *it = batch; it; it = it->next)
+            unclaim(it);
+        return false;
+    }
+    rc = vs_store_commit(c->store); /* commits, or (failing) rolls back by itself */
+    for (struct vs_commit_item *it = batch; it; it = it->next) {
+        it->rc = rc;
+        if (rc != 0)
+            unclaim(it);
+    }
+    if (rc != 0)
+        VS_LOG(c->log, VS_LOG_ERROR, "commit: batch commit failed: %s", vs_strerror(rc));
+    return true;
+}
+
+/* Runs a batch; true when it had to be run again with savepoints. */
+static bool run_batch(struct vs_committer *c, struct vs_commit_item *batch)
+{
+    if (run_flat(c, batch))
+        return false;
     int rc = begin_batch(c, batch);
     bool began = rc == 0;
     bool alone = batch->next == NULL;
@@ -163,6 +197,7 @@ static void run_batch(struct vs_committer *c, struct vs_commit_item *batch)
             unclaim(it);
         }
     }
+    return true;
 }
 
 void vs_committer_enter(struct vs_committer *c)
@@ -231,8 +266,9 @@ int vs_committer_run(struct vs_committer *c, struct vs_commit_item *item)
         struct vs_commit_item *batch = c->head;
         c->head = c->tail = NULL;
         pthread_mutex_unlock(&c->mu);
-        run_batch(c, batch);
+        bool redone = run_batch(c, batch);
         pthread_mutex_lock(&c->mu);
+        c->stats.redone += redone;
         uint64_t n = 0;
         for (struct vs_commit_item *it = batch, *nx; it; it = nx) {
             nx = it->next; /* it may be freed by its owner once done */

@@ -90,6 +90,7 @@ struct vs_commit_stats {
     uint64_t failed_items;
     uint64_t max_batch;
     uint64_t delayed; /* batches whose leader waited for announced items */
+    uint64_t redone;  /* batches run again with savepoints (an item failed) */
 };
 void vs_committer_get_stats(struct vs_committer *c, struct vs_commit_stats *out_stats);
 

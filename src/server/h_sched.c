@@ -772,6 +772,7 @@ void vs_sched_get_stats(struct vs_sched *s, struct vs_sched_stats *out_stats)
     out_stats->commit_items = cs.items;
     out_stats->commit_max_batch = cs.max_batch;
     out_stats->commit_delayed = cs.delayed;
+    out_stats->commit_redone = cs.redone;
     struct vs_cache_stats c;
     vs_cache_get_stats(s->cache, &c);
     out_stats->cache_present = c.present;

@@ -98,6 +98,7 @@ struct vs_sched_stats {
     uint64_t commit_items;
     uint64_t commit_max_batch;
     uint64_t commit_delayed; /* commits that waited for concurrent requests */
+    uint64_t commit_redone;  /* batches run again with savepoints (an item failed) */
     size_t cache_present;
     /* locality scheduling (docs/locality.md); 0 without <locality_scheduling/> */
     uint64_t loc_searched;  /* file searches */

@@ -228,6 +228,10 @@ struct vs_store {
     const int64_t *begin_users;
     size_t n_begin_users;
     bool txn_lost; /* the backend rolled the open transaction back (store_db.c, txn_lost) */
+    /* vs_store_flat: levels deeper than flat_base are not savepoints (0:
+     * off); flat_failed: one of them failed. */
+    int flat_base;
+    bool flat_failed;
     /* SQLite's transaction control, prepared once (store_sqlite.c, run_tx):
      * BEGIN IMMEDIATE, COMMIT, ROLLBACK, and per savepoint depth SAVEPOINT
      * spN, RELEASE spN, ROLLBACK TO spN. Compiling their text on every call

@@ -115,6 +115,18 @@ VS_MUST_CHECK int vs_store_begin_users(struct vs_store *s, const int64_t *userid
 bool vs_store_in_transaction(struct vs_store *s);
 VS_MUST_CHECK int vs_store_commit(struct vs_store *s);
 int vs_store_rollback(struct vs_store *s);
+/*
+ * Flat nesting, for a batch that expects to succeed (the scheduler's group
+ * commit): after vs_store_flat(s, true) inside a transaction, the levels
+ * that begin and commit open inside it are not savepoints, so they cost
+ * the backend no statements (on PostgreSQL, 4 of an RPC's 11 writes). A
+ * level that fails cannot be undone on its own then: vs_store_flat(s,
+ * false) returns false when any did (or the transaction was lost), and the
+ * caller must roll the whole transaction back and run it again with
+ * savepoints. Returns true otherwise; vs_store_flat(s, true) returns false
+ * (and changes nothing) outside a transaction.
+ */
+bool vs_store_flat(struct vs_store *s, bool on);
 
 /* ---------------------------------------------------------------------------
  * Platforms, apps, app versions

@@ -284,10 +284,14 @@ int vs_sq__enter(struct vs_store *s)
     int rc;
     if (txn_lost(s))
         return VS_ESTORE;
-    if (s->txn_depth == 0)
+    if (s->txn_depth == 0) {
+        s->flat_base = 0; /* a flat batch left open ends with its transaction */
         rc = s->ops->tx(s, VS_DB_BEGIN, 0);
-    else
+    } else if (s->flat_base > 0) {
+        rc = 0; /* vs_store_flat: no savepoint */
+    } else {
         rc = s->ops->tx(s, VS_DB_SAVE, s->txn_depth);
+    }
     if (rc == 0)
         s->txn_depth++;
     return rc;
@@ -307,6 +311,11 @@ int vs_sq__leave(struct vs_store *s, int rc)
         return rc ? rc : VS_ESTORE;
     }
     s->txn_depth--;
+    if (s->flat_base > 0 && s->txn_depth >= s->flat_base) {
+        if (rc != 0)
+            s->flat_failed = true; /* its writes stay: the caller redoes all */
+        return rc;
+    }
     if (s->txn_depth == 0) {
         if (rc == 0) {
             int c = s->ops->tx(s, VS_DB_COMMIT, 0);
@@ -324,6 +333,21 @@ int vs_sq__leave(struct vs_store *s, int rc)
     (void)s->ops->tx(s, VS_DB_ROLLBACK_TO, s->txn_depth);
     (void)s->ops->tx(s, VS_DB_RELEASE, s->txn_depth);
     return rc;
+}
+
+bool vs_store_flat(struct vs_store *s, bool on)
+{
+    if (on) {
+        if (s->txn_depth == 0 || s->flat_base > 0)
+            return false;
+        s->flat_base = s->txn_depth;
+        s->flat_failed = false;
+        return true;
+    }
+    bool clean = s->flat_base > 0 && !s->flat_failed && vs_store_in_transaction(s);
+    s->flat_base = 0;
+    s->flat_failed = false;
+    return clean;
 }
 
 int vs_store_begin(struct vs_store *s)

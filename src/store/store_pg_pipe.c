@@ -208,10 +208,9 @@ PGresult *vs_pg__run(struct vs_store *s, PGconn *c, const char *name, const char
     int nsent = 0;
     bool sent = true;
     for (int i = 0; i < q->n && sent; i++, nsent++)
-        sent = PQsendQueryParams(c,
-                                 strcmp(q->sql[i], VS_PG_PEND_USERS) == 0 ? q->users_sql
-                                                                          : q->sql[i],
-                                 0, NULL, NULL, NULL, NULL, 0) == 1;
+        sent = PQsendQueryParams(
+                   c, strcmp(q->sql[i], VS_PG_PEND_USERS) == 0 ? q->users_sql : q->sql[i], 0, NULL,
+                   NULL, NULL, NULL, 0) == 1;
     bool prepare = named && !*prepared;
     if (sent && sql) {
         if (prepare)

@@ -167,6 +167,69 @@ static void test_item_abort_spares_the_batch(void **state)
     abort_pair(e, 0, "ABORT", &a, &b);
     assert_int_not_equal(a.rc, 0);
     assert_int_equal(b.rc, 0);
+    /* Run first without savepoints (vs_store_flat), then again with. */
+    struct vs_commit_stats st;
+    vs_committer_get_stats(e->c, &st);
+    assert_int_equal(st.redone, 1);
+}
+
+/* Two good items: one transaction without savepoints, both committed. */
+static void test_clean_batch_is_flat(void **state)
+{
+    struct env *e = *state;
+    struct job a, b;
+    job_init(&a, e, 0);
+    job_init(&b, e, 1);
+    run_pair(e, &a, &b);
+    assert_int_equal(a.rc, 0);
+    assert_int_equal(b.rc, 0);
+    check_matches(e, &a, 0);
+    check_matches(e, &b, 1);
+    struct vs_commit_stats st;
+    vs_committer_get_stats(e->c, &st);
+    assert_int_equal(st.redone, 0);
+}
+
+/* An item that undoes a level of its own and carries on (it returns 0):
+ * without savepoints that write would stay, so the batch is run again
+ * with them, and the store holds exactly what a savepoint would leave. */
+static int undo_own_write(struct vs_store *s, int64_t hostid, int64_t now, void *ctx)
+{
+    (void)now;
+    struct env *e = ctx;
+    int rc = vs_store_begin(s);
+    if (rc != 0)
+        return rc;
+    struct vs_host h = e->hosts[0];
+    h.id = hostid;
+    h.rpc_seqno = 777;
+    rc = vs_store_host_update(s, &h);
+    vs_store_rollback(s);
+    return rc;
+}
+
+static void test_undone_level_is_redone(void **state)
+{
+    struct env *e = *state;
+    struct job a, b;
+    job_init(&a, e, 0);
+    job_init(&b, e, 1);
+    a.item.extra = undo_own_write;
+    a.item.extra_ctx = e;
+    run_pair(e, &a, &b);
+    assert_int_equal(a.rc, 0);
+    assert_int_equal(b.rc, 0);
+    check_matches(e, &a, 0);
+    check_matches(e, &b, 1);
+    char sql[96];
+    snprintf(sql, sizeof(sql), "SELECT COUNT(*) FROM host WHERE rpc_seqno = 777");
+    assert_int_equal(pf_sql(e->f, sql), 0);
+    struct vs_commit_stats st;
+    vs_committer_get_stats(e->c, &st);
+    assert_int_equal(st.redone, 1);
+    /* Outside a transaction there is nothing to flatten. */
+    assert_false(vs_store_flat(e->f->s, true));
+    assert_false(vs_store_flat(e->f->s, false));
 }
 
 /* The aborting item second: the first item, already done inside the lost
@@ -217,6 +280,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_whole_transaction_abort, setup, teardown),
         cmocka_unit_test_setup_teardown(test_item_abort_spares_the_batch, setup, teardown),
         cmocka_unit_test_setup_teardown(test_abort_after_a_good_item, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_clean_batch_is_flat, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_undone_level_is_redone, setup, teardown),
         cmocka_unit_test_setup_teardown(test_wal_stays_short, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

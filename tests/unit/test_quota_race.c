@@ -79,7 +79,7 @@ static void free_env(struct env *e)
 struct racer {
     struct env *e;
     int64_t hostid, seqno, cpid;
-    int64_t now; /* 0: NOW */
+    int64_t now;          /* 0: NOW */
     struct vs_sched *via; /* NULL: e->s */
     size_t njobs;
     bool refused_new_host;
@@ -128,9 +128,11 @@ static size_t run_racers(struct env *e, int64_t hostid, struct racer *r)
     for (int i = 0; i < NRACERS; i++) {
         /* One sequence number: a request whose number is below the host's
          * (committed by a faster one) would make a new host. */
-        r[i] = (struct racer){
-            .e = e, .hostid = hostid ? hostid : 900001 + i, .seqno = 10, .cpid = 10 + i,
-            .via = e->s2 && i % 2 ? e->s2 : e->s};
+        r[i] = (struct racer){.e = e,
+                              .hostid = hostid ? hostid : 900001 + i,
+                              .seqno = 10,
+                              .cpid = 10 + i,
+                              .via = e->s2 && i % 2 ? e->s2 : e->s};
         assert_int_equal(pthread_create(&t[i], NULL, race, &r[i]), 0);
     }
     struct timespec hold = {0, 300 * 1000 * 1000};

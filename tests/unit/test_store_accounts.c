@@ -109,8 +109,7 @@ static void test_many_accounts_alone(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_accounts_side_by_side, storefx_open,
-                                        storefx_teardown),
+        cmocka_unit_test_setup_teardown(test_accounts_side_by_side, storefx_open, storefx_teardown),
         cmocka_unit_test_setup_teardown(test_many_accounts_alone, storefx_open, storefx_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
