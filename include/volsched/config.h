@@ -153,6 +153,9 @@ struct vs_project_config {
     /* <job_lease_secs> how long a serve instance's job cache holds a result
      * for itself in the store (issue 17, docs/scale-out.md); 60 */
     int job_lease_secs;
+    /* <sched_writers> the scheduler's writer connections, each with its own
+     * group commit; more than 1 needs PostgreSQL (docs/scale-out.md); 1 */
+    int sched_writers;
 
     /* assigned work (seed 003) */
     bool enable_assignment;       /* <enable_assignment>; default 1 */

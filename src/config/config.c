@@ -33,6 +33,7 @@ void vs_project_config_init(struct vs_project_config *cfg)
     cfg->http_head_timeout = 30;
     cfg->http_idle_timeout = 60;
     cfg->job_lease_secs = 60;
+    cfg->sched_writers = 1;
     cfg->http_body_min_rate = 100;
     cfg->http_max_per_address = 32;
     cfg->maintenance_delay = 3600;

@@ -75,6 +75,7 @@ const struct vs_config_tag vs_config__tags[] = {
     {"trusted_proxy", K_STRLIST, F(trusted_proxy), 0, 0, 0},
     /* several serve instances on one store (issue 17) */
     {"job_lease_secs", K_INT, F(job_lease_secs), 2, 86400, 0},
+    {"sched_writers", K_INT, F(sched_writers), 1, 8, 0},
     /* scheduler RPC behaviour */
     {"next_rpc_delay", K_INT, F(next_rpc_delay), 0, 0, 0},
     {"maintenance_delay", K_INT, F(maintenance_delay), 0, 0, 0},

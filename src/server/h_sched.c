@@ -261,9 +261,9 @@ static void fill_claims(const struct vs_sched *s, const struct vs_send *send, in
  * Called after its first item committed (host.id is known then). Returns
  * the claims the rounds added; *claims and send grow in place.
  */
-static size_t rechoose(struct vs_sched *s, const struct vs_proto_request *q,
-                       const struct vs_commit_item *first, struct vs_arena *a, struct vs_send *send,
-                       struct vs_claim *claims)
+static size_t rechoose(struct vs_sched *s, struct vs_committer *cm,
+                       const struct vs_proto_request *q, const struct vs_commit_item *first,
+                       struct vs_arena *a, struct vs_send *send, struct vs_claim *claims)
 {
     size_t added = 0;
     atomic_fetch_add_explicit(&s->n_claims_lost, send->njobs - first->nclaimed,
@@ -277,11 +277,11 @@ static size_t rechoose(struct vs_sched *s, const struct vs_proto_request *q,
             break;
         /* Announced before choosing, as the first item was: a leader about
          * to commit waits for it. */
-        vs_committer_enter(s->committer);
+        vs_committer_enter(cm);
         size_t more = vs_send_rechoose(s, st, q, first->host->id, a, send);
         pool_put(s, st);
         if (more == 0) {
-            vs_committer_leave(s->committer);
+            vs_committer_leave(cm);
             break;
         }
         atomic_fetch_add_explicit(&s->n_rechosen, 1, memory_order_relaxed);
@@ -295,7 +295,7 @@ static size_t rechoose(struct vs_sched *s, const struct vs_proto_request *q,
             .claims = claims + base,
             .nclaims = more,
         };
-        if (vs_committer_run(s->committer, &item) != 0) {
+        if (vs_committer_run(cm, &item) != 0) {
             for (size_t i = base; i < base + more; i++)
                 vs_send_put_back(s, send, i);
             send->njobs = base;
@@ -327,7 +327,10 @@ int vs_sched_handle(struct vs_sched *s, const char *body, size_t len, const char
      * waits a moment for this request and shares its transaction. Done
      * first: under load most requests are still parsing when a commit
      * starts. Withdrawn at the end unless the item was queued. */
-    vs_committer_enter(s->committer);
+    struct vs_committer *cm =
+        s->committers[atomic_fetch_add_explicit(&s->next_committer, 1, memory_order_relaxed) %
+                      s->ncommitters];
+    vs_committer_enter(cm);
     bool announced = true;
 
     if (atomic_load_explicit(&s->maintenance, memory_order_relaxed)) {
@@ -512,10 +515,10 @@ int vs_sched_handle(struct vs_sched *s, const char *body, size_t len, const char
         .extra_ctx = &trickle,
     };
     announced = false; /* vs_committer_run takes the announcement over */
-    rc = vs_committer_run(s->committer, &item);
+    rc = vs_committer_run(cm, &item);
     size_t nclaimed = item.nclaimed;
     if (rc == 0 && wants && nclaimed < njobs)
-        nclaimed += rechoose(s, &q, &item, &a, &send, claims);
+        nclaimed += rechoose(s, cm, &q, &item, &a, &send, claims);
     /* Reported errors lowered max_jobs_per_day in the store after the
      * quota rows were read: those rows are not cached (a host that only
      * errs must meet its lowered quota on its next RPC, not 10 s later). */
@@ -559,7 +562,7 @@ int vs_sched_handle(struct vs_sched *s, const char *body, size_t len, const char
            wants && nclaimed == 0 && r.n_messages ? r.messages[r.n_messages - 1].text : "");
 done:
     if (announced)
-        vs_committer_leave(s->committer);
+        vs_committer_leave(cm);
     if (have_cat_lock)
         pthread_rwlock_unlock(&s->cat_lock);
     for (size_t i = 0; have_send && i < send.njobs; i++)
@@ -685,17 +688,40 @@ int vs_sched_create(const struct vs_project_config *cfg, struct vs_log *log,
     s->trickle_handler = cfg->trickle_handler[0] != '\0';
     if (!s->code_sign_key)
         VS_LOG(log, VS_LOG_WARN, "no code-signing key at %s: clients will refuse app files", path);
-    struct vs_store *w = NULL;
     int rc = vs_store_open(cfg->store_url, 0, log, &s->feed_store);
-    if (rc == 0)
-        rc = vs_store_open(cfg->store_url, 0, log, &w);
     if (rc != 0) {
         VS_LOG(log, VS_LOG_ERROR, "cannot open store %s: %s", cfg->store_url, vs_strerror(rc));
         goto fail;
     }
-    if (vs_store_sched_tune(w, true) != 0 || vs_store_sched_tune(s->feed_store, false) != 0)
+    if (vs_store_sched_tune(s->feed_store, false) != 0)
         VS_LOG(log, VS_LOG_WARN, "could not tune the store handles (continuing)");
-    s->committer = vs_committer_create(w, log, s->opt.commit_delay_us);
+    int nw = cfg->sched_writers < 1 ? 1 : cfg->sched_writers;
+    if (nw > VS_SCHED_MAX_WRITERS)
+        nw = VS_SCHED_MAX_WRITERS;
+    if (nw > 1 && !vs_store_sched_parallel(s->feed_store)) {
+        VS_LOG(log, VS_LOG_ERROR,
+               "<sched_writers>%d</sched_writers> needs a PostgreSQL store: SQLite has one "
+               "writer at a time (set it to 1)",
+               nw);
+        rc = VS_EINVAL;
+        goto fail;
+    }
+    for (int k = 0; k < nw; k++) {
+        struct vs_store *w = NULL;
+        rc = vs_store_open(cfg->store_url, 0, log, &w);
+        if (rc != 0) {
+            VS_LOG(log, VS_LOG_ERROR, "cannot open store %s: %s", cfg->store_url, vs_strerror(rc));
+            goto fail;
+        }
+        if (vs_store_sched_tune(w, true) != 0)
+            VS_LOG(log, VS_LOG_WARN, "could not tune the writer handle (continuing)");
+        s->committers[s->ncommitters++] = vs_committer_create(w, log, s->opt.commit_delay_us);
+    }
+    if (nw > 1)
+        VS_LOG(log, VS_LOG_INFO,
+               "scheduler: %d writer connections, batches of different "
+               "accounts commit side by side",
+               nw);
     if (cfg->failed_auth_burst > 0)
         s->auth_limit = vs_auth_limit_create((unsigned)cfg->failed_auth_burst,
                                              (unsigned)cfg->failed_auth_per_hour);
@@ -736,7 +762,8 @@ void vs_sched_destroy(struct vs_sched *s)
     vs_cache_destroy(s->cache);
     vs_assign_destroy(s->assign);
     vs_locality_destroy(s->loc);
-    vs_committer_destroy(s->committer);
+    for (size_t k = 0; k < s->ncommitters; k++)
+        vs_committer_destroy(s->committers[k]);
     vs_auth_limit_destroy(s->auth_limit);
     for (size_t i = 0; i < s->npool; i++)
         vs_store_close(s->pool[i]);
@@ -766,13 +793,16 @@ void vs_sched_get_stats(struct vs_sched *s, struct vs_sched_stats *out_stats)
     out_stats->maintenance = atomic_load(&s->n_maint);
     out_stats->claims_lost = atomic_load(&s->n_claims_lost);
     out_stats->rechosen = atomic_load(&s->n_rechosen);
-    struct vs_commit_stats cs;
-    vs_committer_get_stats(s->committer, &cs);
-    out_stats->commit_batches = cs.batches;
-    out_stats->commit_items = cs.items;
-    out_stats->commit_max_batch = cs.max_batch;
-    out_stats->commit_delayed = cs.delayed;
-    out_stats->commit_redone = cs.redone;
+    for (size_t k = 0; k < s->ncommitters; k++) {
+        struct vs_commit_stats cs;
+        vs_committer_get_stats(s->committers[k], &cs);
+        out_stats->commit_batches += cs.batches;
+        out_stats->commit_items += cs.items;
+        if (cs.max_batch > out_stats->commit_max_batch)
+            out_stats->commit_max_batch = cs.max_batch;
+        out_stats->commit_delayed += cs.delayed;
+        out_stats->commit_redone += cs.redone;
+    }
     struct vs_cache_stats c;
     vs_cache_get_stats(s->cache, &c);
     out_stats->cache_present = c.present;

@@ -82,6 +82,8 @@ struct prep_job {
     struct vs_proto_result res;
 };
 
+#define VS_SCHED_MAX_WRITERS 8
+
 struct vs_sched {
     struct vs_project_config cfg;
     struct vs_log *log;
@@ -98,7 +100,12 @@ struct vs_sched {
     pthread_mutex_t pool_mu;
     struct vs_store **pool; /* idle read handles */
     size_t npool, cap_pool;
-    struct vs_committer *committer;
+    /* The group commit: one committer per write handle, as many as the
+     * store runs side by side (vs_store_sched_writers); a request takes
+     * the next one round robin. */
+    struct vs_committer *committers[VS_SCHED_MAX_WRITERS];
+    size_t ncommitters;
+    atomic_uint next_committer;
     struct vs_assign *assign;         /* NULL: no assigned work enabled */
     struct vs_auth_limit *auth_limit; /* failed account keys per address */
     struct vs_locality *loc;          /* <locality_scheduling/> on; else NULL */

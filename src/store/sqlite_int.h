@@ -190,6 +190,9 @@ struct vs_db_ops {
     /* Rows are kept in id order, so that choosing ids places them
      * (store_sqlite_cluster.c): SQLite. */
     bool cluster_ids;
+    /* vs_store_sched_parallel: batches of different accounts commit side
+     * by side (vs_store_begin_users); false: one writer at a time. */
+    bool parallel_writes;
     /* Inserts n rows of table t (rows[i] each; ids set) in the open
      * transaction, in one bulk step; NULL: a statement each
      * (vs_sq__insert_many). */

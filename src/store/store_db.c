@@ -522,6 +522,11 @@ int vs_store_sched_checkpoint(struct vs_store *s)
     return s->ops->checkpoint(s);
 }
 
+bool vs_store_sched_parallel(struct vs_store *s)
+{
+    return s->ops->parallel_writes;
+}
+
 int vs_store_sched_wal_trim(struct vs_store *s)
 {
     return s->ops->wal_trim ? s->ops->wal_trim(s) : 0;

@@ -15,10 +15,12 @@
  * was written for SQLite's BEGIN IMMEDIATE, under which write transactions
  * never interleave (the transitioner re-reads a workunit inside its
  * transaction and writes whole rows, trusting that no claim or report ran
- * between); the lock gives every backend that same order. The statements
- * that must scale (claims, reports) are single statements whose WHERE
- * clauses decide under row locks, so they stay correct when a later
- * version narrows the lock.
+ * between); the lock gives every backend that same order. The scheduler's
+ * batches (vs_store_begin_users) take it shared plus one lock per account
+ * (store_pg_pipe.c): they write only their accounts' hosts and results and
+ * those results' workunits, in single statements (claims, reports) whose
+ * WHERE clauses decide under row locks, so batches of different accounts
+ * may interleave.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -351,6 +353,7 @@ static int pg_leader(struct vs_store *s, const char *role, bool *out)
 
 const struct vs_db_ops vs_sq__pg_ops = {
     .name = "postgresql",
+    .parallel_writes = true, /* vs_store_begin_users: account locks */
     .prepare = pg_prepare,
     .exec = pg_exec,
     .changes = pg_changes,

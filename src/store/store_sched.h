@@ -42,6 +42,14 @@ VS_MUST_CHECK int vs_store_sched_checkpoint(struct vs_store *s);
 VS_MUST_CHECK int vs_store_sched_wal_trim(struct vs_store *s);
 
 /*
+ * Whether the scheduler's group commit may run on several write handles
+ * side by side (<sched_writers>): false on SQLite (one writer at a time),
+ * true on PostgreSQL, where batches of different accounts commit in
+ * parallel (vs_store_begin_users).
+ */
+bool vs_store_sched_parallel(struct vs_store *s);
+
+/*
  * Whether this handle leads role (e.g. "daemons") among the instances of
  * volsched that share the store: on PostgreSQL a session advisory lock of
  * the role's name, taken on the first call that finds it free and held

@@ -69,9 +69,12 @@ URL="http://127.0.0.1:$PN/t/"
 $V init "$W/i1" --url "$URL" --store "$STORE" >/dev/null || fail "init"
 $V app add --project "$W/i1" --name primes --platform x86_64-pc-linux-gnu --version 100 "$PRIMES" >/dev/null || fail "app add"
 AUTH=$($V user add --project "$W/i1" --name volunteer) || fail "user add"
+AUTH2=$($V user add --project "$W/i1" --name volunteer2) || fail "user add"
 # Behind a proxy (deploy/nginx/volsched.conf's header), short leases for the
-# test, and one account may add the load generator's 512 hosts.
-sed -i "s|</config>|<trusted_proxy>127.0.0.1</trusted_proxy><http_max_per_address>0</http_max_per_address><job_lease_secs>$LEASE</job_lease_secs><max_new_hosts_per_day>0</max_new_hosts_per_day><daily_result_quota>0</daily_result_quota></config>|" "$W/i1/config.xml"
+# test, two writer connections per instance (their batches of the two
+# accounts commit side by side), and an account may add the load
+# generator's hosts.
+sed -i "s|</config>|<trusted_proxy>127.0.0.1</trusted_proxy><http_max_per_address>0</http_max_per_address><job_lease_secs>$LEASE</job_lease_secs><sched_writers>2</sched_writers><max_new_hosts_per_day>0</max_new_hosts_per_day><daily_result_quota>0</daily_result_quota></config>|" "$W/i1/config.xml"
 echo "1000000000 1000100000" > "$W/in"
 {
     for i in 1 2 3 4; do echo "--wu_name client_$i $W/in"; done
@@ -184,7 +187,7 @@ check_journal() { # label journal
     [ "$lost" = 0 ] || fail "$1: $lost acknowledged reports are not stored"
     echo "$1: $ns jobs sent (none to two hosts, all recorded for their host), $na reports acknowledged (all stored)"
 }
-LOADARGS=(--target "$PN" --path /t/cgi-bin/cgi --auth "$AUTH" --conc 512)
+LOADARGS=(--target "$PN" --path /t/cgi-bin/cgi --auth "$AUTH,$AUTH2" --conc 512)
 
 # ---- 2. 512 hosts through nginx ----
 "$BENCH" "${LOADARGS[@]}" --secs 6 --rpcs 1200 --journal "$W/j1" >"$W/load1.out" 2>&1 || { cat "$W/load1.out"; fail "load generator"; }
