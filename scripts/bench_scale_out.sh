@@ -102,7 +102,11 @@ wal_bytes() { # from to: bytes of WAL between the two positions (0 on SQLite)
     fi
 }
 q() { # sql: one value from the project's store
-    if [ -n "$PGDIR" ]; then psql "$URL" -Atc "$1"; else sqlite3 "$W/i1/volsched.db" "$1"; fi
+    if [ -n "$PGDIR" ]; then
+        PGOPTIONS="-c client_min_messages=warning" psql "$URL" -Atc "$1"
+    else
+        sqlite3 -cmd ".timeout 30000" "$W/i1/volsched.db" "$1" # the server may be writing
+    fi
 }
 # Every job a host was told it got is that host's in the store, no job went
 # to two hosts, and every acknowledged report is stored (as bench_server's
@@ -112,8 +116,8 @@ check_journal() { # journal
         q "CREATE TABLE IF NOT EXISTS j (kind TEXT, hostid BIGINT, name TEXT); TRUNCATE j" >/dev/null
         psql "$URL" -qc "\\copy j FROM '$1' WITH (FORMAT text, DELIMITER ' ')" || return 1
     else
-        sqlite3 "$W/i1/volsched.db" "CREATE TABLE IF NOT EXISTS j (kind TEXT, hostid INTEGER, name TEXT); DELETE FROM j" || return 1
-        printf '.separator " "\n.import %s j\n' "$1" | sqlite3 "$W/i1/volsched.db" || return 1
+        q "CREATE TABLE IF NOT EXISTS j (kind TEXT, hostid INTEGER, name TEXT); DELETE FROM j" || return 1
+        printf '.separator " "\n.import %s j\n' "$1" | sqlite3 -cmd ".timeout 30000" "$W/i1/volsched.db" || return 1
     fi
     local two wrong lost
     two=$(q "SELECT count(*) FROM (SELECT name FROM j WHERE kind = 'S' GROUP BY name HAVING count(DISTINCT hostid) > 1) x")

@@ -193,6 +193,12 @@ struct vs_db_ops {
     /* vs_store_sched_parallel: batches of different accounts commit side
      * by side (vs_store_begin_users); false: one writer at a time. */
     bool parallel_writes;
+    /* vs_store_host_update: one statement, SQ_HOST_UPDATE with the host's
+     * keys in it (PostgreSQL: an unchanged indexed column keeps its index
+     * untouched, HOT), instead of SQLite's row update plus SQ_HOST_UPDATE_KEYS
+     * when they changed (SQLite rewrites the index entries of every column
+     * an UPDATE sets). */
+    bool host_keys_in_update;
     /* Inserts n rows of table t (rows[i] each; ids set) in the open
      * transaction, in one bulk step; NULL: a statement each
      * (vs_sq__insert_many). */
@@ -304,6 +310,10 @@ int vs_sq__get_text(struct vs_store *s, enum sq_stmt id, const struct sq_table *
 
 /* Builds "SELECT <cols of t, prefixed with alias.> " into a heap string. */
 char *vs_sq__select_list(const struct sq_table *t, const char *alias);
+/* SQ_HOST_UPDATE with userid and host_cpid in it too, bound the same way:
+ * for a backend whose updates leave an unchanged key's index alone
+ * (vs_db_ops.host_keys_in_update). */
+char *vs_sq__host_update_keyed_sql(void);
 
 /* Runs st (bound by the caller; rows are result columns then workunit
  * columns) and calls fn for each row as a struct vs_job; *last (may be

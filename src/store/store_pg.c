@@ -354,6 +354,7 @@ static int pg_leader(struct vs_store *s, const char *role, bool *out)
 const struct vs_db_ops vs_sq__pg_ops = {
     .name = "postgresql",
     .parallel_writes = true, /* vs_store_begin_users: account locks */
+    .host_keys_in_update = true,
     .prepare = pg_prepare,
     .exec = pg_exec,
     .changes = pg_changes,

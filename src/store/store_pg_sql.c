@@ -151,15 +151,22 @@ char *vs_pg__translate(const char *sql, bool ddl)
 }
 
 /*
- * Statement slots whose SQLite text leans on what only SQLite allows, in
- * PostgreSQL's own words (NULL for every other slot: the translated
- * catalogue text serves). Locality's unsent scans pick each workunit's
- * lowest-id result with SQLite's bare columns beside min() in a GROUP BY;
- * here a correlated min() picks that row. Keep them in step with
- * store_sqlite_locality.c (the same tests run on both backends).
+ * Statement slots whose SQLite text leans on what only SQLite allows, or
+ * that PostgreSQL does better otherwise, in PostgreSQL's own words (NULL
+ * for every other slot: the translated catalogue text serves). The host's
+ * row update sets its keys too (vs_db_ops.host_keys_in_update). Locality's unsent scans pick each
+ * workunit's lowest-id result with SQLite's bare columns beside min() in a GROUP BY; here a
+ * correlated min() picks that row. Keep them in step with store_sqlite_locality.c (the same tests
+ * run on both backends).
  */
 char *vs_pg__slot_sql(int slot)
 {
+    if (slot == SQ_HOST_UPDATE) { /* vs_db_ops.host_keys_in_update */
+        char *u = vs_sq__host_update_keyed_sql();
+        char *t = vs_pg__translate(u, false);
+        vs_free(u);
+        return t;
+    }
     if (slot != SQ_LOC_UNSENT && slot != SQ_LOC_UNSENT_ALL && slot != SQ_LOC_FILES_WITH_WORK)
         return NULL;
     struct vs_buf b;

@@ -66,6 +66,18 @@ static size_t host_param(const char *name)
     return 0;
 }
 
+static int table_sql(const struct sq_table *t, int kind, struct vs_buf *b);
+
+char *vs_sq__host_update_keyed_sql(void)
+{
+    struct vs_buf b;
+    vs_buf_init(&b, VS_BUF_UNLIMITED);
+    if (VS_NEVER(table_sql(&vs_sq__host, 4, &b) != 0))
+        vs_buf_reset(&b);
+    size_t n;
+    return vs_buf_take(&b, &n);
+}
+
 static int table_sql(const struct sq_table *t, int kind, struct vs_buf *b)
 {
     int rc = 0;
@@ -80,14 +92,15 @@ static int table_sql(const struct sq_table *t, int kind, struct vs_buf *b)
             rc |= vs_buf_printf(b, "%s?%zu", i > first ? ", " : "", i - first + 1);
         rc |= vs_buf_puts(b, ")");
         break;
-    case 1: { /* UPDATE every column by id (but a host's index keys, below) */
+    case 1:   /* UPDATE every column by id (but a host's index keys, below) */
+    case 4: { /* the same with the host's keys (vs_sq__host_update_keyed_sql) */
         rc |= vs_buf_printf(b, "UPDATE %s SET ", t->name);
         bool sep = false;
         for (size_t i = first; i < t->ncols; i++) {
             /* A host's _max_results_day belongs to the operator (`volsched host
              * ban`, vs_store_host_set_max_results_day): the scheduler's
              * row update, from a copy it read before, must not undo a ban. */
-            if (host_key_col(t, i) ||
+            if ((kind == 1 && host_key_col(t, i)) ||
                 (t == &vs_sq__host && strcmp(t->cols[i].name, "_max_results_day") == 0))
                 continue;
             rc |= vs_buf_printf(b, "%s%s = ?%zu", sep ? ", " : "", t->cols[i].name, i - first + 1);

@@ -136,8 +136,8 @@ int vs_store_host_update(struct vs_store *s, const struct vs_host *h)
     if (!h->id)
         return VS_EINVAL;
     int rc = vs_sq__update(s, SQ_HOST_UPDATE, &vs_sq__host, h);
-    if (rc != 0)
-        return rc;
+    if (rc != 0 || s->ops->host_keys_in_update)
+        return rc; /* the keys were in it */
     /* userid and host_cpid (index host_user) only when they changed; the
      * row exists, so "no row changed" is success here. */
     rc = vs_sq__update(s, SQ_HOST_UPDATE_KEYS, &vs_sq__host, h);

@@ -336,8 +336,9 @@ static void test_hosts(void **state)
     assert_int_equal(g.id, h2.id);
     assert_int_equal(vs_store_host_by_cpid(f->s, 8, "cpid-1", &g), VS_ENOTFOUND);
     assert_int_equal(vs_store_host_by_cpid(f->s, 7, "", &g), VS_ENOTFOUND);
-    /* The index keys are written by their own statement: a new owner is
-     * stored and found through host_user, the other columns still are. */
+    /* The index keys (on SQLite a statement of their own, on PostgreSQL in
+     * the row update): a new owner is stored and found through host_user,
+     * the other columns still are. */
     h.userid = 8;
     h.rpc_seqno = 6;
     assert_int_equal(vs_store_host_update(f->s, &h), 0);
