@@ -381,6 +381,8 @@ int vs_upload_req_data(struct vs_upload_req *r, const char *data, size_t n)
     size_t from = r->hdr.len > DATA_LINE_LEN ? r->hdr.len - DATA_LINE_LEN : 0;
     if (k > 0 && vs_buf_append(&r->hdr, data, k) != 0)
         return decide(r, -1, "upload header too large");
+    if (r->hdr.len == 0)
+        return 0; /* nothing yet (the buffer has no storage to search) */
     const char *d = memmem(r->hdr.data + from, r->hdr.len - from, DATA_LINE, DATA_LINE_LEN);
     if (!d) {
         if (k < n) /* the cap is reached and no file bytes began */
