@@ -83,6 +83,10 @@ struct prep_job {
 };
 
 #define VS_SCHED_MAX_WRITERS 8
+/* The user and host read-through caches (h_sched.c user_lookup): entries,
+ * powers of two. */
+#define VS_SCHED_UCACHE_SIZE 4096
+#define VS_SCHED_HCACHE_SIZE 4096
 
 struct vs_sched {
     struct vs_project_config cfg;
