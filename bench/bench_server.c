@@ -32,7 +32,7 @@
  *                     [--direct N] [--keep] [--rules on|off] [--poll N]
  *                     [--ceiling] [--slowloris N]
  *
- * --threads T: handler threads (default 8, as `volsched serve`); --poll N:
+ * --threads T: handler threads (default 16, as `volsched serve`); --poll N:
  * threads polling the sockets.
  * --ceiling then runs the same phases against the same front end with a
  * handler that answers an empty reply at once (the HTTP layer's own
@@ -473,7 +473,7 @@ static void durability_of(const char *url, bool sync_full, char *out, size_t n)
 
 int main(int argc, char **argv)
 {
-    int64_t njobs = 0, max_rpcs = 40000, threads = 8; /* serve's default */
+    int64_t njobs = 0, max_rpcs = 40000, threads = 16; /* serve's default */
     double secs = 5;
     bool sync_full = false, keep = false, rules = true;
     int64_t direct = 0, commit_delay = 0, poll = 2, slow = 0;

@@ -62,7 +62,7 @@ static void usage(FILE *f)
                "  --project DIR      project directory made by `volsched init`\n"
                "  --listen H:P       address to listen on (default 127.0.0.1:8080)\n"
                "  --store URL        store URL instead of config.xml's <store_url>\n"
-               "  --threads N        HTTP worker threads (default 8)\n"
+               "  --threads N        HTTP worker threads (default 16)\n"
                "  --cache-slots N    job cache size (default 1000)\n"
                "  --max-body BYTES   largest scheduler request body accepted (default 4 MiB)\n"
                "  --max-upload BYTES largest upload request (default 64 MiB)\n"
@@ -227,7 +227,7 @@ int vs_cmd_serve(int argc, char **argv)
     const char *project = ".", *listen = "127.0.0.1:8080", *store_url = NULL;
     const char *only = NULL;
     unsigned daemons_mask = VS_DAEMON_ALL;
-    int64_t threads = 8, slots = 1000, max_body = 0, max_upload = 0, interval_ms = 1000;
+    int64_t threads = 16, slots = 1000, max_body = 0, max_upload = 0, interval_ms = 1000;
     int64_t mod_n = 0, mod_i = 0;
     enum vs_log_level level = VS_LOG_INFO;
     bool foreground = false;
