@@ -178,8 +178,11 @@ static const char *const result_keys[] = {"name",
                                           NULL};
 
 struct snapshot {
-    json_t *root; /* owns every name string */
+    json_t *root; /* owns every name string but the ones below */
     struct vs_cstate st;
+    char **shown;  /* names made for results whose name another project's
+                    * result also has: "NAME (PROJECT)" */
+    size_t nshown;
 };
 
 static int find_project(const struct vs_cstate *st, const char *name, size_t *out)
@@ -205,10 +208,6 @@ static int read_result(struct reader *rd, struct snapshot *sn, json_t *o, size_t
         return rc;
     size_t len = strlen(rd->where);
     snprintf(rd->where + len, sizeof(rd->where) - len, " (\"%s\")", r->name);
-    for (size_t i = 0; i < index; i++) {
-        if (strcmp(st->results[i].name, r->name) == 0)
-            return fail_at(rd, "duplicate result name \"%s\"", r->name);
-    }
     if (owner >= 0) {
         r->project = (size_t)owner;
         if (json_object_get(o, "project")) {
@@ -327,6 +326,78 @@ static int read_project(struct reader *rd, struct snapshot *sn, json_t *o, size_
     return 0;
 }
 
+/* A result's name and project, to sort by (check_result_names). */
+struct rname {
+    const char *name;
+    size_t project, idx;
+};
+
+static int by_name(const void *a, const void *b)
+{
+    const struct rname *x = a, *y = b;
+    int c = strcmp(x->name, y->name);
+    if (c != 0)
+        return c;
+    return x->project < y->project ? -1 : x->project > y->project;
+}
+
+static void sort_by_name(const struct vs_cstate *st, struct rname *v)
+{
+    for (size_t i = 0; i < st->nresults; i++)
+        v[i] = (struct rname){st->results[i].name, st->results[i].project, i};
+    qsort(v, st->nresults, sizeof(*v), by_name);
+}
+
+/*
+ * A result's name is unique within its project, as on a BOINC client; two
+ * projects may well send results of the same name. Those are shown as
+ * "NAME (PROJECT)", so that every line and JSON key of the answer names one
+ * result. Sorting keeps this O(n log n) on a large snapshot.
+ */
+static int check_result_names(struct reader *rd, struct snapshot *sn)
+{
+    struct vs_cstate *st = &sn->st;
+    size_t n = st->nresults;
+    if (n < 2)
+        return 0;
+    struct rname *v = vs_xcalloc(n, sizeof(*v));
+    bool *shared = vs_xcalloc(n, sizeof(*shared));
+    int rc = 0;
+    sort_by_name(st, v);
+    for (size_t i = 1; i < n && rc == 0; i++) {
+        if (strcmp(v[i - 1].name, v[i].name) != 0)
+            continue;
+        if (v[i - 1].project == v[i].project)
+            rc = fail_at(rd, "duplicate result name \"%s\" in project \"%s\"", v[i].name,
+                         st->projects[v[i].project].name);
+        shared[v[i - 1].idx] = shared[v[i].idx] = true;
+    }
+    for (size_t r = 0; r < n && rc == 0; r++)
+        sn->nshown += shared[r];
+    if (rc == 0 && sn->nshown > 0) {
+        sn->shown = vs_xcalloc(sn->nshown, sizeof(*sn->shown));
+        size_t k = 0;
+        for (size_t r = 0; r < n; r++) {
+            if (!shared[r])
+                continue;
+            const char *pn = st->projects[st->results[r].project].name;
+            size_t len = strlen(st->results[r].name) + strlen(pn) + 4;
+            sn->shown[k] = vs_xmalloc(len);
+            snprintf(sn->shown[k], len, "%s (%s)", st->results[r].name, pn);
+            st->results[r].name = sn->shown[k++];
+        }
+        /* A made name may equal another result's own: then the answer
+         * could not say which is which. */
+        sort_by_name(st, v);
+        for (size_t i = 1; i < n && rc == 0; i++)
+            if (strcmp(v[i - 1].name, v[i].name) == 0)
+                rc = fail_at(rd, "result name \"%s\" is ambiguous", v[i].name);
+    }
+    vs_free(shared);
+    vs_free(v);
+    return rc;
+}
+
 static int read_snapshot(struct reader *rd, struct snapshot *sn)
 {
     memset(&sn->st, 0, sizeof(sn->st));
@@ -426,6 +497,8 @@ static int read_snapshot(struct reader *rd, struct snapshot *sn)
             return rc;
     }
     rd->where[0] = '\0';
+    if ((rc = check_result_names(rd, sn)))
+        return rc;
     if (vs_cstate_validate(st) != 0)
         return fail_at(rd, "%s", "the snapshot is not valid");
     return 0;
@@ -435,6 +508,9 @@ static void snapshot_cleanup(struct snapshot *sn)
 {
     vs_free(sn->st.projects);
     vs_free(sn->st.results);
+    for (size_t i = 0; i < sn->nshown; i++)
+        vs_free(sn->shown[i]);
+    vs_free(sn->shown);
     json_decref(sn->root);
 }
 

@@ -94,6 +94,25 @@ check "$tmp/dl.json" \
 check "$tmp/wrr.json" "j['schedule'] == ['climate_model_1']" "j['actions'] == []"
 
 # Bad input: exit 2 and a message naming the problem.
+# Two projects may send results of the same name (a BOINC client keeps
+# results per project): both are explained, each shown as "NAME (PROJECT)";
+# a result called like one of those made names is refused as ambiguous.
+cat > "$tmp/same.json" <<'EOF2'
+{"ncpus": 2, "min_queue": 600, "sched_period": 3600, "on_frac": 1, "active_frac": 1,
+ "projects": [{"name": "A", "resource_share": 1, "results": [
+                {"name": "wu_1_0", "remaining": 500, "deadline": 9000},
+                {"name": "x", "remaining": 500, "deadline": 9000}]},
+              {"name": "B", "resource_share": 1, "results": [
+                {"name": "wu_1_0", "remaining": 700, "deadline": 8000}]}]}
+EOF2
+"$VOLSCHED" explain "$tmp/same.json" --json > "$tmp/same.out" || fail "same names: exit $?"
+check "$tmp/same.out" 'sorted(j["results"]) == ["wu_1_0 (A)", "wu_1_0 (B)", "x"]' \
+    'j["results"]["wu_1_0 (B)"]["project"] == "B"' \
+    'j["results"]["wu_1_0 (A)"]["project"] == "A"' \
+    'sorted(j["schedule"]) == ["wu_1_0 (A)", "wu_1_0 (B)"]'
+"$VOLSCHED" explain "$tmp/same.json" > "$tmp/same.txt" || fail "same names table: exit $?"
+grep -q '^schedule: wu_1_0 (A) wu_1_0 (B)$' "$tmp/same.txt" || { cat "$tmp/same.txt"; fail "same names: table schedule"; }
+
 bad() {
     local name=$1 want=$2 json=$3
     printf '%s' "$json" > "$tmp/$name.json"
@@ -109,7 +128,8 @@ bad negative_queue '"min_queue" must be >= 0' '{"ncpus": 1, "min_queue": -1, "sc
 bad unknown_project 'unknown project "B"' "{$host, \"projects\": [{\"name\": \"A\", \"resource_share\": 1}], \"results\": [{\"name\": \"r\", \"project\": \"B\", \"remaining\": 5, \"deadline\": 10}]}"
 bad unknown_key 'unknown key "remainin"' "{$host, \"projects\": [{\"name\": \"A\", \"resource_share\": 1, \"results\": [{\"name\": \"r\", \"remainin\": 5, \"deadline\": 10}]}]}"
 bad missing_deadline 'missing key "deadline"' "{$host, \"projects\": [{\"name\": \"A\", \"resource_share\": 1, \"results\": [{\"name\": \"r\", \"remaining\": 5}]}]}"
-bad dup_result 'duplicate result name "r"' "{$host, \"projects\": [{\"name\": \"A\", \"resource_share\": 1, \"results\": [{\"name\": \"r\", \"remaining\": 5, \"deadline\": 9}, {\"name\": \"r\", \"remaining\": 5, \"deadline\": 9}]}]}"
+bad dup_result 'duplicate result name "r" in project "A"' "{$host, \"projects\": [{\"name\": \"A\", \"resource_share\": 1, \"results\": [{\"name\": \"r\", \"remaining\": 5, \"deadline\": 9}, {\"name\": \"r\", \"remaining\": 5, \"deadline\": 9}]}]}"
+bad ambiguous 'result name "r (B)" is ambiguous' "{$host, \"projects\": [{\"name\": \"A\", \"resource_share\": 1, \"results\": [{\"name\": \"r\", \"remaining\": 5, \"deadline\": 9}, {\"name\": \"r (B)\", \"remaining\": 5, \"deadline\": 9}]}, {\"name\": \"B\", \"resource_share\": 1, \"results\": [{\"name\": \"r\", \"remaining\": 5, \"deadline\": 9}]}]}"
 bad negative_share '"resource_share" must be >= 0' "{$host, \"projects\": [{\"name\": \"A\", \"resource_share\": -1}]}"
 bad half_limit '"max_concurrent" must be a whole number' "{$host, \"projects\": [{\"name\": \"A\", \"resource_share\": 1, \"max_concurrent\": 1.5}]}"
 bad negative_ncpus '"job_ncpus" must be >= 0' "{$host, \"projects\": [{\"name\": \"A\", \"resource_share\": 1, \"job_ncpus\": -2}]}"
