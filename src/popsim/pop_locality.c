@@ -407,8 +407,10 @@ static const char *s_ws_pick(void *ctx)
     return p->files[p->ws[vs_loc_pick_working(p->nws, rnd)]].name;
 }
 
-/* Files with unsent results in index (= name) order after `from`, wrapping. */
-static size_t files_with_work(const struct pop *p, int32_t from, const char **names, size_t max)
+/* Files with unsent results in index (= name) order after `from`, wrapping
+ * (from = -1: from the first). Exposed for its unit test (the empty-word
+ * skip near the wrap). */
+size_t vs_pop__files_with_work(const struct pop *p, int32_t from, const char **names, size_t max)
 {
     size_t n = 0, nf = p->nfiles;
     for (size_t k = 0; k < nf && n < max; k++) {
@@ -430,7 +432,7 @@ static size_t s_scan(void *ctx, const char *start, const char **names, size_t ma
     if (p->nfiles == 0)
         return 0;
     int32_t from = *start ? file_index(p, start) : -1;
-    return files_with_work(p, from < 0 ? -1 : from, names, max);
+    return vs_pop__files_with_work(p, from < 0 ? -1 : from, names, max);
 }
 
 static void s_drop_work(void *ctx, const char *name)
