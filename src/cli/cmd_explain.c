@@ -180,8 +180,8 @@ static const char *const result_keys[] = {"name",
 struct snapshot {
     json_t *root; /* owns every name string but the ones below */
     struct vs_cstate st;
-    char **shown;  /* names made for results whose name another project's
-                    * result also has: "NAME (PROJECT)" */
+    char **shown; /* names made for results whose name another project's
+                   * result also has: "NAME (PROJECT)" */
     size_t nshown;
 };
 

@@ -154,4 +154,10 @@ check ls 'min(p["share_min_7d"] for p in j["projects"].values()) > 0.4' "a week 
 check ls 'j["deadline_misses"] == 0' "deadline misses"
 check ls 'j["idle_frac"] < 0.005' "idle"
 
+run mw "$scn/mt_whole_host.scn"
+check mw 'j["share_violation"] < 0.02' "not half each"
+check mw 'min(p["share_min_7d"] for p in j["projects"].values()) > 0.4' "a week without a share"
+check mw 'j["deadline_misses"] == 0' "deadline misses"
+check mw 'j["idle_frac"] < 0.03' "idle"
+
 echo "ok: sim volunteer scenarios"

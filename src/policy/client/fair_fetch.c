@@ -36,9 +36,14 @@
  *   queue has run out, the rest of the queue with this job keeps every CPU
  *   busy past that project's slack (its delay bound less its job, less the
  *   margin): its server would refuse it for as long. Except by turns: on
- *   one CPU, a project under its share cap with nothing queued, owed more
- *   than the other, may fetch a job that alone outlasts the other's slack
- *   (else it could never fetch beside it).
+ *   one CPU, or for a job that needs every CPU, a project under its share
+ *   cap with nothing queued, owed more than the other, may fetch a job
+ *   that alone outlasts the other's slack (else it could never fetch
+ *   beside it). While such a job waits for its CPUs and its project is
+ *   owed more, no other project is asked (their new jobs would keep a CPU
+ *   each and the job would wait out its slack), and for a CPU idle now a
+ *   job needing more CPUs than are idle is not fetched (it could not start
+ *   there).
  * - Idle CPUs. When no project asks under these caps and the round-robin
  *   simulation still sees an idle CPU within min_queue, a project may be
  *   asked under the host caps, its share cap counted at one CPU at least;
@@ -256,15 +261,20 @@ __attribute__((noinline)) static bool hurts_others(const struct vs_cstate *st,
                                                    size_t p, double dur, double dl, double ff,
                                                    double speed, const double *prio)
 {
-    const bool turns = prio && q->ncpus == 1;
+    /* A job that holds every CPU (one CPU, or as many CPUs as the host
+     * has) keeps the first CPU busy for its whole run, whatever the rest
+     * of the queue. */
+    const bool whole = q->ncpus == 1 || vs_cpolicy__ncpus(st, p) >= q->ncpus;
     for (size_t k = 0; k < st->nprojects; k++) {
         const struct vs_cproject *o = &st->projects[k];
         if (k == p || o->non_cpu_intensive || o->suspended || o->no_new_work || o->job_est <= 0 ||
             o->job_delay_bound <= 0)
             continue;
         double slack = o->job_delay_bound - o->job_est / speed - margin(st, o->job_delay_bound);
-        if (turns && dur > slack && before(st, prio, p, k))
+        if (prio && dur > slack && before(st, prio, p, k))
             continue;
+        if (whole && dur > slack)
+            return true;
         /* Without k's results the first CPU frees no later than with
          * them: the full schedule's ff bounds it, so most k need no
          * second schedule. */
@@ -308,6 +318,17 @@ static bool share_fits(const struct vs_cstate *st, const struct qproj *qp, size_
     return fmax((work + dur) / m, longest) <= span;
 }
 
+/* Whether p must let the host drain for a waiting whole-host job of a
+ * project owed more (waits[k] set, k before p). */
+static bool drains_for(const struct vs_cstate *st, const double *prio, const size_t *waits,
+                       size_t p)
+{
+    for (size_t k = 0; k < st->nprojects; k++)
+        if (k != p && waits[k] && before(st, prio, k, p))
+            return true;
+    return false;
+}
+
 /* What the candidate loop remembers of a project between its rounds. */
 enum { M_EDF = 1, M_FITS = 2, M_HURT_DONE = 4, M_HURTS = 8, M_HURT0_DONE = 16, M_HURTS0 = 32 };
 /* Whether project p has as much work as its max_concurrent jobs can run
@@ -323,7 +344,7 @@ static bool saturated(const struct vs_cstate *st, size_t p, size_t count, double
 /* A CPU idle now: the queue (count[p] results of each project) cannot
  * fill every CPU, counted in the CPUs its jobs use, at most max_concurrent
  * of each project's running. */
-static bool idle_cpu_now(const struct vs_cstate *st, const size_t *count, bool plain)
+static double idle_cpus_now(const struct vs_cstate *st, const size_t *count, bool plain)
 {
     double queued = 0;
     for (size_t p = 0; p < st->nprojects; p++) {
@@ -336,7 +357,7 @@ static bool idle_cpu_now(const struct vs_cstate *st, const size_t *count, bool p
         }
         queued += n;
     }
-    return queued < (double)st->host.ncpus - 1e-9;
+    return (double)st->host.ncpus - queued;
 }
 
 long vs_cfetch__fair_choose(const struct vs_cstate *st, const struct vs_rrsim_out *rr,
@@ -354,12 +375,16 @@ long vs_cfetch__fair_choose(const struct vs_cstate *st, const struct vs_rrsim_ou
     double share_sum = vs_cpolicy__share_sum(st);
     const bool plain = vs_cpolicy__one_cpu_jobs(st);
     double *qfirst = d->pd0, *qlong = d->pd1;
+    size_t *waits = d->pz3; /* a queued job needing the whole host, not running */
     for (size_t p = 0; p < np; p++) {
         work[p] = 0;
         count[p] = 0;
         qfirst[p] = INFINITY;
         qlong[p] = 0;
+        waits[p] = 0;
+        prio[p] = st->projects[p].ltd - st->projects[p].job_est / speed;
     }
+    bool any_waits = false;
     /* The queue: nearly runnable results of CPU-intensive projects. */
     double *rdur = (double *)d->rz0;
     struct qsum qs = {0, 0, work, !plain};
@@ -382,6 +407,10 @@ long vs_cfetch__fair_choose(const struct vs_cstate *st, const struct vs_rrsim_ou
             double k = vs_cpolicy__ncpus(st, res->project);
             rdur[r] = k > 1 ? k * w : w;
             work[res->project] += k * w;
+            if (k > 1 && k >= h->ncpus && res->task != VS_CTASK_RUNNING) {
+                waits[res->project] = 1;
+                any_waits = true;
+            }
         }
         count[res->project]++;
         if (res->deadline < qfirst[res->project])
@@ -455,7 +484,6 @@ long vs_cfetch__fair_choose(const struct vs_cstate *st, const struct vs_rrsim_ou
                                           vs_cpolicy__ncpus(st, p));
             any = true;
         }
-        prio[p] = pr->ltd - pr->job_est / speed;
         memo[p] = 0;
         cand[nc++] = p;
     }
@@ -464,7 +492,8 @@ long vs_cfetch__fair_choose(const struct vs_cstate *st, const struct vs_rrsim_ou
      * one idle now is looked for below.) */
     if (!any && !idle_soon && buf > 0)
         return -1;
-    bool idle_now = idle_cpu_now(st, count, plain);
+    double idle_cpus = idle_cpus_now(st, count, plain);
+    bool idle_now = idle_cpus > 1e-9;
     if (!any && !idle_soon && !idle_now)
         return -1;
     /* Only now the queue in deadline order (most passes stop above). */
@@ -496,6 +525,17 @@ long vs_cfetch__fair_choose(const struct vs_cstate *st, const struct vs_rrsim_ou
             /* At its max_concurrent with the buffer full: more work could
              * not run on the idle CPU. */
             if (round > 0 && saturated(st, p, count[p], work[p], buf))
+                continue;
+            /* For a CPU idle now, a job needing more CPUs than are idle
+             * could not start on them: it would only wait, and hold the
+             * others' servers off (their estimated delay) meanwhile. */
+            if (round == 2 && !plain && vs_cpolicy__ncpus(st, p) > idle_cpus + 1e-9)
+                continue;
+            /* A job that needs the whole host waits for every CPU to
+             * free: while its project is owed more, no other project is
+             * asked, or their new jobs would keep it waiting forever (the
+             * CPU schedule keeps each project's share of whole CPUs). */
+            if (any_waits && drains_for(st, prio, waits, p))
                 continue;
             /* Round 1 tries the first candidate only. */
             if (round == 1 && tried)
@@ -531,7 +571,8 @@ long vs_cfetch__fair_choose(const struct vs_cstate *st, const struct vs_rrsim_ou
                  * take its turn before a project whose slack its job
                  * alone outlasts; beyond its share (round 1) it may not
                  * (hurts_others). */
-                bool turn = round == 0 && count[p] == 0 && h->ncpus == 1;
+                bool turn = round == 0 && count[p] == 0 &&
+                            (h->ncpus == 1 || vs_cpolicy__ncpus(st, p) >= h->ncpus);
                 unsigned done = turn ? M_HURT0_DONE : M_HURT_DONE;
                 unsigned hurts = turn ? M_HURTS0 : M_HURTS;
                 if (round < 2 && !(memo[p] & done)) {
