@@ -23,7 +23,7 @@ static void make(struct fixture *f, size_t nf)
     f->p.nfiles = nf;
     f->p.files = vs_xcalloc(nf, sizeof(*f->p.files));
     for (size_t i = 0; i < nf; i++)
-        snprintf(f->p.files[i].name, sizeof(f->p.files[i].name), "f%zu", i);
+        snprintf(f->p.files[i].name, sizeof(f->p.files[i].name), "f%u", (unsigned)(i % 1000000));
     f->p.nwords = (nf + 63) / 64;
     f->p.work_bits = vs_xcalloc(f->p.nwords, sizeof(*f->p.work_bits));
     f->got = vs_xcalloc(nf, sizeof(*f->got));
