@@ -233,8 +233,9 @@ void vs_pop__file_sent(struct pop *p, struct pop_host *h, int32_t r);
 void vs_pop__file_released(struct pop *p, int32_t r);
 /* The disk the job of result r needs on h beyond the files h holds. */
 double vs_pop__file_disk_need(const struct pop *p, const struct pop_host *h, int32_t r);
-/* Seed 001's pass for one request (src/policy/server/loc_pass.c). */
+/* Files with unsent results after index `from` (-1: the first), wrapping. */
 size_t vs_pop__files_with_work(const struct pop *p, int32_t from, const char **names, size_t max);
+/* Seed 001's pass for one request (src/policy/server/loc_pass.c). */
 int vs_pop__locality_send(struct pop *p, struct pop_host *h, int32_t slot, struct vs_sp_state *st);
 void vs_pop__ws_pass(struct pop *p);
 void vs_pop__server_cleanup(struct pop *p);

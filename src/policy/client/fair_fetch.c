@@ -221,6 +221,14 @@ static bool without_exceeds(const struct vs_cstate *st, const struct queue *q,
     return free_without(st, q, k, dur, dl) > slack;
 }
 
+/* Whether a job of p holds every CPU while it runs (one CPU, or as many
+ * CPUs as the host has): it keeps the first CPU busy for its whole run,
+ * whatever the rest of the queue. */
+static bool holds_host(const struct vs_cstate *st, size_t p)
+{
+    return st->host.ncpus == 1 || vs_cpolicy__ncpus(st, p) >= st->host.ncpus;
+}
+
 /* Priority order: greater prio, then greater share, then name, then index. */
 static bool before(const struct vs_cstate *st, const double *prio, size_t a, size_t b)
 {
@@ -261,10 +269,7 @@ __attribute__((noinline)) static bool hurts_others(const struct vs_cstate *st,
                                                    size_t p, double dur, double dl, double ff,
                                                    double speed, const double *prio)
 {
-    /* A job that holds every CPU (one CPU, or as many CPUs as the host
-     * has) keeps the first CPU busy for its whole run, whatever the rest
-     * of the queue. */
-    const bool whole = q->ncpus == 1 || vs_cpolicy__ncpus(st, p) >= q->ncpus;
+    const bool whole = holds_host(st, p);
     for (size_t k = 0; k < st->nprojects; k++) {
         const struct vs_cproject *o = &st->projects[k];
         if (k == p || o->non_cpu_intensive || o->suspended || o->no_new_work || o->job_est <= 0 ||
@@ -571,8 +576,7 @@ long vs_cfetch__fair_choose(const struct vs_cstate *st, const struct vs_rrsim_ou
                  * take its turn before a project whose slack its job
                  * alone outlasts; beyond its share (round 1) it may not
                  * (hurts_others). */
-                bool turn = round == 0 && count[p] == 0 &&
-                            (h->ncpus == 1 || vs_cpolicy__ncpus(st, p) >= h->ncpus);
+                bool turn = round == 0 && count[p] == 0 && holds_host(st, p);
                 unsigned done = turn ? M_HURT0_DONE : M_HURT_DONE;
                 unsigned hurts = turn ? M_HURTS0 : M_HURTS;
                 if (round < 2 && !(memo[p] & done)) {
