@@ -1,8 +1,10 @@
 /*
  * client_state.xml (boinc-client-notes.md 1.2): the whole persistent state,
  * in BOINC's element names and order, written as client_state_next.xml,
- * then client_state.xml -> client_state_prev.xml, then next -> current; at
- * start the first complete one of next, current, prev is read. Elements
+ * then the current one kept as client_state_prev.xml (a hard link, so that
+ * client_state.xml never goes missing, as it does between BOINC's two
+ * renames), then next renamed over current; at start the first complete
+ * one of next, current, prev is read. Elements
  * volsched adds (policy state, transfer retries) are ones BOINC would skip.
  */
 #include <errno.h>
@@ -195,6 +197,20 @@ static int build(struct vs_client *c, struct vs_buf *b)
     return vs_xml_writer_error(&w);
 }
 
+/* cur becomes prev as well, and stays cur until next is renamed over it: a
+ * kill at any point leaves a complete client_state.xml. A file system
+ * without hard links gets BOINC's rename, with its moment of no cur. */
+static int keep_previous(const char *cur, const char *prev)
+{
+    if (unlink(prev) != 0 && errno != ENOENT)
+        return -errno;
+    if (link(cur, prev) == 0 || errno == ENOENT)
+        return 0;
+    if (errno != EPERM && errno != ENOTSUP && errno != EXDEV && errno != EMLINK)
+        return -errno;
+    return rename(cur, prev) != 0 && errno != ENOENT ? -errno : 0;
+}
+
 int vs_client_state_write(struct vs_client *c)
 {
     struct vs_buf b;
@@ -228,12 +244,10 @@ int vs_client_state_write(struct vs_client *c)
                 rc = -errno;
         }
     }
-    if (rc == 0) {
-        if (rename(cur, prev) != 0 && errno != ENOENT)
-            rc = -errno;
-        else if (rename(next, cur) != 0)
-            rc = -errno;
-    }
+    if (rc == 0)
+        rc = keep_previous(cur, prev);
+    if (rc == 0 && rename(next, cur) != 0)
+        rc = -errno;
     vs_buf_cleanup(&b);
     if (rc) {
         vs_client_msg(c, -1, 3, "Couldn't write state file: %s", vs_strerror(rc));

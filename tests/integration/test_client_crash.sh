@@ -32,7 +32,8 @@ for round in 1 2; do
     sleep $(( round + 2 ))
     vsc_kill9
     echo "round $round: killed the client with $(vsc_orphans | wc -w) app process(es) left running"
-    [ -f "$C/client_state.xml" ] || fail "no client_state.xml after kill -9"
+    # the state file is replaced by a rename over it: no moment without one
+    [ -f "$C/client_state.xml" ] || fail "no client_state.xml after kill -9 ($(ls "$C" | grep client_state | tr '\n' ' '))"
     sleep 1
 done
 # Apps the last kill left behind. A BOINC-API app may also quit by itself

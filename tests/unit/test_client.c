@@ -244,9 +244,17 @@ static void test_state_round_trip(void **state)
     assert_int_equal(vs_client_state_write(c), 0); /* second write: current -> prev */
     char path[4096];
     snprintf(path, sizeof(path), "%s/client_state_prev.xml", dir);
-    assert_int_equal(access(path, F_OK), 0);
+    struct stat st_prev, st_cur;
+    assert_int_equal(stat(path, &st_prev), 0);
     snprintf(path, sizeof(path), "%s/client_state_next.xml", dir);
     assert_int_not_equal(access(path, F_OK), 0);
+    /* prev is kept by a hard link during the write; after it, prev and
+     * current are two files, each with one name */
+    snprintf(path, sizeof(path), "%s/client_state.xml", dir);
+    assert_int_equal(stat(path, &st_cur), 0);
+    assert_true(st_prev.st_ino != st_cur.st_ino);
+    assert_int_equal((int)st_prev.st_nlink, 1);
+    assert_int_equal((int)st_cur.st_nlink, 1);
     /* the authenticator lives in the account file, not the state file */
     struct vs_buf b;
     vs_buf_init(&b, 1u << 20);
