@@ -44,7 +44,9 @@ static void usage(FILE *f)
 
 static int prepare_dir(const char *dir, bool create, char *out, size_t size)
 {
-    if (create && mkdir(dir, 0755) != 0 && errno != EEXIST) {
+    /* owner-only: it holds account keys and the projects' files (an existing
+     * directory keeps the mode its owner gave it) */
+    if (create && mkdir(dir, 0700) != 0 && errno != EEXIST) {
         fprintf(stderr, "volsched client: cannot create %s: %s\n", dir, strerror(errno));
         return VS_EXIT_FAIL;
     }

@@ -80,6 +80,7 @@ enum {
 #define EXIT_ABORTED_BY_PROJ   202
 #define ERR_TOO_MANY_EXITS     (-226)
 #define ERR_FILE_MISSING       (-161)
+#define ERR_RSA_FAILED         (-120) /* a file's signature check failed */
 #define ERR_RESULT_START       (-185)
 
 struct cl_fref {
@@ -387,9 +388,14 @@ int vs_client_canon_url(const char *url, char *out, size_t size);
 /* DIR/rel formatted. VS_ELIMIT if too long. */
 int vs_client_path(const struct vs_client *c, char *out, size_t size, const char *fmt, ...)
     VS_PRINTF(4, 5);
+/* projects/<escaped master URL>; VS_EINVAL if the escaped name could be the
+ * projects directory or its parent ("", ".", "..": such a URL is refused). */
 int vs_client_project_dir(const struct vs_client *c, size_t p, char *out, size_t size);
-/* Writes data to path through path.tmp + rename (fsync'd when durable). */
+/* Writes data to path through path.tmp + rename (fsync'd when durable), mode 0644. */
 int vs_client_write_atomic(const char *path, const char *data, size_t len, bool durable);
+/* The same, mode 0600: for files that hold an account key (account files,
+ * scheduler requests, init_data.xml). */
+int vs_client_write_private(const char *path, const char *data, size_t len, bool durable);
 /* Reads a whole file (at most max bytes) into a NUL-terminated vs_buf. */
 int vs_client_read_file(const char *path, size_t max, struct vs_buf *out);
 int vs_client_mkdirs(const char *path);
@@ -547,6 +553,31 @@ int vs_client_attach(struct vs_client *c, const char *url, const char *auth, boo
 void vs_client_task_kill_now(struct vs_client *c, size_t r);
 /* Loads dir's state for the short commands (status, explain, detach): no lock, no GUI. */
 int vs_client_load(struct vs_client *c);
+
+/* ---- appdir.c: the verified directory each app version runs from ---- */
+/* DIR/app_versions/<escaped URL>/<app>__<version>[__<plan class>]; VS_EINVAL
+ * if a name in it could leave that directory. */
+int vs_client_av_dir(const struct vs_client *c, const struct cl_app_version *av, char *out,
+                     size_t size);
+/* Makes av's directory hold exactly av's files, each one's current bytes
+ * checked against its signature with the project's code-signing key, and
+ * writes its path to out_dir. On failure writes why (for the event log):
+ * VS_EAUTH if a file is unsigned or its bytes fail the check (never run),
+ * another code if a file is missing or the directory cannot be made. */
+int vs_client_av_prepare(struct vs_client *c, const struct cl_app_version *av, char *out_dir,
+                         size_t size, char *why, size_t why_size);
+/* Removes every app version directory of project p (detach, reset). */
+int vs_client_av_remove_project(struct vs_client *c, size_t p);
+
+/* ---- file_roles.c: one role per file name in a project ---- */
+struct vs_proto_reply;
+/* False, with why written, if reply y of project p names a file as two of
+ * app version file, workunit input and result output, in itself or with
+ * what the client holds for p. */
+bool vs_client_file_roles_ok(const struct vs_client *c, size_t p, const struct vs_proto_reply *y,
+                             char *why, size_t why_size);
+/* True if name is a file of one of p's app versions or workunits. */
+bool vs_client_file_is_app_or_input(const struct vs_client *c, size_t p, const char *name);
 
 /* ---- loop.c ---- */
 int vs_client_run(struct vs_client *c);

@@ -37,16 +37,60 @@ void vs_client_escape_url(const char *url, char *out, size_t size)
         out[n] = '\0';
 }
 
+/* A project URL's host: DNS labels of [A-Za-z0-9-] (none empty, so no "."
+ * or ".." host), at least two of them (BOINC-COMPAT: the client refuses
+ * hosts without a dot, such as "localhost"), and an optional :port. */
+static bool host_ok(const char *h, size_t n)
+{
+    const char *colon = memchr(h, ':', n);
+    size_t hn = colon ? (size_t)(colon - h) : n;
+    if (colon) {
+        size_t pn = n - hn - 1;
+        if (pn == 0 || pn > 5)
+            return false;
+        for (size_t i = hn + 1; i < n; i++)
+            if (h[i] < '0' || h[i] > '9')
+                return false;
+    }
+    size_t label = 0, dots = 0;
+    for (size_t i = 0; i < hn; i++) {
+        unsigned char ch = (unsigned char)h[i];
+        if (ch == '.') {
+            if (label == 0)
+                return false;
+            label = 0;
+            dots++;
+        } else if (isalnum(ch) || ch == '-') {
+            label++;
+        } else {
+            return false;
+        }
+    }
+    return label > 0 && dots > 0;
+}
+
+/* A dot segment ("/./", "/../", or one at the end) would make two URLs,
+ * or a URL and the projects directory itself, share a directory. */
+static bool path_ok(const char *path)
+{
+    for (const char *s = path; (s = strchr(s, '/')) != NULL; s++) {
+        size_t dots = strspn(s + 1, ".");
+        if ((dots == 1 || dots == 2) &&
+            (s[1 + dots] == '/' || s[1 + dots] == '\0' || s[1 + dots] == '?' || s[1 + dots] == '#'))
+            return false;
+    }
+    return !strchr(path, '\\');
+}
+
 int vs_client_canon_url(const char *url, char *out, size_t size)
 {
     if (!url || !(vs_str_has_prefix(url, "http://") || vs_str_has_prefix(url, "https://")))
         return VS_EINVAL;
     size_t len = strlen(url);
     const char *host = strstr(url, "://") + 3;
-    /* BOINC-COMPAT: the client refuses hosts without a dot ("localhost") */
     const char *slash = strchr(host, '/');
     size_t hlen = slash ? (size_t)(slash - host) : strlen(host);
-    if (hlen == 0 || !memchr(host, '.', hlen))
+    if (!host_ok(host, hlen) || (slash && !path_ok(slash)))
         return VS_EINVAL;
     for (size_t i = 0; i < len; i++)
         if ((unsigned char)url[i] <= ' ' || url[i] == '"' || url[i] == '<' || url[i] == '>')
@@ -79,16 +123,22 @@ int vs_client_project_dir(const struct vs_client *c, size_t p, char *out, size_t
 {
     char esc[512];
     vs_client_escape_url(c->projects[p].master_url, esc, sizeof(esc));
+    /* callers remove this directory's tree: never the projects directory or its parent */
+    if (!vs_client_safe_name(esc) || esc[0] == '.')
+        return VS_EINVAL;
     return vs_client_path(c, out, size, "projects/%s", esc);
 }
 
-int vs_client_write_atomic(const char *path, const char *data, size_t len, bool durable)
+static int write_atomic_mode(const char *path, const char *data, size_t len, bool durable,
+                             mode_t mode)
 {
     char tmp[VS_CLIENT_PATH_MAX + 8];
     int n = snprintf(tmp, sizeof(tmp), "%s.tmp", path);
     if (n < 0 || (size_t)n >= sizeof(tmp))
         return VS_ELIMIT;
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    /* a stale tmp of another mode (or a link planted there) is not reused */
+    (void)unlink(tmp);
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
     if (fd < 0)
         return -errno;
     size_t off = 0;
@@ -121,6 +171,17 @@ int vs_client_write_atomic(const char *path, const char *data, size_t len, bool 
         return e;
     }
     return 0;
+}
+
+int vs_client_write_atomic(const char *path, const char *data, size_t len, bool durable)
+{
+    return write_atomic_mode(path, data, len, durable, 0644);
+}
+
+int vs_client_write_private(const char *path, const char *data, size_t len, bool durable)
+{
+    /* the file holds the account key: the owner's only, as BOINC writes it */
+    return write_atomic_mode(path, data, len, durable, 0600);
 }
 
 int vs_client_read_file(const char *path, size_t max, struct vs_buf *out)
@@ -190,9 +251,12 @@ static int rmtree_depth(const char *path, int depth)
             continue;
         }
         struct stat st;
-        if (lstat(sub, &st) == 0 && S_ISDIR(st.st_mode))
+        if (lstat(sub, &st) == 0 && S_ISDIR(st.st_mode)) {
+            /* a read-only directory (an app version's, appdir.c) is ours to empty */
+            if ((st.st_mode & S_IRWXU) != S_IRWXU)
+                (void)chmod(sub, st.st_mode | S_IRWXU);
             rc = rmtree_depth(sub, depth + 1) ? VS_EIO : rc;
-        else if (unlink(sub) != 0)
+        } else if (unlink(sub) != 0)
             rc = -errno;
     }
     closedir(d);
@@ -321,7 +385,7 @@ int vs_client_write_account(struct vs_client *c, size_t p)
     vs_xml_close(&w);
     rc = vs_xml_writer_error(&w);
     if (rc == 0)
-        rc = vs_client_write_atomic(path, b.data, b.len, true);
+        rc = vs_client_write_private(path, b.data, b.len, true);
     vs_buf_cleanup(&b);
     return rc;
 }
@@ -341,6 +405,8 @@ int vs_client_read_accounts(struct vs_client *c)
         if (vs_client_path(c, path, sizeof(path), "%s", e->d_name) ||
             vs_client_read_file(path, 1u << 20, &b))
             continue;
+        /* an older client wrote it 0644; the key is the owner's only */
+        (void)chmod(path, 0600);
         struct vs_arena a;
         vs_arena_init(&a, 8192);
         struct vs_xml_doc doc;

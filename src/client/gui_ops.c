@@ -211,15 +211,33 @@ int vs_client_attach(struct vs_client *c, const char *url, const char *auth, boo
             vs_client_msg(c, -1, 2, "Already attached to %s", canon);
         return VS_EEXISTS;
     }
+    /* BOINC keeps a project's files in projects/<URL with its scheme dropped
+     * and every other character '_'>: two URLs that map there (http and https
+     * of one site, "a/b" and "a_b") would share, and wipe, one directory */
+    char esc[512], other[512];
+    vs_client_escape_url(canon, esc, sizeof(esc));
+    for (size_t q = 0; q < c->n_projects; q++) {
+        vs_client_escape_url(c->projects[q].master_url, other, sizeof(other));
+        if (strcmp(esc, other) == 0) {
+            if (log_errors)
+                vs_client_msg(c, -1, 2, "%s would share the directory projects/%s with %s", canon,
+                              esc, c->projects[q].master_url);
+            return VS_EEXISTS;
+        }
+    }
     if (c->n_projects >= VS_CLIENT_MAX_PROJECTS)
         return VS_ELIMIT;
     size_t p = vs_client_add_project(c, canon, auth);
     char dir[VS_CLIENT_PATH_MAX];
-    if (vs_client_project_dir(c, p, dir, sizeof(dir)) == 0) {
-        (void)vs_client_rmtree(dir); /* BOINC-COMPAT: a stale project dir is cleaned out */
-        (void)vs_client_mkdirs(dir);
+    int rc = vs_client_project_dir(c, p, dir, sizeof(dir));
+    if (rc) {
+        vs_client_drop_project(c, p);
+        return rc;
     }
-    int rc = vs_client_write_account(c, p);
+    (void)vs_client_rmtree(dir); /* BOINC-COMPAT: a stale project dir is cleaned out */
+    (void)vs_client_av_remove_project(c, p);
+    (void)vs_client_mkdirs(dir);
+    rc = vs_client_write_account(c, p);
     if (rc) {
         vs_client_drop_project(c, p);
         return rc;

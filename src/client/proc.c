@@ -216,7 +216,7 @@ static int write_init_data(struct vs_client *c, struct cl_result *r, const struc
         vs_buf_cleanup(&pb);
     }
     if (rc == 0)
-        rc = vs_client_write_atomic(path, b.data, b.len, false);
+        rc = vs_client_write_private(path, b.data, b.len, false);
     vs_buf_cleanup(&b);
     return rc;
 }
@@ -246,33 +246,75 @@ int vs_client__copy_file(const char *from, const char *to)
     return rc;
 }
 
-/* One slot entry (section 2.4): a soft-link text file, or a copy. */
+/* One slot entry (section 2.4): a soft-link text file, or a copy. dir is the
+ * directory that holds the file (the project's, or for an app version's
+ * files its verified directory, appdir.c), rel the same seen from the slot. */
 static int setup_file(struct vs_client *c, const struct cl_result *r, const struct cl_fref *f,
-                      bool input)
+                      bool input, const char *dir, const char *rel)
 {
-    const char *esc_dir;
-    char pdir[VS_CLIENT_PATH_MAX], esc[512];
-    vs_client_escape_url(c->projects[r->project].master_url, esc, sizeof(esc));
-    esc_dir = esc;
-    int rc = vs_client_project_dir(c, r->project, pdir, sizeof(pdir));
-    if (rc)
-        return rc;
     const char *open_name = f->open_name ? f->open_name : f->file_name;
     char link[VS_CLIENT_PATH_MAX], phys[VS_CLIENT_PATH_MAX + 300];
-    if ((rc = vs_client__slot_path(c, r->slot, open_name, link, sizeof(link))))
+    int rc = vs_client__slot_path(c, r->slot, open_name, link, sizeof(link));
+    if (rc)
         return rc;
-    snprintf(phys, sizeof(phys), "%s/%s", pdir, f->file_name);
+    snprintf(phys, sizeof(phys), "%s/%s", dir, f->file_name);
     if (f->copy_file) {
         if (!input)
             return 0; /* copied back after the app exits */
-        return vs_client__copy_file(phys, link);
+        /* a copy of a read-only app file is the app's to change */
+        (void)unlink(link);
+        rc = vs_client__copy_file(phys, link);
+        return rc == 0 && chmod(link, 0755) != 0 ? -errno : rc;
     }
     char text[VS_CLIENT_PATH_MAX];
-    int n = snprintf(text, sizeof(text), "<soft_link>../../projects/%s/%s</soft_link>\n", esc_dir,
-                     f->file_name);
+    int n = snprintf(text, sizeof(text), "<soft_link>%s/%s</soft_link>\n", rel, f->file_name);
     if (n < 0 || (size_t)n >= sizeof(text))
         return VS_ELIMIT;
     return vs_client_write_atomic(link, text, (size_t)n, false);
+}
+
+/* The slot's entries: the app version's files from its verified directory,
+ * the workunit's inputs and the result's outputs from the project's. */
+static int setup_slot(struct vs_client *c, const struct cl_result *r, const struct cl_wu *w,
+                      const struct cl_app_version *av, const char *avdir, bool outputs)
+{
+    char pdir[VS_CLIENT_PATH_MAX], esc[512], rel[VS_CLIENT_PATH_MAX];
+    int rc = vs_client_project_dir(c, r->project, pdir, sizeof(pdir));
+    if (rc)
+        return rc;
+    vs_client_escape_url(c->projects[r->project].master_url, esc, sizeof(esc));
+    /* BOINC-COMPAT: links are relative to the slot, as 7.20.5 writes them */
+    const char *av_base = strrchr(avdir, '/');
+    snprintf(rel, sizeof(rel), "../../app_versions/%s%s", esc, av_base ? av_base : "");
+    for (size_t i = 0; rc == 0 && i < av->n_frefs; i++)
+        rc = setup_file(c, r, &av->frefs[i], true, avdir, rel);
+    snprintf(rel, sizeof(rel), "../../projects/%s", esc);
+    for (size_t i = 0; rc == 0 && i < w->n_frefs; i++)
+        rc = setup_file(c, r, &w->frefs[i], true, pdir, rel);
+    for (size_t i = 0; outputs && rc == 0 && i < r->n_frefs; i++)
+        rc = setup_file(c, r, &r->frefs[i], false, pdir, rel);
+    return rc;
+}
+
+/* Appends to out (of size) the entries of a search path list that are
+ * absolute: an empty or relative entry means a directory relative to the
+ * app's working directory, its slot, which holds unsigned inputs. */
+static void absolute_entries(const char *list, char *out, size_t size)
+{
+    size_t n = strlen(out);
+    for (const char *s = list; s && *s;) {
+        size_t len = strcspn(s, ":");
+        if (len > 0 && s[0] == '/' && n + len + 2 < size) {
+            if (n > 0)
+                out[n++] = ':';
+            memcpy(out + n, s, len);
+            n += len;
+            out[n] = '\0';
+        }
+        s += len;
+        if (*s == ':')
+            s++;
+    }
 }
 
 /* ---------------------------------------------------------------- start */
@@ -317,14 +359,17 @@ int vs_client_task_start(struct vs_client *c, size_t ri)
                       main->file_name);
         return VS_ENOTFOUND;
     }
-    if (!c->files[mf].signature_required) {
-        /* app files are verified against the project's key when downloaded
-         * (xfer.c); one that never was is not run */
-        vs_client_msg(c, (long)r->project, 3,
-                      "Task %s: %s was not verified against the project's code-signing key; "
-                      "refusing to run it",
-                      r->name, main->file_name);
-        return VS_EAUTH;
+    /* the bytes the app runs from are checked against the project's
+     * signature now, not only when they were downloaded (appdir.c) */
+    char avdir[VS_CLIENT_PATH_MAX], why[600];
+    int rc = vs_client_av_prepare(c, av, avdir, sizeof(avdir), why, sizeof(why));
+    if (rc) {
+        vs_client_msg(c, (long)r->project, 3, "Task %s: refusing to run %s %d: %s", r->name,
+                      av->app_name, av->version_num, why);
+        /* a file that fails its check now will fail it at every start */
+        if (rc == VS_EAUTH)
+            vs_client__finish_result(c, ri, RS_COMPUTE_ERROR, ERR_RSA_FAILED, why);
+        return rc;
     }
     bool fresh = r->slot < 0;
     if (fresh) {
@@ -334,7 +379,7 @@ int vs_client_task_start(struct vs_client *c, size_t ri)
         vs_client_msg(c, (long)r->project, 1, "[slot] assigning slot %d to %s", r->slot, r->name);
     }
     char sdir[VS_CLIENT_PATH_MAX], path[VS_CLIENT_PATH_MAX];
-    int rc = vs_client_path(c, sdir, sizeof(sdir), "slots/%d", r->slot);
+    rc = vs_client_path(c, sdir, sizeof(sdir), "slots/%d", r->slot);
     if (rc == 0)
         rc = vs_client_mkdirs(sdir);
     if (rc)
@@ -345,23 +390,15 @@ int vs_client_task_start(struct vs_client *c, size_t ri)
         unlink(path);
     if ((rc = write_init_data(c, r, w, av)))
         goto fail;
-    for (size_t i = 0; rc == 0 && i < av->n_frefs; i++)
-        rc = setup_file(c, r, &av->frefs[i], true);
-    for (size_t i = 0; rc == 0 && i < w->n_frefs; i++)
-        rc = setup_file(c, r, &w->frefs[i], true);
-    if (fresh || !r->checkpointed)
-        for (size_t i = 0; rc == 0 && i < r->n_frefs; i++)
-            rc = setup_file(c, r, &r->frefs[i], false);
-    if (rc)
+    if ((rc = setup_slot(c, r, w, av, avdir, fresh || !r->checkpointed)))
         goto fail;
     r->api = api_app(av);
     vs_client__shm_unmap(r);
     if (r->api && (rc = shm_create(c, r)))
         goto fail;
 
-    char esc[512], exe[VS_CLIENT_PATH_MAX], cmd[8192];
-    vs_client_escape_url(c->projects[r->project].master_url, esc, sizeof(esc));
-    snprintf(exe, sizeof(exe), "../../projects/%s/%s", esc, main->file_name);
+    char exe[VS_CLIENT_PATH_MAX + 300], cmd[8192];
+    snprintf(exe, sizeof(exe), "%s/%s", avdir, main->file_name);
     snprintf(cmd, sizeof(cmd), "%s %s", w->command_line ? w->command_line : "",
              av->cmdline ? av->cmdline : "");
     char *argv[102];
@@ -369,9 +406,14 @@ int vs_client_task_start(struct vs_client *c, size_t ri)
     argv[argc++] = exe;
     split_args(cmd, argv, 100, &argc);
     argv[argc] = NULL;
-    char ld[VS_CLIENT_PATH_MAX * 2];
-    const char *old = getenv("LD_LIBRARY_PATH");
-    snprintf(ld, sizeof(ld), "../../projects/%s:.:../..%s%s", esc, old ? ":" : "", old ? old : "");
+    /* The library path is the verified directory and the client's own
+     * absolute entries: not the project directory, ".", or "../.." as
+     * 7.20.5 sets it (an input named libc.so.6 would load into the app).
+     * PATH keeps only absolute entries for the same reason. */
+    char ld[VS_CLIENT_PATH_MAX * 2], envpath[8192] = "";
+    snprintf(ld, sizeof(ld), "%s", avdir);
+    absolute_entries(getenv("LD_LIBRARY_PATH"), ld, sizeof(ld));
+    absolute_entries(getenv("PATH"), envpath, sizeof(envpath));
 
     bool no_prio = c->prefs.no_priority_change;
     pid_t pid = fork();
@@ -384,6 +426,7 @@ int vs_client_task_start(struct vs_client *c, size_t ri)
         if (devnull >= 0)
             dup2(devnull, 1);
         setenv("LD_LIBRARY_PATH", ld, 1);
+        setenv("PATH", *envpath ? envpath : "/usr/bin:/bin", 1);
         if (chdir(sdir) != 0)
             _exit(errno);
         int e = open("stderr.txt", O_WRONLY | O_CREAT | O_APPEND, 0644);

@@ -572,7 +572,7 @@ int vs_client_rpc_do(struct vs_client *c, size_t p, double work_req)
     char esc[512], path[VS_CLIENT_PATH_MAX];
     vs_client_escape_url(pr->master_url, esc, sizeof(esc));
     if (vs_client_path(c, path, sizeof(path), "sched_request_%s.xml", esc) == 0)
-        (void)vs_client_write_atomic(path, body.data, body.len, false);
+        (void)vs_client_write_private(path, body.data, body.len, false);
     const char *why = work_req > 0 ? "To fetch work" : "Requested by user";
     if (q.n_results)
         why = "To report completed tasks";
@@ -614,6 +614,9 @@ int vs_client_rpc_do(struct vs_client *c, size_t p, double work_req)
         return rc;
     }
     const char *bad = reply_problem(&y);
+    char roles_why[600];
+    if (!bad && !vs_client_file_roles_ok(c, p, &y, roles_why, sizeof(roles_why)))
+        bad = roles_why;
     if (bad) {
         vs_client_msg(c, (long)p, 3, "Scheduler reply refused: %s", bad);
         rpc_failed(c, p, "hostile reply");

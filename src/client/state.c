@@ -396,6 +396,7 @@ void vs_client_drop_project(struct vs_client *c, size_t p)
     char path[VS_CLIENT_PATH_MAX], esc[512];
     if (vs_client_project_dir(c, p, path, sizeof(path)) == 0)
         (void)vs_client_rmtree(path);
+    (void)vs_client_av_remove_project(c, p);
     vs_client_escape_url(c->projects[p].master_url, esc, sizeof(esc));
     static const char *const per_project[][2] = {
         {"account_", ".xml"}, {"sched_request_", ".xml"}, {"sched_reply_", ".xml"},

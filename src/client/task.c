@@ -126,15 +126,29 @@ static const char *check_outputs(struct vs_client *c, struct cl_result *r, char 
         if (fi < 0)
             continue;
         struct cl_file *f = &c->files[fi];
+        /* an output never takes the place of an app file or an input (the
+         * reply that would make it so is refused: file_roles.c) */
+        if (f->signature_required || vs_client_file_is_app_or_input(c, r->project, f->name)) {
+            snprintf(why, size, "Output file %s of task %s is also an app file or an input",
+                     f->name, r->name);
+            return why;
+        }
         char phys[VS_CLIENT_PATH_MAX + 300];
         snprintf(phys, sizeof(phys), "%s/%s", pdir, f->name);
         if (fr->copy_file) {
-            char slotf[VS_CLIENT_PATH_MAX];
+            char slotf[VS_CLIENT_PATH_MAX], tmp[VS_CLIENT_PATH_MAX + 320];
+            snprintf(tmp, sizeof(tmp), "%s.copy", phys);
             if (vs_client__slot_path(c, r->slot, fr->open_name ? fr->open_name : fr->file_name,
                                      slotf, sizeof(slotf)) == 0 &&
                 access(slotf, F_OK) == 0) {
-                int rc = vs_client__copy_file(slotf, phys);
+                /* a new file renamed into place: never a write into the
+                 * bytes of a file another name (a link) shares */
+                (void)unlink(tmp);
+                int rc = vs_client__copy_file(slotf, tmp);
+                if (rc == 0 && rename(tmp, phys) != 0)
+                    rc = -errno;
                 if (rc) {
+                    (void)unlink(tmp);
                     snprintf(why, size, "Can't copy output file %s: %s", f->name, vs_strerror(rc));
                     return why;
                 }
