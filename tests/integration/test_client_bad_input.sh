@@ -34,6 +34,14 @@ vsc_client_dir "$C"
     && fail "attaching twice to one URL was accepted"
 out=$("$VOLSCHED" client --dir "$C" attach "ftp://127.0.0.1/x/" "k" 2>&1) && fail "an ftp:// URL was accepted"
 printf '%s' "$out" | grep -q 'Invalid URL' || fail "no clear message for an ftp URL: $out"
+# URLs whose directory would be the projects directory or its parent (the
+# old client's attach removed every project's files for http://../)
+touch "$C/keepme"
+for u in "http://../" "http://./" "http://a.b/x/../" "https://127.0.0.1:$GOOD_PORT/good/"; do
+    out=$("$VOLSCHED" client --dir "$C" attach "$u" "k" 2>&1) && fail "attach $u was accepted"
+    printf '%s' "$out" | grep -qE 'Invalid URL|would share the directory' || fail "no clear message for $u: $out"
+done
+[ -f "$C/keepme" ] && [ -f "$C/account_127.0.0.1_${GOOD_PORT}_good.xml" ] || fail "an attach removed files"
 "$VOLSCHED" client --dir "$C" attach "http://127.0.0.1:$HPORT/notboinc/" "k" || fail "attach notboinc"
 # a second real project, attached with an account key it does not know
 vsc_project other || fail "could not create the second project"
@@ -81,4 +89,13 @@ nlong=$(vsc_store "select count(*) from result where outcome=3 and exit_status=1
 [ ! -e "$C/../evil" ] && [ ! -e "$C/projects/evil" ] && [ ! -e "$WORK/evil" ] || fail "a file ../../evil was written"
 if find "$C" -name 'unsigned_app' -perm -u+x | grep -q .; then fail "the unsigned app was kept as an executable"; fi
 vsc_bcmd --get_tasks >/dev/null || fail "boinccmd fails after the bad input"
+# what holds the account key is the owner's only (the old client wrote 0644)
+for f in "$C"/account_*.xml "$C"/sched_request_*.xml "$C"/slots/*/init_data.xml; do
+    [ -e "$f" ] || continue
+    [ "$(stat -c %a "$f")" = 600 ] || fail "$f is mode $(stat -c %a "$f"), not 600"
+done
+D2="$WORK/newdir/data"
+mkdir -p "$WORK/newdir"
+"$VOLSCHED" client --dir "$D2" attach "$GOOD_URL" "$GOOD_AUTH" >/dev/null 2>&1 || fail "attach in a new dir"
+[ "$(stat -c %a "$D2")" = 700 ] || fail "a new data directory is mode $(stat -c %a "$D2"), not 700"
 echo "ok: ${#want[@]} kinds of bad input reported in the log and --get_messages; the real project's jobs completed"
