@@ -102,4 +102,3 @@ enum MHD_Result vs_http__serve_download(struct vs_http *h, struct MHD_Connection
     MHD_destroy_response(r);
     return ret;
 }
-

@@ -158,8 +158,7 @@ static bool value_ok(const struct vs_ops_session_key *k, const char *v, size_t l
     return CRYPTO_memcmp(want, v + bl + 1, 2 * MAC_LEN) == 0;
 }
 
-bool vs_ops_cookie_check(const struct vs_ops_session_key *k, const char *cookie_header,
-                         int64_t now)
+bool vs_ops_cookie_check(const struct vs_ops_session_key *k, const char *cookie_header, int64_t now)
 {
     static const char name[] = VS_OPS_COOKIE_NAME "=";
     const size_t nl = sizeof(name) - 1;

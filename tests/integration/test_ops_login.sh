@@ -10,12 +10,21 @@
 #    (with Retry-After) after 10 wrong passwords, the right password from it
 #    waits too, and the session cookie still lets the operator in;
 #  - <ops_listen>: /ops/ and /metrics only on the operator's listener.
+# VS_KEEP_GOING=1 reports every failed check instead of stopping at the
+# first (to see each one fail against an older build).
 set -uo pipefail
 : "${VOLSCHED:?}" "${VS_SOURCE_DIR:?}"
 V=$VOLSCHED
 W=$(mktemp -d /tmp/vs_ops_login.XXXXXX)
 SPID=""
-fail() { echo "FAIL: $*"; tail -20 "$W/p/log/serve.log" 2>/dev/null; exit 1; }
+nfail=0
+fail() {
+    echo "FAIL: $*"
+    nfail=$((nfail + 1))
+    [ "${VS_KEEP_GOING:-0}" = 1 ] && return 0
+    tail -20 "$W/p/log/serve.log" 2>/dev/null
+    exit 1
+}
 cleanup() {
     if [ -n "$SPID" ] && kill -0 "$SPID" 2>/dev/null; then kill -TERM "$SPID"; wait "$SPID"; fi
     rm -rf "$W"
@@ -32,6 +41,7 @@ $V init "$P" --url "$URL" --ops-password 'short' > "$W/init.out" 2>&1; rc=$?
 [ $rc -ne 0 ] || fail "init took a 5-character operator password"
 grep -q 'at least 10 characters' "$W/init.out" || fail "no reason given: $(cat "$W/init.out")"
 [ -e "$P/keys/ops_passwd" ] && fail "a refused password was stored"
+rm -rf "$P"
 $V init "$P" --url "$URL" --ops-password "$PW" > "$W/init.out" || fail "init"
 $V init "$P" --force --ops-password '123456789' > "$W/init2.out" 2>&1 && fail "init --force took a 9-character password"
 
@@ -129,6 +139,7 @@ code=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$OPORT/t/")
 [ "$code" = 404 ] || fail "the master page answered on the operator's listener ($code)"
 stop_serve
 sed -i "s#<ops_listen>.*</ops_listen>#<ops_listen>nonsense</ops_listen>#" "$P/config.xml"
-$V serve --project "$P" --listen "127.0.0.1:$PORT" --foreground > "$W/bad.out" 2>&1 && fail "serve started with a bad <ops_listen>"
+timeout 20 $V serve --project "$P" --listen "127.0.0.1:$PORT" --foreground > "$W/bad.out" 2>&1 && fail "serve started with a bad <ops_listen>"
 grep -q "<ops_listen> wants HOST:PORT" "$W/bad.out" || fail "bad <ops_listen>: $(tail -3 "$W/bad.out")"
+[ "$nfail" = 0 ] || { echo "$nfail checks failed"; exit 1; }
 echo "PASS"

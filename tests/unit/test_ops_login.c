@@ -52,8 +52,8 @@ static int setup(void **state)
     struct fixture *fx = VS_NEW(struct fixture);
     snprintf(fx->dir, sizeof(fx->dir), "/tmp/vs_ops_login_XXXXXX");
     assert_non_null(mkdtemp(fx->dir));
-    assert_int_equal(
-        vs_project_config_defaults(&fx->cfg, fx->dir, "t", "http://127.0.0.1:8080/t/"), 0);
+    assert_int_equal(vs_project_config_defaults(&fx->cfg, fx->dir, "t", "http://127.0.0.1:8080/t/"),
+                     0);
     char keys[96];
     snprintf(keys, sizeof(keys), "%s/keys", fx->dir);
     assert_int_equal(mkdir(keys, 0700), 0);
@@ -181,8 +181,8 @@ static void test_session_cookie(void **state)
     snprintf(hdr, sizeof(hdr), "theme=dark; %s; lang=en", c);
     assert_int_equal(get_ops(fx, "192.0.2.1", T0 + 60, NULL, hdr, set, NULL), 200);
     assert_string_equal(set, ""); /* no new cookie for a session */
-    assert_int_equal(
-        get_ops(fx, "192.0.2.1", T0 + VS_OPS_SESSION_SECS - 1, NULL, c, NULL, NULL), 200);
+    assert_int_equal(get_ops(fx, "192.0.2.1", T0 + VS_OPS_SESSION_SECS - 1, NULL, c, NULL, NULL),
+                     200);
     assert_int_equal(get_ops(fx, "192.0.2.1", T0 + VS_OPS_SESSION_SECS, NULL, c, NULL, NULL), 401);
     /* A throttled address with a valid cookie still gets in. */
     for (int i = 0; i < VS_OPS_FAILED_BURST + 2; i++)
