@@ -54,8 +54,7 @@ bool vs_client_https_allowed(struct vs_client *c, size_t p, const char *url, con
                   "an http URL may be a middleman's; the project's master page or the network "
                   "may have been tampered with",
                   what, url,
-                  is_https(c->projects[p].master_url) ? "master URL is"
-                                                      : "scheduler URL was");
+                  is_https(c->projects[p].master_url) ? "master URL is" : "scheduler URL was");
     return false;
 }
 

@@ -1,8 +1,9 @@
 /*
- * HTTP front end on libmicrohttpd: the listeners and their limits
- * (http_guard.c), routing, downloads with Range, and logging of refused
- * requests; the POST routes are in http_post.c, the pages in http_pages.c.
- * See http.h for the URL layout.
+ * HTTP front end on libmicrohttpd: the listeners (plain, HTTPS, the
+ * operator's) and their limits (http_guard.c), routing by listener
+ * (https_only, the operator's listener), and logging of refused requests;
+ * the POST routes are in http_post.c, the pages in http_pages.c, downloads
+ * in http_download.c, TLS in http_tls.c. See http.h for the URL layout.
  */
 #include "server/http.h"
 
@@ -379,20 +380,11 @@ static int make_sockaddr(const char *host, uint16_t port, struct sockaddr_storag
     return VS_EINVAL;
 }
 
-/* TLS 1.2 and 1.3 only, and in 1.2 only forward-secret key exchanges
- * (ECDHE) with AEAD ciphers: no TLS 1.0/1.1, no static-RSA key exchange
- * (whose recorded traffic the server's key decrypts later), no CBC. Every
- * client of the last decade has these (BOINC 7.20's libcurl with OpenSSL
- * 3 takes ECDHE-RSA-AES-GCM or TLS 1.3). GnuTLS priority syntax. */
-static const char tls_priorities[] =
-    "NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2:-KX-ALL:+ECDHE-RSA:+ECDHE-ECDSA:"
-    "-CIPHER-ALL:+AES-256-GCM:+AES-128-GCM:+CHACHA20-POLY1305:%SERVER_PRECEDENCE";
-
 /* One listening daemon on ss (port given separately): plain, TLS, or the
  * operator's (plain). */
-static struct MHD_Daemon *start_daemon(struct vs_http *h, const struct vs_http_config *cfg,
-                                       struct sockaddr_storage *ss, bool v6, uint16_t port,
-                                       enum vs_http_listener kind)
+struct MHD_Daemon *vs_http__start_daemon(struct vs_http *h, const struct vs_http_config *cfg,
+                                         struct sockaddr_storage *ss, bool v6, uint16_t port,
+                                         enum vs_http_listener kind)
 {
     bool tls = kind == VS_LISTEN_TLS;
     h->lctx[kind] = (struct vs_http_lctx){.h = h, .kind = kind};
@@ -430,79 +422,9 @@ static struct MHD_Daemon *start_daemon(struct vs_http *h, const struct vs_http_c
                             MHD_OPTION_NOTIFY_CONNECTION, on_connection, &h->lctx[kind],
                             tls ? MHD_OPTION_HTTPS_MEM_CERT : MHD_OPTION_END, h->tls_cert,
                             MHD_OPTION_HTTPS_MEM_KEY, h->tls_key,
-                            MHD_OPTION_HTTPS_PRIORITIES, tls_priorities,
+                            MHD_OPTION_HTTPS_PRIORITIES, vs_http__tls_priorities,
                             MHD_OPTION_END);
     // clang-format on
-}
-
-/* Reads a PEM file (certificate or key) whole; NULL on error (logged). */
-static char *read_pem(const struct vs_http_config *cfg, const char *path)
-{
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    struct vs_buf b;
-    vs_buf_init(&b, 1u << 20);
-    char chunk[4096];
-    ssize_t n = 0;
-    int rc = fd < 0 ? -errno : 0;
-    while (rc == 0 && (n = read(fd, chunk, sizeof(chunk))) > 0)
-        rc = vs_buf_append(&b, chunk, (size_t)n);
-    if (rc == 0 && n < 0)
-        rc = -errno;
-    if (fd >= 0)
-        close(fd);
-    if (rc == 0 && b.len == 0)
-        rc = VS_EPARSE;
-    if (rc != 0) {
-        VS_LOG(cfg->log, VS_LOG_ERROR, "https: cannot read %s: %s", path, vs_strerror(rc));
-        vs_buf_cleanup(&b);
-        return NULL;
-    }
-    return vs_buf_take(&b, NULL);
-}
-
-/* The HTTPS daemon, and the https scheduler URL the master page names:
- * the master URL's host with the HTTPS port and the scheduler's path. */
-static int start_tls(struct vs_http *h, const struct vs_http_config *cfg, const char *host,
-                     struct sockaddr_storage *ss, bool v6)
-{
-    if (!cfg->tls_cert_file || !cfg->tls_key_file) {
-        VS_LOG(cfg->log, VS_LOG_ERROR, "https: both a certificate and a key are needed");
-        return VS_ECONFIG;
-    }
-    if (!MHD_is_feature_supported(MHD_FEATURE_TLS)) {
-        VS_LOG(cfg->log, VS_LOG_ERROR, "https: libmicrohttpd was built without TLS");
-        return VS_EUNSUPPORTED;
-    }
-    h->tls_cert = read_pem(cfg, cfg->tls_cert_file);
-    h->tls_key = read_pem(cfg, cfg->tls_key_file);
-    if (!h->tls_cert || !h->tls_key)
-        return VS_ECONFIG;
-    h->tls_d = start_daemon(h, cfg, ss, v6, cfg->https_port, VS_LISTEN_TLS);
-    if (!h->tls_d) {
-        VS_LOG(cfg->log, VS_LOG_ERROR, "https: cannot listen on %s:%u (or bad certificate/key)",
-               host, (unsigned)cfg->https_port);
-        return VS_ENET;
-    }
-    const union MHD_DaemonInfo *di = MHD_get_daemon_info(h->tls_d, MHD_DAEMON_INFO_BIND_PORT);
-    const char *hp = strstr(h->master_url, "://") + 3; /* url_paths checked "://" */
-    size_t hl = strcspn(hp, "/");
-    /* The host without its port ("[v6]:p" keeps its brackets). */
-    size_t k = hl;
-    while (k > 0 && hp[k - 1] != ':' && hp[k - 1] != ']')
-        k--;
-    if (k > 0 && hp[k - 1] == ':')
-        hl = k - 1;
-    struct vs_buf b;
-    vs_buf_init(&b, VS_BUF_UNLIMITED);
-    int rc = vs_buf_printf(&b, "https://%.*s:%u", (int)hl, hp, di ? (unsigned)di->port : 0u);
-    if (rc == 0)
-        h->https_base = vs_xstrdup(vs_buf_str(&b));
-    if (rc == 0)
-        rc = vs_buf_puts(&b, h->sched_path);
-    if (rc == 0)
-        h->https_sched_url = vs_buf_take(&b, NULL);
-    vs_buf_cleanup(&b);
-    return rc;
 }
 
 /* The limits: max_connections sized from the open-file limit (raised to
@@ -541,38 +463,6 @@ static int start_guard(struct vs_http *h, const struct vs_http_config *cfg)
     return vs_http_guard_create(&gc, &h->guard);
 }
 
-/* https_only's conditions, checked before anything listens: a
- * certificate, and an https upload URL (the plain listener refuses
- * uploads, and volsched clients refuse http uploads of an https project);
- * an http master URL is allowed (the plain master page then names the
- * https scheduler) but warned about: a middleman can rewrite the page a
- * volunteer fetches on attach. */
-static int check_https_only(const struct vs_http_config *cfg, const char *upload_url)
-{
-    if (!cfg->https_only)
-        return 0;
-    if (!cfg->tls_cert_file || !cfg->tls_key_file) {
-        VS_LOG(cfg->log, VS_LOG_ERROR,
-               "https_only: no certificate; set <https_cert> and <https_key> (docs/server.md, "
-               "\"HTTPS\")");
-        return VS_ECONFIG;
-    }
-    if (!vs_str_has_prefix(upload_url, "https://")) {
-        VS_LOG(cfg->log, VS_LOG_ERROR,
-               "https_only: the upload URL %s is not https (the plain listener refuses uploads); "
-               "set <upload_url> to the https listener's (docs/server.md, \"HTTPS\")",
-               upload_url);
-        return VS_ECONFIG;
-    }
-    if (!vs_str_has_prefix(cfg->master_url, "https://"))
-        VS_LOG(cfg->log, VS_LOG_WARN,
-               "https_only: the master URL %s is http: a volunteer who attaches with it can be "
-               "given a rewritten master page on the way; make the master URL https "
-               "(docs/server.md, \"HTTPS\")",
-               cfg->master_url);
-    return 0;
-}
-
 /* The listeners: plain on host:port, HTTPS beside it, the operator's. */
 static int start_listeners(struct vs_http *h, const struct vs_http_config *cfg, const char *host,
                            uint16_t port)
@@ -583,13 +473,13 @@ static int start_listeners(struct vs_http *h, const struct vs_http_config *cfg, 
         VS_LOG(cfg->log, VS_LOG_ERROR, "bad listen address '%s'", host);
         return VS_EINVAL;
     }
-    h->d = start_daemon(h, cfg, &ss, v6, port, VS_LISTEN_PLAIN);
+    h->d = vs_http__start_daemon(h, cfg, &ss, v6, port, VS_LISTEN_PLAIN);
     if (!h->d) {
         VS_LOG(cfg->log, VS_LOG_ERROR, "cannot listen on %s:%u", host, (unsigned)port);
         return VS_ENET;
     }
     if (cfg->tls_cert_file || cfg->tls_key_file) {
-        int rc = start_tls(h, cfg, host, &ss, v6);
+        int rc = vs_http__start_tls(h, cfg, host, &ss, v6);
         if (rc != 0)
             return rc;
     }
@@ -599,7 +489,7 @@ static int start_listeners(struct vs_http *h, const struct vs_http_config *cfg, 
         VS_LOG(cfg->log, VS_LOG_ERROR, "bad operator's listen address '%s'", cfg->ops_host);
         return VS_EINVAL;
     }
-    h->ops_d = start_daemon(h, cfg, &ss, v6, cfg->ops_port, VS_LISTEN_OPS);
+    h->ops_d = vs_http__start_daemon(h, cfg, &ss, v6, cfg->ops_port, VS_LISTEN_OPS);
     if (!h->ops_d) {
         VS_LOG(cfg->log, VS_LOG_ERROR, "cannot listen on %s:%u (operator's listener)",
                cfg->ops_host, (unsigned)cfg->ops_port);
@@ -625,7 +515,7 @@ int vs_http_start(const struct vs_http_config *cfg, const char *host, uint16_t p
         goto fail;
     }
     char *ul = url_or_default(cfg->upload_url, cfg->master_url, "file_upload_handler");
-    rc = check_https_only(cfg, ul);
+    rc = vs_http__check_https(cfg, ul);
     vs_free(ul);
     if (rc != 0)
         goto fail;

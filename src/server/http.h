@@ -12,10 +12,13 @@
  *   anything else (GET)            cfg->pages (status page, dashboard, metrics)
  *
  * Only the path of each URL is matched (the host part is the operator's
- * business). Everything else is a 404. Every refused request is logged at WARN with the
- * peer address and the reason. The layer knows nothing about the store or the
- * protocol: the scheduler and the upload handler are callbacks, so that the
- * HTTP layer can be tested on its own.
+ * business). Everything else is a 404. With HTTPS (cfg->tls_cert_file) a
+ * second listener serves the same over TLS 1.2+; with https_only the plain
+ * listener serves only the master page, get_project_config.php and
+ * downloads; an operator's listener (cfg->ops_host) serves only the pages. Every refused request is
+ * logged at WARN with the peer address and the reason. The layer knows nothing about the store or
+ * the protocol: the scheduler and the upload handler are callbacks, so that the HTTP layer can be
+ * tested on its own.
  */
 #ifndef VOLSCHED_SERVER_HTTP_H
 #define VOLSCHED_SERVER_HTTP_H
@@ -108,8 +111,9 @@ struct vs_http_config {
     size_t max_body;          /* POST body cap; 0: VS_HTTP_DEFAULT_MAX_BODY */
     size_t max_upload_body;   /* cap of an upload POST; 0: VS_HTTP_DEFAULT_MAX_UPLOAD */
     /* HTTPS: with both PEM files named, a second listener on https_port
-     * (0: a free one) serves the same paths over TLS, and the master page
-     * advertises only the https scheduler URL (master URL's host). */
+     * (0: a free one) serves the same paths over TLS (1.2 and 1.3,
+     * forward-secret AEAD suites only), and the master page advertises
+     * only the https scheduler URL (master URL's host). */
     const char *tls_cert_file, *tls_key_file;
     uint16_t https_port;
     /* With HTTPS: the plain listener serves only the master page,

@@ -1,7 +1,8 @@
 /*
- * Inside the HTTP front end (http.c: listeners, routing, downloads;
- * http_post.c: the POST routes and the handler threads; http_pages.c:
- * the master page and the GET pages). Not for use outside src/server/http*.c.
+ * Inside the HTTP front end (http.c: listeners, routing; http_post.c: the
+ * POST routes and the handler threads; http_pages.c: the master page and
+ * the GET pages on their thread; http_download.c: downloads; http_tls.c:
+ * HTTPS). Not for use outside src/server/http*.c.
  */
 #ifndef VOLSCHED_SERVER_HTTP_INT_H
 #define VOLSCHED_SERVER_HTTP_INT_H
@@ -9,6 +10,7 @@
 #include <microhttpd.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <sys/socket.h>
 
 #include "server/http.h"
 #include "server/http_guard.h"
@@ -141,6 +143,22 @@ struct vs_http_post *vs_http__post_new(struct vs_http *h, struct MHD_Connection 
                                        enum vs_http_route route, size_t body_cap);
 /* The listener c came in on. */
 enum vs_http_listener vs_http__listener(struct vs_http *h, struct MHD_Connection *c);
+
+/* http.c: one listening daemon on ss (port given separately): plain, TLS,
+ * or the operator's (plain). NULL when it cannot listen. */
+struct MHD_Daemon *vs_http__start_daemon(struct vs_http *h, const struct vs_http_config *cfg,
+                                         struct sockaddr_storage *ss, bool v6, uint16_t port,
+                                         enum vs_http_listener kind);
+
+/* http_tls.c: the GnuTLS priority string of the TLS listener. */
+extern const char vs_http__tls_priorities[];
+/* HTTPS's conditions before anything listens (upload_url: the upload URL
+ * in force): 0, or VS_ECONFIG (logged). */
+int vs_http__check_https(const struct vs_http_config *cfg, const char *upload_url);
+/* The TLS listener on ss at cfg->https_port, and h->https_base and
+ * h->https_sched_url (host: the master URL's). 0 or an error (logged). */
+int vs_http__start_tls(struct vs_http *h, const struct vs_http_config *cfg, const char *host,
+                       struct sockaddr_storage *ss, bool v6);
 
 /* http_download.c: GET of rel below the download directory. */
 enum MHD_Result vs_http__serve_download(struct vs_http *h, struct MHD_Connection *c,
