@@ -79,13 +79,13 @@ relay() { # LOG ARGS...: starts a relay, waits until it listens
 }
 # the plain middleman at the master URL's address; it strips once $STRIP_FLAG exists
 relay "$RLOG" --listen "$RP" --when "$STRIP_FLAG" || fail "relay did not start: $(cat "$WORK/relay.err")"
-curl -sf "$MASTER_HTTP" | grep -q "href=\"https://127.0.0.1:$HP/pin/cgi-bin/cgi\"" \
+grep -q "href=\"https://127.0.0.1:$HP/pin/cgi-bin/cgi\"" <<<"$(curl -sf "$MASTER_HTTP")" \
     || fail "the relayed master page does not name the https scheduler"
 # the TLS middleman (a certificate the client trusts), always stripping
 RT=$(demo_free_port)
 relay "$WORK/relay_tls.log" --listen "$RT" --tls "$T/server.pem" "$T/server.key" \
     || fail "TLS relay did not start: $(cat "$WORK/relay.err")"
-curl -sf --cacert "$T/ca.pem" "https://127.0.0.1:$RT/pin/" | grep -q "href=\"$HTTP_SCHED\"" \
+grep -q "href=\"$HTTP_SCHED\"" <<<"$(curl -sf --cacert "$T/ca.pem" "https://127.0.0.1:$RT/pin/")" \
     || fail "the TLS relay does not rewrite the master page"
 
 auth_seen() { grep -q "auth=$1" "$RLOG" "$WORK/relay_tls.log"; }

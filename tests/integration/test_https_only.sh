@@ -89,7 +89,8 @@ grep -q "https_only: plain http serves only" "$WORK/serve.log" || fail "no https
 # ---- the plain listener: the master page, get_project_config.php and downloads only
 page=$(curl -sf "$URL") || fail "no master page over plain http"
 echo "$page" | grep -q "href=\"$HTTPS/demo/cgi-bin/cgi\"" || fail "the master page does not name the https scheduler"
-curl -sf "${URL}get_project_config.php" | grep -q '<project_config>' || fail "no get_project_config.php over plain http"
+curl -sf -o "$WORK/pc.xml" "${URL}get_project_config.php"
+grep -q '<project_config>' "$WORK/pc.xml" || fail "no get_project_config.php over plain http"
 dl=$(cd "$P/download" && find . -type f | head -1 | sed 's:^\./::')
 curl -sf -o /dev/null "${URL}download/$dl" || fail "download $dl over plain http failed"
 REQ="<scheduler_request>\n<authenticator>$AUTH</authenticator>\n</scheduler_request>\n"
@@ -119,8 +120,9 @@ grep -i '^Set-Cookie: vs_ops=' "$WORK/oh" | grep -q 'Secure' || fail "the sessio
 
 # ---- TLS versions and suites
 tls_ok() { # openssl s_client options: 0 when a handshake completed
-    echo | timeout 10 openssl s_client -connect "127.0.0.1:$HTTPS_PORT" "$@" 2>&1 \
-        | grep -q 'Cipher is [^(]'
+    local out
+    out=$(echo | timeout 10 openssl s_client -connect "127.0.0.1:$HTTPS_PORT" "$@" 2>&1)
+    grep -q 'Cipher is [^(]' <<<"$out"
 }
 # SECLEVEL=0: OpenSSL 3 itself offers TLS 1.0/1.1 only at level 0
 tls_ok -tls1 -cipher 'DEFAULT:@SECLEVEL=0' && fail "TLS 1.0 accepted"

@@ -131,8 +131,11 @@ code=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$PORT/metrics")
 [ "$code" = 404 ] || fail "/metrics on the public listener answered $code with ops_listen"
 code=$(curl -s -o /dev/null -w '%{http_code}' -H "Cookie: $COOKIE" "http://127.0.0.1:$OPORT/ops/")
 [ "$code" = 200 ] || fail "/ops/ on the operator's listener answered $code"
-curl -sf "http://127.0.0.1:$OPORT/metrics" | grep -q volsched_jobs_sent_total || fail "no /metrics on the operator's listener"
-curl -sf "${URL}server_status.php" | grep -qi 'server status' || fail "server_status.php left the public listener"
+# (to files: grep -q would stop reading, and pipefail take curl's SIGPIPE)
+curl -sf -o "$W/metrics" "http://127.0.0.1:$OPORT/metrics"
+grep -q volsched_jobs_sent_total "$W/metrics" || fail "no /metrics on the operator's listener"
+curl -sf -o "$W/status" "${URL}server_status.php"
+grep -qi 'server status' "$W/status" || fail "server_status.php left the public listener"
 code=$(curl -s -o /dev/null -w '%{http_code}' --data-binary '<scheduler_request/>' "http://127.0.0.1:$OPORT/t/cgi-bin/cgi")
 [ "$code" = 405 ] || fail "the scheduler answered on the operator's listener ($code)"
 code=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$OPORT/t/")
