@@ -28,13 +28,6 @@ VSC_WORK_PREFIX=vs_https_pin
 . "$VS_SOURCE_DIR/tests/integration/lib_vs_client.sh"
 # shellcheck source=lib_tls.sh
 . "$VS_SOURCE_DIR/tests/integration/lib_tls.sh"
-nfail=0
-if [ "${VS_KEEP_GOING:-0}" = 1 ]; then
-    fail() { echo "FAIL: $*"; nfail=$((nfail + 1)); keep=1; }
-fi
-command -v openssl >/dev/null || fail "'openssl' is not installed"
-T="$WORK/tls"
-tls_make "$T" || fail "cannot make the test CA and certificate"
 RELAYS=""
 trap 'vsc_stop; for r in $RELAYS; do kill "$r" 2>/dev/null; wait "$r" 2>/dev/null; done; vsc_finish' EXIT
 

@@ -12,13 +12,9 @@ LIMIT=${LIMIT:-120}
 RC_WORK_PREFIX=vs_https
 # shellcheck source=lib_real_client.sh
 . "$VS_SOURCE_DIR/tests/integration/lib_real_client.sh"
-command -v openssl >/dev/null || fail "'openssl' is not installed"
-
-# ---- the test CA and the server's certificate (IP 127.0.0.1)
+# ---- the test CA and the server's certificate (IP 127.0.0.1): $T
 # shellcheck source=lib_tls.sh
 . "$VS_SOURCE_DIR/tests/integration/lib_tls.sh"
-T="$WORK/tls"
-tls_make "$T" || fail "cannot make the test CA and certificate"
 
 demo_make_project 4 1000000 || fail "could not create the project"
 HTTPS_PORT=$(demo_free_port)

@@ -23,13 +23,6 @@ RC_WORK_PREFIX=vs_https_only
 . "$VS_SOURCE_DIR/tests/integration/lib_real_client.sh"
 # shellcheck source=lib_tls.sh
 . "$VS_SOURCE_DIR/tests/integration/lib_tls.sh"
-nfail=0
-if [ "${VS_KEEP_GOING:-0}" = 1 ]; then
-    fail() { echo "FAIL: $*"; nfail=$((nfail + 1)); keep=1; }
-fi
-command -v openssl >/dev/null || fail "'openssl' is not installed"
-T="$WORK/tls"
-tls_make "$T" || fail "cannot make the test CA and certificate"
 OPS_PW='operator password 1'
 
 # ---- the project, without jobs yet (their upload URL is fixed when made)
