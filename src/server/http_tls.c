@@ -133,4 +133,3 @@ int vs_http__start_tls(struct vs_http *h, const struct vs_http_config *cfg, cons
     vs_buf_cleanup(&b);
     return rc;
 }
-
