@@ -54,7 +54,8 @@ demo_bcmd() { (cd "$BOINC_DIR" && boinccmd --host "127.0.0.1:$RPC_PORT" --passwd
 # Starts boinc in $WORK/boinc with short retry backoffs, small work buffers and
 # prefs that keep it computing on a busy machine; attaches it to $URL.
 # DEMO_CC_OPTIONS (optional) is extra XML for cc_config.xml's <options>,
-# DEMO_LOG_FLAGS (optional) extra XML for its <log_flags>.
+# DEMO_LOG_FLAGS (optional) extra XML for its <log_flags>, DEMO_BOINC_ARGS
+# (optional) more command-line options of boinc.
 demo_client_start() {
     BOINC_DIR="$WORK/boinc"
     mkdir -p "$BOINC_DIR"
@@ -97,7 +98,7 @@ EOF
         --skip_cpu_benchmarks --no_gpus \
         --sched_retry_delay_min 5 --sched_retry_delay_max 60 \
         --pers_retry_delay_min 5 --pers_retry_delay_max 60 \
-        --master_fetch_interval 10) >"$BOINC_DIR/client.log" 2>&1 &
+        --master_fetch_interval 10 ${DEMO_BOINC_ARGS:-}) >"$BOINC_DIR/client.log" 2>&1 &
     BOINC_PID=$!
     local _
     for _ in $(seq 1 60); do

@@ -143,6 +143,12 @@ struct vs_project_config {
     char https_cert[VS_PATH_MAX]; /* <https_cert> PEM certificate (chain); "" = no HTTPS */
     char https_key[VS_PATH_MAX];  /* <https_key> its PEM private key */
     int https_port;               /* <https_port> the HTTPS listener's; 0 = any free port */
+    /* <https_only>: the plain listener serves only the master page,
+     * get_project_config.php and downloads (issue 34; docs/server.md) */
+    bool https_only;
+    /* <ops_listen> HOST:PORT: /ops/ and /metrics on this listener only
+     * (plain HTTP; keep it private); "" = on the public ones */
+    char ops_listen[VS_NAME_MAX];
     /* the HTTP front end's limits (issue 16; docs/server.md "Limits") */
     int http_head_timeout;               /* <http_head_timeout> s for a request head; 30 */
     int http_idle_timeout;               /* <http_idle_timeout> s without traffic; 60 */

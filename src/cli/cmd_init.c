@@ -44,8 +44,9 @@ static void usage(FILE *f)
                "                missing, its schema always; docs/scale-out.md)\n"
                "  --force       initialise a non-empty directory; existing keys, the\n"
                "                existing store, config.xml and the operator password are kept\n"
-               "  --ops-password PW  the operator's password for the /ops/ dashboard (default:\n"
-               "                a random one, printed once; stored hashed in keys/ops_passwd)\n");
+               "  --ops-password PW  the operator's password for the /ops/ dashboard, at least\n"
+               "                10 characters (default: a random one of 16, printed once;\n"
+               "                stored hashed in keys/ops_passwd)\n");
 }
 
 /* 1 if dir exists and has entries, 0 if missing or empty, <0 on error. */
@@ -135,6 +136,11 @@ int vs_cmd_init(int argc, char **argv)
         return VS_EXIT_USAGE;
     }
     const char *dir = argv[next];
+    const char *weak = ops_password ? vs_ops_password_problem(ops_password) : NULL;
+    if (weak) {
+        fprintf(stderr, "volsched init: --ops-password refused: %s\n", weak);
+        return VS_EXIT_USAGE;
+    }
     if (!name)
         name = base_name(dir);
     char defurl[VS_URL_MAX];

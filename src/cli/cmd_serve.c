@@ -170,6 +170,12 @@ static void reload_config(struct vs_project_config *cfg, struct vs_log *log, str
     if (strcmp(ncfg->master_url, cfg->master_url) != 0 || strcmp(ncfg->cgi_url, cfg->cgi_url) ||
         strcmp(ncfg->download_url, cfg->download_url) || strcmp(ncfg->upload_url, cfg->upload_url))
         VS_LOG(log, VS_LOG_WARN, "config reload: changed URLs take effect after a restart");
+    if (strcmp(ncfg->https_cert, cfg->https_cert) || strcmp(ncfg->https_key, cfg->https_key) ||
+        ncfg->https_port != cfg->https_port || ncfg->https_only != cfg->https_only ||
+        strcmp(ncfg->ops_listen, cfg->ops_listen))
+        VS_LOG(log, VS_LOG_WARN,
+               "config reload: changed listeners (https_*, ops_listen) take effect after a "
+               "restart");
     if (sched)
         vs_sched_set_config(sched, ncfg);
     if (daemons)
@@ -423,6 +429,15 @@ int vs_cmd_serve(int argc, char **argv)
         }
         nproxies++;
     }
+    char ops_host[VS_NAME_MAX] = "";
+    uint16_t ops_port = 0;
+    if (cfg.ops_listen[0] && parse_listen(cfg.ops_listen, ops_host, sizeof(ops_host), &ops_port)) {
+        VS_LOG(log, VS_LOG_ERROR,
+               "config.xml: <ops_listen> wants HOST:PORT (e.g. 127.0.0.1:8081), got '%s'",
+               cfg.ops_listen);
+        rc = VS_ECONFIG;
+        goto out;
+    }
     struct vs_http_config hc = {
         .master_url = cfg.master_url,
         .sched_url = sched_url,
@@ -451,6 +466,9 @@ int vs_cmd_serve(int argc, char **argv)
         .tls_cert_file = cfg.https_cert[0] ? cfg.https_cert : NULL,
         .tls_key_file = cfg.https_key[0] ? cfg.https_key : NULL,
         .https_port = (uint16_t)cfg.https_port,
+        .https_only = cfg.https_only,
+        .ops_host = ops_host[0] ? ops_host : NULL,
+        .ops_port = ops_port,
     };
     rc = vs_http_start(&hc, host, port, &http);
     if (rc != 0)
@@ -467,8 +485,14 @@ int vs_cmd_serve(int argc, char **argv)
            maint ? "; stop_sched exists: down for maintenance" : "");
 
     if (vs_http_https_port(http))
-        VS_LOG(log, VS_LOG_INFO, "https on %s:%u; the master page advertises %s", host,
-               (unsigned)vs_http_https_port(http), vs_http_https_sched_url(http));
+        VS_LOG(log, VS_LOG_INFO, "https on %s:%u; the master page advertises %s%s", host,
+               (unsigned)vs_http_https_port(http), vs_http_https_sched_url(http),
+               cfg.https_only ? "; https_only: plain http serves only the master page, "
+                                "get_project_config.php and downloads"
+                              : "");
+    if (vs_http_ops_port(http))
+        VS_LOG(log, VS_LOG_INFO, "operator's listener on %s:%u: /ops/ and /metrics only there",
+               ops_host, (unsigned)vs_http_ops_port(http));
 
     double t_cat = mono_now(), t_stats = mono_now(), t_state = 0, t_sample = 0;
     uint64_t last_rpcs = 0;

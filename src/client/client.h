@@ -221,6 +221,7 @@ struct cl_project {
     double std, ltd, wall_cpu_period;
     bool suspended_via_gui, dont_request_more_work, sched_rpc_pending;
     bool master_url_fetch_pending;
+    bool https_pinned; /* never http again (https_pin.h) */
     bool attached_via_gui;
     bool trickle_up_pending;
     bool send_full_workload;

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "client/client.h"
+#include "client/https_pin.h"
 #include "volsched/alloc.h"
 #include "volsched/proto.h"
 #include "volsched/str.h"
@@ -62,6 +63,7 @@ static int master_fetch(struct vs_client *c, size_t p)
         size_t k = 0;
         for (size_t i = 0; i < pr->n_scheduler_urls; i++)
             vs_free(pr->scheduler_urls[i]);
+        vs_client_https_note(c, p, urls, n);
         for (size_t i = 0; i < n && k < VS_CLIENT_MAX_URLS; i++) {
             char canon[1100];
             if (vs_client_canon_url(urls[i], canon, sizeof(canon)) != 0) {
@@ -69,6 +71,8 @@ static int master_fetch(struct vs_client *c, size_t p)
                               urls[i]);
                 continue;
             }
+            if (!vs_client_https_allowed(c, p, urls[i], "scheduler request"))
+                continue;
             pr->scheduler_urls[k++] = vs_xstrdup(urls[i]);
         }
         pr->n_scheduler_urls = k;
@@ -546,6 +550,7 @@ static void merge_reply(struct vs_client *c, size_t p, const struct vs_proto_rep
 int vs_client_rpc_do(struct vs_client *c, size_t p, double work_req)
 {
     struct cl_project *pr = &c->projects[p];
+    vs_client_https_filter(c, p);
     if (pr->n_scheduler_urls == 0)
         return master_fetch(c, p);
     if (!pr->ever_rpc && work_req > 1)

@@ -39,6 +39,8 @@ static void write_project(struct vs_xml_writer *w, const struct cl_project *p)
         vs_xml_flag(w, "send_full_workload");
     if (p->ever_rpc)
         vs_xml_flag(w, "ever_rpc");
+    if (p->https_pinned)
+        vs_xml_flag(w, "vs_https_pinned");
     if (p->trickle_up_pending)
         vs_xml_flag(w, "trickle_up_pending");
     if (p->code_sign_key)
@@ -366,6 +368,7 @@ static void read_project(struct vs_client *c, const struct vs_xml_node *n, struc
     pr->send_full_workload = flag(n, "send_full_workload");
     pr->non_cpu_intensive = flag(n, "non_cpu_intensive");
     pr->ever_rpc = flag(n, "ever_rpc");
+    pr->https_pinned = flag(n, "vs_https_pinned");
     pr->trickle_up_pending = flag(n, "trickle_up_pending");
     vs_free(pr->code_sign_key);
     pr->code_sign_key = NULL;

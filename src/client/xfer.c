@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "client/client.h"
+#include "client/https_pin.h"
 #include "volsched/alloc.h"
 #include "volsched/md5.h"
 #include "volsched/proto.h"
@@ -41,7 +42,7 @@ static size_t to_buf(char *p, size_t sz, size_t n, void *ud)
     return vs_buf_append(b, p, sz * n) == 0 ? sz * n : 0;
 }
 
-static CURL *easy(const char *url)
+static CURL *easy(const struct vs_client *c, const char *url)
 {
     CURL *h = curl_easy_init();
     if (!h)
@@ -56,6 +57,7 @@ static CURL *easy(const char *url)
     curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
     curl_easy_setopt(h, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
     curl_easy_setopt(h, CURLOPT_USERAGENT, "BOINC client (x86_64-pc-linux-gnu 7.20.5)");
+    vs_client_https_curl(c, h, url);
     return h;
 }
 
@@ -63,7 +65,7 @@ int vs_client_http(struct vs_client *c, const char *url, const char *body, size_
                    struct vs_buf *out, long *out_code)
 {
     (void)c;
-    CURL *h = easy(url);
+    CURL *h = easy(c, url);
     if (!h)
         return VS_ENET;
     vs_buf_reset(out);
@@ -233,7 +235,7 @@ static void download(struct vs_client *c, struct cl_file *f)
         transient(c, f, "download", strerror(errno));
         return;
     }
-    CURL *h = easy(url);
+    CURL *h = easy(c, url);
     if (!h) {
         fclose(out);
         transient(c, f, "download", "curl");
@@ -326,7 +328,13 @@ static void upload(struct vs_client *c, struct cl_file *f)
         file_error(c, f, "Upload of %s failed: %s", f->name, "file too large for this client");
         return;
     }
-    const char *url = f->urls[(size_t)f->nfailures % f->n_urls];
+    const char *url =
+        vs_client_https_pick(c, f->project, f->urls, f->n_urls, (size_t)f->nfailures, "upload");
+    if (!url) {
+        file_error(c, f, "Upload of %s failed: %s", f->name,
+                   "its URL is http and the project uses https");
+        return;
+    }
     struct vs_arena a;
     vs_arena_init(&a, 4096);
     struct vs_proto_upload_request q;

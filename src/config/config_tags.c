@@ -66,6 +66,10 @@ const struct vs_config_tag vs_config__tags[] = {
     {"https_cert", K_PATH, F(https_cert), 0, 0, 0},
     {"https_key", K_PATH, F(https_key), 0, 0, 0},
     {"https_port", K_INT, F(https_port), 0, 65535, 0},
+    /* the plain listener without the scheduler, uploads or /ops/, and the
+     * operator's own listener (issue 34) */
+    {"https_only", K_BOOL, F(https_only), 0, 0, 0},
+    {"ops_listen", K_STR, F(ops_listen), 0, 0, 0},
     /* the HTTP front end's limits (issue 16) */
     {"http_head_timeout", K_INT, F(http_head_timeout), 1, 3600, 0},
     {"http_idle_timeout", K_INT, F(http_idle_timeout), 1, 86400, 0},

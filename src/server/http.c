@@ -1,8 +1,9 @@
 /*
- * HTTP front end on libmicrohttpd: the listeners and their limits
- * (http_guard.c), routing, downloads with Range, and logging of refused
- * requests; the POST routes are in http_post.c, the pages in http_pages.c.
- * See http.h for the URL layout.
+ * HTTP front end on libmicrohttpd: the listeners (plain, HTTPS, the
+ * operator's) and their limits (http_guard.c), routing by listener
+ * (https_only, the operator's listener), and logging of refused requests;
+ * the POST routes are in http_post.c, the pages in http_pages.c, downloads
+ * in http_download.c, TLS in http_tls.c. See http.h for the URL layout.
  */
 #include "server/http.h"
 
@@ -109,94 +110,6 @@ bool vs_http_safe_relpath(const char *rel)
     }
 }
 
-/* Parses "bytes=N-" or "bytes=N-M" into [*start, *end] (inclusive) for a file
- * of size bytes. Returns 1 for a usable range, 0 to ignore the header (serve
- * everything), -1 when the range lies past the end (416). */
-static int parse_range(const char *hdr, uint64_t size, uint64_t *start, uint64_t *end)
-{
-    if (!vs_str_has_prefix(hdr, "bytes="))
-        return 0;
-    const char *p = hdr + 6;
-    if (strchr(p, ','))
-        return 0; /* multi-range: not worth it, whole file is valid too */
-    char *dash;
-    errno = 0;
-    unsigned long long a = strtoull(p, &dash, 10);
-    if (dash == p || *dash != '-' || errno)
-        return 0;
-    unsigned long long b = size ? size - 1 : 0;
-    if (dash[1] != '\0') {
-        char *e;
-        b = strtoull(dash + 1, &e, 10);
-        if (*e != '\0' || errno || b < a)
-            return 0;
-        if (b >= size)
-            b = size ? size - 1 : 0;
-    }
-    if (a >= size)
-        return -1;
-    *start = a;
-    *end = b;
-    return 1;
-}
-
-static enum MHD_Result serve_download(struct vs_http *h, struct MHD_Connection *c,
-                                      const char *method, const char *url, const char *rel)
-{
-    if (!vs_http_safe_relpath(rel))
-        return vs_http__refuse(h, c, MHD_HTTP_NOT_FOUND, method, url, "unsafe download path");
-    int fd = openat(h->download_fd, rel, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-    if (fd < 0)
-        return vs_http__refuse(h, c, MHD_HTTP_NOT_FOUND, method, url, "no such file");
-    struct stat st;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        close(fd);
-        return vs_http__refuse(h, c, MHD_HTTP_NOT_FOUND, method, url, "not a regular file");
-    }
-    uint64_t size = (uint64_t)st.st_size, start = 0, end = size ? size - 1 : 0;
-    unsigned status = MHD_HTTP_OK;
-    const char *range = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_RANGE);
-    if (range) {
-        int rr = parse_range(range, size, &start, &end);
-        if (rr < 0) {
-            close(fd);
-            char cr[64];
-            snprintf(cr, sizeof(cr), "bytes */%" PRIu64, size);
-            struct MHD_Response *r =
-                MHD_create_response_from_buffer(0, NULL, MHD_RESPMEM_PERSISTENT);
-            if (!r)
-                return MHD_NO;
-            MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_RANGE, cr);
-            VS_LOG(h->cfg.log, VS_LOG_WARN, "http 416 %s %s: range '%s' past end", method, url,
-                   range);
-            atomic_fetch_add_explicit(&h->n_refused, 1, memory_order_relaxed);
-            enum MHD_Result ret = MHD_queue_response(c, MHD_HTTP_RANGE_NOT_SATISFIABLE, r);
-            MHD_destroy_response(r);
-            return ret;
-        }
-        if (rr > 0)
-            status = MHD_HTTP_PARTIAL_CONTENT;
-    }
-    uint64_t len = size ? end - start + 1 : 0;
-    /* MHD owns fd from here and closes it with the response. */
-    struct MHD_Response *r = MHD_create_response_from_fd_at_offset64(len, fd, start);
-    if (!r) {
-        close(fd);
-        return MHD_NO;
-    }
-    MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "application/octet-stream");
-    MHD_add_response_header(r, MHD_HTTP_HEADER_ACCEPT_RANGES, "bytes");
-    if (status == MHD_HTTP_PARTIAL_CONTENT) {
-        char cr[96];
-        snprintf(cr, sizeof(cr), "bytes %" PRIu64 "-%" PRIu64 "/%" PRIu64, start, end, size);
-        MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_RANGE, cr);
-    }
-    atomic_fetch_add_explicit(&h->n_downloads, 1, memory_order_relaxed);
-    enum MHD_Result ret = MHD_queue_response(c, status, r);
-    MHD_destroy_response(r);
-    return ret;
-}
-
 /* An MHD response that owns b's bytes (b is left empty), with its
  * Content-Type; NULL when MHD cannot make one (the bytes are freed). */
 struct MHD_Response *vs_http__take_response(struct vs_buf *b, const char *ctype)
@@ -222,7 +135,8 @@ struct MHD_Response *vs_http__take_response(struct vs_buf *b, const char *ctype)
 static char bodiless_mark;
 
 static enum MHD_Result answer_bodiless(struct vs_http *h, struct MHD_Connection *c,
-                                       const char *method, const char *url, bool is_get);
+                                       const char *method, const char *url, bool is_get,
+                                       void **con_cls);
 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
                                   const char *method, const char *version, const char *upload_data,
@@ -237,7 +151,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
             return MHD_YES;
         }
         vs_http_guard_busy(h->guard, conn_rec(c));
-        return answer_bodiless(h, c, method, url, true);
+        *con_cls = NULL; /* a page queued for the page thread puts its state here */
+        return answer_bodiless(h, c, method, url, true, con_cls);
     }
     if (*con_cls) /* later calls of a POST: its body, then its answer */
         return vs_http__post_step(h, c, *con_cls, method, url, upload_data, upload_data_size);
@@ -251,7 +166,11 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         route = VS_ROUTE_SCHED;
     else if (strcmp(url, h->ul_path) == 0)
         route = VS_ROUTE_UPLOAD;
-    if (route != VS_ROUTE_NONE && is_post) {
+    /* The scheduler and uploads are not on the operator's listener, nor on
+     * the plain one in https_only mode (answer_bodiless refuses them). */
+    enum vs_http_listener l = vs_http__listener(h, c);
+    bool open = l == VS_LISTEN_TLS || (l == VS_LISTEN_PLAIN && !h->cfg.https_only);
+    if (route != VS_ROUTE_NONE && is_post && open) {
         struct vs_http_post *pr = NULL;
         enum MHD_Result ret = vs_http__post_begin(h, c, route, method, url, &pr);
         *con_cls = pr;
@@ -265,15 +184,37 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
     /* Any other method is refused at once: MHD then drops its body and
      * closes the connection, which is what such a request deserves. */
     vs_http_guard_head_done(h->guard, conn_rec(c), false);
-    return answer_bodiless(h, c, method, url, false);
+    return answer_bodiless(h, c, method, url, false, con_cls);
+}
+
+/* https_only: what the plain listener refuses, naming the https URL. */
+static enum MHD_Result refuse_plain(struct vs_http *h, struct MHD_Connection *c, const char *method,
+                                    const char *url)
+{
+    char why[VS_HTTP_PATH_MAX + 160];
+    snprintf(why, sizeof(why), "this project serves %s only over https: %s%s", url, h->https_base,
+             url);
+    return vs_http__refuse(h, c, MHD_HTTP_FORBIDDEN, method, url, why);
 }
 
 static enum MHD_Result answer_bodiless(struct vs_http *h, struct MHD_Connection *c,
-                                       const char *method, const char *url, bool is_get)
+                                       const char *method, const char *url, bool is_get,
+                                       void **con_cls)
 {
-    if (strcmp(url, h->sched_path) == 0 || strcmp(url, h->ul_path) == 0)
+    enum vs_http_listener l = vs_http__listener(h, c);
+    if (l == VS_LISTEN_OPS) {
+        if (is_get)
+            return vs_http__serve_page(h, c, method, url, con_cls);
+        return vs_http__refuse(h, c, MHD_HTTP_METHOD_NOT_ALLOWED, method, url,
+                               "the operator's listener serves only its pages (GET)");
+    }
+    bool plain_only = l == VS_LISTEN_PLAIN && h->cfg.https_only;
+    if (strcmp(url, h->sched_path) == 0 || strcmp(url, h->ul_path) == 0) {
+        if (plain_only)
+            return refuse_plain(h, c, method, url);
         return vs_http__refuse(h, c, MHD_HTTP_METHOD_NOT_ALLOWED, method, url,
                                "endpoint takes POST");
+    }
     bool pages = atomic_load_explicit(&h->pages_ready, memory_order_acquire);
     /* The master URL's path, with or without its trailing '/'. */
     if ((strncmp(url, h->path, h->path_len - 1) == 0 &&
@@ -295,11 +236,19 @@ static enum MHD_Result answer_bodiless(struct vs_http *h, struct MHD_Connection 
         if (!is_get)
             return vs_http__refuse(h, c, MHD_HTTP_METHOD_NOT_ALLOWED, method, url,
                                    "downloads are GET");
-        return serve_download(h, c, method, url, url + h->dl_path_len);
+        return vs_http__serve_download(h, c, method, url, url + h->dl_path_len);
     }
+    if (plain_only)
+        return refuse_plain(h, c, method, url);
     if (is_get)
-        return vs_http__serve_page(h, c, method, url);
+        return vs_http__serve_page(h, c, method, url, con_cls);
     return vs_http__refuse(h, c, MHD_HTTP_NOT_FOUND, method, url, "no such page");
+}
+
+enum vs_http_listener vs_http__listener(struct vs_http *h, struct MHD_Connection *c)
+{
+    (void)h;
+    return (enum vs_http_listener)vs_http_guard_listener(conn_rec(c));
 }
 
 static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
@@ -315,11 +264,14 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
     atomic_fetch_sub_explicit(&h->inflight, 1, memory_order_relaxed);
 }
 
-/* Connections come and go: their records for the limits and deadlines. */
+/* Connections come and go: their records for the limits and deadlines,
+ * marked with their listener (cls is that listener's entry of h->lctx: a
+ * request's own callbacks cannot tell the daemons of a thread pool apart). */
 static void on_connection(void *cls, struct MHD_Connection *c, void **socket_context,
                           enum MHD_ConnectionNotificationCode toe)
 {
-    struct vs_http *h = cls;
+    const struct vs_http_lctx *lc = cls;
+    struct vs_http *h = lc->h;
     if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
         const union MHD_ConnectionInfo *fd =
             MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
@@ -327,6 +279,7 @@ static void on_connection(void *cls, struct MHD_Connection *c, void **socket_con
             MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
         *socket_context =
             vs_http_guard_open(h->guard, fd ? fd->connect_fd : -1, ad ? ad->client_addr : NULL);
+        vs_http_guard_set_listener(*socket_context, (int)lc->kind);
     } else {
         vs_http_guard_close(h->guard, *socket_context);
         *socket_context = NULL;
@@ -427,11 +380,14 @@ static int make_sockaddr(const char *host, uint16_t port, struct sockaddr_storag
     return VS_EINVAL;
 }
 
-/* One listening daemon on ss (port given separately), HTTP or HTTPS. */
-static struct MHD_Daemon *start_daemon(struct vs_http *h, const struct vs_http_config *cfg,
-                                       struct sockaddr_storage *ss, bool v6, uint16_t port,
-                                       bool tls)
+/* One listening daemon on ss (port given separately): plain, TLS, or the
+ * operator's (plain). */
+struct MHD_Daemon *vs_http__start_daemon(struct vs_http *h, const struct vs_http_config *cfg,
+                                         struct sockaddr_storage *ss, bool v6, uint16_t port,
+                                         enum vs_http_listener kind)
 {
+    bool tls = kind == VS_LISTEN_TLS;
+    h->lctx[kind] = (struct vs_http_lctx){.h = h, .kind = kind};
     struct sockaddr_in *a4 = (struct sockaddr_in *)(void *)ss;
     struct sockaddr_in6 *a6 = (struct sockaddr_in6 *)(void *)ss;
     if (v6)
@@ -463,78 +419,12 @@ static struct MHD_Daemon *start_daemon(struct vs_http *h, const struct vs_http_c
                             MHD_OPTION_CONNECTION_TIMEOUT, idle,
                             MHD_OPTION_LISTEN_BACKLOG_SIZE, 4096u,
                             MHD_OPTION_NOTIFY_COMPLETED, on_completed, h,
-                            MHD_OPTION_NOTIFY_CONNECTION, on_connection, h,
+                            MHD_OPTION_NOTIFY_CONNECTION, on_connection, &h->lctx[kind],
                             tls ? MHD_OPTION_HTTPS_MEM_CERT : MHD_OPTION_END, h->tls_cert,
                             MHD_OPTION_HTTPS_MEM_KEY, h->tls_key,
+                            MHD_OPTION_HTTPS_PRIORITIES, vs_http__tls_priorities,
                             MHD_OPTION_END);
     // clang-format on
-}
-
-/* Reads a PEM file (certificate or key) whole; NULL on error (logged). */
-static char *read_pem(const struct vs_http_config *cfg, const char *path)
-{
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    struct vs_buf b;
-    vs_buf_init(&b, 1u << 20);
-    char chunk[4096];
-    ssize_t n = 0;
-    int rc = fd < 0 ? -errno : 0;
-    while (rc == 0 && (n = read(fd, chunk, sizeof(chunk))) > 0)
-        rc = vs_buf_append(&b, chunk, (size_t)n);
-    if (rc == 0 && n < 0)
-        rc = -errno;
-    if (fd >= 0)
-        close(fd);
-    if (rc == 0 && b.len == 0)
-        rc = VS_EPARSE;
-    if (rc != 0) {
-        VS_LOG(cfg->log, VS_LOG_ERROR, "https: cannot read %s: %s", path, vs_strerror(rc));
-        vs_buf_cleanup(&b);
-        return NULL;
-    }
-    return vs_buf_take(&b, NULL);
-}
-
-/* The HTTPS daemon, and the https scheduler URL the master page names:
- * the master URL's host with the HTTPS port and the scheduler's path. */
-static int start_tls(struct vs_http *h, const struct vs_http_config *cfg, const char *host,
-                     struct sockaddr_storage *ss, bool v6)
-{
-    if (!cfg->tls_cert_file || !cfg->tls_key_file) {
-        VS_LOG(cfg->log, VS_LOG_ERROR, "https: both a certificate and a key are needed");
-        return VS_ECONFIG;
-    }
-    if (!MHD_is_feature_supported(MHD_FEATURE_TLS)) {
-        VS_LOG(cfg->log, VS_LOG_ERROR, "https: libmicrohttpd was built without TLS");
-        return VS_EUNSUPPORTED;
-    }
-    h->tls_cert = read_pem(cfg, cfg->tls_cert_file);
-    h->tls_key = read_pem(cfg, cfg->tls_key_file);
-    if (!h->tls_cert || !h->tls_key)
-        return VS_ECONFIG;
-    h->tls_d = start_daemon(h, cfg, ss, v6, cfg->https_port, true);
-    if (!h->tls_d) {
-        VS_LOG(cfg->log, VS_LOG_ERROR, "https: cannot listen on %s:%u (or bad certificate/key)",
-               host, (unsigned)cfg->https_port);
-        return VS_ENET;
-    }
-    const union MHD_DaemonInfo *di = MHD_get_daemon_info(h->tls_d, MHD_DAEMON_INFO_BIND_PORT);
-    const char *hp = strstr(h->master_url, "://") + 3; /* url_paths checked "://" */
-    size_t hl = strcspn(hp, "/");
-    /* The host without its port ("[v6]:p" keeps its brackets). */
-    size_t k = hl;
-    while (k > 0 && hp[k - 1] != ':' && hp[k - 1] != ']')
-        k--;
-    if (k > 0 && hp[k - 1] == ':')
-        hl = k - 1;
-    struct vs_buf b;
-    vs_buf_init(&b, VS_BUF_UNLIMITED);
-    int rc = vs_buf_printf(&b, "https://%.*s:%u%s", (int)hl, hp, di ? (unsigned)di->port : 0u,
-                           h->sched_path);
-    if (rc == 0)
-        h->https_sched_url = vs_buf_take(&b, NULL);
-    vs_buf_cleanup(&b);
-    return rc;
 }
 
 /* The limits: max_connections sized from the open-file limit (raised to
@@ -573,6 +463,41 @@ static int start_guard(struct vs_http *h, const struct vs_http_config *cfg)
     return vs_http_guard_create(&gc, &h->guard);
 }
 
+/* The listeners: plain on host:port, HTTPS beside it, the operator's. */
+static int start_listeners(struct vs_http *h, const struct vs_http_config *cfg, const char *host,
+                           uint16_t port)
+{
+    struct sockaddr_storage ss;
+    bool v6 = false;
+    if (make_sockaddr(host, port, &ss, &v6) != 0) {
+        VS_LOG(cfg->log, VS_LOG_ERROR, "bad listen address '%s'", host);
+        return VS_EINVAL;
+    }
+    h->d = vs_http__start_daemon(h, cfg, &ss, v6, port, VS_LISTEN_PLAIN);
+    if (!h->d) {
+        VS_LOG(cfg->log, VS_LOG_ERROR, "cannot listen on %s:%u", host, (unsigned)port);
+        return VS_ENET;
+    }
+    if (cfg->tls_cert_file || cfg->tls_key_file) {
+        int rc = vs_http__start_tls(h, cfg, host, &ss, v6);
+        if (rc != 0)
+            return rc;
+    }
+    if (!cfg->ops_host)
+        return 0;
+    if (make_sockaddr(cfg->ops_host, cfg->ops_port, &ss, &v6) != 0) {
+        VS_LOG(cfg->log, VS_LOG_ERROR, "bad operator's listen address '%s'", cfg->ops_host);
+        return VS_EINVAL;
+    }
+    h->ops_d = vs_http__start_daemon(h, cfg, &ss, v6, cfg->ops_port, VS_LISTEN_OPS);
+    if (!h->ops_d) {
+        VS_LOG(cfg->log, VS_LOG_ERROR, "cannot listen on %s:%u (operator's listener)",
+               cfg->ops_host, (unsigned)cfg->ops_port);
+        return VS_ENET;
+    }
+    return 0;
+}
+
 int vs_http_start(const struct vs_http_config *cfg, const char *host, uint16_t port,
                   struct vs_http **out_http)
 {
@@ -581,12 +506,19 @@ int vs_http_start(const struct vs_http_config *cfg, const char *host, uint16_t p
     struct vs_http *h = VS_NEW(struct vs_http);
     h->download_fd = -1;
     h->pool_inited = true;
+    vs_http__pool_init(h, &h->pool, 0);
+    vs_http__pool_init(h, &h->page_pool, VS_HTTP_PAGES_QUEUED);
     h->cfg = *cfg;
     int rc = url_paths(h, cfg);
     if (rc != 0) {
         VS_LOG(cfg->log, VS_LOG_ERROR, "bad project URL(s): master '%s'", cfg->master_url);
         goto fail;
     }
+    char *ul = url_or_default(cfg->upload_url, cfg->master_url, "file_upload_handler");
+    rc = vs_http__check_https(cfg, ul);
+    vs_free(ul);
+    if (rc != 0)
+        goto fail;
     h->download_dir = vs_xstrdup(cfg->download_dir);
     h->cfg.master_url = h->master_url;
     h->cfg.sched_url = h->sched_url;
@@ -594,13 +526,15 @@ int vs_http_start(const struct vs_http_config *cfg, const char *host, uint16_t p
     h->cfg.upload_url = NULL;
     h->cfg.download_dir = h->download_dir;
     h->cfg.project_name = NULL;
+    h->cfg.ops_host = NULL; /* used only while starting */
     h->max_body = cfg->max_body ? cfg->max_body : VS_HTTP_DEFAULT_MAX_BODY;
     h->max_upload = cfg->max_upload_body ? cfg->max_upload_body : VS_HTTP_DEFAULT_MAX_UPLOAD;
-    vs_http__pool_init(h);
     rc = start_guard(h, cfg);
     if (rc != 0)
         goto fail;
-    rc = vs_http__pool_start(h, cfg->threads ? cfg->threads : 4);
+    rc = vs_http__pool_start(&h->pool, cfg->threads ? cfg->threads : 4);
+    if (rc == 0)
+        rc = vs_http__pool_start(&h->page_pool, 1);
     if (rc != 0)
         goto fail;
     h->download_fd = open(h->download_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -610,24 +544,9 @@ int vs_http_start(const struct vs_http_config *cfg, const char *host, uint16_t p
                strerror(errno));
         goto fail;
     }
-    struct sockaddr_storage ss;
-    bool v6 = false;
-    rc = make_sockaddr(host, port, &ss, &v6);
-    if (rc != 0) {
-        VS_LOG(cfg->log, VS_LOG_ERROR, "bad listen address '%s'", host);
+    rc = start_listeners(h, cfg, host, port);
+    if (rc != 0)
         goto fail;
-    }
-    h->d = start_daemon(h, cfg, &ss, v6, port, false);
-    if (!h->d) {
-        rc = VS_ENET;
-        VS_LOG(cfg->log, VS_LOG_ERROR, "cannot listen on %s:%u", host, (unsigned)port);
-        goto fail;
-    }
-    if (cfg->tls_cert_file || cfg->tls_key_file) {
-        rc = start_tls(h, cfg, host, &ss, v6);
-        if (rc != 0)
-            goto fail;
-    }
     /* The pages name the bound ports, so they are built last. */
     h->cfg.project_name = cfg->project_name; /* used only while building pages */
     rc = vs_http__build_pages(h);
@@ -640,6 +559,13 @@ int vs_http_start(const struct vs_http_config *cfg, const char *host, uint16_t p
 fail:
     vs_http_stop(h);
     return rc;
+}
+
+uint16_t vs_http_ops_port(const struct vs_http *h)
+{
+    const union MHD_DaemonInfo *di =
+        h->ops_d ? MHD_get_daemon_info(h->ops_d, MHD_DAEMON_INFO_BIND_PORT) : NULL;
+    return di ? di->port : 0;
 }
 
 uint16_t vs_http_https_port(const struct vs_http *h)
@@ -691,7 +617,8 @@ unsigned vs_http_drain(struct vs_http *h, int timeout_ms)
     if (!h || !h->d)
         return 0;
     quiesce(h->d);
-    quiesce(h->tls_d); /* the HTTPS listener drains the same way */
+    quiesce(h->tls_d); /* the HTTPS and operator's listeners drain the same way */
+    quiesce(h->ops_d);
     /* Requests, not connections: kept-alive idle ones may stay open. */
     unsigned left = 0;
     for (int waited = 0;; waited += 20) {
@@ -710,20 +637,27 @@ void vs_http_stop(struct vs_http *h)
         return;
     /* The handler threads first: each resumes its connection, so none is
      * left suspended when the listeners stop. */
-    if (h->pool_inited)
-        vs_http__pool_stop(h);
+    if (h->pool_inited) {
+        vs_http__pool_stop(&h->pool);
+        vs_http__pool_stop(&h->page_pool);
+    }
     if (h->d)
         MHD_stop_daemon(h->d);
     if (h->tls_d)
         MHD_stop_daemon(h->tls_d);
-    if (h->pool_inited)
-        vs_http__pool_free(h);
+    if (h->ops_d)
+        MHD_stop_daemon(h->ops_d);
+    if (h->pool_inited) {
+        vs_http__pool_free(&h->pool);
+        vs_http__pool_free(&h->page_pool);
+    }
     vs_http_guard_destroy(h->guard);
     if (h->tls_key)
         explicit_bzero(h->tls_key, strlen(h->tls_key));
     vs_free(h->tls_key);
     vs_free(h->tls_cert);
     vs_free(h->https_sched_url);
+    vs_free(h->https_base);
     if (h->master_resp)
         MHD_destroy_response(h->master_resp);
     if (h->config_resp)

@@ -12,10 +12,13 @@
  *   anything else (GET)            cfg->pages (status page, dashboard, metrics)
  *
  * Only the path of each URL is matched (the host part is the operator's
- * business). Everything else is a 404. Every refused request is logged at WARN with the
- * peer address and the reason. The layer knows nothing about the store or the
- * protocol: the scheduler and the upload handler are callbacks, so that the
- * HTTP layer can be tested on its own.
+ * business). Everything else is a 404. With HTTPS (cfg->tls_cert_file) a
+ * second listener serves the same over TLS 1.2+; with https_only the plain
+ * listener serves only the master page, get_project_config.php and
+ * downloads; an operator's listener (cfg->ops_host) serves only the pages. Every refused request is
+ * logged at WARN with the peer address and the reason. The layer knows nothing about the store or
+ * the protocol: the scheduler and the upload handler are callbacks, so that the HTTP layer can be
+ * tested on its own.
  */
 #ifndef VOLSCHED_SERVER_HTTP_H
 #define VOLSCHED_SERVER_HTTP_H
@@ -49,20 +52,39 @@ typedef int (*vs_http_post_fn)(void *ctx, const char *body, size_t len, const ch
 
 /*
  * A GET page handler (status page, dashboard, metrics): it sees only the
- * request's path, query string ("" if none), Authorization header (NULL if
- * none) and peer, so that it does not depend on this HTTP layer. It appends
- * the body to out, sets *out_ctype (a static string) and returns the HTTP
- * status: 200, 401 (the layer adds a Basic challenge), or 404 when the path
- * is not one of its pages (the layer answers its own 404).
+ * request's path, query string ("" if none), Authorization and Cookie
+ * headers (NULL if none), peer, and whether it came over TLS, so that it
+ * does not depend on this HTTP layer. It appends the body to out->body,
+ * sets out->ctype (a static string), may set out->set_cookie (a whole
+ * Set-Cookie value) and out->retry_after (seconds, for a 429 or 503), and
+ * returns the HTTP status: 200, 401 (the layer adds a Basic challenge),
+ * 403, 429, 500, or 404 when the path is not one of its pages (the layer
+ * answers its own 404).
+ *
+ * It runs on the front end's page thread, one page at a time, never on
+ * the threads that poll the sockets: a page that reads the store or
+ * checks a password (PBKDF2) holds up no download, master page or
+ * scheduler request. At most VS_HTTP_PAGES_QUEUED pages wait for it; more
+ * are answered 503 at once.
  */
 struct vs_http_get {
     const char *path;
     const char *query;
     const char *authorization;
+    const char *cookie;
     const char *peer;
+    bool https;        /* came over the HTTPS listener */
+    bool ops_listener; /* came over the private operator's listener */
 };
-typedef int (*vs_http_get_fn)(void *ctx, const struct vs_http_get *req, struct vs_buf *out,
-                              const char **out_ctype);
+#define VS_HTTP_SET_COOKIE_MAX 256
+#define VS_HTTP_PAGES_QUEUED   64
+struct vs_http_page {
+    struct vs_buf *body; /* the layer's buffer (capped) */
+    const char *ctype;   /* "text/plain" until set */
+    char set_cookie[VS_HTTP_SET_COOKIE_MAX];
+    unsigned retry_after;
+};
+typedef int (*vs_http_get_fn)(void *ctx, const struct vs_http_get *req, struct vs_http_page *out);
 
 /*
  * A POST handler fed as the body arrives (uploads: the file goes to disk in
@@ -89,10 +111,20 @@ struct vs_http_config {
     size_t max_body;          /* POST body cap; 0: VS_HTTP_DEFAULT_MAX_BODY */
     size_t max_upload_body;   /* cap of an upload POST; 0: VS_HTTP_DEFAULT_MAX_UPLOAD */
     /* HTTPS: with both PEM files named, a second listener on https_port
-     * (0: a free one) serves the same paths over TLS, and the master page
-     * advertises only the https scheduler URL (master URL's host). */
+     * (0: a free one) serves the same paths over TLS (1.2 and 1.3,
+     * forward-secret AEAD suites only), and the master page advertises
+     * only the https scheduler URL (master URL's host). */
     const char *tls_cert_file, *tls_key_file;
     uint16_t https_port;
+    /* With HTTPS: the plain listener serves only the master page,
+     * get_project_config.php and downloads, and answers everything else
+     * (scheduler, uploads, pages) 403, naming the https URL. Needs an
+     * https upload URL (refused at start otherwise). */
+    bool https_only;
+    /* A third, plain listener for the operator (NULL: none): it serves
+     * only the pages (req->ops_listener set), the others nothing else. */
+    const char *ops_host;
+    uint16_t ops_port;
     unsigned threads;      /* handler threads (POSTs); 0: 4 */
     unsigned poll_threads; /* threads polling the sockets; 0: 2 */
     /* Limits (http_guard.h, docs/server.md "Limits"). */
@@ -134,6 +166,8 @@ uint16_t vs_http_port(const struct vs_http *h);
  * page advertises for it (NULL without HTTPS). */
 uint16_t vs_http_https_port(const struct vs_http *h);
 const char *vs_http_https_sched_url(const struct vs_http *h);
+/* The operator's listener's port, 0 without one. */
+uint16_t vs_http_ops_port(const struct vs_http *h);
 
 /* Counters since start (read without locking; approximate while running). */
 struct vs_http_stats {

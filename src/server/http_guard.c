@@ -23,6 +23,7 @@ struct vs_http_conn {
     bool trusted, counted, cut;
     double since;     /* start of the current phase (monotonic seconds) */
     uint64_t body_in; /* body bytes of the current request */
+    int listener;     /* the front end's mark of the listener it came in on */
 };
 
 struct addr_ent {
@@ -333,6 +334,17 @@ void vs_http_guard_idle(struct vs_http_guard *g, struct vs_http_conn *c)
 bool vs_http_guard_trusted(const struct vs_http_conn *c)
 {
     return c && c->trusted;
+}
+
+void vs_http_guard_set_listener(struct vs_http_conn *c, int listener)
+{
+    if (c)
+        c->listener = listener;
+}
+
+int vs_http_guard_listener(const struct vs_http_conn *c)
+{
+    return c ? c->listener : 0;
 }
 
 const struct vs_ip *vs_http_guard_peer(const struct vs_http_conn *c)

@@ -75,6 +75,10 @@ void vs_http_guard_busy(struct vs_http_guard *g, struct vs_http_conn *c);
 /* The request was answered: the next head's deadline starts now. */
 void vs_http_guard_idle(struct vs_http_guard *g, struct vs_http_conn *c);
 
+/* The listener the connection came in on, as the front end numbers them
+ * (0 until set). */
+void vs_http_guard_set_listener(struct vs_http_conn *c, int listener);
+int vs_http_guard_listener(const struct vs_http_conn *c);
 /* Whether the connection's peer is a trusted proxy, and its address. */
 bool vs_http_guard_trusted(const struct vs_http_conn *c);
 const struct vs_ip *vs_http_guard_peer(const struct vs_http_conn *c);

@@ -25,44 +25,98 @@ static enum MHD_Result add_arg(void *cls, enum MHD_ValueKind kind, const char *k
     return q->rc == 0 ? MHD_YES : MHD_NO;
 }
 
-/* A GET for a path none of the fixed routes own: the page handler's turn. */
+/* Copies a header (NULL stays NULL) into pr's string buffer; its offset
+ * (+1, 0 for NULL), turned into a pointer once every copy is in. */
+static size_t keep(struct vs_http_post *pr, const char *s, int *rc)
+{
+    if (!s || *rc)
+        return 0;
+    size_t at = pr->strs.len;
+    *rc = vs_buf_append(&pr->strs, s, strlen(s) + 1);
+    return at + 1;
+}
+
+static const char *at(const struct vs_http_post *pr, size_t off)
+{
+    return off ? pr->strs.data + off - 1 : NULL;
+}
+
+/* A GET for a path none of the fixed routes own: the page handler's turn,
+ * on the page thread. */
 enum MHD_Result vs_http__serve_page(struct vs_http *h, struct MHD_Connection *c, const char *method,
-                                    const char *url)
+                                    const char *url, void **con_cls)
 {
     if (!h->cfg.pages)
         return vs_http__refuse(h, c, MHD_HTTP_NOT_FOUND, method, url, "no such page");
+    struct vs_http_post *pr = vs_http__post_new(h, c, VS_ROUTE_PAGE, 0);
     struct vs_buf query;
     vs_buf_init(&query, 4096);
     struct query_acc qa = {.b = &query};
     MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, add_arg, &qa);
-    char peer[VS_HTTP_PEER_MAX];
-    vs_http__peer(h, c, peer, sizeof(peer));
-    struct vs_http_get req = {
-        .path = url,
-        .query = vs_buf_str(&query),
-        .authorization =
-            MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION),
-        .peer = peer,
-    };
-    struct vs_buf out;
-    vs_buf_init(&out, VS_HTTP_MAX_REPLY);
-    const char *ctype = "text/plain";
-    int status = qa.rc ? MHD_HTTP_BAD_REQUEST : h->cfg.pages(h->cfg.pages_ctx, &req, &out, &ctype);
+    int rc = qa.rc;
+    size_t o_path = keep(pr, url, &rc);
+    size_t o_query = keep(pr, vs_buf_str(&query), &rc);
+    size_t o_auth = keep(
+        pr, MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION), &rc);
+    size_t o_cookie =
+        keep(pr, MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_COOKIE), &rc);
     vs_buf_cleanup(&query);
-    if (status == MHD_HTTP_NOT_FOUND) {
-        vs_buf_cleanup(&out);
-        return vs_http__refuse(h, c, MHD_HTTP_NOT_FOUND, method, url, "no such page");
+    if (rc != 0) {
+        vs_http__post_free(pr);
+        return vs_http__refuse(h, c, MHD_HTTP_BAD_REQUEST, method, url, "request too large");
     }
-    struct MHD_Response *r = vs_http__take_response(&out, ctype);
+    enum vs_http_listener l = vs_http__listener(h, c);
+    pr->get = (struct vs_http_get){
+        .path = at(pr, o_path),
+        .query = at(pr, o_query),
+        .authorization = at(pr, o_auth),
+        .cookie = at(pr, o_cookie),
+        .peer = pr->peer,
+        .https = l == VS_LISTEN_TLS,
+        .ops_listener = l == VS_LISTEN_OPS,
+    };
+    int d = vs_http__dispatch(&h->page_pool, pr);
+    if (d < 0) {
+        vs_http__post_free(pr);
+        return vs_http__refuse(h, c, MHD_HTTP_SERVICE_UNAVAILABLE, method, url,
+                               "too many page requests waiting; try again later");
+    }
+    *con_cls = pr; /* freed by the request-completed callback */
+    if (d > 0)
+        return MHD_YES;       /* answered once the page thread resumes it */
+    vs_http__page_run(h, pr); /* stopping: no page thread any more */
+    return vs_http__page_answer(h, c, pr, method, url);
+}
+
+void vs_http__page_run(struct vs_http *h, struct vs_http_post *pr)
+{
+    pr->page.body = &pr->out;
+    pr->page.ctype = "text/plain";
+    pr->status = h->cfg.pages(h->cfg.pages_ctx, &pr->get, &pr->page);
+}
+
+enum MHD_Result vs_http__page_answer(struct vs_http *h, struct MHD_Connection *c,
+                                     struct vs_http_post *pr, const char *method, const char *url)
+{
+    if (pr->status == MHD_HTTP_NOT_FOUND)
+        return vs_http__refuse(h, c, MHD_HTTP_NOT_FOUND, method, url, "no such page");
+    struct MHD_Response *r = vs_http__take_response(&pr->out, pr->page.ctype);
     if (!r)
         return MHD_NO;
     MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
-    if (status == MHD_HTTP_UNAUTHORIZED) {
+    if (pr->status >= 400)
         atomic_fetch_add_explicit(&h->n_refused, 1, memory_order_relaxed);
+    if (pr->status == MHD_HTTP_UNAUTHORIZED)
         MHD_add_response_header(r, MHD_HTTP_HEADER_WWW_AUTHENTICATE,
                                 "Basic realm=\"volsched operator\", charset=\"UTF-8\"");
+    if (pr->page.set_cookie[0])
+        MHD_add_response_header(r, MHD_HTTP_HEADER_SET_COOKIE, pr->page.set_cookie);
+    if (pr->page.retry_after) {
+        char ra[16];
+        snprintf(ra, sizeof(ra), "%u", pr->page.retry_after);
+        MHD_add_response_header(r, MHD_HTTP_HEADER_RETRY_AFTER, ra);
     }
-    enum MHD_Result ret = MHD_queue_response(c, (unsigned)status, r);
+    enum MHD_Result ret = MHD_queue_response(c, (unsigned)pr->status, r);
     MHD_destroy_response(r);
     return ret;
 }

@@ -36,6 +36,19 @@ static struct vs_http_conn *conn_rec(struct MHD_Connection *c)
     return ci ? ci->socket_context : NULL;
 }
 
+struct vs_http_post *vs_http__post_new(struct vs_http *h, struct MHD_Connection *c,
+                                       enum vs_http_route route, size_t body_cap)
+{
+    struct vs_http_post *pr = VS_NEW(struct vs_http_post);
+    pr->route = route;
+    pr->conn = c;
+    vs_http__peer(h, c, pr->peer, sizeof(pr->peer));
+    vs_buf_init(&pr->body, body_cap); /* a streamed route only uses its cap */
+    vs_buf_init(&pr->out, VS_HTTP_MAX_REPLY);
+    vs_buf_init(&pr->strs, 64 * 1024);
+    return pr;
+}
+
 enum MHD_Result vs_http__post_begin(struct vs_http *h, struct MHD_Connection *c,
                                     enum vs_http_route route, const char *method, const char *url,
                                     struct vs_http_post **out_pr)
@@ -50,12 +63,7 @@ enum MHD_Result vs_http__post_begin(struct vs_http *h, struct MHD_Connection *c,
                                "request body over limit");
     if (route == VS_ROUTE_SCHED)
         atomic_fetch_add_explicit(&h->n_sched, 1, memory_order_relaxed);
-    struct vs_http_post *pr = VS_NEW(struct vs_http_post);
-    pr->route = route;
-    pr->conn = c;
-    vs_http__peer(h, c, pr->peer, sizeof(pr->peer));
-    vs_buf_init(&pr->body, cap); /* a streamed route only uses its cap */
-    vs_buf_init(&pr->out, VS_HTTP_MAX_REPLY);
+    struct vs_http_post *pr = vs_http__post_new(h, c, route, cap);
     if (route == VS_ROUTE_UPLOAD && h->cfg.upload_stream) {
         pr->ops = h->cfg.upload_stream;
         pr->sreq = pr->ops->open(h->cfg.upload_ctx, pr->peer);
@@ -68,6 +76,10 @@ enum MHD_Result vs_http__post_begin(struct vs_http *h, struct MHD_Connection *c,
 /* The handler's work for a complete body (on a handler thread). */
 static void run_handler(struct vs_http *h, struct vs_http_post *pr)
 {
+    if (pr->route == VS_ROUTE_PAGE) {
+        vs_http__page_run(h, pr);
+        return;
+    }
     if (pr->ops) {
         pr->status = pr->ops->finish(pr->sreq, &pr->out);
         return;
@@ -97,15 +109,16 @@ static enum MHD_Result answer(struct vs_http *h, struct MHD_Connection *c, struc
     return ret;
 }
 
-/* Hands pr to a handler thread with its connection suspended; false when
- * the threads are stopping (the caller runs the handler itself). */
-static bool dispatch(struct vs_http *h, struct vs_http_post *pr)
+int vs_http__dispatch(struct vs_http_pool *p, struct vs_http_post *pr)
 {
-    struct vs_http_pool *p = &h->pool;
     pthread_mutex_lock(&p->mu);
-    if (p->stop || !h->pool_started) {
+    if (p->stop || !p->started) {
         pthread_mutex_unlock(&p->mu);
-        return false;
+        return 0;
+    }
+    if (p->max_queued && p->queued >= p->max_queued) {
+        pthread_mutex_unlock(&p->mu);
+        return -1;
     }
     /* Suspended before it is queued, so a quick handler thread can never
      * resume it first. */
@@ -117,9 +130,10 @@ static bool dispatch(struct vs_http *h, struct vs_http_post *pr)
     else
         p->head = pr;
     p->tail = pr;
+    p->queued++;
     pthread_cond_signal(&p->cv);
     pthread_mutex_unlock(&p->mu);
-    return true;
+    return 1;
 }
 
 enum MHD_Result vs_http__post_step(struct vs_http *h, struct MHD_Connection *c,
@@ -127,7 +141,8 @@ enum MHD_Result vs_http__post_step(struct vs_http *h, struct MHD_Connection *c,
                                    const char *data, size_t *data_size)
 {
     if (pr->state == POST_DONE)
-        return answer(h, c, pr, method, url);
+        return pr->route == VS_ROUTE_PAGE ? vs_http__page_answer(h, c, pr, method, url)
+                                          : answer(h, c, pr, method, url);
     if (pr->state == POST_RUNNING)
         return MHD_YES; /* not expected: MHD calls again only once resumed */
     if (*data_size > 0) {
@@ -153,7 +168,7 @@ enum MHD_Result vs_http__post_step(struct vs_http *h, struct MHD_Connection *c,
     if (pr->too_big)
         return vs_http__refuse(h, c, MHD_HTTP_CONTENT_TOO_LARGE, method, url,
                                "request body over limit");
-    if (dispatch(h, pr))
+    if (vs_http__dispatch(&h->pool, pr) > 0)
         return MHD_YES;
     run_handler(h, pr);
     pr->state = POST_DONE;
@@ -168,13 +183,13 @@ void vs_http__post_free(struct vs_http_post *pr)
         pr->ops->close(pr->sreq);
     vs_buf_cleanup(&pr->body);
     vs_buf_cleanup(&pr->out);
+    vs_buf_cleanup(&pr->strs);
     vs_free(pr);
 }
 
 static void *pool_main(void *arg)
 {
-    struct vs_http *h = arg;
-    struct vs_http_pool *p = &h->pool;
+    struct vs_http_pool *p = arg;
     pthread_mutex_lock(&p->mu);
     for (;;) {
         while (!p->head && !p->stop)
@@ -185,8 +200,9 @@ static void *pool_main(void *arg)
         p->head = pr->next;
         if (!p->head)
             p->tail = NULL;
+        p->queued--;
         pthread_mutex_unlock(&p->mu);
-        run_handler(h, pr);
+        run_handler(p->h, pr);
         pr->state = POST_DONE;
         /* MHD's resume takes its own lock: what the handler wrote is seen
          * by the polling thread that answers. */
@@ -197,28 +213,28 @@ static void *pool_main(void *arg)
     return NULL;
 }
 
-void vs_http__pool_init(struct vs_http *h)
+void vs_http__pool_init(struct vs_http *h, struct vs_http_pool *p, unsigned max_queued)
 {
-    pthread_mutex_init(&h->pool.mu, NULL);
-    pthread_cond_init(&h->pool.cv, NULL);
+    p->h = h;
+    p->max_queued = max_queued;
+    pthread_mutex_init(&p->mu, NULL);
+    pthread_cond_init(&p->cv, NULL);
 }
 
-int vs_http__pool_start(struct vs_http *h, unsigned nthreads)
+int vs_http__pool_start(struct vs_http_pool *p, unsigned nthreads)
 {
-    struct vs_http_pool *p = &h->pool;
     p->threads = vs_xmalloc(nthreads * sizeof(*p->threads));
-    h->pool_started = true;
+    p->started = true;
     for (unsigned i = 0; i < nthreads; i++) {
-        if (pthread_create(&p->threads[i], NULL, pool_main, h) != 0)
+        if (pthread_create(&p->threads[i], NULL, pool_main, p) != 0)
             return VS_ENOMEM;
         p->nthreads++;
     }
     return 0;
 }
 
-void vs_http__pool_stop(struct vs_http *h)
+void vs_http__pool_stop(struct vs_http_pool *p)
 {
-    struct vs_http_pool *p = &h->pool;
     pthread_mutex_lock(&p->mu);
     p->stop = true;
     pthread_cond_broadcast(&p->cv);
@@ -230,8 +246,8 @@ void vs_http__pool_stop(struct vs_http *h)
     p->nthreads = 0;
 }
 
-void vs_http__pool_free(struct vs_http *h)
+void vs_http__pool_free(struct vs_http_pool *p)
 {
-    pthread_cond_destroy(&h->pool.cv);
-    pthread_mutex_destroy(&h->pool.mu);
+    pthread_cond_destroy(&p->cv);
+    pthread_mutex_destroy(&p->mu);
 }

@@ -14,7 +14,7 @@
 #define SALT_LEN   16
 #define HASH_LEN   32
 
-static void to_hex(const unsigned char *p, size_t n, char *out)
+void vs_ops__to_hex(const unsigned char *p, size_t n, char *out)
 {
     static const char digits[] = "0123456789abcdef";
     for (size_t i = 0; i < n; i++) {
@@ -24,7 +24,7 @@ static void to_hex(const unsigned char *p, size_t n, char *out)
     out[2 * n] = '\0';
 }
 
-static int from_hex(const char *s, size_t len, unsigned char *out, size_t n)
+int vs_ops__from_hex(const char *s, size_t len, unsigned char *out, size_t n)
 {
     if (len != 2 * n)
         return -1;
@@ -56,8 +56,8 @@ int vs_ops_hash_password(const char *password, char *out, size_t n)
     if (RAND_bytes(salt, SALT_LEN) != 1 || derive(password, salt, ITERATIONS, hash) != 0)
         return VS_ECRYPTO;
     char sh[2 * SALT_LEN + 1], hh[2 * HASH_LEN + 1];
-    to_hex(salt, SALT_LEN, sh);
-    to_hex(hash, HASH_LEN, hh);
+    vs_ops__to_hex(salt, SALT_LEN, sh);
+    vs_ops__to_hex(hash, HASH_LEN, hh);
     int m = snprintf(out, n, "pbkdf2-sha256$%d$%s$%s", ITERATIONS, sh, hh);
     return m < 0 || (size_t)m >= n ? VS_ELIMIT : 0;
 }
@@ -79,12 +79,26 @@ bool vs_ops_check_password(const char *stored, const char *password)
     unsigned char salt[SALT_LEN], want[HASH_LEN], got[HASH_LEN];
     const char *hash_hex = d + 1;
     size_t hl = strcspn(hash_hex, "\r\n");
-    if (from_hex(salt_hex, (size_t)(d - salt_hex), salt, SALT_LEN) != 0 ||
-        from_hex(hash_hex, hl, want, HASH_LEN) != 0)
+    if (vs_ops__from_hex(salt_hex, (size_t)(d - salt_hex), salt, SALT_LEN) != 0 ||
+        vs_ops__from_hex(hash_hex, hl, want, HASH_LEN) != 0)
         return false;
     if (derive(password, salt, (int)iter, got) != 0)
         return false;
     return CRYPTO_memcmp(got, want, HASH_LEN) == 0;
+}
+
+_Static_assert(VS_OPS_PASSWORD_MIN == 10, "the message below names the minimum");
+
+const char *vs_ops_password_problem(const char *password)
+{
+    if (!password || strlen(password) < VS_OPS_PASSWORD_MIN)
+        return "the operator password must have at least 10 characters (it guards the "
+               "dashboard on the open internet)";
+    /* The password travels in an HTTP Basic header: no control characters. */
+    for (const char *p = password; *p; p++)
+        if ((unsigned char)*p < 0x20 || *p == 0x7f)
+            return "the operator password may not contain control characters";
+    return NULL;
 }
 
 int vs_ops_random_password(char *out, size_t n)

@@ -14,6 +14,13 @@
 
 #define VS_OPS_PASSWD_FILE "keys/ops_passwd"
 #define VS_OPS_HASH_MAX    256
+/* The shortest operator password `volsched init --ops-password` takes
+ * (the random one it makes has 16 characters). */
+#define VS_OPS_PASSWORD_MIN 10
+
+/* NULL when password may be the operator's, else why not (a static
+ * sentence for the operator). */
+const char *vs_ops_password_problem(const char *password);
 
 /* Hashes password with a fresh random salt into out (the stored line,
  * without newline). Returns 0, or VS_ECRYPTO / VS_ELIMIT. */
@@ -27,5 +34,10 @@ VS_MUST_CHECK int vs_ops_random_password(char *out, size_t n);
  * against the stored line. False for NULL, another scheme or bad base64.
  */
 bool vs_ops_check_basic(const char *stored, const char *authorization);
+
+/* Lowercase hex of p[0..n) into out (2n + 1 bytes); and back: exactly 2n
+ * hex digits of s[0..len) into out[0..n), 0 or -1. For ops_session.c. */
+void vs_ops__to_hex(const unsigned char *p, size_t n, char *out);
+int vs_ops__from_hex(const char *s, size_t len, unsigned char *out, size_t n);
 
 #endif

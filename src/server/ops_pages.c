@@ -7,9 +7,12 @@
 #include <string.h>
 #include <time.h>
 
+#include "server/auth_limit.h"
 #include "server/daemons.h"
+#include "server/http_addr.h"
 #include "server/ops_auth.h"
 #include "server/ops_page.h"
+#include "server/ops_session.h"
 #include "server/ops_status.h"
 #include "store/store_ops.h"
 #include "store/store_project.h"
@@ -22,6 +25,8 @@ struct vs_ops_pages {
     struct vs_ops_sources src;
     char status_path[VS_URL_MAX + 32]; /* "/demo/server_status.php" */
     char passwd[VS_OPS_HASH_MAX];      /* "" = none set */
+    struct vs_ops_session_key skey;    /* the session cookies' (with a password) */
+    struct vs_auth_limit *failed;      /* wrong passwords per address */
     pthread_mutex_t mu;                /* the store handle: one page at a time */
     struct vs_store *st;
     _Atomic(struct vs_http *) http; /* set once the listeners are up */
@@ -59,11 +64,19 @@ int vs_ops_pages_create(const struct vs_project_config *cfg, const struct vs_ops
                "no operator password in %s/%s: the /ops/ dashboard is closed (see "
                "docs/operating.md)",
                cfg->dir, VS_OPS_PASSWD_FILE);
-    int rc = vs_project_store_open(cfg, false, src->log, &p->st);
+    int rc = p->passwd[0] ? vs_ops_session_key_load(cfg->dir, p->passwd, &p->skey) : 0;
+    if (rc != 0) {
+        VS_LOG(src->log, VS_LOG_ERROR, "cannot read or make %s/%s: %s", cfg->dir,
+               VS_OPS_SESSION_KEY_FILE, vs_strerror(rc));
+        vs_free(p);
+        return rc;
+    }
+    rc = vs_project_store_open(cfg, false, src->log, &p->st);
     if (rc != 0) {
         vs_free(p);
         return rc;
     }
+    p->failed = vs_auth_limit_create(VS_OPS_FAILED_BURST, VS_OPS_FAILED_PER_HOUR);
     pthread_mutex_init(&p->mu, NULL);
     *out = p;
     return 0;
@@ -74,7 +87,9 @@ void vs_ops_pages_destroy(struct vs_ops_pages *p)
     if (!p)
         return;
     vs_store_close(p->st);
+    vs_auth_limit_destroy(p->failed);
     pthread_mutex_destroy(&p->mu);
+    explicit_bzero(&p->skey, sizeof(p->skey));
     vs_free(p);
 }
 
@@ -429,8 +444,85 @@ static bool query_has(const char *query, const char *kv)
     return false;
 }
 
+/* The wrong-password throttle's key for a client: its address, or its /64
+ * for IPv6 (one host holds a whole /64, and would otherwise get a bucket
+ * per address). */
+static void limit_key(const char *peer, char *out, size_t n)
+{
+    struct vs_ip ip;
+    static const uint8_t v4mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+    if (!peer || vs_ip_parse(peer, &ip) != 0 || memcmp(ip.b, v4mapped, 12) == 0) {
+        snprintf(out, n, "%s", peer ? peer : "?");
+        return;
+    }
+    memset(ip.b + 8, 0, 8);
+    vs_ip_text(&ip, out, n);
+}
+
+/*
+ * Who may see /ops/: a valid session cookie lets in at the cost of an
+ * HMAC; else the password (HTTP Basic), whose PBKDF2 runs only for an
+ * address whose wrong passwords are under the throttle. A right password
+ * gets a session cookie. Returns 0 to let the request in, or the status to
+ * answer with its text in out.
+ */
+static int ops_login(struct vs_ops_pages *pg, const struct vs_http_get *req, int64_t now,
+                     struct vs_http_page *out)
+{
+    struct vs_page p = {.b = out->body};
+    const char *peer = req->peer ? req->peer : "?";
+    if (!pg->passwd[0]) {
+        vs_page_printf(&p, "No operator password is set for this project: run `volsched "
+                           "init --force DIR --ops-password PW` to set one (docs/operating.md).\n");
+        return p.rc ? 500 : 403;
+    }
+    if (vs_ops_cookie_check(&pg->skey, req->cookie, now))
+        return 0;
+    if (!req->authorization) {
+        vs_page_printf(&p, "401 operator password required\n");
+        return p.rc ? 500 : 401;
+    }
+    char key[64];
+    limit_key(peer, key, sizeof(key));
+    int wait = 0;
+    if (!vs_auth_limit_allow(pg->failed, key, now, &wait)) {
+        VS_LOG(pg->src.log, VS_LOG_DEBUG, "ops: login from %s refused unchecked (throttled)", peer);
+        vs_page_printf(&p,
+                       "429 too many wrong operator passwords from this address; try again in "
+                       "%d s\n",
+                       wait);
+        out->retry_after = (unsigned)wait;
+        return p.rc ? 500 : 429;
+    }
+    if (!vs_ops_check_basic(pg->passwd, req->authorization)) {
+        vs_auth_limit_failed(pg->failed, key, now);
+        VS_LOG(pg->src.log, VS_LOG_WARN, "ops: wrong operator password from %s", peer);
+        if (!vs_auth_limit_allow(pg->failed, key, now, &wait))
+            VS_LOG(pg->src.log, VS_LOG_WARN,
+                   "ops: %d wrong operator passwords from %s: its logins are refused unchecked "
+                   "(429) for %d s, then one a minute",
+                   VS_OPS_FAILED_BURST, key, wait);
+        vs_page_printf(&p, "401 operator password required\n");
+        return p.rc ? 500 : 401;
+    }
+    char v[VS_OPS_COOKIE_MAX];
+    if (vs_ops_cookie_make(&pg->skey, now, v, sizeof(v)) == 0) {
+        /* HttpOnly: no script reads it; SameSite=Strict: no other site's
+         * page makes the browser send it; Secure when it came over TLS, so
+         * that the browser never sends it in clear. */
+        int m = snprintf(out->set_cookie, sizeof(out->set_cookie),
+                         "%s=%s; Path=/ops; Max-Age=%d; HttpOnly; SameSite=Strict%s",
+                         VS_OPS_COOKIE_NAME, v, VS_OPS_SESSION_SECS, req->https ? "; Secure" : "");
+        if (m < 0 || (size_t)m >= sizeof(out->set_cookie))
+            out->set_cookie[0] = '\0';
+    }
+    VS_LOG(pg->src.log, VS_LOG_INFO, "ops: operator logged in from %s (session of %d h)", peer,
+           VS_OPS_SESSION_SECS / 3600);
+    return 0;
+}
+
 int vs_ops_pages_handle(struct vs_ops_pages *pg, const struct vs_http_get *req, int64_t now,
-                        struct vs_buf *out, const char **out_ctype)
+                        struct vs_http_page *out)
 {
     enum { P_STATUS, P_METRICS, P_OPS } which;
     if (strcmp(req->path, pg->status_path) == 0 || strcmp(req->path, "/server_status.php") == 0)
@@ -442,22 +534,17 @@ int vs_ops_pages_handle(struct vs_ops_pages *pg, const struct vs_http_get *req, 
         which = P_OPS;
     else
         return 404;
-    struct vs_page p = {.b = out};
+    /* With an operator's listener, the dashboard and the metrics are there
+     * only. */
+    if (which != P_STATUS && pg->cfg.ops_listen[0] && !req->ops_listener)
+        return 404;
+    struct vs_buf *b = out->body;
     if (which == P_OPS) {
-        *out_ctype = "text/plain";
-        if (!pg->passwd[0]) {
-            vs_page_printf(&p, "No operator password is set for this project: run `volsched "
-                               "init --force DIR` to make one (docs/operating.md).\n");
-            return p.rc ? 500 : 403;
-        }
-        if (!vs_ops_check_basic(pg->passwd, req->authorization)) {
-            if (req->authorization)
-                VS_LOG(pg->src.log, VS_LOG_WARN, "ops: wrong operator password from %s",
-                       req->peer ? req->peer : "?");
-            vs_page_printf(&p, "401 operator password required\n");
-            return p.rc ? 500 : 401;
-        }
+        int st = ops_login(pg, req, now, out);
+        if (st != 0)
+            return st;
     }
+    struct vs_page p = {.b = b};
     struct vs_ops_status *st = VS_NEW(struct vs_ops_status);
     pthread_mutex_lock(&pg->mu);
     int rc = vs_ops_status_collect(pg->cfg.dir, pg->cfg.long_name, pg->st, now, st);
@@ -465,20 +552,20 @@ int vs_ops_pages_handle(struct vs_ops_pages *pg, const struct vs_http_get *req, 
         switch (which) {
         case P_STATUS:
             if (query_has(req->query, "xml=1")) {
-                *out_ctype = "text/xml";
-                rc = vs_ops_status_xml(st, out);
+                out->ctype = "text/xml";
+                rc = vs_ops_status_xml(st, b);
             } else {
-                *out_ctype = "text/html; charset=utf-8";
-                rc = vs_ops_status_html(st, out);
+                out->ctype = "text/html; charset=utf-8";
+                rc = vs_ops_status_html(st, b);
             }
             break;
         case P_METRICS:
-            *out_ctype = "text/plain; version=0.0.4";
+            out->ctype = "text/plain; version=0.0.4";
             metrics_page(pg, &p, st, now);
             rc = p.rc;
             break;
         case P_OPS:
-            *out_ctype = "text/html; charset=utf-8";
+            out->ctype = "text/html; charset=utf-8";
             dashboard(pg, &p, st, now);
             rc = p.rc;
             break;
@@ -488,17 +575,17 @@ int vs_ops_pages_handle(struct vs_ops_pages *pg, const struct vs_http_get *req, 
     vs_free(st);
     if (rc != 0) {
         VS_LOG(pg->src.log, VS_LOG_ERROR, "ops page %s: %s", req->path, vs_strerror(rc));
-        vs_buf_reset(out);
-        *out_ctype = "text/plain";
-        if (vs_buf_puts(out, "500 cannot read the project's status\n") != 0)
-            vs_buf_reset(out);
+        vs_buf_reset(b);
+        out->ctype = "text/plain";
+        out->set_cookie[0] = '\0';
+        if (vs_buf_puts(b, "500 cannot read the project's status\n") != 0)
+            vs_buf_reset(b);
         return 500;
     }
     return 200;
 }
 
-int vs_ops_pages_http(void *ctx, const struct vs_http_get *req, struct vs_buf *out,
-                      const char **out_ctype)
+int vs_ops_pages_http(void *ctx, const struct vs_http_get *req, struct vs_http_page *out)
 {
-    return vs_ops_pages_handle(ctx, req, (int64_t)time(NULL), out, out_ctype);
+    return vs_ops_pages_handle(ctx, req, (int64_t)time(NULL), out);
 }

@@ -12,19 +12,9 @@ LIMIT=${LIMIT:-120}
 RC_WORK_PREFIX=vs_https
 # shellcheck source=lib_real_client.sh
 . "$VS_SOURCE_DIR/tests/integration/lib_real_client.sh"
-command -v openssl >/dev/null || fail "'openssl' is not installed"
-
-# ---- the test CA and the server's certificate (IP 127.0.0.1)
-T="$WORK/tls"
-mkdir -p "$T"
-openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj "/CN=volsched test CA" \
-    -keyout "$T/ca.key" -out "$T/ca.pem" >/dev/null 2>&1 || fail "cannot make the CA"
-openssl req -newkey rsa:2048 -nodes -subj "/CN=127.0.0.1" \
-    -keyout "$T/server.key" -out "$T/server.csr" >/dev/null 2>&1 || fail "cannot make the key"
-printf 'subjectAltName=IP:127.0.0.1\nbasicConstraints=CA:FALSE\n' > "$T/ext.cnf"
-openssl x509 -req -in "$T/server.csr" -CA "$T/ca.pem" -CAkey "$T/ca.key" -CAcreateserial \
-    -days 2 -extfile "$T/ext.cnf" -out "$T/server.pem" >/dev/null 2>&1 || fail "cannot sign"
-chmod 600 "$T/server.key"
+# ---- the test CA and the server's certificate (IP 127.0.0.1): $T
+# shellcheck source=lib_tls.sh
+. "$VS_SOURCE_DIR/tests/integration/lib_tls.sh"
 
 demo_make_project 4 1000000 || fail "could not create the project"
 HTTPS_PORT=$(demo_free_port)

@@ -22,7 +22,7 @@ trap cleanup EXIT
 PORT=$(python3 -c 'import socket;s=socket.socket();s.bind(("127.0.0.1",0));print(s.getsockname()[1]);s.close()')
 URL="http://127.0.0.1:$PORT/t/"
 P="$W/p"
-$V init "$P" --name "Ops Test" --url "$URL" --ops-password 'op-secret' > "$W/init.out" || fail "init"
+$V init "$P" --name "Ops Test" --url "$URL" --ops-password 'op-secret-pw' > "$W/init.out" || fail "init"
 grep -q 'pbkdf2-sha256\$' "$P/keys/ops_passwd" || fail "operator password not stored hashed"
 grep -q 'op-secret' "$P/keys/ops_passwd" && fail "operator password stored in clear"
 # init --force keeps the operator's config.xml edits.
@@ -154,7 +154,7 @@ code=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$PORT/ops/")
 code=$(curl -s -o /dev/null -w '%{http_code}' -u op:wrong "http://127.0.0.1:$PORT/ops/")
 [ "$code" = 401 ] || fail "/ops/ with a wrong password answered $code"
 command -v chromium >/dev/null || fail "chromium is not installed (deps/debian-packages.txt)"
-OPSURL="http://op:op-secret@127.0.0.1:$PORT/ops/"
+OPSURL="http://op:op-secret-pw@127.0.0.1:$PORT/ops/"
 CH=(chromium --headless --no-sandbox --disable-gpu --no-first-run --user-data-dir="$W/chrome"
     --window-size=1280,2000 --virtual-time-budget=3000)
 timeout 60 "${CH[@]}" --screenshot="$W/ops.png" "$OPSURL" > "$W/chrome.log" 2>&1
