@@ -158,13 +158,15 @@ static void bench_roles(const char *root, size_t nresults)
         snprintf(names[4 * i + 3], 40, "new_out_%d", i);
         in[i] = (struct vs_proto_file_ref){.file_name = names[4 * i + 1]};
         out[i] = (struct vs_proto_file_ref){.file_name = names[4 * i + 3]};
-        wus[i] = (struct vs_proto_workunit){.name = names[4 * i], .file_refs = &in[i],
-                                            .n_file_refs = 1};
-        res[i] = (struct vs_proto_result){.name = names[4 * i + 2], .wu_name = names[4 * i],
-                                          .file_refs = &out[i], .n_file_refs = 1};
+        wus[i] =
+            (struct vs_proto_workunit){.name = names[4 * i], .file_refs = &in[i], .n_file_refs = 1};
+        res[i] = (struct vs_proto_result){.name = names[4 * i + 2],
+                                          .wu_name = names[4 * i],
+                                          .file_refs = &out[i],
+                                          .n_file_refs = 1};
     }
-    struct vs_proto_reply y = {.workunits = wus, .n_workunits = 10, .results = res,
-                               .n_results = 10};
+    struct vs_proto_reply y = {
+        .workunits = wus, .n_workunits = 10, .results = res, .n_results = 10};
     char why[600];
     int reps = nresults > 5000 ? 20 : 200;
     double t0 = now();

@@ -69,8 +69,7 @@ static bool add(struct roles *rs, const char *name, int role, const char *owner)
     return true;
 }
 
-static bool add_cl(struct roles *rs, const struct cl_fref *f, size_t n, int role,
-                   const char *owner)
+static bool add_cl(struct roles *rs, const struct cl_fref *f, size_t n, int role, const char *owner)
 {
     for (size_t i = 0; i < n; i++)
         if (!add(rs, f[i].file_name, role, owner))
@@ -104,8 +103,8 @@ static void state_roles(struct roles *rs, const struct vs_client *c, size_t p)
 static bool reply_roles(struct roles *rs, const struct vs_proto_reply *y)
 {
     for (size_t i = 0; i < y->n_app_versions; i++)
-        if (!add_proto(rs, y->app_versions[i].file_refs, y->app_versions[i].n_file_refs,
-                       ROLE_APP, y->app_versions[i].app_name))
+        if (!add_proto(rs, y->app_versions[i].file_refs, y->app_versions[i].n_file_refs, ROLE_APP,
+                       y->app_versions[i].app_name))
             return false;
     for (size_t i = 0; i < y->n_workunits; i++)
         if (!add_proto(rs, y->workunits[i].file_refs, y->workunits[i].n_file_refs, ROLE_INPUT,

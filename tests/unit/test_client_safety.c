@@ -59,10 +59,10 @@ static void test_project_urls(void **state)
     (void)state;
     char out[1100];
     static const char *const bad[] = {
-        "http://../",         "http://./",          "http://..",          "https://../x/",
-        "http://.a.b/",       "http://a..b/",       "http://a.b/x/../",   "http://a.b/./",
-        "http://a.b/x/..",    "http://a.b/x/.",     "http://a.b/x/../y/", "http://a.b:/",
-        "http://a.b:99999999/", "http://u@a.b/",    "http://a.b\\x/",     "http://a_b.c/",
+        "http://../",           "http://./",      "http://..",          "https://../x/",
+        "http://.a.b/",         "http://a..b/",   "http://a.b/x/../",   "http://a.b/./",
+        "http://a.b/x/..",      "http://a.b/x/.", "http://a.b/x/../y/", "http://a.b:/",
+        "http://a.b:99999999/", "http://u@a.b/",  "http://a.b\\x/",     "http://a_b.c/",
     };
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         if (vs_client_canon_url(bad[i], out, sizeof(out)) == 0)
@@ -106,14 +106,18 @@ static void test_file_roles(void **state)
     struct vs_proto_file_ref app_ref = {.file_name = "app_1", .main_program = true};
     struct vs_proto_file_ref in_ref = {.file_name = "in_1", .open_name = "in"};
     struct vs_proto_file_ref out_ref = {.file_name = "out_1", .open_name = "out"};
-    struct vs_proto_app_version av = {.app_name = "a", .version_num = 1, .file_refs = &app_ref,
-                                      .n_file_refs = 1};
-    struct vs_proto_workunit wu = {.name = "wu", .app_name = "a", .file_refs = &in_ref,
-                                   .n_file_refs = 1};
-    struct vs_proto_result res = {.name = "wu_0", .wu_name = "wu", .file_refs = &out_ref,
-                                  .n_file_refs = 1};
-    struct vs_proto_reply y = {.app_versions = &av, .n_app_versions = 1, .workunits = &wu,
-                               .n_workunits = 1, .results = &res, .n_results = 1};
+    struct vs_proto_app_version av = {
+        .app_name = "a", .version_num = 1, .file_refs = &app_ref, .n_file_refs = 1};
+    struct vs_proto_workunit wu = {
+        .name = "wu", .app_name = "a", .file_refs = &in_ref, .n_file_refs = 1};
+    struct vs_proto_result res = {
+        .name = "wu_0", .wu_name = "wu", .file_refs = &out_ref, .n_file_refs = 1};
+    struct vs_proto_reply y = {.app_versions = &av,
+                               .n_app_versions = 1,
+                               .workunits = &wu,
+                               .n_workunits = 1,
+                               .results = &res,
+                               .n_results = 1};
     char why[600];
     assert_true(vs_client_file_roles_ok(f->c, p, &y, why, sizeof(why)));
     /* an output in the app's place */
@@ -244,8 +248,7 @@ static void test_verified_dir(void **state)
     assert_non_null(fp);
     fputs("#!/bin/sh\necho PAYLOAD\n", fp);
     fclose(fp);
-    assert_int_equal(vs_client_av_prepare(f->c, av, dir, sizeof(dir), why, sizeof(why)),
-                     VS_EAUTH);
+    assert_int_equal(vs_client_av_prepare(f->c, av, dir, sizeof(dir), why, sizeof(why)), VS_EAUTH);
     assert_non_null(strstr(why, "a_7 failed its signature check"));
     snprintf(path, sizeof(path), "%s/a_7", dir);
     assert_int_equal(access(path, F_OK), -1); /* nothing left to run */
@@ -253,12 +256,10 @@ static void test_verified_dir(void **state)
     /* an unsigned file, or no key: refused */
     vs_free(f->c->files[1].file_signature);
     f->c->files[1].file_signature = NULL;
-    assert_int_equal(vs_client_av_prepare(f->c, av, dir, sizeof(dir), why, sizeof(why)),
-                     VS_EAUTH);
+    assert_int_equal(vs_client_av_prepare(f->c, av, dir, sizeof(dir), why, sizeof(why)), VS_EAUTH);
     vs_free(f->c->projects[p].code_sign_key);
     f->c->projects[p].code_sign_key = NULL;
-    assert_int_equal(vs_client_av_prepare(f->c, av, dir, sizeof(dir), why, sizeof(why)),
-                     VS_EAUTH);
+    assert_int_equal(vs_client_av_prepare(f->c, av, dir, sizeof(dir), why, sizeof(why)), VS_EAUTH);
     vs_buf_cleanup(&b);
 
     /* detach removes the read-only tree */
