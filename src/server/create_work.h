@@ -81,6 +81,12 @@ struct vs_cw_params {
     bool continue_on_error;
     void (*on_skip)(void *ctx, size_t jobno, const char *msg);
     void *skip_ctx;
+    /* --follow-symlinks: an input given by path may be, or pass through, a
+     * symbolic link. Off (the default), such an input is refused with a
+     * message naming the link (vs_cw_open_input, cw_stage.h): create_work
+     * publishes what it stages, and a link planted where the operator
+     * takes inputs from could point at any file the operator may read. */
+    bool follow_symlinks;
 };
 
 /* One created workunit (for the caller to print). */
