@@ -193,8 +193,8 @@ static void *racer_main(void *arg)
     const char *in[] = {"shared.dat"};
     struct vs_cw_job j = {.wu_name = "late", .inputs = in, .ninputs = 1};
     struct vs_cw_created *cr = NULL;
-    r->rc = vs_create_work(&r->f->cfg, r->s, &p, &j, 1, NOW + 50, &r->log, &cr, r->err,
-                           sizeof(r->err));
+    r->rc =
+        vs_create_work(&r->f->cfg, r->s, &p, &j, 1, NOW + 50, &r->log, &cr, r->err, sizeof(r->err));
     vs_free(cr);
     fclose(r->log.out); /* the reader sees the end */
     return NULL;
@@ -309,8 +309,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_no_delete_keeps_its_use, df_setup, df_teardown),
         cmocka_unit_test_setup_teardown(test_locality_file_while_work_may_come, df_setup,
                                         df_teardown),
-        cmocka_unit_test_setup_teardown(test_create_work_racing_the_deleter, df_setup,
-                                        df_teardown),
+        cmocka_unit_test_setup_teardown(test_create_work_racing_the_deleter, df_setup, df_teardown),
         /* Last: SQLite only. */
         cmocka_unit_test_setup_teardown(test_schema_v5_migrates, df_setup, df_teardown),
     };
