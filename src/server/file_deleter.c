@@ -49,17 +49,26 @@ static int remove_input(struct pass *p, const char *name)
     return rc;
 }
 
+/* The files xml lists (vs_daemon_files); a failure is recorded as the
+ * pass's last error, naming owner. */
+static int files_of(struct pass *p, const char *owner, const char *xml,
+                    struct vs_daemon_file *files, size_t *n)
+{
+    int rc = vs_daemon_files(xml, &p->d.arena, files, n);
+    if (rc)
+        vs_daemon_msg(p->st.last_error, sizeof(p->st.last_error), "%s: unreadable file list: %s",
+                      owner, vs_strerror(rc));
+    return rc;
+}
+
 /* Deletes a result's output files from the upload hierarchy. */
 static int delete_outputs(struct pass *p, const struct vs_result *r)
 {
     struct vs_daemon_file files[VS_DAEMON_MAX_FILES];
     size_t n = 0;
-    int rc = vs_daemon_files(r->xml_doc_in, &p->d.arena, files, &n);
-    if (rc) {
-        vs_daemon_msg(p->st.last_error, sizeof(p->st.last_error), "%s: unreadable file list: %s",
-                      r->name, vs_strerror(rc));
+    int rc = files_of(p, r->name, r->xml_doc_in, files, &n);
+    if (rc)
         return rc;
-    }
     for (size_t i = 0; i < n; i++) {
         if (files[i].no_delete)
             continue;
@@ -112,10 +121,8 @@ static int delete_inputs(struct pass *p, const struct vs_workunit *wu, int *out_
     *out_file_rc = 0;
     struct vs_daemon_file files[VS_DAEMON_MAX_FILES];
     size_t n = 0;
-    int frc = vs_daemon_files(wu->xml_doc, &p->d.arena, files, &n);
+    int frc = files_of(p, wu->name, wu->xml_doc, files, &n);
     if (frc) {
-        vs_daemon_msg(p->st.last_error, sizeof(p->st.last_error), "%s: unreadable file list: %s",
-                      wu->name, vs_strerror(frc));
         *out_file_rc = frc;
         return 0;
     }
