@@ -208,7 +208,10 @@ VS_MUST_CHECK int vs_store_host_update(struct vs_store *s, const struct vs_host 
 /*
  * Inserts wu (name, appid, xml_doc required); sets wu->id, and create_time
  * and mod_time if 0. VS_EEXISTS on a duplicate name. The caller sets
- * transition_time (now, or VS_TIME_NEVER for assigned work).
+ * transition_time (now, or VS_TIME_NEVER for assigned work). The names of
+ * its input files are recorded with it ("Input files in use" below), in
+ * one transaction; inside the caller's, a failure other than VS_EEXISTS
+ * may leave the row without them: roll that level back.
  */
 VS_MUST_CHECK int vs_store_workunit_add(struct vs_store *s, struct vs_workunit *wu);
 /*

@@ -34,6 +34,10 @@ struct wf_rows {
     size_t doc_first;     /* its first row */
 };
 
+/* Documents with this many inputs or fewer are searched row by row (no
+ * set to build per workunit); larger ones through r->doc. */
+#define WF_LINEAR 16
+
 static const char *row_key(const void *ctx, size_t i)
 {
     return ((const struct wf_rows *)ctx)->v[i].name;
@@ -44,6 +48,17 @@ static void rows_cleanup(struct wf_rows *r)
     vs_free(r->v);
     vs_strset_cleanup(&r->doc);
     memset(r, 0, sizeof(*r));
+}
+
+/* Whether the document being read named fn already. */
+static bool seen(const struct wf_rows *r, const char *fn)
+{
+    if (r->n - r->doc_first > WF_LINEAR)
+        return vs_strset_find(&r->doc, fn, row_key, r) != SIZE_MAX;
+    for (size_t i = r->doc_first; i < r->n; i++)
+        if (strcmp(r->v[i].name, fn) == 0)
+            return true;
+    return false;
 }
 
 /*
@@ -69,21 +84,27 @@ static void doc_inputs(int64_t id, const char *name, const char *xml_doc, bool k
     struct vs_xml_doc doc;
     if (vs_xml_parse(text, len, NULL, 0, a, &doc, NULL) != 0)
         return;
-    vs_strset_cleanup(&r->doc);
+    if (r->doc.n)
+        vs_strset_cleanup(&r->doc);
     r->doc_first = r->n;
     for (const struct vs_xml_node *fi = vs_xml_child(doc.root, "file_info"); fi;
          fi = vs_xml_next_same(fi)) {
         if (kept_only && !keep_all && !vs_xml_child(fi, "no_delete"))
             continue;
         const char *fn = vs_xml_text_trim(vs_xml_child(fi, "name"), a);
-        if (!*fn || vs_strset_find(&r->doc, fn, row_key, r) != SIZE_MAX)
+        if (!*fn || seen(r, fn))
             continue;
         if (r->n == r->cap) {
             r->cap = r->cap ? 2 * r->cap : 16;
             r->v = vs_xreallocarray(r->v, r->cap, sizeof(*r->v));
         }
         r->v[r->n] = (struct wf_row){(char *)fn, id};
-        vs_strset_add(&r->doc, r->n++, row_key, r);
+        if (r->n - r->doc_first == WF_LINEAR) /* from now on, through the set */
+            for (size_t i = r->doc_first; i < r->n; i++)
+                vs_strset_add(&r->doc, i, row_key, r);
+        if (r->n - r->doc_first >= WF_LINEAR)
+            vs_strset_add(&r->doc, r->n, row_key, r);
+        r->n++;
     }
 }
 
