@@ -622,36 +622,6 @@ static int insert_job(struct cw *c, size_t i, int64_t now)
     return rc;
 }
 
-static bool file_in_use(void *ctx, const char *name)
-{
-    bool used = true; /* when the store cannot say: keep it */
-    return vs_store_file_in_use(ctx, name, 0, &used) != 0 || used;
-}
-
-/* Removes the files this call staged, in a write transaction: another
- * create_work that found one there and gave it to its jobs keeps it. When
- * the store cannot be written the files stay (logged): a file left over is
- * better than one a job needs gone. */
-static void undo_stages(struct cw *c)
-{
-    bool copied = false;
-    for (size_t i = 0; i < c->stages.n; i++)
-        copied |= c->stages.v[i].done;
-    if (!copied)
-        return;
-    if (vs_store_begin(c->s) != 0) {
-        VS_LOG(c->log, VS_LOG_WARN,
-               "create_work: store busy: the files staged are left in the "
-               "download hierarchy");
-        return;
-    }
-    vs_cw_stages_undo(&c->stages, file_in_use, c->s);
-    if (vs_store_commit(c->s) != 0)
-        VS_LOG(c->log, VS_LOG_WARN,
-               "create_work: store commit failed after removing the files "
-               "staged");
-}
-
 /* Whether job i goes in with others (vs_store_workunits_add): not skipped,
  * no assignment to add after it, not placed by its locality file. */
 static bool plain_job(const struct cw *c, size_t i)
@@ -807,7 +777,7 @@ int vs_create_work(const struct vs_project_config *cfg, struct vs_store *s,
     if (vs_store_durable_commits(s, false) != 0)
         VS_LOG(log, VS_LOG_WARN, "create_work: could not restore the store's sync mode");
     if (rc) {
-        undo_stages(&c);
+        vs_cw_stages_undo(&c.stages, s, log);
     } else if (out_created) {
         struct vs_cw_created *cr = vs_xcalloc(nprep, sizeof(*cr));
         for (size_t i = 0; i < nprep; i++) {

@@ -13,6 +13,7 @@
 #include "server/create_work.h"
 #include "volsched/alloc.h"
 #include "volsched/error.h"
+#include "volsched/log.h"
 
 static const char *dst_key(const void *ctx, size_t i)
 {
@@ -69,12 +70,29 @@ int vs_cw_stages_verify(const struct vs_cw_stages *p, char *err, size_t errsize)
     return 0;
 }
 
-void vs_cw_stages_undo(struct vs_cw_stages *p, bool (*in_use)(void *ctx, const char *name),
-                       void *ctx)
+/* Whether something uses file name; when the store cannot say, yes. */
+static bool in_use(struct vs_store *s, const char *name)
 {
+    bool used = true;
+    return vs_store_file_in_use(s, name, 0, &used) != 0 || used;
+}
+
+void vs_cw_stages_undo(struct vs_cw_stages *p, struct vs_store *s, struct vs_log *log)
+{
+    bool copied = false;
+    for (size_t i = 0; i < p->n; i++)
+        copied |= p->v[i].done || p->v[i].made_dir;
+    if (!copied)
+        return;
+    if (vs_store_begin(s) != 0) {
+        VS_LOG(log, VS_LOG_WARN,
+               "create_work: store busy: the files staged stay in the download "
+               "hierarchy");
+        return;
+    }
     for (size_t i = 0; i < p->n; i++) {
         struct vs_cw_stage *st = &p->v[i];
-        if (st->done && !in_use(ctx, strrchr(st->dst, '/') + 1))
+        if (st->done && !in_use(s, strrchr(st->dst, '/') + 1))
             unlink(st->dst);
         if (st->made_dir) {
             char d[VS_PATH_MAX];
@@ -84,6 +102,10 @@ void vs_cw_stages_undo(struct vs_cw_stages *p, bool (*in_use)(void *ctx, const c
             }
         }
     }
+    if (vs_store_commit(s) != 0)
+        VS_LOG(log, VS_LOG_WARN,
+               "create_work: store commit failed after removing the files "
+               "staged");
 }
 
 void vs_cw_stages_cleanup(struct vs_cw_stages *p)

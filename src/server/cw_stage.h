@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "store/store.h"
 #include "volsched/md5.h"
 #include "volsched/str.h"
 #include "volsched/strset.h"
@@ -77,12 +78,14 @@ VS_MUST_CHECK int vs_cw_stages_run(struct vs_cw_stages *p, const char *download_
  */
 VS_MUST_CHECK int vs_cw_stages_verify(const struct vs_cw_stages *p, char *err, size_t errsize);
 /*
- * Removes what this plan copied, except the files in_use(ctx, name) says
- * something uses (another create_work may have given them to its jobs
- * meanwhile), and the fanout directories it made if empty.
+ * Removes what this plan copied, in a write transaction of s, except the
+ * files something uses by then (vs_store_file_in_use: another create_work
+ * may have found one there and given it to its jobs), and the fanout
+ * directories it made if empty. When s cannot be written the files stay
+ * (logged to log, which may be NULL): a file left over is better than one
+ * a job needs gone.
  */
-void vs_cw_stages_undo(struct vs_cw_stages *p, bool (*in_use)(void *ctx, const char *name),
-                       void *ctx);
+void vs_cw_stages_undo(struct vs_cw_stages *p, struct vs_store *s, struct vs_log *log);
 void vs_cw_stages_cleanup(struct vs_cw_stages *p);
 
 #endif
