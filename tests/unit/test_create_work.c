@@ -535,6 +535,42 @@ static void test_dash_names_refused(void **state)
     assert_int_equal(run(c, &p, &ok, 1, err, sizeof(err)), 0);
 }
 
+/*
+ * A call that fails after staging removes what it staged, but not a file
+ * another workunit names by then (here one inserted before, as a second
+ * create_work that found the file staged would have): the old undo
+ * removed it under that job.
+ */
+static void test_failed_call_keeps_files_in_use(void **state)
+{
+    struct cwf *c = *state;
+    struct project_fixture *f = c->f;
+    struct vs_workunit other;
+    vs_workunit_defaults(&other);
+    other.appid = f->appid;
+    assert_int_equal(vs_strlcpy(other.name, "other", sizeof(other.name)), 0);
+    other.xml_doc = vs_xstrdup("<file_info>\n<name>input_one.txt</name>\n</file_info>\n");
+    assert_int_equal(vs_store_workunit_add(f->s, &other), 0);
+    vs_workunit_cleanup(&other);
+    assert_int_equal(vs_test_trigger(f->cfg.store_url, "boom", "BEFORE INSERT", "workunit",
+                                     "NEW.name = 'boom'", NULL, "ABORT"),
+                     0);
+    struct vs_cw_params p = {.appname = "app"};
+    const char *in1[] = {c->in1}, *in2[] = {c->in2};
+    struct vs_cw_job jobs[2] = {{.wu_name = "fine", .inputs = in1, .ninputs = 1},
+                                {.wu_name = "boom", .inputs = in2, .ninputs = 1}};
+    char err[512] = "";
+    assert_int_not_equal(run(c, &p, jobs, 2, err, sizeof(err)), 0);
+    char one[VS_PATH_MAX], two[VS_PATH_MAX];
+    assert_int_equal(vs_project_download_path(&f->cfg, "input_one.txt", false, one, sizeof(one)),
+                     0);
+    assert_int_equal(vs_project_download_path(&f->cfg, "input_two.txt", false, two, sizeof(two)),
+                     0);
+    assert_int_equal(access(one, F_OK), 0); /* "other" names it */
+    assert_int_not_equal(access(two, F_OK), 0);
+    assert_int_equal(pf_sql(f, "SELECT count(*) FROM workunit WHERE name <> 'other'"), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -547,6 +583,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_locality_placed, setup, teardown),
         cmocka_unit_test_setup_teardown(test_symlinks_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(test_dash_names_refused, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_failed_call_keeps_files_in_use, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
