@@ -61,13 +61,13 @@ static inline void df_input_path(struct project_fixture *f, const char *name, ch
 }
 
 /*
- * A normal workunit "name" with an input "<name>_in" (written to the
+ * A normal workunit "name" with the input file "input" (written to the
  * download hierarchy with a .md5 sibling; <no_delete/> when keep_input),
  * the default output template, and the given replication.
  */
-static inline int64_t df_wu(struct project_fixture *f, const char *name, int flags, int quorum,
-                            int target, int max_error, int max_total, int max_success,
-                            bool keep_input)
+static inline int64_t df_wu_input(struct project_fixture *f, const char *name, const char *input,
+                                  int flags, int quorum, int target, int max_error, int max_total,
+                                  int max_success, bool keep_input)
 {
     struct vs_workunit wu;
     vs_workunit_defaults(&wu);
@@ -75,10 +75,10 @@ static inline int64_t df_wu(struct project_fixture *f, const char *name, int fla
     assert_int_equal(vs_strlcpy(wu.name, name, sizeof(wu.name)), 0);
     char doc[1024];
     snprintf(doc, sizeof(doc),
-             "<file_info>\n<name>%s_in</name>\n<url>http://x/%s_in</url>\n%s</file_info>\n"
-             "<workunit>\n<file_ref>\n<file_name>%s_in</file_name>\n<open_name>in</open_name>\n"
+             "<file_info>\n<name>%s</name>\n<url>http://x/%s</url>\n%s</file_info>\n"
+             "<workunit>\n<file_ref>\n<file_name>%s</file_name>\n<open_name>in</open_name>\n"
              "</file_ref>\n</workunit>\n",
-             name, name, keep_input ? "<no_delete/>\n" : "", name);
+             input, input, keep_input ? "<no_delete/>\n" : "", input);
     wu.xml_doc = vs_xstrdup(doc);
     wu.transitioner_flags = flags;
     wu.transition_time = flags == VS_TRANSITION_NONE ? VS_TIME_NEVER : NOW;
@@ -91,13 +91,23 @@ static inline int64_t df_wu(struct project_fixture *f, const char *name, int fla
     assert_int_equal(vs_strlcpy(wu.result_template_file, "templates/app_out", VS_NAME_MAX), 0);
     assert_int_equal(vs_store_workunit_add(f->s, &wu), 0);
     vs_workunit_cleanup(&wu);
-    char in[VS_PATH_MAX + VS_NAME_MAX], p2[VS_PATH_MAX + VS_NAME_MAX + 8], nm[VS_NAME_MAX];
-    snprintf(nm, sizeof(nm), "%s_in", name);
-    df_input_path(f, nm, in, sizeof(in));
+    char in[VS_PATH_MAX + VS_NAME_MAX], p2[VS_PATH_MAX + VS_NAME_MAX + 8];
+    df_input_path(f, input, in, sizeof(in));
     df_write_abs(in, "input\n");
     snprintf(p2, sizeof(p2), "%s.md5", in);
     df_write_abs(p2, "d41d8cd98f00b204e9800998ecf8427e 6\n");
     return wu.id;
+}
+
+/* The same with the input "<name>_in". */
+static inline int64_t df_wu(struct project_fixture *f, const char *name, int flags, int quorum,
+                            int target, int max_error, int max_total, int max_success,
+                            bool keep_input)
+{
+    char in[VS_NAME_MAX];
+    snprintf(in, sizeof(in), "%s_in", name);
+    return df_wu_input(f, name, in, flags, quorum, target, max_error, max_total, max_success,
+                       keep_input);
 }
 
 static inline void df_trans(struct project_fixture *f, int64_t now)

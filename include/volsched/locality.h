@@ -34,8 +34,9 @@ enum vs_loc_app_mode { VS_LOC_APP_NONE = 0, VS_LOC_APP_LITE = 1, VS_LOC_APP_FULL
 /*
  * True when name (len bytes, no NUL needed) may be a locality file name: 1
  * to VS_LOC_NAME_MAX - 1 bytes, no '/', no "..", no "__", no blank or
- * control character, none of % < > &. Such a name is safe to join to a
- * trigger directory and to echo in a reply.
+ * control character, none of % < > &, and no leading '-'. Such a name is
+ * safe to join to a trigger directory, to echo in a reply, and to pass to
+ * the on-demand generator's command (a leading '-' would be an option).
  */
 bool vs_loc_file_name_ok(const char *name, size_t len);
 

@@ -21,5 +21,10 @@ VS_MUST_CHECK int vs_md5_hex(const void *data, size_t len, char out_hex[VS_MD5_H
  */
 VS_MUST_CHECK int vs_md5_file(const char *path, char out_hex[VS_MD5_HEX_LEN + 1],
                               int64_t *out_nbytes);
+/*
+ * The same for what is left to read of open descriptor fd (not closed):
+ * 0, VS_EIO when a read fails, or VS_ECRYPTO.
+ */
+VS_MUST_CHECK int vs_md5_fd(int fd, char out_hex[VS_MD5_HEX_LEN + 1], int64_t *out_nbytes);
 
 #endif

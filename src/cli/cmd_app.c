@@ -13,6 +13,7 @@
 
 #include "cli_util.h"
 #include "cmd.h"
+#include "server/cw_stage.h"
 #include "server/templates.h"
 #include "store/store.h"
 #include "volsched/alloc.h"
@@ -30,7 +31,8 @@ static void usage(FILE *f)
     fprintf(f, "usage: volsched app add [--project DIR] --name APP --platform PLATFORM\n"
                "                        --version V [--plan-class C] [--user-friendly-name S]\n"
                "                        [--api-version X] [--avg-ncpus N]\n"
-               "                        [--locality full|lite|none] FILE...\n"
+               "                        [--locality full|lite|none] [--follow-symlinks]\n"
+               "                        FILE...\n"
                "\n"
                "Registers version V of app APP for PLATFORM (e.g. x86_64-pc-linux-gnu). The\n"
                "first FILE is the main program. Files are copied into the download\n"
@@ -53,7 +55,12 @@ static void usage(FILE *f)
                "                  hold FILE; needs <locality_scheduling/> in config.xml),\n"
                "                  lite = prefer hosts holding a job's sticky input, none\n"
                "                  (the default for a new app; an existing app keeps its mode\n"
-               "                  unless this is given)\n");
+               "                  unless this is given)\n"
+               "  --follow-symlinks  a FILE may be or pass through a symbolic link\n"
+               "                  (refused by default: what it points to would be signed\n"
+               "                  and published)\n"
+               "APP may not begin with '-' (job names are made from it, and they reach\n"
+               "the assimilator's command as arguments).\n");
 }
 
 /* "101" -> 101, "1.01" -> 101, "2.5" -> 205 (BOINC: major * 100 + minor). */
@@ -90,11 +97,15 @@ static bool plain_name(const char *s)
     return true;
 }
 
-static int copy_file(const char *src, const char *dst, mode_t mode)
+/* Copies src, opened as create_work opens its inputs (vs_cw_open_input:
+ * no symbolic link unless follow), to dst with mode. */
+static int copy_file(const char *src, bool follow, const char *dst, mode_t mode)
 {
-    int in = open(src, O_RDONLY | O_CLOEXEC);
-    if (in < 0)
-        return -errno;
+    int in = -1;
+    char link[VS_PATH_MAX];
+    int rc0 = vs_cw_open_input(src, follow, &in, link, sizeof(link));
+    if (rc0)
+        return rc0;
     char tmp[VS_PATH_MAX + 32];
     snprintf(tmp, sizeof(tmp), "%s.tmp%d", dst, (int)getpid());
     int out = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
@@ -155,6 +166,7 @@ static int app_add(int argc, char **argv)
     const char *project = NULL, *name = NULL, *platform = NULL, *version = NULL;
     const char *plan_class = "", *friendly = NULL, *api = "", *locality = NULL;
     double avg_ncpus = 1;
+    bool follow = false;
     const struct vs_cli_opt opts[] = {
         {.name = "project", .str = &project},
         {.name = "name", .str = &name},
@@ -166,6 +178,7 @@ static int app_add(int argc, char **argv)
         {.name = "api-version", .str = &api},
         {.name = "avg-ncpus", .num = &avg_ncpus, .num_min = 0.0001},
         {.name = "locality", .str = &locality},
+        {.name = "follow-symlinks", .flag = &follow},
     };
     int next;
     int st =
@@ -199,6 +212,14 @@ static int app_add(int argc, char **argv)
     if (!parse_version(version, &vnum)) {
         fprintf(stderr, "volsched app add: --version: '%s' is not a version (101 or 1.01)\n",
                 version);
+        return VS_EXIT_USAGE;
+    }
+    if (name[0] == '-') {
+        fprintf(stderr,
+                "volsched app add: --name '%s': an app name may not begin with '-' (job "
+                "names are made from it, and they reach the assimilator's command as "
+                "arguments)\n",
+                name);
         return VS_EXIT_USAGE;
     }
     if (!plain_name(name) || !plain_name(platform) || (plan_class[0] && !plain_name(plan_class))) {
@@ -245,7 +266,22 @@ static int app_add(int argc, char **argv)
         const char *src = argv[next + i];
         struct vs_app_version_file *f = &av.files[i];
         struct stat sb;
-        if (stat(src, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+        int fd = -1;
+        char link[VS_PATH_MAX];
+        rc = vs_cw_open_input(src, follow, &fd, link, sizeof(link));
+        if (rc == -ELOOP) {
+            fprintf(stderr,
+                    "volsched app add: %s: %s is a symbolic link; app files are not taken "
+                    "through symbolic links (give the file itself, or --follow-symlinks)\n",
+                    src, link);
+            status = VS_EXIT_USAGE;
+            goto out;
+        }
+        if (rc == 0 && fstat(fd, &sb) != 0)
+            rc = -errno;
+        if (fd >= 0)
+            close(fd);
+        if (rc) {
             fprintf(stderr, "volsched app add: %s: not a readable file\n", src);
             status = VS_EXIT_USAGE;
             goto out;
@@ -304,7 +340,8 @@ static int app_add(int argc, char **argv)
         if (access(dst[i], F_OK) == 0)
             continue; /* same content already there */
         if ((rc = vs_project_download_path(&cfg, av.files[i].name, true, dst[i], VS_PATH_MAX)) ||
-            (rc = copy_file(argv[next + i], dst[i], av.files[i].executable ? 0755 : 0644))) {
+            (rc =
+                 copy_file(argv[next + i], follow, dst[i], av.files[i].executable ? 0755 : 0644))) {
             fprintf(stderr, "volsched app add: copying %s to %s: %s\n", argv[next + i], dst[i],
                     vs_strerror(rc));
             goto out;

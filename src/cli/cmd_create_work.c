@@ -67,6 +67,9 @@ static void usage(FILE *f)
                "                            client downloads it from URL (name jf_MD5);\n"
                "                            also on --stdin lines, in input order\n"
                "  --continue_on_error       skip bad jobs (reported), create the others\n"
+               "  --follow-symlinks         an INPUT path may be or pass through a symbolic\n"
+               "                            link (refused by default: the target would be\n"
+               "                            published)\n"
                "Other:\n"
                "  --project DIR             project directory (default: current directory)\n"
                "  --config_dir DIR          the same (BOINC's name: where config.xml is)\n"
@@ -76,6 +79,8 @@ static void usage(FILE *f)
                "                            --batch N) releases them\n"
                "  --verbose, -d N           say what is done (N = BOINC's debug level 1-4;\n"
                "                            3 and 4 are verbose)\n"
+               "A workunit name may not begin with '-' (it reaches the assimilator's\n"
+               "command as an argument).\n"
                "Refused, with a message: --sub_appname, --size_class, --wu_id.\n"
                "Options are matched exactly: no abbreviations.\n");
 }
@@ -114,6 +119,7 @@ enum {
     O_STDIN,
     O_NO_TRANSITION,
     O_CONTINUE,
+    O_FOLLOW,
     O_VERBOSE,
     O_DEBUG,
     O_REFUSED,
@@ -156,6 +162,8 @@ static const struct vs_cli_xopt opts[] = {
     {"stdin", 0, O_STDIN},
     {"no_transition", 0, O_NO_TRANSITION},
     {"continue_on_error", 0, O_CONTINUE},
+    {"follow-symlinks", 0, O_FOLLOW},
+    {"follow_symlinks", 0, O_FOLLOW},
     {"verbose", 0, O_VERBOSE},
     {"d", 1, O_DEBUG},
     {"sub_appname", 1, O_REFUSED},
@@ -284,6 +292,9 @@ static bool apply_flag(struct cli *c, int id, const char **args)
         return true;
     case O_CONTINUE:
         p->continue_on_error = true;
+        return true;
+    case O_FOLLOW:
+        p->follow_symlinks = true;
         return true;
     case O_VERBOSE:
         c->verbose = true;

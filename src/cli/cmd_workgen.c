@@ -51,6 +51,7 @@ static void usage(FILE *f)
     fprintf(f, "usage: volsched workgen [--project DIR] --app APP --cushion N\n"
                "                        (--command CMD | --input-dir DIR [--done-dir DIR])\n"
                "                        [--interval SECS] [--max-batch N] [--once]\n"
+               "                        [--follow-symlinks]\n"
                "\n"
                "Keeps at least N unsent results of APP. When fewer are unsent, runs CMD\n"
                "(with sh -c; VOLSCHED_NEED and VOLSCHED_APP in its environment), which\n"
@@ -63,7 +64,9 @@ static void usage(FILE *f)
                "\n"
                "  --interval SECS   between checks (default 10)\n"
                "  --max-batch N     jobs per round at most (default 1000)\n"
-               "  --once            one round that creates jobs, then exit\n");
+               "  --once            one round that creates jobs, then exit\n"
+               "  --follow-symlinks an input path may be or pass through a symbolic link\n"
+               "                    (as create_work's flag; refused by default)\n");
 }
 
 struct gen {
@@ -77,6 +80,7 @@ struct gen {
     int *pending_n;   /* their target_nresults */
     size_t npending;
     int64_t start, seq;
+    bool follow; /* --follow-symlinks */
 };
 
 static int count_results(void *ctx, const struct vs_result *r)
@@ -235,6 +239,7 @@ static int64_t round_once(struct gen *g, int64_t now, bool *out_needed)
         struct vs_cw_params p;
         memset(&p, 0, sizeof(p));
         p.appname = g->app;
+        p.follow_symlinks = g->follow;
         struct vs_cw_created *cr = NULL;
         char err[512];
         rc = vs_create_work(&g->cfg, g->s, &p, jobs, n, now, NULL, &cr, err, sizeof(err));
@@ -285,7 +290,7 @@ int vs_cmd_workgen(int argc, char **argv)
 {
     const char *project = NULL, *app = NULL, *command = NULL, *input_dir = NULL, *done = NULL;
     double cushion = -1, interval = 10, max_batch = 1000;
-    bool once = false;
+    bool once = false, follow = false;
     const struct vs_cli_opt opts[] = {
         {.name = "project", .str = &project},
         {.name = "app", .str = &app},
@@ -296,6 +301,7 @@ int vs_cmd_workgen(int argc, char **argv)
         {.name = "interval", .num = &interval, .num_min = 1},
         {.name = "max-batch", .num = &max_batch, .num_min = 1},
         {.name = "once", .flag = &once},
+        {.name = "follow-symlinks", .flag = &follow},
     };
     int next;
     int st =
@@ -313,6 +319,7 @@ int vs_cmd_workgen(int argc, char **argv)
     g.app = app;
     g.command = command;
     g.input_dir = input_dir;
+    g.follow = follow;
     g.cushion = (int64_t)cushion;
     g.interval = (int64_t)interval;
     g.max_batch = (int64_t)max_batch;

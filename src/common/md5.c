@@ -2,8 +2,9 @@
 #include "volsched/md5.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <openssl/evp.h>
-#include <stdio.h>
+#include <unistd.h>
 
 static void to_hex(const unsigned char *md, char *out)
 {
@@ -25,26 +26,27 @@ int vs_md5_hex(const void *data, size_t len, char out_hex[VS_MD5_HEX_LEN + 1])
     return 0;
 }
 
-int vs_md5_file(const char *path, char out_hex[VS_MD5_HEX_LEN + 1], int64_t *out_nbytes)
+int vs_md5_fd(int fd, char out_hex[VS_MD5_HEX_LEN + 1], int64_t *out_nbytes)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return -errno;
     int rc = VS_ECRYPTO;
     EVP_MD_CTX *ctx = EVP_MD_CTX_new();
     if (!ctx || !EVP_DigestInit_ex(ctx, EVP_md5(), NULL))
         goto fail;
     unsigned char buf[65536];
     int64_t total = 0;
-    size_t n;
-    while ((n = fread(buf, 1, sizeof(buf), f)) > 0) {
-        if (!EVP_DigestUpdate(ctx, buf, n))
+    for (;;) {
+        ssize_t n = read(fd, buf, sizeof(buf));
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            rc = VS_EIO;
             goto fail;
-        total += (int64_t)n;
-    }
-    if (ferror(f)) {
-        rc = VS_EIO;
-        goto fail;
+        }
+        if (n == 0)
+            break;
+        if (!EVP_DigestUpdate(ctx, buf, (size_t)n))
+            goto fail;
+        total += n;
     }
     unsigned char md[EVP_MAX_MD_SIZE];
     unsigned int mdlen = 0;
@@ -56,6 +58,15 @@ int vs_md5_file(const char *path, char out_hex[VS_MD5_HEX_LEN + 1], int64_t *out
     rc = 0;
 fail:
     EVP_MD_CTX_free(ctx);
-    fclose(f);
+    return rc;
+}
+
+int vs_md5_file(const char *path, char out_hex[VS_MD5_HEX_LEN + 1], int64_t *out_nbytes)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -errno;
+    int rc = vs_md5_fd(fd, out_hex, out_nbytes);
+    close(fd);
     return rc;
 }

@@ -226,6 +226,15 @@ static int run_command(struct pass *p, const struct vs_assimilator_config *ac,
                        const struct vs_workunit *wu, const struct vs_result *canon, char *err,
                        size_t errsize)
 {
+    /* create_work refuses such names (issue 34); one in an older store is
+     * not handed over, where the command would read it as an option. */
+    if (wu->name[0] == '-' || (canon && canon->name[0] == '-')) {
+        vs_daemon_msg(err, errsize,
+                      "workunit %s: a name beginning with '-' is not passed to %s (it would be "
+                      "read as an option)",
+                      wu->name, ac->command);
+        return VS_EINVAL;
+    }
     const char *args[VS_DAEMON_MAX_FILES + 4];
     size_t nargs = 0;
     char mask[32];

@@ -14,7 +14,10 @@
  *  - with <command>, the operator's program is run as
  *      COMMAND WU_NAME CANONICAL_RESULT_NAME OUTPUT_PATH...      (success)
  *      COMMAND --error ERROR_MASK WU_NAME                        (error)
- *    and must exit 0.
+ *    and must exit 0. Workunit names never begin with '-' (create_work
+ *    refuses them), so no argument before the paths reads as an option; a
+ *    workunit so named in an older store is deferred with an error instead
+ *    of being passed.
  * On success the WU becomes assimilate_state DONE and the transitioner is
  * woken (transition_time = now) to start file deletion. On failure the
  * assimilation is deferred: assimilate_state goes back to INIT with

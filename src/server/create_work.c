@@ -1,6 +1,7 @@
 /* create_work: validate, stage, insert in one transaction (see create_work.h). */
 #include "server/create_work.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -90,6 +91,12 @@ static bool is_regular(const char *path)
     return stat(path, &sb) == 0 && S_ISREG(sb.st_mode);
 }
 
+static bool is_symlink(const char *path)
+{
+    struct stat sb;
+    return lstat(path, &sb) == 0 && S_ISLNK(sb.st_mode);
+}
+
 /*
  * Resolves a template path: absolute as is; relative ones are looked up in
  * the project directory first (BOINC's tools run there), then in the
@@ -157,7 +164,33 @@ static int resolve_remote(struct cw *c, size_t jobno, const struct vs_cw_remote 
     return 0;
 }
 
-/* Resolves one INPUT argument into a template input (and maybe a staging). */
+/* Reads the md5 and size of a local input file, opened as staging opens
+ * it (vs_cw_open_input: no symbolic links unless the operator allowed them). */
+static int read_local(struct cw *c, size_t jobno, const char *arg, char *md5, int64_t *nbytes)
+{
+    int fd = -1;
+    char link[VS_PATH_MAX];
+    int rc = vs_cw_open_input(arg, c->p->follow_symlinks, &fd, link, sizeof(link));
+    if (rc == -ELOOP)
+        return fail(c, VS_EINVAL,
+                    "job %zu: input '%s': %s is a symbolic link; create_work does not follow "
+                    "symbolic links (give the file itself, or --follow-symlinks to allow them)",
+                    jobno, arg, link);
+    if (rc == VS_EINVAL)
+        return fail(c, VS_EINVAL, "job %zu: input '%s' is not a regular file", jobno, arg);
+    if (rc == 0) {
+        rc = vs_md5_fd(fd, md5, nbytes);
+        close(fd);
+    }
+    if (rc)
+        return fail(c, VS_ENOTFOUND, "job %zu: input file '%s' not found or unreadable: %s", jobno,
+                    arg, vs_strerror(rc));
+    return 0;
+}
+
+/* Resolves one INPUT argument into a template input, and the file in the
+ * download hierarchy it needs: one to stage, or one already there (both
+ * checked again after the insert: vs_cw_stages_verify). */
 static int resolve_input(struct cw *c, size_t jobno, const char *arg, struct vs_tmpl_input *in)
 {
     const char *name = basename_of(arg);
@@ -170,10 +203,13 @@ static int resolve_input(struct cw *c, size_t jobno, const char *arg, struct vs_
         return fail(c, VS_ELIMIT, "job %zu: input '%s': name too long", jobno, arg);
     int64_t nbytes;
     char md5[VS_MD5_HEX_LEN + 1];
-    bool local = strchr(arg, '/') != NULL || is_regular(arg);
+    /* A path, or a file of the current directory (a link there too: it is
+     * refused as such, not taken for a staged name). */
+    bool local = strchr(arg, '/') != NULL || is_regular(arg) || is_symlink(arg);
     const struct vs_cw_stage *planned = vs_cw_stages_find(&c->stages, staged);
+    int rc;
     if (!local && planned) {
-        /* A bare name that an earlier job of this call stages. */
+        /* A bare name that an earlier job of this call uses. */
         memcpy(md5, planned->md5, sizeof(md5));
         nbytes = planned->nbytes;
     } else if (!local) {
@@ -183,27 +219,28 @@ static int resolve_input(struct cw *c, size_t jobno, const char *arg, struct vs_
                         "job %zu: input '%s': no such file, and not staged in the download "
                         "hierarchy (%s)",
                         jobno, arg, staged);
+        if (vs_cw_stages_add(&c->stages, NULL, staged, md5, nbytes) != 0)
+            return fail(c, VS_ELIMIT, "job %zu: input '%s': path too long", jobno, arg);
+    } else if ((rc = read_local(c, jobno, arg, md5, &nbytes)) != 0) {
+        return rc;
     } else {
-        if (!is_regular(arg) || vs_md5_file(arg, md5, &nbytes) != 0)
-            return fail(c, VS_ENOTFOUND, "job %zu: input file '%s' not found or unreadable", jobno,
-                        arg);
         char have[VS_MD5_HEX_LEN + 1];
         int64_t have_n;
+        bool there = false;
         if (planned) {
             if (strcmp(planned->md5, md5) != 0)
                 return fail(c, VS_EEXISTS,
                             "job %zu: input '%s': two different files named '%s' given", jobno, arg,
                             name);
-        } else if (vs_md5_file(staged, have, &have_n) == 0) {
+        } else if ((there = vs_md5_file(staged, have, &have_n) == 0) && strcmp(have, md5) != 0) {
             /* BOINC-COMPAT: staged names are immutable. */
-            if (strcmp(have, md5) != 0)
-                return fail(c, VS_EEXISTS,
-                            "job %zu: input '%s': a different file named '%s' is already "
-                            "staged; use a new name",
-                            jobno, arg, name);
-        } else if (vs_cw_stages_add(&c->stages, arg, staged, md5, nbytes) != 0) {
-            return fail(c, VS_ELIMIT, "job %zu: input '%s': path too long", jobno, arg);
+            return fail(c, VS_EEXISTS,
+                        "job %zu: input '%s': a different file named '%s' is already "
+                        "staged; use a new name",
+                        jobno, arg, name);
         }
+        if (!planned && vs_cw_stages_add(&c->stages, there ? NULL : arg, staged, md5, nbytes) != 0)
+            return fail(c, VS_ELIMIT, "job %zu: input '%s': path too long", jobno, arg);
     }
     if (vs_strlcpy(in->md5_cksum, md5, sizeof(in->md5_cksum)))
         return VS_ELIMIT;
@@ -432,6 +469,14 @@ static int prepare_job(struct cw *c, size_t jobno, const struct vs_cw_job *j, in
     int n = j->wu_name ? snprintf(wu->name, sizeof(wu->name), "%s", j->wu_name)
                        : snprintf(wu->name, sizeof(wu->name), "%s_%d_%lld_%zu", c->app.name,
                                   (int)getpid(), (long long)now, jobno);
+    /* Issue 34: workunit names, and the result names made from them, are
+     * arguments of the operator's assimilator command (and the names of
+     * its results' directories), where a leading '-' reads as an option. */
+    if (n > 0 && wu->name[0] == '-')
+        return fail(c, VS_EINVAL,
+                    "job %zu: bad workunit name '%s': a name may not begin with '-' (the "
+                    "assimilator's command would take it for an option)",
+                    jobno, wu->name);
     if (n < 0 || (size_t)n >= sizeof(wu->name) || !valid_name(wu->name))
         return fail(c, VS_EINVAL, "job %zu: bad workunit name '%s'", jobno,
                     j->wu_name ? j->wu_name : wu->name);
@@ -661,6 +706,7 @@ int vs_create_work(const struct vs_project_config *cfg, struct vs_store *s,
                         params->app_version_num);
     }
 
+    c.stages.follow = params->follow_symlinks;
     c.pr = vs_xcalloc(njobs, sizeof(*c.pr));
     size_t nprep = 0, nmade = 0;
     for (size_t i = 0; i < njobs && rc == 0; i++) {
@@ -682,6 +728,8 @@ int vs_create_work(const struct vs_project_config *cfg, struct vs_store *s,
     bool in_txn = false;
     if (rc == 0)
         rc = vs_cw_stages_run(&c.stages, cfg->download_dir, c.err, c.errsize);
+    if (rc == 0)
+        VS_LOG(log, VS_LOG_DEBUG, "create_work: %zu input file(s) in place; inserting", c.stages.n);
     if (rc == 0 && (rc = vs_store_durable_commits(s, true)) != 0)
         fail(&c, rc, "store: %s", vs_strerror(rc));
     if (rc == 0) {
@@ -710,6 +758,11 @@ int vs_create_work(const struct vs_project_config *cfg, struct vs_store *s,
     }
     if (rc == 0 && nmade == 0)
         rc = fail(&c, VS_EINVAL, "every job was skipped; nothing was created");
+    /* The file deleter may have removed an input nothing used while the
+     * jobs were prepared; inserted now, they are users it will see (store.h,
+     * vs_store_file_in_use), so a file still there stays there. */
+    if (rc == 0)
+        rc = vs_cw_stages_verify(&c.stages, c.err, c.errsize);
     if (in_txn) {
         if (rc == 0) {
             rc = vs_store_commit(s);
@@ -724,7 +777,7 @@ int vs_create_work(const struct vs_project_config *cfg, struct vs_store *s,
     if (vs_store_durable_commits(s, false) != 0)
         VS_LOG(log, VS_LOG_WARN, "create_work: could not restore the store's sync mode");
     if (rc) {
-        vs_cw_stages_undo(&c.stages);
+        vs_cw_stages_undo(&c.stages, s, log);
     } else if (out_created) {
         struct vs_cw_created *cr = vs_xcalloc(nprep, sizeof(*cr));
         for (size_t i = 0; i < nprep; i++) {

@@ -81,6 +81,12 @@ struct vs_cw_params {
     bool continue_on_error;
     void (*on_skip)(void *ctx, size_t jobno, const char *msg);
     void *skip_ctx;
+    /* --follow-symlinks: an input given by path may be, or pass through, a
+     * symbolic link. Off (the default), such an input is refused with a
+     * message naming the link (vs_cw_open_input, cw_stage.h): create_work
+     * publishes what it stages, and a link planted where the operator
+     * takes inputs from could point at any file the operator may read. */
+    bool follow_symlinks;
 };
 
 /* One created workunit (for the caller to print). */
@@ -95,10 +101,15 @@ struct vs_cw_created {
  * with vs_free) lists them. Durable when it returns: the staged files are
  * synced once (syncfs) and the store's commit is synced, one sync each per
  * call whatever njobs is. Linear in njobs. On failure returns VS_EINVAL (bad flags or
- * replication numbers), VS_ENOTFOUND (unknown app, target, input file or
- * template), VS_EEXISTS (duplicate WU name, or an input whose name is
+ * replication numbers, a workunit name beginning with '-', an input
+ * through a symbolic link without follow_symlinks), VS_ENOTFOUND (unknown
+ * app, target, input file or template; or an input the file deleter
+ * removed while the call ran: checked after the insert, before the
+ * commit), VS_EEXISTS (duplicate WU name, or an input whose name is
  * staged with different content), VS_EPARSE (bad template), VS_ESTORE;
- * and a one-line message in err naming the job and the problem.
+ * and a one-line message in err naming the job and the problem. On
+ * failure the files this call staged are removed again, except those
+ * something else uses by then (vs_store_file_in_use).
  */
 VS_MUST_CHECK int vs_create_work(const struct vs_project_config *cfg, struct vs_store *s,
                                  const struct vs_cw_params *params, const struct vs_cw_job *jobs,

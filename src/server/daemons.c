@@ -173,9 +173,10 @@ void vs_daemons_log_pass(struct vs_log *log, unsigned i, const struct vs_daemons
     default:
         if (st->file_deleter.nwus + st->file_deleter.nresults > 0)
             VS_LOG(log, VS_LOG_INFO,
-                   "file_deleter: %d workunits, %d results: %d files removed, %d errors (%.3f s)",
+                   "file_deleter: %d workunits, %d results: %d files removed, %d inputs kept "
+                   "in use, %d errors (%.3f s)",
                    st->file_deleter.nwus, st->file_deleter.nresults, st->file_deleter.nfiles,
-                   st->file_deleter.nerrors, seconds);
+                   st->file_deleter.nkept, st->file_deleter.nerrors, seconds);
         break;
     }
 }

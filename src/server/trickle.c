@@ -171,8 +171,18 @@ int vs_trickle_handler_pass(struct vs_store *s, const struct vs_project_config *
         int status = -1;
         int wrc = write_file(msg, t->xml);
         const char *args[] = {host, t->result_name, t->variety, msg, rep};
-        int run =
-            wrc ? wrc : vs_daemon_run(cmd, args, 5, cfg->daemon_command_timeout, log, &status);
+        /* The result name and variety come from the volunteer's client: one
+         * beginning with '-' would reach the handler as an option (issue 34),
+         * so the message is not handed over. */
+        bool dash = t->result_name[0] == '-' || t->variety[0] == '-';
+        if (dash && wrc == 0)
+            VS_LOG(log, VS_LOG_ERROR,
+                   "trickle handler: message %lld of host %lld names result '%s', variety '%s': "
+                   "a name beginning with '-' is not passed to '%s'",
+                   (long long)t->id, (long long)t->hostid, t->result_name, t->variety, cmd);
+        int run = wrc    ? wrc
+                  : dash ? VS_EINVAL
+                         : vs_daemon_run(cmd, args, 5, cfg->daemon_command_timeout, log, &status);
         char *down = run == 0 && status == 0 ? read_reply(rep, t, log) : NULL;
         if (run != 0 || status != 0)
             VS_LOG(log, VS_LOG_ERROR,

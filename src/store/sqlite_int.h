@@ -117,6 +117,10 @@ enum sq_stmt {
     SQ_RESULTS_TO_DELETE,
     SQ_DELETE_RETRY_WU,
     SQ_DELETE_RETRY_RESULT,
+    /* input files in use (schema v6, store_sqlite_files.c) */
+    SQ_WU_FILE_ADD,
+    SQ_WU_FILE_IN_USE,
+    SQ_WU_FILE_DROP,
     SQ_HOST_UPDATE_KEYS,
     SQ_HAV_GET,
     SQ_HAV_PUT,
@@ -356,6 +360,18 @@ extern const char *const vs_sq__schema_v2[]; /* v1 -> v2 */
 extern const char *const vs_sq__schema_v3[]; /* v2 -> v3 */
 extern const char *const vs_sq__schema_v4[]; /* v3 -> v4 */
 extern const char *const vs_sq__schema_v5[]; /* v4 -> v5 */
-#define VS_SQ_SCHEMA_VERSION 5
+extern const char *const vs_sq__schema_v6[]; /* v5 -> v6 */
+#define VS_SQ_SCHEMA_VERSION 6
+
+/* Input files in use (store_sqlite_files.c). */
+/* Records the inputs of workunit wu (its id set) in wu_file, inside the
+ * caller's transaction; a statement per file. */
+int vs_sq__wu_files_add(struct vs_store *s, const struct vs_workunit *wu);
+/* The same for n workunits at once: the backend's bulk step when it has
+ * one. */
+int vs_sq__wu_files_add_many(struct vs_store *s, struct vs_workunit *const *wus, size_t n);
+/* Schema v6's migration: the rows of the workunits already in the store
+ * (inside the migration's transaction). */
+int vs_sq__wu_files_backfill(struct vs_store *s);
 
 #endif

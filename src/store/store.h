@@ -208,7 +208,10 @@ VS_MUST_CHECK int vs_store_host_update(struct vs_store *s, const struct vs_host 
 /*
  * Inserts wu (name, appid, xml_doc required); sets wu->id, and create_time
  * and mod_time if 0. VS_EEXISTS on a duplicate name. The caller sets
- * transition_time (now, or VS_TIME_NEVER for assigned work).
+ * transition_time (now, or VS_TIME_NEVER for assigned work). The names of
+ * its input files are recorded with it ("Input files in use" below), in
+ * one transaction; inside the caller's, a failure other than VS_EEXISTS
+ * may leave the row without them: roll that level back.
  */
 VS_MUST_CHECK int vs_store_workunit_add(struct vs_store *s, struct vs_workunit *wu);
 /*
@@ -622,6 +625,29 @@ VS_MUST_CHECK int vs_store_results_to_delete(struct vs_store *s, int limit, vs_s
  * be NULL) is the number of rows changed.
  */
 VS_MUST_CHECK int vs_store_file_delete_retry(struct vs_store *s, int64_t *out_n);
+
+/*
+ * Input files in use (schema v6; issue 34: the file deleter removed inputs
+ * other jobs and app versions still named). Every workunit insert
+ * (vs_store_workunit_add and its near and bulk forms) records the names of
+ * the <file_info>s of its xml_doc in the same transaction as the row (table
+ * wu_file), so every way of making work is counted.
+ *
+ * vs_store_file_in_use sets *out to true when file name is used by
+ * something other than workunit except_wuid (0: by anything): a workunit
+ * whose use of it has not been dropped, or a file of an app version (of
+ * any app version: a deprecated one is still in the catalogue). The file
+ * deleter asks it inside the write transaction in which it then deletes
+ * the file and drops its own use; store writers run one at a time (SQLite:
+ * BEGIN IMMEDIATE; PostgreSQL: the transaction lock), so a create_work
+ * that adds a user either committed before the answer, or inserts after
+ * the deletion and then finds the file gone (vs_create_work checks).
+ */
+VS_MUST_CHECK int vs_store_file_in_use(struct vs_store *s, const char *name, int64_t except_wuid,
+                                       bool *out);
+/* Drops workunit wuid's use of file name (the file deleter, done with it).
+ * Dropping a use that is not recorded is not an error. */
+VS_MUST_CHECK int vs_store_file_use_drop(struct vs_store *s, int64_t wuid, const char *name);
 
 /*
  * BOINC-COMPAT host_app_version: the reliability and daily-quota record of

@@ -40,6 +40,7 @@ static const struct copy_table tables[] = {
     {"workunit", "id", true, NULL, &vs_sq__workunit, NULL},
     {"result", "id", true, NULL, &vs_sq__result, NULL},
     {"assignment", "id", true, NULL, &vs_sq__assignment, NULL},
+    {"wu_file", "name, workunitid", false, NULL, NULL, "name:t,workunitid:i"},
     {"host_app_version", "host_id, app_version_id", false, NULL, NULL,
      "host_id:i,app_version_id:i,max_jobs_per_day:i,n_jobs_today:i,consecutive_valid:i,"
      "turnaround_n:d,turnaround_avg:d"},

@@ -73,7 +73,8 @@ VS_MUST_CHECK int vs_store_batch_wus(struct vs_store *s, int64_t batch, int64_t 
  */
 VS_MUST_CHECK int vs_store_purge_candidates(struct vs_store *s, int64_t before, int64_t *out_ids,
                                             size_t max, size_t *out_n);
-/* Deletes workunit wuid with its results and assignments (one transaction). */
+/* Deletes workunit wuid with its results, assignments and input file uses
+ * (wu_file), in one transaction. */
 VS_MUST_CHECK int vs_store_workunit_delete(struct vs_store *s, int64_t wuid);
 
 /*

@@ -13,7 +13,8 @@
  * and in DDL the column types: INTEGER is BIGINT (SQLite's integers are 64
  * bits), INTEGER PRIMARY KEY an identity column, REAL DOUBLE PRECISION, and
  * TEXT compares byte by byte (COLLATE "C") as SQLite's does, so that
- * ORDER BY name and the locality file ranges sort alike on both.
+ * ORDER BY name and the locality file ranges sort alike on both; SQLite's
+ * WITHOUT ROWID goes.
  *
  * String literals and quoted identifiers are copied untouched.
  */
@@ -77,6 +78,7 @@ static const struct word_map words[] = {
     {"INTEGER", "BIGINT", true},
     {"REAL", "DOUBLE PRECISION", true},
     {"TEXT", "TEXT COLLATE \"C\"", true},
+    {"WITHOUT ROWID", "", true}, /* SQLite's table layout; PostgreSQL has none */
 };
 
 char *vs_pg__translate(const char *sql, bool ddl)

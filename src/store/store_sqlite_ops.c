@@ -238,6 +238,7 @@ int vs_store_workunit_delete(struct vs_store *s, int64_t wuid)
     static const char *const sql[] = {
         "DELETE FROM result WHERE workunitid = ?1",
         "DELETE FROM assignment WHERE workunitid = ?1",
+        "DELETE FROM wu_file WHERE workunitid = ?1",
         "DELETE FROM workunit WHERE id = ?1",
     };
     int rc = vs_sq__enter(s);

@@ -351,3 +351,26 @@ const char *const vs_sq__schema_v5[] = {
     "ALTER TABLE result ADD COLUMN lease_until INTEGER NOT NULL DEFAULT 0;",
     NULL,
 };
+
+/*
+ * Version 6 (issue 34, the file deleter removed shared inputs): which
+ * workunits name which input files. wu_file has a row per (input file
+ * name, workunit), made with the workunit (store_sqlite_files.c reads the
+ * <file_info>s of its xml_doc), dropped by the file deleter once it has
+ * dealt with that workunit's inputs (the rows of the files it keeps,
+ * <no_delete/> or a "nodelete" workunit's, stay) and by a purge. A file is
+ * in use while a row names it or an app version has a file of that name
+ * (app_version_file.name, indexed here for that question). The migration
+ * also fills wu_file from the workunits already in the store (store_db.c).
+ */
+const char *const vs_sq__schema_v6[] = {
+    /* WITHOUT ROWID: the primary key is the table (one b-tree less to
+     * write per row); PostgreSQL's dialect drops the clause. */
+    "CREATE TABLE IF NOT EXISTS wu_file ("
+    " name TEXT NOT NULL,"
+    " workunitid INTEGER NOT NULL,"
+    " PRIMARY KEY (name, workunitid)) WITHOUT ROWID;"
+    "CREATE INDEX IF NOT EXISTS wu_file_wu ON wu_file(workunitid);"
+    "CREATE INDEX IF NOT EXISTS avf_name ON app_version_file(name);",
+    NULL,
+};

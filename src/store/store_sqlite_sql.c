@@ -422,6 +422,19 @@ int vs_sq__build_sql(enum sq_stmt id, struct vs_buf *b)
                            id == SQ_DELETE_RETRY_WU ? "workunit" : "result", VS_FILE_DELETE_READY,
                            VS_FILE_DELETE_ERROR);
         break;
+    case SQ_WU_FILE_ADD:
+        /* ON CONFLICT: a name a document lists twice is one row. */
+        rc = vs_buf_puts(b, "INSERT INTO wu_file(name, workunitid) VALUES(?1, ?2) "
+                            "ON CONFLICT(name, workunitid) DO NOTHING");
+        break;
+    case SQ_WU_FILE_IN_USE:
+        rc = vs_buf_puts(b, "SELECT EXISTS(SELECT 1 FROM wu_file WHERE name = ?1 AND "
+                            "workunitid <> ?2) OR EXISTS(SELECT 1 FROM app_version_file WHERE "
+                            "name = ?1)");
+        break;
+    case SQ_WU_FILE_DROP:
+        rc = vs_buf_puts(b, "DELETE FROM wu_file WHERE name = ?1 AND workunitid = ?2");
+        break;
     case SQ_HOST_UPDATE_KEYS: {
         /* Bound like SQ_HOST_UPDATE (every column, id last). */
         size_t u = host_param("userid"), c = host_param("host_cpid");

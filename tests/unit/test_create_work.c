@@ -466,6 +466,111 @@ static void test_locality_placed(void **state)
         assert_int_equal(pf_sql(f, span[k]), 9); /* 10 adjacent ids */
 }
 
+/*
+ * Issue 34: an input that is a symbolic link (to /etc/passwd), or whose
+ * path passes through one, is refused with a message naming the link and
+ * nothing is staged or created; follow_symlinks (--follow-symlinks) allows
+ * it, and then the target's bytes are what is staged.
+ */
+static void test_symlinks_refused(void **state)
+{
+    struct cwf *c = *state;
+    struct project_fixture *f = c->f;
+    char link[1200], dir[1200], dirlink[1200], through[1300];
+    snprintf(link, sizeof(link), "%s/innocent.txt", f->dir);
+    assert_int_equal(symlink("/etc/passwd", link), 0);
+    snprintf(dir, sizeof(dir), "%s/realdir", f->dir);
+    assert_int_equal(mkdir(dir, 0755), 0);
+    pf_write(f->dir, "realdir/data.txt", "data\n");
+    snprintf(dirlink, sizeof(dirlink), "%s/linkdir", f->dir);
+    assert_int_equal(symlink(dir, dirlink), 0);
+    snprintf(through, sizeof(through), "%s/data.txt", dirlink);
+
+    struct vs_cw_params p = {.appname = "app"};
+    const char *in1[] = {link}, *in2[] = {through};
+    struct vs_cw_job j1 = {.wu_name = "pw", .inputs = in1, .ninputs = 1};
+    struct vs_cw_job j2 = {.wu_name = "thru", .inputs = in2, .ninputs = 1};
+    char err[512] = "";
+    assert_int_equal(run(c, &p, &j1, 1, err, sizeof(err)), VS_EINVAL);
+    assert_non_null(strstr(err, "innocent.txt is a symbolic link"));
+    assert_non_null(strstr(err, "--follow-symlinks"));
+    assert_int_equal(run(c, &p, &j2, 1, err, sizeof(err)), VS_EINVAL);
+    assert_non_null(strstr(err, "linkdir is a symbolic link"));
+    assert_int_equal(pf_nfiles(f->cfg.download_dir), 0);
+    assert_int_equal(pf_sql(f, "SELECT count(*) FROM workunit"), 0);
+
+    /* The operator says so: both go in, with the targets' bytes. */
+    p.follow_symlinks = true;
+    assert_int_equal(run(c, &p, &j1, 1, err, sizeof(err)), 0);
+    assert_int_equal(run(c, &p, &j2, 1, err, sizeof(err)), 0);
+    char staged[VS_PATH_MAX];
+    assert_int_equal(
+        vs_project_download_path(&f->cfg, "innocent.txt", false, staged, sizeof(staged)), 0);
+    char *got = vs_test_slurp(staged, NULL), *want = vs_test_slurp("/etc/passwd", NULL);
+    assert_string_equal(got, want);
+    vs_free(got);
+    vs_free(want);
+    assert_int_equal(pf_sql(f, "SELECT count(*) FROM workunit"), 2);
+}
+
+/* Issue 34: a workunit name beginning with '-' would reach the
+ * assimilator's command as an option ("--error"): refused, nothing made. */
+static void test_dash_names_refused(void **state)
+{
+    struct cwf *c = *state;
+    struct project_fixture *f = c->f;
+    struct vs_cw_params p = {.appname = "app"};
+    const char *in[] = {c->in1};
+    const char *bad[] = {"--error", "-x"};
+    char err[512] = "";
+    for (int i = 0; i < 2; i++) {
+        struct vs_cw_job j = {.wu_name = bad[i], .inputs = in, .ninputs = 1};
+        assert_int_equal(run(c, &p, &j, 1, err, sizeof(err)), VS_EINVAL);
+        assert_non_null(strstr(err, "may not begin with '-'"));
+    }
+    assert_int_equal(pf_sql(f, "SELECT count(*) FROM workunit"), 0);
+    assert_int_equal(pf_nfiles(f->cfg.download_dir), 0);
+    /* Inside a name it is fine. */
+    struct vs_cw_job ok = {.wu_name = "a--error", .inputs = in, .ninputs = 1};
+    assert_int_equal(run(c, &p, &ok, 1, err, sizeof(err)), 0);
+}
+
+/*
+ * A call that fails after staging removes what it staged, but not a file
+ * another workunit names by then (here one inserted before, as a second
+ * create_work that found the file staged would have): the old undo
+ * removed it under that job.
+ */
+static void test_failed_call_keeps_files_in_use(void **state)
+{
+    struct cwf *c = *state;
+    struct project_fixture *f = c->f;
+    struct vs_workunit other;
+    vs_workunit_defaults(&other);
+    other.appid = f->appid;
+    assert_int_equal(vs_strlcpy(other.name, "other", sizeof(other.name)), 0);
+    other.xml_doc = vs_xstrdup("<file_info>\n<name>input_one.txt</name>\n</file_info>\n");
+    assert_int_equal(vs_store_workunit_add(f->s, &other), 0);
+    vs_workunit_cleanup(&other);
+    assert_int_equal(vs_test_trigger(f->cfg.store_url, "boom", "BEFORE INSERT", "workunit",
+                                     "NEW.name = 'boom'", NULL, "ABORT"),
+                     0);
+    struct vs_cw_params p = {.appname = "app"};
+    const char *in1[] = {c->in1}, *in2[] = {c->in2};
+    struct vs_cw_job jobs[2] = {{.wu_name = "fine", .inputs = in1, .ninputs = 1},
+                                {.wu_name = "boom", .inputs = in2, .ninputs = 1}};
+    char err[512] = "";
+    assert_int_not_equal(run(c, &p, jobs, 2, err, sizeof(err)), 0);
+    char one[VS_PATH_MAX], two[VS_PATH_MAX];
+    assert_int_equal(vs_project_download_path(&f->cfg, "input_one.txt", false, one, sizeof(one)),
+                     0);
+    assert_int_equal(vs_project_download_path(&f->cfg, "input_two.txt", false, two, sizeof(two)),
+                     0);
+    assert_int_equal(access(one, F_OK), 0); /* "other" names it */
+    assert_int_not_equal(access(two, F_OK), 0);
+    assert_int_equal(pf_sql(f, "SELECT count(*) FROM workunit WHERE name <> 'other'"), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -476,6 +581,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_store_failure_unstages, setup, teardown),
         cmocka_unit_test_setup_teardown(test_large_batch, setup, teardown),
         cmocka_unit_test_setup_teardown(test_locality_placed, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_symlinks_refused, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_dash_names_refused, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_failed_call_keeps_files_in_use, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

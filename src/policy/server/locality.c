@@ -8,7 +8,7 @@
 
 bool vs_loc_file_name_ok(const char *name, size_t len)
 {
-    if (!name || len == 0 || len >= VS_LOC_NAME_MAX)
+    if (!name || len == 0 || len >= VS_LOC_NAME_MAX || name[0] == '-')
         return false;
     for (size_t i = 0; i < len; i++) {
         unsigned char c = (unsigned char)name[i];
