@@ -2,7 +2,8 @@
  * The volsched client daemon: internal interface between its files.
  *
  *   dirs.c     data directory: names, lockfile, gui_rpc_auth.cfg, atomic writes
- *   state.c    the in-memory state and its life-cycle (find, add, drop)
+ *   state.c    the in-memory state and its life-cycle (add, drop, garbage collection)
+ *   index.c    hash indexes: results, workunits and files by project and name
  *   statefile.c client_state.xml written next + rename, read back at start
  *   xmlshape.c the fields of projects, results ... the state file and GUI RPC share
  *   prefs.c    global_prefs.xml / global_prefs_override.xml / cc_config.xml
@@ -34,6 +35,7 @@
 #include "volsched/client_policy.h"
 #include "volsched/error.h"
 #include "volsched/log.h"
+#include "volsched/strset.h"
 
 #define VS_CLIENT_MAJOR    7
 #define VS_CLIENT_MINOR    20
@@ -301,6 +303,15 @@ struct cl_net_stats {
     double bwup, avg_up, avg_time_up, bwdown, avg_down, avg_time_down;
 };
 
+/* A hash index over one array of the state (index.c): items [0, n) are in
+ * it; a lookup first adds items appended since, and rebuilds it all when
+ * stale (set by every removal, which moves items). */
+struct cl_index {
+    struct vs_strset set; /* by name; the project is checked on a match */
+    size_t n;
+    bool stale;
+};
+
 /* BOINC-COMPAT: run modes (1 always, 2 auto, 3 never) */
 enum { RUN_MODE_ALWAYS = 1, RUN_MODE_AUTO = 2, RUN_MODE_NEVER = 3, RUN_MODE_RESTORE = 4 };
 
@@ -328,6 +339,7 @@ struct vs_client {
     size_t n_wus;
     struct cl_result *results;
     size_t n_results;
+    struct cl_index ix_results, ix_wus, ix_files;
 
     struct cl_prefs prefs;
     char *global_prefs_xml; /* the project's, verbatim; NULL none */
@@ -430,6 +442,13 @@ struct cl_app_version *vs_client_result_av(struct vs_client *c, const struct cl_
 struct cl_wu *vs_client_result_wu(struct vs_client *c, const struct cl_result *r);
 /* Drops a reported result, and its workunit and files when nothing else uses them. */
 void vs_client_drop_result(struct vs_client *c, size_t r);
+/* Drops every result i with drop[i] set (drop has n_results entries), in one
+ * pass, then what nothing uses any more (vs_client_gc). */
+void vs_client_drop_results(struct vs_client *c, const bool *drop);
+/* Drops the workunits no result uses and the files (and their bytes on
+ * disk) nothing refers to, of project p or of all (p < 0): BOINC's garbage
+ * collection. A sticky file stays while present. Returns how many items went. */
+size_t vs_client_gc(struct vs_client *c, long p);
 /* Drops a whole project (detach): results, files, apps and its directory. */
 void vs_client_drop_project(struct vs_client *c, size_t p);
 void vs_client_fref_free(struct cl_fref *f);
@@ -449,6 +468,11 @@ void vs_client_xml_app_version(struct vs_xml_writer *w, const struct cl_app_vers
 void vs_client_xml_workunit(struct vs_xml_writer *w, const struct cl_wu *u);
 void vs_client_xml_result(struct vs_xml_writer *w, const struct cl_result *r);
 void vs_client_xml_task(struct vs_xml_writer *w, const struct cl_result *r);
+
+/* ---- index.c: the finds above, by hash (vs_client_find_result, _wu, _file) ---- */
+/* Marks the indexes stale (after items were removed or moved). */
+void vs_client_index_stale(struct vs_client *c);
+void vs_client_index_cleanup(struct vs_client *c);
 
 /* ---- statefile.c ---- */
 int vs_client_state_write(struct vs_client *c);

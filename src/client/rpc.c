@@ -391,7 +391,8 @@ static void merge_file(struct vs_client *c, size_t p, const struct vs_proto_file
     }
 }
 
-static void merge_reply(struct vs_client *c, size_t p, const struct vs_proto_reply *y, int *out_new)
+static void merge_reply(struct vs_client *c, size_t p, const struct vs_proto_reply *y,
+                        struct vs_arena *a, int *out_new)
 {
     struct cl_project *pr = &c->projects[p];
     if (y->project_name && *y->project_name)
@@ -518,13 +519,19 @@ static void merge_reply(struct vs_client *c, size_t p, const struct vs_proto_rep
         }
         nnew++;
     }
+    /* acknowledged results go in one pass (and what only they used) */
+    bool *acked = vs_arena_alloc(a, c->n_results + 1);
+    size_t n_acked = 0;
     for (size_t i = 0; i < y->n_result_acks; i++) {
         long r = vs_client_find_result(c, p, y->result_acks[i]);
-        if (r < 0 || !c->results[r].ready_to_report)
+        if (r < 0 || !c->results[r].ready_to_report || acked[r])
             continue;
         vs_client_old_result(c, (size_t)r);
-        vs_client_drop_result(c, (size_t)r);
+        acked[r] = true;
+        n_acked++;
     }
+    if (n_acked)
+        vs_client_drop_results(c, acked);
     for (size_t i = 0; i < y->n_result_aborts; i++) {
         long r = vs_client_find_result(c, p, y->result_aborts[i]);
         if (r >= 0) {
@@ -540,6 +547,16 @@ static void merge_reply(struct vs_client *c, size_t p, const struct vs_proto_rep
             c->results[r].abort_code = EXIT_ABORTED_BY_PROJ;
         }
     }
+    /* BOINC-COMPAT: <delete_file_info> ends a file's stickiness; it goes
+     * when nothing uses it */
+    for (size_t i = 0; i < y->n_delete_file_infos; i++) {
+        long f = vs_client_find_file(c, p, y->delete_file_infos[i]);
+        if (f >= 0 && c->files[f].sticky) {
+            vs_client_msg(c, (long)p, 1, "Got server request to delete file %s", c->files[f].name);
+            c->files[f].sticky = false;
+        }
+    }
+    (void)vs_client_gc(c, (long)p);
     *out_new = nnew;
 }
 
@@ -625,7 +642,7 @@ int vs_client_rpc_do(struct vs_client *c, size_t p, double work_req)
         VS_LOG(&c->log, VS_LOG_WARN, "reply names master URL %s", y.master_url);
     int nnew = 0;
     size_t sent_trickles = q.n_msgs_from_host;
-    merge_reply(c, p, &y, &nnew);
+    merge_reply(c, p, &y, &a, &nnew);
     vs_client_trickle_reply(c, p, reply.data, reply.len, sent_trickles);
     pr = &c->projects[p];
     pr->ever_rpc = true;

@@ -615,6 +615,13 @@ int vs_client_state_read(struct vs_client *c)
         rc = parse_state(c, b.data, b.len);
         if (rc == 0) {
             VS_LOG(&c->log, VS_LOG_INFO, "state read from %s", names[i]);
+            /* BOINC's garbage collection at start: workunits no result uses,
+             * files nothing refers to. Only by the daemon, which holds the
+             * lock: `client status` and `explain` change nothing. */
+            size_t n = c->lock_fd >= 0 ? vs_client_gc(c, -1) : 0;
+            if (n)
+                vs_client_msg(c, -1, 1,
+                              "Dropped %zu workunits and files that nothing in the state uses", n);
             break;
         }
         VS_LOG(&c->log, VS_LOG_WARN, "%s is unreadable (%s), trying the next one", names[i],
