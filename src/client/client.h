@@ -4,6 +4,7 @@
  *   dirs.c     data directory: names, lockfile, gui_rpc_auth.cfg, atomic writes
  *   state.c    the in-memory state and its life-cycle (add, drop, garbage collection)
  *   index.c    hash indexes: results, workunits and files by project and name
+ *   limits.c   per-project caps on what a scheduler reply may add
  *   statefile.c client_state.xml written next + rename, read back at start
  *   xmlshape.c the fields of projects, results ... the state file and GUI RPC share
  *   prefs.c    global_prefs.xml / global_prefs_override.xml / cc_config.xml
@@ -43,10 +44,16 @@
 #define VS_CLIENT_PLATFORM "x86_64-pc-linux-gnu"
 #define VS_CLIENT_PATH_MAX 4096
 
-/* Bounds on what a project may make us hold (hostile replies). */
+/* Bounds on what a project may make us hold (hostile replies). RESULTS,
+ * WUS and FILES are totals that the attached projects share equally
+ * (limits.c: a project may hold TOTAL / n_projects; past the total, only
+ * TOTAL / MAX_PROJECTS each), APPS and AVS are per project. */
 #define VS_CLIENT_MAX_PROJECTS 64
 #define VS_CLIENT_MAX_RESULTS  20000
+#define VS_CLIENT_MAX_WUS      20000
 #define VS_CLIENT_MAX_FILES    40000
+#define VS_CLIENT_MAX_APPS     256 /* per project */
+#define VS_CLIENT_MAX_AVS      256 /* per project */
 #define VS_CLIENT_MAX_FREFS    64
 #define VS_CLIENT_MAX_URLS     8
 #define VS_CLIENT_MAX_FILE     (4ll << 30) /* bytes of one file */
@@ -473,6 +480,32 @@ void vs_client_xml_task(struct vs_xml_writer *w, const struct cl_result *r);
 /* Marks the indexes stale (after items were removed or moved). */
 void vs_client_index_stale(struct vs_client *c);
 void vs_client_index_cleanup(struct vs_client *c);
+
+/* ---- limits.c: per-project caps on what a scheduler reply may add ---- */
+enum cl_kind { CL_RESULTS, CL_WUS, CL_FILES, CL_NKINDS };
+/* The most of a kind one project may hold now: the total over the number of
+ * projects attached (at least 1). */
+size_t vs_client_cap(const struct vs_client *c, enum cl_kind k);
+/* Whether a project holding `have` of kind k may take one more while all
+ * projects together hold `total`: under its cap, and under the total or
+ * under the floor every project keeps (total / VS_CLIENT_MAX_PROJECTS). */
+bool vs_client_cap_room(const struct vs_client *c, enum cl_kind k, size_t have, size_t total);
+/* Whether a project holding `have` results is at its cap (no work is asked of it). */
+bool vs_client_results_full(const struct vs_client *c, size_t have);
+struct vs_proto_reply;
+struct vs_arena;
+/* What of a scheduler reply project p may add, decided before anything is
+ * merged (one flag per reply item, in the arena): new apps and app versions
+ * up to the per-project caps; each new result with its new workunit and
+ * the new files they and its app version name, all or nothing, under the
+ * caps; new files only when a kept item names them. Refusals get a
+ * message naming the project and the cap; a refused result is not kept,
+ * so the next request's <other_results> tells the server it is not here. */
+struct cl_admit {
+    bool *app, *av, *wu, *result, *file;
+};
+void vs_client_admit(struct vs_client *c, size_t p, const struct vs_proto_reply *y,
+                     struct vs_arena *a, struct cl_admit *out);
 
 /* ---- statefile.c ---- */
 int vs_client_state_write(struct vs_client *c);

@@ -350,8 +350,6 @@ static void merge_file(struct vs_client *c, size_t p, const struct vs_proto_file
         if (f->status == FS_PRESENT)
             return;
     } else {
-        if (c->n_files >= VS_CLIENT_MAX_FILES)
-            return;
         f = vs_client_add_file(c);
         f->name = vs_xstrdup(fi->name);
         f->project = p;
@@ -436,8 +434,11 @@ static void merge_reply(struct vs_client *c, size_t p, const struct vs_proto_rep
             vs_client_prefs_read(c);
         }
     }
+    /* what of it this project may add (limits.c: caps, nothing unused) */
+    struct cl_admit adm;
+    vs_client_admit(c, p, y, a, &adm);
     for (size_t i = 0; i < y->n_apps; i++) {
-        if (!y->apps[i].name || vs_client_find_app(c, p, y->apps[i].name) >= 0)
+        if (!adm.app[i] || vs_client_find_app(c, p, y->apps[i].name) >= 0)
             continue;
         struct cl_app *ap = vs_client_add_app(c);
         ap->name = vs_xstrdup(y->apps[i].name);
@@ -445,11 +446,11 @@ static void merge_reply(struct vs_client *c, size_t p, const struct vs_proto_rep
         ap->non_cpu_intensive = y->apps[i].non_cpu_intensive;
     }
     for (size_t i = 0; i < y->n_file_infos; i++)
-        merge_file(c, p, &y->file_infos[i]);
+        if (adm.file[i])
+            merge_file(c, p, &y->file_infos[i]);
     for (size_t i = 0; i < y->n_app_versions; i++) {
         const struct vs_proto_app_version *v = &y->app_versions[i];
-        if (!v->app_name ||
-            vs_client_find_av(c, p, v->app_name, v->version_num, v->plan_class) >= 0)
+        if (!adm.av[i] || vs_client_find_av(c, p, v->app_name, v->version_num, v->plan_class) >= 0)
             continue;
         struct cl_app_version *av = vs_client_add_av(c);
         av->app_name = vs_xstrdup(v->app_name);
@@ -471,7 +472,7 @@ static void merge_reply(struct vs_client *c, size_t p, const struct vs_proto_rep
     }
     for (size_t i = 0; i < y->n_workunits; i++) {
         const struct vs_proto_workunit *u = &y->workunits[i];
-        if (vs_client_find_wu(c, p, u->name) >= 0)
+        if (!adm.wu[i] || vs_client_find_wu(c, p, u->name) >= 0)
             continue;
         struct cl_wu *w = vs_client_add_wu(c);
         w->name = vs_xstrdup(u->name);
@@ -487,7 +488,7 @@ static void merge_reply(struct vs_client *c, size_t p, const struct vs_proto_rep
     int nnew = 0;
     for (size_t i = 0; i < y->n_results; i++) {
         const struct vs_proto_result *s = &y->results[i];
-        if (vs_client_find_result(c, p, s->name) >= 0 || c->n_results >= VS_CLIENT_MAX_RESULTS)
+        if (!adm.result[i] || vs_client_find_result(c, p, s->name) >= 0)
             continue;
         if (vs_client_find_wu(c, p, s->wu_name) < 0) {
             vs_client_msg(c, (long)p, 3, "Result %s names workunit %s, which the reply lacks",

@@ -383,7 +383,7 @@ static void read_project(struct vs_client *c, const struct vs_xml_node *n, struc
 static void read_file(struct vs_client *c, const struct vs_xml_node *n, struct vs_arena *a,
                       size_t p)
 {
-    if (c->n_files >= VS_CLIENT_MAX_FILES)
+    if (c->n_files >= 2 * VS_CLIENT_MAX_FILES) /* the most limits.c lets it hold */
         return;
     char *name = str(n, "name", a);
     if (!name || !vs_client_safe_name(name)) {
@@ -419,7 +419,7 @@ static void read_file(struct vs_client *c, const struct vs_xml_node *n, struct v
 static void read_result(struct vs_client *c, const struct vs_xml_node *n, struct vs_arena *a,
                         size_t p)
 {
-    if (c->n_results >= VS_CLIENT_MAX_RESULTS)
+    if (c->n_results >= 2 * VS_CLIENT_MAX_RESULTS) /* the most limits.c lets it hold */
         return;
     char *name = str(n, "name", a);
     if (!name)
