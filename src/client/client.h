@@ -5,6 +5,7 @@
  *   state.c    the in-memory state and its life-cycle (add, drop, garbage collection)
  *   index.c    hash indexes: results, workunits and files by project and name
  *   limits.c   per-project caps on what a scheduler reply may add
+ *   disk.c     disk preferences, usage, per-project shares, download admission
  *   statefile.c client_state.xml written next + rename, read back at start
  *   xmlshape.c the fields of projects, results ... the state file and GUI RPC share
  *   prefs.c    global_prefs.xml / global_prefs_override.xml / cc_config.xml
@@ -120,6 +121,7 @@ struct cl_file {
     bool upload_done;
     double bytes_done; /* for get_file_transfers */
     char *error;       /* why status went negative */
+    bool disk_wait;    /* its download waits for disk room (said once; not kept) */
 };
 
 struct cl_app {
@@ -248,6 +250,9 @@ struct cl_project {
     char *project_prefs;
     char **trickle_downs; /* msg_to_host texts waiting for the app */
     size_t n_trickle_downs;
+    /* disk.c, not kept: bytes of its files and its tasks' slots, and its
+     * share of the allowed disk (BOINC's disk_usage, disk_share) */
+    double disk_usage, disk_share, slot_usage;
 };
 
 struct cl_old_result {
@@ -282,6 +287,8 @@ struct cl_prefs {
     double pers_retry_delay_min, pers_retry_delay_max;
     double quit_timeout; /* seconds from <quit/>/<abort/> to SIGKILL (cc_config <quit_timeout>) */
     bool allow_remote_gui_rpc;
+    /* BOINC's disk preferences (0 = that limit is off; min_free applies always) */
+    double disk_max_used_gb, disk_max_used_pct, disk_min_free_gb;
 };
 
 struct cl_host {
@@ -319,6 +326,16 @@ struct cl_index {
     bool stale;
 };
 
+/* The data directory's disk (disk.c), BOINC's names. */
+struct cl_disk {
+    double d_total, d_free; /* the file system's, when last measured */
+    double client_usage;    /* the client's own files (state, logs): GUI RPC d_boinc */
+    double total_usage;     /* every project's and the client's: d_boinc_used_total */
+    double allowed;         /* the least of the three preferences */
+    double walked_at;       /* when slots and the client's files were last measured */
+    double state_bytes;     /* the last state file written */
+};
+
 /* BOINC-COMPAT: run modes (1 always, 2 auto, 3 never) */
 enum { RUN_MODE_ALWAYS = 1, RUN_MODE_AUTO = 2, RUN_MODE_NEVER = 3, RUN_MODE_RESTORE = 4 };
 
@@ -347,6 +364,7 @@ struct vs_client {
     struct cl_result *results;
     size_t n_results;
     struct cl_index ix_results, ix_wus, ix_files;
+    struct cl_disk disk;
 
     struct cl_prefs prefs;
     char *global_prefs_xml; /* the project's, verbatim; NULL none */
@@ -454,7 +472,8 @@ void vs_client_drop_result(struct vs_client *c, size_t r);
 void vs_client_drop_results(struct vs_client *c, const bool *drop);
 /* Drops the workunits no result uses and the files (and their bytes on
  * disk) nothing refers to, of project p or of all (p < 0): BOINC's garbage
- * collection. A sticky file stays while present. Returns how many items went. */
+ * collection. A sticky file stays while present, unless its project is over
+ * its disk share. Returns how many items went. */
 size_t vs_client_gc(struct vs_client *c, long p);
 /* Drops a whole project (detach): results, files, apps and its directory. */
 void vs_client_drop_project(struct vs_client *c, size_t p);
@@ -506,6 +525,33 @@ struct cl_admit {
 };
 void vs_client_admit(struct vs_client *c, size_t p, const struct vs_proto_reply *y,
                      struct vs_arena *a, struct cl_admit *out);
+
+/* ---- disk.c ---- */
+/* BOINC's allowed_disk_usage: the least of disk_max_used_gb, d_total x
+ * disk_max_used_pct and what leaves disk_min_free_gb free; never negative. */
+double vs_client_disk_allowed(const struct cl_prefs *p, double d_total, double d_free,
+                              double boinc_total);
+/* BOINC's get_disk_shares over n projects: each one's disk resource share is
+ * its resource share plus a tenth of the largest (so a backup project gets
+ * some); a project's quota is that fraction of `allowed`; a project whose
+ * desired usage (ddu) is within its quota gets its quota, the others split
+ * what the first ones' usage leaves, by disk resource share. */
+void vs_client_disk_shares(size_t n, const double *resource_share, const double *ddu,
+                           double allowed, double *out_share);
+/* Measures the disk (statvfs, the projects' files, their tasks' slots, the
+ * client's own files) and sets every project's usage and share. The
+ * directory walks are redone at most every 10 s unless force. */
+void vs_client_disk_refresh(struct vs_client *c, bool force);
+/* Before a download of f (of which `have` bytes are on disk) starts: 0 and
+ * the bytes it may still write in out_room, or VS_ELIMIT when it does not
+ * fit (its project's share, the allowed total, or the free space less what
+ * the state file needs): it is then deferred (next_try), with a message
+ * the first time. */
+int vs_client_disk_admit(struct vs_client *c, struct cl_file *f, double have, double *out_room);
+/* A download stopped at the room admit gave: deferred like a refusal. */
+void vs_client_disk_defer(struct vs_client *c, struct cl_file *f, double need);
+/* GUI RPC get_disk_usage's <disk_usage_summary> body (BOINC's fields). */
+void vs_client_disk_summary_xml(struct vs_client *c, struct vs_xml_writer *w);
 
 /* ---- statefile.c ---- */
 int vs_client_state_write(struct vs_client *c);

@@ -222,13 +222,15 @@ static int build_request(struct vs_client *c, size_t p, double work_req, struct 
     q->host.m_nbytes = h->m_nbytes;
     q->host.m_cache = h->m_cache;
     q->host.m_swap = h->m_swap;
+    /* BOINC-COMPAT: the disk as get_disk_usages/get_disk_shares see it now */
+    vs_client_disk_refresh(c, true);
     q->host.d_total = h->d_total;
     q->host.d_free = h->d_free;
     q->host.os_name = h->os_name;
     q->host.os_version = h->os_version;
-    q->disk_usage.d_boinc_used_total = 0;
-    q->disk_usage.d_boinc_used_project = 0;
-    q->disk_usage.d_project_share = h->d_free;
+    q->disk_usage.d_boinc_used_total = c->disk.total_usage;
+    q->disk_usage.d_boinc_used_project = pr->disk_usage;
+    q->disk_usage.d_project_share = pr->disk_share;
 
     size_t nrep = 0, nother = 0;
     for (size_t i = 0; i < c->n_results; i++)

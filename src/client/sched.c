@@ -102,10 +102,12 @@ static void build(struct vs_client *c)
         /* the work backoff defers the project for work fetch; forced RPCs
          * (reports, trickles) while it lasts are the driver's (rpc.c) */
         cp->min_rpc_time = fmax(pr->min_rpc_time, pr->work_backoff_until);
-        /* a project at its cap on tasks (limits.c) is not asked for work:
-         * what it sent could not be kept */
+        /* a project at its cap on tasks (limits.c), or whose files already
+         * fill its disk share (disk.c), is not asked for work: what it sent
+         * could not be kept, or its inputs not downloaded */
         cp->no_new_work = pr->dont_request_more_work ||
-                          (p < VS_CLIENT_MAX_PROJECTS && vs_client_results_full(c, held[p]));
+                          (p < VS_CLIENT_MAX_PROJECTS && vs_client_results_full(c, held[p])) ||
+                          (pr->disk_share > 0 && pr->disk_usage >= pr->disk_share);
         cp->master_fetch_pending = pr->master_url_fetch_pending;
         cp->latency_limited_until = pr->latency_limited_until;
         cp->non_cpu_intensive = pr->non_cpu_intensive;

@@ -324,9 +324,11 @@ size_t vs_client_gc(struct vs_client *c, long p)
     for (size_t i = 0; i < c->n_files; i++) {
         struct cl_file *f = &c->files[i];
         /* a sticky file is kept once here (locality scheduling's cache),
-         * until the server releases it */
+         * until the server releases it, or its project is over its share */
+        const struct cl_project *pr = &c->projects[f->project];
         bool keep = used[i] || (p >= 0 && f->project != (size_t)p) ||
-                    (f->sticky && f->status == FS_PRESENT);
+                    (f->sticky && f->status == FS_PRESENT &&
+                     !(pr->disk_share > 0 && pr->disk_usage >= pr->disk_share));
         if (keep) {
             c->files[k++] = *f;
             continue;
@@ -337,8 +339,10 @@ size_t vs_client_gc(struct vs_client *c, long p)
     }
     c->n_files = k;
     vs_free(used);
-    if (dropped > files_before)
+    if (dropped > files_before) {
         vs_client_index_stale(c);
+        c->disk.walked_at = 0; /* usage changed */
+    }
     if (dropped)
         c->dirty = true;
     return dropped;

@@ -255,6 +255,7 @@ int vs_client_state_write(struct vs_client *c)
     }
     c->dirty = false;
     c->last_state_write = c->now;
+    c->disk.state_bytes = (double)b.len; /* disk.c keeps room for the next one */
     return 0;
 }
 
@@ -615,6 +616,7 @@ int vs_client_state_read(struct vs_client *c)
         rc = parse_state(c, b.data, b.len);
         if (rc == 0) {
             VS_LOG(&c->log, VS_LOG_INFO, "state read from %s", names[i]);
+            c->disk.state_bytes = (double)b.len;
             /* BOINC's garbage collection at start: workunits no result uses,
              * files nothing refers to. Only by the daemon, which holds the
              * lock: `client status` and `explain` change nothing. */
