@@ -249,6 +249,9 @@ int vs_client_state_write(struct vs_client *c)
     if (rc == 0 && rename(next, cur) != 0)
         rc = -errno;
     vs_buf_cleanup(&b);
+    /* the buffer, and a scheduler reply merged just before (rpc.c writes
+     * the state after each), go back to the system, not only to malloc */
+    vs_alloc_trim();
     if (rc) {
         vs_client_msg(c, -1, 3, "Couldn't write state file: %s", vs_strerror(rc));
         return rc;
@@ -630,5 +633,6 @@ int vs_client_state_read(struct vs_client *c)
                vs_strerror(rc));
     }
     vs_buf_cleanup(&b);
+    vs_alloc_trim(); /* the parsed document was several times the state's size */
     return rc;
 }
