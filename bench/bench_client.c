@@ -10,7 +10,9 @@
  *     compute or fetch: the client idles): its CPU time over IDLE_SECONDS
  *     as a share of one core, and its resident set size (VmRSS, VmHWM).
  *
- * usage: bench_client [--quick]     (--quick: 5 s idle instead of 30)
+ * usage: bench_client [--quick] [--tasks N]
+ *   --quick: 5 s idle instead of 30; --tasks: N queued tasks instead of
+ *   1,000 (the RSS of a long queue: 20,000 is the most the client holds)
  */
 #include <signal.h>
 #include <stdio.h>
@@ -23,8 +25,9 @@
 #include "client/client.h"
 #include "volsched/alloc.h"
 
-#define NTASKS    1000
 #define NPROJECTS 4
+
+static int ntasks = 1000;
 
 static double cpu_now(void)
 {
@@ -60,7 +63,7 @@ static void fill(struct vs_client *c)
         av->frefs[0].file_name = vs_xstrdup("app_1");
         av->frefs[0].main_program = true;
         av->n_frefs = 1;
-        for (int i = 0; i < NTASKS / NPROJECTS; i++) {
+        for (int i = 0; i < ntasks / NPROJECTS; i++) {
             snprintf(name, sizeof(name), "wu_%d_%d", p, i);
             struct cl_wu *w = vs_client_add_wu(c);
             w->name = vs_xstrdup(name);
@@ -113,7 +116,15 @@ static void proc_usage(pid_t pid, double *cpu, long *rss_kb, long *hwm_kb)
 
 int main(int argc, char **argv)
 {
-    bool quick = argc > 1 && strcmp(argv[1], "--quick") == 0;
+    bool quick = false;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--quick") == 0)
+            quick = true;
+        else if (strcmp(argv[i], "--tasks") == 0 && i + 1 < argc)
+            ntasks = (int)strtol(argv[++i], NULL, 10);
+    }
+    if (ntasks < NPROJECTS || ntasks > 100000)
+        return 2;
     int idle_s = quick ? 5 : 30;
     char tmpl[] = "/tmp/bench_client_XXXXXX";
     char *dir = mkdtemp(tmpl);
@@ -145,7 +156,7 @@ int main(int argc, char **argv)
             return 1;
     }
     double per_policy = (cpu_now() - t0) / steps;
-    printf("policy step, %d queued tasks, %d projects (%s):\n", NTASKS, NPROJECTS,
+    printf("policy step, %d queued tasks, %d projects (%s):\n", ntasks, NPROJECTS,
            vs_cpolicy_name(c->policy));
     printf("  daemon step (snapshot + vs_cpolicy_step): %8.1f us\n", per_step * 1e6);
     printf("  vs_cpolicy_step alone:                     %8.1f us\n", per_policy * 1e6);
@@ -179,7 +190,7 @@ int main(int argc, char **argv)
     kill(pid, SIGTERM);
     int st;
     waitpid(pid, &st, 0);
-    printf("daemon idle with %d queued tasks (run mode never), %d s:\n", NTASKS, idle_s);
+    printf("daemon idle with %d queued tasks (run mode never), %d s:\n", ntasks, idle_s);
     printf("  CPU: %.3f s = %.2f%% of one core\n", cpu1 - cpu0, 100 * (cpu1 - cpu0) / idle_s);
     printf("  RSS: %ld KiB (peak %ld KiB)\n", rss, hwm);
     return vs_client_rmtree(dir) == 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : 1;

@@ -19,6 +19,10 @@ void *vs_xreallocarray(void *p, size_t count, size_t size);
 char *vs_xstrdup(const char *s);
 char *vs_xstrndup(const char *s, size_t n);
 void vs_free(void *p);
+/* Gives memory freed in bulk back to the system (glibc's malloc_trim), after
+ * a large transient such as a parsed state file or scheduler reply: freed
+ * memory otherwise stays in the process, and in its resident set size. */
+void vs_alloc_trim(void);
 
 /* Allocates one zeroed T. */
 #define VS_NEW(T) ((T *)vs_xcalloc(1, sizeof(T)))

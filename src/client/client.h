@@ -2,7 +2,10 @@
  * The volsched client daemon: internal interface between its files.
  *
  *   dirs.c     data directory: names, lockfile, gui_rpc_auth.cfg, atomic writes
- *   state.c    the in-memory state and its life-cycle (find, add, drop)
+ *   state.c    the in-memory state and its life-cycle (add, drop, garbage collection)
+ *   index.c    hash indexes: results, workunits and files by project and name
+ *   limits.c   per-project caps on what a scheduler reply may add
+ *   disk.c     disk preferences, usage, per-project shares, download admission
  *   statefile.c client_state.xml written next + rename, read back at start
  *   xmlshape.c the fields of projects, results ... the state file and GUI RPC share
  *   prefs.c    global_prefs.xml / global_prefs_override.xml / cc_config.xml
@@ -34,6 +37,7 @@
 #include "volsched/client_policy.h"
 #include "volsched/error.h"
 #include "volsched/log.h"
+#include "volsched/strset.h"
 
 #define VS_CLIENT_MAJOR    7
 #define VS_CLIENT_MINOR    20
@@ -41,10 +45,16 @@
 #define VS_CLIENT_PLATFORM "x86_64-pc-linux-gnu"
 #define VS_CLIENT_PATH_MAX 4096
 
-/* Bounds on what a project may make us hold (hostile replies). */
+/* Bounds on what a project may make us hold (hostile replies). RESULTS,
+ * WUS and FILES are totals that the attached projects share equally
+ * (limits.c: a project may hold TOTAL / n_projects; past the total, only
+ * TOTAL / MAX_PROJECTS each), APPS and AVS are per project. */
 #define VS_CLIENT_MAX_PROJECTS 64
 #define VS_CLIENT_MAX_RESULTS  20000
+#define VS_CLIENT_MAX_WUS      20000
 #define VS_CLIENT_MAX_FILES    40000
+#define VS_CLIENT_MAX_APPS     256 /* per project */
+#define VS_CLIENT_MAX_AVS      256 /* per project */
 #define VS_CLIENT_MAX_FREFS    64
 #define VS_CLIENT_MAX_URLS     8
 #define VS_CLIENT_MAX_FILE     (4ll << 30) /* bytes of one file */
@@ -112,6 +122,7 @@ struct cl_file {
     bool upload_done;
     double bytes_done; /* for get_file_transfers */
     char *error;       /* why status went negative */
+    bool disk_wait;    /* its download waits for disk room (said once; not kept) */
 };
 
 struct cl_app {
@@ -241,6 +252,9 @@ struct cl_project {
     char *project_prefs;
     char **trickle_downs; /* msg_to_host texts waiting for the app */
     size_t n_trickle_downs;
+    /* disk.c, not kept: bytes of its files and its tasks' slots, and its
+     * share of the allowed disk (BOINC's disk_usage, disk_share) */
+    double disk_usage, disk_share, slot_usage;
 };
 
 struct cl_old_result {
@@ -275,6 +289,8 @@ struct cl_prefs {
     double pers_retry_delay_min, pers_retry_delay_max;
     double quit_timeout; /* seconds from <quit/>/<abort/> to SIGKILL (cc_config <quit_timeout>) */
     bool allow_remote_gui_rpc;
+    /* BOINC's disk preferences (0 = that limit is off; min_free applies always) */
+    double disk_max_used_gb, disk_max_used_pct, disk_min_free_gb;
 };
 
 struct cl_host {
@@ -301,6 +317,25 @@ struct cl_time_stats {
 
 struct cl_net_stats {
     double bwup, avg_up, avg_time_up, bwdown, avg_down, avg_time_down;
+};
+
+/* A hash index over one array of the state (index.c): items [0, n) are in
+ * it; a lookup first adds items appended since, and rebuilds it all when
+ * stale (set by every removal, which moves items). */
+struct cl_index {
+    struct vs_strset set; /* by name; the project is checked on a match */
+    size_t n;
+    bool stale;
+};
+
+/* The data directory's disk (disk.c), BOINC's names. */
+struct cl_disk {
+    double d_total, d_free; /* the file system's, when last measured */
+    double client_usage;    /* the client's own files (state, logs): GUI RPC d_boinc */
+    double total_usage;     /* every project's and the client's: d_boinc_used_total */
+    double allowed;         /* the least of the three preferences */
+    double walked_at;       /* when slots and the client's files were last measured */
+    double state_bytes;     /* the last state file written */
 };
 
 /* BOINC-COMPAT: run modes (1 always, 2 auto, 3 never) */
@@ -330,6 +365,8 @@ struct vs_client {
     size_t n_wus;
     struct cl_result *results;
     size_t n_results;
+    struct cl_index ix_results, ix_wus, ix_files;
+    struct cl_disk disk;
 
     struct cl_prefs prefs;
     char *global_prefs_xml; /* the project's, verbatim; NULL none */
@@ -437,6 +474,14 @@ struct cl_app_version *vs_client_result_av(struct vs_client *c, const struct cl_
 struct cl_wu *vs_client_result_wu(struct vs_client *c, const struct cl_result *r);
 /* Drops a reported result, and its workunit and files when nothing else uses them. */
 void vs_client_drop_result(struct vs_client *c, size_t r);
+/* Drops every result i with drop[i] set (drop has n_results entries), in one
+ * pass, then what nothing uses any more (vs_client_gc). */
+void vs_client_drop_results(struct vs_client *c, const bool *drop);
+/* Drops the workunits no result uses and the files (and their bytes on
+ * disk) nothing refers to, of project p or of all (p < 0): BOINC's garbage
+ * collection. A sticky file stays while present, unless its project is over
+ * its disk share. Returns how many items went. */
+size_t vs_client_gc(struct vs_client *c, long p);
 /* Drops a whole project (detach): results, files, apps and its directory. */
 void vs_client_drop_project(struct vs_client *c, size_t p);
 void vs_client_fref_free(struct cl_fref *f);
@@ -456,6 +501,64 @@ void vs_client_xml_app_version(struct vs_xml_writer *w, const struct cl_app_vers
 void vs_client_xml_workunit(struct vs_xml_writer *w, const struct cl_wu *u);
 void vs_client_xml_result(struct vs_xml_writer *w, const struct cl_result *r);
 void vs_client_xml_task(struct vs_xml_writer *w, const struct cl_result *r);
+
+/* ---- index.c: the finds above, by hash (vs_client_find_result, _wu, _file) ---- */
+/* Marks the indexes stale (after items were removed or moved). */
+void vs_client_index_stale(struct vs_client *c);
+void vs_client_index_cleanup(struct vs_client *c);
+
+/* ---- limits.c: per-project caps on what a scheduler reply may add ---- */
+enum cl_kind { CL_RESULTS, CL_WUS, CL_FILES, CL_NKINDS };
+/* The most of a kind one project may hold now: the total over the number of
+ * projects attached (at least 1). */
+size_t vs_client_cap(const struct vs_client *c, enum cl_kind k);
+/* Whether a project holding `have` of kind k may take one more while all
+ * projects together hold `total`: under its cap, and under the total or
+ * under the floor every project keeps (total / VS_CLIENT_MAX_PROJECTS). */
+bool vs_client_cap_room(const struct vs_client *c, enum cl_kind k, size_t have, size_t total);
+/* Whether a project holding `have` results is at its cap (no work is asked of it). */
+bool vs_client_results_full(const struct vs_client *c, size_t have);
+struct vs_proto_reply;
+struct vs_arena;
+/* What of a scheduler reply project p may add, decided before anything is
+ * merged (one flag per reply item, in the arena): new apps and app versions
+ * up to the per-project caps; each new result with its new workunit and
+ * the new files they and its app version name, all or nothing, under the
+ * caps; new files only when a kept item names them. Refusals get a
+ * message naming the project and the cap; a refused result is not kept,
+ * so the next request's <other_results> tells the server it is not here. */
+struct cl_admit {
+    bool *app, *av, *wu, *result, *file;
+};
+void vs_client_admit(struct vs_client *c, size_t p, const struct vs_proto_reply *y,
+                     struct vs_arena *a, struct cl_admit *out);
+
+/* ---- disk.c ---- */
+/* BOINC's allowed_disk_usage: the least of disk_max_used_gb, d_total x
+ * disk_max_used_pct and what leaves disk_min_free_gb free; never negative. */
+double vs_client_disk_allowed(const struct cl_prefs *p, double d_total, double d_free,
+                              double boinc_total);
+/* BOINC's get_disk_shares over n projects: each one's disk resource share is
+ * its resource share plus a tenth of the largest (so a backup project gets
+ * some); a project's quota is that fraction of `allowed`; a project whose
+ * desired usage (ddu) is within its quota gets its quota, the others split
+ * what the first ones' usage leaves, by disk resource share. */
+void vs_client_disk_shares(size_t n, const double *resource_share, const double *ddu,
+                           double allowed, double *out_share);
+/* Measures the disk (statvfs, the projects' files, their tasks' slots, the
+ * client's own files) and sets every project's usage and share. The
+ * directory walks are redone at most every 10 s unless force. */
+void vs_client_disk_refresh(struct vs_client *c, bool force);
+/* Before a download of f (of which `have` bytes are on disk) starts: 0 and
+ * the bytes it may still write in out_room, or VS_ELIMIT when it does not
+ * fit (its project's share, the allowed total, or the free space less what
+ * the state file needs): it is then deferred (next_try), with a message
+ * the first time. */
+int vs_client_disk_admit(struct vs_client *c, struct cl_file *f, double have, double *out_room);
+/* A download stopped at the room admit gave: deferred like a refusal. */
+void vs_client_disk_defer(struct vs_client *c, struct cl_file *f, double need);
+/* GUI RPC get_disk_usage's <disk_usage_summary> body (BOINC's fields). */
+void vs_client_disk_summary_xml(struct vs_client *c, struct vs_xml_writer *w);
 
 /* ---- statefile.c ---- */
 int vs_client_state_write(struct vs_client *c);

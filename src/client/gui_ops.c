@@ -367,8 +367,7 @@ int vs_client_gui_dispatch(struct vs_client *c, const struct vs_xml_doc *doc,
         vs_xml_raw_write(&w, "</file_transfers>\n", 18);
     } else if (strcmp(name, "get_disk_usage") == 0) {
         vs_xml_raw_write(&w, "<disk_usage_summary>\n", 21);
-        vs_xml_double(&w, "d_total", c->host.d_total);
-        vs_xml_double(&w, "d_free", c->host.d_free);
+        vs_client_disk_summary_xml(c, &w);
         vs_xml_raw_write(&w, "</disk_usage_summary>\n", 22);
     } else if (strcmp(name, "suspend_result") == 0 || strcmp(name, "resume_result") == 0 ||
                strcmp(name, "abort_result") == 0) {

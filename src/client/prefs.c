@@ -23,6 +23,9 @@ void vs_client_prefs_default(struct cl_prefs *p)
     p->max_ncpus_pct = 100;
     p->cpu_usage_limit = 100;
     p->disk_interval = 60;
+    p->disk_max_used_gb = 0; /* off */
+    p->disk_max_used_pct = 90;
+    p->disk_min_free_gb = 0.1;
     p->sched_retry_delay_min = 60;
     p->sched_retry_delay_max = 4 * 3600;
     p->pers_retry_delay_min = 60;
@@ -63,6 +66,10 @@ static void apply_global(struct vs_client *c, const struct vs_xml_node *g, const
     set_num(g, "max_ncpus_pct", 0, 100, &c->prefs.max_ncpus_pct, c, file);
     set_num(g, "cpu_usage_limit", 0, 100, &c->prefs.cpu_usage_limit, c, file);
     set_num(g, "disk_interval", 0, 1e6, &c->prefs.disk_interval, c, file);
+    /* BOINC-COMPAT: the disk limits (0 turns the first two off) */
+    set_num(g, "disk_max_used_gb", 0, 1e9, &c->prefs.disk_max_used_gb, c, file);
+    set_num(g, "disk_max_used_pct", 0, 100, &c->prefs.disk_max_used_pct, c, file);
+    set_num(g, "disk_min_free_gb", 0, 1e9, &c->prefs.disk_min_free_gb, c, file);
 }
 
 /* Parses one file; returns false when it is missing. */
@@ -141,6 +148,9 @@ int vs_client_prefs_xml(const struct vs_client *c, struct vs_buf *out)
     vs_xml_double(&w, "max_ncpus_pct", p->max_ncpus_pct);
     vs_xml_double(&w, "cpu_usage_limit", p->cpu_usage_limit);
     vs_xml_double(&w, "disk_interval", p->disk_interval);
+    vs_xml_double(&w, "disk_max_used_gb", p->disk_max_used_gb);
+    vs_xml_double(&w, "disk_max_used_pct", p->disk_max_used_pct);
+    vs_xml_double(&w, "disk_min_free_gb", p->disk_min_free_gb);
     vs_xml_close(&w);
     return vs_xml_writer_error(&w);
 }

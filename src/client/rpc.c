@@ -226,13 +226,15 @@ static int build_request(struct vs_client *c, size_t p, double work_req, struct 
     q->host.m_nbytes = h->m_nbytes;
     q->host.m_cache = h->m_cache;
     q->host.m_swap = h->m_swap;
+    /* BOINC-COMPAT: the disk as get_disk_usages/get_disk_shares see it now */
+    vs_client_disk_refresh(c, true);
     q->host.d_total = h->d_total;
     q->host.d_free = h->d_free;
     q->host.os_name = h->os_name;
     q->host.os_version = h->os_version;
-    q->disk_usage.d_boinc_used_total = 0;
-    q->disk_usage.d_boinc_used_project = 0;
-    q->disk_usage.d_project_share = h->d_free;
+    q->disk_usage.d_boinc_used_total = c->disk.total_usage;
+    q->disk_usage.d_boinc_used_project = pr->disk_usage;
+    q->disk_usage.d_project_share = pr->disk_share;
 
     size_t nrep = 0, nother = 0;
     for (size_t i = 0; i < c->n_results; i++)
@@ -354,8 +356,6 @@ static void merge_file(struct vs_client *c, size_t p, const struct vs_proto_file
         if (f->status == FS_PRESENT)
             return;
     } else {
-        if (c->n_files >= VS_CLIENT_MAX_FILES)
-            return;
         f = vs_client_add_file(c);
         f->name = vs_xstrdup(fi->name);
         f->project = p;
@@ -395,7 +395,8 @@ static void merge_file(struct vs_client *c, size_t p, const struct vs_proto_file
     }
 }
 
-static void merge_reply(struct vs_client *c, size_t p, const struct vs_proto_reply *y, int *out_new)
+static void merge_reply(struct vs_client *c, size_t p, const struct vs_proto_reply *y,
+                        struct vs_arena *a, int *out_new)
 {
     struct cl_project *pr = &c->projects[p];
     if (y->project_name && *y->project_name)
@@ -439,8 +440,11 @@ static void merge_reply(struct vs_client *c, size_t p, const struct vs_proto_rep
             vs_client_prefs_read(c);
         }
     }
+    /* what of it this project may add (limits.c: caps, nothing unused) */
+    struct cl_admit adm;
+    vs_client_admit(c, p, y, a, &adm);
     for (size_t i = 0; i < y->n_apps; i++) {
-        if (!y->apps[i].name || vs_client_find_app(c, p, y->apps[i].name) >= 0)
+        if (!adm.app[i] || vs_client_find_app(c, p, y->apps[i].name) >= 0)
             continue;
         struct cl_app *ap = vs_client_add_app(c);
         ap->name = vs_xstrdup(y->apps[i].name);
@@ -448,11 +452,11 @@ static void merge_reply(struct vs_client *c, size_t p, const struct vs_proto_rep
         ap->non_cpu_intensive = y->apps[i].non_cpu_intensive;
     }
     for (size_t i = 0; i < y->n_file_infos; i++)
-        merge_file(c, p, &y->file_infos[i]);
+        if (adm.file[i])
+            merge_file(c, p, &y->file_infos[i]);
     for (size_t i = 0; i < y->n_app_versions; i++) {
         const struct vs_proto_app_version *v = &y->app_versions[i];
-        if (!v->app_name ||
-            vs_client_find_av(c, p, v->app_name, v->version_num, v->plan_class) >= 0)
+        if (!adm.av[i] || vs_client_find_av(c, p, v->app_name, v->version_num, v->plan_class) >= 0)
             continue;
         struct cl_app_version *av = vs_client_add_av(c);
         av->app_name = vs_xstrdup(v->app_name);
@@ -474,7 +478,7 @@ static void merge_reply(struct vs_client *c, size_t p, const struct vs_proto_rep
     }
     for (size_t i = 0; i < y->n_workunits; i++) {
         const struct vs_proto_workunit *u = &y->workunits[i];
-        if (vs_client_find_wu(c, p, u->name) >= 0)
+        if (!adm.wu[i] || vs_client_find_wu(c, p, u->name) >= 0)
             continue;
         struct cl_wu *w = vs_client_add_wu(c);
         w->name = vs_xstrdup(u->name);
@@ -490,7 +494,7 @@ static void merge_reply(struct vs_client *c, size_t p, const struct vs_proto_rep
     int nnew = 0;
     for (size_t i = 0; i < y->n_results; i++) {
         const struct vs_proto_result *s = &y->results[i];
-        if (vs_client_find_result(c, p, s->name) >= 0 || c->n_results >= VS_CLIENT_MAX_RESULTS)
+        if (!adm.result[i] || vs_client_find_result(c, p, s->name) >= 0)
             continue;
         if (vs_client_find_wu(c, p, s->wu_name) < 0) {
             vs_client_msg(c, (long)p, 3, "Result %s names workunit %s, which the reply lacks",
@@ -522,13 +526,19 @@ static void merge_reply(struct vs_client *c, size_t p, const struct vs_proto_rep
         }
         nnew++;
     }
+    /* acknowledged results go in one pass (and what only they used) */
+    bool *acked = vs_arena_alloc(a, c->n_results + 1);
+    size_t n_acked = 0;
     for (size_t i = 0; i < y->n_result_acks; i++) {
         long r = vs_client_find_result(c, p, y->result_acks[i]);
-        if (r < 0 || !c->results[r].ready_to_report)
+        if (r < 0 || !c->results[r].ready_to_report || acked[r])
             continue;
         vs_client_old_result(c, (size_t)r);
-        vs_client_drop_result(c, (size_t)r);
+        acked[r] = true;
+        n_acked++;
     }
+    if (n_acked)
+        vs_client_drop_results(c, acked);
     for (size_t i = 0; i < y->n_result_aborts; i++) {
         long r = vs_client_find_result(c, p, y->result_aborts[i]);
         if (r >= 0) {
@@ -544,6 +554,16 @@ static void merge_reply(struct vs_client *c, size_t p, const struct vs_proto_rep
             c->results[r].abort_code = EXIT_ABORTED_BY_PROJ;
         }
     }
+    /* BOINC-COMPAT: <delete_file_info> ends a file's stickiness; it goes
+     * when nothing uses it */
+    for (size_t i = 0; i < y->n_delete_file_infos; i++) {
+        long f = vs_client_find_file(c, p, y->delete_file_infos[i]);
+        if (f >= 0 && c->files[f].sticky) {
+            vs_client_msg(c, (long)p, 1, "Got server request to delete file %s", c->files[f].name);
+            c->files[f].sticky = false;
+        }
+    }
+    (void)vs_client_gc(c, (long)p);
     *out_new = nnew;
 }
 
@@ -633,7 +653,7 @@ int vs_client_rpc_do(struct vs_client *c, size_t p, double work_req)
         VS_LOG(&c->log, VS_LOG_WARN, "reply names master URL %s", y.master_url);
     int nnew = 0;
     size_t sent_trickles = q.n_msgs_from_host;
-    merge_reply(c, p, &y, &nnew);
+    merge_reply(c, p, &y, &a, &nnew);
     vs_client_trickle_reply(c, p, reply.data, reply.len, sent_trickles);
     pr = &c->projects[p];
     pr->ever_rpc = true;

@@ -42,15 +42,16 @@ void vs_client_sched_account(struct vs_client *c, double dt)
     }
 }
 
-static bool deferred_inputs(const struct vs_client *c, const struct cl_result *r)
+/* Per project: whether a download of it waits for a retry (one pass over
+ * the files per step, not one per result). */
+static void deferred_inputs(const struct vs_client *c, bool *out)
 {
     for (size_t i = 0; i < c->n_files; i++) {
         const struct cl_file *f = &c->files[i];
-        if (f->project == r->project && !f->is_output && f->status == FS_NOT_PRESENT &&
-            f->nfailures > 0 && f->next_try > c->now)
-            return true;
+        if (!f->is_output && f->status == FS_NOT_PRESENT && f->nfailures > 0 &&
+            f->next_try > c->now)
+            out[f->project] = true;
     }
-    return false;
 }
 
 static void build(struct vs_client *c)
@@ -80,6 +81,12 @@ static void build(struct vs_client *c)
     st->host.leave_in_memory = c->prefs.leave_apps_in_memory;
     st->host.flops_per_cpu = c->host.p_fpops;
     bool compute = vs_client_can_compute(c);
+    size_t held[VS_CLIENT_MAX_PROJECTS + 1] = {0};
+    bool deferred[VS_CLIENT_MAX_PROJECTS + 1] = {false};
+    for (size_t i = 0; i < c->n_results; i++)
+        if (c->results[i].project < VS_CLIENT_MAX_PROJECTS)
+            held[c->results[i].project]++;
+    deferred_inputs(c, deferred);
     for (size_t p = 0; p < c->n_projects; p++) {
         const struct cl_project *pr = &c->projects[p];
         struct vs_cproject *cp = &c->cprojects[p];
@@ -95,7 +102,12 @@ static void build(struct vs_client *c)
         /* the work backoff defers the project for work fetch; forced RPCs
          * (reports, trickles) while it lasts are the driver's (rpc.c) */
         cp->min_rpc_time = fmax(pr->min_rpc_time, pr->work_backoff_until);
-        cp->no_new_work = pr->dont_request_more_work;
+        /* a project at its cap on tasks (limits.c), or whose files already
+         * fill its disk share (disk.c), is not asked for work: what it sent
+         * could not be kept, or its inputs not downloaded */
+        cp->no_new_work = pr->dont_request_more_work ||
+                          (p < VS_CLIENT_MAX_PROJECTS && vs_client_results_full(c, held[p])) ||
+                          (pr->disk_share > 0 && pr->disk_usage >= pr->disk_share);
         cp->master_fetch_pending = pr->master_url_fetch_pending;
         cp->latency_limited_until = pr->latency_limited_until;
         cp->non_cpu_intensive = pr->non_cpu_intensive;
@@ -120,7 +132,7 @@ static void build(struct vs_client *c)
         cr->deadline = r->report_deadline;
         cr->received = r->received_time;
         cr->files = r->state == RS_FILES_DOWNLOADED ? VS_CFILES_READY
-                    : deferred_inputs(c, r)         ? VS_CFILES_DEFERRED
+                    : deferred[r->project]          ? VS_CFILES_DEFERRED
                                                     : VS_CFILES_DOWNLOADING;
         cr->suspended = r->suspended_via_gui || c->projects[r->project].suspended_via_gui ||
                         !compute || c->now < r->restart_after;

@@ -140,6 +140,7 @@ void vs_client_cleanup(struct vs_client *c)
     vs_free(c->cprojects);
     vs_free(c->cresults);
     vs_free(c->cmap);
+    vs_client_index_cleanup(c);
     vs_cpolicy_ws_cleanup(&c->ws);
     if (c->lock_fd >= 0)
         close(c->lock_fd);
@@ -153,14 +154,6 @@ long vs_client_find_project(const struct vs_client *c, const char *url)
 {
     for (size_t i = 0; i < c->n_projects; i++)
         if (strcmp(c->projects[i].master_url, url) == 0)
-            return (long)i;
-    return -1;
-}
-
-long vs_client_find_file(const struct vs_client *c, size_t p, const char *name)
-{
-    for (size_t i = 0; i < c->n_files; i++)
-        if (c->files[i].project == p && strcmp(c->files[i].name, name) == 0)
             return (long)i;
     return -1;
 }
@@ -187,22 +180,6 @@ long vs_client_find_av(const struct vs_client *c, size_t p, const char *app, int
             streq0(a->plan_class, plan_class))
             return (long)i;
     }
-    return -1;
-}
-
-long vs_client_find_wu(const struct vs_client *c, size_t p, const char *name)
-{
-    for (size_t i = 0; i < c->n_wus; i++)
-        if (c->wus[i].project == p && strcmp(c->wus[i].name, name) == 0)
-            return (long)i;
-    return -1;
-}
-
-long vs_client_find_result(const struct vs_client *c, size_t p, const char *name)
-{
-    for (size_t i = 0; i < c->n_results; i++)
-        if (c->results[i].project == p && strcmp(c->results[i].name, name) == 0)
-            return (long)i;
     return -1;
 }
 
@@ -284,62 +261,119 @@ struct cl_wu *vs_client_result_wu(struct vs_client *c, const struct cl_result *r
     return &c->wus[w];
 }
 
-static bool fref_uses(const struct cl_fref *f, size_t n, const char *name)
+static void file_unlink(struct vs_client *c, const struct cl_file *f)
 {
-    for (size_t i = 0; i < n; i++)
-        if (strcmp(f[i].file_name, name) == 0)
-            return true;
-    return false;
+    char dir[VS_CLIENT_PATH_MAX], path[VS_CLIENT_PATH_MAX + 300];
+    if (vs_client_project_dir(c, f->project, dir, sizeof(dir)) == 0) {
+        snprintf(path, sizeof(path), "%s/%s", dir, f->name);
+        unlink(path);
+    }
 }
 
-/* Files of project p that nothing refers to any more are deleted (disk and state). */
-static void gc_files(struct vs_client *c, size_t p)
+static void mark_files(struct vs_client *c, const struct cl_fref *fr, size_t n, size_t p,
+                       bool *used)
 {
-    for (size_t i = c->n_files; i-- > 0;) {
-        struct cl_file *f = &c->files[i];
-        if (f->project != p)
-            continue;
-        bool used = f->sticky;
-        for (size_t j = 0; !used && j < c->n_avs; j++)
-            used = c->avs[j].project == p && fref_uses(c->avs[j].frefs, c->avs[j].n_frefs, f->name);
-        for (size_t j = 0; !used && j < c->n_wus; j++)
-            used = c->wus[j].project == p && fref_uses(c->wus[j].frefs, c->wus[j].n_frefs, f->name);
-        for (size_t j = 0; !used && j < c->n_results; j++)
-            used = c->results[j].project == p &&
-                   fref_uses(c->results[j].frefs, c->results[j].n_frefs, f->name);
-        if (used)
-            continue;
-        char dir[VS_CLIENT_PATH_MAX], path[VS_CLIENT_PATH_MAX + 300];
-        if (vs_client_project_dir(c, p, dir, sizeof(dir)) == 0) {
-            snprintf(path, sizeof(path), "%s/%s", dir, f->name);
-            unlink(path);
-        }
-        file_free(f);
-        c->files[i] = c->files[--c->n_files];
+    for (size_t i = 0; i < n; i++) {
+        long f = vs_client_find_file(c, p, fr[i].file_name);
+        if (f >= 0)
+            used[f] = true;
     }
+}
+
+/* Mark and sweep: every lookup is done before anything moves, so the
+ * indexes are rebuilt once afterwards, and the cost is linear in the state
+ * (it was files x items x references, per reported result). */
+size_t vs_client_gc(struct vs_client *c, long p)
+{
+    size_t dropped = 0;
+    bool *used = vs_xcalloc(c->n_wus + 1, sizeof(*used));
+    for (size_t i = 0; i < c->n_results; i++) {
+        const struct cl_result *r = &c->results[i];
+        if (p >= 0 && r->project != (size_t)p)
+            continue;
+        const struct cl_wu *w = vs_client_result_wu(c, r);
+        if (w)
+            used[w - c->wus] = true;
+    }
+    size_t k = 0;
+    for (size_t i = 0; i < c->n_wus; i++) {
+        if (used[i] || (p >= 0 && c->wus[i].project != (size_t)p)) {
+            c->wus[k++] = c->wus[i];
+            continue;
+        }
+        wu_free(&c->wus[i]);
+        dropped++;
+    }
+    c->n_wus = k;
+    vs_free(used);
+    if (dropped)
+        vs_client_index_stale(c);
+
+    used = vs_xcalloc(c->n_files + 1, sizeof(*used));
+    for (size_t i = 0; i < c->n_avs; i++)
+        if (p < 0 || c->avs[i].project == (size_t)p)
+            mark_files(c, c->avs[i].frefs, c->avs[i].n_frefs, c->avs[i].project, used);
+    for (size_t i = 0; i < c->n_wus; i++)
+        if (p < 0 || c->wus[i].project == (size_t)p)
+            mark_files(c, c->wus[i].frefs, c->wus[i].n_frefs, c->wus[i].project, used);
+    for (size_t i = 0; i < c->n_results; i++)
+        if (p < 0 || c->results[i].project == (size_t)p)
+            mark_files(c, c->results[i].frefs, c->results[i].n_frefs, c->results[i].project, used);
+    size_t files_before = dropped;
+    k = 0;
+    for (size_t i = 0; i < c->n_files; i++) {
+        struct cl_file *f = &c->files[i];
+        /* a sticky file is kept once here (locality scheduling's cache),
+         * until the server releases it, or its project is over its share */
+        const struct cl_project *pr = &c->projects[f->project];
+        bool keep = used[i] || (p >= 0 && f->project != (size_t)p) ||
+                    (f->sticky && f->status == FS_PRESENT &&
+                     !(pr->disk_share > 0 && pr->disk_usage >= pr->disk_share));
+        if (keep) {
+            c->files[k++] = *f;
+            continue;
+        }
+        file_unlink(c, f);
+        file_free(f);
+        dropped++;
+    }
+    c->n_files = k;
+    vs_free(used);
+    if (dropped > files_before) {
+        vs_client_index_stale(c);
+        c->disk.walked_at = 0; /* usage changed */
+    }
+    if (dropped)
+        c->dirty = true;
+    return dropped;
+}
+
+void vs_client_drop_results(struct vs_client *c, const bool *drop)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < c->n_results; i++) {
+        if (!drop[i]) {
+            c->results[k++] = c->results[i];
+            continue;
+        }
+        if (c->results[i].slot >= 0)
+            vs_client_slot_clean(c, c->results[i].slot);
+        result_free(&c->results[i]);
+    }
+    if (k == c->n_results)
+        return;
+    c->n_results = k;
+    vs_client_index_stale(c);
+    (void)vs_client_gc(c, -1);
+    c->dirty = true;
 }
 
 void vs_client_drop_result(struct vs_client *c, size_t r)
 {
-    size_t p = c->results[r].project;
-    char *wu = vs_client_strdup(c->results[r].wu_name);
-    if (c->results[r].slot >= 0)
-        vs_client_slot_clean(c, c->results[r].slot);
-    result_free(&c->results[r]);
-    memmove(&c->results[r], &c->results[r + 1], (c->n_results - r - 1) * sizeof(c->results[0]));
-    c->n_results--;
-    bool wu_used = false;
-    for (size_t i = 0; i < c->n_results; i++)
-        if (c->results[i].project == p && strcmp(c->results[i].wu_name, wu) == 0)
-            wu_used = true;
-    long w = wu_used ? -1 : vs_client_find_wu(c, p, wu);
-    if (w >= 0) {
-        wu_free(&c->wus[w]);
-        c->wus[w] = c->wus[--c->n_wus];
-    }
-    vs_free(wu);
-    gc_files(c, p);
-    c->dirty = true;
+    bool *drop = vs_xcalloc(c->n_results, sizeof(*drop));
+    drop[r] = true;
+    vs_client_drop_results(c, drop);
+    vs_free(drop);
 }
 
 /* Every item of a project after p moves down one index. */
@@ -364,15 +398,17 @@ static void renumber(struct vs_client *c, size_t p)
 
 void vs_client_drop_project(struct vs_client *c, size_t p)
 {
-    for (size_t i = c->n_results; i-- > 0;)
-        if (c->results[i].project == p) {
-            if (c->results[i].slot >= 0)
-                vs_client_slot_clean(c, c->results[i].slot);
-            result_free(&c->results[i]);
-            memmove(&c->results[i], &c->results[i + 1],
-                    (c->n_results - i - 1) * sizeof(c->results[0]));
-            c->n_results--;
+    size_t k = 0;
+    for (size_t i = 0; i < c->n_results; i++) {
+        if (c->results[i].project != p) {
+            c->results[k++] = c->results[i];
+            continue;
         }
+        if (c->results[i].slot >= 0)
+            vs_client_slot_clean(c, c->results[i].slot);
+        result_free(&c->results[i]);
+    }
+    c->n_results = k;
     for (size_t i = c->n_wus; i-- > 0;)
         if (c->wus[i].project == p) {
             wu_free(&c->wus[i]);
@@ -409,6 +445,7 @@ void vs_client_drop_project(struct vs_client *c, size_t p)
     memmove(&c->projects[p], &c->projects[p + 1], (c->n_projects - p - 1) * sizeof(c->projects[0]));
     c->n_projects--;
     renumber(c, p);
+    vs_client_index_stale(c);
     c->dirty = true;
     c->resched = true;
 }

@@ -251,12 +251,16 @@ int vs_client_state_write(struct vs_client *c)
     if (rc == 0 && rename(next, cur) != 0)
         rc = -errno;
     vs_buf_cleanup(&b);
+    /* the buffer, and a scheduler reply merged just before (rpc.c writes
+     * the state after each), go back to the system, not only to malloc */
+    vs_alloc_trim();
     if (rc) {
         vs_client_msg(c, -1, 3, "Couldn't write state file: %s", vs_strerror(rc));
         return rc;
     }
     c->dirty = false;
     c->last_state_write = c->now;
+    c->disk.state_bytes = (double)b.len; /* disk.c keeps room for the next one */
     return 0;
 }
 
@@ -386,7 +390,7 @@ static void read_project(struct vs_client *c, const struct vs_xml_node *n, struc
 static void read_file(struct vs_client *c, const struct vs_xml_node *n, struct vs_arena *a,
                       size_t p)
 {
-    if (c->n_files >= VS_CLIENT_MAX_FILES)
+    if (c->n_files >= 2 * VS_CLIENT_MAX_FILES) /* the most limits.c lets it hold */
         return;
     char *name = str(n, "name", a);
     if (!name || !vs_client_safe_name(name)) {
@@ -422,7 +426,7 @@ static void read_file(struct vs_client *c, const struct vs_xml_node *n, struct v
 static void read_result(struct vs_client *c, const struct vs_xml_node *n, struct vs_arena *a,
                         size_t p)
 {
-    if (c->n_results >= VS_CLIENT_MAX_RESULTS)
+    if (c->n_results >= 2 * VS_CLIENT_MAX_RESULTS) /* the most limits.c lets it hold */
         return;
     char *name = str(n, "name", a);
     if (!name)
@@ -618,11 +622,20 @@ int vs_client_state_read(struct vs_client *c)
         rc = parse_state(c, b.data, b.len);
         if (rc == 0) {
             VS_LOG(&c->log, VS_LOG_INFO, "state read from %s", names[i]);
+            c->disk.state_bytes = (double)b.len;
+            /* BOINC's garbage collection at start: workunits no result uses,
+             * files nothing refers to. Only by the daemon, which holds the
+             * lock: `client status` and `explain` change nothing. */
+            size_t n = c->lock_fd >= 0 ? vs_client_gc(c, -1) : 0;
+            if (n)
+                vs_client_msg(c, -1, 1,
+                              "Dropped %zu workunits and files that nothing in the state uses", n);
             break;
         }
         VS_LOG(&c->log, VS_LOG_WARN, "%s is unreadable (%s), trying the next one", names[i],
                vs_strerror(rc));
     }
     vs_buf_cleanup(&b);
+    vs_alloc_trim(); /* the parsed document was several times the state's size */
     return rc;
 }

@@ -213,17 +213,11 @@ static void download(struct vs_client *c, struct cl_file *f)
         }
         have = 0;
     }
-    /* A file that cannot fit is not started: it would fill the disk that
-     * the other tasks' inputs, outputs and the state file need too. */
-    struct statvfs sv;
-    if (f->nbytes > have && statvfs(dir, &sv) == 0 &&
-        f->nbytes - have > (double)sv.f_bavail * (double)sv.f_frsize) {
-        vs_client_msg(c, (long)f->project, 3,
-                      "Disk full while downloading %s: it needs %.0f more bytes, %.0f are free",
-                      f->name, f->nbytes - have, (double)sv.f_bavail * (double)sv.f_frsize);
-        transient(c, f, "download", "disk full");
+    /* A file that cannot fit is not started (disk.c: its project's share,
+     * the disk preferences, the room the state file needs): it waits */
+    double room;
+    if (vs_client_disk_admit(c, f, have, &room) != 0)
         return;
-    }
     const char *url = f->urls[(size_t)f->nfailures % f->n_urls];
     if (have == 0)
         vs_client_msg(c, (long)f->project, 1, "Started download of %s", f->name);
@@ -241,8 +235,8 @@ static void download(struct vs_client *c, struct cl_file *f)
         transient(c, f, "download", "curl");
         return;
     }
-    struct dl_sink s = {out, (f->nbytes > 0 ? f->nbytes : (double)VS_CLIENT_MAX_FILE) - have, 0,
-                        false};
+    double max = (f->nbytes > 0 ? f->nbytes : (double)VS_CLIENT_MAX_FILE) - have;
+    struct dl_sink s = {out, fmin(room, max), 0, false};
     curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, to_file);
     curl_easy_setopt(h, CURLOPT_WRITEDATA, &s);
     if (have > 0)
@@ -259,6 +253,11 @@ static void download(struct vs_client *c, struct cl_file *f)
         vs_client_msg(c, (long)f->project, 3, "Disk full while downloading %s", f->name);
         unlink(path); /* the space is for the other work meanwhile */
         transient(c, f, "download", "disk full");
+        return;
+    }
+    if (cc == CURLE_WRITE_ERROR && s.got > s.limit && room < max) {
+        unlink(path); /* of undeclared size, past its project's room */
+        vs_client_disk_defer(c, f, s.limit);
         return;
     }
     if (cc == CURLE_WRITE_ERROR && s.got > s.limit) {

@@ -4,11 +4,21 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 static void oom(size_t n)
 {
     fprintf(stderr, "volsched: out of memory allocating %zu bytes\n", n);
     abort();
+}
+
+void vs_alloc_trim(void)
+{
+#ifdef __GLIBC__
+    malloc_trim(0);
+#endif
 }
 
 void *vs_xmalloc(size_t n)

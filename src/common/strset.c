@@ -13,8 +13,8 @@ static uint64_t str_hash(const char *s)
     return h;
 }
 
-size_t vs_strset_find(const struct vs_strset *ss, const char *key, vs_strset_key_fn get,
-                      const void *ctx)
+size_t vs_strset_find_where(const struct vs_strset *ss, const char *key, vs_strset_key_fn get,
+                            const void *ctx, bool (*accept)(const void *ctx, size_t index))
 {
     if (!ss->cap)
         return SIZE_MAX;
@@ -22,9 +22,16 @@ size_t vs_strset_find(const struct vs_strset *ss, const char *key, vs_strset_key
     for (size_t i = str_hash(key) & (ss->cap - 1);; i = (i + 1) & (ss->cap - 1)) {
         if (!ss->slot[i])
             return SIZE_MAX;
-        if (strcmp(get(ctx, ss->slot[i] - 1), key) == 0)
+        if (strcmp(get(ctx, ss->slot[i] - 1), key) == 0 &&
+            (!accept || accept(ctx, ss->slot[i] - 1)))
             return ss->slot[i] - 1;
     }
+}
+
+size_t vs_strset_find(const struct vs_strset *ss, const char *key, vs_strset_key_fn get,
+                      const void *ctx)
+{
+    return vs_strset_find_where(ss, key, get, ctx, NULL);
 }
 
 static void place(size_t *tab, size_t cap, uint64_t h, size_t value)

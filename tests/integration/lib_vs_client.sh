@@ -26,6 +26,8 @@
 #   vsc_kill9                    kill -9 the client (its apps are left behind)
 #   vsc_stop                     boinccmd --quit, then TERM/KILL by pid
 #   vsc_store SQL                sqlite3 on $PROJ's store
+#   vsc_flood MODE ARGS...       starts flood_project.py (a project that floods the client)
+#                                on a free port (sets FURL, STATS); stat_of KEY reads its counters
 #   fail MSG                     prints MSG and the client's and servers' log tails, exits 1
 : "${VOLSCHED:?VOLSCHED must name the built binary}"
 : "${VS_SOURCE_DIR:?}" "${VS_BINARY_DIR:?}" "${VSC_WORK_PREFIX:?}"
@@ -217,6 +219,20 @@ vsc_stop() {
 }
 
 vsc_store() { sqlite3 "$PROJ/volsched.db" "$1"; }
+
+vsc_flood() {
+    local port _ mode=$1
+    shift
+    port=$(demo_free_port)
+    STATS="$WORK/flood.json"
+    FURL="http://127.0.0.1:$port/p/"
+    python3 "$VS_SOURCE_DIR/tests/integration/flood_project.py" "$port" "$mode" "$STATS" "$@" &
+    SERVE_PIDS="$SERVE_PIDS $!"
+    for _ in $(seq 1 50); do curl -sf "$FURL" >/dev/null 2>&1 && return 0; sleep 0.1; done
+    echo "flood_project.py did not come up"
+    return 1
+}
+stat_of() { python3 -c "import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])" "$STATS" "$1"; }
 
 # Workunits of $PROJ done: assimilated with a canonical result.
 vsc_wus_done() { vsc_store "select count(*) from workunit where assimilate_state=2 and canonical_resultid>0"; }

@@ -33,7 +33,9 @@ printf -- '--wu_name big_job %s\n' "$PROJ.inputs/big_in" | "$VOLSCHED" create_wo
     || fail "create_work big_job"
 vsc_serve || fail "server did not start"
 C="$MNT/client"
-vsc_client_dir "$C"
+# BOINC's default disk_min_free_gb (0.1 GB) is more than this disk: with it,
+# the server sends nothing and the client fetches nothing (test_client_disk.sh)
+vsc_client_dir "$C" "<disk_min_free_gb>0</disk_min_free_gb>"
 "$VOLSCHED" client --dir "$C" attach "$URL" "$AUTH" || fail "attach"
 vsc_run "$C" || fail "client did not start"
 
