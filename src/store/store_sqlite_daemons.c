@@ -1,11 +1,13 @@
 /*
- * SQLite backend: what the back-end daemons need besides workunits and
- * results: the retry of failed deletions, host_app_version records, the
+ * SQLite backend: what the back-end daemons need: their scans of
+ * workunits and results (transitioner, validator/assimilator queues, file
+ * deleter), the retry of failed deletions, host_app_version records, the
  * daemon_status table and the counts behind `volsched status`.
  */
 #include <string.h>
 
 #include "store/sqlite_int.h"
+#include "volsched/alloc.h"
 #include "volsched/str.h"
 
 int vs_store_file_delete_retry(struct vs_store *s, int64_t *out_n)
@@ -273,4 +275,135 @@ int vs_store_counts(struct vs_store *s, struct vs_store_counts *out)
     if (rc == 0)
         *out = c;
     return rc;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Transitioner scan                                                         */
+
+int vs_sq__read_wu_page(struct vs_store *s, struct vs_stmt *st, int limit, const char *what,
+                        struct vs_workunit **out, size_t *out_n)
+{
+    struct vs_workunit *wus = vs_xcalloc((size_t)limit, sizeof(*wus));
+    size_t nwus = 0;
+    int rc = VS_DB_DONE;
+    while (nwus < (size_t)limit && (rc = vs_db_step(st)) == VS_DB_ROW)
+        vs_sq__read_row(st, 0, &vs_sq__workunit, &wus[nwus++]);
+    if (nwus == (size_t)limit)
+        rc = VS_DB_DONE;
+    vs_db_reset(st);
+    *out = wus;
+    *out_n = nwus;
+    return rc == VS_DB_DONE ? 0 : vs_sq__err(s, rc, what);
+}
+
+/* Calls fn for each of the page's workunits with its results, then frees the
+ * page. The page was read first because fn writes to the rows its scan
+ * reads. */
+static int each_wu_with_results(struct vs_store *s, struct vs_workunit *wus, size_t nwus, int ret,
+                                vs_store_transition_fn fn, void *ctx)
+{
+    for (size_t i = 0; ret == 0 && i < nwus; i++) {
+        struct vs_result_vec rv = {0};
+        ret = vs_store_results_of_wu(s, wus[i].id, vs_result_vec_add, &rv);
+        if (ret == 0)
+            ret = fn(ctx, &wus[i], rv.v, rv.n);
+        vs_result_vec_cleanup(&rv);
+    }
+    for (size_t i = 0; i < nwus; i++)
+        vs_workunit_cleanup(&wus[i]);
+    vs_free(wus);
+    return ret;
+}
+
+int vs_store_wus_to_transition(struct vs_store *s, int64_t now, int limit,
+                               vs_store_transition_fn fn, void *ctx)
+{
+    if (limit <= 0 || !fn)
+        return VS_EINVAL;
+    struct vs_stmt *st = vs_sq__stmt(s, SQ_WUS_TO_TRANSITION);
+    if (!st)
+        return VS_ESTORE;
+    vs_db_bind_int64(st, 1, now);
+    vs_db_bind_int(st, 2, limit);
+    vs_db_bind_int(st, 3, s->mod_n);
+    vs_db_bind_int(st, 4, s->mod_i);
+    /* Collect the page first: fn writes to the rows this scan reads. */
+    struct vs_workunit *wus;
+    size_t nwus;
+    int ret = vs_sq__read_wu_page(s, st, limit, "transition scan", &wus, &nwus);
+    return each_wu_with_results(s, wus, nwus, ret, fn, ctx);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Daemon queues                                                             */
+
+int vs_store_wus_in_queue(struct vs_store *s, int queue, int64_t appid, int limit,
+                          vs_store_transition_fn fn, void *ctx)
+{
+    if (limit <= 0 || !fn)
+        return VS_EINVAL;
+    enum sq_stmt id;
+    switch (queue) {
+    case VS_WU_QUEUE_VALIDATE:
+        id = SQ_WUS_TO_VALIDATE;
+        break;
+    case VS_WU_QUEUE_ASSIMILATE:
+        id = SQ_WUS_TO_ASSIMILATE;
+        break;
+    case VS_WU_QUEUE_FILE_DELETE:
+        id = SQ_WUS_TO_DELETE;
+        break;
+    default:
+        return VS_EINVAL;
+    }
+    struct vs_stmt *st = vs_sq__stmt(s, id);
+    if (!st)
+        return VS_ESTORE;
+    vs_db_bind_int64(st, 1, appid);
+    vs_db_bind_int(st, 2, limit);
+    vs_db_bind_int(st, 3, s->mod_n);
+    vs_db_bind_int(st, 4, s->mod_i);
+    struct vs_workunit *wus = NULL;
+    size_t nwus = 0, cap = 0;
+    int rc;
+    while ((rc = vs_db_step(st)) == VS_DB_ROW) {
+        if (nwus == cap) {
+            cap = cap ? 2 * cap : 16;
+            wus = vs_xreallocarray(wus, cap, sizeof(*wus));
+        }
+        vs_sq__read_row(st, 0, &vs_sq__workunit, &wus[nwus++]);
+    }
+    vs_db_reset(st);
+    int ret = rc == VS_DB_DONE ? 0 : vs_sq__err(s, rc, "queue scan");
+    return each_wu_with_results(s, wus, nwus, ret, fn, ctx);
+}
+
+int vs_store_results_to_delete(struct vs_store *s, int limit, vs_store_result_fn fn, void *ctx)
+{
+    if (limit <= 0 || !fn)
+        return VS_EINVAL;
+    struct vs_stmt *st = vs_sq__stmt(s, SQ_RESULTS_TO_DELETE);
+    if (!st)
+        return VS_ESTORE;
+    vs_db_bind_int(st, 1, limit);
+    vs_db_bind_int(st, 2, s->mod_n);
+    vs_db_bind_int(st, 3, s->mod_i);
+    struct vs_result_vec rv = {0};
+    int rc;
+    while ((rc = vs_db_step(st)) == VS_DB_ROW) {
+        struct vs_result r;
+        vs_sq__read_row(st, 0, &vs_sq__result, &r);
+        /* Takes ownership of r's heap strings (no copy, no free). */
+        if (rv.n == rv.cap) {
+            rv.cap = rv.cap ? 2 * rv.cap : 16;
+            rv.v = vs_xreallocarray(rv.v, rv.cap, sizeof(*rv.v));
+        }
+        rv.v[rv.n++] = r;
+    }
+    vs_db_reset(st);
+    int ret = rc == VS_DB_DONE ? 0 : vs_sq__err(s, rc, "delete scan");
+    for (size_t i = 0; ret == 0 && i < rv.n; i++)
+        ret = fn(ctx, &rv.v[i]);
+    vs_result_vec_cleanup(&rv);
+    return ret;
 }
