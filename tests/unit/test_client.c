@@ -16,15 +16,8 @@
 #include <unistd.h>
 
 #include "client/client.h"
+#include "client_fixture.h"
 #include "volsched/alloc.h"
-
-static char *mkdtemp_dir(void)
-{
-    char tmpl[] = "/tmp/vs_test_client_XXXXXX";
-    char *d = mkdtemp(tmpl);
-    assert_non_null(d);
-    return vs_xstrdup(d);
-}
 
 static void write_text(const char *dir, const char *name, const char *text)
 {
@@ -36,46 +29,18 @@ static void write_text(const char *dir, const char *name, const char *text)
     fclose(f);
 }
 
-/* Each test's client: a fresh data directory and a client opened on it;
- * teardown closes it and removes the directory (checked). */
-struct fx {
-    char *dir;
-    struct vs_client *c;
-};
-
-static int setup(void **state)
-{
-    struct fx *f = VS_NEW(struct fx);
-    f->dir = mkdtemp_dir();
-    f->c = VS_NEW(struct vs_client);
-    vs_client_init(f->c, f->dir);
-    *state = f;
-    return 0;
-}
-
 static void fill(struct vs_client *c);
 
-/* The same, with fill()'s state, a clock, and its unfinished result held
- * back so that a policy step starts no process in a unit test. */
+/* The fixture's client (client_fixture.h) with fill()'s state, a clock, and its unfinished result
+ * held back so that a policy step starts no process in a unit test. */
 static int setup_filled(void **state)
 {
-    setup(state);
-    struct fx *f = *state;
+    clientfx_setup(state);
+    struct client_fx *f = *state;
     fill(f->c);
     f->c->now = 1.6e9;
     f->c->results[0].suspended_via_gui = true;
     return 0;
-}
-
-static int teardown(void **state)
-{
-    struct fx *f = *state;
-    vs_client_cleanup(f->c);
-    vs_free(f->c);
-    int rc = vs_client_rmtree(f->dir);
-    vs_free(f->dir);
-    vs_free(f);
-    return rc;
 }
 
 static void test_escape_url(void **state)
@@ -122,7 +87,7 @@ static void test_safe_name(void **state)
 
 static void test_lock_and_password(void **state)
 {
-    struct fx *f = *state;
+    struct client_fx *f = *state;
     const char *dir = f->dir;
     struct vs_client *a = f->c, *b = VS_NEW(struct vs_client);
     vs_client_init(b, dir);
@@ -152,7 +117,7 @@ static void test_lock_and_password(void **state)
 
 static void test_prefs(void **state)
 {
-    struct fx *f = *state;
+    struct client_fx *f = *state;
     const char *dir = f->dir;
     struct vs_client *c = f->c;
     vs_client_prefs_read(c);
@@ -236,7 +201,7 @@ static void fill(struct vs_client *c)
 
 static void test_state_round_trip(void **state)
 {
-    struct fx *f = *state;
+    struct client_fx *f = *state;
     const char *dir = f->dir;
     struct vs_client *c = f->c;
     fill(c);
@@ -308,7 +273,7 @@ static void test_state_round_trip(void **state)
 
 static void test_drop_and_detach(void **state)
 {
-    struct fx *f = *state;
+    struct client_fx *f = *state;
     const char *dir = f->dir;
     struct vs_client *c = f->c;
     fill(c);
@@ -337,7 +302,7 @@ static void test_drop_and_detach(void **state)
 
 static void test_explain_snapshot(void **state)
 {
-    struct fx *f = *state;
+    struct client_fx *f = *state;
     struct vs_client *c = f->c;
     fill(c);
     c->now = 1.6e9;
@@ -361,7 +326,7 @@ static void test_explain_snapshot(void **state)
  * avg_ncpus (else the app version's avg_ncpus); debts count CPU time. */
 static void test_app_config(void **state)
 {
-    struct fx *f = *state;
+    struct client_fx *f = *state;
     struct vs_client *c = f->c;
     c->host.p_ncpus = 8;
     /* Without the file: the app version's avg_ncpus, no limit. */
@@ -415,7 +380,7 @@ static void test_app_config(void **state)
  * exponential average over wall time and survives the state file. */
 static void test_share_eff_buffers(void **state)
 {
-    struct fx *f = *state;
+    struct client_fx *f = *state;
     const char *dir = f->dir;
     struct vs_client *c = f->c;
     struct cl_project *p = &c->projects[0];
@@ -477,13 +442,13 @@ int main(void)
         cmocka_unit_test(test_escape_url),
         cmocka_unit_test(test_canon_url),
         cmocka_unit_test(test_safe_name),
-        cmocka_unit_test_setup_teardown(test_lock_and_password, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_prefs, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_state_round_trip, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_drop_and_detach, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_explain_snapshot, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_app_config, setup_filled, teardown),
-        cmocka_unit_test_setup_teardown(test_share_eff_buffers, setup_filled, teardown),
+        cmocka_unit_test_setup_teardown(test_lock_and_password, clientfx_setup, clientfx_teardown),
+        cmocka_unit_test_setup_teardown(test_prefs, clientfx_setup, clientfx_teardown),
+        cmocka_unit_test_setup_teardown(test_state_round_trip, clientfx_setup, clientfx_teardown),
+        cmocka_unit_test_setup_teardown(test_drop_and_detach, clientfx_setup, clientfx_teardown),
+        cmocka_unit_test_setup_teardown(test_explain_snapshot, clientfx_setup, clientfx_teardown),
+        cmocka_unit_test_setup_teardown(test_app_config, setup_filled, clientfx_teardown),
+        cmocka_unit_test_setup_teardown(test_share_eff_buffers, setup_filled, clientfx_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

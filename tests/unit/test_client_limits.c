@@ -15,39 +15,19 @@
 #include <unistd.h>
 
 #include "client/client.h"
+#include "client_fixture.h"
 #include "volsched/alloc.h"
 #include "volsched/proto.h"
 
 #define GIB 1073741824.0
 
-struct fx {
-    char *dir;
-    struct vs_client *c;
-};
-
 static int setup(void **state)
 {
-    struct fx *f = VS_NEW(struct fx);
-    char tmpl[] = "/tmp/vs_test_limits_XXXXXX";
-    assert_non_null(mkdtemp(tmpl));
-    f->dir = vs_xstrdup(tmpl);
-    f->c = VS_NEW(struct vs_client);
-    vs_client_init(f->c, f->dir);
+    clientfx_setup(state);
+    struct client_fx *f = *state;
     f->c->logf = fopen("/dev/null", "w");
     f->c->now = 1.8e9;
-    *state = f;
     return 0;
-}
-
-static int teardown(void **state)
-{
-    struct fx *f = *state;
-    vs_client_cleanup(f->c);
-    vs_free(f->c);
-    int rc = vs_client_rmtree(f->dir);
-    vs_free(f->dir);
-    vs_free(f);
-    return rc;
 }
 
 static void attach(struct vs_client *c, int n)
@@ -113,7 +93,7 @@ static const char *msg_with(const struct vs_client *c, const char *text)
 
 static void test_caps(void **state)
 {
-    struct vs_client *c = ((struct fx *)*state)->c;
+    struct vs_client *c = ((struct client_fx *)*state)->c;
     attach(c, 1);
     assert_int_equal(vs_client_cap(c, CL_RESULTS), 20000);
     attach(c, 1);
@@ -183,7 +163,7 @@ static void admit(struct vs_client *c, size_t p, const char *xml, struct vs_aren
 
 static void test_admit(void **state)
 {
-    struct vs_client *c = ((struct fx *)*state)->c;
+    struct vs_client *c = ((struct client_fx *)*state)->c;
     attach(c, 2);
     hold(c, 0, "old", 9998);
     struct vs_arena a;
@@ -234,7 +214,7 @@ static void test_admit(void **state)
 /* Tasks already held, and a task whose workunit is neither held nor sent. */
 static void test_admit_held(void **state)
 {
-    struct vs_client *c = ((struct fx *)*state)->c;
+    struct vs_client *c = ((struct client_fx *)*state)->c;
     attach(c, 1);
     hold(c, 0, "t", 2); /* t_0, t_1 with results t_0_0, t_1_0 */
     struct vs_arena a;
@@ -278,7 +258,7 @@ static bool exists(struct vs_client *c, size_t p, const char *name)
 
 static void test_gc_and_index(void **state)
 {
-    struct vs_client *c = ((struct fx *)*state)->c;
+    struct vs_client *c = ((struct client_fx *)*state)->c;
     attach(c, 2);
     hold(c, 0, "t", 3);
     struct cl_wu *w = &c->wus[0];
@@ -329,7 +309,7 @@ static void test_gc_and_index(void **state)
  * status` (no lock) changes nothing. */
 static void test_load_gc(void **state)
 {
-    struct fx *f = *state;
+    struct client_fx *f = *state;
     struct vs_client *c = f->c;
     attach(c, 1);
     hold(c, 0, "t", 1);
@@ -405,7 +385,7 @@ static void test_disk_shares(void **state)
 
 static void test_disk_admit(void **state)
 {
-    struct vs_client *c = ((struct fx *)*state)->c;
+    struct vs_client *c = ((struct client_fx *)*state)->c;
     attach(c, 2);
     /* 1 MiB allowed in all, whatever the real disk has free */
     c->prefs.disk_max_used_gb = 1.0 / 1024;
@@ -443,7 +423,7 @@ static void test_disk_admit(void **state)
 
 static void test_prefs_and_fetch(void **state)
 {
-    struct fx *f = *state;
+    struct client_fx *f = *state;
     struct vs_client *c = f->c;
     char path[4096];
     snprintf(path, sizeof(path), "%s/global_prefs_override.xml", f->dir);
@@ -477,15 +457,15 @@ static void test_prefs_and_fetch(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_caps, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_admit, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_admit_held, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_gc_and_index, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_load_gc, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_caps, setup, clientfx_teardown),
+        cmocka_unit_test_setup_teardown(test_admit, setup, clientfx_teardown),
+        cmocka_unit_test_setup_teardown(test_admit_held, setup, clientfx_teardown),
+        cmocka_unit_test_setup_teardown(test_gc_and_index, setup, clientfx_teardown),
+        cmocka_unit_test_setup_teardown(test_load_gc, setup, clientfx_teardown),
         cmocka_unit_test(test_disk_allowed),
         cmocka_unit_test(test_disk_shares),
-        cmocka_unit_test_setup_teardown(test_disk_admit, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_prefs_and_fetch, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_disk_admit, setup, clientfx_teardown),
+        cmocka_unit_test_setup_teardown(test_prefs_and_fetch, setup, clientfx_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -22,37 +22,10 @@
 #include <unistd.h>
 
 #include "client/client.h"
+#include "client_fixture.h"
 #include "volsched/alloc.h"
 #include "volsched/proto.h"
 #include "volsched/sign.h"
-
-struct fx {
-    char *dir;
-    struct vs_client *c;
-};
-
-static int setup(void **state)
-{
-    struct fx *f = VS_NEW(struct fx);
-    char tmpl[] = "/tmp/vs_test_client_safety_XXXXXX";
-    assert_non_null(mkdtemp(tmpl));
-    f->dir = vs_xstrdup(tmpl);
-    f->c = VS_NEW(struct vs_client);
-    vs_client_init(f->c, f->dir);
-    *state = f;
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    struct fx *f = *state;
-    vs_client_cleanup(f->c);
-    vs_free(f->c);
-    int rc = vs_client_rmtree(f->dir);
-    vs_free(f->dir);
-    vs_free(f);
-    return rc;
-}
 
 static void test_project_urls(void **state)
 {
@@ -77,7 +50,7 @@ static void test_project_urls(void **state)
 
 static void test_project_dir_guard(void **state)
 {
-    struct fx *f = *state;
+    struct client_fx *f = *state;
     /* a URL from an old state file that escapes to ".." never yields a path */
     size_t p = vs_client_add_project(f->c, "http://../", "k");
     char path[4096];
@@ -101,7 +74,7 @@ static void test_project_dir_guard(void **state)
 
 static void test_file_roles(void **state)
 {
-    struct fx *f = *state;
+    struct client_fx *f = *state;
     size_t p = vs_client_add_project(f->c, "http://a.b/", "k");
     struct vs_proto_file_ref app_ref = {.file_name = "app_1", .main_program = true};
     struct vs_proto_file_ref in_ref = {.file_name = "in_1", .open_name = "in"};
@@ -162,7 +135,7 @@ static void write_file(const char *path, const char *text)
 
 /* A project with a key, one app version of two files (main + lib), both
  * downloaded and signed; returns the av. */
-static struct cl_app_version *signed_version(struct fx *f, size_t *out_p)
+static struct cl_app_version *signed_version(struct client_fx *f, size_t *out_p)
 {
     struct vs_sign_key *k = NULL;
     assert_int_equal(vs_sign_key_generate(1024, &k), 0);
@@ -206,7 +179,7 @@ static struct cl_app_version *signed_version(struct fx *f, size_t *out_p)
 
 static void test_verified_dir(void **state)
 {
-    struct fx *f = *state;
+    struct client_fx *f = *state;
     size_t p;
     struct cl_app_version *av = signed_version(f, &p);
     char dir[4096], why[600], path[4200], pdir[4096];
@@ -270,7 +243,7 @@ static void test_verified_dir(void **state)
 
 static void test_private_files(void **state)
 {
-    struct fx *f = *state;
+    struct client_fx *f = *state;
     char path[4200];
     struct stat st;
     snprintf(path, sizeof(path), "%s/secret.xml", f->dir);
@@ -297,10 +270,10 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_project_urls),
-        cmocka_unit_test_setup_teardown(test_project_dir_guard, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_file_roles, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_verified_dir, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_private_files, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_project_dir_guard, clientfx_setup, clientfx_teardown),
+        cmocka_unit_test_setup_teardown(test_file_roles, clientfx_setup, clientfx_teardown),
+        cmocka_unit_test_setup_teardown(test_verified_dir, clientfx_setup, clientfx_teardown),
+        cmocka_unit_test_setup_teardown(test_private_files, clientfx_setup, clientfx_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
