@@ -680,6 +680,12 @@ struct vs_proto_reply;
  * what the client holds for p. */
 bool vs_client_file_roles_ok(const struct vs_client *c, size_t p, const struct vs_proto_reply *y,
                              char *why, size_t why_size);
+/* False, with why written, if two of the task's files (app version, input,
+ * output) share an open name, or one takes a name the client writes in the
+ * slot: an input opened under an app file's name would replace the app's
+ * slot copy (a wrapper runs its worker from the slot). */
+bool vs_client_slot_names_ok(const struct cl_app_version *av, const struct cl_wu *w,
+                             const struct cl_result *r, char *why, size_t why_size);
 /* True if name is a file of one of p's app versions or workunits. */
 bool vs_client_file_is_app_or_input(const struct vs_client *c, size_t p, const char *name);
 

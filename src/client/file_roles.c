@@ -141,3 +141,40 @@ bool vs_client_file_is_app_or_input(const struct vs_client *c, size_t p, const c
                 return true;
     return false;
 }
+
+/* The names the client itself writes in a slot (proc.c, task.c). */
+static const char *const slot_own[] = {
+    "init_data.xml",        "boinc_mmap_file",      "stderr.txt",    "boinc_finish_called",
+    "boinc_temporary_exit", "boinc_task_state.xml", "trickle_up.xml"};
+
+static const char *open_name(const struct cl_fref *f)
+{
+    return f->open_name ? f->open_name : f->file_name;
+}
+
+bool vs_client_slot_names_ok(const struct cl_app_version *av, const struct cl_wu *w,
+                             const struct cl_result *r, char *why, size_t why_size)
+{
+    const struct cl_fref *lists[3] = {av->frefs, w->frefs, r->frefs};
+    size_t ns[3] = {av->n_frefs, w->n_frefs, r->n_frefs};
+    /* at most 3 x VS_CLIENT_MAX_FREFS names: pairs are cheap */
+    for (int a = 0; a < 3; a++)
+        for (size_t i = 0; i < ns[a]; i++) {
+            const char *n = open_name(&lists[a][i]);
+            for (size_t k = 0; k < sizeof(slot_own) / sizeof(slot_own[0]); k++)
+                if (strcmp(n, slot_own[k]) == 0) {
+                    snprintf(why, why_size, "file %.200s would be opened as the client's own %s",
+                             lists[a][i].file_name, n);
+                    return false;
+                }
+            for (int b = a; b < 3; b++)
+                for (size_t j = b == a ? i + 1 : 0; j < ns[b]; j++)
+                    if (strcmp(n, open_name(&lists[b][j])) == 0) {
+                        snprintf(why, why_size,
+                                 "files %.200s and %.200s share the open name %.200s",
+                                 lists[a][i].file_name, lists[b][j].file_name, n);
+                        return false;
+                    }
+        }
+    return true;
+}

@@ -362,6 +362,11 @@ int vs_client_task_start(struct vs_client *c, size_t ri)
     /* the bytes the app runs from are checked against the project's
      * signature now, not only when they were downloaded (appdir.c) */
     char avdir[VS_CLIENT_PATH_MAX], why[600];
+    if (!vs_client_slot_names_ok(av, w, r, why, sizeof(why))) {
+        vs_client_msg(c, (long)r->project, 3, "Task %s: refusing to start: %s", r->name, why);
+        vs_client__finish_result(c, ri, RS_COMPUTE_ERROR, ERR_RESULT_START, why);
+        return VS_EINVAL;
+    }
     int rc = vs_client_av_prepare(c, av, avdir, sizeof(avdir), why, sizeof(why));
     if (rc) {
         vs_client_msg(c, (long)r->project, 3, "Task %s: refusing to run %s %d: %s", r->name,

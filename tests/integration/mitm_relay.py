@@ -17,6 +17,8 @@ requests, changing only the scheduler replies, by MODE:
             (its URL the relay's payload): an input in the app's place
    inout    every workunit's first input is also named as an output of its
             result
+   slotname every workunit gets an input opened in the slot under the app's
+            main program's name (a wrapper would run its worker from there)
    none     nothing changed
 Every reply it changed is counted in PAYLOAD_DIR/changed (one line each).
 """
@@ -71,6 +73,14 @@ def change(text):
             return text
         text = text.replace("</workunit>", "<file_ref>\n<file_name>%s</file_name>\n"
                             "<open_name>payload</open_name>\n<copy_file/>\n</file_ref>\n"
+                            "</workunit>" % app)
+    elif MODE == "slotname":
+        app = main_program(text)
+        if not app:
+            return text
+        text = text.replace("<workunit>", payload_info("payload_src", "payload") + "<workunit>", 1)
+        text = text.replace("</workunit>", "<file_ref>\n<file_name>payload_src</file_name>\n"
+                            "<open_name>%s</open_name>\n<copy_file/>\n</file_ref>\n"
                             "</workunit>" % app)
     elif MODE == "inout":
         wus = re.findall(r"<workunit>.*?</workunit>", text, re.S)

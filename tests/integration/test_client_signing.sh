@@ -140,6 +140,23 @@ for mode in outapp inapp inout; do
 done
 echo "outapp, inapp, inout: each reply refused with a message, no task started"
 
+# ---- slotname: an input opened under the app file's name in the slot
+: >"$PAY/changed"
+VSC_JOB_TAG=_slot vsc_jobs zapp 1 1e9 "x" || fail "create_work"
+relay slotname
+C="$WORK/c_slotname"
+vsc_client_dir "$C"
+auth=$("$VOLSCHED" user add --project "$PROJ" --name v_slotname) || fail "user add"
+"$VOLSCHED" client --dir "$C" attach "http://127.0.0.1:$RPORT/sign/" "$auth" || fail "attach"
+vsc_run "$C" || fail "client did not start"
+wait_log "refusing to start: files .* share the open name" 60 ||
+    fail "slotname: an input shadowing the app file in the slot was not refused ($(wc -l <"$PAY/changed") replies changed)"
+vsc_stop
+grep "refusing to start" "$C/client.log" | head -1
+[ -e "$MARK" ] && fail "slotname: the payload ran: $(cat "$MARK")"
+grep -q "Starting task" "$C/client.log" && fail "slotname: the task started"
+echo "slotname: refused before the slot was set up"
+
 # ---- the app file changed on disk after its download
 C="$WORK/c_addlib"
 VSC_DIR=$C

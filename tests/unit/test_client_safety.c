@@ -5,7 +5,8 @@
  *   ("http://../", "http://./", dot segments), or two URLs onto one
  *   directory, are refused, and a project directory is never one of those;
  * - a reply naming one file as two of app file, input and output is
- *   refused, alone or together with what the client holds;
+ *   refused, alone or together with what the client holds; two files of a
+ *   task under one name in its slot are refused;
  * - an app version runs only from its verified directory: exactly its
  *   files, each checked against the project's signature at every start,
  *   read-only; changed bytes are refused, a replaced copy is repaired from
@@ -121,6 +122,37 @@ static void test_file_roles(void **state)
     /* another project's files are another matter */
     size_t q = vs_client_add_project(f->c, "http://c.d/", "k");
     assert_true(vs_client_file_roles_ok(f->c, q, &y2, why, sizeof(why)));
+}
+
+static void test_slot_names(void **state)
+{
+    (void)state;
+    struct cl_app_version av = {.n_frefs = 1};
+    struct cl_wu w = {.n_frefs = 1};
+    struct cl_result r = {.n_frefs = 1};
+    av.frefs[0] = (struct cl_fref){.file_name = "worker_1", .open_name = "worker"};
+    w.frefs[0] = (struct cl_fref){.file_name = "in_1", .open_name = "in"};
+    r.frefs[0] = (struct cl_fref){.file_name = "out_1", .open_name = "out"};
+    char why[600];
+    assert_true(vs_client_slot_names_ok(&av, &w, &r, why, sizeof(why)));
+    /* an input in the worker's place in the slot */
+    w.frefs[0].open_name = "worker";
+    assert_false(vs_client_slot_names_ok(&av, &w, &r, why, sizeof(why)));
+    assert_non_null(strstr(why, "share the open name worker"));
+    /* without an open name the file name is the slot name */
+    w.frefs[0] = (struct cl_fref){.file_name = "worker"};
+    assert_false(vs_client_slot_names_ok(&av, &w, &r, why, sizeof(why)));
+    /* an output over an input, and a name the client writes itself */
+    w.frefs[0] = (struct cl_fref){.file_name = "in_1", .open_name = "in"};
+    r.frefs[0].open_name = "in";
+    assert_false(vs_client_slot_names_ok(&av, &w, &r, why, sizeof(why)));
+    r.frefs[0].open_name = "init_data.xml";
+    assert_false(vs_client_slot_names_ok(&av, &w, &r, why, sizeof(why)));
+    /* two inputs under one name */
+    r.frefs[0].open_name = "out";
+    w.frefs[1] = (struct cl_fref){.file_name = "in_2", .open_name = "in"};
+    w.n_frefs = 2;
+    assert_false(vs_client_slot_names_ok(&av, &w, &r, why, sizeof(why)));
 }
 
 /* ------------------------------------------------------- verified directory */
@@ -271,6 +303,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_project_urls),
         cmocka_unit_test_setup_teardown(test_project_dir_guard, clientfx_setup, clientfx_teardown),
+        cmocka_unit_test(test_slot_names),
         cmocka_unit_test_setup_teardown(test_file_roles, clientfx_setup, clientfx_teardown),
         cmocka_unit_test_setup_teardown(test_verified_dir, clientfx_setup, clientfx_teardown),
         cmocka_unit_test_setup_teardown(test_private_files, clientfx_setup, clientfx_teardown),
