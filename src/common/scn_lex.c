@@ -1,7 +1,7 @@
 /*
- * The scenario lexer; see scn_lex.h.
+ * The scenario languages' lexer and their file reader; see volsched/scn.h.
  */
-#include "sim/scn_lex.h"
+#include "volsched/scn.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -188,16 +188,46 @@ int vs_lex_number(struct vs_lex *lx, const struct vs_lex_tok *t, enum vs_lex_val
     return 0;
 }
 
-int vs_lex_read_file(const char *path, struct vs_buf *out, struct vs_scn_error *err)
+int vs_lex_start(struct vs_lex *lx, const char *text, size_t len, bool allow_colon,
+                 struct vs_scn_error *err)
+{
+    vs_lex_init(lx, text, len, err);
+    lx->allow_colon = allow_colon;
+    if (len > VS_SCN_MAX_TEXT) {
+        if (err)
+            snprintf(err->msg, sizeof(err->msg), "scenario text longer than %d bytes",
+                     VS_SCN_MAX_TEXT);
+        lx->rc = VS_ELIMIT;
+        return VS_ELIMIT;
+    }
+    return vs_lex_next(lx);
+}
+
+int vs_scn_load(const char *path, vs_scn_parse_fn *parse, void *out, struct vs_scn_error *err)
 {
     if (err)
         memset(err, 0, sizeof(*err));
-    int rc = vs_buf_append_file(out, path);
+    struct vs_buf b;
+    vs_buf_init(&b, VS_SCN_MAX_TEXT);
+    int rc = vs_buf_append_file(&b, path);
     if (rc != 0 && err) {
         if (rc == VS_ELIMIT)
             snprintf(err->msg, sizeof(err->msg), "%s: longer than %d bytes", path, VS_SCN_MAX_TEXT);
         else
             snprintf(err->msg, sizeof(err->msg), "%s: %s", path, vs_strerror(rc));
     }
+    if (rc == 0)
+        rc = parse(vs_buf_str(&b), b.len, out, err);
+    vs_buf_cleanup(&b);
     return rc;
+}
+
+void vs_scn_print_notes(FILE *f, const char *prog, const char *where, const struct vs_scn_error *e)
+{
+    for (int i = 0; i < e->nnotes; i++) {
+        const struct vs_scn_note *n = &e->notes[i];
+        fprintf(f, "%s: %s:%d:%d: warning: '%s' is deprecated, use '%s'%s%s\n", prog, where,
+                n->line, n->col, n->old_name, n->new_name, n->note ? " " : "",
+                n->note ? n->note : "");
+    }
 }
