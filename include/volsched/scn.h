@@ -185,7 +185,6 @@ VS_MUST_CHECK int vs_scn_load(const char *path, vs_scn_parse_fn *parse, void *ou
 
 /* Prints each deprecation note of e to f as
  * "PROG: WHERE:LINE:COL: warning: 'old' is deprecated, use 'new' ...". */
-void vs_scn_print_notes(FILE *f, const char *prog, const char *where,
-                        const struct vs_scn_error *e);
+void vs_scn_print_notes(FILE *f, const char *prog, const char *where, const struct vs_scn_error *e);
 
 #endif

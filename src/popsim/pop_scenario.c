@@ -194,7 +194,8 @@ static int parse_choice(struct vs_lex *lx, const struct vs_scn_opt *o, bool frac
                                    VS_POP_MAX_CHOICES);
         struct vs_lex_tok vt = lx->cur;
         double v, w;
-        if (arg(lx, &v) || check_value(lx, &vt, o, frac, v) || expect(lx, VS_LEX_COLON, "':' weight"))
+        if (arg(lx, &v) || check_value(lx, &vt, o, frac, v) ||
+            expect(lx, VS_LEX_COLON, "':' weight"))
             return lx->rc;
         struct vs_lex_tok wt = lx->cur;
         if (arg(lx, &w))

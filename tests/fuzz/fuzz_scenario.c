@@ -18,6 +18,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     struct vs_scenario s;
     struct vs_scn_error e;
     int rc = vs_scenario_parse((const char *)data, size, &s, &e);
+    /* Deprecation notes: in the text, one per old name. */
+    if (e.nnotes < 0 || e.nnotes > VS_SCN_MAX_NOTES)
+        abort();
+    for (int i = 0; i < e.nnotes; i++) {
+        if (e.notes[i].line < 1 || e.notes[i].col < 1 || !e.notes[i].new_name)
+            abort();
+        for (int j = 0; j < i; j++)
+            if (e.notes[i].old_name == e.notes[j].old_name)
+                abort();
+    }
     if (rc != 0) {
         if (rc == VS_EPARSE && (e.line < 1 || e.col < 1 || e.msg[0] == '\0'))
             abort();
