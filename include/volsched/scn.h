@@ -152,6 +152,19 @@ struct vs_scn_opt {
     const char *note;         /* what the deprecation warning adds (a unit), or NULL */
 };
 
+/* A row for a value of kind k at field f of struct type, in [lo, hi]
+ * (hi 0: no upper bound), and a deprecated spelling of option `now` whose
+ * warning adds why (or NULL). */
+#define VS_SCN_OPT(type, n, k, f, lo, hi)                                                          \
+    {                                                                                              \
+        .name = n, .kind = k, .off = offsetof(type, f), .min = lo, .max = hi                       \
+    }
+#define VS_SCN_OLD(type, n, k, f, lo, hi, now, why)                                                \
+    {                                                                                              \
+        .name = n, .kind = k, .off = offsetof(type, f), .min = lo, .max = hi, .alias_of = now,     \
+        .note = why                                                                                \
+    }
+
 /* The row of tab[0..n) named by the identifier t, or NULL. */
 const struct vs_scn_opt *vs_scn_opt_find(const struct vs_scn_opt *tab, size_t n,
                                          const struct vs_lex_tok *t);

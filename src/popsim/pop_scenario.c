@@ -25,10 +25,7 @@
 
 static vs_scn_read_fn read_dist_pos, read_dist_frac;
 
-#define O(n, k, f, lo, hi)                                                                         \
-    {                                                                                              \
-        .name = n, .kind = k, .off = offsetof(struct vs_pop_scenario, f), .min = lo, .max = hi     \
-    }
+#define O(...) VS_SCN_OPT(struct vs_pop_scenario, __VA_ARGS__)
 /* A host attribute: a number or a distribution of positive values or of
  * fractions (lo and hi bound every value it may take; hi 0 = none). */
 #define D(n, fn, f, lo, hi)                                                                        \
@@ -41,12 +38,8 @@ static vs_scn_read_fn read_dist_pos, read_dist_frac;
         .name = n, .kind = VS_SCN_ENUM, .off = offsetof(struct vs_pop_scenario, f),                \
         .names = choices                                                                           \
     }
-/* A deprecated spelling of option `now`, read as before with a warning. */
-#define OLD(n, k, f, lo, hi, now, why)                                                             \
-    {                                                                                              \
-        .name = n, .kind = k, .off = offsetof(struct vs_pop_scenario, f), .min = lo, .max = hi,    \
-        .alias_of = now, .note = why                                                               \
-    }
+/* A deprecated spelling, read as before with a warning. */
+#define OLD(...) VS_SCN_OLD(struct vs_pop_scenario, __VA_ARGS__)
 
 static const struct vs_scn_opt opts[] = {
     O("hosts", VS_SCN_COUNT, hosts, 1, VS_POP_MAX_HOSTS),

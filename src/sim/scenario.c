@@ -17,25 +17,11 @@
 
 /* ---- the options ---- */
 
-#define SOPT(n, k, f, lo, hi)                                                                      \
-    {                                                                                              \
-        .name = n, .kind = k, .off = offsetof(struct vs_scenario, f), .min = lo, .max = hi         \
-    }
-#define POPT(n, k, f, lo, hi)                                                                      \
-    {                                                                                              \
-        .name = n, .kind = k, .off = offsetof(struct vs_scn_project, f), .min = lo, .max = hi      \
-    }
-/* A deprecated spelling of option `now`, read as before with a warning. */
-#define SOLD(n, k, f, lo, hi, now)                                                                 \
-    {                                                                                              \
-        .name = n, .kind = k, .off = offsetof(struct vs_scenario, f), .min = lo, .max = hi,        \
-        .alias_of = now                                                                            \
-    }
-#define POLD(n, k, f, lo, hi, now)                                                                 \
-    {                                                                                              \
-        .name = n, .kind = k, .off = offsetof(struct vs_scn_project, f), .min = lo, .max = hi,     \
-        .alias_of = now                                                                            \
-    }
+#define SOPT(...) VS_SCN_OPT(struct vs_scenario, __VA_ARGS__)
+#define POPT(...) VS_SCN_OPT(struct vs_scn_project, __VA_ARGS__)
+/* A deprecated spelling, read as before with a warning. */
+#define SOLD(...) VS_SCN_OLD(struct vs_scenario, __VA_ARGS__)
+#define POLD(...) VS_SCN_OLD(struct vs_scn_project, __VA_ARGS__)
 
 /* The host's and the run's options. */
 static const struct vs_scn_opt scenario_opts[] = {
@@ -52,7 +38,8 @@ static const struct vs_scn_opt scenario_opts[] = {
     SOPT("extra_queue", VS_SCN_HOURS, extra_queue, 0, 0),
     SOPT("cpu_eff", VS_SCN_FRAC, cpu_eff, 0.01, 1),
     /* Deprecated spellings: popsim's name is the one both languages use. */
-    SOLD("server_deadline_check", VS_SCN_BOOL, server_deadline_check, 0, 0, "server_edf_check"),
+    SOLD("server_deadline_check", VS_SCN_BOOL, server_deadline_check, 0, 0, "server_edf_check",
+         NULL),
 };
 
 /* Per-project options; at the top level they set the default for all. */
@@ -76,7 +63,7 @@ static const struct vs_scn_opt project_opts[] = {
     POPT("est", VS_SCN_POS, est, 0.001, 1000),
     POPT("nowork", VS_SCN_DAY_RANGE, nowork_from, 0, 0),
     /* Deprecated spellings: popsim's name is the one both languages use. */
-    POLD("spread", VS_SCN_FRAC, spread, 0, 0.99, "job_spread"),
+    POLD("spread", VS_SCN_FRAC, spread, 0, 0.99, "job_spread", NULL),
 };
 
 #define N_SOPTS (sizeof(scenario_opts) / sizeof(scenario_opts[0]))
