@@ -16,7 +16,9 @@
 # deprecation warnings are counted and shown.
 set -uo pipefail
 [ $# -eq 4 ] || { echo "usage: $0 OLD_BIN OLD_TREE NEW_BIN NEW_TREE" >&2; exit 2; }
-old_bin=$1 old_tree=$2 new_bin=$3 new_tree=$4
+# Absolute paths: the file list is read from inside the old tree.
+old_bin=$(realpath "$1") old_tree=$(realpath "$2") new_bin=$(realpath "$3") new_tree=$(realpath "$4")
+[ "$old_bin" != "$new_bin" ] || { echo "$0: the two binaries are one file" >&2; exit 2; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 files=0 runs=0 bad=0 warnings=0
@@ -39,6 +41,9 @@ compare() { # compare KIND REL ARGS...
     run "$new_bin" "$nf" "$tmp/b" "$kind" "$@"
     run "$new_bin" "$of" "$tmp/c" "$kind" "$@"
     runs=$((runs + 1))
+    if ! grep -q '^rc=0$' "$tmp/a" || ! grep -q '^{' "$tmp/a"; then
+        echo "FAIL: $rel ($kind $*): the old binary gave no figures"; bad=1
+    fi
     if ! cmp -s "$tmp/a" "$tmp/b"; then
         echo "FAIL: $rel ($kind $*): the new binary on the new file differs"; bad=1
     fi
@@ -66,6 +71,7 @@ for rel in $(find examples/popsim -name '*.pop' | sort); do
     compare popsim "$rel"
     compare popsim "$rel" --model full --days 5
 done
+echo "old: $old_bin, new: $new_bin"
 echo "$files scenario files, $runs comparisons, $warnings deprecation warnings on the old files"
 [ $bad -eq 0 ] || exit 1
 echo "ok: byte-identical"
