@@ -46,7 +46,8 @@ struct vs_scn_note {
  * Where parsing stopped and why (line and col count from 1; line 0 for an
  * error that is not at a place in the text, such as a file that cannot be
  * read), and the deprecated names the text used, which are filled on
- * success as well as on failure.
+ * success as well as on failure: one note per old name, at its first use,
+ * the first VS_SCN_MAX_NOTES of them (no language has more old names).
  */
 struct vs_scn_error {
     int line;
