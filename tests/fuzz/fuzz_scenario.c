@@ -4,6 +4,7 @@
  * satisfy the invariants the simulator relies on, and a short simulation of
  * a small one must run.
  */
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -35,11 +36,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     if (s.nprojects == 0 || s.ncpus < 1 || s.sched_period <= 0 || s.duration <= 0)
         abort();
+    /* R = 0 is a backup project (docs/simulator.md), but not every one. */
+    bool any_share = false;
     for (size_t i = 0; i < s.nprojects; i++) {
         const struct vs_scn_project *p = &s.projects[i];
-        if (!(p->cpu_time > 0) || !(p->delay_bound > 0) || !(p->share > 0) || p->name[0] == '\0')
+        if (!(p->cpu_time > 0) || !(p->delay_bound > 0) || !(p->share >= 0) || p->name[0] == '\0')
             abort();
+        any_share |= p->share > 0;
     }
+    if (!any_share)
+        abort();
     /* A few simulated hours of small scenarios, so the simulator sees odd
      * inputs too (zero-length checkpoints, tiny jobs, outages). */
     if (s.nprojects <= 4 && s.ncpus <= 4) {
