@@ -40,7 +40,7 @@ static char *big_scenario(void)
         double c = 0.25 + 0.25 * (i % 8); /* 0.25 .. 2 CPU hours */
         double d = 24.0 * (1 + i % 5);    /* 1 .. 5 days */
         double r = 1 + (i % 4);           /* shares 1 .. 4 */
-        rc = vs_buf_printf(&b, "P%02d(%g, %g, %g, jobs = 500, spread = 0.3)\n", i, c, d, r);
+        rc = vs_buf_printf(&b, "P%02d(%g, %g, %g, jobs = 500, job_spread = 0.3)\n", i, c, d, r);
     }
     if (rc == 0)
         rc = vs_buf_puts(&b, "NCPUS = 8\nmin_queue = 0.5\nduration = 60\n");

@@ -19,11 +19,11 @@
 #include <stdint.h>
 
 #include "volsched/error.h"
+#include "volsched/scn.h"
 
 #define VS_SCN_NAME_MAX     32
 #define VS_SCN_MAX_PROJECTS 256
 #define VS_SCN_MAX_NCPUS    1024
-#define VS_SCN_MAX_TEXT     (1024 * 1024)
 
 struct vs_scn_project {
     char name[VS_SCN_NAME_MAX];
@@ -31,7 +31,7 @@ struct vs_scn_project {
     double delay_bound; /* D: seconds from sending to deadline */
     double share;       /* R: resource share (any scale; 0 = a backup project) */
     /* Extensions, with their defaults. */
-    double spread;            /* task length uniform in C*(1 +- spread); 0 */
+    double spread;            /* job_spread: task length uniform in C*(1 +- spread); 0 */
     double checkpoint_period; /* CPU seconds between checkpoints; 60; 0 = never */
     double resume_cost;       /* CPU seconds lost at each restart from a checkpoint; 0 */
     double server_avail;      /* fraction of time the project's server is up; 1 */
@@ -67,23 +67,17 @@ struct vs_scenario {
     double avail_cycle;         /* mean length of one on+off cycle, seconds; 1 day */
     double duration;            /* simulated seconds; 10 days */
     uint64_t seed;              /* rng seed; 1 */
-    bool server_deadline_check; /* servers refuse jobs that would miss; false */
+    bool server_deadline_check; /* server_edf_check: every server has workload_sim; false */
     double extra_queue;         /* work_buf_additional_days, seconds; 0 */
     double cpu_eff;             /* CPU a BOINC job really gets per wall second; 1 */
-};
-
-/* Where parsing stopped and why. line and col count from 1. */
-struct vs_scn_error {
-    int line;
-    int col;
-    char msg[160];
 };
 
 /*
  * Parses a scenario from text[0..len) into *out (caller-owned struct; free
  * with vs_scenario_cleanup). Returns 0, or VS_EPARSE with *err filled (and
  * *out untouched) on bad input, VS_ELIMIT when the text or a count is past
- * the limits above. err may be NULL.
+ * the limits above. err may be NULL; its notes list the deprecated option
+ * names the text used, on success too (scn.h).
  */
 VS_MUST_CHECK int vs_scenario_parse(const char *text, size_t len, struct vs_scenario *out,
                                     struct vs_scn_error *err);

@@ -13,6 +13,7 @@
 #include "cmd.h"
 #include "volsched/alloc.h"
 #include "volsched/popsim.h"
+#include "volsched/scn.h"
 #include "volsched/str.h"
 
 #define MAX_SEEDS 100
@@ -178,6 +179,7 @@ int vs_cmd_popsim(int argc, char **argv)
     struct vs_pop_scenario s;
     struct vs_scn_error e;
     int rc = vs_pop_scenario_load(path, &s, &e);
+    vs_scn_print_notes(stderr, "volsched popsim", path, &e);
     if (rc) {
         if (e.line > 0)
             fprintf(stderr, "volsched popsim: %s:%d:%d: %s\n", path, e.line, e.col, e.msg);

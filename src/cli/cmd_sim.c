@@ -17,6 +17,7 @@
 #include "volsched/buf.h"
 #include "volsched/json.h"
 #include "volsched/scenario.h"
+#include "volsched/scn.h"
 #include "volsched/sim.h"
 #include "volsched/str.h"
 
@@ -62,6 +63,7 @@ static int load_scenario(const char *arg, struct vs_scenario *s)
         fprintf(stderr, "volsched sim: %s: no such file (and not a scenario)\n", arg);
         return VS_EXIT_USAGE;
     }
+    vs_scn_print_notes(stderr, "volsched sim", where, &e);
     if (rc == 0)
         return 0;
     if (e.line > 0)

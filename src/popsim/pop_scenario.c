@@ -9,92 +9,85 @@
  *     on_frac = beta(4, 1.5)
  *     delay_bound = 2d
  *
- * The lexer is the one `volsched sim` uses (src/sim/scn_lex.c), so numbers,
- * units, comments and error positions behave the same in both languages.
+ * The lexer and the option reader are the ones `volsched sim`'s language
+ * uses (volsched/scn.h), so numbers, units, booleans, comments, deprecated
+ * names and error positions behave the same in both languages; what is
+ * popsim's own is the distributions (a VS_SCN_CUSTOM reader).
  */
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "sim/scn_lex.h"
-#include "volsched/alloc.h"
-#include "volsched/buf.h"
 #include "volsched/popsim.h"
+#include "volsched/scn.h"
 #include "volsched/sim.h"
 
-enum pkind {
-    P_COUNT,     /* int64_t */
-    P_INT,       /* int */
-    P_BOOL,      /* bool */
-    P_REAL,      /* double, > 0 */
-    P_FRAC,      /* double, 0..1 */
-    P_TIME_H,    /* double seconds, hours by default */
-    P_TIME_D,    /* double seconds, days by default */
-    P_SEED,      /* uint64_t */
-    P_DIST_POS,  /* a distribution of positive values */
-    P_DIST_FRAC, /* a distribution of fractions */
-    P_NAME,      /* int: the index of one of names[] (an enum) */
-};
+static vs_scn_read_fn read_dist_pos, read_dist_frac;
 
-struct popt {
-    const char *name;
-    enum pkind kind;
-    size_t off;
-    double min, max;          /* for numbers, after unit conversion; max 0 = none */
-    const char *const *names; /* P_NAME's choices, NULL-terminated */
-};
-
-#define O(n, k, f, lo, hi)                                                                         \
+#define O(...) VS_SCN_OPT(struct vs_pop_scenario, __VA_ARGS__)
+/* A host attribute: a number or a distribution of positive values or of
+ * fractions (lo and hi bound every value it may take; hi 0 = none). */
+#define D(n, fn, f, lo, hi)                                                                        \
     {                                                                                              \
-        n, k, offsetof(struct vs_pop_scenario, f), lo, hi, NULL                                    \
+        .name = n, .kind = VS_SCN_CUSTOM, .off = offsetof(struct vs_pop_scenario, f), .min = lo,   \
+        .max = hi, .read = fn                                                                      \
     }
-#define N(n, f, names)                                                                             \
+#define N(n, f, choices)                                                                           \
     {                                                                                              \
-        n, P_NAME, offsetof(struct vs_pop_scenario, f), 0, 0, names                                \
+        .name = n, .kind = VS_SCN_ENUM, .off = offsetof(struct vs_pop_scenario, f),                \
+        .names = choices                                                                           \
     }
+/* A deprecated spelling, read as before with a warning. */
+#define OLD(...) VS_SCN_OLD(struct vs_pop_scenario, __VA_ARGS__)
 
-static const struct popt opts[] = {
-    O("hosts", P_COUNT, hosts, 1, VS_POP_MAX_HOSTS),
-    O("ncpus", P_DIST_POS, ncpus, 1, 1024),
-    O("gflops", P_DIST_POS, gflops, 0, 0),
-    O("on_frac", P_DIST_FRAC, on_frac, 0, 0),
-    O("active_frac", P_DIST_FRAC, active_frac, 0, 0),
-    O("share", P_DIST_FRAC, share, 0, 0),
-    O("error_rate", P_DIST_FRAC, error_rate, 0, 0),
-    O("ram_gb", P_DIST_POS, ram_gb, 0, 0),
-    O("disk_gb", P_DIST_POS, disk_gb, 0, 0),
-    O("avail_cycle", P_TIME_H, avail_cycle, 60, 0),
-    O("lifetime", P_TIME_D, lifetime, 0, 0),
-    O("buffer", P_TIME_D, buffer, 0, 10 * 86400.0),
-    O("buffer_extra", P_TIME_D, buffer_extra, 0, 10 * 86400.0),
-    O("report_delay", P_TIME_H, report_delay, 0, 30 * 86400.0),
-    O("batches", P_COUNT, batches, 1, 1e6),
-    O("batch_size", P_COUNT, batch_size, 1, VS_POP_MAX_WUS),
-    O("batch_interval", P_TIME_H, batch_interval, 0, 0),
-    O("job_hours", P_TIME_H, job_hours, 1, 0),
-    O("job_spread", P_FRAC, job_spread, 0, 0.99),
-    O("ref_gflops", P_REAL, ref_gflops, 0, 0),
-    O("delay_bound", P_TIME_H, delay_bound, 60, 0),
-    O("min_quorum", P_INT, min_quorum, 1, VS_POP_MAX_RESULTS),
-    O("target_nresults", P_INT, target_nresults, 1, VS_POP_MAX_RESULTS),
-    O("max_total_results", P_INT, max_total_results, 1, VS_POP_MAX_RESULTS),
-    O("input_mb", P_REAL, input_mb, 0, 0),
-    O("server_edf_check", P_BOOL, server_edf_check, 0, 0),
-    O("max_wus_to_send", P_COUNT, max_wus_to_send, 1, 1000),
-    O("max_wus_in_progress", P_COUNT, max_wus_in_progress, 0, 1e6),
-    O("daily_result_quota", P_COUNT, daily_result_quota, 0, 1e6),
-    O("job_cache", P_COUNT, job_cache, 1, 100000),
-    O("duration", P_TIME_D, duration, 3600, 3650 * 86400.0),
-    O("seed", P_SEED, seed, 0, 0),
-    O("file_mb", P_REAL, file_mb, 0, 0),
-    O("wus_per_file", P_COUNT, wus_per_file, 1, 100000),
+static const struct vs_scn_opt opts[] = {
+    O("hosts", VS_SCN_COUNT, hosts, 1, VS_POP_MAX_HOSTS),
+    D("ncpus", read_dist_pos, ncpus, 1, 1024),
+    D("gflops", read_dist_pos, gflops, 0, 0),
+    D("on_frac", read_dist_frac, on_frac, 0, 0),
+    D("active_frac", read_dist_frac, active_frac, 0, 0),
+    D("share", read_dist_frac, share, 0, 0),
+    D("error_rate", read_dist_frac, error_rate, 0, 0),
+    D("ram_gb", read_dist_pos, ram_gb, 0, 0),
+    D("disk_gb", read_dist_pos, disk_gb, 0, 0),
+    O("avail_cycle", VS_SCN_HOURS, avail_cycle, 60, 0),
+    O("lifetime", VS_SCN_DAYS, lifetime, 0, 0),
+    O("min_queue", VS_SCN_HOURS, buffer, 0, 10 * 86400.0),
+    O("extra_queue", VS_SCN_HOURS, buffer_extra, 0, 10 * 86400.0),
+    O("report_delay", VS_SCN_HOURS, report_delay, 0, 30 * 86400.0),
+    O("batches", VS_SCN_COUNT, batches, 1, 1e6),
+    O("batch_size", VS_SCN_COUNT, batch_size, 1, VS_POP_MAX_WUS),
+    O("batch_interval", VS_SCN_HOURS, batch_interval, 0, 0),
+    O("job_hours", VS_SCN_HOURS, job_hours, 1, 0),
+    O("job_spread", VS_SCN_FRAC, job_spread, 0, 0.99),
+    O("ref_gflops", VS_SCN_REAL, ref_gflops, 0, 0),
+    O("delay_bound", VS_SCN_HOURS, delay_bound, 60, 0),
+    O("min_quorum", VS_SCN_INT, min_quorum, 1, VS_POP_MAX_RESULTS),
+    O("target_nresults", VS_SCN_INT, target_nresults, 1, VS_POP_MAX_RESULTS),
+    O("max_total_results", VS_SCN_INT, max_total_results, 1, VS_POP_MAX_RESULTS),
+    O("input_mb", VS_SCN_REAL, input_mb, 0, 0),
+    O("server_edf_check", VS_SCN_BOOL, server_edf_check, 0, 0),
+    O("max_wus_to_send", VS_SCN_COUNT, max_wus_to_send, 1, 1000),
+    O("max_wus_in_progress", VS_SCN_COUNT, max_wus_in_progress, 0, 1e6),
+    O("daily_result_quota", VS_SCN_COUNT, daily_result_quota, 0, 1e6),
+    O("job_cache", VS_SCN_COUNT, job_cache, 1, 100000),
+    O("duration", VS_SCN_DAYS, duration, 3600, 3650 * 86400.0),
+    O("seed", VS_SCN_SEED, seed, 0, 0),
+    O("file_mb", VS_SCN_REAL, file_mb, 0, 0),
+    O("wus_per_file", VS_SCN_COUNT, wus_per_file, 1, 100000),
     N("file_order", file_order, vs_pop_file_orders),
-    O("locality", P_BOOL, locality, 0, 0),
-    O("locality_sorted", P_BOOL, locality_sorted, 0, 0),
-    O("locality_ws_files", P_COUNT, locality_ws_files, 0, 1e7),
+    O("locality", VS_SCN_BOOL, locality, 0, 0),
+    O("locality_sorted", VS_SCN_BOOL, locality_sorted, 0, 0),
+    O("locality_ws_files", VS_SCN_COUNT, locality_ws_files, 0, 1e7),
     N("model", model, vs_pop_models),
     N("client_policy", client_policy, vs_sim_policies),
+    /* Deprecated spellings: `volsched sim`'s names are the ones both
+     * languages use, and in hours as every time but duration and lifetime. */
+    OLD("buffer", VS_SCN_DAYS, buffer, 0, 10 * 86400.0, "min_queue",
+        "(in hours unless a unit is given; buffer was in days)"),
+    OLD("buffer_extra", VS_SCN_DAYS, buffer_extra, 0, 10 * 86400.0, "extra_queue",
+        "(in hours unless a unit is given; buffer_extra was in days)"),
 };
 
 const char *const vs_pop_models[] = {"light", "full", NULL};
@@ -151,25 +144,14 @@ void vs_pop_scenario_defaults(struct vs_pop_scenario *s)
     s->seed = 1;
 }
 
-struct parser {
-    struct vs_lex lx;
-};
-
-static const struct popt *find(const struct vs_lex_tok *t)
+/* Checks one value of a distribution's support (or a constant) of option
+ * o, a host attribute of fractions (frac) or of positive values. */
+static int check_value(struct vs_lex *lx, const struct vs_lex_tok *t, const struct vs_scn_opt *o,
+                       bool frac, double v)
 {
-    for (size_t i = 0; i < NOPTS; i++)
-        if (vs_lex_is(t, opts[i].name))
-            return &opts[i];
-    return NULL;
-}
-
-/* Checks one value of a distribution's support (or a constant). */
-static int check_value(struct vs_lex *lx, const struct vs_lex_tok *t, const struct popt *o,
-                       double v)
-{
-    if (o->kind == P_DIST_FRAC && (v < 0 || v > 1))
+    if (frac && (v < 0 || v > 1))
         return VS_LEX_FAIL_TOK(lx, *t, "%s: must be between 0 and 1", o->name);
-    if (o->kind == P_DIST_POS && v <= 0)
+    if (!frac && v <= 0)
         return VS_LEX_FAIL_TOK(lx, *t, "%s: must be greater than 0", o->name);
     if (o->max > 0 && (v < o->min || v > o->max))
         return VS_LEX_FAIL_TOK(lx, *t, "%s out of range (%g to %g)", o->name, o->min, o->max);
@@ -193,7 +175,8 @@ static int expect(struct vs_lex *lx, enum vs_lex_kind k, const char *what)
 }
 
 /* choice(v: w, ...): weights need not sum to 1. */
-static int parse_choice(struct vs_lex *lx, const struct popt *o, struct vs_pop_dist *d)
+static int parse_choice(struct vs_lex *lx, const struct vs_scn_opt *o, bool frac,
+                        struct vs_pop_dist *d)
 {
     d->kind = VS_PD_CHOICE;
     d->n = 0;
@@ -204,7 +187,8 @@ static int parse_choice(struct vs_lex *lx, const struct popt *o, struct vs_pop_d
                                    VS_POP_MAX_CHOICES);
         struct vs_lex_tok vt = lx->cur;
         double v, w;
-        if (arg(lx, &v) || check_value(lx, &vt, o, v) || expect(lx, VS_LEX_COLON, "':' weight"))
+        if (arg(lx, &v) || check_value(lx, &vt, o, frac, v) ||
+            expect(lx, VS_LEX_COLON, "':' weight"))
             return lx->rc;
         struct vs_lex_tok wt = lx->cur;
         if (arg(lx, &w))
@@ -226,7 +210,8 @@ static int parse_choice(struct vs_lex *lx, const struct popt *o, struct vs_pop_d
 }
 
 /* NAME(a [, b]) after `attr =`; lx->cur is NAME. */
-static int parse_dist(struct vs_lex *lx, const struct popt *o, struct vs_pop_dist *d)
+static int parse_dist(struct vs_lex *lx, const struct vs_scn_opt *o, bool frac,
+                      struct vs_pop_dist *d)
 {
     static const struct {
         const char *name;
@@ -247,7 +232,6 @@ static int parse_dist(struct vs_lex *lx, const struct popt *o, struct vs_pop_dis
                                "unknown distribution '%.*s' (uniform, lognormal, beta, exp, "
                                "choice)",
                                (int)name.n, name.p);
-    bool frac = o->kind == P_DIST_FRAC;
     if ((frac && !kinds[k].frac_ok) || (!frac && !kinds[k].pos_ok))
         return VS_LEX_FAIL_TOK(lx, name, "%s: %s() does not fit %s", o->name, kinds[k].name,
                                frac ? "a fraction" : "a positive quantity");
@@ -256,7 +240,7 @@ static int parse_dist(struct vs_lex *lx, const struct popt *o, struct vs_pop_dis
     memset(d, 0, sizeof(*d));
     d->kind = kinds[k].kind;
     if (d->kind == VS_PD_CHOICE) {
-        if (parse_choice(lx, o, d))
+        if (parse_choice(lx, o, frac, d))
             return lx->rc;
     } else {
         struct vs_lex_tok at = lx->cur, bt = at;
@@ -271,13 +255,13 @@ static int parse_dist(struct vs_lex *lx, const struct popt *o, struct vs_pop_dis
         }
         switch (d->kind) {
         case VS_PD_UNIFORM:
-            if (check_value(lx, &at, o, d->a) || check_value(lx, &bt, o, d->b))
+            if (check_value(lx, &at, o, frac, d->a) || check_value(lx, &bt, o, frac, d->b))
                 return lx->rc;
             if (d->b < d->a)
                 return VS_LEX_FAIL_TOK(lx, bt, "uniform(a, b) needs b >= a");
             break;
         case VS_PD_LOGNORMAL:
-            if (check_value(lx, &at, o, d->a))
+            if (check_value(lx, &at, o, frac, d->a))
                 return lx->rc;
             if (d->b < 0 || d->b > 5)
                 return VS_LEX_FAIL_TOK(lx, bt, "lognormal sigma must be in 0..5");
@@ -287,7 +271,7 @@ static int parse_dist(struct vs_lex *lx, const struct popt *o, struct vs_pop_dis
                 return VS_LEX_FAIL_TOK(lx, at, "beta(a, b) needs 0 < a, b <= 1000");
             break;
         default: /* exp */
-            if (check_value(lx, &at, o, d->a))
+            if (check_value(lx, &at, o, frac, d->a))
                 return lx->rc;
             break;
         }
@@ -295,76 +279,33 @@ static int parse_dist(struct vs_lex *lx, const struct popt *o, struct vs_pop_dis
     return expect(lx, VS_LEX_RP, "')' to close the distribution");
 }
 
-static int parse_value(struct vs_lex *lx, const struct popt *o, struct vs_pop_scenario *s)
+/* A host attribute's value: a number or a distribution. */
+static int read_dist(struct vs_lex *lx, const struct vs_scn_opt *o, bool frac, void *dst)
 {
-    char *dst = (char *)s + o->off;
     struct vs_lex_tok t = lx->cur;
-    if (o->kind == P_DIST_POS || o->kind == P_DIST_FRAC) {
-        struct vs_pop_dist d;
-        if (t.kind == VS_LEX_IDENT) {
-            if (parse_dist(lx, o, &d))
-                return lx->rc;
-        } else {
-            double v;
-            if (arg(lx, &v) || check_value(lx, &t, o, v))
-                return lx->rc;
-            d = dconst(v);
-        }
-        memcpy(dst, &d, sizeof(d));
-        return 0;
-    }
-    if (o->kind == P_NAME) {
-        for (int i = 0; o->names[i]; i++) {
-            if (vs_lex_is(&t, o->names[i])) {
-                /* An enum is an int here (model, client_policy). */
-                memcpy(dst, &i, sizeof(i));
-                return vs_lex_next(lx);
-            }
-        }
-        char list[96] = "";
-        size_t n = 0;
-        for (int i = 0; o->names[i] && n < sizeof(list); i++)
-            n += (size_t)snprintf(list + n, sizeof(list) - n, "%s%s", i ? ", " : "", o->names[i]);
-        return VS_LEX_FAIL_TOK(lx, t, "%s wants one of: %s", o->name, list);
-    }
-    if (o->kind == P_BOOL) {
-        bool b;
-        if (vs_lex_is(&t, "true") || vs_lex_is(&t, "yes") || vs_lex_is(&t, "on"))
-            b = true;
-        else if (vs_lex_is(&t, "false") || vs_lex_is(&t, "no") || vs_lex_is(&t, "off"))
-            b = false;
-        else if (t.kind == VS_LEX_NUM && t.n == 1 && (t.p[0] == '0' || t.p[0] == '1'))
-            b = t.p[0] == '1';
-        else
-            return VS_LEX_FAIL_TOK(lx, t, "%s wants true or false", o->name);
-        memcpy(dst, &b, sizeof(b));
-        return vs_lex_next(lx);
-    }
-    static const enum vs_lex_val lv[] = {
-        [P_COUNT] = VS_LV_COUNT, [P_INT] = VS_LV_COUNT,     [P_REAL] = VS_LV_REAL,
-        [P_FRAC] = VS_LV_FRAC,   [P_TIME_H] = VS_LV_TIME_H, [P_TIME_D] = VS_LV_TIME_D,
-        [P_SEED] = VS_LV_COUNT,
-    };
-    double v;
-    if (vs_lex_number(lx, &t, lv[o->kind], &v))
-        return lx->rc;
-    if (v < o->min || (o->max > 0 && v > o->max))
-        return VS_LEX_FAIL_TOK(lx, t, "%s out of range", o->name);
-    if (o->kind == P_REAL && v < 0)
-        return VS_LEX_FAIL_TOK(lx, t, "%s cannot be negative", o->name);
-    if (o->kind == P_COUNT) {
-        int64_t x = (int64_t)v;
-        memcpy(dst, &x, sizeof(x));
-    } else if (o->kind == P_INT) {
-        int x = (int)v;
-        memcpy(dst, &x, sizeof(x));
-    } else if (o->kind == P_SEED) {
-        uint64_t x = (uint64_t)v;
-        memcpy(dst, &x, sizeof(x));
+    struct vs_pop_dist d;
+    if (t.kind == VS_LEX_IDENT) {
+        if (parse_dist(lx, o, frac, &d))
+            return lx->rc;
     } else {
-        memcpy(dst, &v, sizeof(v));
+        double v;
+        if (arg(lx, &v) || check_value(lx, &t, o, frac, v))
+            return lx->rc;
+        d = dconst(v);
     }
-    return vs_lex_next(lx);
+    memcpy(dst, &d, sizeof(d));
+    return 0;
+}
+
+/* The VS_SCN_CUSTOM readers of the host attributes. */
+static int read_dist_pos(struct vs_lex *lx, const struct vs_scn_opt *o, void *dst)
+{
+    return read_dist(lx, o, false, dst);
+}
+
+static int read_dist_frac(struct vs_lex *lx, const struct vs_scn_opt *o, void *dst)
+{
+    return read_dist(lx, o, true, dst);
 }
 
 /* Rules between parameters, reported at the end of the text. */
@@ -386,18 +327,10 @@ int vs_pop_scenario_parse(const char *text, size_t len, struct vs_pop_scenario *
                           struct vs_scn_error *err)
 {
     struct vs_lex lx;
-    vs_lex_init(&lx, text, len, err);
-    lx.allow_colon = true;
-    if (len > VS_SCN_MAX_TEXT) {
-        if (err)
-            snprintf(err->msg, sizeof(err->msg), "scenario text longer than %d bytes",
-                     VS_SCN_MAX_TEXT);
-        return VS_ELIMIT;
-    }
+    if (vs_lex_start(&lx, text, len, true, err))
+        return lx.rc;
     struct vs_pop_scenario s;
     vs_pop_scenario_defaults(&s);
-    if (vs_lex_next(&lx))
-        return lx.rc;
     while (lx.cur.kind != VS_LEX_EOF) {
         struct vs_lex_tok t = lx.cur;
         if (t.kind == VS_LEX_COMMA) {
@@ -407,14 +340,10 @@ int vs_pop_scenario_parse(const char *text, size_t len, struct vs_pop_scenario *
         }
         if (t.kind != VS_LEX_IDENT)
             return VS_LEX_FAIL_TOK(&lx, t, "expected a parameter name = value");
-        const struct popt *o = find(&t);
+        const struct vs_scn_opt *o = vs_scn_opt_find(opts, NOPTS, &t);
         if (!o)
             return VS_LEX_FAIL_TOK(&lx, t, "unknown parameter '%.*s'", (int)t.n, t.p);
-        if (vs_lex_next(&lx))
-            return lx.rc;
-        if (lx.cur.kind != VS_LEX_EQ)
-            return VS_LEX_FAIL_TOK(&lx, lx.cur, "expected '=' after '%s'", o->name);
-        if (vs_lex_next(&lx) || parse_value(&lx, o, &s))
+        if (vs_scn_opt_read(&lx, o, &s))
             return lx.rc;
     }
     if (check_whole(&lx, &s))
@@ -423,13 +352,12 @@ int vs_pop_scenario_parse(const char *text, size_t len, struct vs_pop_scenario *
     return 0;
 }
 
+static int parse_any(const char *text, size_t len, void *out, struct vs_scn_error *err)
+{
+    return vs_pop_scenario_parse(text, len, out, err);
+}
+
 int vs_pop_scenario_load(const char *path, struct vs_pop_scenario *out, struct vs_scn_error *err)
 {
-    struct vs_buf b;
-    vs_buf_init(&b, VS_SCN_MAX_TEXT);
-    int rc = vs_lex_read_file(path, &b, err);
-    if (rc == 0)
-        rc = vs_pop_scenario_parse(vs_buf_str(&b), b.len, out, err);
-    vs_buf_cleanup(&b);
-    return rc;
+    return vs_scn_load(path, parse_any, out, err);
 }

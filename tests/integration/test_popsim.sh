@@ -14,11 +14,31 @@ ex="$VS_SOURCE_DIR/examples/popsim"
 "$VOLSCHED" popsim --help | grep -q "usage: volsched popsim" || fail "--help"
 "$VOLSCHED" --help 2>&1 | grep -q "popsim" || fail "popsim not in volsched --help"
 
-# Every example scenario parses and runs (shortened to a few days).
+# Every example scenario parses and runs (shortened to a few days), with
+# nothing on stderr (the examples use the option names of now).
 for f in "$ex"/*.pop; do
-    "$VOLSCHED" popsim "$f" --days 2 --no-progress >"$tmp/out" || fail "$f did not run"
+    "$VOLSCHED" popsim "$f" --days 2 --no-progress >"$tmp/out" 2>"$tmp/err" || fail "$f did not run"
     grep -q "^results sent" "$tmp/out" || fail "$f: no table"
+    [ -s "$tmp/err" ] && fail "$f: $(cat "$tmp/err")"
 done
+
+# Old option names (docs/popsim.md, "Deprecated names"): the same figures as
+# the names of now (the old ones keep their unit, days), and one warning line
+# per old name at its first use, with the file, the line and the new name.
+printf 'hosts = 50 batch_size = 200\nbuffer = 0.25\nbuffer_extra = .5 buffer = .25\n' \
+    >"$tmp/old.pop"
+printf 'hosts = 50 batch_size = 200\nmin_queue = 6\nextra_queue = 12h\n' >"$tmp/now.pop"
+"$VOLSCHED" popsim "$tmp/old.pop" --days 2 --json >"$tmp/old.json" 2>"$tmp/old.err" ||
+    fail "old names: exit $?"
+"$VOLSCHED" popsim "$tmp/now.pop" --days 2 --json >"$tmp/now.json" 2>"$tmp/now.err" ||
+    fail "new names: exit $?"
+cmp -s "$tmp/old.json" "$tmp/now.json" || fail "old and new names give different figures"
+[ -s "$tmp/now.err" ] && fail "new names warn: $(cat "$tmp/now.err")"
+[ "$(wc -l <"$tmp/old.err")" -eq 2 ] || fail "old names: not one warning each: $(cat "$tmp/old.err")"
+grep -q "^volsched popsim: .*old.pop:2:1: warning: 'buffer' is deprecated, use 'min_queue' (in hours" \
+    "$tmp/old.err" || fail "buffer warning: $(cat "$tmp/old.err")"
+grep -q "old.pop:3:1: warning: 'buffer_extra' is deprecated, use 'extra_queue'" "$tmp/old.err" ||
+    fail "buffer_extra warning: $(cat "$tmp/old.err")"
 
 # --json: one object with the documented keys, and its books balance.
 "$VOLSCHED" popsim "$ex/small.pop" --json >"$tmp/a.json" || fail "json run"

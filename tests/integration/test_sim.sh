@@ -74,4 +74,36 @@ bad 'NCPUS = 2\nP1(1, 24, 1, ncpus = 4)\n' 2:14 "ncpus = 4 is more than NCPUS = 
 bad 'P1(1, 24, 1, nowork = 8-12)\nduration = 10\n' 1:14 "nowork ends after"
 bad 'P1(1, 24, 1)\nP2(1, 24, -0.5)\n' 2:11 "cannot be negative"
 bad 'P1(1, 24, 1, nowork = 8)\n' 1:24 "D1-D2"
+
+# Old option names (docs/simulator.md, "Deprecated names"): the scenario runs
+# with the same figures as with the names of now, and one warning line per
+# old name, at its first use, names the file, the line and the new name.
+printf 'P1(1, 24, 1, spread = 0.3)\nP2(2, 48, 1, spread = 0.2)\nserver_deadline_check = on\n' \
+    >"$tmp/old.scn"
+printf 'P1(1, 24, 1, job_spread = 0.3)\nP2(2, 48, 1, job_spread = 0.2)\nserver_edf_check = on\n' \
+    >"$tmp/now.scn"
+"$VOLSCHED" sim "$tmp/old.scn" --days 3 --json --no-progress >"$tmp/old.json" 2>"$tmp/old.err" ||
+    fail "old names: exit $?"
+"$VOLSCHED" sim "$tmp/now.scn" --days 3 --json --no-progress >"$tmp/now.json" 2>"$tmp/now.err" ||
+    fail "new names: exit $?"
+cmp -s "$tmp/old.json" "$tmp/now.json" || fail "old and new names give different figures"
+[ -s "$tmp/now.err" ] && fail "new names warn: $(cat "$tmp/now.err")"
+[ "$(wc -l <"$tmp/old.err")" -eq 2 ] || fail "old names: not one warning each: $(cat "$tmp/old.err")"
+grep -q "^volsched sim: .*old.scn:1:14: warning: 'spread' is deprecated, use 'job_spread'$" \
+    "$tmp/old.err" || fail "spread warning: $(cat "$tmp/old.err")"
+grep -q "old.scn:3:1: warning: 'server_deadline_check' is deprecated, use 'server_edf_check'$" \
+    "$tmp/old.err" || fail "server_deadline_check warning: $(cat "$tmp/old.err")"
+err=$("$VOLSCHED" sim 'P1(1, 24, 1) spread = .1' --days 1 2>&1 >/dev/null) || fail "inline old name"
+grep -q "^volsched sim: <scenario>:1:14: warning: 'spread'" <<<"$err" || fail "inline warning: $err"
+# An error after an old name: both lines, exit 2.
+printf 'P1(1, 24, 1, spread = 0.3)\nP2(1, 24)\n' >"$tmp/bad.scn"
+err=$("$VOLSCHED" sim "$tmp/bad.scn" 2>&1); rc=$?
+[ $rc -eq 2 ] || fail "old name then error: exit $rc"
+grep -q "bad.scn:1:14: warning: 'spread'" <<<"$err" || fail "warning before an error: $err"
+grep -q "bad.scn:2:9: P2: missing" <<<"$err" || fail "error after a warning: $err"
+# The examples use the names of now: nothing on stderr.
+while IFS= read -r f; do
+    "$VOLSCHED" sim "$f" --days 1 --no-progress >/dev/null 2>"$tmp/ex.err" || fail "$f: exit $?"
+    [ -s "$tmp/ex.err" ] && fail "$f: $(cat "$tmp/ex.err")"
+done < <(find "$scn" -name '*.scn')
 echo "ok: sim"

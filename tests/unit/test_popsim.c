@@ -77,6 +77,35 @@ static void test_errors(void **state)
     expect_error("file_mb = 10 wus_per_file = 0", 1, 29, "out of range");
 }
 
+/* `volsched sim`'s names, in hours as every time but duration and
+ * lifetime; the old spellings still read in days, with one note each. */
+static void test_deprecated_names(void **state)
+{
+    (void)state;
+    struct vs_pop_scenario s;
+    struct vs_scn_error e;
+    assert_int_equal(parse("min_queue = 6 extra_queue = 0.5d", &s, &e), 0);
+    assert_true(s.buffer == 6 * 3600.0);
+    assert_true(s.buffer_extra == 0.5 * 86400);
+    assert_int_equal(e.nnotes, 0);
+    assert_int_equal(parse("hosts = 5\n  buffer = 0.25 buffer_extra = 1\nbuffer = 0.5", &s, &e), 0);
+    assert_true(s.buffer == 0.5 * 86400);
+    assert_true(s.buffer_extra == 86400);
+    assert_int_equal(e.nnotes, 2); /* buffer once, at its first use */
+    assert_int_equal(e.notes[0].line, 2);
+    assert_int_equal(e.notes[0].col, 3);
+    assert_string_equal(e.notes[0].old_name, "buffer");
+    assert_string_equal(e.notes[0].new_name, "min_queue");
+    assert_non_null(strstr(e.notes[0].note, "in hours"));
+    assert_int_equal(e.notes[1].col, 17);
+    assert_string_equal(e.notes[1].new_name, "extra_queue");
+    /* The same limits as before: at most 10 days, in either spelling. */
+    expect_error("buffer = 11", 1, 10, "buffer out of range");
+    expect_error("min_queue = 241", 1, 13, "min_queue out of range");
+    /* Booleans say what they got, as sim's do. */
+    expect_error("locality = maybe", 1, 12, "locality wants true or false, not 'maybe'");
+}
+
 static void run(const char *text, struct vs_pop_result *r)
 {
     struct vs_pop_scenario s;
@@ -171,14 +200,14 @@ static void test_server_rules_apply(void **state)
 {
     (void)state;
     struct vs_pop_result r;
-    run(BASE "ncpus = 1 buffer = 1d", &r);
+    run(BASE "ncpus = 1 min_queue = 1d", &r);
     int64_t peak = 0;
     for (size_t i = 0; i < r.nsamples; i++)
         peak = r.samples[i].in_flight > peak ? r.samples[i].in_flight : peak;
     assert_true(peak > 300); /* a one-day buffer holds several jobs a host */
     vs_pop_result_cleanup(&r);
 
-    run(BASE "ncpus = 1 buffer = 1d max_wus_in_progress = 1", &r);
+    run(BASE "ncpus = 1 min_queue = 1d max_wus_in_progress = 1", &r);
     for (size_t i = 0; i < r.nsamples; i++)
         assert_true(r.samples[i].in_flight <= 300);
     check_books(&r);
@@ -191,7 +220,7 @@ static void test_edf_check(void **state)
 {
     (void)state;
     const char *t = "hosts = 300 batch_size = 3000 job_hours = 6 delay_bound = 20h\n"
-                    "on_frac = uniform(.3, 1) ncpus = 2 buffer = .5d duration = 20\n";
+                    "on_frac = uniform(.3, 1) ncpus = 2 min_queue = .5d duration = 20\n";
     struct vs_pop_result off, on;
     run(t, &off);
     char text[512];
@@ -301,8 +330,8 @@ static void test_client_edf(void **state)
 {
     (void)state;
     const char *t = "hosts = 50 ncpus = 1 gflops = 3 on_frac = 1 active_frac = 1 share = 0.3\n"
-                    "batch_size = 100 job_hours = 10 delay_bound = 24h buffer = 0.05\n"
-                    "buffer_extra = 0.1 duration = 20\n";
+                    "batch_size = 100 job_hours = 10 delay_bound = 24h min_queue = 0.05d\n"
+                    "extra_queue = 0.1d duration = 20\n";
     char text[512];
     struct vs_pop_result light, fair, wrr;
     snprintf(text, sizeof(text), "%s model = light", t);
@@ -342,8 +371,8 @@ static void test_server_sees_full_queue(void **state)
 {
     (void)state;
     const char *t = "hosts = 20 ncpus = 1 gflops = 3 on_frac = 1 active_frac = 1 share = 0.5\n"
-                    "batch_size = 40 job_hours = 10 delay_bound = 16h buffer = 0.05\n"
-                    "buffer_extra = 0.1 duration = 4\n";
+                    "batch_size = 40 job_hours = 10 delay_bound = 16h min_queue = 0.05d\n"
+                    "extra_queue = 0.1d duration = 4\n";
     char text[512];
     struct vs_pop_result light, full;
     snprintf(text, sizeof(text), "%s model = light", t);
@@ -443,6 +472,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_parse),
         cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_deprecated_names),
         cmocka_unit_test(test_books_and_quorum),
         cmocka_unit_test(test_churn),
         cmocka_unit_test(test_deterministic),

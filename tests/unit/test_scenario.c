@@ -67,12 +67,12 @@ static void test_extensions(void **state)
     struct vs_scn_error e;
     const char *text = "# Einstein-like\n"
                        "P1(0.1, 1, .5)   # short tasks\n"
-                       "P2(1, 24, .25, resume_cost = 5m, checkpoint_period=20m, spread=0.2)\n"
+                       "P2(1, 24, .25, resume_cost = 5m, checkpoint_period=20m, job_spread=0.2)\n"
                        "P3(2h, 1d, 1, server_avail = 0.9, server_outage = 30m, jobs = 12)\n"
                        "NET(1, 24, 1, non_cpu_intensive = yes)\n"
                        "resume_cost = 90s  # default for projects that set none\n"
                        "on_frac = 0.8 active_frac = .5 duration = 3 seed = 42 min_queue = 2\n"
-                       "avail_cycle = 12 server_deadline_check = on\n";
+                       "avail_cycle = 12 server_edf_check = on\n";
     assert_int_equal(parse(text, &s, &e), 0);
     assert_int_equal(s.nprojects, 4);
     assert_true(s.projects[0].resume_cost == 90);
@@ -93,6 +93,7 @@ static void test_extensions(void **state)
     assert_true(s.min_queue == 7200);
     assert_true(s.avail_cycle == 12 * 3600.0);
     assert_true(s.server_deadline_check);
+    assert_int_equal(e.nnotes, 0); /* no deprecated names, no notes */
 
     struct vs_scenario c;
     vs_scenario_copy(&c, &s);
@@ -139,6 +140,72 @@ static void test_volunteer_options(void **state)
     assert_int_equal(parse("P1(1, 2, 1, ncpus = 2) ncpus = 4", &s, &e), 0);
     assert_int_equal(s.ncpus, 4);
     vs_scenario_cleanup(&s);
+}
+
+/* The old spellings still read as before, each leaving one note (at its
+ * first use) that names the new name; they and the new names are one
+ * option, so a project's own value wins over a top-level default whichever
+ * spelling each uses. */
+static void test_deprecated_names(void **state)
+{
+    (void)state;
+    struct vs_scenario s, t;
+    struct vs_scn_error e;
+    const char *old = "P1(1, 24, 1, spread = 0.3)\n"
+                      "P2(1, 24, 1, job_spread = 0.4)\n"
+                      "P3(1, 24, 1)\n"
+                      "spread = 0.1 server_deadline_check = yes\n"
+                      "P4(1, 24, 1, spread = 0.2) server_deadline_check = true\n";
+    assert_int_equal(parse(old, &s, &e), 0);
+    assert_true(s.projects[0].spread == 0.3);
+    assert_true(s.projects[1].spread == 0.4);
+    assert_true(s.projects[2].spread == 0.1);
+    assert_true(s.projects[3].spread == 0.2);
+    assert_true(s.server_deadline_check);
+    assert_int_equal(e.nnotes, 2);
+    assert_int_equal(e.notes[0].line, 1);
+    assert_int_equal(e.notes[0].col, 14);
+    assert_string_equal(e.notes[0].old_name, "spread");
+    assert_string_equal(e.notes[0].new_name, "job_spread");
+    assert_int_equal(e.notes[1].line, 4);
+    assert_int_equal(e.notes[1].col, 14);
+    assert_string_equal(e.notes[1].old_name, "server_deadline_check");
+    assert_string_equal(e.notes[1].new_name, "server_edf_check");
+    vs_scenario_cleanup(&s);
+
+    /* A top-level default in either spelling does not override a project's
+     * own value in the other; the last top-level value wins. */
+    assert_int_equal(parse("P1(1, 24, 1, spread = 0.3) P2(1, 24, 1) job_spread = 0.1\n"
+                           "P3(1, 24, 1, job_spread = 0.5) spread = 0.2",
+                           &s, &e),
+                     0);
+    assert_true(s.projects[0].spread == 0.3);
+    assert_true(s.projects[1].spread == 0.2);
+    assert_true(s.projects[2].spread == 0.5);
+    assert_int_equal(e.nnotes, 1); /* spread, once */
+    assert_int_equal(e.notes[0].col, 14);
+    vs_scenario_cleanup(&s);
+
+    /* The names now, in the same places: the same scenario, no notes. */
+    const char *now = "P1(1, 24, 1, job_spread = 0.3)\n"
+                      "P2(1, 24, 1, job_spread = 0.4)\n"
+                      "P3(1, 24, 1)\n"
+                      "job_spread = 0.1 server_edf_check = yes\n"
+                      "P4(1, 24, 1, job_spread = 0.2) server_edf_check = true\n";
+    assert_int_equal(parse(old, &s, &e), 0);
+    assert_int_equal(parse(now, &t, &e), 0);
+    assert_int_equal(e.nnotes, 0);
+    assert_int_equal(s.nprojects, t.nprojects);
+    for (size_t i = 0; i < s.nprojects; i++)
+        assert_true(s.projects[i].spread == t.projects[i].spread);
+    assert_true(s.server_deadline_check == t.server_deadline_check);
+    vs_scenario_cleanup(&s);
+    vs_scenario_cleanup(&t);
+
+    /* An error after an old name keeps the note too. */
+    assert_int_equal(parse("P1(1, 24, 1) server_deadline_check = maybe", &s, &e), VS_EPARSE);
+    assert_int_equal(e.nnotes, 1);
+    assert_non_null(strstr(e.msg, "server_deadline_check wants true or false, not 'maybe'"));
 }
 
 struct bad_case {
@@ -207,6 +274,7 @@ static void test_example_files(void **state)
             print_error("%s:%d:%d: %s\n", files[i], e.line, e.col, e.msg);
         assert_int_equal(rc, 0);
         assert_true(s.nprojects >= 2);
+        assert_int_equal(e.nnotes, 0); /* the examples use the names of now */
         vs_scenario_cleanup(&s);
     }
     struct vs_scenario s;
@@ -221,6 +289,7 @@ int main(void)
         cmocka_unit_test(test_seed002_one_line),  cmocka_unit_test(test_seed000_several_lines),
         cmocka_unit_test(test_extensions),        cmocka_unit_test(test_errors),
         cmocka_unit_test(test_volunteer_options), cmocka_unit_test(test_example_files),
+        cmocka_unit_test(test_deprecated_names),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -376,7 +376,7 @@ static void test_determinism(void **state)
 {
     (void)state;
     struct vs_scenario s;
-    simfx_parse("P1(0.1, 1, .5, spread = 0.5) P2(1, 24, .25, server_avail = 0.8)"
+    simfx_parse("P1(0.1, 1, .5, job_spread = 0.5) P2(1, 24, .25, server_avail = 0.8)"
                 " P3(1, 24, .25, checkpoint_period = 10m, resume_cost = 1m)"
                 " NCPUS = 2 on_frac = 0.7 active_frac = 0.9 avail_cycle = 6",
                 &s);
