@@ -9,7 +9,6 @@
  * job_cache are looked at per request, as BOINC's scheduler looks at its
  * shared-memory slots. What is not simulated is the store's I/O.
  */
-#include <math.h>
 #include <string.h>
 
 #include "popsim/pop_int.h"
@@ -42,37 +41,6 @@ void vs_pop__server_cleanup(struct pop *p)
     vs_free(p->sent);
 }
 
-/*
- * The client's <estimated_delay> for the CPU: when its first CPU would run
- * out of queued work, first-come first-served at its wall-clock rate.
- */
-static double estimated_delay(const struct pop *p, const struct pop_host *h)
-{
-    double wall_rate = h->rate * h->on_frac;
-    double cpu_free[64] = {0};
-    int n = h->ncpus < 1 ? 1 : h->ncpus < 64 ? h->ncpus : 64;
-    for (int i = 0; i < h->nq; i++) {
-        int best = 0;
-        for (int c = 1; c < n; c++)
-            if (cpu_free[c] < cpu_free[best])
-                best = c;
-        cpu_free[best] += p->res[h->q[i]].remaining / wall_rate;
-    }
-    double least = cpu_free[0];
-    for (int c = 1; c < n; c++)
-        least = fmin(least, cpu_free[c]);
-    return least;
-}
-
-static void reserve(struct pop *p, int n)
-{
-    if (n <= p->req_cap)
-        return;
-    p->req_cap = n * 2;
-    p->inprog = vs_xreallocarray(p->inprog, (size_t)p->req_cap, sizeof(*p->inprog));
-    p->ip = vs_xreallocarray(p->ip, (size_t)p->req_cap, sizeof(*p->ip));
-}
-
 /* The host as the scheduler sees it (its <host_info> and time stats). */
 static void build_host(const struct pop *p, const struct pop_host *h, struct vs_sp_host *sh)
 {
@@ -91,30 +59,6 @@ static void build_host(const struct pop *p, const struct pop_host *h, struct vs_
     sh->on_frac = h->on_frac;
     sh->active_frac = h->active_frac;
     sh->core_client_version = 72005;
-}
-
-/* The lighter host's request: what its queue says, built here. */
-static void build(struct pop *p, const struct pop_host *h, double request, struct vs_sp_request *rq)
-{
-    memset(rq, 0, sizeof(*rq));
-    rq->now = p->now;
-    rq->prev_rpc_time = h->prev_rpc;
-    rq->work_req_seconds = request;
-    rq->req_secs[VS_SP_CPU] = request;
-    rq->estimated_delay[VS_SP_CPU] = estimated_delay(p, h);
-    int n = h->nq < VS_POP_MAX_EDF_QUEUE ? h->nq : VS_POP_MAX_EDF_QUEUE;
-    reserve(p, n + 1);
-    for (int i = 0; i < n; i++) {
-        const struct pop_result *x = &p->res[h->q[i]];
-        p->inprog[i] = (struct vs_sp_inprog){.app_name = p->app.name, .proc = VS_SP_CPU};
-        p->ip[i] = (struct vs_sp_ip_result){.deadline = x->deadline - p->now,
-                                            .remaining = x->remaining / h->flops};
-    }
-    rq->in_progress = p->inprog;
-    rq->n_in_progress = n;
-    rq->ip_results = p->ip;
-    rq->n_ip_results = p->cfg.workload_sim ? n : 0;
-    rq->have_ip_results = p->cfg.workload_sim;
 }
 
 /* Rules that refuse every further job of this request, not just this one.
@@ -235,43 +179,4 @@ int vs_pop__send_work(struct pop *p, struct pop_host *h, int32_t slot,
         *delay = vs_sp_explain_delay(&st);
     vs_sp_state_cleanup(&st);
     return sent;
-}
-
-void vs_pop__rpc(struct pop *p, struct pop_host *h, int32_t slot)
-{
-    struct vs_pop_result *o = p->out;
-    vs_pop__host_advance(p, h);
-    o->rpcs++;
-    p->rpcs_bin++;
-    /* Report first, as the scheduler handles <result>s before sending. */
-    for (int i = 0; i < h->ndone; i++)
-        vs_pop__report(p, h->done[i]);
-    h->ndone = 0;
-    h->report_at = INFINITY;
-    double request = vs_pop__host_request(p, h);
-    int sent = 0;
-    if (request > 0) {
-        o->work_requests++;
-        struct vs_sp_request rq;
-        build(p, h, request, &rq);
-        sent = vs_pop__send_work(p, h, slot, &rq, NULL, NULL);
-    }
-    h->prev_rpc = p->now;
-    h->rpc_at = INFINITY;
-    if (sent > 0) {
-        o->work_replies++;
-        h->backoff_n = 0;
-        h->min_rpc = p->now + POP_MIN_RPC_DELAY;
-        vs_pop__host_plan_done(p, h, slot);
-    } else if (request > 0) {
-        double d = POP_BACKOFF_MIN * pow(2, h->backoff_n < 12 ? h->backoff_n : 12);
-        if (h->backoff_n < 12)
-            h->backoff_n++;
-        /* BOINC randomises backoffs so hosts do not call in step. */
-        d = fmin(d, POP_BACKOFF_MAX) * (0.5 + 0.5 * vs_rng_double(&p->rng_run));
-        h->min_rpc = p->now + d;
-    } else {
-        h->min_rpc = p->now + POP_MIN_RPC_DELAY;
-    }
-    vs_pop__host_plan_rpc(p, h, slot);
 }
