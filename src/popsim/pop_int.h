@@ -19,13 +19,11 @@
 
 #include "sim/eventq.h"
 #include "volsched/alloc.h"
+#include "volsched/client_policy.h"
 #include "volsched/popsim.h"
 #include "volsched/rng.h"
 #include "volsched/server_policy.h"
 
-/* Client backoff after a request that brought no work (seconds). */
-#define POP_BACKOFF_MIN 600.0
-#define POP_BACKOFF_MAX 86400.0
 /* The server's request delay after a reply with work. */
 #define POP_MIN_RPC_DELAY 60.0
 

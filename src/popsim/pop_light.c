@@ -17,9 +17,11 @@
  * availability, falls below work_buf_min (or a CPU would idle), it asks
  * for enough to reach work_buf_min + work_buf_additional; it reports
  * finished results at its next request, or report_delay after they
- * finished, whichever is sooner; a request that brings nothing backs it
- * off exponentially. Its request is answered by pop_server.c's scheduler
- * (src/policy/server).
+ * finished, whichever is sooner. What is not approximate is shared with
+ * the daemons: its request is answered by pop_server.c's scheduler
+ * (src/policy/server), and a request that brings nothing backs it off by
+ * the client's own rule (src/policy/client's vs_cbackoff: BOINC's 1 minute
+ * doubling to 4 hours, randomised).
  */
 #include <math.h>
 #include <string.h>
@@ -226,12 +228,12 @@ void vs_pop__rpc(struct pop *p, struct pop_host *h, int32_t slot)
         h->min_rpc = p->now + POP_MIN_RPC_DELAY;
         vs_pop__host_plan_done(p, h, slot);
     } else if (request > 0) {
-        double d = POP_BACKOFF_MIN * pow(2, h->backoff_n < 12 ? h->backoff_n : 12);
-        if (h->backoff_n < 12)
+        /* The client's rule (BOINC's, randomised so that hosts do not
+         * call in step). */
+        if (h->backoff_n < VS_CBACKOFF_CAP)
             h->backoff_n++;
-        /* BOINC randomises backoffs so hosts do not call in step. */
-        d = fmin(d, POP_BACKOFF_MAX) * (0.5 + 0.5 * vs_rng_double(&p->rng_run));
-        h->min_rpc = p->now + d;
+        h->min_rpc = p->now + vs_cbackoff(h->backoff_n, VS_CBACKOFF_MIN, VS_CBACKOFF_MAX,
+                                          vs_rng_double(&p->rng_run));
     } else {
         h->min_rpc = p->now + POP_MIN_RPC_DELAY;
     }

@@ -23,9 +23,6 @@
 #define VS_SIM_FLOPS    1e9
 #define VS_SIM_PLATFORM "x86_64-pc-linux-gnu"
 #define VS_SIM_EPOCH    1.0e9
-/* Client backoff after a failed or empty RPC: 1 minute doubling to 4 hours. */
-#define BACKOFF_MIN 60.0
-#define BACKOFF_MAX (4 * 3600.0)
 /* How long a server that refused work because of deadlines asks the client
  * to wait (the client is latency-limited meanwhile). */
 #define LATENCY_LIMIT_DELAY 600.0
@@ -89,7 +86,7 @@ struct vs_sim_server {
 struct proj {
     struct vs_sim_server srv;
     bool server_up;
-    int backoff_n;
+    int backoff_n;      /* RPCs in a row that failed or brought nothing (backoff) */
     int64_t jobs_left;  /* -1: unlimited */
     int64_t unfinished; /* this project's results in st.results not done */
     /* est != 1: the client sees the server's estimate (est x C) corrected
@@ -105,6 +102,7 @@ struct sim {
     double end;
     struct vs_eventq q;
     struct vs_rng rng_host, rng_server, rng_jobs;
+    struct vs_rng rng_client; /* the client's own draws (its backoff's jitter) */
     struct vs_metrics m;
     struct vs_timeline *tl; /* may be NULL */
 

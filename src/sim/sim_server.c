@@ -6,9 +6,9 @@
  * 000's EDF check when the scenario sets workload_sim), on a request built
  * from the simulated client's state. There is no second, simpler server
  * here: what the simulator measures is the server projects run. Also the
- * client's backoff after an RPC that brought nothing.
+ * client's backoff after an RPC that failed or brought nothing
+ * (src/policy/client's rule).
  */
-#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,13 +19,18 @@
 
 /* ---------------------------------------------------------------- server */
 
+/* The client's backoff after an RPC that failed (the server was down) or
+ * brought nothing: src/policy/client's rule with BOINC's default bounds,
+ * randomised from the client's own stream, so that the run's other draws
+ * do not move with it. */
 static void backoff(struct sim *x, size_t p)
 {
     struct proj *pj = &x->pj[p];
-    double d = BACKOFF_MIN * pow(2, pj->backoff_n < 16 ? pj->backoff_n : 16);
-    if (pj->backoff_n < 16)
+    if (pj->backoff_n < VS_CBACKOFF_CAP)
         pj->backoff_n++;
-    x->cp[p].min_rpc_time = x->st.now + min2(d, BACKOFF_MAX);
+    double d =
+        vs_cbackoff(pj->backoff_n, VS_CBACKOFF_MIN, VS_CBACKOFF_MAX, vs_rng_double(&x->rng_client));
+    x->cp[p].min_rpc_time = x->st.now + d;
     push_wake(x, x->cp[p].min_rpc_time);
 }
 
