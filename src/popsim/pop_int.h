@@ -217,8 +217,9 @@ int vs_pop__send_work(struct pop *p, struct pop_host *h, int32_t slot,
  * on VS_SP_OK it is sent. */
 enum vs_sp_reason vs_pop__offer(struct pop *p, struct pop_host *h, int32_t slot,
                                 struct vs_sp_state *st, int32_t r);
-/* Rules that refuse every further job of the request, not just this one. */
-bool vs_pop__request_wide(enum vs_sp_reason r);
+/* What may differ between the project's candidate jobs (VS_SP_VARIES_*
+ * bits), for the shared scan rule vs_sp_scan_stops. */
+unsigned vs_pop__varies(const struct pop *p);
 
 /* pop_locality.c */
 void vs_pop__files_init(struct pop *p);

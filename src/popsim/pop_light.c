@@ -19,9 +19,10 @@
  * finished results at its next request, or report_delay after they
  * finished, whichever is sooner. What is not approximate is shared with
  * the daemons: its request is answered by pop_server.c's scheduler
- * (src/policy/server), and a request that brings nothing backs it off by
- * the client's own rule (src/policy/client's vs_cbackoff: BOINC's 1 minute
- * doubling to 4 hours, randomised).
+ * (src/policy/server, with the shared scan rule), and a request that
+ * brings nothing backs it off by the client's own rule
+ * (src/policy/client's vs_cbackoff: BOINC's 1-2 minutes doubling to 4
+ * hours, randomised).
  */
 #include <math.h>
 #include <string.h>

@@ -7,7 +7,9 @@
  * scenario turns it on), over an in-memory store: the unsent results in
  * creation order stand for the feeder's job cache, of which the first
  * job_cache are looked at per request, as BOINC's scheduler looks at its
- * shared-memory slots. What is not simulated is the store's I/O.
+ * shared-memory slots; a refusal ends that look only when the shared scan
+ * rule says no further job can pass (vs_sp_scan_stops, as the server and
+ * the host simulator ask it). What is not simulated is the store's I/O.
  */
 #include <string.h>
 
@@ -61,14 +63,14 @@ static void build_host(const struct pop *p, const struct pop_host *h, struct vs_
     sh->core_client_version = 72005;
 }
 
-/* Rules that refuse every further job of this request, not just this one.
- * The deadline rules belong here because every job of a popsim project has
- * the same estimate and delay bound: what one fails, all fail. */
-bool vs_pop__request_wide(enum vs_sp_reason r)
+/* What differs between popsim's candidate jobs, for the shared scan rule
+ * (vs_sp_scan_stops): every job has the project's one app and version, its
+ * estimate and its delay bound, and no memory bound; with big input files
+ * the disk need differs (a job whose file the host holds needs only its own
+ * input), so a disk refusal skips that job and the scan goes on. */
+unsigned vs_pop__varies(const struct pop *p)
 {
-    return r == VS_SP_JOB_LIMIT || r == VS_SP_DAILY_QUOTA || r == VS_SP_RPC_LIMIT ||
-           r == VS_SP_NO_WORK_WANTED || r == VS_SP_CLIENT_VERSION || r == VS_SP_DEADLINE ||
-           r == VS_SP_WORKLOAD || r == VS_SP_MEMORY || r == VS_SP_DISK;
+    return p->s->file_mb > 0 ? VS_SP_VARIES_DISK : 0;
 }
 
 /* Result r goes to host h: the server's side of it, and for the lighter
@@ -166,7 +168,7 @@ int vs_pop__send_work(struct pop *p, struct pop_host *h, int32_t slot,
             looked++;
             if (why == VS_SP_OK)
                 sent++;
-            else if (vs_pop__request_wide(why))
+            else if (vs_sp_scan_stops(why, vs_pop__varies(p)))
                 break;
             r = next;
         }

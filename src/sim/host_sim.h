@@ -13,6 +13,7 @@
 #include "eventq.h"
 #include "hsim.h"
 #include "metrics.h"
+#include "volsched/buf.h"
 #include "volsched/client_policy.h"
 #include "volsched/rng.h"
 #include "volsched/server_policy.h"
@@ -192,6 +193,21 @@ void vs_sim__add_work(struct sim *x, size_t r, double w);
 /* sim_server.c: project p's server, and one scheduler RPC to it. */
 void vs_sim__server_init(struct sim *x, size_t p);
 int vs_sim__rpc(struct sim *x, size_t p, double request_pn, double share_frac);
+
+/* What project p's built-in server answered to one work request. */
+struct vs_sim_reply {
+    int sent;         /* jobs sent (added to the host's results) */
+    bool deadlines;   /* nothing sent because of deadlines (seed 000) */
+    double delay;     /* the reply's request delay, seconds */
+    unsigned refused; /* bit 1 << r for each enum vs_sp_reason r that refused a job */
+};
+/* The built-in server's answer to a request for `request` instance-seconds
+ * of work, built from the host's state now (the request the client sends):
+ * the jobs go to the host, the reply's explanation (vs_sp_explain) is
+ * appended to explain unless it is NULL. No report, no backoff:
+ * vs_sim__rpc does those. */
+void vs_sim__serve(struct sim *x, size_t p, double request, struct vs_buf *explain,
+                   struct vs_sim_reply *out);
 
 static inline bool available(const struct sim *x)
 {
