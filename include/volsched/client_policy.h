@@ -483,4 +483,26 @@ VS_MUST_CHECK int vs_cpolicy_step(enum vs_cpolicy policy, struct vs_cstate *st,
 VS_MUST_CHECK int vs_cpolicy_step_trusted(enum vs_cpolicy policy, struct vs_cstate *st,
                                           struct vs_cpolicy_ws *ws, struct vs_cpolicy_out *out);
 
+/* ---------------------------------------------------------------- backoff */
+
+/* BOINC-COMPAT: SCHED_RETRY_DELAY_MIN and _MAX (the defaults of cc_config's
+ * sched_retry_delay_min/max) and RETRY_CAP (setbacks counted). */
+#define VS_CBACKOFF_MIN 60.0
+#define VS_CBACKOFF_MAX (4 * 3600.0)
+#define VS_CBACKOFF_CAP 10
+
+/*
+ * How long, in seconds, the client leaves a project alone after the n-th
+ * setback in a row (a scheduler RPC or master fetch that failed, or a work
+ * request that brought nothing; backoff.c), BOINC's rule:
+ *   min(min x 2^min(n, 10), max) x (0.5 + 0.5 u)
+ * n < 1 counts as 1, so the first setback waits [min, 2 min]. min and max
+ * are the bounds (VS_CBACKOFF_MIN/MAX, or a client's configured
+ * sched_retry_delay_min/max; <= 0 or NaN count as 0); u is a draw uniform
+ * in [0, 1) from the caller's generator, clamped into [0, 1]: the same u
+ * gives the same wait. The one rule the client daemon and both simulators
+ * call. Pure; never NaN.
+ */
+double vs_cbackoff(int n, double min, double max, double u);
+
 #endif

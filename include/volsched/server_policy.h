@@ -328,6 +328,38 @@ enum vs_sp_reason vs_sp_check_job(struct vs_sp_state *st, const struct vs_sp_job
 void vs_sp_commit(struct vs_sp_state *st, const struct vs_sp_job *job,
                   const struct vs_sp_verdict *v);
 
+/*
+ * When a scan of candidate jobs stops. A refusal is either the job's own
+ * (skip it and go on to the next candidate) or the request's (every further
+ * candidate would be refused the same way: stop scanning). Which one
+ * depends on what may differ between the candidates, as the caller knows
+ * them: a bit below set means that property may change from one candidate
+ * to the next. The server's job cache sets them all (VS_SP_VARIES_ALL);
+ * a simulator whose project has one app and one job shape sets only what
+ * its jobs really vary in (popsim: the disk need, when a host holds some
+ * jobs' input files and not others').
+ */
+#define VS_SP_VARIES_APP    0x1u /* the app or pinned version: version, proc, limits, quota */
+#define VS_SP_VARIES_SIZE   0x2u /* rsc_fpops_est or delay_bound: the deadline rules */
+#define VS_SP_VARIES_MEMORY 0x4u /* rsc_memory_bound */
+#define VS_SP_VARIES_DISK   0x8u /* rsc_disk_bound (net of files the host holds) */
+#define VS_SP_VARIES_ALL    0xfu
+
+/*
+ * True when a scan must stop after a candidate was refused for r, given
+ * what varies (the bits above). Always: the client's version, and the
+ * reply's job cap. Never: a workunit's own (one result per user or host,
+ * the HR class it is committed to). Otherwise the rule's input: the app's
+ * rules (no version, no GPU, HR unknown, job limits, daily quota, the
+ * resource no longer wanted) stop unless the app varies; memory and disk
+ * unless that need varies; the deadline rules unless the app or the
+ * size varies. Sound because what a request has left only shrinks as jobs
+ * are sent (request, disk, limits, quota, the queue the deadline rules
+ * see), so a candidate like a refused one is refused too. VS_SP_OK and
+ * unknown codes: false.
+ */
+bool vs_sp_scan_stops(enum vs_sp_reason r, unsigned varies);
+
 /* True while the request still wants work that may be sent (rule 9). */
 bool vs_sp_work_needed(const struct vs_sp_state *st);
 /* True when resource p is still requested and not over its job limits. */

@@ -21,15 +21,13 @@
 
 #define STDERR_REPORT_MAX (63 * 1024) /* BOINC-COMPAT: the last 63 KB */
 
+/* src/policy/client's backoff (BOINC's rule) between the configured
+ * sched_retry_delay_min/max; the draw differs per client and setback, so
+ * that many clients do not retry together. */
 static double backoff(const struct vs_client *c, int n)
 {
-    double lo = c->prefs.sched_retry_delay_min, hi = c->prefs.sched_retry_delay_max;
-    double d = lo * pow(2, n > 1 ? n - 1 : 0);
-    if (d > hi)
-        d = hi;
-    /* jitter so that many clients do not retry together */
-    return d *
-           (0.75 + 0.5 * ((double)(((unsigned)c->pid * 2654435761u + (unsigned)n) % 1000) / 1000));
+    double u = (double)(((unsigned)c->pid * 2654435761u + (unsigned)n) % 1000) / 1000;
+    return vs_cbackoff(n, c->prefs.sched_retry_delay_min, c->prefs.sched_retry_delay_max, u);
 }
 
 static void rpc_failed(struct vs_client *c, size_t p, const char *why)

@@ -1,9 +1,11 @@
 /*
  * The population simulator's insides, shared by its files:
  *   popsim.c       the event loop, hosts joining, leaving, going on and off
- *   pop_host.c     the lighter host model: computing, work fetch, when to call
+ *   pop_host.c     a host as the scenario draws it (both models)
+ *   pop_light.c    the lighter host model, an approximation with a measured
+ *                  error: computing, work fetch, its RPC and backoff
  *   pop_full.c     the full host model: src/sim's host simulator per host
- *   pop_server.c   the scheduler RPC, through src/policy/server
+ *   pop_server.c   the scheduler, through src/policy/server
  *   pop_project.c  workunits and results: the transitioner and validator
  *   pop_locality.c big input files, hosts' copies, locality scheduling's source
  *   pop_report.c   figures, JSON, CSV and SVG
@@ -17,13 +19,11 @@
 
 #include "sim/eventq.h"
 #include "volsched/alloc.h"
+#include "volsched/client_policy.h"
 #include "volsched/popsim.h"
 #include "volsched/rng.h"
 #include "volsched/server_policy.h"
 
-/* Client backoff after a request that brought no work (seconds). */
-#define POP_BACKOFF_MIN 600.0
-#define POP_BACKOFF_MAX 86400.0
 /* The server's request delay after a reply with work. */
 #define POP_MIN_RPC_DELAY 60.0
 
@@ -198,25 +198,28 @@ double vs_pop__draw(const struct vs_pop_dist *d, struct vs_rng *r);
 
 /* pop_host.c */
 void vs_pop__host_init(struct pop *p, struct pop_host *h);
+void vs_pop__host_cleanup(struct pop_host *h);
+
+/* pop_light.c: the lighter host model */
 void vs_pop__host_advance(struct pop *p, struct pop_host *h);
 void vs_pop__host_plan_done(struct pop *p, struct pop_host *h, int32_t slot);
 void vs_pop__host_finish(struct pop *p, struct pop_host *h, int32_t slot);
 void vs_pop__host_plan_rpc(struct pop *p, struct pop_host *h, int32_t slot);
 double vs_pop__host_request(const struct pop *p, const struct pop_host *h);
 void vs_pop__host_leave(struct pop *p, struct pop_host *h);
-void vs_pop__host_cleanup(struct pop_host *h);
+void vs_pop__rpc(struct pop *p, struct pop_host *h, int32_t slot);
 
 /* pop_server.c */
 void vs_pop__server_init(struct pop *p);
-void vs_pop__rpc(struct pop *p, struct pop_host *h, int32_t slot);
 int vs_pop__send_work(struct pop *p, struct pop_host *h, int32_t slot,
                       const struct vs_sp_request *rq, bool *deadlines, double *delay);
 /* Offers result r to host h under request state st (the work-send rules);
  * on VS_SP_OK it is sent. */
 enum vs_sp_reason vs_pop__offer(struct pop *p, struct pop_host *h, int32_t slot,
                                 struct vs_sp_state *st, int32_t r);
-/* Rules that refuse every further job of the request, not just this one. */
-bool vs_pop__request_wide(enum vs_sp_reason r);
+/* What may differ between the project's candidate jobs (VS_SP_VARIES_*
+ * bits), for the shared scan rule vs_sp_scan_stops. */
+unsigned vs_pop__varies(const struct pop *p);
 
 /* pop_locality.c */
 void vs_pop__files_init(struct pop *p);

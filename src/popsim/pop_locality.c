@@ -319,7 +319,7 @@ static enum vs_loc_offer s_offer(void *ctx, size_t i, int64_t *wu)
     }
     if (why == VS_SP_DUP_USER || why == VS_SP_DUP_HOST)
         return VS_LOC_PASS;
-    return vs_pop__request_wide(why) ? VS_LOC_STOP : VS_LOC_SKIP;
+    return vs_sp_scan_stops(why, vs_pop__varies(c->p)) ? VS_LOC_STOP : VS_LOC_SKIP;
 }
 
 static void s_rows_done(void *ctx)

@@ -7,9 +7,10 @@
  * scenario turns it on), over an in-memory store: the unsent results in
  * creation order stand for the feeder's job cache, of which the first
  * job_cache are looked at per request, as BOINC's scheduler looks at its
- * shared-memory slots. What is not simulated is the store's I/O.
+ * shared-memory slots; a refusal ends that look only when the shared scan
+ * rule says no further job can pass (vs_sp_scan_stops, as the server and
+ * the host simulator ask it). What is not simulated is the store's I/O.
  */
-#include <math.h>
 #include <string.h>
 
 #include "popsim/pop_int.h"
@@ -42,37 +43,6 @@ void vs_pop__server_cleanup(struct pop *p)
     vs_free(p->sent);
 }
 
-/*
- * The client's <estimated_delay> for the CPU: when its first CPU would run
- * out of queued work, first-come first-served at its wall-clock rate.
- */
-static double estimated_delay(const struct pop *p, const struct pop_host *h)
-{
-    double wall_rate = h->rate * h->on_frac;
-    double cpu_free[64] = {0};
-    int n = h->ncpus < 1 ? 1 : h->ncpus < 64 ? h->ncpus : 64;
-    for (int i = 0; i < h->nq; i++) {
-        int best = 0;
-        for (int c = 1; c < n; c++)
-            if (cpu_free[c] < cpu_free[best])
-                best = c;
-        cpu_free[best] += p->res[h->q[i]].remaining / wall_rate;
-    }
-    double least = cpu_free[0];
-    for (int c = 1; c < n; c++)
-        least = fmin(least, cpu_free[c]);
-    return least;
-}
-
-static void reserve(struct pop *p, int n)
-{
-    if (n <= p->req_cap)
-        return;
-    p->req_cap = n * 2;
-    p->inprog = vs_xreallocarray(p->inprog, (size_t)p->req_cap, sizeof(*p->inprog));
-    p->ip = vs_xreallocarray(p->ip, (size_t)p->req_cap, sizeof(*p->ip));
-}
-
 /* The host as the scheduler sees it (its <host_info> and time stats). */
 static void build_host(const struct pop *p, const struct pop_host *h, struct vs_sp_host *sh)
 {
@@ -93,38 +63,14 @@ static void build_host(const struct pop *p, const struct pop_host *h, struct vs_
     sh->core_client_version = 72005;
 }
 
-/* The lighter host's request: what its queue says, built here. */
-static void build(struct pop *p, const struct pop_host *h, double request, struct vs_sp_request *rq)
+/* What differs between popsim's candidate jobs, for the shared scan rule
+ * (vs_sp_scan_stops): every job has the project's one app and version, its
+ * estimate and its delay bound, and no memory bound; with big input files
+ * the disk need differs (a job whose file the host holds needs only its own
+ * input), so a disk refusal skips that job and the scan goes on. */
+unsigned vs_pop__varies(const struct pop *p)
 {
-    memset(rq, 0, sizeof(*rq));
-    rq->now = p->now;
-    rq->prev_rpc_time = h->prev_rpc;
-    rq->work_req_seconds = request;
-    rq->req_secs[VS_SP_CPU] = request;
-    rq->estimated_delay[VS_SP_CPU] = estimated_delay(p, h);
-    int n = h->nq < VS_POP_MAX_EDF_QUEUE ? h->nq : VS_POP_MAX_EDF_QUEUE;
-    reserve(p, n + 1);
-    for (int i = 0; i < n; i++) {
-        const struct pop_result *x = &p->res[h->q[i]];
-        p->inprog[i] = (struct vs_sp_inprog){.app_name = p->app.name, .proc = VS_SP_CPU};
-        p->ip[i] = (struct vs_sp_ip_result){.deadline = x->deadline - p->now,
-                                            .remaining = x->remaining / h->flops};
-    }
-    rq->in_progress = p->inprog;
-    rq->n_in_progress = n;
-    rq->ip_results = p->ip;
-    rq->n_ip_results = p->cfg.workload_sim ? n : 0;
-    rq->have_ip_results = p->cfg.workload_sim;
-}
-
-/* Rules that refuse every further job of this request, not just this one.
- * The deadline rules belong here because every job of a popsim project has
- * the same estimate and delay bound: what one fails, all fail. */
-bool vs_pop__request_wide(enum vs_sp_reason r)
-{
-    return r == VS_SP_JOB_LIMIT || r == VS_SP_DAILY_QUOTA || r == VS_SP_RPC_LIMIT ||
-           r == VS_SP_NO_WORK_WANTED || r == VS_SP_CLIENT_VERSION || r == VS_SP_DEADLINE ||
-           r == VS_SP_WORKLOAD || r == VS_SP_MEMORY || r == VS_SP_DISK;
+    return p->s->file_mb > 0 ? VS_SP_VARIES_DISK : 0;
 }
 
 /* Result r goes to host h: the server's side of it, and for the lighter
@@ -222,7 +168,7 @@ int vs_pop__send_work(struct pop *p, struct pop_host *h, int32_t slot,
             looked++;
             if (why == VS_SP_OK)
                 sent++;
-            else if (vs_pop__request_wide(why))
+            else if (vs_sp_scan_stops(why, vs_pop__varies(p)))
                 break;
             r = next;
         }
@@ -235,43 +181,4 @@ int vs_pop__send_work(struct pop *p, struct pop_host *h, int32_t slot,
         *delay = vs_sp_explain_delay(&st);
     vs_sp_state_cleanup(&st);
     return sent;
-}
-
-void vs_pop__rpc(struct pop *p, struct pop_host *h, int32_t slot)
-{
-    struct vs_pop_result *o = p->out;
-    vs_pop__host_advance(p, h);
-    o->rpcs++;
-    p->rpcs_bin++;
-    /* Report first, as the scheduler handles <result>s before sending. */
-    for (int i = 0; i < h->ndone; i++)
-        vs_pop__report(p, h->done[i]);
-    h->ndone = 0;
-    h->report_at = INFINITY;
-    double request = vs_pop__host_request(p, h);
-    int sent = 0;
-    if (request > 0) {
-        o->work_requests++;
-        struct vs_sp_request rq;
-        build(p, h, request, &rq);
-        sent = vs_pop__send_work(p, h, slot, &rq, NULL, NULL);
-    }
-    h->prev_rpc = p->now;
-    h->rpc_at = INFINITY;
-    if (sent > 0) {
-        o->work_replies++;
-        h->backoff_n = 0;
-        h->min_rpc = p->now + POP_MIN_RPC_DELAY;
-        vs_pop__host_plan_done(p, h, slot);
-    } else if (request > 0) {
-        double d = POP_BACKOFF_MIN * pow(2, h->backoff_n < 12 ? h->backoff_n : 12);
-        if (h->backoff_n < 12)
-            h->backoff_n++;
-        /* BOINC randomises backoffs so hosts do not call in step. */
-        d = fmin(d, POP_BACKOFF_MAX) * (0.5 + 0.5 * vs_rng_double(&p->rng_run));
-        h->min_rpc = p->now + d;
-    } else {
-        h->min_rpc = p->now + POP_MIN_RPC_DELAY;
-    }
-    vs_pop__host_plan_rpc(p, h, slot);
 }

@@ -239,7 +239,9 @@ static enum vs_cache_pick pick(void *ctx, const struct vs_cache_job *cj)
     struct vs_sp_verdict v;
     if (vs_sp_check_job(&x->st, &job, &v) != VS_SP_OK) {
         pc->last_reason = v.reason;
-        return VS_PICK_SKIP;
+        /* The cache's jobs may differ in everything: only a refusal of the
+         * host or of the reply ends the scan (the shared rule). */
+        return vs_sp_scan_stops(v.reason, VS_SP_VARIES_ALL) ? VS_PICK_STOP : VS_PICK_SKIP;
     }
     vs_send__commit(pc, wu, pj, &job, &v, false);
     return VS_PICK_TAKE;

@@ -304,6 +304,7 @@ void vs_sim__init(struct sim *x, const struct vs_scenario *s, enum vs_cpolicy po
     vs_rng_seed(&x->rng_host, seed);
     vs_rng_seed(&x->rng_server, seed ^ 0x5e5e5e5e5e5e5e5eULL);
     vs_rng_seed(&x->rng_jobs, seed ^ 0xa5a5a5a5a5a5a5a5ULL);
+    vs_rng_seed(&x->rng_client, seed ^ 0x3c3c3c3c3c3c3c3cULL);
     vs_metrics_init(&x->m, s);
     vs_cpolicy_ws_init(&x->ws);
 

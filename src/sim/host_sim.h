@@ -13,6 +13,7 @@
 #include "eventq.h"
 #include "hsim.h"
 #include "metrics.h"
+#include "volsched/buf.h"
 #include "volsched/client_policy.h"
 #include "volsched/rng.h"
 #include "volsched/server_policy.h"
@@ -23,9 +24,6 @@
 #define VS_SIM_FLOPS    1e9
 #define VS_SIM_PLATFORM "x86_64-pc-linux-gnu"
 #define VS_SIM_EPOCH    1.0e9
-/* Client backoff after a failed or empty RPC: 1 minute doubling to 4 hours. */
-#define BACKOFF_MIN 60.0
-#define BACKOFF_MAX (4 * 3600.0)
 /* How long a server that refused work because of deadlines asks the client
  * to wait (the client is latency-limited meanwhile). */
 #define LATENCY_LIMIT_DELAY 600.0
@@ -89,7 +87,7 @@ struct vs_sim_server {
 struct proj {
     struct vs_sim_server srv;
     bool server_up;
-    int backoff_n;
+    int backoff_n;      /* RPCs in a row that failed or brought nothing (backoff) */
     int64_t jobs_left;  /* -1: unlimited */
     int64_t unfinished; /* this project's results in st.results not done */
     /* est != 1: the client sees the server's estimate (est x C) corrected
@@ -105,6 +103,7 @@ struct sim {
     double end;
     struct vs_eventq q;
     struct vs_rng rng_host, rng_server, rng_jobs;
+    struct vs_rng rng_client; /* the client's own draws (its backoff's jitter) */
     struct vs_metrics m;
     struct vs_timeline *tl; /* may be NULL */
 
@@ -194,6 +193,21 @@ void vs_sim__add_work(struct sim *x, size_t r, double w);
 /* sim_server.c: project p's server, and one scheduler RPC to it. */
 void vs_sim__server_init(struct sim *x, size_t p);
 int vs_sim__rpc(struct sim *x, size_t p, double request_pn, double share_frac);
+
+/* What project p's built-in server answered to one work request. */
+struct vs_sim_reply {
+    int sent;         /* jobs sent (added to the host's results) */
+    bool deadlines;   /* nothing sent because of deadlines (seed 000) */
+    double delay;     /* the reply's request delay, seconds */
+    unsigned refused; /* bit 1 << r for each enum vs_sp_reason r that refused a job */
+};
+/* The built-in server's answer to a request for `request` instance-seconds
+ * of work, built from the host's state now (the request the client sends):
+ * the jobs go to the host, the reply's explanation (vs_sp_explain) is
+ * appended to explain unless it is NULL. No report, no backoff:
+ * vs_sim__rpc does those. */
+void vs_sim__serve(struct sim *x, size_t p, double request, struct vs_buf *explain,
+                   struct vs_sim_reply *out);
 
 static inline bool available(const struct sim *x)
 {

@@ -6,9 +6,10 @@
  * 000's EDF check when the scenario sets workload_sim), on a request built
  * from the simulated client's state. There is no second, simpler server
  * here: what the simulator measures is the server projects run. Also the
- * client's backoff after an RPC that brought nothing.
+ * client's side of a reply: its backoff after an RPC that failed or brought
+ * nothing (src/policy/client's rule), latency-limited after "no work because
+ * of deadlines".
  */
-#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,13 +20,18 @@
 
 /* ---------------------------------------------------------------- server */
 
+/* The client's backoff after an RPC that failed (the server was down) or
+ * brought nothing: src/policy/client's rule with BOINC's default bounds,
+ * randomised from the client's own stream, so that the run's other draws
+ * do not move with it. */
 static void backoff(struct sim *x, size_t p)
 {
     struct proj *pj = &x->pj[p];
-    double d = BACKOFF_MIN * pow(2, pj->backoff_n < 16 ? pj->backoff_n : 16);
-    if (pj->backoff_n < 16)
+    if (pj->backoff_n < VS_CBACKOFF_CAP)
         pj->backoff_n++;
-    x->cp[p].min_rpc_time = x->st.now + min2(d, BACKOFF_MAX);
+    double d =
+        vs_cbackoff(pj->backoff_n, VS_CBACKOFF_MIN, VS_CBACKOFF_MAX, vs_rng_double(&x->rng_client));
+    x->cp[p].min_rpc_time = x->st.now + d;
     push_wake(x, x->cp[p].min_rpc_time);
 }
 
@@ -84,18 +90,26 @@ static void build_request(struct sim *x, size_t p, double request, struct vs_sp_
     req->have_ip_results = want_ip;
 }
 
+/* Every job of a simulated project is the same to the server (one app, one
+ * version, the estimate of the project's mean length, one delay bound, no
+ * memory or disk bound): nothing varies between candidates, so the shared
+ * scan rule stops at any refusal but a workunit's own. */
+#define SIM_VARIES 0u
+
 /*
  * The server's answer: src/policy/server's rules, as `volsched serve` runs
  * them, on each job the project would send (its length drawn now, its
- * estimate the project's mean C), until the request is filled or a rule
- * refuses. Returns the jobs sent; *deadlines is set when the reply sent
- * nothing because of deadlines, *delay to the reply's request delay.
+ * estimate the project's mean C), until the request is filled or the scan
+ * rule (vs_sp_scan_stops) says no further job can pass. Fills *out, and
+ * appends the reply's explanation to explain when it is not NULL.
  */
-static int serve(struct sim *x, size_t p, double request, bool *deadlines, double *delay)
+void vs_sim__serve(struct sim *x, size_t p, double request, struct vs_buf *explain,
+                   struct vs_sim_reply *out)
 {
     struct proj *pj = &x->pj[p];
     struct vs_sim_server *sv = &pj->srv;
     const struct vs_scn_project *sp = &x->s->projects[p];
+    memset(out, 0, sizeof(*out));
     struct vs_sp_request req;
     build_request(x, p, request, &req);
     /* The client reports its duration correction factor with its host
@@ -109,12 +123,14 @@ static int serve(struct sim *x, size_t p, double request, bool *deadlines, doubl
     if (vs_sp_state_init(&st, &sv->cfg, &x->sp_host, &req, &sv->hav, 1) != 0) {
         if (!x->rc)
             x->rc = VS_EINTERNAL;
-        return 0;
+        return;
     }
     /* nowork = D1-D2: the project has no work then (BOINC's "no work
      * available": an empty reply, and the client backs off). */
     bool dry = x->st.now >= sp->nowork_from && x->st.now < sp->nowork_to;
-    while (!dry && pj->jobs_left != 0 && sent < MAX_JOBS_PER_RPC && vs_sp_work_needed(&st)) {
+    for (int looked = 0; !dry && pj->jobs_left != 0 && sent < MAX_JOBS_PER_RPC &&
+                         looked < MAX_JOBS_PER_RPC && vs_sp_work_needed(&st);
+         looked++) {
         double len = sp->cpu_time;
         if (sp->spread > 0)
             len *= 1 + sp->spread * (2 * vs_rng_double(&x->rng_jobs) - 1);
@@ -128,8 +144,11 @@ static int serve(struct sim *x, size_t p, double request, bool *deadlines, doubl
             .delay_bound = sp->delay_bound,
         };
         struct vs_sp_verdict v;
-        if (vs_sp_check_job(&st, &job, &v) != VS_SP_OK)
-            break;
+        if (vs_sp_check_job(&st, &job, &v) != VS_SP_OK) {
+            if (vs_sp_scan_stops(v.reason, SIM_VARIES))
+                break;
+            continue;
+        }
         vs_sp_commit(&st, &job, &v);
         vs_sim__add_result(x, p, len, x->st.now + sp->delay_bound);
         /* What the client learns of the project's jobs from this one. */
@@ -141,10 +160,15 @@ static int serve(struct sim *x, size_t p, double request, bool *deadlines, doubl
     }
     if (st.n_havs > 0)
         sv->hav = st.havs[0];
-    *deadlines = vs_sp_no_work_because_of_deadlines(&st);
-    *delay = vs_sp_explain_delay(&st);
+    out->sent = sent;
+    out->deadlines = vs_sp_no_work_because_of_deadlines(&st);
+    out->delay = vs_sp_explain_delay(&st);
+    for (int r = VS_SP_OK + 1; r < VS_SP__NREASONS; r++)
+        if (st.n_refused[r] > 0)
+            out->refused |= 1u << r;
+    if (explain && vs_sp_explain(&st, explain) != 0 && !x->rc)
+        x->rc = VS_ELIMIT;
     vs_sp_state_cleanup(&st);
-    return sent;
 }
 
 /* The answer of a server outside the simulator (hsim.h): the request is
@@ -236,8 +260,15 @@ int vs_sim__rpc(struct sim *x, size_t p, double request_pn, double share_frac)
         /* The request in instance-seconds (wall CPU seconds), as the
          * round-robin simulation measured the shortfall. */
         double request = request_pn * (share_frac > 0 ? share_frac : 1);
-        sent = hooked ? serve_hooked(x, p, request, &deadlines, &delay)
-                      : serve(x, p, request, &deadlines, &delay);
+        if (hooked) {
+            sent = serve_hooked(x, p, request, &deadlines, &delay);
+        } else {
+            struct vs_sim_reply y;
+            vs_sim__serve(x, p, request, NULL, &y);
+            sent = y.sent;
+            deadlines = y.deadlines;
+            delay = y.delay;
+        }
         vs_metrics_sent(&x->m, (int)p, sent);
         if (sent > 0)
             vs_sim__note_queued(x, p);

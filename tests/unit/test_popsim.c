@@ -467,6 +467,32 @@ static void test_locality_disk_and_determinism(void **state)
     vs_free(a);
 }
 
+/*
+ * The shared scan rule (vs_sp_scan_stops) with big files and plain
+ * scheduling: hosts with room for three 100 MB files, a batch made one
+ * workunit per file in turn. A job of a file the host lacks is refused for
+ * disk, but the next of a file it holds fits: popsim's disk need varies per
+ * job, so the scan skips the refused one and goes on, as the server does.
+ * When a disk refusal stopped the scan (popsim's old "request-wide" list),
+ * a host took work only when the first unsent job happened to be of a file
+ * it held, and files were fetched again and again: 3,654 downloads of the
+ * 80 files (the skip: 635), and a 67-hour makespan (40).
+ */
+static void test_disk_refusal_skips_one_job(void **state)
+{
+    (void)state;
+    struct vs_pop_result r;
+    run("hosts = 200 batch_size = 4000 job_hours = 4 delay_bound = 7d file_mb = 100 "
+        "wus_per_file = 50 disk_gb = 0.35 ncpus = 4 on_frac = 1 active_frac = 1 duration = 10",
+        &r);
+    check_books(&r);
+    assert_int_equal(r.wus_open, 0);
+    assert_int_equal(r.files, 80);
+    assert_true(r.file_downloads < 1500);
+    assert_true(r.makespan < 55 * 3600.0);
+    vs_pop_result_cleanup(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -485,6 +511,7 @@ int main(void)
         cmocka_unit_test(test_server_sees_full_queue),
         cmocka_unit_test(test_locality_bound),
         cmocka_unit_test(test_locality_disk_and_determinism),
+        cmocka_unit_test(test_disk_refusal_skips_one_job),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -153,6 +153,38 @@ bool vs_sp_work_needed(const struct vs_sp_state *st)
     return false;
 }
 
+bool vs_sp_scan_stops(enum vs_sp_reason r, unsigned varies)
+{
+    switch (r) {
+    case VS_SP_CLIENT_VERSION:
+    case VS_SP_RPC_LIMIT:
+        return true;
+    case VS_SP_DUP_USER:
+    case VS_SP_DUP_HOST:
+    case VS_SP_HR_CLASS:
+        return false;
+    case VS_SP_NO_WORK_WANTED:
+    case VS_SP_HR_UNKNOWN:
+    case VS_SP_NO_APP_VERSION:
+    case VS_SP_OLD_APP_VERSION:
+    case VS_SP_NO_GPU:
+    case VS_SP_JOB_LIMIT:
+    case VS_SP_DAILY_QUOTA:
+        return !(varies & VS_SP_VARIES_APP);
+    case VS_SP_MEMORY:
+        return !(varies & VS_SP_VARIES_MEMORY);
+    case VS_SP_DISK:
+        return !(varies & VS_SP_VARIES_DISK);
+    case VS_SP_DEADLINE:
+    case VS_SP_WORKLOAD:
+        return !(varies & (VS_SP_VARIES_APP | VS_SP_VARIES_SIZE));
+    case VS_SP_OK:
+    case VS_SP__NREASONS:
+        break;
+    }
+    return false;
+}
+
 static enum vs_sp_reason refuse(struct vs_sp_state *st, enum vs_sp_reason r,
                                 struct vs_sp_verdict *v)
 {
