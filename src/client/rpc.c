@@ -637,10 +637,12 @@ static void rpc_done(struct vs_client *c, void *ud, const struct cl_http_done *d
     if (nnew)
         vs_client_msg(c, (long)p, 1, "Project requested delay of %.0f seconds", y.request_delay);
     c->dirty = true;
-    c->resched = true;
     /* durable now: acked results are gone, new ones are recorded */
     (void)vs_client_state_write(c);
 out:
+    /* the RPC's end is an event: the policy chooses again (a project that
+     * failed is backed off now, and another may be asked at once) */
+    c->resched = true;
     vs_arena_cleanup(&a);
     rpc_ctx_free(x);
 }
