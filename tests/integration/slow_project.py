@@ -9,6 +9,7 @@ POST /NAME/cgi          NAME "driprpc...": the reply below, one byte every 2 s
                         file (the app's too) at /NAME/file/FILE
 GET  /NAME/file/FILE    FILE's FILE_BYTES bytes, one every 2 s (a Range
                         "bytes=N-" gets 206 and the rest, as slowly)
+GET  /stat/NAME/FIELD    one of them as a number (a list: its length)
 GET  /stats             JSON, per NAME: active (downloads being sent now),
                         max_active (the most at once: a download counts from
                         its request to its client hanging up, less GRACE_S,
@@ -114,13 +115,17 @@ class H(BaseHTTPRequestHandler):
 
     def do_GET(self):
         parts = [p for p in self.path.split("/") if p]
-        if parts == ["stats"]:
+        if parts == ["stats"] or (len(parts) == 3 and parts[0] == "stat"):
             with lock:
                 out = {}
                 for k, v in stats.items():
                     out[k] = {f: x for f, x in v.items() if f != "spans"}
                     out[k]["max_active"] = most_at_once(v["spans"])
-                body = json.dumps(out).encode()
+                if parts[0] == "stat":
+                    x = out.get(parts[1], {}).get(parts[2], 0)
+                    body = str(len(x) if isinstance(x, list) else x).encode()
+                else:
+                    body = json.dumps(out).encode()
             self.send(body, "application/json")
             self.wfile.write(body)
             return

@@ -25,8 +25,8 @@ check() {
     fail "$@"
 }
 now() { date +%s.%N; }
-elapsed() { python3 -c "print('%.2f' % ($(now) - $1))"; }
-lt() { python3 -c "import sys; sys.exit(0 if $1 < $2 else 1)"; }
+elapsed() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.2f", b - a }'; }
+lt() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a < b) }'; }
 FLOOD_PIDS=""
 cleanup() {
     local p

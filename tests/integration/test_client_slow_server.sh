@@ -42,18 +42,15 @@ wait_for() { # SECONDS COMMAND...
 # boinccmd, bounded (the old client could leave it waiting for minutes)
 bcmd() { (cd "$C" && timeout 10 boinccmd --host "127.0.0.1:$RPC_PORT" --passwd "$RPC_PW" "$@"); }
 now() { date +%s.%N; }
-elapsed() { python3 -c "print('%.2f' % ($(now) - $1))"; }
-lt() { python3 -c "import sys; sys.exit(0 if $1 < $2 else 1)"; }
+elapsed() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.2f", b - a }'; }
+lt() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a < b) }'; }
 
 SPORT=$(demo_free_port)
 SURL="http://127.0.0.1:$SPORT"
 python3 "$VS_SOURCE_DIR/tests/integration/slow_project.py" "$SPORT" &
 SERVE_PIDS="$SERVE_PIDS $!"
 wait_for 10 curl -sf "$SURL/stats" -o /dev/null || fail "slow_project.py did not start"
-stat_of() { # PROJECT FIELD
-    curl -sf --max-time 5 "$SURL/stats" |
-        python3 -c "import json,sys; v=json.load(sys.stdin).get('$1',{}).get('$2',0); print(len(v) if isinstance(v,list) else v)"
-}
+stat_of() { curl -sf --max-time 5 "$SURL/stat/$1/$2"; } # PROJECT FIELD
 stat_is() { [ "$(stat_of "$1" "$2")" = "$3" ]; }
 
 vsc_project good || fail "could not create the project"

@@ -121,8 +121,9 @@ static void test_cc_config_options(void **state)
     assert_int_equal(c->prefs.max_file_xfers, 8);
     assert_true(c->prefs.http_transfer_timeout == 300);
     assert_int_equal(c->msg_seqno, before + 2);
-    assert_non_null(strstr(c->msgs[(c->msgs_head + VS_CLIENT_MSG_KEEP - 1) % VS_CLIENT_MSG_KEEP].body,
-                           "<http_transfer_timeout> must be a number in [1, 86400]"));
+    assert_non_null(
+        strstr(c->msgs[(c->msgs_head + VS_CLIENT_MSG_KEEP - 1) % VS_CLIENT_MSG_KEEP].body,
+               "<http_transfer_timeout> must be a number in [1, 86400]"));
 }
 
 /* Downloads start within both budgets, from project to project. */
@@ -240,7 +241,8 @@ static void test_abandon(void **state)
     vs_buf_init(&r1, 1024);
     vs_buf_init(&r2, 1024);
     struct seen s1 = {0}, s2 = {0};
-    struct cl_http_req q = {.kind = CL_NET_RPC, .project_url = "http://p1/", .url = url, .reply = &r1};
+    struct cl_http_req q = {
+        .kind = CL_NET_RPC, .project_url = "http://p1/", .url = url, .reply = &r1};
     assert_int_equal(vs_client_http_start(c, &q, record, &s1), 0);
     q.project_url = "http://p2/";
     q.kind = CL_NET_UPLOAD;
