@@ -561,6 +561,8 @@ struct cl_http_req {
     const char *url;
     const char *body; /* POST body (borrowed until done is called), or NULL: GET */
     size_t len;
+    FILE *body_file;      /* with body: the body goes on with this file from its */
+    double body_file_len; /* position, this many bytes (borrowed; streamed) */
     struct vs_buf *reply; /* the body into memory, capped by its max_len (borrowed) ... */
     FILE *sink;           /* ... or into this file (borrowed), at most sink_limit bytes */
     double sink_limit;

@@ -35,7 +35,11 @@ struct net_op {
     void *ud;
     struct curl_slist *hdr;
     long timeout_s;
-    /* where the body goes: memory (capped by the buffer) or a file */
+    /* a POST body streamed: the head in memory, then the rest of a file */
+    const char *head;
+    size_t head_len, head_off;
+    FILE *tail;
+    /* where the reply body goes: memory (capped by the buffer) or a file */
     struct vs_buf *reply;
     FILE *sink;
     double sink_limit, got;
@@ -74,6 +78,24 @@ static size_t to_file(char *p, size_t sz, size_t n, void *ud)
         return 0;
     }
     return sz * n;
+}
+
+static size_t from_body(char *p, size_t sz, size_t n, void *ud)
+{
+    struct net_op *op = ud;
+    size_t want = sz * n, got = 0;
+    if (op->head_off < op->head_len) {
+        got = op->head_len - op->head_off < want ? op->head_len - op->head_off : want;
+        memcpy(p, op->head + op->head_off, got);
+        op->head_off += got;
+    }
+    if (got < want && op->tail) {
+        size_t r = fread(p + got, 1, want - got, op->tail);
+        if (r == 0 && ferror(op->tail))
+            return CURL_READFUNC_ABORT;
+        got += r;
+    }
+    return got;
 }
 
 static bool matches(const struct net_op *op, int kinds, const char *project_url, const char *name)
@@ -176,8 +198,19 @@ int vs_client_http_start(struct vs_client *c, const struct cl_http_req *q, cl_ht
     curl_easy_setopt(h, CURLOPT_WRITEDATA, op);
     if (q->body) {
         curl_easy_setopt(h, CURLOPT_POST, 1L);
-        curl_easy_setopt(h, CURLOPT_POSTFIELDS, q->body);
-        curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)q->len);
+        if (q->body_file) {
+            /* streamed: a large upload is never all in memory */
+            op->head = q->body;
+            op->head_len = q->len;
+            op->tail = q->body_file;
+            curl_easy_setopt(h, CURLOPT_READFUNCTION, from_body);
+            curl_easy_setopt(h, CURLOPT_READDATA, op);
+            curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE,
+                             (curl_off_t)q->len + (curl_off_t)q->body_file_len);
+        } else {
+            curl_easy_setopt(h, CURLOPT_POSTFIELDS, q->body);
+            curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)q->len);
+        }
         op->hdr = curl_slist_append(op->hdr, "Content-Type: application/x-www-form-urlencoded");
         op->hdr = curl_slist_append(op->hdr, "Expect:");
         curl_easy_setopt(h, CURLOPT_HTTPHEADER, op->hdr);

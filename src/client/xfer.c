@@ -255,7 +255,9 @@ static void download(struct vs_client *c, struct cl_file *f)
 }
 
 /* An upload in flight: get_file_size, then file_upload from the offset the
- * handler has. The request body lives here until its transfer ends. */
+ * handler has. The request's header lives here until its transfer ends; the
+ * file's bytes are streamed from `in` (eight uploads at once never hold
+ * their files in memory). */
 struct up_ctx {
     char *project_url;
     char *name;
@@ -264,10 +266,14 @@ struct up_ctx {
     int64_t size;
     bool sending; /* the second request, file_upload */
     struct vs_buf body, reply;
+    FILE *in; /* the output file at the offset, while sending */
+    double in_len;
 };
 
 static void up_free(struct up_ctx *x)
 {
+    if (x->in)
+        fclose(x->in);
     vs_buf_cleanup(&x->body);
     vs_buf_cleanup(&x->reply);
     vs_free(x->project_url);
@@ -287,6 +293,8 @@ static int up_send(struct vs_client *c, struct up_ctx *x)
         .url = x->url,
         .body = x->body.data,
         .len = x->body.len,
+        .body_file = x->in,
+        .body_file_len = x->in_len,
         .reply = &x->reply,
     };
     return vs_client_http_start(c, &q, upload_done, x);
@@ -301,7 +309,7 @@ static void up_header(struct vs_proto_upload_request *q, const char *name)
     q->name = name;
 }
 
-/* The file_upload request: the header, then the file from offset on. */
+/* The file_upload request: the header, then (streamed) the file from offset on. */
 static int up_body(struct up_ctx *x, const struct cl_file *f, int64_t offset)
 {
     struct vs_proto_upload_request q;
@@ -314,18 +322,12 @@ static int up_body(struct up_ctx *x, const struct cl_file *f, int64_t offset)
     q.offset = offset;
     vs_buf_reset(&x->body);
     int rc = vs_proto_upload_write_header(&q, &x->body);
-    FILE *in = rc == 0 ? fopen(x->path, "rb") : NULL;
-    if (rc == 0 && !in)
+    x->in = rc == 0 ? fopen(x->path, "rb") : NULL;
+    if (rc == 0 && !x->in)
         rc = -errno;
-    if (in) {
-        if (fseek(in, (long)offset, SEEK_SET) != 0)
-            rc = VS_EIO;
-        char tmp[65536];
-        size_t n;
-        while (rc == 0 && (n = fread(tmp, 1, sizeof(tmp), in)) > 0)
-            rc = vs_buf_append(&x->body, tmp, n);
-        fclose(in);
-    }
+    if (x->in && fseeko(x->in, (off_t)offset, SEEK_SET) != 0)
+        rc = VS_EIO;
+    x->in_len = (double)(x->size - offset);
     return rc;
 }
 
@@ -400,7 +402,7 @@ static void upload(struct vs_client *c, struct cl_file *f)
     x->url = vs_xstrdup(f->urls[(size_t)f->nfailures % f->n_urls]);
     snprintf(x->path, sizeof(x->path), "%s", path);
     x->size = (int64_t)st.st_size;
-    vs_buf_init(&x->body, (size_t)UPLOAD_MAX_BODY + VS_PROTO_MAX_UPLOAD_HEADER);
+    vs_buf_init(&x->body, VS_PROTO_MAX_UPLOAD_HEADER);
     vs_buf_init(&x->reply, UPLOAD_MAX_REPLY);
     struct vs_proto_upload_request q;
     up_header(&q, f->name);

@@ -267,6 +267,81 @@ static void test_abandon(void **state)
     vs_buf_cleanup(&r2);
 }
 
+/* A POST whose body is a head in memory and the rest of a file: what the
+ * server receives is the head, then the file's bytes from its position. */
+static void test_streamed_post(void **state)
+{
+    struct fx *f = *state;
+    struct vs_client *c = f->c;
+    char path[128];
+    snprintf(path, sizeof(path), "%s/big", f->dir);
+    FILE *w = fopen(path, "wb");
+    assert_non_null(w);
+    size_t size = 3u << 20; /* more than the sockets' buffers: many reads */
+    for (size_t i = 0; i < size; i++)
+        fputc((int)(i * 7 % 251), w);
+    fclose(w);
+    FILE *in = fopen(path, "rb");
+    assert_non_null(in);
+    assert_int_equal(fseek(in, 1000, SEEK_SET), 0); /* an upload resumed at 1000 */
+    const char *head = "<data>\n";
+    char url[200];
+    snprintf(url, sizeof(url), "http://127.0.0.1:%d/up", f->port);
+    struct vs_buf reply;
+    vs_buf_init(&reply, 1024);
+    struct seen s = {0};
+    struct cl_http_req q = {.kind = CL_NET_UPLOAD,
+                            .project_url = "http://p/",
+                            .name = "big",
+                            .url = url,
+                            .body = head,
+                            .len = strlen(head),
+                            .body_file = in,
+                            .body_file_len = (double)(size - 1000),
+                            .reply = &reply};
+    assert_int_equal(vs_client_http_start(c, &q, record, &s), 0);
+    int fd = -1;
+    struct vs_buf got;
+    vs_buf_init(&got, 8u << 20);
+    bool answered = false;
+    double t0 = vs_client_now();
+    while (s.calls == 0 && vs_client_now() - t0 < 30) {
+        struct pollfd pf = {.fd = fd >= 0 ? fd : f->lfd, .events = POLLIN};
+        vs_client_net_wait(c, &pf, 1, 100);
+        if (fd < 0 && (pf.revents & POLLIN)) {
+            fd = accept(f->lfd, NULL, NULL);
+            assert_true(fd >= 0);
+        } else if (fd >= 0 && (pf.revents & POLLIN)) {
+            char buf[65536];
+            ssize_t n = read(fd, buf, sizeof(buf));
+            assert_true(n >= 0);
+            assert_int_equal(vs_buf_append(&got, buf, (size_t)n), 0);
+            const char *body = got.data ? strstr(got.data, "\r\n\r\n") : NULL;
+            if (!answered && body &&
+                got.len - (size_t)(body + 4 - got.data) == strlen(head) + size - 1000) {
+                const char *ok = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok";
+                assert_int_equal(write(fd, ok, strlen(ok)), (ssize_t)strlen(ok));
+                answered = true;
+            }
+        }
+        vs_client_net_run(c);
+    }
+    assert_int_equal(s.calls, 1);
+    assert_int_equal(s.d.rc, 0);
+    assert_int_equal(s.d.code, 200);
+    assert_string_equal(vs_buf_str(&reply), "ok");
+    const char *body = strstr(got.data, "\r\n\r\n") + 4;
+    assert_non_null(strstr(got.data, "Content-Length: 3144735\r\n"));
+    assert_memory_equal(body, head, strlen(head));
+    for (size_t i = 1000; i < size; i++)
+        if ((unsigned char)body[strlen(head) + i - 1000] != (unsigned char)(i * 7 % 251))
+            fail_msg("byte %zu of the file differs", i);
+    close(fd);
+    fclose(in);
+    vs_buf_cleanup(&got);
+    vs_buf_cleanup(&reply);
+}
+
 /* Finding 9: remote GUI RPC access with an empty password is refused. */
 static void test_gui_check(void **state)
 {
@@ -301,6 +376,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_budgets, setup, teardown),
         cmocka_unit_test_setup_teardown(test_low_speed, setup, teardown),
         cmocka_unit_test_setup_teardown(test_abandon, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_streamed_post, setup, teardown),
         cmocka_unit_test_setup_teardown(test_gui_check, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
