@@ -32,8 +32,10 @@ static void usage(FILE *f)
             "Commands:\n"
             "  attach URL AUTHENTICATOR   attach DIR to a project (client not running;\n"
             "                             else: boinccmd --project_attach URL AUTH)\n"
-            "  run [--gui_rpc_port N] [--foreground] [--policy P] [--log-level L]\n"
-            "                             the daemon (GUI RPC on 127.0.0.1:N, default 31416;\n"
+            "  run [--gui_rpc_port N] [--allow_remote_gui_rpc] [--foreground] [--policy P]\n"
+            "      [--log-level L]        the daemon (GUI RPC on 127.0.0.1:N, default 31416;\n"
+            "                             with --allow_remote_gui_rpc on all interfaces, for\n"
+            "                             any host: needs a password in gui_rpc_auth.cfg;\n"
             "                             policy %s, default %s)\n"
             "  status [--json]            projects and tasks as of the last state write\n"
             "  explain [--json]           what `volsched explain` says about the live queue\n"
@@ -280,6 +282,8 @@ static int cmd_run(struct vs_client *c, int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--foreground") == 0) {
             fg = true;
+        } else if (strcmp(argv[i], "--allow_remote_gui_rpc") == 0) {
+            c->allow_remote_cmdline = true; /* BOINC-COMPAT: the client's option */
         } else if (strcmp(argv[i], "--gui_rpc_port") == 0 && i + 1 < argc) {
             char *end;
             long port = strtol(argv[++i], &end, 10);

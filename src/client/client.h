@@ -11,15 +11,17 @@
  *   prefs.c    global_prefs.xml / global_prefs_override.xml / cc_config.xml
  *   host.c     host facts, the CPU benchmark cache, time_stats
  *   msgs.c     the message log (client.log lines and --get_messages)
- *   rpc.c      scheduler RPC: master page, request, reply, acks, backoff
+ *   rpc.c      scheduler RPC: request, reply, acks, backoff
+ *   master.c   the master page: the scheduler URLs
  *   xfer.c     downloads (md5, resume, code signature) and uploads (resume)
+ *   net.c      the HTTP of both, non-blocking (curl multi), polled with the GUI RPC
  *   proc.c     running apps: slot, init_data.xml, links, shm, spawn, control
  *   task.c     the tasks' poll, exit judgement, recovery after a crash, shutdown
  *   trickle.c  trickle-up and trickle-down messages
  *   sched.c    the policy driver: vs_cstate from the queue, vs_cpolicy_step, actions
  *   gui_rpc.c  the GUI RPC server boinccmd talks to (transport, authentication)
  *   gui_ops.c  its requests and replies
- *   loop.c     the daemon's main loop
+ *   loop.c     the daemon's main loop: one poll() for GUI RPC and transfer sockets
  *
  * One struct vs_client holds everything (one owner: the `run` command, or the
  * short-lived attach/detach/status commands); it is passed down explicitly.
@@ -291,6 +293,11 @@ struct cl_prefs {
     bool allow_remote_gui_rpc;
     /* BOINC's disk preferences (0 = that limit is off; min_free applies always) */
     double disk_max_used_gb, disk_max_used_pct, disk_min_free_gb;
+    /* BOINC-COMPAT: cc_config transfer options, BOINC's names and defaults */
+    int max_file_xfers;               /* transfers at once (8) */
+    int max_file_xfers_per_project;   /* of one project (2) */
+    double http_transfer_timeout_bps; /* a transfer slower than this (10 B/s) ... */
+    double http_transfer_timeout;     /* ... for this long (300 s) fails */
 };
 
 struct cl_host {
@@ -342,6 +349,8 @@ struct cl_disk {
 enum { RUN_MODE_ALWAYS = 1, RUN_MODE_AUTO = 2, RUN_MODE_NEVER = 3, RUN_MODE_RESTORE = 4 };
 
 struct gui_conn;
+struct cl_net;
+struct pollfd;
 
 struct vs_client {
     char dir[VS_CLIENT_PATH_MAX]; /* absolute */
@@ -415,7 +424,13 @@ struct vs_client {
     char nonce[64];
     char remote_hosts[16][64];
     size_t n_remote_hosts;
+    bool allow_remote_cmdline; /* run --allow_remote_gui_rpc */
+    unsigned gui_evicted;      /* connections that made room since gui_evict_said */
+    double gui_evict_said;
     bool foreground;
+
+    /* transfers and scheduler RPCs in flight (net.c); NULL before the first */
+    struct cl_net *net;
 };
 
 /* ---- dirs.c ---- */
@@ -590,15 +605,24 @@ void vs_client_cpu_eff_account(struct vs_client *c, double wall, double cpu);
 void vs_client_msg(struct vs_client *c, long project, int pri, const char *fmt, ...)
     VS_PRINTF(4, 5);
 
-/* ---- rpc.c ---- */
-/* Does at most one scheduler RPC (or master fetch) that is due. Returns true if it did. */
+/* ---- rpc.c, master.c ---- */
+#define VS_CLIENT_RPC_TIMEOUT_S 120L /* a scheduler RPC or master page fetch, at most */
+/* Starts at most one scheduler RPC (or master fetch) that is due, when none
+ * is in flight; its reply is handled when it arrives. Returns true if it
+ * started one. */
 bool vs_client_rpc_poll(struct vs_client *c);
-/* Why an RPC to p is wanted now (0 none). */
+/* Starts a scheduler RPC to p asking for work_req seconds (0 on failure to start). */
 int vs_client_rpc_do(struct vs_client *c, size_t p, double work_req);
+/* The delay after n failures in a row: BOINC's exponential backoff with jitter. */
+double vs_client_rpc_backoff(const struct vs_client *c, int n);
+/* Starts fetching p's master page (its scheduler URLs). */
+int vs_client_master_fetch(struct vs_client *c, size_t p);
 
 /* ---- xfer.c ---- */
-void vs_client_xfer_global_init(void);
-/* Starts/continues downloads and uploads that are due (bounded per call). */
+/* Starts the downloads and uploads that are due, within the transfer budgets
+ * (cc_config max_file_xfers, max_file_xfers_per_project); they finish later,
+ * in vs_client_net_run. With the network mode "never", abandons those in
+ * flight. Returns true when it started one. */
 bool vs_client_xfer_poll(struct vs_client *c);
 /* Result state transitions driven by file status. */
 void vs_client_update_result_states(struct vs_client *c);
@@ -630,18 +654,74 @@ void vs_client_sched_account(struct vs_client *c, double dt);
 /* Writes the snapshot as `volsched explain` STATE.json. */
 int vs_client_explain_json(struct vs_client *c, struct vs_buf *out);
 
+/* ---- net.c: non-blocking HTTP on one curl multi handle ---- */
+/* What a transfer is for (bits: vs_client_net_count takes a set of them). */
+enum {
+    CL_NET_DOWNLOAD = 1,
+    CL_NET_UPLOAD = 2,
+    CL_NET_RPC = 4, /* scheduler RPC or master page */
+    CL_NET_FILES = CL_NET_DOWNLOAD | CL_NET_UPLOAD,
+    CL_NET_ANY = CL_NET_FILES | CL_NET_RPC,
+};
+
+struct cl_http_req {
+    int kind;
+    const char *project_url; /* its project's master URL (copied) */
+    const char *name;        /* the file's name, or NULL (copied) */
+    const char *url;
+    const char *body; /* POST body (borrowed until done is called), or NULL: GET */
+    size_t len;
+    FILE *body_file;      /* with body: the body goes on with this file from its */
+    double body_file_len; /* position, this many bytes (borrowed; streamed) */
+    struct vs_buf *reply; /* the body into memory, capped by its max_len (borrowed) ... */
+    FILE *sink;           /* ... or into this file (borrowed), at most sink_limit bytes */
+    double sink_limit;
+    double resume_from; /* with sink: ask for the bytes from here on (HTTP Range) */
+    long timeout_s;     /* overall limit, 0 none (the low-speed limit always applies) */
+};
+
+struct cl_http_done {
+    bool abandoned; /* shut down, detached, network off: only free what the owner holds */
+    int rc;         /* 0, VS_ENET, VS_ETIMEOUT, VS_ELIMIT (body over its cap or refused) */
+    long code;      /* HTTP status, 0 none */
+    bool too_slow;  /* failed by the low-speed limit */
+    bool range_refused, disk_full, over_limit; /* a sink's: resume refused, ENOSPC, > limit */
+    double speed;                              /* bytes/s received */
+    char why[256];                             /* for a message when rc != 0 */
+};
+
+/* Called once per transfer, from vs_client_net_run or vs_client_net_abandon. */
+typedef void (*cl_http_done_fn)(struct vs_client *c, void *ud, const struct cl_http_done *d);
+
+void vs_client_net_global_init(void);
+/* Starts a transfer; done(c, ud, ...) is called when it ends. VS_ENET if curl refuses. */
+VS_MUST_CHECK int vs_client_http_start(struct vs_client *c, const struct cl_http_req *q,
+                                       cl_http_done_fn done, void *ud);
+/* Transfers in flight of those kinds (of that project; NULL any). */
+size_t vs_client_net_count(const struct vs_client *c, int kinds, const char *project_url);
+bool vs_client_net_busy(const struct vs_client *c, int kinds, const char *project_url,
+                        const char *name);
+/* Waits at most timeout_ms for pf (revents set) and the transfers' sockets, or a signal. */
+void vs_client_net_wait(struct vs_client *c, struct pollfd *pf, size_t n, int timeout_ms);
+/* Moves the transfers on; calls the done functions of those that ended. */
+void vs_client_net_run(struct vs_client *c);
+/* Ends transfers of those kinds (of that project; NULL all) at once, done told "abandoned". */
+void vs_client_net_abandon(struct vs_client *c, int kinds, const char *project_url);
+void vs_client_net_cleanup(struct vs_client *c);
+
 /* ---- gui_rpc.c ---- */
+/* Refuses a remote-access configuration without a password (VS_ECONFIG, with
+ * a message on stderr and in the log saying what to do). Before gui_open. */
+int vs_client_gui_check(struct vs_client *c);
 int vs_client_gui_open(struct vs_client *c, int port);
-/* Serves ready connections, waiting at most timeout_ms. */
+/* Waits at most timeout_ms for the GUI RPC sockets and the transfers, then
+ * serves the ready connections and closes those past their deadlines. */
 void vs_client_gui_poll(struct vs_client *c, int timeout_ms);
 void vs_client_gui_close(struct vs_client *c);
 
 /* ---- rpc.c / xfer.c / trickle.c / gui_ops.c extras ---- */
 struct vs_arena;
 struct vs_proto_msg_from_host;
-/* GET (body NULL) or POST; the reply body in out (capped by out's max_len). */
-int vs_client_http(struct vs_client *c, const char *url, const char *body, size_t len,
-                   struct vs_buf *out, long *out_code);
 bool vs_client_report_due(const struct vs_client *c, size_t p);
 void vs_client_old_result(struct vs_client *c, size_t r);
 struct vs_proto_msg_from_host *vs_client_trickle_collect(struct vs_client *c, size_t p,

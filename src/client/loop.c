@@ -1,9 +1,15 @@
 /*
- * The daemon's main loop: GUI RPC requests are served as they come; once a
+ * The daemon's main loop: one wait for the GUI RPC sockets and the
+ * transfers' sockets together (net.c), never longer than to the next tick;
+ * GUI RPC requests are served and transfers moved on as their sockets get
+ * ready, and a finished transfer or scheduler RPC is handled at once. Once a
  * second (BOINC's TASK_POLL_PERIOD) the tasks are polled, the policy step
  * runs when something changed (or its recheck time, or the scheduling
- * period, or a minute passed), transfers and one scheduler RPC are done if
- * due, and the state file is written if dirty.
+ * period, or a minute passed), the transfers and the scheduler RPC that are
+ * due are started, and the state file is written if dirty. Nothing in the
+ * loop waits for the network, so a signal is seen within a second; a
+ * shutdown abandons the transfers in flight (partial downloads are kept and
+ * resumed at the next start).
  */
 #include <errno.h>
 #include <math.h>
@@ -59,6 +65,7 @@ static void detach_pending(struct vs_client *c)
         for (size_t i = 0; i < c->n_results; i++)
             if (c->results[i].project == p)
                 vs_client_task_kill_now(c, i);
+        vs_client_net_abandon(c, CL_NET_ANY, c->projects[p].master_url);
         vs_client_msg(c, (long)p, 1, "Detached from %s", c->projects[p].master_url);
         vs_client_drop_project(c, p);
     }
@@ -136,7 +143,9 @@ int vs_client_run(struct vs_client *c)
     char slots[VS_CLIENT_PATH_MAX];
     if (vs_client_path(c, slots, sizeof(slots), "slots") == 0)
         (void)vs_client_mkdirs(slots);
-    vs_client_xfer_global_init();
+    if ((rc = vs_client_gui_check(c)) != 0)
+        return rc;
+    vs_client_net_global_init();
     vs_client_msg(c, -1, 1, "Starting volsched client (BOINC 7.20.5 compatible), policy %s",
                   vs_cpolicy_name(c->policy));
     vs_client_msg(c, -1, 1, "Data directory: %s", c->dir);
@@ -164,6 +173,7 @@ int vs_client_run(struct vs_client *c)
         double now = vs_client_now();
         int wait_ms = next_tick > now ? (int)ceil((next_tick - now) * 1000) : 0;
         vs_client_gui_poll(c, wait_ms > 1000 ? 1000 : wait_ms);
+        vs_client_net_run(c);
         if (got_signal && !c->quit_requested) {
             vs_client_msg(c, -1, 1, "Received signal %d: exiting", (int)got_signal);
             c->quit_requested = true;
@@ -176,6 +186,12 @@ int vs_client_run(struct vs_client *c)
         if (c->quit_requested) {
             if (c->quit_started <= 0) {
                 c->quit_started = c->now;
+                if (vs_client_net_count(c, CL_NET_ANY, NULL) > 0)
+                    vs_client_msg(c, -1, 1,
+                                  "Abandoning %zu transfers in flight (partial downloads are "
+                                  "kept and resumed at the next start)",
+                                  vs_client_net_count(c, CL_NET_ANY, NULL));
+                vs_client_net_abandon(c, CL_NET_ANY, NULL);
                 vs_client_msg(c, -1, 1, "Telling apps to quit");
             }
             bool gone = vs_client_tasks_quit_all(c);
@@ -191,6 +207,7 @@ int vs_client_run(struct vs_client *c)
     vs_client_time_stats_log(c, "power_off");
     (void)vs_client_state_write(c);
     vs_client_gui_close(c);
+    vs_client_net_cleanup(c);
     vs_client_msg(c, -1, 1, "volsched client exiting");
     return 0;
 }

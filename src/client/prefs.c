@@ -31,6 +31,11 @@ void vs_client_prefs_default(struct cl_prefs *p)
     p->pers_retry_delay_min = 60;
     p->pers_retry_delay_max = 4 * 3600;
     p->quit_timeout = 60; /* BOINC-COMPAT: QUIT_TIMEOUT, ABORT_TIMEOUT */
+    /* BOINC-COMPAT: CC_CONFIG::defaults() */
+    p->max_file_xfers = 8;
+    p->max_file_xfers_per_project = 2;
+    p->http_transfer_timeout_bps = 10;
+    p->http_transfer_timeout = 300;
 }
 
 static void set_num(const struct vs_xml_node *root, const char *name, double min, double max,
@@ -127,6 +132,17 @@ void vs_client_prefs_read(struct vs_client *c)
                 "cc_config.xml");
         /* volsched's: BOINC waits a fixed 60 s after <quit/> or <abort/> */
         set_num(o, "quit_timeout", 1, 3600, &c->prefs.quit_timeout, c, "cc_config.xml");
+        /* transfers: how many at once, and how slow one may be (0 B/s: no limit) */
+        double n = c->prefs.max_file_xfers;
+        set_num(o, "max_file_xfers", 1, 1000, &n, c, "cc_config.xml");
+        c->prefs.max_file_xfers = (int)n;
+        n = c->prefs.max_file_xfers_per_project;
+        set_num(o, "max_file_xfers_per_project", 1, 1000, &n, c, "cc_config.xml");
+        c->prefs.max_file_xfers_per_project = (int)n;
+        set_num(o, "http_transfer_timeout_bps", 0, 1e9, &c->prefs.http_transfer_timeout_bps, c,
+                "cc_config.xml");
+        set_num(o, "http_transfer_timeout", 1, 86400, &c->prefs.http_transfer_timeout, c,
+                "cc_config.xml");
     }
     vs_buf_cleanup(&b);
     vs_arena_cleanup(&a);

@@ -30,6 +30,11 @@ static double backoff(const struct vs_client *c, int n)
     return vs_cbackoff(n, c->prefs.sched_retry_delay_min, c->prefs.sched_retry_delay_max, u);
 }
 
+double vs_client_rpc_backoff(const struct vs_client *c, int n)
+{
+    return backoff(c, n);
+}
+
 static void rpc_failed(struct vs_client *c, size_t p, const char *why)
 {
     struct cl_project *pr = &c->projects[p];
@@ -41,70 +46,6 @@ static void rpc_failed(struct vs_client *c, size_t p, const char *why)
     if (pr->nrpc_failures % 5 == 0)
         pr->master_url_fetch_pending = true;
     c->dirty = true;
-}
-
-static int master_fetch(struct vs_client *c, size_t p)
-{
-    struct cl_project *pr = &c->projects[p];
-    vs_client_msg(c, (long)p, 1, "Fetching scheduler list");
-    struct vs_buf page;
-    vs_buf_init(&page, 1u << 20);
-    long code = 0;
-    int rc = vs_client_http(c, pr->master_url, NULL, 0, &page, &code);
-    size_t n = 0;
-    const char **urls = NULL;
-    struct vs_arena a;
-    vs_arena_init(&a, 4096);
-    if (rc == 0 && code == 200)
-        rc = vs_proto_master_urls_parse(page.data, page.len, &a, &urls, &n);
-    if (rc == 0 && code == 200 && n > 0) {
-        size_t k = 0;
-        for (size_t i = 0; i < pr->n_scheduler_urls; i++)
-            vs_free(pr->scheduler_urls[i]);
-        vs_client_https_note(c, p, urls, n);
-        for (size_t i = 0; i < n && k < VS_CLIENT_MAX_URLS; i++) {
-            char canon[1100];
-            if (vs_client_canon_url(urls[i], canon, sizeof(canon)) != 0) {
-                vs_client_msg(c, (long)p, 2, "Ignoring scheduler URL '%s': not http or https",
-                              urls[i]);
-                continue;
-            }
-            if (!vs_client_https_allowed(c, p, urls[i], "scheduler request"))
-                continue;
-            pr->scheduler_urls[k++] = vs_xstrdup(urls[i]);
-        }
-        pr->n_scheduler_urls = k;
-        char esc[512], path[VS_CLIENT_PATH_MAX];
-        vs_client_escape_url(pr->master_url, esc, sizeof(esc));
-        if (vs_client_path(c, path, sizeof(path), "master_%s.xml", esc) == 0)
-            (void)vs_client_write_atomic(path, page.data, page.len, false);
-        if (k > 0) {
-            pr->master_url_fetch_pending = false;
-            pr->master_fetch_failures = 0;
-            pr->min_rpc_time = 0;
-            vs_client_msg(c, (long)p, 1, "Master file download succeeded");
-        }
-    }
-    if (pr->master_url_fetch_pending) {
-        pr->master_fetch_failures++;
-        double d = backoff(c, pr->master_fetch_failures);
-        pr->min_rpc_time = c->now + d;
-        if (rc == 0 && code == 200)
-            vs_client_msg(c, (long)p, 2,
-                          "%s is not a BOINC project: its page has no scheduler link "
-                          "(check the URL); retrying in %.0f s",
-                          pr->master_url, d);
-        else
-            vs_client_msg(c, (long)p, 2,
-                          "Couldn't fetch the master page %s: %s; retrying in %.0f s",
-                          pr->master_url, rc ? vs_strerror(rc) : "HTTP error", d);
-        if (rc == 0 && code != 200)
-            VS_LOG(&c->log, VS_LOG_INFO, "HTTP status %ld", code);
-    }
-    vs_arena_cleanup(&a);
-    vs_buf_cleanup(&page);
-    c->dirty = true;
-    return pr->master_url_fetch_pending ? VS_ENET : 0;
 }
 
 /* The tail of a result's stderr.txt kept at exit (proc.c) is in stderr_out. */
@@ -565,12 +506,32 @@ static void merge_reply(struct vs_client *c, size_t p, const struct vs_proto_rep
     *out_new = nnew;
 }
 
+/* A scheduler RPC in flight (one at a time with the master page fetches,
+ * as BOINC's SCHEDULER_OP): the request stays here until it is sent, the
+ * reply comes here. */
+struct rpc_ctx {
+    char *project_url; /* the project is found again by it: it may be detached meanwhile */
+    double work_req;
+    size_t n_trickles; /* trickle-ups the request carries */
+    struct vs_buf body, reply;
+};
+
+static void rpc_ctx_free(struct rpc_ctx *x)
+{
+    vs_buf_cleanup(&x->body);
+    vs_buf_cleanup(&x->reply);
+    vs_free(x->project_url);
+    vs_free(x);
+}
+
+static void rpc_done(struct vs_client *c, void *ud, const struct cl_http_done *d);
+
 int vs_client_rpc_do(struct vs_client *c, size_t p, double work_req)
 {
     struct cl_project *pr = &c->projects[p];
     vs_client_https_filter(c, p);
     if (pr->n_scheduler_urls == 0)
-        return master_fetch(c, p);
+        return vs_client_master_fetch(c, p);
     if (!pr->ever_rpc && work_req > 1)
         work_req = 1; /* BOINC-COMPAT: the first RPC asks for 1 s */
     if (pr->dont_request_more_work || pr->suspended_via_gui)
@@ -580,22 +541,26 @@ int vs_client_rpc_do(struct vs_client *c, size_t p, double work_req)
     struct vs_arena a;
     vs_arena_init(&a, 1u << 16);
     struct vs_proto_request q;
-    struct vs_buf body;
-    vs_buf_init(&body, VS_PROTO_MAX_REQUEST_BYTES);
+    struct rpc_ctx *x = VS_NEW(struct rpc_ctx);
+    x->project_url = vs_xstrdup(pr->master_url);
+    x->work_req = work_req;
+    vs_buf_init(&x->body, VS_PROTO_MAX_REQUEST_BYTES);
+    vs_buf_init(&x->reply, VS_PROTO_MAX_REPLY_BYTES);
     int rc = build_request(c, p, work_req, &a, &q);
     if (rc == 0)
-        rc = vs_proto_request_write(&q, &body);
+        rc = vs_proto_request_write(&q, &x->body);
     if (rc) {
         vs_client_msg(c, (long)p, 3, "Couldn't build the scheduler request: %s", vs_strerror(rc));
-        vs_buf_cleanup(&body);
+        rpc_ctx_free(x);
         vs_arena_cleanup(&a);
         rpc_failed(c, p, "request too large");
         return rc;
     }
+    x->n_trickles = q.n_msgs_from_host;
     char esc[512], path[VS_CLIENT_PATH_MAX];
     vs_client_escape_url(pr->master_url, esc, sizeof(esc));
     if (vs_client_path(c, path, sizeof(path), "sched_request_%s.xml", esc) == 0)
-        (void)vs_client_write_private(path, body.data, body.len, false);
+        (void)vs_client_write_private(path, x->body.data, x->body.len, false);
     const char *why = work_req > 0 ? "To fetch work" : "Requested by user";
     if (q.n_results)
         why = "To report completed tasks";
@@ -606,35 +571,58 @@ int vs_client_rpc_do(struct vs_client *c, size_t p, double work_req)
         vs_client_msg(c, (long)p, 1, "Requesting new tasks for CPU (%.0f s)", work_req);
     else
         vs_client_msg(c, (long)p, 1, "Not requesting tasks");
+    vs_arena_cleanup(&a);
     pr->last_rpc_time = c->now;
     pr->sched_rpc_pending = false;
-    struct vs_buf reply;
-    vs_buf_init(&reply, VS_PROTO_MAX_REPLY_BYTES);
-    long code = 0;
-    const char *url = pr->scheduler_urls[(size_t)pr->nrpc_failures % pr->n_scheduler_urls];
-    rc = vs_client_http(c, url, body.data, body.len, &reply, &code);
-    vs_buf_cleanup(&body);
-    if (rc || code != 200) {
-        char why2[120];
-        snprintf(why2, sizeof(why2), "%s", rc ? vs_strerror(rc) : "HTTP error");
-        if (!rc)
-            snprintf(why2, sizeof(why2), "HTTP status %ld", code);
-        rpc_failed(c, p, why2);
-        vs_buf_cleanup(&reply);
-        vs_arena_cleanup(&a);
-        return rc ? rc : VS_ENET;
+    struct cl_http_req hq = {
+        .kind = CL_NET_RPC,
+        .project_url = x->project_url,
+        .url = pr->scheduler_urls[(size_t)pr->nrpc_failures % pr->n_scheduler_urls],
+        .body = x->body.data,
+        .len = x->body.len,
+        .reply = &x->reply,
+        .timeout_s = VS_CLIENT_RPC_TIMEOUT_S,
+    };
+    rc = vs_client_http_start(c, &hq, rpc_done, x);
+    if (rc) {
+        rpc_ctx_free(x);
+        rpc_failed(c, p, vs_strerror(rc));
     }
+    return rc;
+}
+
+static void rpc_done(struct vs_client *c, void *ud, const struct cl_http_done *d)
+{
+    struct rpc_ctx *x = ud;
+    long pl = d->abandoned ? -1 : vs_client_find_project(c, x->project_url);
+    if (pl < 0) { /* abandoned, or detached meanwhile */
+        rpc_ctx_free(x);
+        return;
+    }
+    size_t p = (size_t)pl;
+    struct cl_project *pr = &c->projects[p];
+    double work_req = x->work_req;
+    struct vs_buf *reply = &x->reply;
+    struct vs_arena a;
+    vs_arena_init(&a, 1u << 16);
+    if (d->rc || d->code != 200) {
+        char why2[300];
+        snprintf(why2, sizeof(why2), "%s", d->rc ? d->why : "HTTP error");
+        if (!d->rc)
+            snprintf(why2, sizeof(why2), "HTTP status %ld", d->code);
+        rpc_failed(c, p, why2);
+        goto out;
+    }
+    char esc[512], path[VS_CLIENT_PATH_MAX];
+    vs_client_escape_url(pr->master_url, esc, sizeof(esc));
     if (vs_client_path(c, path, sizeof(path), "sched_reply_%s.xml", esc) == 0)
-        (void)vs_client_write_atomic(path, reply.data, reply.len, false);
+        (void)vs_client_write_atomic(path, reply->data, reply->len, false);
     struct vs_proto_reply y;
     struct vs_proto_error pe;
-    rc = vs_proto_reply_parse(reply.data, reply.len, &a, &y, &pe);
-    if (rc) {
+    if (vs_proto_reply_parse(reply->data, reply->len, &a, &y, &pe) != 0) {
         vs_client_msg(c, (long)p, 3, "Scheduler reply is malformed: %s", pe.msg);
         rpc_failed(c, p, "malformed reply");
-        vs_buf_cleanup(&reply);
-        vs_arena_cleanup(&a);
-        return rc;
+        goto out;
     }
     const char *bad = reply_problem(&y);
     char roles_why[600];
@@ -643,16 +631,13 @@ int vs_client_rpc_do(struct vs_client *c, size_t p, double work_req)
     if (bad) {
         vs_client_msg(c, (long)p, 3, "Scheduler reply refused: %s", bad);
         rpc_failed(c, p, "hostile reply");
-        vs_buf_cleanup(&reply);
-        vs_arena_cleanup(&a);
-        return VS_EPARSE;
+        goto out;
     }
     if (y.master_url && strcmp(y.master_url, pr->master_url) != 0)
         VS_LOG(&c->log, VS_LOG_WARN, "reply names master URL %s", y.master_url);
     int nnew = 0;
-    size_t sent_trickles = q.n_msgs_from_host;
     merge_reply(c, p, &y, &a, &nnew);
-    vs_client_trickle_reply(c, p, reply.data, reply.len, sent_trickles);
+    vs_client_trickle_reply(c, p, reply->data, reply->len, x->n_trickles);
     pr = &c->projects[p];
     pr->ever_rpc = true;
     pr->nrpc_failures = 0;
@@ -674,13 +659,15 @@ int vs_client_rpc_do(struct vs_client *c, size_t p, double work_req)
     vs_client_msg(c, (long)p, 1, "Scheduler request completed: got %d new tasks", nnew);
     if (nnew)
         vs_client_msg(c, (long)p, 1, "Project requested delay of %.0f seconds", y.request_delay);
-    vs_buf_cleanup(&reply);
-    vs_arena_cleanup(&a);
     c->dirty = true;
-    c->resched = true;
     /* durable now: acked results are gone, new ones are recorded */
     (void)vs_client_state_write(c);
-    return 0;
+out:
+    /* the RPC's end is an event: the policy chooses again (a project that
+     * failed is backed off now, and another may be asked at once) */
+    c->resched = true;
+    vs_arena_cleanup(&a);
+    rpc_ctx_free(x);
 }
 
 void vs_client_old_result(struct vs_client *c, size_t r)
@@ -724,15 +711,19 @@ bool vs_client_report_due(const struct vs_client *c, size_t p)
 
 bool vs_client_rpc_poll(struct vs_client *c)
 {
-    if (c->network_mode == RUN_MODE_NEVER)
+    if (c->network_mode == RUN_MODE_NEVER) {
+        vs_client_net_abandon(c, CL_NET_RPC, NULL);
         return false;
+    }
+    if (vs_client_net_count(c, CL_NET_RPC, NULL) > 0)
+        return false; /* one at a time; its end is an event (rpc_done, master_done) */
     /* 1. master fetches and RPCs the user or the server asked for */
     for (size_t p = 0; p < c->n_projects; p++) {
         struct cl_project *pr = &c->projects[p];
         if (c->now < pr->min_rpc_time) /* a user's update lifts it (gui_ops.c) */
             continue;
         if (pr->master_url_fetch_pending || pr->n_scheduler_urls == 0) {
-            (void)master_fetch(c, p);
+            (void)vs_client_master_fetch(c, p);
             return true;
         }
         bool due = pr->sched_rpc_pending || !pr->ever_rpc ||

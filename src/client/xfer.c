@@ -8,10 +8,14 @@
  * (404, bad checksum or signature, a refused upload) fail the results that
  * need the file, with a message saying why.
  *
- * Transfers run one at a time inside the main loop, bounded by timeouts,
- * so the loop is never blocked for longer than CURLOPT_TIMEOUT.
+ * Transfers run beside each other and beside the rest of the client (net.c
+ * moves them on from the main loop): at most cc_config <max_file_xfers> at
+ * once (BOINC's 8), at most <max_file_xfers_per_project> of one project
+ * (BOINC's 2), so a project whose server crawls holds its own share and
+ * never the others'. A transfer slower than the low-speed limit fails as
+ * a transient error and backs off; one abandoned at shutdown keeps its
+ * partial file, resumed at the next start.
  */
-#include <curl/curl.h>
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -28,74 +32,8 @@
 #include "volsched/proto.h"
 #include "volsched/sign.h"
 
-#define XFER_TIMEOUT_S  120L
-#define UPLOAD_MAX_BODY (256ll << 20)
-
-void vs_client_xfer_global_init(void)
-{
-    curl_global_init(CURL_GLOBAL_DEFAULT);
-}
-
-static size_t to_buf(char *p, size_t sz, size_t n, void *ud)
-{
-    struct vs_buf *b = ud;
-    return vs_buf_append(b, p, sz * n) == 0 ? sz * n : 0;
-}
-
-static CURL *easy(const struct vs_client *c, const char *url)
-{
-    CURL *h = curl_easy_init();
-    if (!h)
-        return NULL;
-    curl_easy_setopt(h, CURLOPT_URL, url);
-    curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT, 10L);
-    curl_easy_setopt(h, CURLOPT_TIMEOUT, XFER_TIMEOUT_S);
-    curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 1L);
-    curl_easy_setopt(h, CURLOPT_MAXREDIRS, 5L);
-    /* a redirect may not leave http/https (file://, gopher:// ...) */
-    curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
-    curl_easy_setopt(h, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
-    curl_easy_setopt(h, CURLOPT_USERAGENT, "BOINC client (x86_64-pc-linux-gnu 7.20.5)");
-    vs_client_https_curl(c, h, url);
-    return h;
-}
-
-int vs_client_http(struct vs_client *c, const char *url, const char *body, size_t len,
-                   struct vs_buf *out, long *out_code)
-{
-    (void)c;
-    CURL *h = easy(c, url);
-    if (!h)
-        return VS_ENET;
-    vs_buf_reset(out);
-    curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, to_buf);
-    curl_easy_setopt(h, CURLOPT_WRITEDATA, out);
-    struct curl_slist *hdr = NULL;
-    if (body) {
-        curl_easy_setopt(h, CURLOPT_POST, 1L);
-        curl_easy_setopt(h, CURLOPT_POSTFIELDS, body);
-        curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)len);
-        hdr = curl_slist_append(hdr, "Content-Type: application/x-www-form-urlencoded");
-        hdr = curl_slist_append(hdr, "Expect:");
-        curl_easy_setopt(h, CURLOPT_HTTPHEADER, hdr);
-    }
-    CURLcode cc = curl_easy_perform(h);
-    long code = 0;
-    curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &code);
-    curl_slist_free_all(hdr);
-    curl_easy_cleanup(h);
-    if (cc == CURLE_WRITE_ERROR)
-        return VS_ELIMIT;
-    if (cc == CURLE_OPERATION_TIMEDOUT)
-        return VS_ETIMEOUT;
-    if (cc != CURLE_OK)
-        return VS_ENET;
-    if (!out->data && vs_buf_puts(out, "") != 0)
-        return VS_ELIMIT;
-    *out_code = code;
-    return 0;
-}
+#define UPLOAD_MAX_BODY  (256ll << 20)
+#define UPLOAD_MAX_REPLY (64 * 1024)
 
 static double retry_delay(const struct vs_client *c, int n)
 {
@@ -141,27 +79,6 @@ static void transient(struct vs_client *c, struct cl_file *f, const char *kind, 
     c->dirty = true;
 }
 
-struct dl_sink {
-    FILE *f;
-    double limit;
-    double got;
-    bool disk_full;
-};
-
-static size_t to_file(char *p, size_t sz, size_t n, void *ud)
-{
-    struct dl_sink *s = ud;
-    s->got += (double)(sz * n);
-    if (s->got > s->limit)
-        return 0;
-    size_t w = fwrite(p, sz, n, s->f);
-    if (w != n) {
-        s->disk_full = errno == ENOSPC || errno == EDQUOT;
-        return 0;
-    }
-    return sz * n;
-}
-
 /* The checks a downloaded file must pass (size, md5, signature). NULL when fine. */
 static const char *verify(struct vs_client *c, struct cl_file *f, const char *path)
 {
@@ -192,6 +109,94 @@ static const char *verify(struct vs_client *c, struct cl_file *f, const char *pa
     return NULL;
 }
 
+/* A download in flight: the file is found again by project URL and name when
+ * it ends (the tables may have changed meanwhile: a result dropped, a
+ * project detached). */
+struct dl_ctx {
+    char *project_url;
+    char *name;
+    char path[VS_CLIENT_PATH_MAX + 300];
+    FILE *out;
+    double max;   /* bytes it may have: its declared size (or the client's cap) */
+    double limit; /* bytes it may have now: max, or less when its project's room is less */
+};
+
+static void dl_free(struct dl_ctx *x)
+{
+    vs_free(x->project_url);
+    vs_free(x->name);
+    vs_free(x);
+}
+
+/* The file a transfer is for, or NULL when it is gone. */
+static struct cl_file *file_of(struct vs_client *c, const char *project_url, const char *name)
+{
+    long p = vs_client_find_project(c, project_url);
+    long f = p < 0 ? -1 : vs_client_find_file(c, (size_t)p, name);
+    return f < 0 ? NULL : &c->files[f];
+}
+
+static void download_done(struct vs_client *c, void *ud, const struct cl_http_done *d)
+{
+    struct dl_ctx *x = ud;
+    bool wrote_ok = fclose(x->out) == 0;
+    int werr = errno;
+    struct cl_file *f = d->abandoned ? NULL : file_of(c, x->project_url, x->name);
+    if (!f) /* abandoned (the partial file is kept to resume), or no longer wanted */
+        goto out;
+    const char *path = x->path;
+    if (d->disk_full || (!wrote_ok && werr == ENOSPC)) {
+        vs_client_msg(c, (long)f->project, 3, "Disk full while downloading %s", f->name);
+        unlink(path); /* the space is for the other work meanwhile */
+        transient(c, f, "download", "disk full");
+        goto out;
+    }
+    if (d->over_limit && x->limit < x->max) {
+        unlink(path); /* of undeclared size, past its project's room */
+        vs_client_disk_defer(c, f, x->limit);
+        goto out;
+    }
+    if (d->over_limit) {
+        unlink(path);
+        file_error(c, f, "Download of %s failed: %s", f->name, "larger than its declared size");
+        goto out;
+    }
+    if (d->range_refused || d->code == 416) {
+        unlink(path); /* the server cannot resume: start over next time */
+        transient(c, f, "download", "server refused to resume");
+        goto out;
+    }
+    if (d->rc || (d->code != 200 && d->code != 206)) {
+        if (d->code == 404 || d->code == 403) {
+            unlink(path);
+            file_error(c, f, "Download of %s failed: %s", f->name,
+                       d->code == 404 ? "HTTP 404 (file not on server)" : "HTTP 403");
+            goto out;
+        }
+        transient(c, f, "download", d->rc ? d->why : "HTTP error");
+        goto out;
+    }
+    if (d->speed > c->ns.bwdown)
+        c->ns.bwdown = d->speed;
+    c->ns.avg_down = 0.9 * c->ns.avg_down + 0.1 * d->speed;
+    c->ns.avg_time_down = c->now;
+    const char *bad = verify(c, f, path);
+    if (bad) {
+        unlink(path);
+        file_error(c, f, "Checksum or signature error for %s: %s", f->name, bad);
+        goto out;
+    }
+    if (f->executable)
+        (void)chmod(path, 0755);
+    f->status = FS_PRESENT;
+    f->nfailures = 0;
+    vs_client_msg(c, (long)f->project, 1, "Finished download of %s", f->name);
+    c->dirty = true;
+    vs_client_update_result_states(c);
+out:
+    dl_free(x);
+}
+
 static void download(struct vs_client *c, struct cl_file *f)
 {
     char path[VS_CLIENT_PATH_MAX + 300], dir[VS_CLIENT_PATH_MAX];
@@ -219,100 +224,168 @@ static void download(struct vs_client *c, struct cl_file *f)
     if (vs_client_disk_admit(c, f, have, &room) != 0)
         return;
     const char *url = f->urls[(size_t)f->nfailures % f->n_urls];
-    if (have == 0)
-        vs_client_msg(c, (long)f->project, 1, "Started download of %s", f->name);
-    else
-        vs_client_msg(c, (long)f->project, 1, "Resuming download of %s at byte %.0f", f->name,
-                      have);
     FILE *out = fopen(path, have > 0 ? "ab" : "wb");
     if (!out) {
         transient(c, f, "download", strerror(errno));
         return;
     }
-    CURL *h = easy(c, url);
-    if (!h) {
+    struct dl_ctx *x = VS_NEW(struct dl_ctx);
+    x->project_url = vs_xstrdup(c->projects[f->project].master_url);
+    x->name = vs_xstrdup(f->name);
+    snprintf(x->path, sizeof(x->path), "%s", path);
+    x->out = out;
+    x->max = (f->nbytes > 0 ? f->nbytes : (double)VS_CLIENT_MAX_FILE) - have;
+    x->limit = fmin(room, x->max);
+    struct cl_http_req q = {
+        .kind = CL_NET_DOWNLOAD,
+        .project_url = x->project_url,
+        .name = f->name,
+        .url = url,
+        .sink = out,
+        .sink_limit = x->limit,
+        .resume_from = have,
+    };
+    if (vs_client_http_start(c, &q, download_done, x) != 0) {
         fclose(out);
+        dl_free(x);
         transient(c, f, "download", "curl");
         return;
     }
-    double max = (f->nbytes > 0 ? f->nbytes : (double)VS_CLIENT_MAX_FILE) - have;
-    struct dl_sink s = {out, fmin(room, max), 0, false};
-    curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, to_file);
-    curl_easy_setopt(h, CURLOPT_WRITEDATA, &s);
-    if (have > 0)
-        curl_easy_setopt(h, CURLOPT_RESUME_FROM_LARGE, (curl_off_t)have);
-    CURLcode cc = curl_easy_perform(h);
-    long code = 0;
-    curl_off_t speed_t = 0;
-    curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &code);
-    curl_easy_getinfo(h, CURLINFO_SPEED_DOWNLOAD_T, &speed_t);
-    double speed = (double)speed_t;
-    curl_easy_cleanup(h);
-    bool wrote_ok = fclose(out) == 0;
-    if (s.disk_full || (!wrote_ok && errno == ENOSPC)) {
-        vs_client_msg(c, (long)f->project, 3, "Disk full while downloading %s", f->name);
-        unlink(path); /* the space is for the other work meanwhile */
-        transient(c, f, "download", "disk full");
-        return;
-    }
-    if (cc == CURLE_WRITE_ERROR && s.got > s.limit && room < max) {
-        unlink(path); /* of undeclared size, past its project's room */
-        vs_client_disk_defer(c, f, s.limit);
-        return;
-    }
-    if (cc == CURLE_WRITE_ERROR && s.got > s.limit) {
-        unlink(path);
-        file_error(c, f, "Download of %s failed: %s", f->name, "larger than its declared size");
-        return;
-    }
-    if (cc == CURLE_RANGE_ERROR || code == 416) {
-        unlink(path); /* the server cannot resume: start over next time */
-        transient(c, f, "download", "server refused to resume");
-        return;
-    }
-    if (cc != CURLE_OK || (code != 200 && code != 206)) {
-        if (code == 404 || code == 403) {
-            unlink(path);
-            file_error(c, f, "Download of %s failed: %s", f->name,
-                       code == 404 ? "HTTP 404 (file not on server)" : "HTTP 403");
-            return;
-        }
-        transient(c, f, "download", cc != CURLE_OK ? curl_easy_strerror(cc) : "HTTP error");
-        return;
-    }
-    if (speed > c->ns.bwdown)
-        c->ns.bwdown = speed;
-    c->ns.avg_down = 0.9 * c->ns.avg_down + 0.1 * speed;
-    c->ns.avg_time_down = c->now;
-    const char *bad = verify(c, f, path);
-    if (bad) {
-        unlink(path);
-        file_error(c, f, "Checksum or signature error for %s: %s", f->name, bad);
-        return;
-    }
-    if (f->executable)
-        (void)chmod(path, 0755);
-    f->status = FS_PRESENT;
-    f->nfailures = 0;
-    vs_client_msg(c, (long)f->project, 1, "Finished download of %s", f->name);
-    c->dirty = true;
+    if (have == 0)
+        vs_client_msg(c, (long)f->project, 1, "Started download of %s", f->name);
+    else
+        vs_client_msg(c, (long)f->project, 1, "Resuming download of %s at byte %.0f", f->name,
+                      have);
 }
 
-/* Sends one upload request; returns 0 with the parsed reply, or an error. */
-static int upload_post(struct vs_client *c, const char *url, const char *body, size_t len,
-                       struct vs_arena *a, struct vs_proto_upload_reply *out)
+/* An upload in flight: get_file_size, then file_upload from the offset the
+ * handler has. The request's header lives here until its transfer ends; the
+ * file's bytes are streamed from `in` (eight uploads at once never hold
+ * their files in memory). */
+struct up_ctx {
+    char *project_url;
+    char *name;
+    char *url;
+    char path[VS_CLIENT_PATH_MAX + 300];
+    int64_t size;
+    bool sending; /* the second request, file_upload */
+    struct vs_buf body, reply;
+    FILE *in; /* the output file at the offset, while sending */
+    double in_len;
+};
+
+static void up_free(struct up_ctx *x)
 {
-    struct vs_buf r;
-    vs_buf_init(&r, 64 * 1024);
-    long code = 0;
-    int rc = vs_client_http(c, url, body, len, &r, &code);
-    if (rc == 0 && code != 200)
-        rc = code == 413 ? VS_ELIMIT : VS_ENET;
+    if (x->in)
+        fclose(x->in);
+    vs_buf_cleanup(&x->body);
+    vs_buf_cleanup(&x->reply);
+    vs_free(x->project_url);
+    vs_free(x->name);
+    vs_free(x->url);
+    vs_free(x);
+}
+
+static void upload_done(struct vs_client *c, void *ud, const struct cl_http_done *d);
+
+static int up_send(struct vs_client *c, struct up_ctx *x)
+{
+    struct cl_http_req q = {
+        .kind = CL_NET_UPLOAD,
+        .project_url = x->project_url,
+        .name = x->name,
+        .url = x->url,
+        .body = x->body.data,
+        .len = x->body.len,
+        .body_file = x->in,
+        .body_file_len = x->in_len,
+        .reply = &x->reply,
+    };
+    return vs_client_http_start(c, &q, upload_done, x);
+}
+
+static void up_header(struct vs_proto_upload_request *q, const char *name)
+{
+    memset(q, 0, sizeof(*q));
+    q->core_client_major_version = VS_CLIENT_MAJOR;
+    q->core_client_minor_version = VS_CLIENT_MINOR;
+    q->core_client_release = VS_CLIENT_RELEASE;
+    q->name = name;
+}
+
+/* The file_upload request: the header, then (streamed) the file from offset on. */
+static int up_body(struct up_ctx *x, const struct cl_file *f, int64_t offset)
+{
+    struct vs_proto_upload_request q;
+    up_header(&q, f->name);
+    q.kind = VS_PROTO_UPLOAD_FILE;
+    q.xml_signature = f->xml_signature ? f->xml_signature : "";
+    q.max_nbytes = f->max_nbytes;
+    q.nbytes = x->size;
+    q.md5_cksum = f->md5;
+    q.offset = offset;
+    vs_buf_reset(&x->body);
+    int rc = vs_proto_upload_write_header(&q, &x->body);
+    x->in = rc == 0 ? fopen(x->path, "rb") : NULL;
+    if (rc == 0 && !x->in)
+        rc = -errno;
+    if (x->in && fseeko(x->in, (off_t)offset, SEEK_SET) != 0)
+        rc = VS_EIO;
+    x->in_len = (double)(x->size - offset);
+    return rc;
+}
+
+static void upload_done(struct vs_client *c, void *ud, const struct cl_http_done *d)
+{
+    struct up_ctx *x = ud;
+    struct cl_file *f = d->abandoned ? NULL : file_of(c, x->project_url, x->name);
+    if (!f) {
+        up_free(x);
+        return;
+    }
+    struct vs_arena a;
+    vs_arena_init(&a, 4096);
+    struct vs_proto_upload_reply y;
+    memset(&y, 0, sizeof(y));
+    int rc = d->rc;
+    if (rc == 0 && d->code != 200)
+        rc = d->code == 413 ? VS_ELIMIT : VS_ENET;
     struct vs_proto_error pe;
     if (rc == 0)
-        rc = vs_proto_upload_reply_parse(r.data, r.len, a, out, &pe);
-    vs_buf_cleanup(&r);
-    return rc;
+        rc = vs_proto_upload_reply_parse(x->reply.data, x->reply.len, &a, &y, &pe);
+    if (rc == 0 && !x->sending) {
+        int64_t offset = 0;
+        if (y.status == 0 && y.has_file_size && y.file_size > 0 && y.file_size <= x->size)
+            offset = y.file_size;
+        rc = up_body(x, f, offset);
+        if (rc == 0) {
+            x->sending = true;
+            rc = up_send(c, x);
+        }
+        if (rc == 0) {
+            vs_client_msg(c, (long)f->project, 1,
+                          offset ? "Resuming upload of %s" : "Started upload of %s", f->name);
+            vs_arena_cleanup(&a);
+            return; /* x lives on in the second request */
+        }
+    }
+    if (rc == VS_ELIMIT || (rc == 0 && y.status == -1)) {
+        char why[300];
+        snprintf(why, sizeof(why), "refused by the server%s%s", y.message ? ": " : "",
+                 rc == 0 && y.message ? y.message : "");
+        file_error(c, f, "Upload of %s failed: %s", f->name, why);
+    } else if (rc != 0 || y.status != 0) {
+        const char *why = d->rc ? d->why : rc ? vs_strerror(rc) : "transient";
+        transient(c, f, "upload", rc == 0 && y.message ? y.message : why);
+    } else {
+        f->upload_done = true;
+        f->nfailures = 0;
+        vs_client_msg(c, (long)f->project, 1, "Finished upload of %s", f->name);
+        c->dirty = true;
+        vs_client_update_result_states(c);
+    }
+    vs_arena_cleanup(&a);
+    up_free(x);
 }
 
 static void upload(struct vs_client *c, struct cl_file *f)
@@ -334,66 +407,24 @@ static void upload(struct vs_client *c, struct cl_file *f)
                    "its URL is http and the project uses https");
         return;
     }
-    struct vs_arena a;
-    vs_arena_init(&a, 4096);
+    struct up_ctx *x = VS_NEW(struct up_ctx);
+    x->project_url = vs_xstrdup(c->projects[f->project].master_url);
+    x->name = vs_xstrdup(f->name);
+    x->url = vs_xstrdup(url);
+    snprintf(x->path, sizeof(x->path), "%s", path);
+    x->size = (int64_t)st.st_size;
+    vs_buf_init(&x->body, VS_PROTO_MAX_UPLOAD_HEADER);
+    vs_buf_init(&x->reply, UPLOAD_MAX_REPLY);
     struct vs_proto_upload_request q;
-    memset(&q, 0, sizeof(q));
-    q.core_client_major_version = VS_CLIENT_MAJOR;
-    q.core_client_minor_version = VS_CLIENT_MINOR;
-    q.core_client_release = VS_CLIENT_RELEASE;
-    q.name = f->name;
-    struct vs_buf body;
-    vs_buf_init(&body, (size_t)UPLOAD_MAX_BODY + VS_PROTO_MAX_UPLOAD_HEADER);
+    up_header(&q, f->name);
     q.kind = VS_PROTO_UPLOAD_GET_FILE_SIZE;
-    struct vs_proto_upload_reply y;
-    int rc = vs_proto_upload_write_header(&q, &body);
+    int rc = vs_proto_upload_write_header(&q, &x->body);
     if (rc == 0)
-        rc = upload_post(c, url, body.data, body.len, &a, &y);
-    int64_t offset = 0;
-    if (rc == 0 && y.status == 0 && y.has_file_size && y.file_size > 0 &&
-        y.file_size <= (int64_t)st.st_size)
-        offset = y.file_size;
-    if (rc == 0) {
-        vs_client_msg(c, (long)f->project, 1,
-                      offset ? "Resuming upload of %s" : "Started upload of %s", f->name);
-        vs_buf_reset(&body);
-        q.kind = VS_PROTO_UPLOAD_FILE;
-        q.xml_signature = f->xml_signature ? f->xml_signature : "";
-        q.max_nbytes = f->max_nbytes;
-        q.nbytes = (int64_t)st.st_size;
-        q.md5_cksum = f->md5;
-        q.offset = offset;
-        rc = vs_proto_upload_write_header(&q, &body);
-        FILE *in = rc == 0 ? fopen(path, "rb") : NULL;
-        if (rc == 0 && !in)
-            rc = -errno;
-        if (in) {
-            if (fseek(in, (long)offset, SEEK_SET) != 0)
-                rc = VS_EIO;
-            char tmp[65536];
-            size_t n;
-            while (rc == 0 && (n = fread(tmp, 1, sizeof(tmp), in)) > 0)
-                rc = vs_buf_append(&body, tmp, n);
-            fclose(in);
-        }
-        if (rc == 0)
-            rc = upload_post(c, url, body.data, body.len, &a, &y);
+        rc = up_send(c, x);
+    if (rc != 0) {
+        up_free(x);
+        transient(c, f, "upload", vs_strerror(rc));
     }
-    vs_buf_cleanup(&body);
-    if (rc == VS_ELIMIT || (rc == 0 && y.status == -1)) {
-        char why[300];
-        snprintf(why, sizeof(why), "refused by the server%s%s", y.message ? ": " : "",
-                 rc == 0 && y.message ? y.message : "");
-        file_error(c, f, "Upload of %s failed: %s", f->name, why);
-    } else if (rc != 0 || y.status != 0) {
-        transient(c, f, "upload", rc ? vs_strerror(rc) : (y.message ? y.message : "transient"));
-    } else {
-        f->upload_done = true;
-        f->nfailures = 0;
-        vs_client_msg(c, (long)f->project, 1, "Finished upload of %s", f->name);
-        c->dirty = true;
-    }
-    vs_arena_cleanup(&a);
 }
 
 static bool result_uploading(const struct vs_client *c, const struct cl_file *f)
@@ -409,27 +440,44 @@ static bool result_uploading(const struct vs_client *c, const struct cl_file *f)
     return false;
 }
 
+/* Whether one more transfer of f's project fits the budgets (BOINC's
+ * PERS_FILE_XFER_SET: all transfers, and those of one project). */
+static bool budget_allows(const struct vs_client *c, const struct cl_file *f)
+{
+    if (vs_client_net_count(c, CL_NET_FILES, NULL) >= (size_t)c->prefs.max_file_xfers)
+        return false;
+    const char *url = c->projects[f->project].master_url;
+    return vs_client_net_count(c, CL_NET_FILES, url) <
+               (size_t)c->prefs.max_file_xfers_per_project &&
+           !vs_client_net_busy(c, CL_NET_FILES, url, f->name);
+}
+
 bool vs_client_xfer_poll(struct vs_client *c)
 {
-    if (c->network_mode == RUN_MODE_NEVER)
+    if (c->network_mode == RUN_MODE_NEVER) {
+        /* no network: stop what is in flight (downloads resume later) */
+        vs_client_net_abandon(c, CL_NET_FILES, NULL);
         return false;
-    int budget = 4; /* transfers per tick: the loop stays responsive */
+    }
     bool did = false;
-    for (size_t i = 0; i < c->n_files && budget > 0; i++) {
+    for (size_t i = 0; i < c->n_files; i++) {
+        if (vs_client_net_count(c, CL_NET_FILES, NULL) >= (size_t)c->prefs.max_file_xfers)
+            break;
         struct cl_file *f = &c->files[i];
-        if (f->status != FS_NOT_PRESENT || f->is_output || f->n_urls == 0 || c->now < f->next_try)
+        if (f->status != FS_NOT_PRESENT || f->is_output || f->n_urls == 0 || c->now < f->next_try ||
+            !budget_allows(c, f))
             continue;
         download(c, f);
-        budget--;
         did = true;
     }
-    for (size_t i = 0; i < c->n_files && budget > 0; i++) {
+    for (size_t i = 0; i < c->n_files; i++) {
+        if (vs_client_net_count(c, CL_NET_FILES, NULL) >= (size_t)c->prefs.max_file_xfers)
+            break;
         struct cl_file *f = &c->files[i];
         if (!f->is_output || f->status != FS_PRESENT || f->upload_done || f->n_urls == 0 ||
-            c->now < f->next_try || !result_uploading(c, f))
+            c->now < f->next_try || !budget_allows(c, f) || !result_uploading(c, f))
             continue;
         upload(c, f);
-        budget--;
         did = true;
     }
     if (did)
