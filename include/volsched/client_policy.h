@@ -505,4 +505,14 @@ VS_MUST_CHECK int vs_cpolicy_step_trusted(enum vs_cpolicy policy, struct vs_csta
  */
 double vs_cbackoff(int n, double min, double max, double u);
 
+/*
+ * The project's latency_limited_until after a scheduler reply that sent
+ * nsent jobs, with the "no work because of deadlines" flag (deadlines) and
+ * the reply's request delay in seconds: now + request_delay when the reply
+ * sent nothing and said so, else 0 (not latency-limited: only the last
+ * RPC's flag counts). The rule the client daemon and the host simulator
+ * both apply (src/policy/client/latency.c). Pure.
+ */
+double vs_clatency_limited_until(double now, int nsent, bool deadlines, double request_delay);
+
 #endif

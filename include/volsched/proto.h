@@ -424,6 +424,11 @@ struct vs_proto_reply {
     bool message_ack;
     /* BOINC-COMPAT: the legacy forms of no_rsc_apps (pre-7 clients) */
     bool no_cpu_apps, no_cuda_apps, no_ati_apps;
+    /* volsched's: seed 000's "no work because of deadlines" flag (the server
+     * had work but sent none, as no job's deadline could be met with the
+     * host's queue). BOINC's client ignores it (an unknown element); the
+     * volsched client marks the project latency-limited for request_delay. */
+    bool vs_no_work_because_of_deadlines;
     const char **no_rsc_apps; /* "CPU", "NVIDIA", "ATI", "intel_gpu" */
     size_t n_no_rsc_apps;
     struct vs_proto_message *messages;

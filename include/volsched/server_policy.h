@@ -395,6 +395,16 @@ int vs_sp_reason_delay(enum vs_sp_reason r);
  * nothing; 0 when jobs were sent. */
 int vs_sp_explain_delay(const struct vs_sp_state *st);
 
+/* How long a reply that sent nothing because of deadlines asks the client to
+ * wait (seed 000: the project is latency-limited until this delay has
+ * passed; by then its queue is shorter and a job may fit). */
+#define VS_SP_DEADLINE_DELAY 600
+
+/* The request_delay of a reply: vs_sp_explain_delay(), and at least
+ * VS_SP_DEADLINE_DELAY when nothing was sent because of deadlines. What the
+ * server's reply carries and both simulated servers answer. */
+int vs_sp_reply_delay(const struct vs_sp_state *st);
+
 /* ---- single rules, pure, for the server and for tests ---- */
 
 /* BOINC's version encoding: major*10000+minor*100+release. */

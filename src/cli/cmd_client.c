@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -147,13 +148,18 @@ static int cmd_status(struct vs_client *c, int argc, char **argv)
     }
     if (!json) {
         printf("%zu project(s), %zu task(s)\n", c->n_projects, c->n_results);
+        double now = vs_client_now();
         for (size_t p = 0; p < c->n_projects; p++) {
             const struct cl_project *pr = &c->projects[p];
-            printf("project %s (%s) share %g hostid %lld jobs ok %d err %d%s%s\n", pr->master_url,
+            char lat[64] = "";
+            if (pr->latency_limited_until > now)
+                snprintf(lat, sizeof(lat), " latency-limited for %.0f s",
+                         pr->latency_limited_until - now);
+            printf("project %s (%s) share %g hostid %lld jobs ok %d err %d%s%s%s\n", pr->master_url,
                    pr->project_name ? pr->project_name : "?", pr->resource_share,
                    (long long)pr->hostid, pr->njobs_success, pr->njobs_error,
                    pr->suspended_via_gui ? " suspended" : "",
-                   pr->dont_request_more_work ? " no-new-work" : "");
+                   pr->dont_request_more_work ? " no-new-work" : "", lat);
             for (size_t i = 0; i < c->n_results; i++) {
                 const struct cl_result *r = &c->results[i];
                 if (r->project != p)
@@ -196,6 +202,8 @@ static int cmd_status(struct vs_client *c, int argc, char **argv)
         vs_json_num(&j, pr->elapsed_time);
         vs_json_key(&j, "suspended");
         vs_json_bool(&j, pr->suspended_via_gui);
+        vs_json_key(&j, "latency_limited_for"); /* seconds, 0 = not latency-limited */
+        vs_json_num(&j, fmax(0, pr->latency_limited_until - vs_client_now()));
         vs_json_obj_end(&j);
     }
     vs_json_arr_end(&j);

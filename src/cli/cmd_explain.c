@@ -692,12 +692,19 @@ static void print_table(enum vs_cpolicy pol, const struct vs_cstate *st,
                st->host.cpu_efficiency);
     printf("total_shortfall %.6g s (idle CPU time in the next min_queue seconds)\n\n",
            out->rr.total_shortfall);
-    printf("%-20s %8s %10s %10s %12s %9s %12s\n", "project", "share", "std", "ltd", "shortfall",
-           "dl_missed", "request");
+    printf("%-20s %8s %10s %10s %12s %9s %12s  %s\n", "project", "share", "std", "ltd", "shortfall",
+           "dl_missed", "request", "states");
     for (size_t p = 0; p < st->nprojects; p++) {
-        printf("%-20s %8.4g %10.6g %10.6g %12.6g %9d %12.6g\n", st->projects[p].name,
+        char states[160] = "";
+        size_t n = 0;
+        for (size_t k = 0; k < sizeof(state_names) / sizeof(state_names[0]); k++)
+            if ((out->rr.states[p] & state_names[k].bit) && n < sizeof(states))
+                n += (size_t)snprintf(states + n, sizeof(states) - n, "%s%s", n ? "," : "",
+                                      state_names[k].name);
+        printf("%-20s %8.4g %10.6g %10.6g %12.6g %9d %12.6g  %s\n", st->projects[p].name,
                st->projects[p].resource_share, st->projects[p].std, st->projects[p].ltd,
-               out->rr.shortfall[p], out->rr.deadlines_missed[p], out->fetch.work_request_size[p]);
+               out->rr.shortfall[p], out->rr.deadlines_missed[p], out->fetch.work_request_size[p],
+               n ? states : "-");
     }
     printf("\n%-20s %-20s %10s %10s %10s %-7s %s\n", "result", "project", "remaining", "deadline",
            "finish", "missed", "runs?");

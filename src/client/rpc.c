@@ -645,7 +645,18 @@ static void rpc_done(struct vs_client *c, void *ud, const struct cl_http_done *d
     if (y.request_delay > 0)
         pr->min_rpc_time = c->now + fmin(y.request_delay, 28 * 86400.0);
     pr->next_rpc_time = y.next_rpc_delay > 0 ? c->now + fmin(y.next_rpc_delay, 28 * 86400.0) : 0;
-    if (work_req > 0 && nnew == 0) {
+    /* Seed 000: "no work because of deadlines" (volsched's server says so)
+     * makes the project latency-limited until the request delay has passed
+     * (src/policy/client, the rule the host simulator applies too). */
+    bool deadlines = work_req > 0 && y.vs_no_work_because_of_deadlines;
+    pr->latency_limited_until =
+        vs_clatency_limited_until(c->now, nnew, deadlines, fmin(y.request_delay, 28 * 86400.0));
+    if (pr->latency_limited_until > 0)
+        vs_client_msg(c, (long)p, 1,
+                      "Project has tasks, but none this computer could finish before its "
+                      "deadline with its queue: latency-limited for %.0f s",
+                      pr->latency_limited_until - c->now);
+    if (work_req > 0 && nnew == 0 && !deadlines) {
         /* BOINC-COMPAT: the per-resource backoff when a request brought nothing */
         /* only work requests wait; reports and user requests do not */
         pr->work_backoff_until = c->now + backoff(c, ++pr->no_work_count);

@@ -178,7 +178,7 @@ int vs_pop__send_work(struct pop *p, struct pop_host *h, int32_t slot,
     if (deadlines)
         *deadlines = vs_sp_no_work_because_of_deadlines(&st);
     if (delay)
-        *delay = vs_sp_explain_delay(&st);
+        *delay = vs_sp_reply_delay(&st);
     vs_sp_state_cleanup(&st);
     return sent;
 }

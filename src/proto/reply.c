@@ -48,6 +48,7 @@ static const struct vs_proto__field mid_fields[] = {
     FLD(T, no_cpu_apps, F_FLAG),
     FLD(T, no_cuda_apps, F_FLAG),
     FLD(T, no_ati_apps, F_FLAG),
+    FLD(T, vs_no_work_because_of_deadlines, F_FLAG),
     FLD(T, code_sign_key, F_BLOCK),
     FLD(T, code_sign_key_signature, F_BLOCK),
 };

@@ -595,7 +595,11 @@ void vs_send_choose(struct vs_sched *s, struct vs_store *st, const struct vs_pro
                 add_lines(r, a, vs_buf_str(&b));
         }
         vs_buf_cleanup(&b);
-        int d = vs_sp_explain_delay(&x->st);
+        /* Seed 000: work the host could not finish in time is "no work
+         * because of deadlines", a flag and a request delay during which
+         * the client counts the project latency-limited. */
+        r->vs_no_work_because_of_deadlines = vs_sp_no_work_because_of_deadlines(&x->st);
+        int d = vs_sp_reply_delay(&x->st);
         if (d > r->request_delay)
             r->request_delay = d;
     }

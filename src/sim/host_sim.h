@@ -24,9 +24,6 @@
 #define VS_SIM_FLOPS    1e9
 #define VS_SIM_PLATFORM "x86_64-pc-linux-gnu"
 #define VS_SIM_EPOCH    1.0e9
-/* How long a server that refused work because of deadlines asks the client
- * to wait (the client is latency-limited meanwhile). */
-#define LATENCY_LIMIT_DELAY 600.0
 /* Most jobs one reply carries. */
 #define MAX_JOBS_PER_RPC 1000
 /* Most RPCs at one instant, so a confused policy cannot loop forever. */

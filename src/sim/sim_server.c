@@ -162,7 +162,7 @@ void vs_sim__serve(struct sim *x, size_t p, double request, struct vs_buf *expla
         sv->hav = st.havs[0];
     out->sent = sent;
     out->deadlines = vs_sp_no_work_because_of_deadlines(&st);
-    out->delay = vs_sp_explain_delay(&st);
+    out->delay = vs_sp_reply_delay(&st);
     for (int r = VS_SP_OK + 1; r < VS_SP__NREASONS; r++)
         if (st.n_refused[r] > 0)
             out->refused |= 1u << r;
@@ -278,8 +278,8 @@ int vs_sim__rpc(struct sim *x, size_t p, double request_pn, double share_frac)
         if (deadlines) {
             /* "No work because of deadlines": latency-limited until the
              * request delay has passed. */
-            cp->latency_limited_until = now + LATENCY_LIMIT_DELAY;
-            cp->min_rpc_time = now + max2(LATENCY_LIMIT_DELAY, sp->min_rpc_delay);
+            cp->latency_limited_until = vs_clatency_limited_until(now, sent, true, delay);
+            cp->min_rpc_time = now + max2(delay, sp->min_rpc_delay);
             push_wake(x, cp->min_rpc_time);
         } else {
             backoff(x, p);

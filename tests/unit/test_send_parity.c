@@ -123,6 +123,8 @@ struct outcome {
     size_t njobs;
     double deadline[64];
     char why[1024];
+    bool deadlines;       /* the reply's "no work because of deadlines" flag */
+    double request_delay; /* the reply's */
 };
 
 static void real_rpc(struct both *b, double est_delay, struct qjob *q, size_t *nq,
@@ -139,6 +141,8 @@ static void real_rpc(struct both *b, double est_delay, struct qjob *q, size_t *n
         b->hostid = r.hostid;
     b->seqno++;
     o->njobs = r.n_results;
+    o->deadlines = r.vs_no_work_because_of_deadlines;
+    o->request_delay = r.request_delay;
     assert_true(o->njobs <= 64);
     for (size_t i = 0; i < r.n_results; i++) {
         o->deadline[i] = r.results[i].report_deadline - NOW;
@@ -173,6 +177,8 @@ static void sim_rpc(struct both *b, struct outcome *o, unsigned *refused)
     snprintf(o->why, sizeof(o->why), "%s", why.len ? vs_buf_str(&why) : "");
     vs_buf_cleanup(&why);
     *refused = y.refused;
+    o->deadlines = y.deadlines;
+    o->request_delay = y.delay;
 }
 
 /* The queue on both hosts before the first request. */
@@ -203,6 +209,8 @@ static void assert_same(const struct outcome *real, const struct outcome *sim)
         assert_float_equal(real->deadline[i], sim->deadline[i], 1.0);
     if (strcmp(real->why, sim->why) != 0)
         fail_msg("real server says:\n%s\nsimulated server says:\n%s", real->why, sim->why);
+    assert_int_equal(real->deadlines, sim->deadlines);
+    assert_float_equal(real->request_delay, sim->request_delay, 1e-9);
 }
 
 /* One request of the host, with its queue q and <estimated_delay>, to
@@ -238,6 +246,44 @@ static void test_deadline_refuses_all(void **state)
     size_t nq = 0;
     same_answer(&b, 0, q, &nq, 0, 1u << VS_SP_DEADLINE,
                 "Tasks won't finish in time: BOINC runs 50.0% of the time");
+    close_both(&b);
+}
+
+/* Seed 000's latency-limited project: the real server's reply to a host
+ * whose every job would miss its deadline carries the flag and the request
+ * delay, and the volsched client's rule (vs_clatency_limited_until, which
+ * src/client/rpc.c applies to that reply) marks the project latency-limited
+ * until exactly the time the simulated client does after the simulator's
+ * whole RPC (vs_sim__rpc); neither backs the project off beyond it. */
+static void test_latency_limited(void **state)
+{
+    (void)state;
+    struct both b;
+    open_both(&b, "P1(30, 24, 1) NCPUS = 2 on_frac = 0.5 min_queue = 0", 20);
+    struct qjob q[64];
+    size_t nq = 0;
+    struct outcome real;
+    real_rpc(&b, 0, q, &nq, &real);
+    assert_int_equal(real.njobs, 0);
+    assert_true(real.deadlines);
+    assert_float_equal(real.request_delay, VS_SP_DEADLINE_DELAY, 1e-9);
+    double real_until =
+        vs_clatency_limited_until(NOW, (int)real.njobs, real.deadlines, real.request_delay);
+
+    double sim_now = b.x.st.now;
+    assert_int_equal(vs_sim__rpc(&b.x, 0, REQ_SECS, 1), 0);
+    assert_int_equal(b.x.rc, 0);
+    const struct vs_cproject *cp = &b.x.cp[0];
+    /* (cmocka's float assert casts its unparenthesized arguments to float:
+     * differences first) */
+    double sim_for = cp->latency_limited_until - sim_now, real_for = real_until - NOW;
+    double sim_wait = cp->min_rpc_time - sim_now;
+    assert_true(real_for > 0);
+    assert_float_equal(sim_for, real_for, 1e-6);
+    assert_float_equal(sim_wait, real.request_delay, 1e-6);
+    /* A later reply without the flag ends it, on both sides. */
+    assert_float_equal(vs_clatency_limited_until(NOW, 0, false, 0), 0, 0);
+    assert_float_equal(vs_clatency_limited_until(NOW, 3, true, 600), 0, 0);
     close_both(&b);
 }
 
@@ -309,11 +355,9 @@ static void test_reply_cap(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_deadline_refuses_all),
-        cmocka_unit_test(test_deadline_part_way),
-        cmocka_unit_test(test_edf_workload),
-        cmocka_unit_test(test_daily_quota),
-        cmocka_unit_test(test_reply_cap),
+        cmocka_unit_test(test_deadline_refuses_all), cmocka_unit_test(test_deadline_part_way),
+        cmocka_unit_test(test_latency_limited),      cmocka_unit_test(test_edf_workload),
+        cmocka_unit_test(test_daily_quota),          cmocka_unit_test(test_reply_cap),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

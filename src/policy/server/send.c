@@ -439,3 +439,11 @@ int vs_sp_explain_delay(const struct vs_sp_state *st)
             d = vs_sp_reason_delay(r);
     return d;
 }
+
+int vs_sp_reply_delay(const struct vs_sp_state *st)
+{
+    int d = vs_sp_explain_delay(st);
+    if (vs_sp_no_work_because_of_deadlines(st) && d < VS_SP_DEADLINE_DELAY)
+        d = VS_SP_DEADLINE_DELAY;
+    return d;
+}
