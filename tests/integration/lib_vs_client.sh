@@ -172,7 +172,7 @@ vsc_run() {
             if ! kill -0 "$VSC_PID" 2>/dev/null; then
                 wait "$VSC_PID" 2>/dev/null
                 if tail -n +"$from" "$VSC_DIR/client.log" |
-                    grep -q "GUI RPC bind to port $RPC_PORT failed: Address already in use"; then
+                    grep "GUI RPC bind to port $RPC_PORT failed: Address already in use" >/dev/null; then
                     echo "(port $RPC_PORT taken meanwhile, try $try: another)"
                     continue 2
                 fi

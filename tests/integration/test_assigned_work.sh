@@ -8,6 +8,9 @@
 # through the real scheduler, and many simultaneous requests of one user's
 # hosts for one targeted job over HTTP (BOINC's #1937).
 set -uo pipefail
+# grep -q stops reading at the first match, so under pipefail the writer may
+# die of SIGPIPE and fail the check: qgrep reads all of its input.
+qgrep() { grep "$@" >/dev/null; }
 : "${VOLSCHED:?}" "${VS_SOURCE_DIR:?}"
 W=$(mktemp -d /tmp/vs_asg.XXXXXX)
 SPID=""; GPID=""
@@ -70,7 +73,7 @@ input_new; cw --wu_name after "$IN" >/dev/null || fail "create_work after a held
 [ "$(q "select count(*) from result r join workunit w on w.id=r.workunitid where w.name='held'")" = 0 ] \
     || fail "the next create_work released the held job"
 [ "$(q "select count(*) from result r join workunit w on w.id=r.workunitid where w.name='after'")" = 1 ] || fail "normal job has no result"
-"$VOLSCHED" release --project "$W/p" --batch 7 | grep -q 'released 1 workunit' || fail "release --batch"
+"$VOLSCHED" release --project "$W/p" --batch 7 | qgrep 'released 1 workunit' || fail "release --batch"
 [ "$(q "select count(*) from result r join workunit w on w.id=r.workunitid where w.name='held'")" = 1 ] || fail "released job has no result"
 
 # ---- wu_check: a missing and a corrupted input, then --repair ----

@@ -9,6 +9,9 @@
 # --get_messages, nothing hostile may run or be written outside the data
 # directory, and the real project's jobs must still complete.
 set -uo pipefail
+# grep -q stops reading at the first match, so under pipefail the writer may
+# die of SIGPIPE and fail the check: qgrep reads all of its input.
+qgrep() { grep "$@" >/dev/null; }
 LIMIT=${LIMIT:-120}
 VSC_WORK_PREFIX=vs_client_bad
 # shellcheck source=lib_vs_client.sh
@@ -33,13 +36,13 @@ vsc_client_dir "$C"
 "$VOLSCHED" client --dir "$C" attach "http://127.0.0.1:$GOOD_PORT/good/" "x" 2>/dev/null \
     && fail "attaching twice to one URL was accepted"
 out=$("$VOLSCHED" client --dir "$C" attach "ftp://127.0.0.1/x/" "k" 2>&1) && fail "an ftp:// URL was accepted"
-printf '%s' "$out" | grep -q 'Invalid URL' || fail "no clear message for an ftp URL: $out"
+grep -q 'Invalid URL' <<<"$out" || fail "no clear message for an ftp URL: $out"
 # URLs whose directory would be the projects directory or its parent (the
 # old client's attach removed every project's files for http://../)
 touch "$C/keepme"
 for u in "http://../" "http://./" "http://a.b/x/../" "https://127.0.0.1:$GOOD_PORT/good/"; do
     out=$("$VOLSCHED" client --dir "$C" attach "$u" "k" 2>&1) && fail "attach $u was accepted"
-    printf '%s' "$out" | grep -qE 'Invalid URL|would share the directory' || fail "no clear message for $u: $out"
+    grep -qE 'Invalid URL|would share the directory' <<<"$out" || fail "no clear message for $u: $out"
 done
 [ -f "$C/keepme" ] && [ -f "$C/account_127.0.0.1_${GOOD_PORT}_good.xml" ] || fail "an attach removed files"
 "$VOLSCHED" client --dir "$C" attach "http://127.0.0.1:$HPORT/notboinc/" "k" || fail "attach notboinc"
@@ -70,13 +73,13 @@ while [ $(( $(date +%s) - t0 )) -lt "$LIMIT" ]; do
     kill -0 "$VSC_PID" 2>/dev/null || fail "client died"
     msgs=$(vsc_bcmd --get_messages 0 2>/dev/null)
     missing=0
-    for w in "${want[@]}"; do printf '%s\n' "$msgs" | grep -qF -- "$w" || missing=$((missing + 1)); done
+    for w in "${want[@]}"; do grep -qF -- "$w" <<<"$msgs" || missing=$((missing + 1)); done
     [ "$missing" = 0 ] && [ "$(assimilated)" = 4 ] && break
     sleep 1
 done
 msgs=$(vsc_bcmd --get_messages 0 2>/dev/null)
 for w in "${want[@]}"; do
-    printf '%s\n' "$msgs" | grep -qF -- "$w" || fail "--get_messages lacks: $w"
+    grep -qF -- "$w" <<<"$msgs" || fail "--get_messages lacks: $w"
     grep -qF -- "$w" "$C/client.log" || fail "the client log lacks: $w"
 done
 [ "$(assimilated)" = 4 ] || fail "the real project's 4 workunits were not all assimilated ($(assimilated))"
@@ -87,7 +90,7 @@ nlong=$(vsc_store "select count(*) from result where outcome=3 and exit_status=1
     || fail "store: $nok successes (want 2), $nerr client errors with exit 1 (want 1), $nlong with 197 (want 1)"
 [ ! -e /tmp/vs_hostile_ran ] || fail "a hostile app ran"
 [ ! -e "$C/../evil" ] && [ ! -e "$C/projects/evil" ] && [ ! -e "$WORK/evil" ] || fail "a file ../../evil was written"
-if find "$C" -name 'unsigned_app' -perm -u+x | grep -q .; then fail "the unsigned app was kept as an executable"; fi
+if find "$C" -name 'unsigned_app' -perm -u+x | qgrep .; then fail "the unsigned app was kept as an executable"; fi
 vsc_bcmd --get_tasks >/dev/null || fail "boinccmd fails after the bad input"
 # what holds the account key is the owner's only (the old client wrote 0644)
 for f in "$C"/account_*.xml "$C"/sched_request_*.xml "$C"/slots/*/init_data.xml; do

@@ -8,6 +8,9 @@
 # --get_project_status; the events are in --get_messages; a wrong password
 # is refused; --quit stops the client.
 set -uo pipefail
+# grep -q stops reading at the first match, so under pipefail the writer may
+# die of SIGPIPE and fail the check: qgrep reads all of its input.
+qgrep() { grep "$@" >/dev/null; }
 VSC_WORK_PREFIX=vs_client_bcmd
 VSC_NCPUS=2
 # shellcheck source=lib_vs_client.sh
@@ -48,7 +51,7 @@ OTHER=$(vsc_bcmd --get_tasks | awk -v t="$T" '/^   name: /{if ($2 != t) {print $
 
 # "why is it running this?": client explain is volsched explain on the live queue
 ex=$("$VOLSCHED" client --dir "$C" explain) || fail "client explain failed"
-printf '%s\n' "$ex" | grep -q "^schedule: .*$T" || fail "client explain does not schedule $T: $ex"
+grep -q "^schedule: .*$T" <<<"$ex" || fail "client explain does not schedule $T: $ex"
 exj=$("$VOLSCHED" client --dir "$C" explain --json) || fail "client explain --json failed"
 printf '%s' "$exj" | python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["policy"] == "fair" and sys.argv[1] in d["schedule"]' "$T" \
     || fail "client explain --json: $exj"
@@ -95,23 +98,23 @@ done
 vsc_bcmd --set_run_mode never || fail "set_run_mode never"
 sleep 3
 [ -z "$(running_task)" ] || fail "a task still EXECUTING with run mode never"
-vsc_bcmd --get_cc_status | grep -q 'current mode: never' || fail "cc_status does not show mode never"
+vsc_bcmd --get_cc_status | qgrep 'current mode: never' || fail "cc_status does not show mode never"
 vsc_bcmd --set_run_mode auto || fail "set_run_mode auto"
 t1=$(date +%s)
 while [ $(( $(date +%s) - t1 )) -lt 15 ] && [ -z "$(running_task)" ]; do sleep 1; done
 [ -n "$(running_task)" ] || fail "nothing runs again after run mode auto"
 
 vsc_bcmd --project "$URL" nomorework || fail "project nomorework"
-vsc_bcmd --get_project_status | grep -q "don't request more work: yes" || fail "nomorework not shown"
-vsc_bcmd --get_state | grep -q "name: $T" || fail "--get_state does not list the task"
+vsc_bcmd --get_project_status | qgrep "don't request more work: yes" || fail "nomorework not shown"
+vsc_bcmd --get_state | qgrep "name: $T" || fail "--get_state does not list the task"
 msgs=$(vsc_bcmd --get_messages 0)
-printf '%s\n' "$msgs" | grep -q "task $T suspended by user" || fail "--get_messages lacks the suspend"
-printf '%s\n' "$msgs" | grep -q "Starting task" || fail "--get_messages lacks task starts"
+grep -q "task $T suspended by user" <<<"$msgs" || fail "--get_messages lacks the suspend"
+grep -q "Starting task" <<<"$msgs" || fail "--get_messages lacks task starts"
 if (cd "$C" && boinccmd --host "127.0.0.1:$RPC_PORT" --passwd wrong --get_tasks >/dev/null 2>&1); then
     fail "a wrong password was accepted"
 fi
 bad=$(cd "$C" && boinccmd --host "127.0.0.1:$RPC_PORT" --passwd wrong --get_tasks 2>&1)
-printf '%s\n' "$bad" | grep -q 'Authorization failure' || fail "no authorization failure for a wrong password: $bad"
+grep -q 'Authorization failure' <<<"$bad" || fail "no authorization failure for a wrong password: $bad"
 vsc_bcmd --quit || fail "--quit"
 for _ in $(seq 1 100); do kill -0 "$VSC_PID" 2>/dev/null || break; sleep 0.1; done
 kill -0 "$VSC_PID" 2>/dev/null && fail "client still running 10 s after --quit"

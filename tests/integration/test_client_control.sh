@@ -14,6 +14,9 @@
 #    in the log and --get_messages; the client goes on. The delay is
 #    BOINC's 60 s by default; cc_config <quit_timeout> sets it (3 s here).
 set -uo pipefail
+# grep -q stops reading at the first match, so under pipefail the writer may
+# die of SIGPIPE and fail the check: qgrep reads all of its input.
+qgrep() { grep "$@" >/dev/null; }
 VSC_WORK_PREFIX=vs_client_ctl
 VSC_NCPUS=4
 # shellcheck source=lib_vs_client.sh
@@ -64,23 +67,23 @@ four_running() { [ "$(executing "$URL_A" | wc -l)" -ge 4 ]; }
 wait_for 60 four_running || fail "the 4 tasks of ctl never all EXECUTING: $(executing)"
 
 vsc_bcmd --project_attach "$URL_B" "$AUTH_B" || fail "boinccmd --project_attach failed"
-b_listed() { vsc_bcmd --get_project_status | grep -q "master URL: $URL_B"; }
+b_listed() { vsc_bcmd --get_project_status | qgrep "master URL: $URL_B"; }
 wait_for 20 b_listed || fail "--project_attach: project other not in --get_project_status"
-b_task() { vsc_bcmd --get_tasks | grep -q "project URL: $URL_B"; }
+b_task() { vsc_bcmd --get_tasks | qgrep "project URL: $URL_B"; }
 wait_for 30 b_task || fail "the attached project got no task"
 [ -f "$C/account_127.0.0.1_${PORT}_other.xml" ] || fail "no account file for the attached project"
 
 gui=$(vsc_bcmd --get_simple_gui_info) || fail "--get_simple_gui_info failed"
 for want in "======== Projects ========" "name: ctl" "name: other" "======== Tasks ========" \
     "project URL: $URL_A" "project URL: $URL_B" "boincapp_job_1_0" "hang_job_1_0"; do
-    printf '%s\n' "$gui" | grep -qF -- "$want" || fail "--get_simple_gui_info lacks '$want': $gui"
+    grep -qF -- "$want" <<<"$gui" || fail "--get_simple_gui_info lacks '$want': $gui"
 done
 
 # <abort/> to an app that ignores it: killed quit_timeout (3 s) later
 hpid=$(vsc_bcmd --get_tasks | awk '/^   name: /{n=$2} n=="hang_job_1_0" && /^   PID: /{print $2; exit}')
 [ -n "$hpid" ] && kill -0 "$hpid" 2>/dev/null || fail "hang_job_1_0 has no live pid ($hpid)"
 vsc_bcmd --task "$URL_A" hang_job_1_0 abort || fail "--task abort"
-killed() { vsc_bcmd --get_messages 0 | grep -q "Task hang_job_1_0 did not exit 3 s after <abort/>; killing it"; }
+killed() { vsc_bcmd --get_messages 0 | qgrep "Task hang_job_1_0 did not exit 3 s after <abort/>; killing it"; }
 wait_for 15 killed || fail "no 'did not exit 3 s after <abort/>' message"
 gone() { ! kill -0 "$hpid" 2>/dev/null; }
 wait_for 5 gone || fail "hang_job_1_0 (pid $hpid) still alive after the kill"
@@ -104,12 +107,12 @@ wait_for 20 a_runs || fail "ctl's tasks did not run again after resume"
 bdir="$C/projects/127.0.0.1_${PORT}_other"
 [ -d "$bdir" ] || fail "no project dir $bdir"
 vsc_bcmd --project "$URL_B" detach || fail "--project detach"
-b_gone() { ! vsc_bcmd --get_project_status | grep -q "master URL: $URL_B"; }
+b_gone() { ! vsc_bcmd --get_project_status | qgrep "master URL: $URL_B"; }
 wait_for 10 b_gone || fail "detached project still in --get_project_status"
-vsc_bcmd --get_tasks | grep -q "project URL: $URL_B" && fail "tasks of the detached project remain"
+vsc_bcmd --get_tasks | qgrep "project URL: $URL_B" && fail "tasks of the detached project remain"
 [ -d "$bdir" ] && fail "the detached project's directory remains"
 [ -f "$C/account_127.0.0.1_${PORT}_other.xml" ] && fail "the detached project's account file remains"
-vsc_bcmd --get_messages 0 | grep -q "Detached from $URL_B" || fail "no 'Detached from' message"
+vsc_bcmd --get_messages 0 | qgrep "Detached from $URL_B" || fail "no 'Detached from' message"
 wait_for 10 a_runs || fail "ctl's tasks stopped after the detach"
 
 # <quit/> at shutdown to an app that ignores it: killed 3 s later, the client exits

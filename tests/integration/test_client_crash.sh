@@ -41,13 +41,16 @@ done
 # they are still there when it starts; either way none may run on beside it.
 before=$(vsc_orphans)
 vsc_run "$C" || fail "client did not start after the crashes"
-while [ $(( $(date +%s) - t0 )) -lt "$LIMIT" ]; do
+# The limit counts from this start: the kill rounds before it take as long
+# as a loaded machine makes them.
+t1=$(date +%s)
+while [ $(( $(date +%s) - t1 )) -lt "$LIMIT" ]; do
     kill -0 "$VSC_PID" 2>/dev/null || fail "client died"
     [ "$(vsc_wus_done)" = "$N" ] && break
     sleep 1
 done
 done=$(vsc_wus_done)
-[ "$done" = "$N" ] || fail "within ${LIMIT}s: $done of $N workunits assimilated"
+[ "$done" = "$N" ] || fail "within ${LIMIT}s of the last start: $done of $N workunits assimilated"
 nres=$(vsc_store "select count(*) from result")
 nok=$(vsc_store "select count(*) from result where outcome=1 and validate_state=1")
 [ "$nres" = "$N" ] && [ "$nok" = "$N" ] || fail "store: $nres results, $nok valid successes (want $N and $N)"

@@ -71,7 +71,7 @@ python3 -c "import sys; s, t = float(sys.argv[1]), float(sys.argv[2]); sys.exit(
     || fail "the scheduler request's disk usage is off: d_project_share $share, d_boinc_used_total $total"
 grep -q "<disk_min_free_gb>0.004" "$req" || fail "the request's working preferences lack disk_min_free_gb"
 dus=$(vsc_bcmd --get_disk_usage) || fail "boinccmd --get_disk_usage"
-printf '%s\n' "$dus" | grep -q "disk usage: 40" || fail "boinccmd --get_disk_usage lacks the flooding project's 40 MB: $dus"
+grep -q "disk usage: 40" <<<"$dus" || fail "boinccmd --get_disk_usage lacks the flooding project's 40 MB: $dus"
 # the raw reply (read-only from 127.0.0.1: no password): what boinctui needs
 du=$(python3 - "$RPC_PORT" <<'PY'
 import socket, sys
@@ -87,7 +87,7 @@ print(buf.decode(errors="replace"))
 PY
 )
 for tag in d_total d_free d_boinc d_allowed; do
-    printf '%s\n' "$du" | grep -q "<$tag>[0-9]" || fail "get_disk_usage lacks <$tag>: $du"
+    grep -q "<$tag>[0-9]" <<<"$du" || fail "get_disk_usage lacks <$tag>: $du"
 done
 # the state is still being written: a change now reaches the file
 before=$(stat -c %y "$C/client_state.xml")

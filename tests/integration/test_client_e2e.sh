@@ -8,6 +8,9 @@
 # assimilated in the server's store with exactly one successful result,
 # and boinccmd must see the client's tasks while they run.
 set -uo pipefail
+# grep -q stops reading at the first match, so under pipefail the writer may
+# die of SIGPIPE and fail the check: qgrep reads all of its input.
+qgrep() { grep "$@" >/dev/null; }
 # The apps run at SCHED_IDLE (checked below), so any other load on the
 # machine (the suite runs two tests at once) starves them: a long limit,
 # which a passing run never waits out.
@@ -39,7 +42,7 @@ saw_prio=0
 while [ $(( $(date +%s) - t0 )) -lt "$LIMIT" ]; do
     kill -0 "$VSC_PID" 2>/dev/null || fail "client died"
     tasks=$(vsc_bcmd --get_tasks 2>/dev/null)
-    if printf '%s\n' "$tasks" | grep -q 'active_task_state: EXECUTING'; then
+    if grep -q 'active_task_state: EXECUTING' <<<"$tasks"; then
         saw_running=1
         pid=$(printf '%s\n' "$tasks" | awk '/active_task_state: EXECUTING/{f=1} f && /PID:/{print $2; exit}')
         if [ -n "$pid" ] && [ -r "/proc/$pid/stat" ]; then
@@ -49,7 +52,7 @@ while [ $(( $(date +%s) - t0 )) -lt "$LIMIT" ]; do
             saw_prio=1
         fi
     fi
-    if printf '%s\n' "$tasks" | grep -A30 'name: boincapp_job' | grep -Eq 'fraction done: 0\.[0-9]*[1-9]'; then
+    if printf '%s\n' "$tasks" | grep -A30 'name: boincapp_job' | qgrep -E 'fraction done: 0\.[0-9]*[1-9]'; then
         saw_fraction=1
     fi
     [ "$(vsc_wus_done)" = 6 ] && break
@@ -84,7 +87,7 @@ awk -v c="$cpu" 'BEGIN{exit !(c > 1.0)}' || fail "boincapp reported CPU time $cp
 [ -f "$C/client_state.xml" ] && [ ! -f "$C/client_state_next.xml" ] || fail "state files"
 "$VOLSCHED" client --dir "$C" run --foreground --gui_rpc_port "$(demo_free_port)" >"$WORK/second.log" 2>&1
 [ $? -ne 0 ] && grep -q 'already running' "$WORK/second.log" || fail "a second client on the same dir did not refuse: $(cat "$WORK/second.log")"
-"$VOLSCHED" client --dir "$C" status | grep -q "jobs ok 6 err 0" || fail "client status: $("$VOLSCHED" client --dir "$C" status)"
+"$VOLSCHED" client --dir "$C" status | qgrep "jobs ok 6 err 0" || fail "client status: $("$VOLSCHED" client --dir "$C" status)"
 vsc_stop
 grep -q 'volsched client exiting' "$log" || fail "no clean exit after boinccmd --quit"
 echo "ok: 6 jobs (3 plain, 3 BOINC-API) computed, uploaded, reported, validated and assimilated in $(( $(date +%s) - t0 ))s"

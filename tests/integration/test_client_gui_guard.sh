@@ -15,6 +15,9 @@
 # ones forever, and blocked in send() (5 s a reply) on a peer that did not
 # read. VS_KEEP_GOING=1 reports every failed check instead of stopping.
 set -uo pipefail
+# grep -q stops reading at the first match, so under pipefail the writer may
+# die of SIGPIPE and fail the check: qgrep reads all of its input.
+qgrep() { grep "$@" >/dev/null; }
 VSC_WORK_PREFIX=vs_client_gui
 # shellcheck source=lib_vs_client.sh
 . "$VS_SOURCE_DIR/tests/integration/lib_vs_client.sh"
@@ -99,7 +102,7 @@ flood() { # OUTFILE ARGS...: gui_flood.py in the background until "open"
     for _ in $(seq 1 100); do grep -q '^open' "$out" && return 0; sleep 0.1; done
     check "gui_flood.py $*: $(cat "$out")"
 }
-closed_all() { tail -1 "$1" | grep -q "^closed $2 of $2$"; }
+closed_all() { tail -1 "$1" | qgrep "^closed $2 of $2$"; }
 
 # 2. 40 idle connections
 flood "$WORK/idle.out" idle 40

@@ -43,12 +43,12 @@ delay=$(sed -n 's:.*<request_delay>\([0-9.]*\)</request_delay>.*:\1:p' "$reply")
 
 # Status and explain, from the state file, while the daemon runs.
 st=$("$VOLSCHED" client --dir "$C" status) || fail "client status failed"
-printf '%s\n' "$st" | grep -Eq 'latency-limited for (5[0-9][0-9]|600) s' || fail "status: $st"
+grep -Eq 'latency-limited for (5[0-9][0-9]|600) s' <<<"$st" || fail "status: $st"
 js=$("$VOLSCHED" client --dir "$C" status --json) || fail "status --json failed"
 lat=$(printf '%s' "$js" | python3 -c 'import json,sys; print(int(json.load(sys.stdin)["projects"][0]["latency_limited_for"]))')
 [ "$lat" -gt 500 ] && [ "$lat" -le 600 ] || fail "status --json latency_limited_for $lat"
 ex=$("$VOLSCHED" client --dir "$C" explain) || fail "client explain failed"
-printf '%s\n' "$ex" | grep -q 'latency_limited' || fail "explain does not say latency-limited: $ex"
+grep -q 'latency_limited' <<<"$ex" || fail "explain does not say latency-limited: $ex"
 # Not an empty reply: no work backoff, and no second request within the delay.
 sleep 5
 nrpc=$(grep -c 'Requesting new tasks' "$C/client.log")

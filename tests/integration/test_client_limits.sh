@@ -76,7 +76,7 @@ grep -q "\[flood\] Refused [0-9]* of 2500 new tasks: this project is at its limi
 grep -q "\[flood\] Ignored [0-9]* workunits no task of the reply names and [0-9]* files nothing names" "$log" \
     || fail "no 'Ignored ...' message for the flooding project"
 msgs=$(vsc_bcmd --get_messages 0) || fail "boinccmd --get_messages"
-printf '%s\n' "$msgs" | grep -q "this project is at its limit of 10000 tasks" \
+grep -q "this project is at its limit of 10000 tasks" <<<"$msgs" \
     || fail "--get_messages lacks the refusal"
 other=$(stat_of other_results)
 [ "$other" -le 10000 ] || fail "the last request listed $other tasks of the flooding project (its cap: 10000)"

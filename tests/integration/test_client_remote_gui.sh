@@ -7,6 +7,9 @@
 # host with a log line. A non-loopback address for the test is added to lo
 # (10.254.77.1/32; root), so a peer that is not 127.x exists on any machine.
 set -uo pipefail
+# grep -q stops reading at the first match, so under pipefail the writer may
+# die of SIGPIPE and fail the check: qgrep reads all of its input.
+qgrep() { grep "$@" >/dev/null; }
 VSC_WORK_PREFIX=vs_client_rgui
 # shellcheck source=lib_vs_client.sh
 . "$VS_SOURCE_DIR/tests/integration/lib_vs_client.sh"
@@ -19,7 +22,7 @@ cleanup() {
 }
 trap cleanup EXIT
 [ "$(id -u)" = 0 ] || { echo "FAIL: this test adds an address to lo and needs root"; exit 1; }
-if ! ip -4 addr show dev lo | grep -q "inet $ADDR/"; then
+if ! ip -4 addr show dev lo | qgrep "inet $ADDR/"; then
     ip addr add "$ADDR/32" dev lo || { echo "FAIL: cannot add $ADDR to lo"; exit 1; }
     added=1
 fi

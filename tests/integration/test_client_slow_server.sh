@@ -20,6 +20,9 @@
 # libcurl, 120 s timeouts): boinccmd froze, one download at a time.
 # VS_KEEP_GOING=1 reports every failed check instead of stopping at the first.
 set -uo pipefail
+# grep -q stops reading at the first match, so under pipefail the writer may
+# die of SIGPIPE and fail the check: qgrep reads all of its input.
+qgrep() { grep "$@" >/dev/null; }
 VSC_WORK_PREFIX=vs_client_slow
 # shellcheck source=lib_vs_client.sh
 . "$VS_SOURCE_DIR/tests/integration/lib_vs_client.sh"
@@ -141,7 +144,7 @@ sed -i 's|</options>|  <http_transfer_timeout>5</http_transfer_timeout>\n    <ma
 grep -q "<http_transfer_timeout>5<" "$C/cc_config.xml" || fail "cc_config edit"
 from=$(($(wc -l <"$C/client.log") + 1))
 start_client "restart"
-new_log() { tail -n +"$from" "$C/client.log" | grep -q "$1"; }
+new_log() { tail -n +"$from" "$C/client.log" | qgrep "$1"; }
 wait_for 20 new_log "Resuming download of drip_.* at byte [1-9]" || check "no download resumed"
 [ "$(stat_of drip ranges)" -ge 1 ] || check "the server saw no Range request"
 wait_for 20 stat_is drip active 3 || check "$(stat_of drip active) drip downloads at once, want 3 (cc_config)"
@@ -151,7 +154,7 @@ wait_for 30 new_log "Temporarily failed download of drip_.*: transfer slower tha
 wait_for 30 new_log "driprpc/\] Scheduler request failed: transfer slower than 10 bytes/s for 5 s; retrying in" ||
     check "no low-speed failure of the scheduler request in the log"
 msgs=$(bcmd --get_messages 0 2>/dev/null)
-printf '%s\n' "$msgs" | grep -q "transfer slower than 10 bytes/s for 5 s" || check "--get_messages lacks the low-speed failure"
+grep -q "transfer slower than 10 bytes/s for 5 s" <<<"$msgs" || check "--get_messages lacks the low-speed failure"
 latency 2 "low-speed retries"
 [ "$(stat_of drip max_active)" -le 3 ] || check "$(stat_of drip max_active) drip downloads at once, over 3"
 kill -0 "$VSC_PID" 2>/dev/null || check "the client died"

@@ -49,8 +49,8 @@ done
 grep -q 'Trickle-down message received' "$C/client.log" || fail "client never received the trickle-down"
 [ "$(vsc_store "select count(*) from msg_to_host where handled=1")" = 1 ] || fail "trickle-down not marked sent"
 err=$(vsc_store "select stderr_out from result where name='boincapp_job_1_0'")
-{ printf '%s' "$err" | grep -q 'boincapp: trickle-down: <msg_to_host>' &&
-  printf '%s' "$err" | grep -q 'hello boincapp_job_1_0 from the project'; } \
+{ grep -q 'boincapp: trickle-down: <msg_to_host>' <<<"$err" &&
+  grep -q 'hello boincapp_job_1_0 from the project' <<<"$err"; } \
     || fail "the app did not get the trickle-down; its stderr: $err"
 [ "$(wc -l < "$WORK/handled.log")" = 1 ] || fail "the handler ran more than once"
 echo "ok: trickle-up stored and handled once, trickle-down delivered to the running app"

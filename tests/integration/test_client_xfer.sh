@@ -10,6 +10,9 @@
 #    downloading F: ..." in the log and in --get_messages, nothing of it is
 #    left on the disk, and the client goes on: the other jobs complete.
 set -uo pipefail
+# grep -q stops reading at the first match, so under pipefail the writer may
+# die of SIGPIPE and fail the check: qgrep reads all of its input.
+qgrep() { grep "$@" >/dev/null; }
 VSC_WORK_PREFIX=vs_client_xfer
 # shellcheck source=lib_vs_client.sh
 . "$VS_SOURCE_DIR/tests/integration/lib_vs_client.sh"
@@ -80,7 +83,7 @@ valid() { [ "$(vsc_store "select count(*) from result where name='$T' and valida
 wait_for 60 valid || fail "$T did not validate after the resumed upload"
 
 # the full disk: the big input never fits; the small jobs all complete
-full() { vsc_bcmd --get_messages 0 | grep -q "Disk full while downloading big_in: it needs"; }
+full() { vsc_bcmd --get_messages 0 | qgrep "Disk full while downloading big_in: it needs"; }
 wait_for 30 full || fail "no 'Disk full while downloading big_in' in --get_messages"
 grep -q "Disk full while downloading big_in: it needs" "$C/client.log" || fail "no disk-full message in the log"
 small_done() { [ "$(vsc_store "select count(*) from workunit where name like 'primes_job_%' and assimilate_state=2")" = 3 ]; }

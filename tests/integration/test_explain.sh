@@ -2,6 +2,9 @@
 # volsched explain: the seed example's answers, nested and top-level results,
 # the three policies, and clear refusals (exit 2) of bad snapshots.
 set -uo pipefail
+# grep -q stops reading at the first match, so under pipefail the writer may
+# die of SIGPIPE and fail the check: qgrep reads all of its input.
+qgrep() { grep "$@" >/dev/null; }
 : "${VOLSCHED:?VOLSCHED must name the built binary}"
 : "${VS_SOURCE_DIR:?}"
 fail() { echo "FAIL: $*"; exit 1; }
@@ -145,5 +148,5 @@ grep -q 'cannot read' "$tmp/err" || fail "missing file: message"
 grep -q "unknown policy 'fifo'" "$tmp/err" || fail "bad policy: message"
 "$VOLSCHED" explain 2>/dev/null; rc=$?
 [ $rc -eq 2 ] || fail "no file: exit $rc"
-"$VOLSCHED" explain --help | grep -q 'usage: volsched explain' || fail "--help"
+"$VOLSCHED" explain --help | qgrep 'usage: volsched explain' || fail "--help"
 echo "ok: explain"

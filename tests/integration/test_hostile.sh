@@ -65,8 +65,8 @@ echo "ok: store, WAL, config.xml 0600; keys/ 0700"
 out=$(python3 "$HC" junk "$UPLOAD" 16 62) || fail "junk uploads: helper failed"
 hwm=$(awk '/VmHWM/{print $2}' "/proc/$SERVE_PID/status")
 echo "16 x 62 MiB junk uploads: $out; server peak RSS ${hwm} kB"
-echo "$out" | grep -q '"200:-1": 16' || fail "junk uploads were not all refused: $out"
-echo "$out" | grep -q 'invalid upload certificate' || fail "not refused for the certificate: $out"
+grep -q '"200:-1": 16' <<<"$out" || fail "junk uploads were not all refused: $out"
+grep -q 'invalid upload certificate' <<<"$out" || fail "not refused for the certificate: $out"
 [ "$hwm" -lt 102400 ] || fail "server peak RSS ${hwm} kB >= 100 MB"
 [ -z "$(find "$P/upload" -name 'forged_0')" ] || fail "a forged upload left a file"
 

@@ -8,6 +8,9 @@
 # attach and receive tasks over HTTPS, so its account key never travels in
 # clear.
 set -uo pipefail
+# grep -q stops reading at the first match, so under pipefail the writer may
+# die of SIGPIPE and fail the check: qgrep reads all of its input.
+qgrep() { grep "$@" >/dev/null; }
 LIMIT=${LIMIT:-120}
 RC_WORK_PREFIX=vs_https
 # shellcheck source=lib_real_client.sh
@@ -25,21 +28,21 @@ grep -q "https on 127.0.0.1:$HTTPS_PORT" "$WORK/serve.log" || fail "no https lis
 
 # ---- the master page (over HTTP) names only the https scheduler
 page=$(curl -sf "$URL") || fail "no master page"
-echo "$page" | grep -q "<link rel=\"boinc_scheduler\" href=\"https://127.0.0.1:$HTTPS_PORT/" \
+grep -q "<link rel=\"boinc_scheduler\" href=\"https://127.0.0.1:$HTTPS_PORT/" <<<"$page" \
     || fail "the master page does not advertise the https scheduler: $page"
-echo "$page" | grep -q 'href="http://' && fail "the master page still advertises an http scheduler"
+grep -q 'href="http://' <<<"$page" && fail "the master page still advertises an http scheduler"
 SURL=$(echo "$page" | sed -n 's:.*<scheduler>\(.*\)</scheduler>.*:\1:p')
 echo "master page advertises $SURL"
 
 # ---- TLS: trusted with the CA, refused without it
-curl -sf --cacert "$T/ca.pem" "https://127.0.0.1:$HTTPS_PORT/demo/" | grep -q boinc_scheduler \
+curl -sf --cacert "$T/ca.pem" "https://127.0.0.1:$HTTPS_PORT/demo/" | qgrep boinc_scheduler \
     || fail "the master page over https with the CA failed"
 if curl -sf "https://127.0.0.1:$HTTPS_PORT/demo/" >/dev/null 2>&1; then
     fail "curl trusted the server without the test CA"
 fi
 reply=$(printf '<scheduler_request>\n<authenticator>%s</authenticator>\n</scheduler_request>\n' "$AUTH" \
     | curl -sf --cacert "$T/ca.pem" --data-binary @- "$SURL") || fail "scheduler over https failed"
-echo "$reply" | grep -q '<scheduler_reply>' || fail "no scheduler reply over https: $reply"
+grep -q '<scheduler_reply>' <<<"$reply" || fail "no scheduler reply over https: $reply"
 
 # ---- the real BOINC client, trusting the test CA through its ca-bundle.crt
 mkdir -p "$WORK/boinc"

@@ -17,6 +17,9 @@
 # VS_KEEP_GOING=1 reports every failed check instead of stopping at the
 # first (to see each one fail against an older build).
 set -uo pipefail
+# grep -q stops reading at the first match, so under pipefail the writer may
+# die of SIGPIPE and fail the check: qgrep reads all of its input.
+qgrep() { grep "$@" >/dev/null; }
 LIMIT=${LIMIT:-180}
 RC_WORK_PREFIX=vs_https_only
 # shellcheck source=lib_real_client.sh
@@ -81,7 +84,7 @@ grep -q "https_only: plain http serves only" "$WORK/serve.log" || fail "no https
 
 # ---- the plain listener: the master page, get_project_config.php and downloads only
 page=$(curl -sf "$URL") || fail "no master page over plain http"
-echo "$page" | grep -q "href=\"$HTTPS/demo/cgi-bin/cgi\"" || fail "the master page does not name the https scheduler"
+grep -q "href=\"$HTTPS/demo/cgi-bin/cgi\"" <<<"$page" || fail "the master page does not name the https scheduler"
 curl -sf -o "$WORK/pc.xml" "${URL}get_project_config.php"
 grep -q '<project_config>' "$WORK/pc.xml" || fail "no get_project_config.php over plain http"
 dl=$(cd "$P/download" && find . -type f | head -1 | sed 's:^\./::')
@@ -93,7 +96,7 @@ plain_refused() { # METHOD PATH
           else curl -s -w '\n%{http_code}' "http://127.0.0.1:$PORT$2"; fi)
     code=$(echo "$out" | tail -1)
     [ "$code" = 403 ] || { fail "plain $1 $2 answered $code"; return; }
-    echo "$out" | grep -q "only over https: $HTTPS$2" || fail "plain $1 $2: no https URL in '$(echo "$out" | head -1)'"
+    grep -q "only over https: $HTTPS$2" <<<"$out" || fail "plain $1 $2: no https URL in '$(echo "$out" | head -1)'"
 }
 plain_refused POST /demo/cgi-bin/cgi
 plain_refused POST /demo/cgi-bin/file_upload_handler
@@ -106,10 +109,10 @@ grep -q "http 403 POST /demo/cgi-bin/cgi from 127.0.0.1: this project serves" "$
 # ---- over https they work; the operator's cookie is Secure there
 reply=$(printf '%b' "$REQ" | curl -sf --cacert "$T/ca.pem" --data-binary @- "$HTTPS/demo/cgi-bin/cgi") \
     || fail "the scheduler over https failed"
-echo "$reply" | grep -q '<scheduler_reply>' || fail "no scheduler reply over https"
+grep -q '<scheduler_reply>' <<<"$reply" || fail "no scheduler reply over https"
 curl -s --cacert "$T/ca.pem" -D "$WORK/oh" -o /dev/null -u "op:$OPS_PW" "$HTTPS/ops/"
-head -1 "$WORK/oh" | grep -q ' 200' || fail "/ops/ over https: $(head -1 "$WORK/oh")"
-grep -i '^Set-Cookie: vs_ops=' "$WORK/oh" | grep -q 'Secure' || fail "the session cookie over https is not Secure"
+head -1 "$WORK/oh" | qgrep ' 200' || fail "/ops/ over https: $(head -1 "$WORK/oh")"
+grep -i '^Set-Cookie: vs_ops=' "$WORK/oh" | qgrep 'Secure' || fail "the session cookie over https is not Secure"
 
 # ---- TLS versions and suites
 tls_ok() { # openssl s_client options: 0 when a handshake completed

@@ -8,6 +8,9 @@
 # --json`), host ban, job show/cancel, purge, init --force keeping config.xml,
 # a bad config.xml on SIGHUP keeping the old one, and a read-only project.
 set -uo pipefail
+# grep -q stops reading at the first match, so under pipefail the writer may
+# die of SIGPIPE and fail the check: qgrep reads all of its input.
+qgrep() { grep "$@" >/dev/null; }
 : "${VOLSCHED:?}" "${VS_SOURCE_DIR:?}"
 V=$VOLSCHED
 W=$(mktemp -d /tmp/vs_ops_test.XXXXXX)
@@ -56,10 +59,10 @@ grep -q "already runs.*pid $SPID" "$W/second" || fail "second serve: $(cat "$W/s
 # One RPC: a job; the RPC is one INFO line in log/serve.log; an unknown key is not logged whole.
 sed "s/0123456789abcdef0123456789abcdef/$AUTH/" "$VS_SOURCE_DIR/tests/data/boinc/sched_request_01.xml" > "$W/req.xml"
 SCHED="${URL}cgi-bin/cgi"
-curl -sf --data-binary @"$W/req.xml" "$SCHED" | grep -q '<name>job1_0</name>' || fail "no job sent"
+curl -sf --data-binary @"$W/req.xml" "$SCHED" | qgrep '<name>job1_0</name>' || fail "no job sent"
 T_RPC=$(date +%s)
 # Banned now; the scheduler's 10 s host cache may still hold the old row.
-$V host ban --project "$P" 1 | grep -q banned || fail "host ban"
+$V host ban --project "$P" 1 | qgrep banned || fail "host ban"
 grep -q 'INFO rpc host 1 (new) user 1 (u) from 127.0.0.1: reported 0 (0 new), sent 1' "$P/log/serve.log" \
     || fail "no RPC line in log/serve.log"
 sed "s/$AUTH/ffffffffffffffffffffffffffffffff/" "$W/req.xml" > "$W/bad.xml"
@@ -93,31 +96,31 @@ grep -q '<hostid>1</hostid>' "$W/req2.xml" || fail "test request has no hostid t
 r=$(curl -sf --data-binary @"$W/req2.xml" "$SCHED")
 grep -q 'not allowed to get work' <<<"$r" || fail "banned host: $r"
 grep -q '<result>' <<<"$r" && fail "banned host got work"
-$V host show --project "$P" 1 | grep -q 'BANNED' || fail "host show does not say banned"
+$V host show --project "$P" 1 | qgrep 'BANNED' || fail "host show does not say banned"
 $V host ban --project "$P" --lift 1 >/dev/null || fail "host ban --lift"
 
 # job show / cancel (one WU, then a batch).
-$V job show --project "$P" job1 | grep -q 'job1_0 .*in_progress' || fail "job show"
-$V job cancel --project "$P" job2 | grep -q 'cancelled (1 unsent' || fail "job cancel"
+$V job show --project "$P" job1 | qgrep 'job1_0 .*in_progress' || fail "job show"
+$V job cancel --project "$P" job2 | qgrep 'cancelled (1 unsent' || fail "job cancel"
 [ "$(sqlite3 "$P/volsched.db" "select server_state||outcome from result where name='job2_0'")" = 55 ] \
     || fail "cancelled WU's result not OVER/DIDNT_NEED"
-$V job cancel --project "$P" --batch 6 | grep -q 'cancelled' || fail "job cancel --batch"
-$V result show --project "$P" job1_0 | grep -q 'server_state *in_progress' || fail "result show"
+$V job cancel --project "$P" --batch 6 | qgrep 'cancelled' || fail "job cancel --batch"
+$V result show --project "$P" job1_0 | qgrep 'server_state *in_progress' || fail "result show"
 
 # stop_sched: maintenance reply with a delay; volsched stop / start.
-$V stop --project "$P" | grep -q 'disabled' || fail "volsched stop"
+$V stop --project "$P" | qgrep 'disabled' || fail "volsched stop"
 sleep 0.3
 r=$(curl -sf --data-binary @"$W/req.xml" "$SCHED")
 grep -q 'temporarily shut down for maintenance' <<<"$r" || fail "stop_sched: $r"
 grep -q '<request_delay>' <<<"$r" || fail "stop_sched: no request_delay"
 $V status --project "$P" --json > "$W/s.json"
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["server"]["stop_sched"] and d["daemons"]["validator"]["status"]=="disabled", d' "$W/s.json" || fail "status after stop"
-$V start --project "$P" | grep -q 'already runs' || fail "volsched start with serve up"
+$V start --project "$P" | qgrep 'already runs' || fail "volsched start with serve up"
 sleep 0.5
 
 # server_status.php, both forms, and /metrics, parsed.
 curl -sf "${URL}server_status.php?xml=1" > "$W/ss.xml" || fail "server_status.php?xml=1"
-curl -sf "${URL}server_status.php" | grep -q '<h1>Ops Test server status</h1>' || fail "server_status.php HTML"
+curl -sf "${URL}server_status.php" | qgrep '<h1>Ops Test server status</h1>' || fail "server_status.php HTML"
 curl -sf "http://127.0.0.1:$PORT/metrics" > "$W/metrics" || fail "/metrics"
 $V status --project "$P" --json > "$W/s.json" || fail "status --json"
 python3 - "$W/ss.xml" "$W/metrics" "$W/s.json" <<'PY' || fail "server_status/metrics do not match status --json"
@@ -187,11 +190,11 @@ kill -TERM "$SPID"; wait "$SPID"; rc=$?; SPID=""
 [ $rc -eq 0 ] || fail "exit $rc after SIGTERM"
 grep -q 'stopped' "$P/log/serve.log" || fail "no stop line"
 [ -f "$P/run/serve.pid" ] && fail "pid file left behind"
-$V status --project "$P" | grep -q '^Server: down' || fail "status after stop"
+$V status --project "$P" | qgrep '^Server: down' || fail "status after stop"
 
 # purge: nothing old enough is finished yet; --older 0 after marking a WU finished.
 sqlite3 "$P/volsched.db" "update workunit set file_delete_state=2, mod_time=1 where name='job2'"
-$V purge --project "$P" --older 1 | grep -q 'purged 1 workunits' || fail "purge"
+$V purge --project "$P" --older 1 | qgrep 'purged 1 workunits' || fail "purge"
 grep -q '<name>job2</name>' "$P"/archives/wu_archive_*.xml || fail "purged WU not archived"
 grep -q '<name>job2_0</name>' "$P"/archives/result_archive_*.xml || fail "purged result not archived"
 [ "$(sqlite3 "$P/volsched.db" "select count(*) from workunit where name='job2'")" = 0 ] || fail "purged WU still in the store"

@@ -3,6 +3,9 @@
 # create_work (good and bad), checked in the store with the sqlite3 command
 # and on disk. Every bad call must exit non-zero and leave nothing behind.
 set -euo pipefail
+# grep -q stops reading at the first match, so under pipefail the writer may
+# die of SIGPIPE and fail the check: qgrep reads all of its input.
+qgrep() { grep "$@" >/dev/null; }
 : "${VOLSCHED:?set VOLSCHED to the volsched binary}"
 V=$VOLSCHED
 T=$(mktemp -d /tmp/vs_admin_XXXXXX)
@@ -39,7 +42,7 @@ grep -q '<enable_assignment>1</enable_assignment>' "$P/config.xml" || fail "enab
 grep -q '<max_jobs_in_progress>' "$P/config_aux.xml" || fail "config_aux.xml"
 grep -q 'rel="boinc_scheduler" href="http://127.0.0.1:18080/admin/cgi-bin/cgi"' \
     "$P/html/index.html" || fail "master page scheduler link"
-head -1 "$P/keys/code_sign_public" | grep -qx 1024 || fail "code-sign key not in BOINC format"
+head -1 "$P/keys/code_sign_public" | qgrep -x 1024 || fail "code-sign key not in BOINC format"
 [ "$(q "SELECT value FROM store_meta WHERE key='schema_version'")" = 6 ] || fail "schema version"
 [ "$(q 'PRAGMA journal_mode')" = wal ] || fail "store not in WAL mode"
 keysum=$(md5sum "$P/keys/code_sign_private")
@@ -114,11 +117,11 @@ wu=$(cat "$T/out")
 [ "$(q "SELECT count(*) FROM workunit WHERE name='$wu'")" = 1 ] || fail "create_work printed $wu"
 # The transitioner ran: one UNSENT result with a signed output file.
 [ "$(q "SELECT server_state FROM result WHERE name='${wu}_0'")" = 2 ] || fail "no UNSENT result"
-q "SELECT xml_doc_in FROM result WHERE name='${wu}_0'" | grep -q '<xml_signature>' \
+q "SELECT xml_doc_in FROM result WHERE name='${wu}_0'" | qgrep '<xml_signature>' \
     || fail "output file without upload certificate"
 staged=$(find download -name in1.txt)
 [ -n "$staged" ] && cmp -s "$staged" "$T/in1.txt" || fail "input not staged"
-q "SELECT xml_doc FROM workunit WHERE name='$wu'" | grep -q "$(md5sum <"$T/in1.txt" | cut -c1-32)" \
+q "SELECT xml_doc FROM workunit WHERE name='$wu'" | qgrep "$(md5sum <"$T/in1.txt" | cut -c1-32)" \
     || fail "input md5 not in the workunit XML"
 # Every flag at once (BOINC's single-dash spelling too).
 expect 0 $V create_work -appname upper -wu_name full -app_version_num 101 \

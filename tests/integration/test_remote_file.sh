@@ -7,6 +7,9 @@
 # and report; the result must be OVER/SUCCESS with the right answer, and the
 # second server's log must show the download.
 set -uo pipefail
+# grep -q stops reading at the first match, so under pipefail the writer may
+# die of SIGPIPE and fail the check: qgrep reads all of its input.
+qgrep() { grep "$@" >/dev/null; }
 LIMIT=${LIMIT:-180}
 RC_WORK_PREFIX=vs_remote
 RC_SERVER_LOG_LINES=30
@@ -34,7 +37,7 @@ nb=$(stat -c %s "$WORK/elsewhere/range.txt")
     --remote_file "http://127.0.0.1:$FPORT/range.txt" "$nb" "$md5" >/dev/null || fail "create_work --remote_file"
 db="$P/volsched.db"
 [ -z "$(find "$P/download" -name "jf_$md5")" ] || fail "the remote input was staged"
-sqlite3 "$db" "select xml_doc from workunit where name='remote_job'" | grep -q "http://127.0.0.1:$FPORT/range.txt" \
+sqlite3 "$db" "select xml_doc from workunit where name='remote_job'" | qgrep "http://127.0.0.1:$FPORT/range.txt" \
     || fail "the workunit does not name the remote URL"
 # A bad remote file is refused with a message.
 "$VOLSCHED" create_work --project "$P" --appname primes --remote_file "ftp://x/y" 10 "$md5" >/dev/null 2>"$WORK/err"

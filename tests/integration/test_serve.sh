@@ -5,6 +5,9 @@
 # --max-body) answered properly and logged, downloads with Range and unsafe
 # paths, and a clean stop on SIGINT.
 set -uo pipefail
+# grep -q stops reading at the first match, so under pipefail the writer may
+# die of SIGPIPE and fail the check: qgrep reads all of its input.
+qgrep() { grep "$@" >/dev/null; }
 : "${VOLSCHED:?VOLSCHED must name the built binary}"
 : "${VS_SOURCE_DIR:?}"
 fail() { echo "FAIL: $*"; [ -f "${W:-}/serve.log" ] && tail -20 "$W/serve.log"; exit 1; }
@@ -17,7 +20,7 @@ cleanup() {
 trap cleanup EXIT
 
 # Usage errors: exit 2, nothing started.
-"$VOLSCHED" serve --help | grep -q 'usage: volsched serve' || fail "--help"
+"$VOLSCHED" serve --help | qgrep 'usage: volsched serve' || fail "--help"
 "$VOLSCHED" serve --bogus >/dev/null 2>&1; [ $? -eq 2 ] || fail "unknown option not exit 2"
 "$VOLSCHED" serve --project "$W" --listen nonsense >/dev/null 2>&1; [ $? -eq 2 ] || fail "bad --listen not exit 2"
 "$VOLSCHED" serve --project "$W/none" >/dev/null 2>&1; [ $? -eq 2 ] || fail "not a project: not exit 2"
@@ -40,7 +43,7 @@ page=$(curl -sf "$URL") || fail "master page"
 sched="${URL}cgi-bin/cgi"
 grep -qx <<<"$page" "<link rel=\"boinc_scheduler\" href=\"$sched\">" || fail "master page lacks the scheduler link: $page"
 grep -q <<<"$page" "<scheduler>$sched</scheduler>" || fail "master page lacks <scheduler>"
-curl -sf "${URL}get_project_config.php" | grep -q "<master_url>$URL</master_url>" || fail "get_project_config.php"
+curl -sf "${URL}get_project_config.php" | qgrep "<master_url>$URL</master_url>" || fail "get_project_config.php"
 
 # A real first RPC (the captured attach request with this user's key): one job.
 sed "s/0123456789abcdef0123456789abcdef/$AUTH/" "$VS_SOURCE_DIR/tests/data/boinc/sched_request_01.xml" > "$W/req.xml"

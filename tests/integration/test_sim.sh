@@ -3,6 +3,9 @@
 # line:column and exit 2, --json keys, --compare columns, --timeline/--csv
 # files, and byte-identical output for the same seed.
 set -uo pipefail
+# grep -q stops reading at the first match, so under pipefail the writer may
+# die of SIGPIPE and fail the check: qgrep reads all of its input.
+qgrep() { grep "$@" >/dev/null; }
 : "${VOLSCHED:?VOLSCHED must name the built binary}"
 : "${VS_SOURCE_DIR:?}"
 fail() { echo "FAIL: $*"; exit 1; }
@@ -10,7 +13,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 scn="$VS_SOURCE_DIR/examples/scenarios"
 
-"$VOLSCHED" sim --help | grep -q "usage: volsched sim" || fail "--help"
+"$VOLSCHED" sim --help | qgrep "usage: volsched sim" || fail "--help"
 
 # Inline, the seed's one-line form; a readable table by default.
 out=$("$VOLSCHED" sim '(P1(1000, 2000, .5), P2(1, 10, .5), NCPUS=4)' --days 2) || fail "inline run"
@@ -34,13 +37,13 @@ grep -q '"P3": {' "$tmp/a.json" || fail "json projects not keyed by name"
 cmp -s "$tmp/r1" "$tmp/r2" || fail "figures differ between identical runs"
 cmp -s "$tmp/t1.svg" "$tmp/t2.svg" || fail "SVG differs between identical runs"
 cmp -s "$tmp/t1.csv" "$tmp/t2.csv" || fail "CSV differs between identical runs"
-head -1 "$tmp/t1.csv" | grep -q "^kind,cpu,project,job,start_h,end_h,missed$" || fail "csv header"
+head -1 "$tmp/t1.csv" | qgrep "^kind,cpu,project,job,start_h,end_h,missed$" || fail "csv header"
 grep -q "^<svg " "$tmp/t1.svg" || fail "not an SVG"
 
 # --compare: one column per policy; timelines get the policy in their name.
 out=$("$VOLSCHED" sim "$scn/tight_deadline.scn" --days 3 --compare debt,shortfall,wrr \
       --timeline "$tmp/c.svg") || fail "compare"
-echo "$out" | grep -Eq "^figure +debt +shortfall +wrr$" || fail "compare header: $out"
+grep -Eq "^figure +debt +shortfall +wrr$" <<<"$out" || fail "compare header: $out"
 for p in debt shortfall wrr; do [ -s "$tmp/c-$p.svg" ] || fail "no c-$p.svg"; done
 
 # Errors: line and column, exit 2.
