@@ -49,14 +49,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "server/locality_daemons.h"
-#include "server/sched.h"
-#include "store/store_project.h"
 #include "volsched/alloc.h"
 #include "volsched/buf.h"
 #include "volsched/locality.h"
+#include "volsched/locality_daemons.h"
 #include "volsched/proto.h"
 #include "volsched/rng.h"
+#include "volsched/sched.h"
+#include "volsched/store_project.h"
 
 #define FILE_BYTES 1e8 /* 100 MB */
 #define M          2   /* target_nresults */

@@ -31,9 +31,9 @@
 
 #include <stdint.h>
 
-#include "store/store.h"
 #include "volsched/config.h"
 #include "volsched/error.h"
+#include "volsched/store.h"
 
 struct vs_log;
 

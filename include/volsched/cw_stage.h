@@ -1,5 +1,5 @@
 /*
- * create_work's staging of input files (internal to src/server): the plan
+ * create_work's staging of input files (server; app add uses it too): the plan
  * of files to copy into the download hierarchy once every job is valid,
  * the copy (parallel for large batches, one file system sync for all), and
  * its undo when the store then refuses the batch.
@@ -11,8 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "store/store.h"
 #include "volsched/md5.h"
+#include "volsched/store.h"
 #include "volsched/str.h"
 #include "volsched/strset.h"
 

@@ -9,10 +9,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "store/store.h"
 #include "volsched/alloc.h"
 #include "volsched/config.h"
 #include "volsched/error.h"
+#include "volsched/store.h"
 
 struct vs_log;
 struct vs_store;

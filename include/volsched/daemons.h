@@ -13,13 +13,13 @@
 
 #include <stdint.h>
 
-#include "server/assimilator.h"
-#include "server/file_deleter.h"
-#include "server/locality_daemons.h"
-#include "server/transitioner.h"
-#include "server/validator.h"
-#include "store/store.h"
+#include "volsched/assimilator.h"
 #include "volsched/config.h"
+#include "volsched/file_deleter.h"
+#include "volsched/locality_daemons.h"
+#include "volsched/store.h"
+#include "volsched/transitioner.h"
+#include "volsched/validator.h"
 
 struct vs_log;
 

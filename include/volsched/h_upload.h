@@ -28,11 +28,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "server/http.h"
-#include "store/store.h"
 #include "volsched/buf.h"
 #include "volsched/config.h"
 #include "volsched/error.h"
+#include "volsched/http.h"
+#include "volsched/store.h"
 
 struct vs_log;
 struct vs_upload;

@@ -27,9 +27,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "server/http_addr.h"
 #include "volsched/buf.h"
 #include "volsched/error.h"
+#include "volsched/http_addr.h"
 #include "volsched/log.h"
 
 /* Default cap on a POST body: a scheduler request with many reported results

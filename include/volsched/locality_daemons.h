@@ -24,8 +24,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "store/store.h"
 #include "volsched/config.h"
+#include "volsched/store.h"
 
 struct vs_log;
 

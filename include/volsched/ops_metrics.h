@@ -15,7 +15,7 @@
 
 #include <stdint.h>
 
-#include "server/daemons.h"
+#include "volsched/daemons.h"
 #include "volsched/log.h"
 
 struct vs_daemons_stats;

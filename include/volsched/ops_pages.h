@@ -21,11 +21,11 @@
 #ifndef VOLSCHED_SERVER_OPS_PAGES_H
 #define VOLSCHED_SERVER_OPS_PAGES_H
 
-#include "server/h_upload.h"
-#include "server/http.h"
-#include "server/ops_metrics.h"
-#include "server/sched.h"
 #include "volsched/config.h"
+#include "volsched/h_upload.h"
+#include "volsched/http.h"
+#include "volsched/ops_metrics.h"
+#include "volsched/sched.h"
 
 #define VS_OPS_FAILED_BURST    10
 #define VS_OPS_FAILED_PER_HOUR 60

@@ -11,11 +11,11 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "server/daemons.h"
-#include "server/proc_ctl.h"
-#include "store/store.h"
-#include "store/store_ops.h"
 #include "volsched/buf.h"
+#include "volsched/daemons.h"
+#include "volsched/proc_ctl.h"
+#include "volsched/store.h"
+#include "volsched/store_ops.h"
 
 #define VS_OPS_MAX_APPS 64
 

@@ -22,10 +22,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "store/store.h"
 #include "volsched/buf.h"
 #include "volsched/config.h"
 #include "volsched/error.h"
+#include "volsched/store.h"
 
 struct vs_log;
 

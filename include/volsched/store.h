@@ -32,8 +32,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "store/store_types.h"
 #include "volsched/error.h"
+#include "volsched/store_types.h"
 
 struct vs_log;
 struct vs_store;

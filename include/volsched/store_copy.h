@@ -9,8 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "store/store.h"
 #include "volsched/error.h"
+#include "volsched/store.h"
 
 /* Called per table after it was copied and checked. */
 typedef void (*vs_store_copy_fn)(void *ctx, const char *table, int64_t rows);

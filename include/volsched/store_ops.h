@@ -11,8 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "store/store.h"
 #include "volsched/error.h"
+#include "volsched/store.h"
 
 /* The server_status figures of one app. */
 struct vs_app_counts {

@@ -8,8 +8,8 @@
 
 #include <stdbool.h>
 
-#include "store/store.h"
 #include "volsched/config.h"
+#include "volsched/store.h"
 
 /* vs_store_open(cfg->store_url), creating the store when create is true.
  * The caller owns *out_store and closes it with vs_store_close(). */

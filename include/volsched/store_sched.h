@@ -7,8 +7,8 @@
 #ifndef VOLSCHED_STORE_STORE_SCHED_H
 #define VOLSCHED_STORE_STORE_SCHED_H
 
-#include "store/store.h"
 #include "volsched/error.h"
+#include "volsched/store.h"
 
 /*
  * Tunes a handle the scheduler owns (page cache size, temporary tables in

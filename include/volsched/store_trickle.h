@@ -8,7 +8,7 @@
 
 #include <stdint.h>
 
-#include "store/store.h"
+#include "volsched/store.h"
 
 struct vs_trickle {
     int64_t id;

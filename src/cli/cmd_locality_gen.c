@@ -9,7 +9,7 @@
 
 #include "cli_util.h"
 #include "cmd.h"
-#include "server/daemons.h"
+#include "volsched/daemons.h"
 #include "volsched/log.h"
 #include "volsched/str.h"
 

@@ -8,7 +8,7 @@
 
 #include "cli_util.h"
 #include "cmd.h"
-#include "server/daemons.h"
+#include "volsched/daemons.h"
 #include "volsched/log.h"
 
 static void usage(FILE *f)

@@ -20,8 +20,8 @@
 #include <string.h>
 
 #include "popsim/pop_int.h"
-#include "sim/hsim.h"
 #include "volsched/alloc.h"
+#include "volsched/hsim.h"
 #include "volsched/sim.h"
 
 /* The other project of a host that gives this one a share below this; a

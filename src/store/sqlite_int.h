@@ -16,9 +16,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "store/store.h"
 #include "store/store_db.h"
 #include "volsched/buf.h"
+#include "volsched/store.h"
 #include "volsched/str.h"
 
 /* Copies with deliberate truncation (GCC ignores a (void) cast on a

@@ -6,7 +6,7 @@
  * either backend may be either side; into PostgreSQL a table goes in one
  * COPY (vs_db_ops.copy_*), into SQLite an INSERT a row.
  */
-#include "store/store_copy.h"
+#include "volsched/store_copy.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -11,10 +11,10 @@
 #include <time.h>
 
 #include "store/sqlite_int.h"
-#include "store/store_sched.h"
 #include "volsched/alloc.h"
 #include "volsched/buf.h"
 #include "volsched/log.h"
+#include "volsched/store_sched.h"
 #include "volsched/str.h"
 
 int64_t vs_sq__now(void)

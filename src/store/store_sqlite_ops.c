@@ -7,8 +7,8 @@
 #include <string.h>
 
 #include "store/sqlite_int.h"
-#include "store/store_ops.h"
 #include "volsched/alloc.h"
+#include "volsched/store_ops.h"
 
 /* Compiles sql; NULL on error (logged). */
 static struct vs_stmt *prep(struct vs_store *s, const char *sql, const char *what)

@@ -9,8 +9,8 @@
 #include <string.h>
 
 #include "store/sqlite_int.h"
-#include "store/store_trickle.h"
 #include "volsched/alloc.h"
+#include "volsched/store_trickle.h"
 
 /* BOINC-COMPAT: db/schema.sql msg_from_host / msg_to_host (result_name added) */
 static const char *const schema =

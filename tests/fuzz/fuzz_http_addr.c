@@ -10,8 +10,8 @@
 #include <string.h>
 
 #include "fuzz_check.h"
-#include "server/http_addr.h"
 #include "volsched/alloc.h"
+#include "volsched/http_addr.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

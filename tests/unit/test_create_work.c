@@ -6,7 +6,7 @@
 #include "vs_test.h"
 
 #include "project_fixture.h"
-#include "server/create_work.h"
+#include "volsched/create_work.h"
 #include "volsched/layout.h"
 #include "volsched/md5.h"
 

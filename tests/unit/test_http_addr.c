@@ -7,7 +7,7 @@
 
 #include <string.h>
 
-#include "server/http_addr.h"
+#include "volsched/http_addr.h"
 
 static struct vs_ip ip(const char *s)
 {

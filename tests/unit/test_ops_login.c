@@ -14,12 +14,12 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "server/ops_auth.h"
-#include "server/ops_pages.h"
 #include "server/ops_session.h"
-#include "store/store_project.h"
 #include "volsched/alloc.h"
 #include "volsched/config.h"
+#include "volsched/ops_auth.h"
+#include "volsched/ops_pages.h"
+#include "volsched/store_project.h"
 
 #define PASSWORD "correct horse battery"
 #define T0       1700000000

@@ -17,8 +17,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "store/store.h"
 #include "volsched/alloc.h"
+#include "volsched/store.h"
 #include "volsched/str.h"
 
 #define BLOCK 64 /* CL_BLOCK */

@@ -9,9 +9,9 @@
 #include <pthread.h>
 
 #include "project_fixture.h"
-#include "server/transitioner.h"
-#include "store/store_project.h"
 #include "volsched/sign.h"
+#include "volsched/store_project.h"
+#include "volsched/transitioner.h"
 
 #define NOW 1700000000
 
