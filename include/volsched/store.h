@@ -217,7 +217,7 @@ VS_MUST_CHECK int vs_store_workunit_add(struct vs_store *s, struct vs_workunit *
 /*
  * The same, for a workunit of locality file near (NULL: as above): on
  * SQLite its id is chosen next to the file's other workunits, so that their
- * rows share pages (store_sqlite_cluster.c); ids stay increasing per file.
+ * rows share pages (store_cluster.c); ids stay increasing per file.
  */
 VS_MUST_CHECK int vs_store_workunit_add_near(struct vs_store *s, struct vs_workunit *wu,
                                              const char *near);
@@ -383,7 +383,7 @@ VS_MUST_CHECK int vs_store_unsent_newer(struct vs_store *s, int64_t after_id, in
                                         bool *out_have_unsent, int *out_max_priority);
 
 /* ---------------------------------------------------------------------------
- * Assigned work (seed 003; store_sqlite_assign.c)
+ * Assigned work (seed 003; store_assign.c)
  * ------------------------------------------------------------------------- */
 
 typedef int (*vs_store_assigned_fn)(void *ctx, const struct vs_assignment *a,

@@ -9,7 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "store/sqlite_int.h"
+#include "store/store_int.h"
 
 /* The advisory lock key every write transaction takes first (store_pg.c):
  * what a test holds to keep the store's writers waiting, as BEGIN

@@ -1,7 +1,7 @@
 /* SQLite backend: platforms, apps, app versions (with their files), catalog. */
 #include <string.h>
 
-#include "store/sqlite_int.h"
+#include "store/store_int.h"
 #include "volsched/alloc.h"
 #include "volsched/str.h"
 

@@ -29,7 +29,7 @@
  */
 #include <string.h>
 
-#include "store/sqlite_int.h"
+#include "store/store_int.h"
 #include "volsched/locality.h"
 
 #define CL_BLOCK   64 /* ids per block: a file's 50-job request fits one */

@@ -5,7 +5,7 @@
  */
 #include <stddef.h>
 
-#include "store/sqlite_int.h"
+#include "store/store_int.h"
 
 #define COL(T, f, ty)                                                                              \
     {                                                                                              \

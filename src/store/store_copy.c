@@ -1,7 +1,7 @@
 /*
  * Whole-store copy (store_copy.h). Tables are described by their columns and
  * each column's kind (integer, real, text), taken from the row descriptors
- * where they exist (store_sqlite_cols.c) and written out for the tables
+ * where they exist (store_cols.c) and written out for the tables
  * without one. Values travel through the statement layer (store_db.h), so
  * either backend may be either side; into PostgreSQL a table goes in one
  * COPY (vs_db_ops.copy_*), into SQLite an INSERT a row.
@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "store/sqlite_int.h"
+#include "store/store_int.h"
 #include "volsched/alloc.h"
 #include "volsched/buf.h"
 #include "volsched/log.h"

@@ -6,7 +6,7 @@
  */
 #include <string.h>
 
-#include "store/sqlite_int.h"
+#include "store/store_int.h"
 #include "volsched/alloc.h"
 #include "volsched/str.h"
 

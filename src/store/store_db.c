@@ -3,14 +3,14 @@
  * statement cache, the generic row code driven by the column descriptors,
  * nested transactions, the versioned schema, and the dispatch to the
  * backend that the URL names (store_sqlite.c, store_pg.c) through its ops
- * table. The SQL text of each statement slot is in store_sqlite_sql.c; the
- * domain operations are in store_sqlite_<concept>.c and run unchanged on
+ * table. The SQL text of each statement slot is in store_sql.c; the
+ * domain operations are in store_<concept>.c and run unchanged on
  * either backend (store_db.h).
  */
 #include <string.h>
 #include <time.h>
 
-#include "store/sqlite_int.h"
+#include "store/store_int.h"
 #include "volsched/alloc.h"
 #include "volsched/buf.h"
 #include "volsched/log.h"

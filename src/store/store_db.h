@@ -2,7 +2,7 @@
  * The statement layer the store's domain code runs on, under both backends
  * (internal to src/store/).
  *
- * The domain operations (store_sqlite_<concept>.c: claims, reports, the
+ * The domain operations (store_<concept>.c: claims, reports, the
  * daemons' queues ...) are written once, against prepared statements: bind
  * parameters, step through rows, read columns. This header is that API. A
  * statement is either SQLite's own (st->sq) or a PostgreSQL one (st->pg,

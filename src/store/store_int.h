@@ -1,15 +1,16 @@
 /*
- * Internals shared by the SQLite backend's files (store_sqlite*.c). Not for
+ * Internals shared by the store's backend-neutral files (store_<concept>.c,
+ * store_db.c) and its two backends (store_sqlite.c, store_pg*.c). Not for
  * use outside src/store/.
  *
  * Rows are mapped to structs through column descriptors (struct sq_col):
  * one table per struct lists each column's name, type and offset, and the
  * generic insert/update/select code builds its SQL and binds or reads
  * values from them. That keeps the column list of a table in one place
- * (the schema in store_sqlite_schema.c must match; a unit test checks it).
+ * (the schema in store_schema.c must match; a unit test checks it).
  */
-#ifndef VOLSCHED_STORE_SQLITE_INT_H
-#define VOLSCHED_STORE_SQLITE_INT_H
+#ifndef VOLSCHED_STORE_STORE_INT_H
+#define VOLSCHED_STORE_STORE_INT_H
 
 #include <sqlite3.h>
 #include <stdbool.h>
@@ -117,7 +118,7 @@ enum sq_stmt {
     SQ_RESULTS_TO_DELETE,
     SQ_DELETE_RETRY_WU,
     SQ_DELETE_RETRY_RESULT,
-    /* input files in use (schema v6, store_sqlite_files.c) */
+    /* input files in use (schema v6, store_files.c) */
     SQ_WU_FILE_ADD,
     SQ_WU_FILE_IN_USE,
     SQ_WU_FILE_DROP,
@@ -130,13 +131,13 @@ enum sq_stmt {
     SQ_DAEMON_GET,
     SQ_DAEMON_PUT,
     SQ_DAEMON_ALL,
-    /* locality scheduling (store_sqlite_locality.c) */
+    /* locality scheduling (store_locality.c) */
     SQ_LOC_MAX_SENT,
     SQ_LOC_UNSENT,
     SQ_LOC_UNSENT_ALL,
     SQ_LOC_KNOWN,
     SQ_LOC_FILES_WITH_WORK,
-    /* row placement by locality file (store_sqlite_cluster.c) */
+    /* row placement by locality file (store_cluster.c) */
     SQ_CL_WU_INSERT_ID,
     SQ_CL_WU_LAST,
     SQ_CL_WU_RESERVE,
@@ -192,7 +193,7 @@ struct vs_db_ops {
      * table continue after the largest one. */
     int (*ids_follow)(struct vs_store *s, const char *table);
     /* Rows are kept in id order, so that choosing ids places them
-     * (store_sqlite_cluster.c): SQLite. */
+     * (store_cluster.c): SQLite. */
     bool cluster_ids;
     /* vs_store_sched_parallel: batches of different accounts commit side
      * by side (vs_store_begin_users); false: one writer at a time. */
@@ -258,7 +259,7 @@ int vs_sq__open_sqlite(const char *url, int flags, struct vs_log *log, struct vs
 int vs_sq__open_pg(const char *conninfo, int flags, struct vs_log *log, struct vs_store **out);
 /* Creates or migrates the schema (store_db.c); the backends' open calls it. */
 int vs_sq__ensure_schema(struct vs_store *s);
-/* Creates the trickle tables if missing (store_sqlite_trickle.c). */
+/* Creates the trickle tables if missing (store_trickle.c). */
 int vs_sq__trickle_ensure(struct vs_store *s);
 /* True when slot id is a table's INSERT whose new id the caller reads. */
 bool vs_sq__slot_is_insert(enum sq_stmt id);
@@ -328,9 +329,9 @@ int vs_sq__job_rows(struct vs_store *s, struct vs_stmt *st, vs_store_job_fn fn, 
                     struct vs_job_key *last, int *nrows, const char *what);
 
 /* The SQL text of the locality slots (SQ_LOC_MAX_SENT ...
- * SQ_LOC_FILES_WITH_WORK), store_sqlite_locality.c; VS_EINTERNAL for others. */
+ * SQ_LOC_FILES_WITH_WORK), store_locality.c; VS_EINTERNAL for others. */
 int vs_sq__build_sql_locality(enum sq_stmt id, struct vs_buf *b);
-/* The SQL text of the SQ_CL_* slots (store_sqlite_cluster.c). */
+/* The SQL text of the SQ_CL_* slots (store_cluster.c). */
 int vs_sq__build_sql_cluster(enum sq_stmt id, struct vs_buf *b);
 /* Inserts a workunit (result false) or result row, its id next to the other
  * rows of locality file near (NULL: above every reserved block), when the
@@ -341,7 +342,7 @@ int vs_sq__add_near(struct vs_store *s, bool result, void *row, const char *near
 int vs_sq__insert_many(struct vs_store *s, enum sq_stmt slot, const struct sq_table *t,
                        void *const *rows, size_t n);
 
-/* Appends the SQL text of statement slot id to b (store_sqlite_sql.c).
+/* Appends the SQL text of statement slot id to b (store_sql.c).
  * Returns 0, or VS_EINTERNAL for a slot without text. */
 int vs_sq__build_sql(enum sq_stmt id, struct vs_buf *b);
 
@@ -354,7 +355,7 @@ int vs_sq__leave(struct vs_store *s, int rc);
 /* The current time (seconds). */
 int64_t vs_sq__now(void);
 
-/* The schema (store_sqlite_schema.c). */
+/* The schema (store_schema.c). */
 extern const char *const vs_sq__schema_v1[]; /* NULL-terminated */
 extern const char *const vs_sq__schema_v2[]; /* v1 -> v2 */
 extern const char *const vs_sq__schema_v3[]; /* v2 -> v3 */
@@ -363,7 +364,7 @@ extern const char *const vs_sq__schema_v5[]; /* v4 -> v5 */
 extern const char *const vs_sq__schema_v6[]; /* v5 -> v6 */
 #define VS_SQ_SCHEMA_VERSION 6
 
-/* Input files in use (store_sqlite_files.c). */
+/* Input files in use (store_files.c). */
 /* Records the inputs of workunit wu (its id set) in wu_file, inside the
  * caller's transaction; a statement per file. */
 int vs_sq__wu_files_add(struct vs_store *s, const struct vs_workunit *wu);

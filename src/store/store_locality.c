@@ -7,7 +7,7 @@
  */
 #include <string.h>
 
-#include "store/sqlite_int.h"
+#include "store/store_int.h"
 #include "volsched/alloc.h"
 #include "volsched/locality.h"
 

@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "store/sqlite_int.h"
+#include "store/store_int.h"
 #include "volsched/alloc.h"
 #include "volsched/store_ops.h"
 

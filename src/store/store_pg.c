@@ -188,7 +188,7 @@ static int run_simple(struct vs_store *s, const char *sql)
 
 static int pg_exec(struct vs_store *s, const char *sql)
 {
-    /* DDL is written in SQLite's types (store_sqlite_schema.c). */
+    /* DDL is written in SQLite's types (store_schema.c). */
     bool ddl = strstr(sql, "CREATE TABLE") || strstr(sql, "ALTER TABLE");
     char *t = vs_pg__translate(sql, ddl);
     int rc = run_simple(s, t);

@@ -1,7 +1,7 @@
 /*
  * The PostgreSQL dialect of the store's SQL. The statement catalogue
- * (store_sqlite_sql.c), the domain files and the versioned schema
- * (store_sqlite_schema.c) are written once, in the SQL both engines share;
+ * (store_sql.c), the domain files and the versioned schema
+ * (store_schema.c) are written once, in the SQL both engines share;
  * this rewrites the few spellings that differ, so that the two backends
  * cannot drift apart statement by statement:
  *
@@ -158,7 +158,7 @@ char *vs_pg__translate(const char *sql, bool ddl)
  * for every other slot: the translated catalogue text serves). The host's
  * row update sets its keys too (vs_db_ops.host_keys_in_update). Locality's unsent scans pick each
  * workunit's lowest-id result with SQLite's bare columns beside min() in a GROUP BY; here a
- * correlated min() picks that row. Keep them in step with store_sqlite_locality.c (the same tests
+ * correlated min() picks that row. Keep them in step with store_locality.c (the same tests
  * run on both backends).
  */
 char *vs_pg__slot_sql(int slot)

@@ -8,7 +8,7 @@
  * A new schema version appends a migration here and bumps
  * VS_SQ_SCHEMA_VERSION; never edit a released version's text.
  */
-#include "store/sqlite_int.h"
+#include "store/store_int.h"
 
 /* One string per table (C11 compilers need only take 4095-byte literals). */
 const char *const vs_sq__schema_v1[] = {
@@ -355,7 +355,7 @@ const char *const vs_sq__schema_v5[] = {
 /*
  * Version 6 (issue 34, the file deleter removed shared inputs): which
  * workunits name which input files. wu_file has a row per (input file
- * name, workunit), made with the workunit (store_sqlite_files.c reads the
+ * name, workunit), made with the workunit (store_files.c reads the
  * <file_info>s of its xml_doc), dropped by the file deleter once it has
  * dealt with that workunit's inputs (the rows of the files it keeps,
  * <no_delete/> or a "nodelete" workunit's, stay) and by a purge. A file is

@@ -1,12 +1,12 @@
 /*
  * The SQLite backend's statement catalogue: the SQL text of every prepared
  * statement slot. The generic insert/update/get statements are generated from
- * the column descriptors (store_sqlite_cols.c); the domain statements are
+ * the column descriptors (store_cols.c); the domain statements are
  * written out. vs_sq__stmt (store_sqlite.c) prepares a slot on first use.
  */
 #include <string.h>
 
-#include "store/sqlite_int.h"
+#include "store/store_int.h"
 #include "volsched/alloc.h"
 #include "volsched/buf.h"
 

@@ -2,7 +2,7 @@
 #include <string.h>
 #include <sys/random.h>
 
-#include "store/sqlite_int.h"
+#include "store/store_int.h"
 #include "volsched/str.h"
 
 /* A fresh authenticator: 32 lowercase hex digits from the kernel's CSPRNG,

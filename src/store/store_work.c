@@ -1,13 +1,13 @@
 /*
  * SQLite backend: workunits, assignments and results, the feeder's scan, the
  * scheduler's atomic claim and result reports (the daemons' scans are in
- * store_sqlite_daemons.c).
+ * store_daemons.c).
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "store/sqlite_int.h"
+#include "store/store_int.h"
 #include "volsched/alloc.h"
 #include "volsched/buf.h"
 #include "volsched/str.h"
