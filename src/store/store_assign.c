@@ -23,7 +23,7 @@ int vs_store_assigned_for(struct vs_store *s, int target_type, int64_t target_id
 {
     if (limit <= 0 || !fn)
         return VS_EINVAL;
-    struct vs_stmt *st = vs_sq__stmt(s, SQ_ASSIGNED_FOR);
+    struct vs_stmt *st = vs_store__stmt(s, SQ_ASSIGNED_FOR);
     if (!st)
         return VS_ESTORE;
     vs_db_bind_int(st, 1, target_type);
@@ -35,8 +35,8 @@ int vs_store_assigned_for(struct vs_store *s, int target_type, int64_t target_id
     while ((rc = vs_db_step(st)) == VS_DB_ROW) {
         struct vs_assignment a;
         struct vs_workunit wu;
-        vs_sq__read_row(st, 0, &vs_sq__assignment, &a);
-        vs_sq__read_row(st, (int)vs_sq__assignment.ncols, &vs_sq__workunit, &wu);
+        vs_store__read_row(st, 0, &vs_store__assignment, &a);
+        vs_store__read_row(st, (int)vs_store__assignment.ncols, &vs_store__workunit, &wu);
         ret = fn(ctx, &a, &wu);
         vs_workunit_cleanup(&wu);
         if (ret)
@@ -45,7 +45,7 @@ int vs_store_assigned_for(struct vs_store *s, int target_type, int64_t target_id
     vs_db_reset(st);
     if (ret)
         return ret;
-    return rc == VS_DB_DONE ? 0 : vs_sq__err(s, rc, "assigned work");
+    return rc == VS_DB_DONE ? 0 : vs_store__err(s, rc, "assigned work");
 }
 
 struct asgn_rows {
@@ -56,7 +56,7 @@ struct asgn_rows {
 
 static int read_results(struct vs_store *s, int64_t wuid, struct asgn_rows *rows)
 {
-    struct vs_stmt *st = vs_sq__stmt(s, SQ_ASSIGNED_RESULTS);
+    struct vs_stmt *st = vs_store__stmt(s, SQ_ASSIGNED_RESULTS);
     if (!st)
         return VS_ESTORE;
     vs_db_bind_int64(st, 1, wuid);
@@ -77,7 +77,7 @@ static int read_results(struct vs_store *s, int64_t wuid, struct asgn_rows *rows
         r->assign_slot = vs_db_column_int(st, 5);
     }
     vs_db_reset(st);
-    return rc == VS_DB_DONE ? 0 : vs_sq__err(s, rc, "assigned results");
+    return rc == VS_DB_DONE ? 0 : vs_store__err(s, rc, "assigned results");
 }
 
 /* Inserts the new instance; VS_EEXISTS when a unique index (slot, broadcast
@@ -106,7 +106,7 @@ static int create_instance(struct vs_store *s, const struct vs_workunit *wu, int
         out->size_class = wu->size_class;
         out->opaque = wu->opaque;
         out->assign_slot = slot;
-        rc = vs_sq__insert(s, SQ_RESULT_INSERT, &vs_sq__result, out);
+        rc = vs_store__insert(s, SQ_RESULT_INSERT, &vs_store__result, out);
     }
     if (rc)
         vs_result_cleanup(out);
@@ -119,7 +119,7 @@ int vs_store_assigned_reserve(struct vs_store *s, const struct vs_assignment *a,
 {
     if (!a || !out || hostid <= 0)
         return VS_EINVAL;
-    int rc = vs_sq__enter(s);
+    int rc = vs_store__enter(s);
     if (rc)
         return rc;
     struct vs_workunit wu;
@@ -153,7 +153,7 @@ int vs_store_assigned_reserve(struct vs_store *s, const struct vs_assignment *a,
     vs_workunit_cleanup(&wu);
     vs_free(rows.v);
     vs_free(rows.ids);
-    rc = vs_sq__leave(s, rc);
+    rc = vs_store__leave(s, rc);
     if (rc == 0 && out_why)
         *out_why = why;
     return rc;
@@ -162,7 +162,7 @@ int vs_store_assigned_reserve(struct vs_store *s, const struct vs_assignment *a,
 int vs_store_workunits_release(struct vs_store *s, const char *name, int64_t batch, int64_t now,
                                int64_t *out_n)
 {
-    struct vs_stmt *st = vs_sq__stmt(s, name ? SQ_WU_RELEASE_NAME : SQ_WU_RELEASE_BATCH);
+    struct vs_stmt *st = vs_store__stmt(s, name ? SQ_WU_RELEASE_NAME : SQ_WU_RELEASE_BATCH);
     if (!st)
         return VS_ESTORE;
     if (name)
@@ -170,7 +170,7 @@ int vs_store_workunits_release(struct vs_store *s, const char *name, int64_t bat
     else
         vs_db_bind_int64(st, 1, batch);
     vs_db_bind_int64(st, 2, now);
-    int rc = vs_sq__step_done(s, st, "release");
+    int rc = vs_store__step_done(s, st, "release");
     if (rc == 0 && out_n)
         *out_n = vs_db_changes(s);
     return rc;
@@ -181,14 +181,14 @@ int vs_store_workunits_with_inputs(struct vs_store *s, int64_t after_id, int lim
 {
     if (limit <= 0 || !fn)
         return VS_EINVAL;
-    struct vs_stmt *st = vs_sq__stmt(s, SQ_WUS_WITH_INPUTS);
+    struct vs_stmt *st = vs_store__stmt(s, SQ_WUS_WITH_INPUTS);
     if (!st)
         return VS_ESTORE;
     vs_db_bind_int64(st, 1, after_id);
     vs_db_bind_int(st, 2, limit);
     struct vs_workunit *wus;
     size_t n;
-    int ret = vs_sq__read_wu_page(s, st, limit, "workunit scan", &wus, &n);
+    int ret = vs_store__read_wu_page(s, st, limit, "workunit scan", &wus, &n);
     for (size_t i = 0; ret == 0 && i < n; i++)
         ret = fn(ctx, &wus[i]);
     for (size_t i = 0; i < n; i++)
@@ -199,7 +199,7 @@ int vs_store_workunits_with_inputs(struct vs_store *s, int64_t after_id, int lim
 
 int vs_store_assignment_counts(struct vs_store *s, struct vs_assignment_counts *out)
 {
-    struct vs_stmt *st = vs_sq__stmt(s, SQ_ASSIGNMENT_COUNTS);
+    struct vs_stmt *st = vs_store__stmt(s, SQ_ASSIGNMENT_COUNTS);
     if (!st)
         return VS_ESTORE;
     struct vs_assignment_counts c;
@@ -214,7 +214,7 @@ int vs_store_assignment_counts(struct vs_store *s, struct vs_assignment_counts *
     }
     vs_db_reset(st);
     if (rc != VS_DB_DONE)
-        return vs_sq__err(s, rc, "assignment counts");
+        return vs_store__err(s, rc, "assignment counts");
     *out = c;
     return 0;
 }
@@ -224,10 +224,10 @@ int vs_store_broadcast_results(struct vs_store *s, int64_t after_id, int limit,
 {
     if (limit <= 0 || !fn)
         return VS_EINVAL;
-    struct vs_stmt *st = vs_sq__stmt(s, SQ_BROADCAST_RESULTS);
+    struct vs_stmt *st = vs_store__stmt(s, SQ_BROADCAST_RESULTS);
     if (!st)
         return VS_ESTORE;
     vs_db_bind_int64(st, 1, after_id);
     vs_db_bind_int(st, 2, limit);
-    return vs_sq__scan_results(s, st, fn, ctx);
+    return vs_store__scan_results(s, st, fn, ctx);
 }

@@ -42,9 +42,9 @@ struct cl_table {
 };
 
 static const struct cl_table cl_tables[2] = {
-    {&vs_sq__workunit, SQ_CL_WU_INSERT_ID, SQ_CL_WU_LAST, SQ_CL_WU_RESERVE, SQ_CL_WU_TAKEN,
+    {&vs_store__workunit, SQ_CL_WU_INSERT_ID, SQ_CL_WU_LAST, SQ_CL_WU_RESERVE, SQ_CL_WU_TAKEN,
      SQ_CL_WU_ABOVE, "id_top.workunit"},
-    {&vs_sq__result, SQ_CL_RES_INSERT_ID, SQ_CL_RES_LAST, SQ_CL_RES_RESERVE, SQ_CL_RES_TAKEN,
+    {&vs_store__result, SQ_CL_RES_INSERT_ID, SQ_CL_RES_LAST, SQ_CL_RES_RESERVE, SQ_CL_RES_TAKEN,
      SQ_CL_RES_ABOVE, "id_top.result"},
 };
 
@@ -63,7 +63,7 @@ static const struct cl_table *cl_of(enum sq_stmt id, int *kind)
     return NULL;
 }
 
-int vs_sq__build_sql_cluster(enum sq_stmt id, struct vs_buf *b)
+int vs_store__build_sql_cluster(enum sq_stmt id, struct vs_buf *b)
 {
     int kind = 0;
     const struct cl_table *c = cl_of(id, &kind);
@@ -72,7 +72,7 @@ int vs_sq__build_sql_cluster(enum sq_stmt id, struct vs_buf *b)
     const struct sq_table *t = c->t;
     int rc = 0;
     switch (kind) {
-    case 0: /* INSERT with the id last, as vs_sq__bind_row(with_id) binds it */
+    case 0: /* INSERT with the id last, as vs_store__bind_row(with_id) binds it */
         rc |= vs_buf_printf(b, "INSERT INTO %s(", t->name);
         for (size_t i = 1; i < t->ncols; i++)
             rc |= vs_buf_printf(b, "%s, ", t->cols[i].name);
@@ -113,7 +113,7 @@ int vs_sq__build_sql_cluster(enum sq_stmt id, struct vs_buf *b)
 static int one_i64(struct vs_store *s, enum sq_stmt id, const char *lo, const char *hi, int64_t arg,
                    int64_t *out)
 {
-    struct vs_stmt *st = vs_sq__stmt(s, id);
+    struct vs_stmt *st = vs_store__stmt(s, id);
     if (!st)
         return VS_ESTORE;
     if (lo) {
@@ -122,18 +122,18 @@ static int one_i64(struct vs_store *s, enum sq_stmt id, const char *lo, const ch
     } else if (arg) {
         vs_db_bind_int64(st, 1, arg);
     }
-    return vs_sq__one_i64(s, st, out);
+    return vs_store__one_i64(s, st, out);
 }
 
 /* The next id of a row without a file: 0 for the store's own choice. */
 static int id_above(struct vs_store *s, const struct cl_table *c, int64_t *out)
 {
-    struct vs_stmt *st = vs_sq__stmt(s, c->above);
+    struct vs_stmt *st = vs_store__stmt(s, c->above);
     if (!st)
         return VS_ESTORE;
     int rc = vs_db_step(st);
     *out = rc == VS_DB_ROW ? vs_db_column_int64(st, 0) : 0;
-    rc = vs_sq__one_row_end(s, st, rc, "cluster above");
+    rc = vs_store__one_row_end(s, st, rc, "cluster above");
     return rc == VS_ENOTFOUND ? 0 : rc;
 }
 
@@ -149,21 +149,21 @@ static int reserve(struct vs_store *s, const struct cl_table *c, int64_t *out)
 
 static int insert_id(struct vs_store *s, const struct cl_table *c, void *row, int64_t id)
 {
-    struct vs_stmt *st = vs_sq__stmt(s, c->insert_id);
+    struct vs_stmt *st = vs_store__stmt(s, c->insert_id);
     if (!st)
         return VS_ESTORE;
     *(int64_t *)row = id;
-    if (vs_sq__bind_row(st, 1, c->t, row, 1) < 0)
-        return vs_sq__err(s, vs_db_errcode(s), "bind");
-    return vs_sq__step_done(s, st, c->t->name);
+    if (vs_store__bind_row(st, 1, c->t, row, 1) < 0)
+        return vs_store__err(s, vs_db_errcode(s), "bind");
+    return vs_store__step_done(s, st, c->t->name);
 }
 
-int vs_sq__add_near(struct vs_store *s, bool result, void *row, const char *near)
+int vs_store__add_near(struct vs_store *s, bool result, void *row, const char *near)
 {
     const struct cl_table *c = &cl_tables[result ? 1 : 0];
     enum sq_stmt plain = result ? SQ_RESULT_INSERT : SQ_WORKUNIT_INSERT;
     if (!s->ops->cluster_ids)
-        return vs_sq__insert(s, plain, c->t, row);
+        return vs_store__insert(s, plain, c->t, row);
     char lo[VS_LOC_NAME_MAX + 3], hi[VS_LOC_NAME_MAX + 3];
     if (near && vs_loc_wu_range(near, lo, hi, sizeof(lo)) != 0)
         near = NULL; /* not a locality file name: placed as any other row */
@@ -181,7 +181,7 @@ int vs_sq__add_near(struct vs_store *s, bool result, void *row, const char *near
         return rc;
     }
     if (id == 0)
-        return vs_sq__insert(s, plain, c->t, row);
+        return vs_store__insert(s, plain, c->t, row);
     for (int tries = 0;; tries++) {
         rc = insert_id(s, c, row, id);
         if (rc != VS_EEXISTS || tries == CL_RETRIES)

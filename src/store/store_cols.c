@@ -31,7 +31,7 @@ static const struct sq_col platform_cols[] = {
     STR(vs_platform, name),       STR(vs_platform, user_friendly_name),
     INT(vs_platform, deprecated),
 };
-TABLE(vs_sq__platform, "platform", platform_cols);
+TABLE(vs_store__platform, "platform", platform_cols);
 
 static const struct sq_col app_cols[] = {
     I64(vs_app, id),
@@ -50,7 +50,7 @@ static const struct sq_col app_cols[] = {
     INT(vs_app, target_nresults),
     INT(vs_app, fraction_done_exact),
 };
-TABLE(vs_sq__app, "app", app_cols);
+TABLE(vs_store__app, "app", app_cols);
 
 static const struct sq_col app_version_cols[] = {
     I64(vs_app_version, id),
@@ -67,7 +67,7 @@ static const struct sq_col app_version_cols[] = {
     DBL(vs_app_version, avg_ncpus),
     STR(vs_app_version, cmdline),
 };
-TABLE(vs_sq__app_version, "app_version", app_version_cols);
+TABLE(vs_store__app_version, "app_version", app_version_cols);
 
 /* No id: bound after (app_version_id, seqno) by the app-version code. */
 static const struct sq_col avfile_cols[] = {
@@ -77,8 +77,8 @@ static const struct sq_col avfile_cols[] = {
     INT(vs_app_version_file, main_program), INT(vs_app_version_file, executable),
     INT(vs_app_version_file, copy_file),
 };
-const struct sq_table vs_sq__app_version_file = {"app_version_file", avfile_cols,
-                                                 sizeof(avfile_cols) / sizeof(avfile_cols[0]), 0};
+const struct sq_table vs_store__app_version_file = {
+    "app_version_file", avfile_cols, sizeof(avfile_cols) / sizeof(avfile_cols[0]), 0};
 
 static const struct sq_col user_cols[] = {
     I64(vs_user, id),          I64(vs_user, create_time),      STR(vs_user, email_addr),
@@ -87,7 +87,7 @@ static const struct sq_col user_cols[] = {
     DBL(vs_user, expavg_time), STR(vs_user, cross_project_id), STR(vs_user, venue),
     I64(vs_user, seti_id),     PSTR(vs_user, global_prefs),    PSTR(vs_user, project_prefs),
 };
-TABLE(vs_sq__user, "\"user\"", user_cols);
+TABLE(vs_store__user, "\"user\"", user_cols);
 
 static const struct sq_col team_cols[] = {
     I64(vs_team, id),
@@ -98,7 +98,7 @@ static const struct sq_col team_cols[] = {
     DBL(vs_team, total_credit),
     DBL(vs_team, expavg_credit),
 };
-TABLE(vs_sq__team, "team", team_cols);
+TABLE(vs_store__team, "team", team_cols);
 
 static const struct sq_col host_cols[] = {
     I64(vs_host, id),
@@ -146,7 +146,7 @@ static const struct sq_col host_cols[] = {
     INT(vs_host, nresults_today),
     I64(vs_host, nresults_day),
 };
-TABLE(vs_sq__host, "host", host_cols);
+TABLE(vs_store__host, "host", host_cols);
 
 static const struct sq_col workunit_cols[] = {
     I64(vs_workunit, id),
@@ -184,7 +184,7 @@ static const struct sq_col workunit_cols[] = {
     STR(vs_workunit, result_template_file),
     I64(vs_workunit, mod_time),
 };
-TABLE(vs_sq__workunit, "workunit", workunit_cols);
+TABLE(vs_store__workunit, "workunit", workunit_cols);
 
 static const struct sq_col result_cols[] = {
     I64(vs_result, id),
@@ -226,11 +226,11 @@ static const struct sq_col result_cols[] = {
     I64(vs_result, mod_time),
     INT(vs_result, assign_slot),
 };
-TABLE(vs_sq__result, "result", result_cols);
+TABLE(vs_store__result, "result", result_cols);
 
 static const struct sq_col assignment_cols[] = {
     I64(vs_assignment, id),        I64(vs_assignment, create_time),
     I64(vs_assignment, target_id), INT(vs_assignment, target_type),
     INT(vs_assignment, multi),     I64(vs_assignment, workunitid),
 };
-TABLE(vs_sq__assignment, "assignment", assignment_cols);
+TABLE(vs_store__assignment, "assignment", assignment_cols);

@@ -12,22 +12,22 @@
 
 int vs_store_file_delete_retry(struct vs_store *s, int64_t *out_n)
 {
-    int rc = vs_sq__enter(s);
+    int rc = vs_store__enter(s);
     if (rc)
         return rc;
     int64_t n = 0;
     const enum sq_stmt ids[] = {SQ_DELETE_RETRY_WU, SQ_DELETE_RETRY_RESULT};
     for (size_t i = 0; i < 2 && rc == 0; i++) {
-        struct vs_stmt *st = vs_sq__stmt(s, ids[i]);
+        struct vs_stmt *st = vs_store__stmt(s, ids[i]);
         if (!st) {
             rc = VS_ESTORE;
             break;
         }
-        rc = vs_sq__step_done(s, st, "delete retry");
+        rc = vs_store__step_done(s, st, "delete retry");
         if (rc == 0)
             n += vs_db_changes(s);
     }
-    rc = vs_sq__leave(s, rc);
+    rc = vs_store__leave(s, rc);
     if (rc == 0 && out_n)
         *out_n = n;
     return rc;
@@ -52,7 +52,7 @@ static void read_hav(struct vs_stmt *st, struct vs_host_app_version *out)
 int vs_store_hav_get(struct vs_store *s, int64_t host_id, int64_t app_version_id,
                      struct vs_host_app_version *out)
 {
-    struct vs_stmt *st = vs_sq__stmt(s, SQ_HAV_GET);
+    struct vs_stmt *st = vs_store__stmt(s, SQ_HAV_GET);
     if (!st)
         return VS_ESTORE;
     vs_db_bind_int64(st, 1, host_id);
@@ -60,12 +60,12 @@ int vs_store_hav_get(struct vs_store *s, int64_t host_id, int64_t app_version_id
     int rc = vs_db_step(st);
     if (rc == VS_DB_ROW)
         read_hav(st, out);
-    return vs_sq__one_row_end(s, st, rc, "host_app_version");
+    return vs_store__one_row_end(s, st, rc, "host_app_version");
 }
 
 int vs_store_hav_put(struct vs_store *s, const struct vs_host_app_version *h)
 {
-    struct vs_stmt *st = vs_sq__stmt(s, SQ_HAV_PUT);
+    struct vs_stmt *st = vs_store__stmt(s, SQ_HAV_PUT);
     if (!st)
         return VS_ESTORE;
     vs_db_bind_int64(st, 1, h->host_id);
@@ -75,12 +75,12 @@ int vs_store_hav_put(struct vs_store *s, const struct vs_host_app_version *h)
     vs_db_bind_int(st, 5, h->consecutive_valid);
     vs_db_bind_double(st, 6, h->turnaround_n);
     vs_db_bind_double(st, 7, h->turnaround_avg);
-    return vs_sq__step_done(s, st, "host_app_version");
+    return vs_store__step_done(s, st, "host_app_version");
 }
 
 int vs_store_havs_of_host(struct vs_store *s, int64_t host_id, vs_store_hav_fn fn, void *ctx)
 {
-    struct vs_stmt *st = vs_sq__stmt(s, SQ_HAVS_OF_HOST);
+    struct vs_stmt *st = vs_store__stmt(s, SQ_HAVS_OF_HOST);
     if (!st)
         return VS_ESTORE;
     vs_db_bind_int64(st, 1, host_id);
@@ -95,17 +95,17 @@ int vs_store_havs_of_host(struct vs_store *s, int64_t host_id, vs_store_hav_fn f
         }
     }
     vs_db_reset(st);
-    return step == VS_DB_DONE ? 0 : vs_sq__err(s, step, "host_app_version");
+    return step == VS_DB_DONE ? 0 : vs_store__err(s, step, "host_app_version");
 }
 
 int vs_store_hav_new_day(struct vs_store *s, int64_t host_id, int64_t day_start)
 {
-    struct vs_stmt *st = vs_sq__stmt(s, SQ_HAV_NEW_DAY);
+    struct vs_stmt *st = vs_store__stmt(s, SQ_HAV_NEW_DAY);
     if (!st)
         return VS_ESTORE;
     vs_db_bind_int64(st, 1, host_id);
     vs_db_bind_int64(st, 2, day_start);
-    return vs_sq__step_done(s, st, "host_app_version new day");
+    return vs_store__step_done(s, st, "host_app_version new day");
 }
 
 /* ------------------------------------------------------------------------ */
@@ -115,13 +115,13 @@ static void read_status(struct vs_stmt *st, struct vs_daemon_status *d)
 {
     memset(d, 0, sizeof(*d));
     const char *t = (const char *)vs_db_column_text(st, 0);
-    vs_sq__copy(d->name, t ? t : "", sizeof(d->name));
+    vs_store__copy(d->name, t ? t : "", sizeof(d->name));
     d->last_run = vs_db_column_int64(st, 1);
     d->last_work = vs_db_column_int64(st, 2);
     d->total_work = vs_db_column_int64(st, 3);
     d->last_error_time = vs_db_column_int64(st, 4);
     t = (const char *)vs_db_column_text(st, 5);
-    vs_sq__copy(d->last_error, t ? t : "", sizeof(d->last_error));
+    vs_store__copy(d->last_error, t ? t : "", sizeof(d->last_error));
     d->retry_time = vs_db_column_int64(st, 6);
 }
 
@@ -129,21 +129,21 @@ int vs_store_daemon_status_get(struct vs_store *s, const char *name, struct vs_d
 {
     if (!name || !*name)
         return VS_EINVAL;
-    struct vs_stmt *st = vs_sq__stmt(s, SQ_DAEMON_GET);
+    struct vs_stmt *st = vs_store__stmt(s, SQ_DAEMON_GET);
     if (!st)
         return VS_ESTORE;
     vs_db_bind_text(st, 1, name, -1, VS_DB_STATIC);
     int rc = vs_db_step(st);
     if (rc == VS_DB_ROW)
         read_status(st, out);
-    return vs_sq__one_row_end(s, st, rc, "daemon_status");
+    return vs_store__one_row_end(s, st, rc, "daemon_status");
 }
 
 int vs_store_daemon_status_put(struct vs_store *s, const struct vs_daemon_status *d)
 {
     if (!d->name[0])
         return VS_EINVAL;
-    struct vs_stmt *st = vs_sq__stmt(s, SQ_DAEMON_PUT);
+    struct vs_stmt *st = vs_store__stmt(s, SQ_DAEMON_PUT);
     if (!st)
         return VS_ESTORE;
     vs_db_bind_text(st, 1, d->name, -1, VS_DB_STATIC);
@@ -153,12 +153,12 @@ int vs_store_daemon_status_put(struct vs_store *s, const struct vs_daemon_status
     vs_db_bind_int64(st, 5, d->last_error_time);
     vs_db_bind_text(st, 6, d->last_error, -1, VS_DB_STATIC);
     vs_db_bind_int64(st, 7, d->retry_time);
-    return vs_sq__step_done(s, st, "daemon_status");
+    return vs_store__step_done(s, st, "daemon_status");
 }
 
 int vs_store_daemon_status_list(struct vs_store *s, vs_store_daemon_status_fn fn, void *ctx)
 {
-    struct vs_stmt *st = vs_sq__stmt(s, SQ_DAEMON_ALL);
+    struct vs_stmt *st = vs_store__stmt(s, SQ_DAEMON_ALL);
     if (!st)
         return VS_ESTORE;
     int rc, ret = 0;
@@ -171,7 +171,7 @@ int vs_store_daemon_status_list(struct vs_store *s, vs_store_daemon_status_fn fn
     vs_db_reset(st);
     if (ret)
         return ret;
-    return rc == VS_DB_DONE ? 0 : vs_sq__err(s, rc, "daemon_status");
+    return rc == VS_DB_DONE ? 0 : vs_store__err(s, rc, "daemon_status");
 }
 
 /* ------------------------------------------------------------------------ */
@@ -185,11 +185,11 @@ static int each_row(struct vs_store *s, const char *sql,
     struct vs_stmt *st = NULL;
     int rc = vs_db_prepare(s, sql, &st);
     if (rc != VS_DB_OK)
-        return vs_sq__err(s, rc, "counts");
+        return vs_store__err(s, rc, "counts");
     while ((rc = vs_db_step(st)) == VS_DB_ROW)
         row(st, c);
     vs_db_finalize(st);
-    return rc == VS_DB_DONE ? 0 : vs_sq__err(s, rc, "counts");
+    return rc == VS_DB_DONE ? 0 : vs_store__err(s, rc, "counts");
 }
 
 static void wu_row(struct vs_stmt *st, struct vs_store_counts *c)
@@ -233,12 +233,12 @@ static int count_one(struct vs_store *s, const char *sql, int64_t *out)
     struct vs_stmt *st = NULL;
     int rc = vs_db_prepare(s, sql, &st);
     if (rc != VS_DB_OK)
-        return vs_sq__err(s, rc, "counts");
+        return vs_store__err(s, rc, "counts");
     rc = vs_db_step(st);
     if (rc == VS_DB_ROW)
         *out = vs_db_column_int64(st, 0);
     vs_db_finalize(st);
-    return rc == VS_DB_ROW ? 0 : vs_sq__err(s, rc, "counts");
+    return rc == VS_DB_ROW ? 0 : vs_store__err(s, rc, "counts");
 }
 
 int vs_store_counts(struct vs_store *s, struct vs_store_counts *out)
@@ -248,7 +248,7 @@ int vs_store_counts(struct vs_store *s, struct vs_store_counts *out)
     /* One read transaction: the counts are of one moment. */
     int rc = vs_db_exec(s, s->txn_depth ? "SAVEPOINT counts" : "BEGIN");
     if (rc != VS_DB_OK)
-        return vs_sq__err(s, rc, "counts");
+        return vs_store__err(s, rc, "counts");
     rc = each_row(s,
                   "SELECT need_validate, canonical_resultid <> 0, error_mask, assimilate_state, "
                   "file_delete_state, count(*) FROM workunit GROUP BY 1, 2, 3, 4, 5",
@@ -280,20 +280,20 @@ int vs_store_counts(struct vs_store *s, struct vs_store_counts *out)
 /* ------------------------------------------------------------------------ */
 /* Transitioner scan                                                         */
 
-int vs_sq__read_wu_page(struct vs_store *s, struct vs_stmt *st, int limit, const char *what,
-                        struct vs_workunit **out, size_t *out_n)
+int vs_store__read_wu_page(struct vs_store *s, struct vs_stmt *st, int limit, const char *what,
+                           struct vs_workunit **out, size_t *out_n)
 {
     struct vs_workunit *wus = vs_xcalloc((size_t)limit, sizeof(*wus));
     size_t nwus = 0;
     int rc = VS_DB_DONE;
     while (nwus < (size_t)limit && (rc = vs_db_step(st)) == VS_DB_ROW)
-        vs_sq__read_row(st, 0, &vs_sq__workunit, &wus[nwus++]);
+        vs_store__read_row(st, 0, &vs_store__workunit, &wus[nwus++]);
     if (nwus == (size_t)limit)
         rc = VS_DB_DONE;
     vs_db_reset(st);
     *out = wus;
     *out_n = nwus;
-    return rc == VS_DB_DONE ? 0 : vs_sq__err(s, rc, what);
+    return rc == VS_DB_DONE ? 0 : vs_store__err(s, rc, what);
 }
 
 /* Calls fn for each of the page's workunits with its results, then frees the
@@ -320,7 +320,7 @@ int vs_store_wus_to_transition(struct vs_store *s, int64_t now, int limit,
 {
     if (limit <= 0 || !fn)
         return VS_EINVAL;
-    struct vs_stmt *st = vs_sq__stmt(s, SQ_WUS_TO_TRANSITION);
+    struct vs_stmt *st = vs_store__stmt(s, SQ_WUS_TO_TRANSITION);
     if (!st)
         return VS_ESTORE;
     vs_db_bind_int64(st, 1, now);
@@ -330,7 +330,7 @@ int vs_store_wus_to_transition(struct vs_store *s, int64_t now, int limit,
     /* Collect the page first: fn writes to the rows this scan reads. */
     struct vs_workunit *wus;
     size_t nwus;
-    int ret = vs_sq__read_wu_page(s, st, limit, "transition scan", &wus, &nwus);
+    int ret = vs_store__read_wu_page(s, st, limit, "transition scan", &wus, &nwus);
     return each_wu_with_results(s, wus, nwus, ret, fn, ctx);
 }
 
@@ -356,7 +356,7 @@ int vs_store_wus_in_queue(struct vs_store *s, int queue, int64_t appid, int limi
     default:
         return VS_EINVAL;
     }
-    struct vs_stmt *st = vs_sq__stmt(s, id);
+    struct vs_stmt *st = vs_store__stmt(s, id);
     if (!st)
         return VS_ESTORE;
     vs_db_bind_int64(st, 1, appid);
@@ -371,10 +371,10 @@ int vs_store_wus_in_queue(struct vs_store *s, int queue, int64_t appid, int limi
             cap = cap ? 2 * cap : 16;
             wus = vs_xreallocarray(wus, cap, sizeof(*wus));
         }
-        vs_sq__read_row(st, 0, &vs_sq__workunit, &wus[nwus++]);
+        vs_store__read_row(st, 0, &vs_store__workunit, &wus[nwus++]);
     }
     vs_db_reset(st);
-    int ret = rc == VS_DB_DONE ? 0 : vs_sq__err(s, rc, "queue scan");
+    int ret = rc == VS_DB_DONE ? 0 : vs_store__err(s, rc, "queue scan");
     return each_wu_with_results(s, wus, nwus, ret, fn, ctx);
 }
 
@@ -382,7 +382,7 @@ int vs_store_results_to_delete(struct vs_store *s, int limit, vs_store_result_fn
 {
     if (limit <= 0 || !fn)
         return VS_EINVAL;
-    struct vs_stmt *st = vs_sq__stmt(s, SQ_RESULTS_TO_DELETE);
+    struct vs_stmt *st = vs_store__stmt(s, SQ_RESULTS_TO_DELETE);
     if (!st)
         return VS_ESTORE;
     vs_db_bind_int(st, 1, limit);
@@ -392,7 +392,7 @@ int vs_store_results_to_delete(struct vs_store *s, int limit, vs_store_result_fn
     int rc;
     while ((rc = vs_db_step(st)) == VS_DB_ROW) {
         struct vs_result r;
-        vs_sq__read_row(st, 0, &vs_sq__result, &r);
+        vs_store__read_row(st, 0, &vs_store__result, &r);
         /* Takes ownership of r's heap strings (no copy, no free). */
         if (rv.n == rv.cap) {
             rv.cap = rv.cap ? 2 * rv.cap : 16;
@@ -401,7 +401,7 @@ int vs_store_results_to_delete(struct vs_store *s, int limit, vs_store_result_fn
         rv.v[rv.n++] = r;
     }
     vs_db_reset(st);
-    int ret = rc == VS_DB_DONE ? 0 : vs_sq__err(s, rc, "delete scan");
+    int ret = rc == VS_DB_DONE ? 0 : vs_store__err(s, rc, "delete scan");
     for (size_t i = 0; ret == 0 && i < rv.n; i++)
         ret = fn(ctx, &rv.v[i]);
     vs_result_vec_cleanup(&rv);

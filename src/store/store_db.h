@@ -16,7 +16,7 @@
  *
  * Return codes are SQLite's (VS_DB_ROW, VS_DB_DONE, VS_DB_OK and the
  * SQLITE_CONSTRAINT / SQLITE_BUSY families for errors): the PostgreSQL
- * statements map SQLSTATEs onto them, so vs_sq__err means the same on both.
+ * statements map SQLSTATEs onto them, so vs_store__err means the same on both.
  */
 #ifndef VOLSCHED_STORE_STORE_DB_H
 #define VOLSCHED_STORE_STORE_DB_H

@@ -123,19 +123,19 @@ static int rows_insert(struct vs_store *s, const struct wf_rows *r, bool bulk)
         return rc;
     }
     for (size_t i = 0; i < r->n; i++) {
-        struct vs_stmt *st = vs_sq__stmt(s, SQ_WU_FILE_ADD);
+        struct vs_stmt *st = vs_store__stmt(s, SQ_WU_FILE_ADD);
         if (!st)
             return VS_ESTORE;
         vs_db_bind_text(st, 1, r->v[i].name, -1, VS_DB_STATIC);
         vs_db_bind_int64(st, 2, r->v[i].workunitid);
-        int rc = vs_sq__step_done(s, st, "wu_file");
+        int rc = vs_store__step_done(s, st, "wu_file");
         if (rc)
             return rc;
     }
     return 0;
 }
 
-int vs_sq__wu_files_add(struct vs_store *s, const struct vs_workunit *wu)
+int vs_store__wu_files_add(struct vs_store *s, const struct vs_workunit *wu)
 {
     struct vs_arena a;
     vs_arena_init(&a, 4096);
@@ -147,7 +147,7 @@ int vs_sq__wu_files_add(struct vs_store *s, const struct vs_workunit *wu)
     return rc;
 }
 
-int vs_sq__wu_files_add_many(struct vs_store *s, struct vs_workunit *const *wus, size_t n)
+int vs_store__wu_files_add_many(struct vs_store *s, struct vs_workunit *const *wus, size_t n)
 {
     struct vs_arena a;
     vs_arena_init(&a, 65536);
@@ -164,13 +164,13 @@ int vs_store_file_in_use(struct vs_store *s, const char *name, int64_t except_wu
 {
     if (!name || !*name || !out)
         return VS_EINVAL;
-    struct vs_stmt *st = vs_sq__stmt(s, SQ_WU_FILE_IN_USE);
+    struct vs_stmt *st = vs_store__stmt(s, SQ_WU_FILE_IN_USE);
     if (!st)
         return VS_ESTORE;
     vs_db_bind_text(st, 1, name, -1, VS_DB_STATIC);
     vs_db_bind_int64(st, 2, except_wuid);
     int64_t v = 0;
-    int rc = vs_sq__one_i64(s, st, &v);
+    int rc = vs_store__one_i64(s, st, &v);
     if (rc == 0)
         *out = v != 0;
     return rc;
@@ -180,18 +180,18 @@ int vs_store_file_use_drop(struct vs_store *s, int64_t wuid, const char *name)
 {
     if (!name || !*name)
         return VS_EINVAL;
-    struct vs_stmt *st = vs_sq__stmt(s, SQ_WU_FILE_DROP);
+    struct vs_stmt *st = vs_store__stmt(s, SQ_WU_FILE_DROP);
     if (!st)
         return VS_ESTORE;
     vs_db_bind_text(st, 1, name, -1, VS_DB_STATIC);
     vs_db_bind_int64(st, 2, wuid);
-    return vs_sq__step_done(s, st, "wu_file drop");
+    return vs_store__step_done(s, st, "wu_file drop");
 }
 
 /* Workunits read per page of the migration. */
 #define BACKFILL_PAGE 500
 
-int vs_sq__wu_files_backfill(struct vs_store *s)
+int vs_store__wu_files_backfill(struct vs_store *s)
 {
     /* The workunits whose inputs are still to be dealt with by the file
      * deleter, and of those already dealt with the ones whose kept files
@@ -206,7 +206,7 @@ int vs_sq__wu_files_backfill(struct vs_store *s)
     struct vs_stmt *st = NULL;
     int rc = vs_db_prepare(s, sql, &st);
     if (rc != VS_DB_OK) {
-        rc = vs_sq__err(s, rc, "wu_file backfill");
+        rc = vs_store__err(s, rc, "wu_file backfill");
         vs_db_finalize(st);
         return rc;
     }
@@ -230,7 +230,7 @@ int vs_sq__wu_files_backfill(struct vs_store *s)
         }
         vs_db_reset(st);
         if (step != VS_DB_DONE)
-            rc = vs_sq__err(s, step, "wu_file backfill");
+            rc = vs_store__err(s, step, "wu_file backfill");
         if (rc == 0)
             rc = rows_insert(s, &r, true);
         rows_cleanup(&r);

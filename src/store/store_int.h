@@ -24,7 +24,7 @@
 
 /* Copies with deliberate truncation (GCC ignores a (void) cast on a
  * warn_unused_result call). */
-static inline void vs_sq__copy(char *dst, const char *src, size_t dstsize)
+static inline void vs_store__copy(char *dst, const char *src, size_t dstsize)
 {
     if (vs_strlcpy(dst, src, dstsize) != 0)
         return;
@@ -52,16 +52,16 @@ struct sq_table {
     int has_id;
 };
 
-extern const struct sq_table vs_sq__platform;
-extern const struct sq_table vs_sq__app;
-extern const struct sq_table vs_sq__app_version;
-extern const struct sq_table vs_sq__app_version_file;
-extern const struct sq_table vs_sq__user;
-extern const struct sq_table vs_sq__team;
-extern const struct sq_table vs_sq__host;
-extern const struct sq_table vs_sq__workunit;
-extern const struct sq_table vs_sq__result;
-extern const struct sq_table vs_sq__assignment;
+extern const struct sq_table vs_store__platform;
+extern const struct sq_table vs_store__app;
+extern const struct sq_table vs_store__app_version;
+extern const struct sq_table vs_store__app_version_file;
+extern const struct sq_table vs_store__user;
+extern const struct sq_table vs_store__team;
+extern const struct sq_table vs_store__host;
+extern const struct sq_table vs_store__workunit;
+extern const struct sq_table vs_store__result;
+extern const struct sq_table vs_store__assignment;
 
 /* Prepared-statement slots: one per distinct SQL text the backend runs. */
 enum sq_stmt {
@@ -173,7 +173,7 @@ struct vs_db_copy; /* a bulk load in progress (store_pg_copy.c) */
 struct vs_db_ops {
     const char *name;
     /* Compiles sql into *out; slot >= 0 for a statement kept for the handle's
-     * life (vs_sq__stmt's cache), -1 for one use (vs_db_prepare). */
+     * life (vs_store__stmt's cache), -1 for one use (vs_db_prepare). */
     int (*prepare)(struct vs_store *s, const char *sql, int slot, struct vs_stmt *out);
     int (*exec)(struct vs_store *s, const char *sql);
     int64_t (*changes)(struct vs_store *s);
@@ -206,7 +206,7 @@ struct vs_db_ops {
     bool host_keys_in_update;
     /* Inserts n rows of table t (rows[i] each; ids set) in the open
      * transaction, in one bulk step; NULL: a statement each
-     * (vs_sq__insert_many). */
+     * (vs_store__insert_many). */
     int (*insert_many)(struct vs_store *s, const struct sq_table *t, void *const *rows, size_t n);
     /* A bulk load of table's columns cols ("a, b, c") in the open
      * transaction: begin, then per row its fields as text (NULL: SQL NULL)
@@ -222,8 +222,8 @@ struct vs_db_ops {
     void (*close)(struct vs_store *s);
 };
 
-extern const struct vs_db_ops vs_sq__sqlite_ops; /* store_sqlite.c */
-extern const struct vs_db_ops vs_sq__pg_ops;     /* store_pg.c */
+extern const struct vs_db_ops vs_store__sqlite_ops; /* store_sqlite.c */
+extern const struct vs_db_ops vs_store__pg_ops;     /* store_pg.c */
 
 struct vs_pg; /* store_pg.c: the connection and its state */
 
@@ -255,124 +255,126 @@ struct vs_store {
 };
 
 /* Opens the backends (the URL's scheme was read by vs_store_open). */
-int vs_sq__open_sqlite(const char *url, int flags, struct vs_log *log, struct vs_store **out);
-int vs_sq__open_pg(const char *conninfo, int flags, struct vs_log *log, struct vs_store **out);
+int vs_store__open_sqlite(const char *url, int flags, struct vs_log *log, struct vs_store **out);
+int vs_store__open_pg(const char *conninfo, int flags, struct vs_log *log, struct vs_store **out);
 /* Creates or migrates the schema (store_db.c); the backends' open calls it. */
-int vs_sq__ensure_schema(struct vs_store *s);
+int vs_store__ensure_schema(struct vs_store *s);
 /* Creates the trickle tables if missing (store_trickle.c). */
-int vs_sq__trickle_ensure(struct vs_store *s);
+int vs_store__trickle_ensure(struct vs_store *s);
 /* True when slot id is a table's INSERT whose new id the caller reads. */
-bool vs_sq__slot_is_insert(enum sq_stmt id);
+bool vs_store__slot_is_insert(enum sq_stmt id);
 
 /* Returns the prepared statement for slot id (prepared on first use), reset
  * and with its bindings cleared; NULL on error (logged). */
-struct vs_stmt *vs_sq__stmt(struct vs_store *s, enum sq_stmt id);
+struct vs_stmt *vs_store__stmt(struct vs_store *s, enum sq_stmt id);
 
 /* Logs the SQLite error for what and maps rc to a VS_E* code
  * (SQLITE_CONSTRAINT -> VS_EEXISTS, else VS_ESTORE). */
-int vs_sq__err(struct vs_store *s, int rc, const char *what);
+int vs_store__err(struct vs_store *s, int rc, const char *what);
 
 /* Runs a statement that returns no rows and resets it. Returns 0 when it ran
- * to completion, else the mapped error (vs_sq__err, logged with what). */
-int vs_sq__step_done(struct vs_store *s, struct vs_stmt *st, const char *what);
+ * to completion, else the mapped error (vs_store__err, logged with what). */
+int vs_store__step_done(struct vs_store *s, struct vs_stmt *st, const char *what);
 
 /* Ends a one-row lookup whose sqlite3_step returned rc: resets st and
- * returns 0 for a row, VS_ENOTFOUND for none, else vs_sq__err's code. The
+ * returns 0 for a row, VS_ENOTFOUND for none, else vs_store__err's code. The
  * caller reads the row's columns before calling this. */
-int vs_sq__one_row_end(struct vs_store *s, struct vs_stmt *st, int rc, const char *what);
+int vs_store__one_row_end(struct vs_store *s, struct vs_stmt *st, int rc, const char *what);
 
 /* Runs a one-value query (a count, an EXISTS, a max) into *out and resets
  * st. A query without a row is an error (they always return one). */
-int vs_sq__one_i64(struct vs_store *s, struct vs_stmt *st, int64_t *out);
+int vs_store__one_i64(struct vs_store *s, struct vs_stmt *st, int64_t *out);
 
 /* Binds the columns of row except id to ?first, ?first+1, ...; then, when
  * with_id, the id to the next parameter. Returns the next free parameter. */
-int vs_sq__bind_row(struct vs_stmt *st, int first, const struct sq_table *t, const void *row,
-                    int with_id);
+int vs_store__bind_row(struct vs_stmt *st, int first, const struct sq_table *t, const void *row,
+                       int with_id);
 /* Reads t->ncols columns starting at result column first into row (heap
  * strings are duplicated; fixed strings truncated to fit). */
-void vs_sq__read_row(struct vs_stmt *st, int first, const struct sq_table *t, void *row);
+void vs_store__read_row(struct vs_stmt *st, int first, const struct sq_table *t, void *row);
 /* Frees the SQ_PSTR fields of row and sets them to NULL. */
-void vs_sq__free_row(const struct sq_table *t, void *row);
+void vs_store__free_row(const struct sq_table *t, void *row);
 
 /* Steps st (already bound) and hands each result row to fn (borrowed);
  * fn's non-zero return stops the scan and is returned. */
-int vs_sq__scan_results(struct vs_store *s, struct vs_stmt *st, vs_store_result_fn fn, void *ctx);
+int vs_store__scan_results(struct vs_store *s, struct vs_stmt *st, vs_store_result_fn fn,
+                           void *ctx);
 /* Steps st (already bound) for up to limit workunit rows into a new array
  * (*out, caller cleans each and frees it; allocated even on error), reset
  * after. Returns 0 or the mapped error, logged with what. */
-int vs_sq__read_wu_page(struct vs_store *s, struct vs_stmt *st, int limit, const char *what,
-                        struct vs_workunit **out, size_t *out_n);
+int vs_store__read_wu_page(struct vs_store *s, struct vs_stmt *st, int limit, const char *what,
+                           struct vs_workunit **out, size_t *out_n);
 
 /* Generic operations built on the descriptors. */
-int vs_sq__insert(struct vs_store *s, enum sq_stmt id, const struct sq_table *t, void *row);
-int vs_sq__update(struct vs_store *s, enum sq_stmt id, const struct sq_table *t, const void *row);
+int vs_store__insert(struct vs_store *s, enum sq_stmt id, const struct sq_table *t, void *row);
+int vs_store__update(struct vs_store *s, enum sq_stmt id, const struct sq_table *t,
+                     const void *row);
 /* Runs a one-row select (statement id with ?1 bound to the given key) into row. */
-int vs_sq__get_i64(struct vs_store *s, enum sq_stmt id, const struct sq_table *t, int64_t key,
-                   void *row);
-int vs_sq__get_text(struct vs_store *s, enum sq_stmt id, const struct sq_table *t, const char *key,
-                    void *row);
+int vs_store__get_i64(struct vs_store *s, enum sq_stmt id, const struct sq_table *t, int64_t key,
+                      void *row);
+int vs_store__get_text(struct vs_store *s, enum sq_stmt id, const struct sq_table *t,
+                       const char *key, void *row);
 
 /* Builds "SELECT <cols of t, prefixed with alias.> " into a heap string. */
-char *vs_sq__select_list(const struct sq_table *t, const char *alias);
+char *vs_store__select_list(const struct sq_table *t, const char *alias);
 /* SQ_HOST_UPDATE with userid and host_cpid in it too, bound the same way:
  * for a backend whose updates leave an unchanged key's index alone
  * (vs_db_ops.host_keys_in_update). */
-char *vs_sq__host_update_keyed_sql(void);
+char *vs_store__host_update_keyed_sql(void);
 
 /* Runs st (bound by the caller; rows are result columns then workunit
  * columns) and calls fn for each row as a struct vs_job; *last (may be
  * NULL) is the (priority, id) of the last row passed, *nrows (may be NULL)
  * is incremented per row. Resets st. A non-zero return of fn stops the
  * scan and is returned. */
-int vs_sq__job_rows(struct vs_store *s, struct vs_stmt *st, vs_store_job_fn fn, void *ctx,
-                    struct vs_job_key *last, int *nrows, const char *what);
+int vs_store__job_rows(struct vs_store *s, struct vs_stmt *st, vs_store_job_fn fn, void *ctx,
+                       struct vs_job_key *last, int *nrows, const char *what);
 
 /* The SQL text of the locality slots (SQ_LOC_MAX_SENT ...
  * SQ_LOC_FILES_WITH_WORK), store_locality.c; VS_EINTERNAL for others. */
-int vs_sq__build_sql_locality(enum sq_stmt id, struct vs_buf *b);
+int vs_store__build_sql_locality(enum sq_stmt id, struct vs_buf *b);
 /* The SQL text of the SQ_CL_* slots (store_cluster.c). */
-int vs_sq__build_sql_cluster(enum sq_stmt id, struct vs_buf *b);
+int vs_store__build_sql_cluster(enum sq_stmt id, struct vs_buf *b);
 /* Inserts a workunit (result false) or result row, its id next to the other
  * rows of locality file near (NULL: above every reserved block), when the
- * backend places rows by id (cluster_ids); else as vs_sq__insert. */
-int vs_sq__add_near(struct vs_store *s, bool result, void *row, const char *near);
+ * backend places rows by id (cluster_ids); else as vs_store__insert. */
+int vs_store__add_near(struct vs_store *s, bool result, void *row, const char *near);
 /* Inserts rows[0..n) of table t, ids set: the backend's bulk step, or
- * vs_sq__insert with slot each. VS_E* codes. */
-int vs_sq__insert_many(struct vs_store *s, enum sq_stmt slot, const struct sq_table *t,
-                       void *const *rows, size_t n);
+ * vs_store__insert with slot each. VS_E* codes. */
+int vs_store__insert_many(struct vs_store *s, enum sq_stmt slot, const struct sq_table *t,
+                          void *const *rows, size_t n);
 
 /* Appends the SQL text of statement slot id to b (store_sql.c).
  * Returns 0, or VS_EINTERNAL for a slot without text. */
-int vs_sq__build_sql(enum sq_stmt id, struct vs_buf *b);
+int vs_store__build_sql(enum sq_stmt id, struct vs_buf *b);
 
 /* Transaction helpers for single operations: enter starts a transaction or a
  * savepoint; leave commits/releases on rc == 0, else rolls back. Returns rc
  * or the commit error. */
-int vs_sq__enter(struct vs_store *s);
-int vs_sq__leave(struct vs_store *s, int rc);
+int vs_store__enter(struct vs_store *s);
+int vs_store__leave(struct vs_store *s, int rc);
 
 /* The current time (seconds). */
-int64_t vs_sq__now(void);
+int64_t vs_store__now(void);
 
 /* The schema (store_schema.c). */
-extern const char *const vs_sq__schema_v1[]; /* NULL-terminated */
-extern const char *const vs_sq__schema_v2[]; /* v1 -> v2 */
-extern const char *const vs_sq__schema_v3[]; /* v2 -> v3 */
-extern const char *const vs_sq__schema_v4[]; /* v3 -> v4 */
-extern const char *const vs_sq__schema_v5[]; /* v4 -> v5 */
-extern const char *const vs_sq__schema_v6[]; /* v5 -> v6 */
+extern const char *const vs_store__schema_v1[]; /* NULL-terminated */
+extern const char *const vs_store__schema_v2[]; /* v1 -> v2 */
+extern const char *const vs_store__schema_v3[]; /* v2 -> v3 */
+extern const char *const vs_store__schema_v4[]; /* v3 -> v4 */
+extern const char *const vs_store__schema_v5[]; /* v4 -> v5 */
+extern const char *const vs_store__schema_v6[]; /* v5 -> v6 */
 #define VS_SQ_SCHEMA_VERSION 6
 
 /* Input files in use (store_files.c). */
 /* Records the inputs of workunit wu (its id set) in wu_file, inside the
  * caller's transaction; a statement per file. */
-int vs_sq__wu_files_add(struct vs_store *s, const struct vs_workunit *wu);
+int vs_store__wu_files_add(struct vs_store *s, const struct vs_workunit *wu);
 /* The same for n workunits at once: the backend's bulk step when it has
  * one. */
-int vs_sq__wu_files_add_many(struct vs_store *s, struct vs_workunit *const *wus, size_t n);
+int vs_store__wu_files_add_many(struct vs_store *s, struct vs_workunit *const *wus, size_t n);
 /* Schema v6's migration: the rows of the workunits already in the store
  * (inside the migration's transaction). */
-int vs_sq__wu_files_backfill(struct vs_store *s);
+int vs_store__wu_files_backfill(struct vs_store *s);
 
 #endif

@@ -11,7 +11,7 @@
 #include "volsched/alloc.h"
 #include "volsched/locality.h"
 
-int vs_sq__build_sql_locality(enum sq_stmt id, struct vs_buf *b)
+int vs_store__build_sql_locality(enum sq_stmt id, struct vs_buf *b)
 {
     char *r = NULL, *w = NULL;
     int rc;
@@ -32,8 +32,8 @@ int vs_sq__build_sql_locality(enum sq_stmt id, struct vs_buf *b)
          * anyone to leave out (SQ_LOC_UNSENT_ALL) there is no per-row
          * subquery and the limit is ?4. */
         bool excl = id == SQ_LOC_UNSENT;
-        r = vs_sq__select_list(&vs_sq__result, "r");
-        w = vs_sq__select_list(&vs_sq__workunit, "w");
+        r = vs_store__select_list(&vs_store__result, "r");
+        w = vs_store__select_list(&vs_store__workunit, "w");
         rc = vs_buf_printf(b,
                            "SELECT %s, %s, r.id FROM (SELECT min(u.id) AS rid FROM workunit v "
                            "CROSS JOIN result u ON u.workunitid = v.id WHERE v.name >= ?1 AND "
@@ -65,7 +65,7 @@ int vs_sq__build_sql_locality(enum sq_stmt id, struct vs_buf *b)
                            VS_RESULT_SERVER_STATE_UNSENT);
         break;
     default:
-        rc = vs_sq__build_sql_cluster(id, b);
+        rc = vs_store__build_sql_cluster(id, b);
     }
     vs_free(r);
     vs_free(w);
@@ -78,7 +78,7 @@ static int range_stmt(struct vs_store *s, enum sq_stmt id, const char *file, str
     char lo[VS_LOC_NAME_MAX + 3], hi[VS_LOC_NAME_MAX + 3];
     if (vs_loc_wu_range(file, lo, hi, sizeof(lo)) != 0)
         return VS_EINVAL;
-    struct vs_stmt *st = vs_sq__stmt(s, id);
+    struct vs_stmt *st = vs_store__stmt(s, id);
     if (!st)
         return VS_ESTORE;
     vs_db_bind_text(st, 1, lo, -1, VS_DB_TRANSIENT);
@@ -94,7 +94,7 @@ int vs_store_loc_max_sent(struct vs_store *s, const char *file, int64_t userid, 
     if (rc)
         return rc;
     vs_db_bind_int64(st, 3, userid);
-    return vs_sq__one_i64(s, st, out_id);
+    return vs_store__one_i64(s, st, out_id);
 }
 
 int vs_store_loc_unsent(struct vs_store *s, const char *file, int64_t after_id, int64_t excl_userid,
@@ -113,7 +113,7 @@ int vs_store_loc_unsent(struct vs_store *s, const char *file, int64_t after_id, 
         vs_db_bind_int64(st, 5, excl_hostid);
     }
     vs_db_bind_int(st, excl ? 6 : 4, limit);
-    return vs_sq__job_rows(s, st, fn, ctx, NULL, NULL, "locality unsent");
+    return vs_store__job_rows(s, st, fn, ctx, NULL, NULL, "locality unsent");
 }
 
 int vs_store_loc_file_known(struct vs_store *s, const char *file, bool *out)
@@ -123,7 +123,7 @@ int vs_store_loc_file_known(struct vs_store *s, const char *file, bool *out)
     if (rc)
         return rc;
     int64_t v = 0;
-    rc = vs_sq__one_i64(s, st, &v);
+    rc = vs_store__one_i64(s, st, &v);
     if (rc == 0)
         *out = v != 0;
     return rc;
@@ -134,7 +134,7 @@ int vs_store_loc_files_with_work(struct vs_store *s, const char *after, int limi
 {
     if (limit <= 0 || !fn)
         return VS_EINVAL;
-    struct vs_stmt *st = vs_sq__stmt(s, SQ_LOC_FILES_WITH_WORK);
+    struct vs_stmt *st = vs_store__stmt(s, SQ_LOC_FILES_WITH_WORK);
     if (!st)
         return VS_ESTORE;
     vs_db_bind_text(st, 1, after ? after : "", -1, VS_DB_TRANSIENT);
@@ -147,6 +147,6 @@ int vs_store_loc_files_with_work(struct vs_store *s, const char *after, int limi
     }
     vs_db_reset(st);
     if (ret == 0 && rc != VS_DB_DONE)
-        return vs_sq__err(s, rc, "locality files with work");
+        return vs_store__err(s, rc, "locality files with work");
     return ret;
 }

@@ -16,7 +16,7 @@ static struct vs_stmt *prep(struct vs_store *s, const char *sql, const char *wha
     struct vs_stmt *st = NULL;
     int rc = vs_db_prepare(s, sql, &st);
     if (rc != VS_DB_OK) {
-        (void)vs_sq__err(s, rc, what);
+        (void)vs_store__err(s, rc, what);
         vs_db_finalize(st);
         return NULL;
     }
@@ -30,7 +30,7 @@ static int run_change(struct vs_store *s, struct vs_stmt *st, const char *what,
     int rc = vs_db_step(st);
     vs_db_finalize(st);
     if (rc != VS_DB_DONE)
-        return vs_sq__err(s, rc, what);
+        return vs_store__err(s, rc, what);
     if (out_changed)
         *out_changed = vs_db_changes(s);
     return 0;
@@ -76,7 +76,7 @@ int vs_store_app_counts(struct vs_store *s, int64_t now, vs_store_app_counts_fn 
         memset(&c, 0, sizeof(c));
         c.appid = vs_db_column_int64(st, 0);
         const unsigned char *name = vs_db_column_text(st, 1);
-        vs_sq__copy(c.name, name ? (const char *)name : "", sizeof(c.name));
+        vs_store__copy(c.name, name ? (const char *)name : "", sizeof(c.name));
         c.unsent = vs_db_column_int64(st, 2);
         c.in_progress = vs_db_column_int64(st, 3);
         c.need_validate = vs_db_column_int64(st, 4);
@@ -91,13 +91,13 @@ int vs_store_app_counts(struct vs_store *s, int64_t now, vs_store_app_counts_fn 
     vs_db_finalize(st);
     if (ret)
         return ret;
-    return rc == VS_DB_DONE ? 0 : vs_sq__err(s, rc, "app counts");
+    return rc == VS_DB_DONE ? 0 : vs_store__err(s, rc, "app counts");
 }
 
 int vs_store_hosts_since(struct vs_store *s, int64_t since, int limit,
                          int (*fn)(void *ctx, const struct vs_host *h), void *ctx)
 {
-    char *cols = vs_sq__select_list(&vs_sq__host, NULL);
+    char *cols = vs_store__select_list(&vs_store__host, NULL);
     size_t n = strlen(cols) + 128;
     char *sql = vs_xmalloc(n);
     snprintf(sql, n, "SELECT %s FROM host WHERE rpc_time >= ?1 ORDER BY rpc_time DESC, id LIMIT ?2",
@@ -113,16 +113,16 @@ int vs_store_hosts_since(struct vs_store *s, int64_t since, int limit,
     while ((rc = vs_db_step(st)) == VS_DB_ROW) {
         struct vs_host h;
         memset(&h, 0, sizeof(h));
-        vs_sq__read_row(st, 0, &vs_sq__host, &h);
+        vs_store__read_row(st, 0, &vs_store__host, &h);
         ret = fn(ctx, &h);
-        vs_sq__free_row(&vs_sq__host, &h);
+        vs_store__free_row(&vs_store__host, &h);
         if (ret)
             break;
     }
     vs_db_finalize(st);
     if (ret)
         return ret;
-    return rc == VS_DB_DONE ? 0 : vs_sq__err(s, rc, "recent hosts");
+    return rc == VS_DB_DONE ? 0 : vs_store__err(s, rc, "recent hosts");
 }
 
 int vs_store_batches(struct vs_store *s, int limit,
@@ -157,12 +157,12 @@ int vs_store_batches(struct vs_store *s, int limit,
     vs_db_finalize(st);
     if (ret)
         return ret;
-    return rc == VS_DB_DONE ? 0 : vs_sq__err(s, rc, "batches");
+    return rc == VS_DB_DONE ? 0 : vs_store__err(s, rc, "batches");
 }
 
 int vs_store_workunit_cancel(struct vs_store *s, int64_t wuid, int64_t now, int64_t *out_nresults)
 {
-    int rc = vs_sq__enter(s);
+    int rc = vs_store__enter(s);
     if (rc)
         return rc;
     struct vs_workunit wu;
@@ -183,7 +183,7 @@ int vs_store_workunit_cancel(struct vs_store *s, int64_t wuid, int64_t now, int6
                      "UPDATE result SET server_state = 5, outcome = 5, mod_time = ?2"
                      " WHERE workunitid = ?1 AND server_state IN (1, 2)",
                      wuid, now, "cancel results", &n);
-    rc = vs_sq__leave(s, rc);
+    rc = vs_store__leave(s, rc);
     if (rc == 0 && out_nresults)
         *out_nresults = n;
     return rc;
@@ -201,7 +201,7 @@ static int collect_ids(struct vs_store *s, struct vs_stmt *st, int64_t *ids, siz
         rc = VS_DB_DONE;
     vs_db_finalize(st);
     if (rc != VS_DB_DONE)
-        return vs_sq__err(s, rc, what);
+        return vs_store__err(s, rc, what);
     *out_n = n;
     return 0;
 }
@@ -241,12 +241,12 @@ int vs_store_workunit_delete(struct vs_store *s, int64_t wuid)
         "DELETE FROM wu_file WHERE workunitid = ?1",
         "DELETE FROM workunit WHERE id = ?1",
     };
-    int rc = vs_sq__enter(s);
+    int rc = vs_store__enter(s);
     if (rc)
         return rc;
     for (size_t i = 0; rc == 0 && i < sizeof(sql) / sizeof(sql[0]); i++)
         rc = change2(s, sql[i], wuid, 0, "delete workunit", NULL);
-    return vs_sq__leave(s, rc);
+    return vs_store__leave(s, rc);
 }
 
 int vs_store_host_set_max_results_day(struct vs_store *s, int64_t id, int value)

@@ -149,7 +149,7 @@ static bool one_row_insert(const char *sql)
 static int pg_prepare(struct vs_store *s, const char *sql, int slot, struct vs_stmt *out)
 {
     out->sq = NULL;
-    bool ret_id = slot >= 0 && vs_sq__slot_is_insert((enum sq_stmt)slot);
+    bool ret_id = slot >= 0 && vs_store__slot_is_insert((enum sq_stmt)slot);
     /* A unique-key clash of a one-row insert is an answer (VS_EEXISTS), not
      * an error: in PostgreSQL a failed statement aborts the whole
      * transaction, while the store's callers may go on inside theirs
@@ -351,7 +351,7 @@ static int pg_leader(struct vs_store *s, const char *role, bool *out)
     return 0;
 }
 
-const struct vs_db_ops vs_sq__pg_ops = {
+const struct vs_db_ops vs_store__pg_ops = {
     .name = "postgresql",
     .parallel_writes = true, /* vs_store_begin_users: account locks */
     .host_keys_in_update = true,
@@ -452,7 +452,7 @@ static int create_database(const char *conninfo, const char *db, struct vs_log *
     return rc;
 }
 
-int vs_sq__open_pg(const char *conninfo, int flags, struct vs_log *log, struct vs_store **out)
+int vs_store__open_pg(const char *conninfo, int flags, struct vs_log *log, struct vs_store **out)
 {
     char *err = NULL;
     PQconninfoOption *opts = PQconninfoParse(conninfo, &err);
@@ -486,7 +486,7 @@ int vs_sq__open_pg(const char *conninfo, int flags, struct vs_log *log, struct v
         return missing ? VS_ENOTFOUND : VS_ESTORE;
     }
     struct vs_store *s = VS_NEW(struct vs_store);
-    s->ops = &vs_sq__pg_ops;
+    s->ops = &vs_store__pg_ops;
     s->log = log;
     s->pg = VS_NEW(struct vs_pg);
     s->pg->conn = c;
@@ -495,7 +495,7 @@ int vs_sq__open_pg(const char *conninfo, int flags, struct vs_log *log, struct v
     /* Notices (e.g. "relation already exists, skipping") are not errors. */
     int rc = tx_sql(s, "SET client_min_messages = warning");
     if (rc == 0)
-        rc = vs_sq__ensure_schema(s);
+        rc = vs_store__ensure_schema(s);
     if (rc != 0) {
         vs_store_close(s);
         return rc;

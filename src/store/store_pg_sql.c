@@ -164,7 +164,7 @@ char *vs_pg__translate(const char *sql, bool ddl)
 char *vs_pg__slot_sql(int slot)
 {
     if (slot == SQ_HOST_UPDATE) { /* vs_db_ops.host_keys_in_update */
-        char *u = vs_sq__host_update_keyed_sql();
+        char *u = vs_store__host_update_keyed_sql();
         char *t = vs_pg__translate(u, false);
         vs_free(u);
         return t;
@@ -183,8 +183,8 @@ char *vs_pg__slot_sql(int slot)
                            "ORDER BY f LIMIT $2",
                            VS_RESULT_SERVER_STATE_UNSENT);
     } else {
-        char *r = vs_sq__select_list(&vs_sq__result, "r");
-        char *w = vs_sq__select_list(&vs_sq__workunit, "w");
+        char *r = vs_store__select_list(&vs_store__result, "r");
+        char *w = vs_store__select_list(&vs_store__workunit, "w");
         bool excl = slot == SQ_LOC_UNSENT;
         rc = vs_buf_printf(&b,
                            "SELECT %s, %s, r.id FROM workunit w JOIN result r ON "

@@ -11,7 +11,7 @@
 #include "store/store_int.h"
 
 /* One string per table (C11 compilers need only take 4095-byte literals). */
-const char *const vs_sq__schema_v1[] = {
+const char *const vs_store__schema_v1[] = {
     "CREATE TABLE platform ("
     " id INTEGER PRIMARY KEY,"
     " create_time INTEGER NOT NULL DEFAULT 0,"
@@ -252,7 +252,7 @@ const char *const vs_sq__schema_v1[] = {
  * error, read by `volsched status`), and the indexes of the validator's and
  * assimilator's queues that were already in BOINC's constraints.sql.
  */
-const char *const vs_sq__schema_v2[] = {
+const char *const vs_store__schema_v2[] = {
     /* BOINC-COMPAT: db/schema.sql host_app_version, the columns volsched uses. */
     "CREATE TABLE host_app_version ("
     " host_id INTEGER NOT NULL,"
@@ -294,7 +294,7 @@ const char *const vs_sq__schema_v2[] = {
  * bench counts, which scan). Results by workunit, the HOST_HAS_WU check and
  * the file deleter keep res_wuid and res_filedel.
  */
-const char *const vs_sq__schema_v3[] = {
+const char *const vs_store__schema_v3[] = {
     "DROP INDEX IF EXISTS ind_res_st;"
     "CREATE INDEX IF NOT EXISTS res_unsent ON result(id) WHERE server_state = 2;"
     "DROP INDEX IF EXISTS res_hostid;"
@@ -321,7 +321,7 @@ const char *const vs_sq__schema_v3[] = {
  * res_unsent (one partial index of the UNSENT state, as before, so the
  * claim moves no more index entries than it did).
  */
-const char *const vs_sq__schema_v4[] = {
+const char *const vs_store__schema_v4[] = {
     "ALTER TABLE result ADD COLUMN assign_slot INTEGER NOT NULL DEFAULT 0;"
     "CREATE UNIQUE INDEX IF NOT EXISTS res_asgn_slot ON result(workunitid, assign_slot) WHERE "
     "assign_slot > 0 "
@@ -346,7 +346,7 @@ const char *const vs_sq__schema_v4[] = {
  * Not indexed: both columns are read with the row the feeder's index
  * (res_unsent_prio) or the claim's primary key has found already.
  */
-const char *const vs_sq__schema_v5[] = {
+const char *const vs_store__schema_v5[] = {
     "ALTER TABLE result ADD COLUMN lease_owner INTEGER NOT NULL DEFAULT 0;"
     "ALTER TABLE result ADD COLUMN lease_until INTEGER NOT NULL DEFAULT 0;",
     NULL,
@@ -363,7 +363,7 @@ const char *const vs_sq__schema_v5[] = {
  * (app_version_file.name, indexed here for that question). The migration
  * also fills wu_file from the workunits already in the store (store_db.c).
  */
-const char *const vs_sq__schema_v6[] = {
+const char *const vs_store__schema_v6[] = {
     /* WITHOUT ROWID: the primary key is the table (one b-tree less to
      * write per row); PostgreSQL's dialect drops the clause. */
     "CREATE TABLE IF NOT EXISTS wu_file ("

@@ -2,7 +2,7 @@
  * The SQLite backend's statement catalogue: the SQL text of every prepared
  * statement slot. The generic insert/update/get statements are generated from
  * the column descriptors (store_cols.c); the domain statements are
- * written out. vs_sq__stmt (store_sqlite.c) prepares a slot on first use.
+ * written out. vs_store__stmt (store_sqlite.c) prepares a slot on first use.
  */
 #include <string.h>
 
@@ -19,18 +19,18 @@ struct table_slot {
 };
 
 static const struct table_slot table_slots[] = {
-    {&vs_sq__platform, SQ_PLATFORM_INSERT},
-    {&vs_sq__app, SQ_APP_INSERT},
-    {&vs_sq__app_version, SQ_APP_VERSION_INSERT},
-    {&vs_sq__user, SQ_USER_INSERT},
-    {&vs_sq__team, SQ_TEAM_INSERT},
-    {&vs_sq__host, SQ_HOST_INSERT},
-    {&vs_sq__workunit, SQ_WORKUNIT_INSERT},
-    {&vs_sq__result, SQ_RESULT_INSERT},
-    {&vs_sq__assignment, SQ_ASSIGNMENT_INSERT},
+    {&vs_store__platform, SQ_PLATFORM_INSERT},
+    {&vs_store__app, SQ_APP_INSERT},
+    {&vs_store__app_version, SQ_APP_VERSION_INSERT},
+    {&vs_store__user, SQ_USER_INSERT},
+    {&vs_store__team, SQ_TEAM_INSERT},
+    {&vs_store__host, SQ_HOST_INSERT},
+    {&vs_store__workunit, SQ_WORKUNIT_INSERT},
+    {&vs_store__result, SQ_RESULT_INSERT},
+    {&vs_store__assignment, SQ_ASSIGNMENT_INSERT},
 };
 
-char *vs_sq__select_list(const struct sq_table *t, const char *alias)
+char *vs_store__select_list(const struct sq_table *t, const char *alias)
 {
     struct vs_buf b;
     vs_buf_init(&b, VS_BUF_UNLIMITED);
@@ -52,15 +52,15 @@ char *vs_sq__select_list(const struct sq_table *t, const char *alias)
  * only when they differ. */
 static bool host_key_col(const struct sq_table *t, size_t i)
 {
-    return t == &vs_sq__host &&
+    return t == &vs_store__host &&
            (strcmp(t->cols[i].name, "userid") == 0 || strcmp(t->cols[i].name, "host_cpid") == 0);
 }
 
 /* The parameter number of host column name in SQ_HOST_UPDATE's numbering. */
 static size_t host_param(const char *name)
 {
-    for (size_t i = 1; i < vs_sq__host.ncols; i++) {
-        if (strcmp(vs_sq__host.cols[i].name, name) == 0)
+    for (size_t i = 1; i < vs_store__host.ncols; i++) {
+        if (strcmp(vs_store__host.cols[i].name, name) == 0)
             return i;
     }
     return 0;
@@ -68,11 +68,11 @@ static size_t host_param(const char *name)
 
 static int table_sql(const struct sq_table *t, int kind, struct vs_buf *b);
 
-char *vs_sq__host_update_keyed_sql(void)
+char *vs_store__host_update_keyed_sql(void)
 {
     struct vs_buf b;
     vs_buf_init(&b, VS_BUF_UNLIMITED);
-    if (VS_NEVER(table_sql(&vs_sq__host, 4, &b) != 0))
+    if (VS_NEVER(table_sql(&vs_store__host, 4, &b) != 0))
         vs_buf_reset(&b);
     size_t n;
     return vs_buf_take(&b, &n);
@@ -93,7 +93,7 @@ static int table_sql(const struct sq_table *t, int kind, struct vs_buf *b)
         rc |= vs_buf_puts(b, ")");
         break;
     case 1:   /* UPDATE every column by id (but a host's index keys, below) */
-    case 4: { /* the same with the host's keys (vs_sq__host_update_keyed_sql) */
+    case 4: { /* the same with the host's keys (vs_store__host_update_keyed_sql) */
         rc |= vs_buf_printf(b, "UPDATE %s SET ", t->name);
         bool sep = false;
         for (size_t i = first; i < t->ncols; i++) {
@@ -101,7 +101,7 @@ static int table_sql(const struct sq_table *t, int kind, struct vs_buf *b)
              * ban`, vs_store_host_set_max_results_day): the scheduler's
              * row update, from a copy it read before, must not undo a ban. */
             if ((kind == 1 && host_key_col(t, i)) ||
-                (t == &vs_sq__host && strcmp(t->cols[i].name, "_max_results_day") == 0))
+                (t == &vs_store__host && strcmp(t->cols[i].name, "_max_results_day") == 0))
                 continue;
             rc |= vs_buf_printf(b, "%s%s = ?%zu", sep ? ", " : "", t->cols[i].name, i - first + 1);
             sep = true;
@@ -111,7 +111,7 @@ static int table_sql(const struct sq_table *t, int kind, struct vs_buf *b)
     }
     case 2:
     case 3: {
-        char *cols = vs_sq__select_list(t, NULL);
+        char *cols = vs_store__select_list(t, NULL);
         rc |= vs_buf_printf(b, "SELECT %s FROM %s WHERE %s = ?1", cols, t->name,
                             kind == 2 ? "id" : "name");
         vs_free(cols);
@@ -121,7 +121,7 @@ static int table_sql(const struct sq_table *t, int kind, struct vs_buf *b)
     return rc;
 }
 
-bool vs_sq__slot_is_insert(enum sq_stmt id)
+bool vs_store__slot_is_insert(enum sq_stmt id)
 {
     for (size_t i = 0; i < sizeof(table_slots) / sizeof(table_slots[0]); i++) {
         if (id == table_slots[i].base)
@@ -130,7 +130,7 @@ bool vs_sq__slot_is_insert(enum sq_stmt id)
     return false;
 }
 
-int vs_sq__build_sql(enum sq_stmt id, struct vs_buf *b)
+int vs_store__build_sql(enum sq_stmt id, struct vs_buf *b)
 {
     for (size_t i = 0; i < sizeof(table_slots) / sizeof(table_slots[0]); i++) {
         if (id >= table_slots[i].base && id < table_slots[i].base + 4)
@@ -146,18 +146,18 @@ int vs_sq__build_sql(enum sq_stmt id, struct vs_buf *b)
                             "?10, ?11)");
         break;
     case SQ_AVFILES_OF:
-        r = vs_sq__select_list(&vs_sq__app_version_file, NULL);
+        r = vs_store__select_list(&vs_store__app_version_file, NULL);
         rc = vs_buf_printf(b,
                            "SELECT %s FROM app_version_file WHERE app_version_id = ?1 "
                            "ORDER BY seqno",
                            r);
         break;
     case SQ_USER_BY_AUTH:
-        r = vs_sq__select_list(&vs_sq__user, NULL);
+        r = vs_store__select_list(&vs_store__user, NULL);
         rc = vs_buf_printf(b, "SELECT %s FROM \"user\" WHERE authenticator = ?1", r);
         break;
     case SQ_HOST_BY_CPID:
-        r = vs_sq__select_list(&vs_sq__host, NULL);
+        r = vs_store__select_list(&vs_store__host, NULL);
         rc = vs_buf_printf(b,
                            "SELECT %s FROM host WHERE userid = ?1 AND host_cpid = ?2 "
                            "ORDER BY id DESC LIMIT 1",
@@ -167,30 +167,30 @@ int vs_sq__build_sql(enum sq_stmt id, struct vs_buf *b)
         rc = vs_buf_puts(b, "UPDATE team SET nusers = nusers + 1 WHERE id = ?1");
         break;
     case SQ_PLATFORM_ALL:
-        r = vs_sq__select_list(&vs_sq__platform, NULL);
+        r = vs_store__select_list(&vs_store__platform, NULL);
         rc = vs_buf_printf(b, "SELECT %s FROM platform ORDER BY id", r);
         break;
     case SQ_APP_ALL:
-        r = vs_sq__select_list(&vs_sq__app, NULL);
+        r = vs_store__select_list(&vs_store__app, NULL);
         rc = vs_buf_printf(b, "SELECT %s FROM app ORDER BY id", r);
         break;
     case SQ_APP_VERSION_ALL:
-        r = vs_sq__select_list(&vs_sq__app_version, NULL);
+        r = vs_store__select_list(&vs_store__app_version, NULL);
         rc = vs_buf_printf(b, "SELECT %s FROM app_version ORDER BY id", r);
         break;
     case SQ_ASSIGNMENTS:
-        r = vs_sq__select_list(&vs_sq__assignment, NULL);
+        r = vs_store__select_list(&vs_store__assignment, NULL);
         rc = vs_buf_printf(b,
                            "SELECT %s FROM assignment WHERE (?1 < 0 OR target_type = ?1) "
                            "AND (?2 < 0 OR multi = ?2) ORDER BY id",
                            r);
         break;
     case SQ_RESULTS_OF_WU:
-        r = vs_sq__select_list(&vs_sq__result, NULL);
+        r = vs_store__select_list(&vs_store__result, NULL);
         rc = vs_buf_printf(b, "SELECT %s FROM result WHERE workunitid = ?1 ORDER BY id", r);
         break;
     case SQ_RESULTS_IN_PROGRESS:
-        r = vs_sq__select_list(&vs_sq__result, NULL);
+        r = vs_store__select_list(&vs_store__result, NULL);
         rc = vs_buf_printf(b,
                            "SELECT %s FROM result WHERE hostid = ?1 AND server_state = %d "
                            "ORDER BY id",
@@ -230,8 +230,8 @@ int vs_sq__build_sql(enum sq_stmt id, struct vs_buf *b)
          * cursor's priority after its id, then the lower priorities. One
          * statement with "priority < ?1 OR (priority = ?1 AND id > ?2)"
          * walked every row of the cursor's priority up to its id. */
-        r = vs_sq__select_list(&vs_sq__result, "r");
-        w = vs_sq__select_list(&vs_sq__workunit, "w");
+        r = vs_store__select_list(&vs_store__result, "r");
+        w = vs_store__select_list(&vs_store__workunit, "w");
         rc = vs_buf_printf(b,
                            "SELECT %s, %s FROM result r JOIN workunit w ON w.id = "
                            "r.workunitid WHERE r.server_state = %d AND %s AND "
@@ -255,8 +255,8 @@ int vs_sq__build_sql(enum sq_stmt id, struct vs_buf *b)
         /* One (target_type, target_id, multi) at a time: a seek in
          * asgn_target. Broadcasts this host already had are left out here;
          * targeted ones are decided with all their results (reserve). */
-        r = vs_sq__select_list(&vs_sq__assignment, "a");
-        w = vs_sq__select_list(&vs_sq__workunit, "w");
+        r = vs_store__select_list(&vs_store__assignment, "a");
+        w = vs_store__select_list(&vs_store__workunit, "w");
         rc = vs_buf_printf(b,
                            "SELECT %s, %s FROM assignment a JOIN workunit w ON w.id = "
                            "a.workunitid WHERE a.target_type = ?1 AND a.target_id = ?2 AND "
@@ -280,14 +280,14 @@ int vs_sq__build_sql(enum sq_stmt id, struct vs_buf *b)
                "GROUP BY a.target_type, a.multi");
         break;
     case SQ_BROADCAST_RESULTS:
-        r = vs_sq__select_list(&vs_sq__result, NULL);
+        r = vs_store__select_list(&vs_store__result, NULL);
         rc = vs_buf_printf(b,
                            "SELECT %s FROM result WHERE assign_slot = -1 AND server_state = %d "
                            "AND id > ?1 ORDER BY id LIMIT ?2",
                            r, VS_RESULT_SERVER_STATE_OVER);
         break;
     case SQ_WUS_WITH_INPUTS:
-        w = vs_sq__select_list(&vs_sq__workunit, NULL);
+        w = vs_store__select_list(&vs_store__workunit, NULL);
         rc = vs_buf_printf(b,
                            "SELECT %s FROM workunit WHERE id > ?1 AND file_delete_state = %d "
                            "ORDER BY id LIMIT ?2",
@@ -389,7 +389,7 @@ int vs_sq__build_sql(enum sq_stmt id, struct vs_buf *b)
                             "WHERE id = ?1");
         break;
     case SQ_WUS_TO_TRANSITION:
-        w = vs_sq__select_list(&vs_sq__workunit, NULL);
+        w = vs_store__select_list(&vs_store__workunit, NULL);
         rc = vs_buf_printf(b,
                            "SELECT %s FROM workunit WHERE transition_time <= ?1 AND "
                            "transitioner_flags <> %d AND (?3 <= 1 OR id %% ?3 = ?4) "
@@ -399,7 +399,7 @@ int vs_sq__build_sql(enum sq_stmt id, struct vs_buf *b)
     case SQ_WUS_TO_VALIDATE:
     case SQ_WUS_TO_ASSIMILATE:
     case SQ_WUS_TO_DELETE: {
-        w = vs_sq__select_list(&vs_sq__workunit, NULL);
+        w = vs_store__select_list(&vs_store__workunit, NULL);
         const char *cond = id == SQ_WUS_TO_VALIDATE     ? "need_validate = 1"
                            : id == SQ_WUS_TO_ASSIMILATE ? "assimilate_state = 1"
                                                         : "file_delete_state = 1";
@@ -410,7 +410,7 @@ int vs_sq__build_sql(enum sq_stmt id, struct vs_buf *b)
         break;
     }
     case SQ_RESULTS_TO_DELETE:
-        r = vs_sq__select_list(&vs_sq__result, NULL);
+        r = vs_store__select_list(&vs_store__result, NULL);
         rc = vs_buf_printf(b,
                            "SELECT %s FROM result WHERE file_delete_state = %d AND "
                            "(?2 <= 1 OR id %% ?2 = ?3) ORDER BY id LIMIT ?1",
@@ -441,7 +441,7 @@ int vs_sq__build_sql(enum sq_stmt id, struct vs_buf *b)
         rc = vs_buf_printf(b,
                            "UPDATE host SET userid = ?%zu, host_cpid = ?%zu WHERE id = ?%zu "
                            "AND (userid <> ?%zu OR host_cpid <> ?%zu)",
-                           u, c, vs_sq__host.ncols, u, c);
+                           u, c, vs_store__host.ncols, u, c);
         break;
     }
     case SQ_HAV_GET:
@@ -499,7 +499,7 @@ int vs_sq__build_sql(enum sq_stmt id, struct vs_buf *b)
                             "last_error = excluded.last_error, retry_time = excluded.retry_time");
         break;
     default:
-        rc = vs_sq__build_sql_locality(id, b);
+        rc = vs_store__build_sql_locality(id, b);
     }
     vs_free(r);
     vs_free(w);

@@ -23,26 +23,26 @@ static const char *const schema =
     "xml TEXT NOT NULL);"
     "CREATE INDEX IF NOT EXISTS msg_to_host_host ON msg_to_host(hostid, handled);";
 
-int vs_sq__trickle_ensure(struct vs_store *s)
+int vs_store__trickle_ensure(struct vs_store *s)
 {
     int rc = vs_db_exec(s, schema);
-    return rc == VS_DB_OK ? 0 : vs_sq__err(s, rc, "trickle tables");
+    return rc == VS_DB_OK ? 0 : vs_store__err(s, rc, "trickle tables");
 }
 
 static int run(struct vs_store *s, const char *sql, struct vs_stmt **out)
 {
-    int rc = vs_sq__trickle_ensure(s);
+    int rc = vs_store__trickle_ensure(s);
     if (rc)
         return rc;
     rc = vs_db_prepare(s, sql, out);
-    return rc == VS_DB_OK ? 0 : vs_sq__err(s, rc, "trickle statement");
+    return rc == VS_DB_OK ? 0 : vs_store__err(s, rc, "trickle statement");
 }
 
 static int step_done(struct vs_store *s, struct vs_stmt *st, const char *what)
 {
     int rc = vs_db_step(st);
     vs_db_finalize(st);
-    return rc == VS_DB_DONE ? 0 : vs_sq__err(s, rc, what);
+    return rc == VS_DB_DONE ? 0 : vs_store__err(s, rc, what);
 }
 
 static int each(struct vs_store *s, struct vs_stmt *st, vs_store_trickle_fn fn, void *ctx)
@@ -54,8 +54,9 @@ static int each(struct vs_store *s, struct vs_stmt *st, vs_store_trickle_fn fn, 
         t.id = vs_db_column_int64(st, 0);
         t.create_time = vs_db_column_int64(st, 1);
         t.hostid = vs_db_column_int64(st, 2);
-        vs_sq__copy(t.result_name, (const char *)vs_db_column_text(st, 3), sizeof(t.result_name));
-        vs_sq__copy(t.variety, (const char *)vs_db_column_text(st, 4), sizeof(t.variety));
+        vs_store__copy(t.result_name, (const char *)vs_db_column_text(st, 3),
+                       sizeof(t.result_name));
+        vs_store__copy(t.variety, (const char *)vs_db_column_text(st, 4), sizeof(t.variety));
         t.xml = (const char *)vs_db_column_text(st, 5);
         if ((ret = fn(ctx, &t)) != 0)
             break;
@@ -63,7 +64,7 @@ static int each(struct vs_store *s, struct vs_stmt *st, vs_store_trickle_fn fn, 
     vs_db_finalize(st);
     if (ret)
         return ret;
-    return rc == VS_DB_DONE || rc == VS_DB_ROW ? 0 : vs_sq__err(s, rc, "trickle select");
+    return rc == VS_DB_DONE || rc == VS_DB_ROW ? 0 : vs_store__err(s, rc, "trickle select");
 }
 
 /* The two mailboxes: trickle-ups from hosts, trickle-downs to them. They

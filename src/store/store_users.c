@@ -32,17 +32,17 @@ int vs_store_user_by_auth(struct vs_store *s, const char *authenticator, struct 
 {
     if (!authenticator || !*authenticator)
         return VS_ENOTFOUND;
-    return vs_sq__get_text(s, SQ_USER_BY_AUTH, &vs_sq__user, authenticator, out);
+    return vs_store__get_text(s, SQ_USER_BY_AUTH, &vs_store__user, authenticator, out);
 }
 
 int vs_store_user_get(struct vs_store *s, int64_t id, struct vs_user *out)
 {
-    return vs_sq__get_i64(s, SQ_USER_GET, &vs_sq__user, id, out);
+    return vs_store__get_i64(s, SQ_USER_GET, &vs_store__user, id, out);
 }
 
 int vs_store_user_by_name(struct vs_store *s, const char *name, struct vs_user *out)
 {
-    return vs_sq__get_text(s, SQ_USER_BY_NAME, &vs_sq__user, name, out);
+    return vs_store__get_text(s, SQ_USER_BY_NAME, &vs_store__user, name, out);
 }
 
 int vs_store_user_add(struct vs_store *s, struct vs_user *u)
@@ -57,22 +57,22 @@ int vs_store_user_add(struct vs_store *s, struct vs_user *u)
         made_auth = true;
     }
     if (!u->create_time)
-        u->create_time = vs_sq__now();
-    if ((rc = vs_sq__enter(s)) != 0)
+        u->create_time = vs_store__now();
+    if ((rc = vs_store__enter(s)) != 0)
         goto out;
-    rc = vs_sq__insert(s, SQ_USER_INSERT, &vs_sq__user, u);
+    rc = vs_store__insert(s, SQ_USER_INSERT, &vs_store__user, u);
     if (rc == 0 && u->teamid) {
-        struct vs_stmt *st = vs_sq__stmt(s, SQ_TEAM_NUSERS_INC);
+        struct vs_stmt *st = vs_store__stmt(s, SQ_TEAM_NUSERS_INC);
         if (!st) {
             rc = VS_ESTORE;
         } else {
             vs_db_bind_int64(st, 1, u->teamid);
-            rc = vs_sq__step_done(s, st, "team nusers");
+            rc = vs_store__step_done(s, st, "team nusers");
             if (rc == 0 && vs_db_changes(s) != 1)
                 rc = VS_ENOTFOUND; /* no such team */
         }
     }
-    rc = vs_sq__leave(s, rc);
+    rc = vs_store__leave(s, rc);
 out:
     if (rc) {
         u->id = 0;
@@ -84,12 +84,12 @@ out:
 
 int vs_store_team_get(struct vs_store *s, int64_t id, struct vs_team *out)
 {
-    return vs_sq__get_i64(s, SQ_TEAM_GET, &vs_sq__team, id, out);
+    return vs_store__get_i64(s, SQ_TEAM_GET, &vs_store__team, id, out);
 }
 
 int vs_store_team_by_name(struct vs_store *s, const char *name, struct vs_team *out)
 {
-    return vs_sq__get_text(s, SQ_TEAM_BY_NAME, &vs_sq__team, name, out);
+    return vs_store__get_text(s, SQ_TEAM_BY_NAME, &vs_store__team, name, out);
 }
 
 int vs_store_team_add(struct vs_store *s, struct vs_team *t)
@@ -97,13 +97,13 @@ int vs_store_team_add(struct vs_store *s, struct vs_team *t)
     if (!t->name[0])
         return VS_EINVAL;
     if (!t->create_time)
-        t->create_time = vs_sq__now();
-    return vs_sq__insert(s, SQ_TEAM_INSERT, &vs_sq__team, t);
+        t->create_time = vs_store__now();
+    return vs_store__insert(s, SQ_TEAM_INSERT, &vs_store__team, t);
 }
 
 int vs_store_host_get(struct vs_store *s, int64_t id, struct vs_host *out)
 {
-    return vs_sq__get_i64(s, SQ_HOST_GET, &vs_sq__host, id, out);
+    return vs_store__get_i64(s, SQ_HOST_GET, &vs_store__host, id, out);
 }
 
 int vs_store_host_by_cpid(struct vs_store *s, int64_t userid, const char *host_cpid,
@@ -111,15 +111,15 @@ int vs_store_host_by_cpid(struct vs_store *s, int64_t userid, const char *host_c
 {
     if (!host_cpid || !*host_cpid)
         return VS_ENOTFOUND;
-    struct vs_stmt *st = vs_sq__stmt(s, SQ_HOST_BY_CPID);
+    struct vs_stmt *st = vs_store__stmt(s, SQ_HOST_BY_CPID);
     if (!st)
         return VS_ESTORE;
     vs_db_bind_int64(st, 1, userid);
     vs_db_bind_text(st, 2, host_cpid, -1, VS_DB_STATIC);
     int rc = vs_db_step(st);
     if (rc == VS_DB_ROW)
-        vs_sq__read_row(st, 0, &vs_sq__host, out);
-    return vs_sq__one_row_end(s, st, rc, "host by cpid");
+        vs_store__read_row(st, 0, &vs_store__host, out);
+    return vs_store__one_row_end(s, st, rc, "host by cpid");
 }
 
 int vs_store_host_add(struct vs_store *s, struct vs_host *h)
@@ -127,19 +127,19 @@ int vs_store_host_add(struct vs_store *s, struct vs_host *h)
     if (!h->userid)
         return VS_EINVAL;
     if (!h->create_time)
-        h->create_time = vs_sq__now();
-    return vs_sq__insert(s, SQ_HOST_INSERT, &vs_sq__host, h);
+        h->create_time = vs_store__now();
+    return vs_store__insert(s, SQ_HOST_INSERT, &vs_store__host, h);
 }
 
 int vs_store_host_update(struct vs_store *s, const struct vs_host *h)
 {
     if (!h->id)
         return VS_EINVAL;
-    int rc = vs_sq__update(s, SQ_HOST_UPDATE, &vs_sq__host, h);
+    int rc = vs_store__update(s, SQ_HOST_UPDATE, &vs_store__host, h);
     if (rc != 0 || s->ops->host_keys_in_update)
         return rc; /* the keys were in it */
     /* userid and host_cpid (index host_user) only when they changed; the
      * row exists, so "no row changed" is success here. */
-    rc = vs_sq__update(s, SQ_HOST_UPDATE_KEYS, &vs_sq__host, h);
+    rc = vs_store__update(s, SQ_HOST_UPDATE_KEYS, &vs_store__host, h);
     return rc == VS_ENOTFOUND ? 0 : rc;
 }

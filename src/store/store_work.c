@@ -18,7 +18,7 @@
 /* A new row's create and mod times default to now. */
 static void stamp(int64_t *create_time, int64_t *mod_time)
 {
-    int64_t now = vs_sq__now();
+    int64_t now = vs_store__now();
     if (!*create_time)
         *create_time = now;
     if (!*mod_time)
@@ -40,13 +40,13 @@ int vs_store_workunit_add_near(struct vs_store *s, struct vs_workunit *wu, const
      * cost three times the insert): a clash of the name writes nothing,
      * and after any other failure the caller rolls its level back. */
     bool own = !vs_store_in_transaction(s);
-    int rc = own ? vs_sq__enter(s) : 0;
+    int rc = own ? vs_store__enter(s) : 0;
     if (rc)
         return rc;
-    rc = vs_sq__add_near(s, false, wu, near);
+    rc = vs_store__add_near(s, false, wu, near);
     if (rc == 0)
-        rc = vs_sq__wu_files_add(s, wu);
-    return own ? vs_sq__leave(s, rc) : rc;
+        rc = vs_store__wu_files_add(s, wu);
+    return own ? vs_store__leave(s, rc) : rc;
 }
 
 int vs_store_workunits_add(struct vs_store *s, struct vs_workunit *const *wus, size_t n)
@@ -56,41 +56,42 @@ int vs_store_workunits_add(struct vs_store *s, struct vs_workunit *const *wus, s
             return VS_EINVAL;
         stamp(&wus[i]->create_time, &wus[i]->mod_time);
     }
-    int rc = vs_sq__enter(s);
+    int rc = vs_store__enter(s);
     if (rc)
         return rc;
-    /* SQLite places rows by id (vs_sq__add_near): a statement each, as
+    /* SQLite places rows by id (vs_store__add_near): a statement each, as
      * vs_store_workunit_add; a backend with a bulk step takes them at once,
      * and then their inputs (wu_file) at once too. */
     if (s->ops->cluster_ids || !s->ops->insert_many) {
         for (size_t i = 0; rc == 0 && i < n; i++) {
-            rc = vs_sq__add_near(s, false, wus[i], NULL);
+            rc = vs_store__add_near(s, false, wus[i], NULL);
             if (rc == 0)
-                rc = vs_sq__wu_files_add(s, wus[i]);
+                rc = vs_store__wu_files_add(s, wus[i]);
         }
     } else {
-        rc = vs_sq__insert_many(s, SQ_WORKUNIT_INSERT, &vs_sq__workunit, (void *const *)wus, n);
+        rc = vs_store__insert_many(s, SQ_WORKUNIT_INSERT, &vs_store__workunit, (void *const *)wus,
+                                   n);
         if (rc == 0)
-            rc = vs_sq__wu_files_add_many(s, wus, n);
+            rc = vs_store__wu_files_add_many(s, wus, n);
     }
-    return vs_sq__leave(s, rc);
+    return vs_store__leave(s, rc);
 }
 
 int vs_store_workunit_get(struct vs_store *s, int64_t id, struct vs_workunit *out)
 {
-    return vs_sq__get_i64(s, SQ_WORKUNIT_GET, &vs_sq__workunit, id, out);
+    return vs_store__get_i64(s, SQ_WORKUNIT_GET, &vs_store__workunit, id, out);
 }
 
 int vs_store_workunit_by_name(struct vs_store *s, const char *name, struct vs_workunit *out)
 {
-    return vs_sq__get_text(s, SQ_WORKUNIT_BY_NAME, &vs_sq__workunit, name, out);
+    return vs_store__get_text(s, SQ_WORKUNIT_BY_NAME, &vs_store__workunit, name, out);
 }
 
 int vs_store_workunit_update(struct vs_store *s, const struct vs_workunit *wu)
 {
     if (!wu->id || !wu->xml_doc)
         return VS_EINVAL;
-    return vs_sq__update(s, SQ_WORKUNIT_UPDATE, &vs_sq__workunit, wu);
+    return vs_store__update(s, SQ_WORKUNIT_UPDATE, &vs_store__workunit, wu);
 }
 
 int vs_store_assignment_add(struct vs_store *s, struct vs_assignment *a)
@@ -98,14 +99,14 @@ int vs_store_assignment_add(struct vs_store *s, struct vs_assignment *a)
     if (!a->workunitid || a->target_type < VS_ASSIGN_NONE || a->target_type > VS_ASSIGN_TEAM)
         return VS_EINVAL;
     if (!a->create_time)
-        a->create_time = vs_sq__now();
-    return vs_sq__insert(s, SQ_ASSIGNMENT_INSERT, &vs_sq__assignment, a);
+        a->create_time = vs_store__now();
+    return vs_store__insert(s, SQ_ASSIGNMENT_INSERT, &vs_store__assignment, a);
 }
 
 int vs_store_assignments(struct vs_store *s, int target_type, int multi, vs_store_assignment_fn fn,
                          void *ctx)
 {
-    struct vs_stmt *st = vs_sq__stmt(s, SQ_ASSIGNMENTS);
+    struct vs_stmt *st = vs_store__stmt(s, SQ_ASSIGNMENTS);
     if (!st)
         return VS_ESTORE;
     vs_db_bind_int(st, 1, target_type);
@@ -113,14 +114,14 @@ int vs_store_assignments(struct vs_store *s, int target_type, int multi, vs_stor
     int rc, ret = 0;
     while ((rc = vs_db_step(st)) == VS_DB_ROW) {
         struct vs_assignment a;
-        vs_sq__read_row(st, 0, &vs_sq__assignment, &a);
+        vs_store__read_row(st, 0, &vs_store__assignment, &a);
         if ((ret = fn(ctx, &a)) != 0)
             break;
     }
     vs_db_reset(st);
     if (ret)
         return ret;
-    return rc == VS_DB_DONE ? 0 : vs_sq__err(s, rc, "assignment");
+    return rc == VS_DB_DONE ? 0 : vs_store__err(s, rc, "assignment");
 }
 
 /* ------------------------------------------------------------------------ */
@@ -136,17 +137,17 @@ int vs_store_result_add_near(struct vs_store *s, struct vs_result *r, const char
     if (!r->name[0] || !r->workunitid || !r->appid)
         return VS_EINVAL;
     stamp(&r->create_time, &r->mod_time);
-    return vs_sq__add_near(s, true, r, near);
+    return vs_store__add_near(s, true, r, near);
 }
 
 int vs_store_result_get(struct vs_store *s, int64_t id, struct vs_result *out)
 {
-    return vs_sq__get_i64(s, SQ_RESULT_GET, &vs_sq__result, id, out);
+    return vs_store__get_i64(s, SQ_RESULT_GET, &vs_store__result, id, out);
 }
 
 int vs_store_result_by_name(struct vs_store *s, const char *name, struct vs_result *out)
 {
-    return vs_sq__get_text(s, SQ_RESULT_BY_NAME, &vs_sq__result, name, out);
+    return vs_store__get_text(s, SQ_RESULT_BY_NAME, &vs_store__result, name, out);
 }
 
 int vs_store_result_state_by_name(struct vs_store *s, const char *name, struct vs_result *out)
@@ -154,7 +155,7 @@ int vs_store_result_state_by_name(struct vs_store *s, const char *name, struct v
     if (!name || !out)
         return VS_EINVAL;
     memset(out, 0, sizeof(*out));
-    struct vs_stmt *q = vs_sq__stmt(s, SQ_REPORT_STATE);
+    struct vs_stmt *q = vs_store__stmt(s, SQ_REPORT_STATE);
     if (!q)
         return VS_ESTORE;
     vs_db_bind_text(q, 1, name, -1, VS_DB_STATIC);
@@ -169,22 +170,22 @@ int vs_store_result_state_by_name(struct vs_store *s, const char *name, struct v
         out->userid = vs_db_column_int64(q, 6);
         out->app_version_id = vs_db_column_int64(q, 7);
     }
-    return vs_sq__one_row_end(s, q, qs, "result state");
+    return vs_store__one_row_end(s, q, qs, "result state");
 }
 
 int vs_store_result_update(struct vs_store *s, const struct vs_result *r)
 {
     if (!r->id)
         return VS_EINVAL;
-    return vs_sq__update(s, SQ_RESULT_UPDATE, &vs_sq__result, r);
+    return vs_store__update(s, SQ_RESULT_UPDATE, &vs_store__result, r);
 }
 
-int vs_sq__scan_results(struct vs_store *s, struct vs_stmt *st, vs_store_result_fn fn, void *ctx)
+int vs_store__scan_results(struct vs_store *s, struct vs_stmt *st, vs_store_result_fn fn, void *ctx)
 {
     int rc, ret = 0;
     while ((rc = vs_db_step(st)) == VS_DB_ROW) {
         struct vs_result r;
-        vs_sq__read_row(st, 0, &vs_sq__result, &r);
+        vs_store__read_row(st, 0, &vs_store__result, &r);
         ret = fn(ctx, &r);
         vs_result_cleanup(&r);
         if (ret)
@@ -193,46 +194,46 @@ int vs_sq__scan_results(struct vs_store *s, struct vs_stmt *st, vs_store_result_
     vs_db_reset(st);
     if (ret)
         return ret;
-    return rc == VS_DB_DONE ? 0 : vs_sq__err(s, rc, "result");
+    return rc == VS_DB_DONE ? 0 : vs_store__err(s, rc, "result");
 }
 
 int vs_store_results_of_wu(struct vs_store *s, int64_t wuid, vs_store_result_fn fn, void *ctx)
 {
-    struct vs_stmt *st = vs_sq__stmt(s, SQ_RESULTS_OF_WU);
+    struct vs_stmt *st = vs_store__stmt(s, SQ_RESULTS_OF_WU);
     if (!st)
         return VS_ESTORE;
     vs_db_bind_int64(st, 1, wuid);
-    return vs_sq__scan_results(s, st, fn, ctx);
+    return vs_store__scan_results(s, st, fn, ctx);
 }
 
 int vs_store_results_in_progress(struct vs_store *s, int64_t hostid, vs_store_result_fn fn,
                                  void *ctx)
 {
-    struct vs_stmt *st = vs_sq__stmt(s, SQ_RESULTS_IN_PROGRESS);
+    struct vs_stmt *st = vs_store__stmt(s, SQ_RESULTS_IN_PROGRESS);
     if (!st)
         return VS_ESTORE;
     vs_db_bind_int64(st, 1, hostid);
-    return vs_sq__scan_results(s, st, fn, ctx);
+    return vs_store__scan_results(s, st, fn, ctx);
 }
 
-int vs_sq__one_i64(struct vs_store *s, struct vs_stmt *st, int64_t *out)
+int vs_store__one_i64(struct vs_store *s, struct vs_stmt *st, int64_t *out)
 {
     int rc = vs_db_step(st);
     if (rc == VS_DB_ROW)
         *out = vs_db_column_int64(st, 0);
     vs_db_reset(st);
-    return rc == VS_DB_ROW ? 0 : vs_sq__err(s, rc, "count");
+    return rc == VS_DB_ROW ? 0 : vs_store__err(s, rc, "count");
 }
 
 /* One count with one or two int64 keys. */
 static int count2(struct vs_store *s, enum sq_stmt id, int64_t a, int64_t b, int64_t *out)
 {
-    struct vs_stmt *st = vs_sq__stmt(s, id);
+    struct vs_stmt *st = vs_store__stmt(s, id);
     if (!st)
         return VS_ESTORE;
     vs_db_bind_int64(st, 1, a);
     vs_db_bind_int64(st, 2, b);
-    return vs_sq__one_i64(s, st, out);
+    return vs_store__one_i64(s, st, out);
 }
 
 int vs_store_host_has_wu(struct vs_store *s, int64_t hostid, int64_t wuid, bool *out)
@@ -256,20 +257,20 @@ int vs_store_user_count_new_hosts(struct vs_store *s, int64_t userid, int64_t si
 
 int vs_store_workunit_retry_at(struct vs_store *s, int64_t id, int64_t when, int64_t now)
 {
-    struct vs_stmt *st = vs_sq__stmt(s, SQ_WU_RETRY_AT);
+    struct vs_stmt *st = vs_store__stmt(s, SQ_WU_RETRY_AT);
     if (!st)
         return VS_ESTORE;
     vs_db_bind_int64(st, 1, id);
     vs_db_bind_int64(st, 2, when);
     vs_db_bind_int64(st, 3, now);
-    return vs_sq__step_done(s, st, "wu retry");
+    return vs_store__step_done(s, st, "wu retry");
 }
 
 int vs_store_host_add_capped(struct vs_store *s, struct vs_host *h, int64_t since, int max_new)
 {
     if (max_new <= 0)
         return vs_store_host_add(s, h);
-    int rc = vs_sq__enter(s);
+    int rc = vs_store__enter(s);
     if (rc)
         return rc;
     int64_t n = 0;
@@ -278,7 +279,7 @@ int vs_store_host_add_capped(struct vs_store *s, struct vs_host *h, int64_t sinc
         rc = VS_ELIMIT;
     if (rc == 0)
         rc = vs_store_host_add(s, h);
-    return vs_sq__leave(s, rc);
+    return vs_store__leave(s, rc);
 }
 
 int vs_store_count_results(struct vs_store *s, int64_t appid, int state, int64_t *out_count)
@@ -286,23 +287,23 @@ int vs_store_count_results(struct vs_store *s, int64_t appid, int state, int64_t
     enum sq_stmt id = state == VS_RESULT_SERVER_STATE_UNSENT        ? SQ_COUNT_UNSENT
                       : state == VS_RESULT_SERVER_STATE_IN_PROGRESS ? SQ_COUNT_IN_PROGRESS
                                                                     : SQ_COUNT_RESULTS;
-    struct vs_stmt *st = vs_sq__stmt(s, id);
+    struct vs_stmt *st = vs_store__stmt(s, id);
     if (!st)
         return VS_ESTORE;
     vs_db_bind_int(st, 1, state);
     /* Always bound: the per-state counts test ?2 = 0 for "every app". */
     vs_db_bind_int64(st, 2, appid);
-    return vs_sq__one_i64(s, st, out_count);
+    return vs_store__one_i64(s, st, out_count);
 }
 
-int vs_sq__job_rows(struct vs_store *s, struct vs_stmt *st, vs_store_job_fn fn, void *ctx,
-                    struct vs_job_key *last, int *nrows, const char *what)
+int vs_store__job_rows(struct vs_store *s, struct vs_stmt *st, vs_store_job_fn fn, void *ctx,
+                       struct vs_job_key *last, int *nrows, const char *what)
 {
     int rc, ret = 0;
     while ((rc = vs_db_step(st)) == VS_DB_ROW) {
         struct vs_job job;
-        vs_sq__read_row(st, 0, &vs_sq__result, &job.result);
-        vs_sq__read_row(st, (int)vs_sq__result.ncols, &vs_sq__workunit, &job.wu);
+        vs_store__read_row(st, 0, &vs_store__result, &job.result);
+        vs_store__read_row(st, (int)vs_store__result.ncols, &vs_store__workunit, &job.wu);
         if (last) {
             last->priority = job.result.priority;
             last->id = job.result.id;
@@ -317,7 +318,7 @@ int vs_sq__job_rows(struct vs_store *s, struct vs_stmt *st, vs_store_job_fn fn, 
     }
     vs_db_reset(st);
     if (ret == 0 && rc != VS_DB_DONE)
-        return vs_sq__err(s, rc, what);
+        return vs_store__err(s, rc, what);
     return ret;
 }
 
@@ -327,7 +328,7 @@ static int scan_unsent(struct vs_store *s, enum sq_stmt id, const struct vs_job_
                        int64_t owner, int64_t now, vs_store_job_fn fn, void *ctx,
                        struct vs_job_key *last)
 {
-    struct vs_stmt *st = vs_sq__stmt(s, id);
+    struct vs_stmt *st = vs_store__stmt(s, id);
     if (!st)
         return VS_ESTORE;
     vs_db_bind_int(st, 1, k->priority);
@@ -336,7 +337,7 @@ static int scan_unsent(struct vs_store *s, enum sq_stmt id, const struct vs_job_
     vs_db_bind_int64(st, 4, owner);
     vs_db_bind_int64(st, 5, now);
     int n = 0;
-    int rc = vs_sq__job_rows(s, st, fn, ctx, last, &n, "unsent scan");
+    int rc = vs_store__job_rows(s, st, fn, ctx, last, &n, "unsent scan");
     *left -= n;
     return rc;
 }
@@ -370,7 +371,7 @@ int vs_store_jobs_leasable(struct vs_store *s, const struct vs_job_key *after, i
 int vs_store_unsent_newer(struct vs_store *s, int64_t after_id, int64_t *out_max_id,
                           bool *out_have_unsent, int *out_max_priority)
 {
-    struct vs_stmt *st = vs_sq__stmt(s, SQ_UNSENT_NEWER);
+    struct vs_stmt *st = vs_store__stmt(s, SQ_UNSENT_NEWER);
     if (!st)
         return VS_ESTORE;
     vs_db_bind_int64(st, 1, after_id);
@@ -384,7 +385,7 @@ int vs_store_unsent_newer(struct vs_store *s, int64_t after_id, int64_t *out_max
         have = vs_db_column_type(st, 1) != VS_DB_NULL;
         prio = have ? vs_db_column_int(st, 1) : 0;
     }
-    rc = vs_sq__one_row_end(s, st, rc, "unsent newer");
+    rc = vs_store__one_row_end(s, st, rc, "unsent newer");
     if (rc)
         return rc;
     *out_max_id = max_id;
@@ -398,14 +399,14 @@ int vs_store_results_claim(struct vs_store *s, int64_t hostid, int64_t userid, i
 {
     if (!hostid || (n && !claims))
         return VS_EINVAL;
-    int rc = vs_sq__enter(s);
+    int rc = vs_store__enter(s);
     if (rc)
         return rc;
     size_t nclaimed = 0;
     for (size_t i = 0; i < n && rc == 0; i++) {
         struct vs_claim *c = &claims[i];
         c->claimed = false;
-        struct vs_stmt *st = vs_sq__stmt(s, SQ_CLAIM);
+        struct vs_stmt *st = vs_store__stmt(s, SQ_CLAIM);
         if (!st) {
             rc = VS_ESTORE;
             break;
@@ -424,7 +425,7 @@ int vs_store_results_claim(struct vs_store *s, int64_t hostid, int64_t userid, i
         vs_db_bind_int(st, 12, c->one_per_host);
         vs_db_bind_int(st, 13, c->day_quota);
         vs_db_bind_int64(st, 14, c->lease_owner);
-        rc = vs_sq__step_done(s, st, "claim");
+        rc = vs_store__step_done(s, st, "claim");
         if (rc != 0)
             break;
         /* Zero rows changed: it was not UNSENT any more, this host or user
@@ -433,18 +434,18 @@ int vs_store_results_claim(struct vs_store *s, int64_t hostid, int64_t userid, i
         if (vs_db_changes(s) != 1)
             continue;
         if (c->day_quota > 0) {
-            st = vs_sq__stmt(s, SQ_HAV_CLAIMED);
+            st = vs_store__stmt(s, SQ_HAV_CLAIMED);
             if (!st) {
                 rc = VS_ESTORE;
                 break;
             }
             vs_db_bind_int64(st, 1, hostid);
             vs_db_bind_int64(st, 2, c->app_version_id);
-            rc = vs_sq__step_done(s, st, "claim quota");
+            rc = vs_store__step_done(s, st, "claim quota");
             if (rc != 0)
                 break;
         }
-        st = vs_sq__stmt(s, c->workunit_id > 0 ? SQ_CLAIM_WU_ID : SQ_CLAIM_WU);
+        st = vs_store__stmt(s, c->workunit_id > 0 ? SQ_CLAIM_WU_ID : SQ_CLAIM_WU);
         if (!st) {
             rc = VS_ESTORE;
             break;
@@ -453,13 +454,13 @@ int vs_store_results_claim(struct vs_store *s, int64_t hostid, int64_t userid, i
         vs_db_bind_int64(st, 2, c->report_deadline);
         vs_db_bind_int64(st, 3, now);
         vs_db_bind_int(st, 4, c->hr_class);
-        rc = vs_sq__step_done(s, st, "claim wu");
+        rc = vs_store__step_done(s, st, "claim wu");
         if (rc != 0)
             break;
         c->claimed = true;
         nclaimed++;
     }
-    rc = vs_sq__leave(s, rc);
+    rc = vs_store__leave(s, rc);
     if (rc) {
         /* Rolled back: nothing was claimed, whatever the loop saw. */
         for (size_t i = 0; i < n; i++)
@@ -504,7 +505,7 @@ int vs_store_results_lease(struct vs_store *s, int64_t owner, int64_t now, int64
     brc |= vs_buf_puts(&list, "]");
     qsort(pos, n, sizeof(*pos), cmp_lease_pos);
     /* An unlimited buffer cannot refuse (OOM aborts in the allocator). */
-    int rc = VS_NEVER(brc != 0) ? VS_EINTERNAL : vs_sq__enter(s);
+    int rc = VS_NEVER(brc != 0) ? VS_EINTERNAL : vs_store__enter(s);
     if (brc) {
         vs_buf_cleanup(&list);
         vs_free(pos);
@@ -513,7 +514,7 @@ int vs_store_results_lease(struct vs_store *s, int64_t owner, int64_t now, int64
     size_t nleased = 0;
     bool entered = rc == 0; /* leave only what was entered */
     if (rc == 0) {
-        struct vs_stmt *st = vs_sq__stmt(s, SQ_LEASE);
+        struct vs_stmt *st = vs_store__stmt(s, SQ_LEASE);
         if (!st) {
             rc = VS_ESTORE;
         } else {
@@ -532,11 +533,11 @@ int vs_store_results_lease(struct vs_store *s, int64_t owner, int64_t now, int64
             }
             vs_db_reset(st);
             if (step != VS_DB_DONE)
-                rc = vs_sq__err(s, step, "lease");
+                rc = vs_store__err(s, step, "lease");
         }
     }
     if (entered)
-        rc = vs_sq__leave(s, rc);
+        rc = vs_store__leave(s, rc);
     vs_buf_cleanup(&list);
     vs_free(pos);
     if (rc) {
@@ -561,7 +562,7 @@ int vs_store_results_resend(struct vs_store *s, int64_t hostid, int64_t now,
              "UPDATE result SET sent_time = ?3, report_deadline = ?4, mod_time = ?5 "
              "WHERE id = ?1 AND hostid = ?2 AND server_state = %d",
              VS_RESULT_SERVER_STATE_IN_PROGRESS);
-    int rc = vs_sq__enter(s);
+    int rc = vs_store__enter(s);
     if (rc)
         return rc;
     if (vs_db_prepare(s, sql, &res) != VS_DB_OK ||
@@ -569,24 +570,24 @@ int vs_store_results_resend(struct vs_store *s, int64_t hostid, int64_t now,
                       "UPDATE workunit SET transition_time = min(transition_time, ?2), "
                       "mod_time = ?3 WHERE id = ?1",
                       &wu) != VS_DB_OK)
-        rc = vs_sq__err(s, vs_db_errcode(s), "resend");
+        rc = vs_store__err(s, vs_db_errcode(s), "resend");
     for (size_t i = 0; i < n && rc == 0; i++) {
         vs_db_bind_int64(res, 1, items[i].result_id);
         vs_db_bind_int64(res, 2, hostid);
         vs_db_bind_int64(res, 3, items[i].sent_time);
         vs_db_bind_int64(res, 4, items[i].report_deadline);
         vs_db_bind_int64(res, 5, now);
-        rc = vs_sq__step_done(s, res, "resend");
+        rc = vs_store__step_done(s, res, "resend");
         if (rc != 0 || vs_db_changes(s) != 1)
             continue;
         vs_db_bind_int64(wu, 1, items[i].workunit_id);
         vs_db_bind_int64(wu, 2, items[i].report_deadline);
         vs_db_bind_int64(wu, 3, now);
-        rc = vs_sq__step_done(s, wu, "resend wu");
+        rc = vs_store__step_done(s, wu, "resend wu");
     }
     vs_db_finalize(res);
     vs_db_finalize(wu);
-    return vs_sq__leave(s, rc);
+    return vs_store__leave(s, rc);
 }
 
 /* Why a report that changed no row changed none: VS_ENOTFOUND, VS_ESTATE
@@ -614,14 +615,14 @@ int vs_store_result_report(struct vs_store *s, int64_t hostid, int64_t now,
 {
     if (!rep || !rep->name[0])
         return VS_EINVAL;
-    int rc = vs_sq__enter(s);
+    int rc = vs_store__enter(s);
     if (rc)
         return rc;
     bool dup = false;
     bool ok = rep->client_state == VS_RESULT_CLIENT_STATE_FILES_UPLOADED && rep->exit_status == 0;
     /* The update checks the result's host and state itself (SQ_REPORT);
      * only a report it refuses is read, to say why. */
-    struct vs_stmt *st = vs_sq__stmt(s, SQ_REPORT);
+    struct vs_stmt *st = vs_store__stmt(s, SQ_REPORT);
     if (!st) {
         rc = VS_ESTORE;
         goto done;
@@ -648,23 +649,23 @@ int vs_store_result_report(struct vs_store *s, int64_t hostid, int64_t now,
         step = vs_db_step(st); /* names are unique: the one row */
     vs_db_reset(st);
     if (step != VS_DB_DONE) {
-        rc = vs_sq__err(s, step, "report");
+        rc = vs_store__err(s, step, "report");
         goto done;
     }
     if (!updated) {
         rc = report_refused(s, hostid, rep->name, &dup);
         goto done;
     }
-    st = vs_sq__stmt(s, SQ_REPORT_WU);
+    st = vs_store__stmt(s, SQ_REPORT_WU);
     if (!st) {
         rc = VS_ESTORE;
         goto done;
     }
     vs_db_bind_int64(st, 1, wuid);
     vs_db_bind_int64(st, 2, now);
-    rc = vs_sq__step_done(s, st, "report wu");
+    rc = vs_store__step_done(s, st, "report wu");
 done:
-    rc = vs_sq__leave(s, rc);
+    rc = vs_store__leave(s, rc);
     if (rc == 0 && out_dup)
         *out_dup = dup;
     return rc;
