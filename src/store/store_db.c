@@ -30,13 +30,13 @@ int vs_store_schema_version(void)
 int vs_store__err(struct vs_store *s, int rc, const char *what)
 {
     int prim = rc & 0xff;
-    VS_LOG(s->log, prim == SQLITE_CONSTRAINT ? VS_LOG_DEBUG : VS_LOG_ERROR, "store: %s: %s (%d)",
+    VS_LOG(s->log, prim == VS_DB_CONSTRAINT ? VS_LOG_DEBUG : VS_LOG_ERROR, "store: %s: %s (%d)",
            what, vs_db_errmsg(s), rc);
-    if (rc == SQLITE_CONSTRAINT_FOREIGNKEY)
+    if (rc == VS_DB_CONSTRAINT_FOREIGNKEY)
         return VS_ENOTFOUND; /* a referenced row (workunit, app ...) is missing */
-    if (prim == SQLITE_CONSTRAINT)
+    if (prim == VS_DB_CONSTRAINT)
         return VS_EEXISTS;
-    if (prim == SQLITE_BUSY || prim == SQLITE_LOCKED)
+    if (prim == VS_DB_BUSY || prim == VS_DB_LOCKED)
         return VS_EBUSY;
     return VS_ESTORE;
 }
@@ -255,7 +255,7 @@ int vs_store__get_text(struct vs_store *s, enum sq_stmt id, const struct sq_tabl
 /* Transactions                                                              */
 
 /* True when the backend ended our transaction on its own: in SQLite a
- * statement error such as SQLITE_FULL or SQLITE_IOERR, or a trigger's
+ * statement error such as a full disk or VS_DB_IOERR, or a trigger's
  * RAISE(ROLLBACK), rolls the whole transaction back and puts the connection
  * in autocommit mode; a PostgreSQL connection that broke mid-transaction
  * lost it likewise. txn_depth still counts the levels our callers opened.
@@ -405,7 +405,7 @@ static int exec_logged(struct vs_store *s, const char *sql)
     if (rc == VS_DB_OK)
         return 0;
     VS_LOG(s->log, VS_LOG_ERROR, "store: %s: %s", sql, vs_db_errmsg(s));
-    return (rc & 0xff) == SQLITE_BUSY ? VS_EBUSY : VS_ESTORE;
+    return (rc & 0xff) == VS_DB_BUSY ? VS_EBUSY : VS_ESTORE;
 }
 
 int vs_store__ensure_schema(struct vs_store *s)
@@ -480,7 +480,7 @@ void vs_store_close(struct vs_store *s)
     }
     for (int i = 0; i < SQ__COUNT; i++) {
         if (s->stmts[i].sq)
-            sqlite3_finalize(s->stmts[i].sq);
+            vs_sqst_finalize(s->stmts[i].sq);
         if (s->stmts[i].pg)
             vs_pgst_free(s->stmts[i].pg);
     }
@@ -551,7 +551,7 @@ void vs_db_finalize(struct vs_stmt *st)
     if (!st)
         return;
     if (st->sq)
-        sqlite3_finalize(st->sq);
+        vs_sqst_finalize(st->sq);
     if (st->pg)
         vs_pgst_free(st->pg);
     vs_free(st);

@@ -12,7 +12,6 @@
 #ifndef VOLSCHED_STORE_STORE_INT_H
 #define VOLSCHED_STORE_STORE_INT_H
 
-#include <sqlite3.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -225,12 +224,13 @@ struct vs_db_ops {
 extern const struct vs_db_ops vs_store__sqlite_ops; /* store_sqlite.c */
 extern const struct vs_db_ops vs_store__pg_ops;     /* store_pg.c */
 
-struct vs_pg; /* store_pg.c: the connection and its state */
+struct sqlite3; /* store_sqlite.c */
+struct vs_pg;   /* store_pg.c: the connection and its state */
 
 struct vs_store {
     const struct vs_db_ops *ops;
-    sqlite3 *db;      /* SQLite */
-    struct vs_pg *pg; /* PostgreSQL */
+    struct sqlite3 *db; /* SQLite (store_sqlite.c) */
+    struct vs_pg *pg;   /* PostgreSQL */
     struct vs_log *log;
     bool sync_full;   /* the URL asked for synchronous=FULL */
     int wal_frames;   /* SQLite scheduler writer: frames in the WAL after its last commit */
@@ -250,8 +250,8 @@ struct vs_store {
      * BEGIN IMMEDIATE, COMMIT, ROLLBACK, and per savepoint depth SAVEPOINT
      * spN, RELEASE spN, ROLLBACK TO spN. Compiling their text on every call
      * was a fifth of the scheduler's commit cost. */
-    sqlite3_stmt *tx[3];
-    sqlite3_stmt *sp[VS_SQ_TX_DEPTHS][3];
+    struct sqlite3_stmt *tx[3];
+    struct sqlite3_stmt *sp[VS_SQ_TX_DEPTHS][3];
 };
 
 /* Opens the backends (the URL's scheme was read by vs_store_open). */
@@ -269,14 +269,14 @@ bool vs_store__slot_is_insert(enum sq_stmt id);
 struct vs_stmt *vs_store__stmt(struct vs_store *s, enum sq_stmt id);
 
 /* Logs the SQLite error for what and maps rc to a VS_E* code
- * (SQLITE_CONSTRAINT -> VS_EEXISTS, else VS_ESTORE). */
+ * (VS_DB_CONSTRAINT -> VS_EEXISTS, else VS_ESTORE). */
 int vs_store__err(struct vs_store *s, int rc, const char *what);
 
 /* Runs a statement that returns no rows and resets it. Returns 0 when it ran
  * to completion, else the mapped error (vs_store__err, logged with what). */
 int vs_store__step_done(struct vs_store *s, struct vs_stmt *st, const char *what);
 
-/* Ends a one-row lookup whose sqlite3_step returned rc: resets st and
+/* Ends a one-row lookup whose vs_db_step returned rc: resets st and
  * returns 0 for a row, VS_ENOTFOUND for none, else vs_store__err's code. The
  * caller reads the row's columns before calling this. */
 int vs_store__one_row_end(struct vs_store *s, struct vs_stmt *st, int rc, const char *what);

@@ -90,18 +90,18 @@ PGconn *vs_pg__conn(struct vs_store *s)
 static int map_sqlstate(const char *st)
 {
     if (!st)
-        return SQLITE_IOERR; /* no server answer: the connection broke */
+        return VS_DB_IOERR; /* no server answer: the connection broke */
     if (strcmp(st, "23505") == 0)
-        return SQLITE_CONSTRAINT_UNIQUE;
+        return VS_DB_CONSTRAINT_UNIQUE;
     if (strcmp(st, "23503") == 0)
-        return SQLITE_CONSTRAINT_FOREIGNKEY;
+        return VS_DB_CONSTRAINT_FOREIGNKEY;
     if (strncmp(st, "23", 2) == 0)
-        return SQLITE_CONSTRAINT;
+        return VS_DB_CONSTRAINT;
     if (strcmp(st, "40001") == 0 || strcmp(st, "40P01") == 0 || strcmp(st, "55P03") == 0)
-        return SQLITE_BUSY;
+        return VS_DB_BUSY;
     if (strncmp(st, "08", 2) == 0 || strncmp(st, "57P", 3) == 0)
-        return SQLITE_IOERR;
-    return SQLITE_ERROR;
+        return VS_DB_IOERR;
+    return VS_DB_ERROR;
 }
 
 int vs_pg__fail(struct vs_store *s, PGresult *r, const char *what)
@@ -124,7 +124,7 @@ int vs_pg__clash(struct vs_store *s, PGresult *r, const char *what)
 {
     PQclear(r);
     snprintf(s->pg->err, sizeof(s->pg->err), "duplicate key [%.160s]", what);
-    s->pg->errcode = SQLITE_CONSTRAINT_UNIQUE;
+    s->pg->errcode = VS_DB_CONSTRAINT_UNIQUE;
     return s->pg->errcode;
 }
 
@@ -166,7 +166,7 @@ static int pg_prepare(struct vs_store *s, const char *sql, int slot, struct vs_s
     vs_free(t);
     out->pg = vs_pgst_new(s, u, slot, ret_id, clash);
     vs_free(u);
-    return SQLITE_OK;
+    return VS_DB_OK;
 }
 
 /* Runs SQL through the simple protocol (several statements allowed). */
@@ -176,14 +176,14 @@ static int run_simple(struct vs_store *s, const char *sql)
     if (!c)
         return vs_pg__fail(s, NULL, "no connection");
     int rc = vs_pg__pend_flush(s);
-    if (rc != SQLITE_OK)
+    if (rc != VS_DB_OK)
         return rc;
     PGresult *r = PQexec(c, sql);
     ExecStatusType st = PQresultStatus(r);
     if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK)
         return vs_pg__fail(s, r, sql);
     PQclear(r);
-    return SQLITE_OK;
+    return VS_DB_OK;
 }
 
 static int pg_exec(struct vs_store *s, const char *sql)
@@ -219,10 +219,10 @@ static const char *pg_errmsg(struct vs_store *s)
 static int tx_sql(struct vs_store *s, const char *sql)
 {
     int rc = run_simple(s, sql);
-    if (rc == SQLITE_OK)
+    if (rc == VS_DB_OK)
         return 0;
     VS_LOG(s->log, VS_LOG_ERROR, "store: %s: %s", sql, s->pg->err);
-    return (rc & 0xff) == SQLITE_BUSY ? VS_EBUSY : VS_ESTORE;
+    return (rc & 0xff) == VS_DB_BUSY ? VS_EBUSY : VS_ESTORE;
 }
 
 static int pg_tx(struct vs_store *s, enum vs_db_tx op, int d)
@@ -332,7 +332,7 @@ static int pg_leader(struct vs_store *s, const char *role, bool *out)
     char sql[96];
     snprintf(sql, sizeof(sql), "SELECT pg_try_advisory_lock(%d, hashtext($1))", VS_PG_TXN_LOCK_KEY);
     const char *vals[1] = {role};
-    if (vs_pg__pend_flush(s) != SQLITE_OK) {
+    if (vs_pg__pend_flush(s) != VS_DB_OK) {
         VS_LOG(s->log, VS_LOG_ERROR, "store: leader lock: %s", pg->err);
         return VS_ESTORE;
     }

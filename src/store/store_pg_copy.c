@@ -82,7 +82,7 @@ int vs_pg__copy_begin(struct vs_store *s, const char *table, const char *cols,
     /* A BEGIN or SAVEPOINT held back (store_pg_pipe.c) must reach the
      * server first, or the COPY would run outside the transaction. */
     int frc = vs_pg__pend_flush(s);
-    if (frc != SQLITE_OK)
+    if (frc != VS_DB_OK)
         return vs_store__err(s, frc, table);
     struct vs_db_copy *c = VS_NEW(struct vs_db_copy);
     c->s = s;
@@ -217,7 +217,7 @@ int vs_pg__insert_many(struct vs_store *s, const struct sq_table *t, void *const
     if (n == 0)
         return 0;
     int frc = vs_pg__pend_flush(s); /* as in vs_pg__copy_begin */
-    if (frc != SQLITE_OK)
+    if (frc != VS_DB_OK)
         return vs_store__err(s, frc, t->name);
     int rc = t->has_id ? draw_ids(s, conn, t, rows, n) : 0;
     if (rc != 0)

@@ -4,7 +4,8 @@
 #  2. a program (unit test, benchmark, fuzz replay) is linked with the
 #     system libraries of its layers only: a policy test's link line has
 #     neither libpq, SQLite nor libmicrohttpd, and its binary needs none.
-# Usage: test_link_layers.sh BUILD_DIR (a Ninja build; CTest passes it).
+# Usage: test_link_layers.sh BUILD_DIR (a Ninja build, as every preset's;
+# CTest passes it).
 set -uo pipefail
 build=${1:?usage: test_link_layers.sh BUILD_DIR}
 src=$(cd "$(dirname "$0")/../.." && pwd)
@@ -18,25 +19,26 @@ while IFS='|' read -r name used _; do
     uses[$name]=" $(echo "$used" | tr -s ' ' | sed 's/^ //; s/ $//; s/^-$//') "
 done < "$src/src/layers.txt"
 
-# 1. Which library defines each global symbol, then whom each library asks.
+# 1. Which library defines each global symbol, then whom each library asks
+# (one nm per library: "U sym" for what it asks, "addr T sym" for what it has).
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 declare -A owner
 for lib in "$build"/libvs_*.a; do
     l=$(basename "$lib" .a); l=${l#libvs_}
     [ -n "${uses[$l]+x}" ] || continue
-    while read -r sym; do owner[$sym]=$l; done < <(nm -g --defined-only "$lib" 2>/dev/null |
-        awk 'NF == 3 && $2 ~ /[TDBRCV]/ {print $3}')
+    nm -g "$lib" 2>/dev/null > "$tmp/$l"
+    while read -r sym; do owner[$sym]=$l; done < <(awk 'NF == 3 && $2 ~ /[TDBRCV]/ {print $3}' "$tmp/$l")
 done
 [ ${#owner[@]} -gt 100 ] || fail "no layer libraries with symbols under $build"
 nlib=0
-for lib in "$build"/libvs_*.a; do
-    l=$(basename "$lib" .a); l=${l#libvs_}
-    [ -n "${uses[$l]+x}" ] || continue
+for f in "$tmp"/*; do
+    l=$(basename "$f")
     nlib=$((nlib + 1))
     while read -r sym; do
         o=${owner[$sym]:-}
         [ -z "$o" ] || [ "$o" = "$l" ] && continue
         case "${uses[$l]}" in *" $o "*) ;; *) fail "layer $l uses $sym of layer $o" ;; esac
-    done < <(nm -u "$lib" 2>/dev/null | awk '$1 == "U" {print $2}' | sort -u)
+    done < <(awk '$1 == "U" {print $2}' "$f" | sort -u)
 done
 echo "layer libraries checked: $nlib"
 
@@ -51,13 +53,19 @@ closure() { # the layers $@ reach through uses
     done
     echo "$seen"
 }
+# Each program's link libraries, from the Ninja build file (one read).
+declare -A linkline
+while IFS=$'\t' read -r t libs; do linkline[$t]=$libs; done < <(awk '
+    /^build [^:]*: C_EXECUTABLE_LINKER/ { t = $2; sub(/:$/, "", t); sub(/^.*\//, "", t) }
+    /^  LINK_LIBRARIES = / && t != "" { sub(/^  LINK_LIBRARIES = /, ""); print t "\t" $0; t = "" }' \
+    "$build/build.ninja")
 npol=0; nprog=0
 while read -r target layers; do
     [ -x "$build/$target" ] || continue
     nprog=$((nprog + 1))
     reach=$(closure $layers)
-    line=$(ninja -C "$build" -t commands "$target" 2>/dev/null | tail -1)
-    [ -n "$line" ] || { fail "$target: no link command from ninja"; continue; }
+    line=${linkline[$target]:-}
+    [ -n "$line" ] || { fail "$target: no link line in build.ninja"; continue; }
     needed=$(readelf -d "$build/$target" | awk '/NEEDED/ {print $NF}')
     check() { # system library pattern, the layer that may bring it
         case "$reach" in *" $2 "*) return ;; esac
