@@ -2,7 +2,7 @@
  * volsched locality-ws: locality scheduling's working-set manager (seed
  * 001; docs/locality.md). Keeps DIR/locality_scheduling/file_working_set/
  * at N files; the pass itself is vs_locality_ws_pass
- * (server/locality_daemons.h).
+ * (volsched/locality_daemons.h).
  */
 #include <stdio.h>
 

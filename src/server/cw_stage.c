@@ -1,4 +1,4 @@
-/* create_work's staging of input files (server/cw_stage.h). */
+/* create_work's staging of input files (volsched/cw_stage.h). */
 #include "volsched/cw_stage.h"
 
 #include <errno.h>

@@ -1,4 +1,4 @@
-/* Opening the store a project's configuration names (store/store_project.h). */
+/* Opening the store a project's configuration names (volsched/store_project.h). */
 #include "volsched/store_project.h"
 #include "volsched/config.h"
 

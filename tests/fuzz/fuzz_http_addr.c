@@ -1,5 +1,5 @@
 /*
- * Fuzz target: client addresses (server/http_addr.h). The input is split
+ * Fuzz target: client addresses (volsched/http_addr.h). The input is split
  * at its first newline: a trusted-proxy prefix, then an X-Forwarded-For
  * header. The prefix parser must accept only what it can print back; the
  * forwarded client must be the peer, or an address of the header that is
