@@ -22,8 +22,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "client/client.h"
 #include "volsched/alloc.h"
+#include "volsched/client.h"
 
 #define NPROJECTS 4
 

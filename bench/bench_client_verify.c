@@ -19,8 +19,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "client/client.h"
 #include "volsched/alloc.h"
+#include "volsched/client.h"
 #include "volsched/md5.h"
 #include "volsched/proto.h"
 #include "volsched/sign.h"

@@ -29,12 +29,12 @@
 #include <unistd.h>
 
 #include "bench_util.h"
-#include "server/create_work.h"
-#include "server/templates.h"
-#include "store/store_project.h"
 #include "volsched/alloc.h"
+#include "volsched/create_work.h"
 #include "volsched/layout.h"
 #include "volsched/md5.h"
+#include "volsched/store_project.h"
+#include "volsched/templates.h"
 
 static void write_file(const char *path, const char *text)
 {

@@ -22,14 +22,14 @@
 
 #define BENCH_NAME "bench_daemons"
 #include "bench_util.h"
-#include "server/daemon_util.h"
-#include "server/daemons.h"
-#include "server/templates.h"
-#include "store/store.h"
-#include "store/store_project.h"
 #include "volsched/alloc.h"
+#include "volsched/daemon_util.h"
+#include "volsched/daemons.h"
 #include "volsched/layout.h"
+#include "volsched/store.h"
+#include "volsched/store_project.h"
 #include "volsched/str.h"
+#include "volsched/templates.h"
 
 #define T0 1700000000
 

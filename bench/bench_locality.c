@@ -9,7 +9,7 @@
  * creation order in file order would hand plain scheduling locality for
  * free). The store is built twice from the same jobs: for locality as
  * create_work and the transitioner store a full-locality app's rows (ids
- * placed by file, store_sqlite_cluster.c; BENCH_LOCALITY_NO_NEAR=1 leaves
+ * placed by file, store_cluster.c; BENCH_LOCALITY_NO_NEAR=1 leaves
  * that out, to measure it), and for plain in creation order, as a project
  * without locality stores them. A population of HOSTS hosts, one user each, that keep their sticky
  * files between requests exactly as the BOINC client does: a host lists what
@@ -49,14 +49,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "server/locality_daemons.h"
-#include "server/sched.h"
-#include "store/store_project.h"
 #include "volsched/alloc.h"
 #include "volsched/buf.h"
 #include "volsched/locality.h"
+#include "volsched/locality_daemons.h"
 #include "volsched/proto.h"
 #include "volsched/rng.h"
+#include "volsched/sched.h"
+#include "volsched/store_project.h"
 
 #define FILE_BYTES 1e8 /* 100 MB */
 #define M          2   /* target_nresults */
@@ -597,7 +597,7 @@ int main(int argc, char **argv)
            pa.sorted ? " (sorted order)" : "", pa.batch);
     /* The same jobs made in the same order twice: as create_work and the
      * transitioner store them with locality on (a file's rows placed
-     * together, store_sqlite_cluster.c) and as a project without locality
+     * together, store_cluster.c) and as a project without locality
      * scheduling stores them (ids in creation order). Plain scheduling
      * runs on the second: placing rows by file would hand it locality it
      * does not have. */

@@ -21,16 +21,16 @@
 
 #define BENCH_NAME "bench_results"
 #include "bench_util.h"
-#include "server/h_upload.h"
-#include "server/sched.h"
-#include "store/store.h"
-#include "store/store_project.h"
 #include "volsched/alloc.h"
 #include "volsched/buf.h"
 #include "volsched/config.h"
+#include "volsched/h_upload.h"
 #include "volsched/md5.h"
 #include "volsched/proto.h"
+#include "volsched/sched.h"
 #include "volsched/sign.h"
+#include "volsched/store.h"
+#include "volsched/store_project.h"
 #include "volsched/str.h"
 
 #define T0 1800000000

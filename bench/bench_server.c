@@ -71,12 +71,12 @@
 #include <unistd.h>
 
 #include "loadgen.h"
-#include "server/http.h"
-#include "server/sched.h"
-#include "store/store.h"
 #include "volsched/alloc.h"
 #include "volsched/buf.h"
 #include "volsched/config.h"
+#include "volsched/http.h"
+#include "volsched/sched.h"
+#include "volsched/store.h"
 #include "volsched/str.h"
 
 #define AUTH "0123456789abcdef0123456789abcdef" /* the sample's authenticator */

@@ -19,8 +19,8 @@
 
 #define BENCH_NAME "bench_store"
 #include "bench_util.h"
-#include "store/store.h"
 #include "volsched/alloc.h"
+#include "volsched/store.h"
 #include "volsched/str.h"
 
 struct scan {

@@ -14,7 +14,7 @@
 #include <time.h>
 
 #include "volsched/config.h"
-#include "store/store.h"
+#include "volsched/store.h"
 #include "volsched/str.h"
 
 #ifndef BENCH_NAME

@@ -9,7 +9,7 @@
 
 #include <stdlib.h>
 
-#include "client/client.h"
+#include "volsched/client.h"
 #include "volsched/alloc.h"
 
 struct client_fx {

@@ -9,8 +9,8 @@
 #define VOLSCHED_TESTS_DAEMON_FIXTURE_H
 
 #include "project_fixture.h"
-#include "server/daemon_util.h"
-#include "server/daemons.h"
+#include "volsched/daemon_util.h"
+#include "volsched/daemons.h"
 #include "volsched/layout.h"
 
 #define NOW 1700000000

@@ -16,11 +16,11 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-#include "server/loc_dirs.h"
-#include "server/sched.h"
+#include "volsched/loc_dirs.h"
+#include "volsched/sched.h"
 #include "store_backend.h"
 #include "server/sched_int.h"
-#include "store/store.h"
+#include "volsched/store.h"
 #include "volsched/alloc.h"
 #include "volsched/buf.h"
 #include "volsched/locality.h"

@@ -14,11 +14,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "server/templates.h"
+#include "volsched/templates.h"
 #include "store_backend.h"
 #include "volsched/config.h"
-#include "store/store.h"
-#include "store/store_project.h"
+#include "volsched/store.h"
+#include "volsched/store_project.h"
 #include "volsched/alloc.h"
 #include "volsched/sign.h"
 #include "volsched/str.h"

@@ -12,8 +12,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "server/sched.h"
-#include "store/store.h"
+#include "volsched/sched.h"
+#include "volsched/store.h"
 #include "store_backend.h"
 #include "volsched/alloc.h"
 #include "volsched/buf.h"

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "store/store.h"
+#include "volsched/store.h"
 #include "store_backend.h"
 #include "volsched/alloc.h"
 

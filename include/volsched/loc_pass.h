@@ -34,7 +34,7 @@ struct vs_loc_held {
 bool vs_loc_held_insert(struct vs_loc_held *h, struct vs_arena *a, const char *name, double size);
 
 /* The trigger directories under locality_scheduling/ (seed 001's names;
- * src/server/loc_dirs.h keeps them on disk). */
+ * volsched/loc_dirs.h keeps them on disk). */
 enum vs_loc_dir {
     VS_LOC_NEED_WORK = 0,
     VS_LOC_NO_WORK_AVAILABLE,

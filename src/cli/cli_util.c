@@ -8,15 +8,15 @@
 #include <time.h>
 
 #include "cmd.h"
-#include "server/daemons.h"
-#include "server/proc_ctl.h"
-#include "store/store_project.h"
-#include "store/store_sched.h"
 #include "volsched/alloc.h"
 #include "volsched/buf.h"
 #include "volsched/config.h"
+#include "volsched/daemons.h"
 #include "volsched/json.h"
 #include "volsched/log.h"
+#include "volsched/proc_ctl.h"
+#include "volsched/store_project.h"
+#include "volsched/store_sched.h"
 #include "volsched/str.h"
 
 bool vs_cli_is_help(const char *arg)

@@ -14,8 +14,8 @@
 #include <stdio.h>
 #include <time.h>
 
-#include "store/store.h"
 #include "volsched/config.h"
+#include "volsched/store.h"
 
 /* True for "--help", "-h" and "-help". */
 bool vs_cli_is_help(const char *arg);

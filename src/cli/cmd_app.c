@@ -13,16 +13,16 @@
 
 #include "cli_util.h"
 #include "cmd.h"
-#include "server/cw_stage.h"
-#include "server/templates.h"
-#include "store/store.h"
 #include "volsched/alloc.h"
 #include "volsched/buf.h"
+#include "volsched/cw_stage.h"
 #include "volsched/layout.h"
 #include "volsched/locality.h"
 #include "volsched/md5.h"
 #include "volsched/sign.h"
+#include "volsched/store.h"
 #include "volsched/str.h"
+#include "volsched/templates.h"
 
 #define MAX_FILES 64
 

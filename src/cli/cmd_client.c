@@ -17,9 +17,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "client/client.h"
 #include "cmd.h"
 #include "volsched/alloc.h"
+#include "volsched/client.h"
 #include "volsched/json.h"
 
 static void usage(FILE *f)

@@ -13,12 +13,12 @@
 #include "cli_util.h"
 #include "cmd.h"
 #include "cw_lines.h"
-#include "server/create_work.h"
-#include "server/transitioner.h"
-#include "store/store.h"
 #include "volsched/alloc.h"
 #include "volsched/config.h"
+#include "volsched/create_work.h"
+#include "volsched/store.h"
 #include "volsched/str.h"
+#include "volsched/transitioner.h"
 
 #define INT_MAX_ARG 2000000000LL
 

@@ -17,8 +17,8 @@
 
 #include "cli_util.h"
 #include "cmd.h"
-#include "server/daemons.h"
-#include "server/proc_ctl.h"
+#include "volsched/daemons.h"
+#include "volsched/proc_ctl.h"
 
 static void usage(FILE *f)
 {

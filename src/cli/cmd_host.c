@@ -10,7 +10,7 @@
 
 #include "cli_util.h"
 #include "cmd.h"
-#include "store/store_ops.h"
+#include "volsched/store_ops.h"
 
 static void usage(FILE *f)
 {

@@ -8,14 +8,14 @@
 
 #include "cli_util.h"
 #include "cmd.h"
-#include "server/loc_dirs.h"
-#include "server/ops_auth.h"
-#include "store/store.h"
-#include "store/store_project.h"
 #include "volsched/buf.h"
 #include "volsched/layout.h"
+#include "volsched/loc_dirs.h"
+#include "volsched/ops_auth.h"
 #include "volsched/proto.h"
 #include "volsched/sign.h"
+#include "volsched/store.h"
+#include "volsched/store_project.h"
 #include "volsched/str.h"
 
 static void usage(FILE *f)

@@ -12,9 +12,9 @@
 
 #include "cli_util.h"
 #include "cmd.h"
-#include "server/ops_status.h"
-#include "store/store_ops.h"
 #include "volsched/alloc.h"
+#include "volsched/ops_status.h"
+#include "volsched/store_ops.h"
 #include "volsched/str.h"
 
 static void usage(FILE *f)

@@ -2,14 +2,14 @@
  * volsched locality-gen: locality scheduling's on-demand work generator
  * (seed 001; docs/locality.md). Watches DIR/locality_scheduling/need_work/
  * and runs the operator's command for each file the scheduler asks work
- * for; the pass itself is vs_locality_gen_pass (server/locality_daemons.h).
+ * for; the pass itself is vs_locality_gen_pass (volsched/locality_daemons.h).
  */
 #include <stdio.h>
 #include <string.h>
 
 #include "cli_util.h"
 #include "cmd.h"
-#include "server/daemons.h"
+#include "volsched/daemons.h"
 #include "volsched/log.h"
 #include "volsched/str.h"
 

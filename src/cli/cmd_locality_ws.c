@@ -2,13 +2,13 @@
  * volsched locality-ws: locality scheduling's working-set manager (seed
  * 001; docs/locality.md). Keeps DIR/locality_scheduling/file_working_set/
  * at N files; the pass itself is vs_locality_ws_pass
- * (server/locality_daemons.h).
+ * (volsched/locality_daemons.h).
  */
 #include <stdio.h>
 
 #include "cli_util.h"
 #include "cmd.h"
-#include "server/daemons.h"
+#include "volsched/daemons.h"
 #include "volsched/log.h"
 
 static void usage(FILE *f)

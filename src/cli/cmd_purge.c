@@ -13,8 +13,8 @@
 
 #include "cli_util.h"
 #include "cmd.h"
-#include "store/store_ops.h"
 #include "volsched/buf.h"
+#include "volsched/store_ops.h"
 #include "volsched/xml.h"
 
 #define PAGE 500

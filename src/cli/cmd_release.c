@@ -9,9 +9,9 @@
 
 #include "cli_util.h"
 #include "cmd.h"
-#include "server/transitioner.h"
-#include "store/store.h"
+#include "volsched/store.h"
 #include "volsched/str.h"
+#include "volsched/transitioner.h"
 
 static void usage(FILE *f)
 {

@@ -9,12 +9,12 @@
 
 #include "cli_util.h"
 #include "cmd.h"
-#include "server/daemons.h"
-#include "server/ops_status.h"
-#include "store/store.h"
 #include "volsched/alloc.h"
 #include "volsched/buf.h"
+#include "volsched/daemons.h"
 #include "volsched/json.h"
+#include "volsched/ops_status.h"
+#include "volsched/store.h"
 #include "volsched/str.h"
 
 static void usage(FILE *f)

@@ -4,9 +4,9 @@
 
 #include "cli_util.h"
 #include "cmd.h"
-#include "store/store.h"
-#include "store/store_copy.h"
 #include "volsched/log.h"
+#include "volsched/store.h"
+#include "volsched/store_copy.h"
 
 static void usage(FILE *f)
 {

@@ -4,7 +4,7 @@
 
 #include "cli_util.h"
 #include "cmd.h"
-#include "store/store.h"
+#include "volsched/store.h"
 #include "volsched/str.h"
 
 static void usage(FILE *f)

@@ -28,13 +28,13 @@
 #include "cli_util.h"
 #include "cmd.h"
 #include "cw_lines.h"
-#include "server/create_work.h"
-#include "server/transitioner.h"
-#include "store/store.h"
-#include "store/store_sched.h"
 #include "volsched/alloc.h"
+#include "volsched/create_work.h"
 #include "volsched/log.h"
+#include "volsched/store.h"
+#include "volsched/store_sched.h"
 #include "volsched/str.h"
+#include "volsched/transitioner.h"
 
 #define MAX_PENDING_WUS 100000
 

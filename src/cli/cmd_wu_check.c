@@ -14,12 +14,12 @@
 
 #include "cli_util.h"
 #include "cmd.h"
-#include "server/create_work.h"
-#include "server/daemon_util.h"
-#include "store/store.h"
 #include "volsched/alloc.h"
+#include "volsched/create_work.h"
+#include "volsched/daemon_util.h"
 #include "volsched/layout.h"
 #include "volsched/md5.h"
+#include "volsched/store.h"
 #include "volsched/str.h"
 #include "volsched/strset.h"
 

@@ -13,8 +13,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "server/create_work.h"
 #include "volsched/alloc.h"
+#include "volsched/create_work.h"
 
 #define VS_CW_MAX_JOBS   1000000
 #define VS_CW_MAX_LINE   65536

@@ -7,7 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "server/daemons.h"
+#include "volsched/daemons.h"
 #include "volsched/str.h"
 
 volatile sig_atomic_t serve_stop, serve_hup, serve_usr1, serve_usr2;

@@ -9,10 +9,10 @@
 #include <signal.h>
 #include <stdbool.h>
 
-#include "server/ops_metrics.h"
-#include "server/proc_ctl.h"
 #include "volsched/config.h"
 #include "volsched/log.h"
+#include "volsched/ops_metrics.h"
+#include "volsched/proc_ctl.h"
 
 /* The loggers of one serve process: [0] the process itself (log/<name>.log),
  * [1 + i] daemon bit i (log/<daemon>.log), when it runs that daemon. */

@@ -19,8 +19,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "client/client.h"
 #include "volsched/buf.h"
+#include "volsched/client.h"
 #include "volsched/xml.h"
 
 /* A child's number in [min, max], or 0 when absent or bad (reported). */

@@ -29,8 +29,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "client/client.h"
 #include "client/proc_int.h"
+#include "volsched/client.h"
 #include "volsched/sign.h"
 
 #define AV_ROOT "app_versions"

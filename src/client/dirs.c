@@ -12,8 +12,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "client/client.h"
 #include "volsched/alloc.h"
+#include "volsched/client.h"
 #include "volsched/rng.h"
 #include "volsched/str.h"
 #include "volsched/xml.h"

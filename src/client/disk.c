@@ -24,8 +24,8 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
-#include "client/client.h"
 #include "volsched/alloc.h"
+#include "volsched/client.h"
 #include "volsched/xml.h"
 
 #define GIGA        (1024.0 * 1024.0 * 1024.0) /* BOINC-COMPAT: lib/util.h */

@@ -6,9 +6,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "client/client.h"
 #include "client/gui_rpc_int.h"
 #include "volsched/alloc.h"
+#include "volsched/client.h"
 #include "volsched/xml.h"
 
 static void w_project(struct vs_xml_writer *w, const struct vs_client *c, size_t p)

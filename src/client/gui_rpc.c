@@ -30,9 +30,9 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "client/client.h"
 #include "client/gui_rpc_int.h"
 #include "volsched/alloc.h"
+#include "volsched/client.h"
 #include "volsched/md5.h"
 #include "volsched/str.h"
 #include "volsched/xml.h"

@@ -4,7 +4,7 @@
 #ifndef VOLSCHED_CLIENT_GUI_RPC_INT_H
 #define VOLSCHED_CLIENT_GUI_RPC_INT_H
 
-#include "client/client.h"
+#include "volsched/client.h"
 #include "volsched/xml.h"
 
 /*

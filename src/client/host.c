@@ -13,7 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "client/client.h"
+#include "volsched/client.h"
 #include "volsched/md5.h"
 #include "volsched/str.h"
 

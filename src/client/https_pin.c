@@ -7,8 +7,8 @@
 #include <strings.h>
 #include <unistd.h>
 
-#include "client/client.h"
 #include "volsched/alloc.h"
+#include "volsched/client.h"
 
 static bool is_https(const char *url)
 {

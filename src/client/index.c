@@ -16,7 +16,7 @@
  */
 #include <string.h>
 
-#include "client/client.h"
+#include "volsched/client.h"
 
 enum kind { K_RESULT, K_WU, K_FILE };
 

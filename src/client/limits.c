@@ -21,8 +21,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "client/client.h"
 #include "volsched/alloc.h"
+#include "volsched/client.h"
 #include "volsched/proto.h"
 #include "volsched/strset.h"
 

@@ -19,7 +19,7 @@
 #include <sys/time.h>
 #include <unistd.h>
 
-#include "client/client.h"
+#include "volsched/client.h"
 
 #define FETCH_CHECK_PERIOD 60.0 /* the policy step runs at least this often */
 #define QUIT_WAIT_EXTRA    5.0  /* after <quit/> + the quit timeout, before SIGKILL of all */

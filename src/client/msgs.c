@@ -9,8 +9,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "client/client.h"
 #include "volsched/alloc.h"
+#include "volsched/client.h"
 
 void vs_client_msg(struct vs_client *c, long project, int pri, const char *fmt, ...)
 {

@@ -8,8 +8,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "client/client.h"
 #include "volsched/alloc.h"
+#include "volsched/client.h"
 #include "volsched/xml.h"
 
 void vs_client_prefs_default(struct cl_prefs *p)

@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "client/client.h"
+#include "volsched/client.h"
 
 /* BOINC-COMPAT: the 8192-byte channel file, 8 channels of 1024 bytes (notes 3.1) */
 #define SHM_SIZE        8192

@@ -12,9 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "client/client.h"
 #include "client/https_pin.h"
 #include "volsched/alloc.h"
+#include "volsched/client.h"
 #include "volsched/proto.h"
 #include "volsched/str.h"
 #include "volsched/xml.h"

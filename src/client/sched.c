@@ -12,8 +12,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "client/client.h"
 #include "volsched/alloc.h"
+#include "volsched/client.h"
 #include "volsched/json.h"
 
 /* The CPUs a result's job uses: app_config.xml's avg_ncpus for its

@@ -9,8 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "client/client.h"
 #include "volsched/alloc.h"
+#include "volsched/client.h"
 
 char *vs_client_strdup(const char *s)
 {

@@ -14,8 +14,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "client/client.h"
 #include "volsched/alloc.h"
+#include "volsched/client.h"
 #include "volsched/str.h"
 #include "volsched/xml.h"
 

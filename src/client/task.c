@@ -15,9 +15,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "client/client.h"
 #include "client/proc_int.h"
 #include "volsched/alloc.h"
+#include "volsched/client.h"
 #include "volsched/md5.h"
 
 /* ---------------------------------------------------------------- exit */

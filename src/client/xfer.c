@@ -25,9 +25,9 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
-#include "client/client.h"
 #include "client/https_pin.h"
 #include "volsched/alloc.h"
+#include "volsched/client.h"
 #include "volsched/md5.h"
 #include "volsched/proto.h"
 #include "volsched/sign.h"

@@ -6,7 +6,7 @@
  * only; the callers open and close the element (the GUI replies put it
  * alone on its line, as boinccmd's parser wants) and add what is theirs.
  */
-#include "client/client.h"
+#include "volsched/client.h"
 #include "volsched/xml.h"
 
 void vs_client_write_frefs(struct vs_xml_writer *w, const struct cl_fref *f, size_t n)

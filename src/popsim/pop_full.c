@@ -1,6 +1,6 @@
 /*
  * The full host model (docs/popsim.md): each host is the host `volsched sim`
- * runs (src/sim/hsim.h: the client policies of src/policy/client, the
+ * runs (volsched/hsim.h: the client policies of src/policy/client, the
  * host's on/off and computing-allowed periods, checkpoints, reporting
  * rules), stepped on popsim's clock. Its RPCs to this project come here:
  * the reports go to the transitioner and validator, the request the client
@@ -20,8 +20,8 @@
 #include <string.h>
 
 #include "popsim/pop_int.h"
-#include "sim/hsim.h"
 #include "volsched/alloc.h"
+#include "volsched/hsim.h"
 #include "volsched/sim.h"
 
 /* The other project of a host that gives this one a share below this; a

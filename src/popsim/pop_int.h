@@ -17,9 +17,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "sim/eventq.h"
 #include "volsched/alloc.h"
 #include "volsched/client_policy.h"
+#include "volsched/eventq.h"
 #include "volsched/popsim.h"
 #include "volsched/rng.h"
 #include "volsched/server_policy.h"

@@ -1,5 +1,5 @@
 /*
- * The population simulator's event loop. Events (sim/eventq.h, ties in
+ * The population simulator's event loop. Events (volsched/eventq.h, ties in
  * insertion order, so a run is deterministic): a batch of workunits
  * arrives; a host calls the scheduler, finishes a job, goes on or off, or
  * leaves (and a new host takes its place, so the population stays at

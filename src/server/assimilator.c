@@ -3,7 +3,7 @@
  * files, running the operator's command) happens outside any transaction;
  * the workunit's new state is then written in one short transaction.
  */
-#include "server/assimilator.h"
+#include "volsched/assimilator.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -11,9 +11,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "server/daemon_util.h"
 #include "volsched/alloc.h"
 #include "volsched/buf.h"
+#include "volsched/daemon_util.h"
 #include "volsched/json.h"
 #include "volsched/layout.h"
 #include "volsched/log.h"

@@ -20,8 +20,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "store/store.h"
 #include "volsched/error.h"
+#include "volsched/store.h"
 
 struct vs_cache;
 

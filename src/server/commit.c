@@ -7,9 +7,9 @@
 #include <time.h>
 
 #include "server/h_report.h"
-#include "store/store_sched.h"
 #include "volsched/alloc.h"
 #include "volsched/log.h"
+#include "volsched/store_sched.h"
 
 struct vs_committer {
     pthread_mutex_t mu;

@@ -18,9 +18,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "store/store.h"
 #include "volsched/error.h"
 #include "volsched/server_policy.h"
+#include "volsched/store.h"
 
 struct vs_reports;
 

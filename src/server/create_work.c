@@ -1,5 +1,5 @@
 /* create_work: validate, stage, insert in one transaction (see create_work.h). */
-#include "server/create_work.h"
+#include "volsched/create_work.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -8,16 +8,16 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "server/cw_stage.h"
-#include "server/templates.h"
 #include "volsched/alloc.h"
 #include "volsched/buf.h"
+#include "volsched/cw_stage.h"
 #include "volsched/layout.h"
 #include "volsched/locality.h"
 #include "volsched/log.h"
 #include "volsched/md5.h"
 #include "volsched/str.h"
 #include "volsched/strset.h"
+#include "volsched/templates.h"
 
 /* One workunit ready to insert. */
 struct prepared {

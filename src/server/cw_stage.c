@@ -1,5 +1,5 @@
-/* create_work's staging of input files (server/cw_stage.h). */
-#include "server/cw_stage.h"
+/* create_work's staging of input files (volsched/cw_stage.h). */
+#include "volsched/cw_stage.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -10,8 +10,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "server/create_work.h"
 #include "volsched/alloc.h"
+#include "volsched/create_work.h"
 #include "volsched/error.h"
 #include "volsched/log.h"
 

@@ -1,5 +1,5 @@
 /* Helpers shared by the back-end daemons (see daemon_util.h). */
-#include "server/daemon_util.h"
+#include "volsched/daemon_util.h"
 
 #include <errno.h>
 #include <fcntl.h>

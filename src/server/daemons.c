@@ -1,5 +1,5 @@
 /* All back-end daemons, one pass each (see daemons.h). */
-#include "server/daemons.h"
+#include "volsched/daemons.h"
 #include "server/trickle.h"
 
 #include <errno.h>
@@ -9,12 +9,12 @@
 
 #include "volsched/alloc.h"
 
-#include "server/daemon_util.h"
-#include "server/ops_metrics.h"
-#include "server/proc_ctl.h"
-#include "store/store_project.h"
-#include "store/store_sched.h"
+#include "volsched/daemon_util.h"
 #include "volsched/log.h"
+#include "volsched/ops_metrics.h"
+#include "volsched/proc_ctl.h"
+#include "volsched/store_project.h"
+#include "volsched/store_sched.h"
 #include "volsched/str.h"
 
 static const char *const names[VS_NDAEMONS] = {"transitioner", "validator",    "assimilator",

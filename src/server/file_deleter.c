@@ -1,15 +1,15 @@
 /* The file deleter (see file_deleter.h). */
-#include "server/file_deleter.h"
+#include "volsched/file_deleter.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "server/daemon_util.h"
-#include "server/loc_dirs.h"
 #include "volsched/alloc.h"
+#include "volsched/daemon_util.h"
 #include "volsched/layout.h"
+#include "volsched/loc_dirs.h"
 #include "volsched/locality.h"
 #include "volsched/log.h"
 #include "volsched/str.h"

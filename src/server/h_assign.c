@@ -16,10 +16,10 @@
 #include <sys/random.h>
 
 #include "server/sched_int.h"
-#include "server/templates.h"
-#include "store/store.h"
 #include "volsched/log.h"
 #include "volsched/sign.h"
+#include "volsched/store.h"
+#include "volsched/templates.h"
 
 /* Assignments read per kind and request: the per-RPC cost is bounded even
  * when a user has thousands of targeted jobs (the rest come next time). */

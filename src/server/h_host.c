@@ -5,8 +5,8 @@
 #include <string.h>
 
 #include "server/sched_int.h"
-#include "store/store.h"
 #include "volsched/log.h"
+#include "volsched/store.h"
 #include "volsched/str.h"
 
 /* Copies src into a fixed field, truncating (client strings are capped by

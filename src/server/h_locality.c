@@ -12,13 +12,13 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "server/loc_dirs.h"
 #include "server/loc_work.h"
 #include "server/sched_int.h"
-#include "store/store.h"
+#include "volsched/loc_dirs.h"
 #include "volsched/locality.h"
 #include "volsched/log.h"
 #include "volsched/rng.h"
+#include "volsched/store.h"
 
 #define WS_MAX       100000 /* working-set entries read */
 #define WS_TTL_MS    2000   /* how long a listing of file_working_set/ is reused */

@@ -28,10 +28,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "store/store.h"
 #include "volsched/alloc.h"
 #include "volsched/error.h"
 #include "volsched/proto.h"
+#include "volsched/store.h"
 
 struct vs_log;
 

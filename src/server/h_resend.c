@@ -33,9 +33,9 @@
 #include <string.h>
 
 #include "server/sched_int.h"
-#include "store/store.h"
 #include "volsched/alloc.h"
 #include "volsched/log.h"
+#include "volsched/store.h"
 
 /* Lost results looked at in one request (bounds the writes of one RPC). */
 #define MAX_LOST    64

@@ -4,8 +4,8 @@
  * (not code) is summarised in ../shared/docs/boinc-server-notes.md 1.3, 2.5
  * and 2.6.
  */
-#include "server/sched.h"
 #include "server/sched_int.h"
+#include "volsched/sched.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -20,12 +20,12 @@
 #include "server/commit.h"
 #include "server/h_report.h"
 #include "server/trickle.h"
-#include "store/store_sched.h"
 #include "volsched/alloc.h"
 #include "volsched/locality.h"
 #include "volsched/log.h"
 #include "volsched/logsafe.h"
 #include "volsched/proto.h"
+#include "volsched/store_sched.h"
 #include "volsched/str.h"
 
 /* BOINC-COMPAT: request_delay values of sched/handle_request.cpp (seconds). */

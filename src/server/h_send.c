@@ -12,10 +12,10 @@
 #include <string.h>
 
 #include "server/sched_int.h"
-#include "store/store.h"
 #include "volsched/locality.h"
 #include "volsched/log.h"
 #include "volsched/policy_input.h"
+#include "volsched/store.h"
 #include "volsched/str.h"
 
 /* ------------------------------------------------------------------------ */

@@ -1,5 +1,5 @@
 /* The file upload handler; see h_upload.h. */
-#include "server/h_upload.h"
+#include "volsched/h_upload.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -13,15 +13,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "server/daemon_util.h"
-#include "server/http.h"
-#include "store/store_project.h"
 #include "volsched/alloc.h"
+#include "volsched/daemon_util.h"
+#include "volsched/http.h"
 #include "volsched/layout.h"
 #include "volsched/log.h"
 #include "volsched/md5.h"
 #include "volsched/proto.h"
 #include "volsched/sign.h"
+#include "volsched/store_project.h"
 #include "volsched/str.h"
 
 #define HTTP_OK           200

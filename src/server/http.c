@@ -5,7 +5,7 @@
  * the POST routes are in http_post.c, the pages in http_pages.c, downloads
  * in http_download.c, TLS in http_tls.c. See http.h for the URL layout.
  */
-#include "server/http.h"
+#include "volsched/http.h"
 
 #include <arpa/inet.h>
 #include <errno.h>

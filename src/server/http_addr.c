@@ -1,7 +1,7 @@
 /*
  * Client addresses and X-Forwarded-For; see http_addr.h.
  */
-#include "server/http_addr.h"
+#include "volsched/http_addr.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>

@@ -24,7 +24,7 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
-#include "server/http_addr.h"
+#include "volsched/http_addr.h"
 #include "volsched/log.h"
 
 struct vs_http_guard_config {

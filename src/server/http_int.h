@@ -12,8 +12,8 @@
 #include <stdatomic.h>
 #include <sys/socket.h>
 
-#include "server/http.h"
 #include "server/http_guard.h"
+#include "volsched/http.h"
 
 #define VS_HTTP_PATH_MAX  512
 #define VS_HTTP_MAX_REPLY (16u * 1024u * 1024u)

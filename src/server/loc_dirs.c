@@ -1,5 +1,5 @@
 /* Locality scheduling's trigger directories (see loc_dirs.h). */
-#include "server/loc_dirs.h"
+#include "volsched/loc_dirs.h"
 
 #include <dirent.h>
 #include <errno.h>

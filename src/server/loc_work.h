@@ -15,8 +15,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "store/store.h"
 #include "volsched/alloc.h"
+#include "volsched/store.h"
 
 struct vs_loc_work;
 

@@ -1,11 +1,11 @@
 /* Locality scheduling's generator and working-set manager passes (see locality_daemons.h). */
-#include "server/locality_daemons.h"
+#include "volsched/locality_daemons.h"
 
 #include <string.h>
 
-#include "server/daemon_util.h"
-#include "server/loc_dirs.h"
 #include "volsched/alloc.h"
+#include "volsched/daemon_util.h"
+#include "volsched/loc_dirs.h"
 #include "volsched/locality.h"
 #include "volsched/log.h"
 

@@ -1,5 +1,5 @@
 /* The operator password: PBKDF2 hashing and HTTP Basic checks (ops_auth.h). */
-#include "server/ops_auth.h"
+#include "volsched/ops_auth.h"
 
 #include <openssl/crypto.h>
 #include <openssl/evp.h>

@@ -1,13 +1,13 @@
 /* In-memory operating figures of a serve process (ops_metrics.h). */
-#include "server/ops_metrics.h"
+#include "volsched/ops_metrics.h"
 
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
 
-#include "server/daemons.h"
 #include "volsched/alloc.h"
+#include "volsched/daemons.h"
 
 const double vs_ops_lat_bounds[VS_OPS_LAT_BUCKETS] = {0.001, 0.0025, 0.005, 0.01, 0.025,
                                                       0.05,  0.1,    0.25,  1.0,  5.0};

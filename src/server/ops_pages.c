@@ -1,5 +1,5 @@
 /* server_status.php, /metrics and the /ops/ dashboard (ops_pages.h). */
-#include "server/ops_pages.h"
+#include "volsched/ops_pages.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -8,16 +8,16 @@
 #include <time.h>
 
 #include "server/auth_limit.h"
-#include "server/daemons.h"
-#include "server/http_addr.h"
-#include "server/ops_auth.h"
 #include "server/ops_page.h"
 #include "server/ops_session.h"
-#include "server/ops_status.h"
-#include "store/store_ops.h"
-#include "store/store_project.h"
 #include "volsched/alloc.h"
+#include "volsched/daemons.h"
+#include "volsched/http_addr.h"
 #include "volsched/log.h"
+#include "volsched/ops_auth.h"
+#include "volsched/ops_status.h"
+#include "volsched/store_ops.h"
+#include "volsched/store_project.h"
 #include "volsched/str.h"
 
 struct vs_ops_pages {

@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "server/ops_auth.h"
+#include "volsched/ops_auth.h"
 #include "volsched/str.h"
 
 #define SECRET_LEN 32

@@ -1,10 +1,10 @@
 /* A project's status figures and their three renderings (ops_status.h). */
-#include "server/ops_status.h"
+#include "volsched/ops_status.h"
 
 #include <string.h>
 
-#include "server/daemons.h"
 #include "server/ops_page.h"
+#include "volsched/daemons.h"
 #include "volsched/json.h"
 #include "volsched/str.h"
 

@@ -1,5 +1,5 @@
 /* Pid files with locks, stop files and the serve state file (proc_ctl.h). */
-#include "server/proc_ctl.h"
+#include "volsched/proc_ctl.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -12,10 +12,10 @@
 
 #include "server/cache.h"
 #include "server/commit.h"
-#include "server/sched.h"
 #include "volsched/alloc.h"
 #include "volsched/loc_pass.h"
 #include "volsched/proto.h"
+#include "volsched/sched.h"
 #include "volsched/server_policy.h"
 
 struct ucache_ent {

@@ -4,8 +4,8 @@
  * refill, statistics, a new config, maintenance. The request path is in
  * h_sched.c.
  */
-#include "server/sched.h"
 #include "server/sched_int.h"
+#include "volsched/sched.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -18,10 +18,10 @@
 #include "server/auth_limit.h"
 #include "server/cache.h"
 #include "server/commit.h"
-#include "store/store_sched.h"
 #include "volsched/alloc.h"
 #include "volsched/locality.h"
 #include "volsched/log.h"
+#include "volsched/store_sched.h"
 #include "volsched/str.h"
 
 /* Jobs per RPC when the options set no limit (vs_sched_options). */

@@ -1,5 +1,5 @@
 /* Input and output templates -> workunit and result XML (see templates.h). */
-#include "server/templates.h"
+#include "volsched/templates.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -5,20 +5,20 @@
  * error limits, replication arithmetic, then create results or wind down,
  * then the next transition_time.
  */
-#include "server/transitioner.h"
+#include "volsched/transitioner.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
 
-#include "server/daemon_util.h"
-#include "server/templates.h"
 #include "volsched/alloc.h"
+#include "volsched/daemon_util.h"
 #include "volsched/locality.h"
 #include "volsched/log.h"
 #include "volsched/sign.h"
 #include "volsched/str.h"
+#include "volsched/templates.h"
 
 #define DEFAULT_LIMIT    1000
 #define RETRY_LATER_SECS 3600

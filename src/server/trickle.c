@@ -8,11 +8,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "server/daemon_util.h"
 #include "server/trickle.h"
-#include "store/store_trickle.h"
 #include "volsched/buf.h"
+#include "volsched/daemon_util.h"
 #include "volsched/log.h"
+#include "volsched/store_trickle.h"
 #include "volsched/xml.h"
 
 #define TRICKLE_MAX_REPLY (64 * 1024)

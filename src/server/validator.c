@@ -3,7 +3,7 @@
  * outside any transaction (reading files and running the operator's
  * commands may take a while), then apply them in one transaction.
  */
-#include "server/validator.h"
+#include "volsched/validator.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -11,8 +11,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "server/daemon_util.h"
 #include "volsched/alloc.h"
+#include "volsched/daemon_util.h"
 #include "volsched/layout.h"
 #include "volsched/log.h"
 #include "volsched/str.h"

@@ -1,4 +1,4 @@
-#include "eventq.h"
+#include "volsched/eventq.h"
 
 #include <math.h>
 

@@ -10,11 +10,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "eventq.h"
-#include "hsim.h"
 #include "metrics.h"
 #include "volsched/buf.h"
 #include "volsched/client_policy.h"
+#include "volsched/eventq.h"
+#include "volsched/hsim.h"
 #include "volsched/rng.h"
 #include "volsched/server_policy.h"
 #include "volsched/sim.h"

@@ -9,7 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "store/sqlite_int.h"
+#include "store/store_int.h"
 
 /* The advisory lock key every write transaction takes first (store_pg.c):
  * what a test holds to keep the store's writers waiting, as BEGIN
@@ -38,7 +38,7 @@ PGconn *vs_pg__conn(struct vs_store *s);
  * SQLite code its SQLSTATE maps to. */
 int vs_pg__fail(struct vs_store *s, PGresult *r, const char *what);
 /* Records a unique-key clash of an ON CONFLICT DO NOTHING insert (r is
- * cleared); SQLITE_CONSTRAINT_UNIQUE. */
+ * cleared); VS_DB_CONSTRAINT_UNIQUE. */
 int vs_pg__clash(struct vs_store *s, PGresult *r, const char *what);
 void vs_pg__set_changes(struct vs_store *s, int64_t n);
 void vs_pg__set_last_id(struct vs_store *s, int64_t id);

@@ -1,17 +1,17 @@
 /*
  * Whole-store copy (store_copy.h). Tables are described by their columns and
  * each column's kind (integer, real, text), taken from the row descriptors
- * where they exist (store_sqlite_cols.c) and written out for the tables
+ * where they exist (store_cols.c) and written out for the tables
  * without one. Values travel through the statement layer (store_db.h), so
  * either backend may be either side; into PostgreSQL a table goes in one
  * COPY (vs_db_ops.copy_*), into SQLite an INSERT a row.
  */
-#include "store/store_copy.h"
+#include "volsched/store_copy.h"
 
 #include <stdio.h>
 #include <string.h>
 
-#include "store/sqlite_int.h"
+#include "store/store_int.h"
 #include "volsched/alloc.h"
 #include "volsched/buf.h"
 #include "volsched/log.h"
@@ -29,17 +29,17 @@ struct copy_table {
 
 /* Parents first: the foreign keys of each table point to earlier ones. */
 static const struct copy_table tables[] = {
-    {"platform", "id", true, NULL, &vs_sq__platform, NULL},
-    {"app", "id", true, NULL, &vs_sq__app, NULL},
-    {"app_version", "id", true, NULL, &vs_sq__app_version, NULL},
-    {"app_version_file", "id", true, "id:i,app_version_id:i,seqno:i", &vs_sq__app_version_file,
+    {"platform", "id", true, NULL, &vs_store__platform, NULL},
+    {"app", "id", true, NULL, &vs_store__app, NULL},
+    {"app_version", "id", true, NULL, &vs_store__app_version, NULL},
+    {"app_version_file", "id", true, "id:i,app_version_id:i,seqno:i", &vs_store__app_version_file,
      NULL},
-    {"team", "id", true, NULL, &vs_sq__team, NULL},
-    {"\"user\"", "id", true, NULL, &vs_sq__user, NULL},
-    {"host", "id", true, NULL, &vs_sq__host, NULL},
-    {"workunit", "id", true, NULL, &vs_sq__workunit, NULL},
-    {"result", "id", true, NULL, &vs_sq__result, NULL},
-    {"assignment", "id", true, NULL, &vs_sq__assignment, NULL},
+    {"team", "id", true, NULL, &vs_store__team, NULL},
+    {"\"user\"", "id", true, NULL, &vs_store__user, NULL},
+    {"host", "id", true, NULL, &vs_store__host, NULL},
+    {"workunit", "id", true, NULL, &vs_store__workunit, NULL},
+    {"result", "id", true, NULL, &vs_store__result, NULL},
+    {"assignment", "id", true, NULL, &vs_store__assignment, NULL},
     {"wu_file", "name, workunitid", false, NULL, NULL, "name:t,workunitid:i"},
     {"host_app_version", "host_id, app_version_id", false, NULL, NULL,
      "host_id:i,app_version_id:i,max_jobs_per_day:i,n_jobs_today:i,consecutive_valid:i,"
@@ -120,7 +120,7 @@ static char *insert_sql(const struct copy_table *t, const struct cols *c)
 static int prepare(struct vs_store *s, const char *sql, struct vs_stmt **st)
 {
     int rc = vs_db_prepare(s, sql, st);
-    return rc == VS_DB_OK ? 0 : vs_sq__err(s, rc, sql);
+    return rc == VS_DB_OK ? 0 : vs_store__err(s, rc, sql);
 }
 
 static int count_rows(struct vs_store *s, const struct copy_table *t, int64_t *out)
@@ -130,7 +130,7 @@ static int count_rows(struct vs_store *s, const struct copy_table *t, int64_t *o
     struct vs_stmt *st = NULL;
     int rc = prepare(s, sql, &st);
     if (rc == 0)
-        rc = vs_sq__one_i64(s, st, out);
+        rc = vs_store__one_i64(s, st, out);
     vs_db_finalize(st);
     return rc;
 }
@@ -176,7 +176,7 @@ static int copy_bulk(struct vs_store *from, struct vs_store *to, const struct co
         n++;
     }
     if (rc == 0 && step != VS_DB_DONE)
-        rc = vs_sq__err(from, step, t->name);
+        rc = vs_store__err(from, step, t->name);
     if (w)
         rc = to->ops->copy_end(w, rc);
     vs_db_finalize(r);
@@ -212,12 +212,12 @@ static int copy_table(struct vs_store *from, struct vs_store *to, const struct c
                 vs_db_bind_text(w, p, (const char *)vs_db_column_text(r, col),
                                 vs_db_column_bytes(r, col), VS_DB_TRANSIENT);
         }
-        rc = vs_sq__step_done(to, w, t->name);
+        rc = vs_store__step_done(to, w, t->name);
         vs_db_clear_bindings(w);
         n++;
     }
     if (rc == 0 && step != VS_DB_DONE)
-        rc = vs_sq__err(from, step, t->name);
+        rc = vs_store__err(from, step, t->name);
     vs_db_finalize(r);
     vs_db_finalize(w);
     vs_free(sel);
@@ -283,9 +283,9 @@ int vs_store_copy(struct vs_store *from, struct vs_store *to, vs_store_copy_fn f
 {
     /* The trickle tables are made on first use: make sure both sides have
      * them. */
-    int rc = vs_sq__trickle_ensure(from);
+    int rc = vs_store__trickle_ensure(from);
     if (rc == 0)
-        rc = vs_sq__trickle_ensure(to);
+        rc = vs_store__trickle_ensure(to);
     const size_t nt = sizeof(tables) / sizeof(tables[0]);
     for (size_t i = 0; rc == 0 && i < nt; i++) {
         int64_t n = 0;

@@ -3,21 +3,21 @@
  * statement cache, the generic row code driven by the column descriptors,
  * nested transactions, the versioned schema, and the dispatch to the
  * backend that the URL names (store_sqlite.c, store_pg.c) through its ops
- * table. The SQL text of each statement slot is in store_sqlite_sql.c; the
- * domain operations are in store_sqlite_<concept>.c and run unchanged on
+ * table. The SQL text of each statement slot is in store_sql.c; the
+ * domain operations are in store_<concept>.c and run unchanged on
  * either backend (store_db.h).
  */
 #include <string.h>
 #include <time.h>
 
-#include "store/sqlite_int.h"
-#include "store/store_sched.h"
+#include "store/store_int.h"
 #include "volsched/alloc.h"
 #include "volsched/buf.h"
 #include "volsched/log.h"
+#include "volsched/store_sched.h"
 #include "volsched/str.h"
 
-int64_t vs_sq__now(void)
+int64_t vs_store__now(void)
 {
     return (int64_t)time(NULL);
 }
@@ -27,36 +27,36 @@ int vs_store_schema_version(void)
     return VS_SQ_SCHEMA_VERSION;
 }
 
-int vs_sq__err(struct vs_store *s, int rc, const char *what)
+int vs_store__err(struct vs_store *s, int rc, const char *what)
 {
     int prim = rc & 0xff;
-    VS_LOG(s->log, prim == SQLITE_CONSTRAINT ? VS_LOG_DEBUG : VS_LOG_ERROR, "store: %s: %s (%d)",
+    VS_LOG(s->log, prim == VS_DB_CONSTRAINT ? VS_LOG_DEBUG : VS_LOG_ERROR, "store: %s: %s (%d)",
            what, vs_db_errmsg(s), rc);
-    if (rc == SQLITE_CONSTRAINT_FOREIGNKEY)
+    if (rc == VS_DB_CONSTRAINT_FOREIGNKEY)
         return VS_ENOTFOUND; /* a referenced row (workunit, app ...) is missing */
-    if (prim == SQLITE_CONSTRAINT)
+    if (prim == VS_DB_CONSTRAINT)
         return VS_EEXISTS;
-    if (prim == SQLITE_BUSY || prim == SQLITE_LOCKED)
+    if (prim == VS_DB_BUSY || prim == VS_DB_LOCKED)
         return VS_EBUSY;
     return VS_ESTORE;
 }
 
-int vs_sq__step_done(struct vs_store *s, struct vs_stmt *st, const char *what)
+int vs_store__step_done(struct vs_store *s, struct vs_stmt *st, const char *what)
 {
     int rc = vs_db_step(st);
     vs_db_reset(st);
-    return rc == VS_DB_DONE ? 0 : vs_sq__err(s, rc, what);
+    return rc == VS_DB_DONE ? 0 : vs_store__err(s, rc, what);
 }
 
-int vs_sq__one_row_end(struct vs_store *s, struct vs_stmt *st, int rc, const char *what)
+int vs_store__one_row_end(struct vs_store *s, struct vs_stmt *st, int rc, const char *what)
 {
     vs_db_reset(st);
     if (rc == VS_DB_ROW)
         return 0;
-    return rc == VS_DB_DONE ? VS_ENOTFOUND : vs_sq__err(s, rc, what);
+    return rc == VS_DB_DONE ? VS_ENOTFOUND : vs_store__err(s, rc, what);
 }
 
-struct vs_stmt *vs_sq__stmt(struct vs_store *s, enum sq_stmt id)
+struct vs_stmt *vs_store__stmt(struct vs_store *s, enum sq_stmt id)
 {
     if (VS_NEVER(id < 0 || id >= SQ__COUNT))
         return NULL;
@@ -68,7 +68,7 @@ struct vs_stmt *vs_sq__stmt(struct vs_store *s, enum sq_stmt id)
     }
     struct vs_buf b;
     vs_buf_init(&b, VS_BUF_UNLIMITED);
-    if (vs_sq__build_sql(id, &b) != 0) {
+    if (vs_store__build_sql(id, &b) != 0) {
         vs_buf_cleanup(&b);
         return NULL;
     }
@@ -85,8 +85,8 @@ struct vs_stmt *vs_sq__stmt(struct vs_store *s, enum sq_stmt id)
 /* ------------------------------------------------------------------------ */
 /* Generic row code                                                          */
 
-int vs_sq__bind_row(struct vs_stmt *st, int first, const struct sq_table *t, const void *row,
-                    int with_id)
+int vs_store__bind_row(struct vs_stmt *st, int first, const struct sq_table *t, const void *row,
+                       int with_id)
 {
     const char *base = row;
     int p = first;
@@ -119,7 +119,7 @@ int vs_sq__bind_row(struct vs_stmt *st, int first, const struct sq_table *t, con
     return rc == VS_DB_OK ? p : -1;
 }
 
-void vs_sq__read_row(struct vs_stmt *st, int first, const struct sq_table *t, void *row)
+void vs_store__read_row(struct vs_stmt *st, int first, const struct sq_table *t, void *row)
 {
     char *base = row;
     for (size_t i = 0; i < t->ncols; i++) {
@@ -139,7 +139,7 @@ void vs_sq__read_row(struct vs_stmt *st, int first, const struct sq_table *t, vo
         case SQ_STR: {
             const char *txt = (const char *)vs_db_column_text(st, col);
             /* Truncation of an over-long stored value is deliberate here. */
-            vs_sq__copy(f, txt ? txt : "", c->size);
+            vs_store__copy(f, txt ? txt : "", c->size);
             break;
         }
         case SQ_PSTR: {
@@ -151,7 +151,7 @@ void vs_sq__read_row(struct vs_stmt *st, int first, const struct sq_table *t, vo
     }
 }
 
-void vs_sq__free_row(const struct sq_table *t, void *row)
+void vs_store__free_row(const struct sq_table *t, void *row)
 {
     char *base = row;
     for (size_t i = 0; i < t->ncols; i++) {
@@ -163,16 +163,16 @@ void vs_sq__free_row(const struct sq_table *t, void *row)
     }
 }
 
-int vs_sq__insert(struct vs_store *s, enum sq_stmt id, const struct sq_table *t, void *row)
+int vs_store__insert(struct vs_store *s, enum sq_stmt id, const struct sq_table *t, void *row)
 {
-    struct vs_stmt *st = vs_sq__stmt(s, id);
+    struct vs_stmt *st = vs_store__stmt(s, id);
     if (!st)
         return VS_ESTORE;
-    if (vs_sq__bind_row(st, 1, t, row, 0) < 0)
-        return vs_sq__err(s, vs_db_errcode(s), "bind");
+    if (vs_store__bind_row(st, 1, t, row, 0) < 0)
+        return vs_store__err(s, vs_db_errcode(s), "bind");
     int rc = vs_db_step(st);
     if (rc != VS_DB_DONE) {
-        int e = vs_sq__err(s, rc, t->name);
+        int e = vs_store__err(s, rc, t->name);
         vs_db_reset(st);
         return e;
     }
@@ -181,37 +181,37 @@ int vs_sq__insert(struct vs_store *s, enum sq_stmt id, const struct sq_table *t,
     return 0;
 }
 
-int vs_sq__insert_many(struct vs_store *s, enum sq_stmt slot, const struct sq_table *t,
-                       void *const *rows, size_t n)
+int vs_store__insert_many(struct vs_store *s, enum sq_stmt slot, const struct sq_table *t,
+                          void *const *rows, size_t n)
 {
     if (n == 0)
         return 0;
     if (s->ops->insert_many)
         return s->ops->insert_many(s, t, rows, n);
     for (size_t i = 0; i < n; i++) {
-        int rc = vs_sq__insert(s, slot, t, rows[i]);
+        int rc = vs_store__insert(s, slot, t, rows[i]);
         if (rc != 0)
             return rc;
     }
     return 0;
 }
 
-int vs_sq__update(struct vs_store *s, enum sq_stmt id, const struct sq_table *t, const void *row)
+int vs_store__update(struct vs_store *s, enum sq_stmt id, const struct sq_table *t, const void *row)
 {
-    struct vs_stmt *st = vs_sq__stmt(s, id);
+    struct vs_stmt *st = vs_store__stmt(s, id);
     if (!st)
         return VS_ESTORE;
-    if (vs_sq__bind_row(st, 1, t, row, 1) < 0)
-        return vs_sq__err(s, vs_db_errcode(s), "bind");
+    if (vs_store__bind_row(st, 1, t, row, 1) < 0)
+        return vs_store__err(s, vs_db_errcode(s), "bind");
     /* mod_time is the store's to keep, whatever the caller's copy says. */
     for (size_t i = 1; i < t->ncols; i++) {
         if (strcmp(t->cols[i].name, "mod_time") == 0)
-            vs_db_bind_int64(st, (int)i, vs_sq__now());
+            vs_db_bind_int64(st, (int)i, vs_store__now());
     }
     int rc = vs_db_step(st);
     vs_db_reset(st);
     if (rc != VS_DB_DONE)
-        return vs_sq__err(s, rc, t->name);
+        return vs_store__err(s, rc, t->name);
     return vs_db_changes(s) == 1 ? 0 : VS_ENOTFOUND;
 }
 
@@ -219,32 +219,32 @@ static int get_row(struct vs_store *s, struct vs_stmt *st, const struct sq_table
 {
     int rc = vs_db_step(st);
     if (rc == VS_DB_ROW) {
-        vs_sq__read_row(st, 0, t, row);
+        vs_store__read_row(st, 0, t, row);
         vs_db_reset(st);
         return 0;
     }
     vs_db_reset(st);
     if (rc == VS_DB_DONE)
         return VS_ENOTFOUND;
-    return vs_sq__err(s, rc, t->name);
+    return vs_store__err(s, rc, t->name);
 }
 
-int vs_sq__get_i64(struct vs_store *s, enum sq_stmt id, const struct sq_table *t, int64_t key,
-                   void *row)
+int vs_store__get_i64(struct vs_store *s, enum sq_stmt id, const struct sq_table *t, int64_t key,
+                      void *row)
 {
-    struct vs_stmt *st = vs_sq__stmt(s, id);
+    struct vs_stmt *st = vs_store__stmt(s, id);
     if (!st)
         return VS_ESTORE;
     vs_db_bind_int64(st, 1, key);
     return get_row(s, st, t, row);
 }
 
-int vs_sq__get_text(struct vs_store *s, enum sq_stmt id, const struct sq_table *t, const char *key,
-                    void *row)
+int vs_store__get_text(struct vs_store *s, enum sq_stmt id, const struct sq_table *t,
+                       const char *key, void *row)
 {
     if (!key)
         return VS_EINVAL;
-    struct vs_stmt *st = vs_sq__stmt(s, id);
+    struct vs_stmt *st = vs_store__stmt(s, id);
     if (!st)
         return VS_ESTORE;
     vs_db_bind_text(st, 1, key, -1, VS_DB_STATIC);
@@ -255,7 +255,7 @@ int vs_sq__get_text(struct vs_store *s, enum sq_stmt id, const struct sq_table *
 /* Transactions                                                              */
 
 /* True when the backend ended our transaction on its own: in SQLite a
- * statement error such as SQLITE_FULL or SQLITE_IOERR, or a trigger's
+ * statement error such as a full disk or VS_DB_IOERR, or a trigger's
  * RAISE(ROLLBACK), rolls the whole transaction back and puts the connection
  * in autocommit mode; a PostgreSQL connection that broke mid-transaction
  * lost it likewise. txn_depth still counts the levels our callers opened.
@@ -279,7 +279,7 @@ bool vs_store_in_transaction(struct vs_store *s)
     return s->txn_depth > 0 && !txn_lost(s);
 }
 
-int vs_sq__enter(struct vs_store *s)
+int vs_store__enter(struct vs_store *s)
 {
     int rc;
     if (txn_lost(s))
@@ -297,7 +297,7 @@ int vs_sq__enter(struct vs_store *s)
     return rc;
 }
 
-int vs_sq__leave(struct vs_store *s, int rc)
+int vs_store__leave(struct vs_store *s, int rc)
 {
     if (VS_NEVER(s->txn_depth <= 0))
         return rc ? rc : VS_ESTATE;
@@ -352,7 +352,7 @@ bool vs_store_flat(struct vs_store *s, bool on)
 
 int vs_store_begin(struct vs_store *s)
 {
-    return vs_sq__enter(s);
+    return vs_store__enter(s);
 }
 
 int vs_store_begin_users(struct vs_store *s, const int64_t *userids, size_t n)
@@ -361,7 +361,7 @@ int vs_store_begin_users(struct vs_store *s, const int64_t *userids, size_t n)
         return VS_EINVAL;
     s->begin_users = userids;
     s->n_begin_users = n;
-    int rc = vs_sq__enter(s);
+    int rc = vs_store__enter(s);
     s->begin_users = NULL;
     s->n_begin_users = 0;
     return rc;
@@ -371,14 +371,14 @@ int vs_store_commit(struct vs_store *s)
 {
     if (s->txn_depth <= 0)
         return VS_ESTATE;
-    return vs_sq__leave(s, 0);
+    return vs_store__leave(s, 0);
 }
 
 int vs_store_rollback(struct vs_store *s)
 {
     if (s->txn_depth <= 0)
         return VS_ESTATE;
-    (void)vs_sq__leave(s, VS_ESTATE);
+    (void)vs_store__leave(s, VS_ESTATE);
     return 0;
 }
 
@@ -391,7 +391,7 @@ static int read_version(struct vs_store *s, int *out)
     int rc = vs_db_prepare(s, "SELECT value FROM store_meta WHERE key = 'schema_version'", &st);
     if (rc != VS_DB_OK) {
         vs_db_finalize(st);
-        return vs_sq__err(s, rc, "schema version");
+        return vs_store__err(s, rc, "schema version");
     }
     rc = vs_db_step(st);
     *out = rc == VS_DB_ROW ? vs_db_column_int(st, 0) : 0;
@@ -405,10 +405,10 @@ static int exec_logged(struct vs_store *s, const char *sql)
     if (rc == VS_DB_OK)
         return 0;
     VS_LOG(s->log, VS_LOG_ERROR, "store: %s: %s", sql, vs_db_errmsg(s));
-    return (rc & 0xff) == SQLITE_BUSY ? VS_EBUSY : VS_ESTORE;
+    return (rc & 0xff) == VS_DB_BUSY ? VS_EBUSY : VS_ESTORE;
 }
 
-int vs_sq__ensure_schema(struct vs_store *s)
+int vs_store__ensure_schema(struct vs_store *s)
 {
     int rc =
         exec_logged(s, "CREATE TABLE IF NOT EXISTS store_meta (key TEXT PRIMARY KEY, value TEXT)");
@@ -425,17 +425,17 @@ int vs_sq__ensure_schema(struct vs_store *s)
                version, VS_SQ_SCHEMA_VERSION);
         return VS_ECONFIG;
     }
-    if ((rc = vs_sq__enter(s)) != 0)
+    if ((rc = vs_store__enter(s)) != 0)
         return rc;
     /* Re-read inside the write lock: another process may have won the race. */
     rc = read_version(s, &version);
-    static const char *const *const versions[] = {vs_sq__schema_v1, vs_sq__schema_v2,
-                                                  vs_sq__schema_v3, vs_sq__schema_v4,
-                                                  vs_sq__schema_v5, vs_sq__schema_v6};
+    static const char *const *const versions[] = {vs_store__schema_v1, vs_store__schema_v2,
+                                                  vs_store__schema_v3, vs_store__schema_v4,
+                                                  vs_store__schema_v5, vs_store__schema_v6};
     /* A version whose migration also moves data, after its SQL: v6 fills
      * wu_file from the workunits already there. */
     static int (*const data_step[])(struct vs_store *) = {NULL, NULL, NULL,
-                                                          NULL, NULL, vs_sq__wu_files_backfill};
+                                                          NULL, NULL, vs_store__wu_files_backfill};
     for (int v = version; rc == 0 && v < VS_SQ_SCHEMA_VERSION; v++) {
         for (size_t i = 0; rc == 0 && versions[v][i]; i++)
             rc = exec_logged(s, versions[v][i]);
@@ -450,7 +450,7 @@ int vs_sq__ensure_schema(struct vs_store *s)
                  VS_SQ_SCHEMA_VERSION);
         rc = exec_logged(s, sql);
     }
-    return vs_sq__leave(s, rc);
+    return vs_store__leave(s, rc);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -462,12 +462,12 @@ int vs_store_open(const char *url, int flags, struct vs_log *log, struct vs_stor
         return VS_EINVAL;
     /* libpq takes both URI spellings; the whole URL is its conninfo. */
     if (vs_str_has_prefix(url, "postgresql://") || vs_str_has_prefix(url, "postgres://"))
-        return vs_sq__open_pg(url, flags, log, out_store);
+        return vs_store__open_pg(url, flags, log, out_store);
     if (vs_str_has_prefix(url, "postgresql:") || vs_str_has_prefix(url, "postgres:")) {
         VS_LOG(log, VS_LOG_ERROR, "store: a PostgreSQL URL starts with postgresql://: %s", url);
         return VS_EINVAL;
     }
-    return vs_sq__open_sqlite(url, flags, log, out_store);
+    return vs_store__open_sqlite(url, flags, log, out_store);
 }
 
 void vs_store_close(struct vs_store *s)
@@ -476,11 +476,11 @@ void vs_store_close(struct vs_store *s)
         return;
     if (s->txn_depth > 0) {
         s->txn_depth = 1;
-        (void)vs_sq__leave(s, VS_ESTATE);
+        (void)vs_store__leave(s, VS_ESTATE);
     }
     for (int i = 0; i < SQ__COUNT; i++) {
         if (s->stmts[i].sq)
-            sqlite3_finalize(s->stmts[i].sq);
+            vs_sqst_finalize(s->stmts[i].sq);
         if (s->stmts[i].pg)
             vs_pgst_free(s->stmts[i].pg);
     }
@@ -551,7 +551,7 @@ void vs_db_finalize(struct vs_stmt *st)
     if (!st)
         return;
     if (st->sq)
-        sqlite3_finalize(st->sq);
+        vs_sqst_finalize(st->sq);
     if (st->pg)
         vs_pgst_free(st->pg);
     vs_free(st);

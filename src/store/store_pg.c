@@ -90,18 +90,18 @@ PGconn *vs_pg__conn(struct vs_store *s)
 static int map_sqlstate(const char *st)
 {
     if (!st)
-        return SQLITE_IOERR; /* no server answer: the connection broke */
+        return VS_DB_IOERR; /* no server answer: the connection broke */
     if (strcmp(st, "23505") == 0)
-        return SQLITE_CONSTRAINT_UNIQUE;
+        return VS_DB_CONSTRAINT_UNIQUE;
     if (strcmp(st, "23503") == 0)
-        return SQLITE_CONSTRAINT_FOREIGNKEY;
+        return VS_DB_CONSTRAINT_FOREIGNKEY;
     if (strncmp(st, "23", 2) == 0)
-        return SQLITE_CONSTRAINT;
+        return VS_DB_CONSTRAINT;
     if (strcmp(st, "40001") == 0 || strcmp(st, "40P01") == 0 || strcmp(st, "55P03") == 0)
-        return SQLITE_BUSY;
+        return VS_DB_BUSY;
     if (strncmp(st, "08", 2) == 0 || strncmp(st, "57P", 3) == 0)
-        return SQLITE_IOERR;
-    return SQLITE_ERROR;
+        return VS_DB_IOERR;
+    return VS_DB_ERROR;
 }
 
 int vs_pg__fail(struct vs_store *s, PGresult *r, const char *what)
@@ -124,7 +124,7 @@ int vs_pg__clash(struct vs_store *s, PGresult *r, const char *what)
 {
     PQclear(r);
     snprintf(s->pg->err, sizeof(s->pg->err), "duplicate key [%.160s]", what);
-    s->pg->errcode = SQLITE_CONSTRAINT_UNIQUE;
+    s->pg->errcode = VS_DB_CONSTRAINT_UNIQUE;
     return s->pg->errcode;
 }
 
@@ -149,7 +149,7 @@ static bool one_row_insert(const char *sql)
 static int pg_prepare(struct vs_store *s, const char *sql, int slot, struct vs_stmt *out)
 {
     out->sq = NULL;
-    bool ret_id = slot >= 0 && vs_sq__slot_is_insert((enum sq_stmt)slot);
+    bool ret_id = slot >= 0 && vs_store__slot_is_insert((enum sq_stmt)slot);
     /* A unique-key clash of a one-row insert is an answer (VS_EEXISTS), not
      * an error: in PostgreSQL a failed statement aborts the whole
      * transaction, while the store's callers may go on inside theirs
@@ -166,7 +166,7 @@ static int pg_prepare(struct vs_store *s, const char *sql, int slot, struct vs_s
     vs_free(t);
     out->pg = vs_pgst_new(s, u, slot, ret_id, clash);
     vs_free(u);
-    return SQLITE_OK;
+    return VS_DB_OK;
 }
 
 /* Runs SQL through the simple protocol (several statements allowed). */
@@ -176,19 +176,19 @@ static int run_simple(struct vs_store *s, const char *sql)
     if (!c)
         return vs_pg__fail(s, NULL, "no connection");
     int rc = vs_pg__pend_flush(s);
-    if (rc != SQLITE_OK)
+    if (rc != VS_DB_OK)
         return rc;
     PGresult *r = PQexec(c, sql);
     ExecStatusType st = PQresultStatus(r);
     if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK)
         return vs_pg__fail(s, r, sql);
     PQclear(r);
-    return SQLITE_OK;
+    return VS_DB_OK;
 }
 
 static int pg_exec(struct vs_store *s, const char *sql)
 {
-    /* DDL is written in SQLite's types (store_sqlite_schema.c). */
+    /* DDL is written in SQLite's types (store_schema.c). */
     bool ddl = strstr(sql, "CREATE TABLE") || strstr(sql, "ALTER TABLE");
     char *t = vs_pg__translate(sql, ddl);
     int rc = run_simple(s, t);
@@ -219,10 +219,10 @@ static const char *pg_errmsg(struct vs_store *s)
 static int tx_sql(struct vs_store *s, const char *sql)
 {
     int rc = run_simple(s, sql);
-    if (rc == SQLITE_OK)
+    if (rc == VS_DB_OK)
         return 0;
     VS_LOG(s->log, VS_LOG_ERROR, "store: %s: %s", sql, s->pg->err);
-    return (rc & 0xff) == SQLITE_BUSY ? VS_EBUSY : VS_ESTORE;
+    return (rc & 0xff) == VS_DB_BUSY ? VS_EBUSY : VS_ESTORE;
 }
 
 static int pg_tx(struct vs_store *s, enum vs_db_tx op, int d)
@@ -332,7 +332,7 @@ static int pg_leader(struct vs_store *s, const char *role, bool *out)
     char sql[96];
     snprintf(sql, sizeof(sql), "SELECT pg_try_advisory_lock(%d, hashtext($1))", VS_PG_TXN_LOCK_KEY);
     const char *vals[1] = {role};
-    if (vs_pg__pend_flush(s) != SQLITE_OK) {
+    if (vs_pg__pend_flush(s) != VS_DB_OK) {
         VS_LOG(s->log, VS_LOG_ERROR, "store: leader lock: %s", pg->err);
         return VS_ESTORE;
     }
@@ -351,7 +351,7 @@ static int pg_leader(struct vs_store *s, const char *role, bool *out)
     return 0;
 }
 
-const struct vs_db_ops vs_sq__pg_ops = {
+const struct vs_db_ops vs_store__pg_ops = {
     .name = "postgresql",
     .parallel_writes = true, /* vs_store_begin_users: account locks */
     .host_keys_in_update = true,
@@ -452,7 +452,7 @@ static int create_database(const char *conninfo, const char *db, struct vs_log *
     return rc;
 }
 
-int vs_sq__open_pg(const char *conninfo, int flags, struct vs_log *log, struct vs_store **out)
+int vs_store__open_pg(const char *conninfo, int flags, struct vs_log *log, struct vs_store **out)
 {
     char *err = NULL;
     PQconninfoOption *opts = PQconninfoParse(conninfo, &err);
@@ -486,7 +486,7 @@ int vs_sq__open_pg(const char *conninfo, int flags, struct vs_log *log, struct v
         return missing ? VS_ENOTFOUND : VS_ESTORE;
     }
     struct vs_store *s = VS_NEW(struct vs_store);
-    s->ops = &vs_sq__pg_ops;
+    s->ops = &vs_store__pg_ops;
     s->log = log;
     s->pg = VS_NEW(struct vs_pg);
     s->pg->conn = c;
@@ -495,7 +495,7 @@ int vs_sq__open_pg(const char *conninfo, int flags, struct vs_log *log, struct v
     /* Notices (e.g. "relation already exists, skipping") are not errors. */
     int rc = tx_sql(s, "SET client_min_messages = warning");
     if (rc == 0)
-        rc = vs_sq__ensure_schema(s);
+        rc = vs_store__ensure_schema(s);
     if (rc != 0) {
         vs_store_close(s);
         return rc;

@@ -8,7 +8,7 @@
  *
  * The ids come first, from the table's identity sequence (nextval over
  * generate_series: the same numbers an INSERT would have drawn), so that
- * the caller has every row's id as after vs_sq__insert, and the rows carry
+ * the caller has every row's id as after vs_store__insert, and the rows carry
  * them. A failed COPY (a duplicate name) aborts the transaction up to its
  * last savepoint, as any failed statement does on PostgreSQL.
  */
@@ -68,7 +68,7 @@ struct vs_db_copy {
 static void flush(struct vs_db_copy *c)
 {
     if (c->rc == 0 && c->b.len > 0 && PQputCopyData(c->conn, c->b.data, (int)c->b.len) != 1)
-        c->rc = vs_sq__err(c->s, vs_pg__fail(c->s, NULL, "copy: data"), c->table);
+        c->rc = vs_store__err(c->s, vs_pg__fail(c->s, NULL, "copy: data"), c->table);
     vs_buf_reset(&c->b);
 }
 
@@ -82,8 +82,8 @@ int vs_pg__copy_begin(struct vs_store *s, const char *table, const char *cols,
     /* A BEGIN or SAVEPOINT held back (store_pg_pipe.c) must reach the
      * server first, or the COPY would run outside the transaction. */
     int frc = vs_pg__pend_flush(s);
-    if (frc != SQLITE_OK)
-        return vs_sq__err(s, frc, table);
+    if (frc != VS_DB_OK)
+        return vs_store__err(s, frc, table);
     struct vs_db_copy *c = VS_NEW(struct vs_db_copy);
     c->s = s;
     c->conn = conn;
@@ -97,7 +97,7 @@ int vs_pg__copy_begin(struct vs_store *s, const char *table, const char *cols,
     PGresult *r = PQexec(conn, vs_buf_str(&c->b));
     vs_buf_reset(&c->b);
     if (PQresultStatus(r) != PGRES_COPY_IN) {
-        int rc = vs_sq__err(s, vs_pg__fail(s, r, "copy"), table);
+        int rc = vs_store__err(s, vs_pg__fail(s, r, "copy"), table);
         vs_buf_cleanup(&c->b);
         vs_free(c);
         return rc;
@@ -138,12 +138,12 @@ int vs_pg__copy_end(struct vs_db_copy *c, int rc)
     /* On a failure of our own the server is told, so that it ends the COPY
      * (and the statement fails) rather than waiting for more rows. */
     if (PQputCopyEnd(c->conn, rc == 0 ? NULL : "volsched: copy abandoned") != 1 && rc == 0)
-        rc = vs_sq__err(c->s, vs_pg__fail(c->s, NULL, "copy: end"), c->table);
+        rc = vs_store__err(c->s, vs_pg__fail(c->s, NULL, "copy: end"), c->table);
     /* The COPY's own result, then the NULL that ends the command. */
     PGresult *r;
     while ((r = PQgetResult(c->conn)) != NULL) {
         if (PQresultStatus(r) != PGRES_COMMAND_OK) {
-            int e = vs_sq__err(c->s, vs_pg__fail(c->s, r, "copy"), c->table);
+            int e = vs_store__err(c->s, vs_pg__fail(c->s, r, "copy"), c->table);
             if (rc == 0)
                 rc = e;
             continue;
@@ -202,7 +202,7 @@ static int draw_ids(struct vs_store *s, PGconn *conn, const struct sq_table *t, 
     const char *params[1] = {count};
     PGresult *r = PQexecParams(conn, sql, 1, NULL, params, NULL, NULL, 0);
     if (PQresultStatus(r) != PGRES_TUPLES_OK || (size_t)PQntuples(r) != n)
-        return vs_sq__err(s, vs_pg__fail(s, r, "copy: ids"), t->name);
+        return vs_store__err(s, vs_pg__fail(s, r, "copy: ids"), t->name);
     for (size_t i = 0; i < n; i++)
         *(int64_t *)rows[i] = strtoll(PQgetvalue(r, (int)i, 0), NULL, 10);
     PQclear(r);
@@ -217,8 +217,8 @@ int vs_pg__insert_many(struct vs_store *s, const struct sq_table *t, void *const
     if (n == 0)
         return 0;
     int frc = vs_pg__pend_flush(s); /* as in vs_pg__copy_begin */
-    if (frc != SQLITE_OK)
-        return vs_sq__err(s, frc, t->name);
+    if (frc != VS_DB_OK)
+        return vs_store__err(s, frc, t->name);
     int rc = t->has_id ? draw_ids(s, conn, t, rows, n) : 0;
     if (rc != 0)
         return rc;

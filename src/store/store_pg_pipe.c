@@ -26,7 +26,7 @@ static int push(struct vs_store *s, const char *sql)
     struct vs_pg_pend *q = vs_pg__pend(s);
     if (q->n == VS_PG_PEND_MAX) {
         int rc = vs_pg__pend_flush(s);
-        if (rc != SQLITE_OK)
+        if (rc != VS_DB_OK)
             return VS_ESTORE;
     }
     snprintf(q->sql[q->n++], sizeof(q->sql[0]), "%s", sql);
@@ -235,7 +235,7 @@ PGresult *vs_pg__run(struct vs_store *s, PGconn *c, const char *name, const char
 int vs_pg__pend_flush(struct vs_store *s)
 {
     if (vs_pg__pend(s)->n == 0)
-        return SQLITE_OK;
+        return VS_DB_OK;
     PGconn *c = vs_pg__conn(s);
     if (!c)
         return vs_pg__fail(s, NULL, "no connection");
@@ -244,5 +244,5 @@ int vs_pg__pend_flush(struct vs_store *s)
     if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK)
         return vs_pg__fail(s, r, "pending transaction statements");
     PQclear(r);
-    return SQLITE_OK;
+    return VS_DB_OK;
 }

@@ -1,7 +1,7 @@
 /*
  * The PostgreSQL dialect of the store's SQL. The statement catalogue
- * (store_sqlite_sql.c), the domain files and the versioned schema
- * (store_sqlite_schema.c) are written once, in the SQL both engines share;
+ * (store_sql.c), the domain files and the versioned schema
+ * (store_schema.c) are written once, in the SQL both engines share;
  * this rewrites the few spellings that differ, so that the two backends
  * cannot drift apart statement by statement:
  *
@@ -158,13 +158,13 @@ char *vs_pg__translate(const char *sql, bool ddl)
  * for every other slot: the translated catalogue text serves). The host's
  * row update sets its keys too (vs_db_ops.host_keys_in_update). Locality's unsent scans pick each
  * workunit's lowest-id result with SQLite's bare columns beside min() in a GROUP BY; here a
- * correlated min() picks that row. Keep them in step with store_sqlite_locality.c (the same tests
+ * correlated min() picks that row. Keep them in step with store_locality.c (the same tests
  * run on both backends).
  */
 char *vs_pg__slot_sql(int slot)
 {
     if (slot == SQ_HOST_UPDATE) { /* vs_db_ops.host_keys_in_update */
-        char *u = vs_sq__host_update_keyed_sql();
+        char *u = vs_store__host_update_keyed_sql();
         char *t = vs_pg__translate(u, false);
         vs_free(u);
         return t;
@@ -183,8 +183,8 @@ char *vs_pg__slot_sql(int slot)
                            "ORDER BY f LIMIT $2",
                            VS_RESULT_SERVER_STATE_UNSENT);
     } else {
-        char *r = vs_sq__select_list(&vs_sq__result, "r");
-        char *w = vs_sq__select_list(&vs_sq__workunit, "w");
+        char *r = vs_store__select_list(&vs_store__result, "r");
+        char *w = vs_store__select_list(&vs_store__workunit, "w");
         bool excl = slot == SQ_LOC_UNSENT;
         rc = vs_buf_printf(&b,
                            "SELECT %s, %s, r.id FROM workunit w JOIN result r ON "

@@ -112,39 +112,39 @@ int vs_pgst_bind_i64(struct vs_pgst *p, int i, int64_t v)
 {
     int k = slot_of(p, i);
     if (k < 0)
-        return SQLITE_RANGE;
+        return VS_DB_RANGE;
     snprintf(p->num[k], sizeof(p->num[k]), "%lld", (long long)v);
     p->val[k] = p->num[k];
     p->type[k] = OID_INT8;
-    return SQLITE_OK;
+    return VS_DB_OK;
 }
 
 int vs_pgst_bind_double(struct vs_pgst *p, int i, double v)
 {
     int k = slot_of(p, i);
     if (k < 0)
-        return SQLITE_RANGE;
+        return VS_DB_RANGE;
     snprintf(p->num[k], sizeof(p->num[k]), "%.17g", v);
     p->val[k] = p->num[k];
     p->type[k] = OID_FLOAT8;
-    return SQLITE_OK;
+    return VS_DB_OK;
 }
 
 int vs_pgst_bind_text(struct vs_pgst *p, int i, const char *v, int n)
 {
     int k = slot_of(p, i);
     if (k < 0)
-        return SQLITE_RANGE;
+        return VS_DB_RANGE;
     if (!v)
-        return SQLITE_OK; /* NULL */
+        return VS_DB_OK; /* NULL */
     p->val[k] = n < 0 ? vs_xstrdup(v) : vs_xstrndup(v, (size_t)n);
     p->type[k] = OID_TEXT;
-    return SQLITE_OK;
+    return VS_DB_OK;
 }
 
 int vs_pgst_bind_null(struct vs_pgst *p, int i)
 {
-    return slot_of(p, i) < 0 ? SQLITE_RANGE : SQLITE_OK;
+    return slot_of(p, i) < 0 ? VS_DB_RANGE : VS_DB_OK;
 }
 
 /* Sends the statement and keeps its result; an SQLite code. */
@@ -173,22 +173,22 @@ static int run(struct vs_pgst *p)
     p->res = r;
     p->nrows = r && st == PGRES_TUPLES_OK ? PQntuples(r) : 0;
     p->row = -1;
-    return SQLITE_OK;
+    return VS_DB_OK;
 }
 
 int vs_pgst_step(struct vs_pgst *p)
 {
     if (p->row < 0 && !p->res) {
         int rc = run(p);
-        if (rc != SQLITE_OK)
+        if (rc != VS_DB_OK)
             return rc;
     }
     if (p->row + 1 < p->nrows) {
         p->row++;
-        return SQLITE_ROW;
+        return VS_DB_ROW;
     }
     p->row = p->nrows;
-    return SQLITE_DONE;
+    return VS_DB_DONE;
 }
 
 static const char *value(struct vs_pgst *p, int col)

@@ -1,5 +1,5 @@
-/* Opening the store a project's configuration names (store/store_project.h). */
-#include "store/store_project.h"
+/* Opening the store a project's configuration names (volsched/store_project.h). */
+#include "volsched/store_project.h"
 #include "volsched/config.h"
 
 int vs_project_store_open(const struct vs_project_config *cfg, bool create, struct vs_log *log,

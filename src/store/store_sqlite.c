@@ -7,11 +7,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sqlite3.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "store/sqlite_int.h"
+#include "store/store_int.h"
 #include "volsched/alloc.h"
 #include "volsched/log.h"
 #include "volsched/str.h"
@@ -116,7 +117,7 @@ static int sq_checkpoint(struct vs_store *s)
     /* BUSY: a writer or another checkpoint is active; try again later. */
     if (rc == SQLITE_OK || (rc & 0xff) == SQLITE_BUSY)
         return 0;
-    return vs_sq__err(s, rc, "checkpoint");
+    return vs_store__err(s, rc, "checkpoint");
 }
 
 /* Frames in the WAL at which the scheduler's writer checkpoints it itself
@@ -192,7 +193,7 @@ static int sq_sched_tune(struct vs_store *s, bool writer)
                           : "PRAGMA cache_size=-1024; PRAGMA mmap_size=0; PRAGMA temp_store=MEMORY";
     int rc = sqlite3_exec(s->db, sql, NULL, NULL, NULL);
     if (rc != SQLITE_OK)
-        return vs_sq__err(s, rc, "tune");
+        return vs_store__err(s, rc, "tune");
     if (writer)
         sqlite3_wal_hook(s->db, wal_count, s);
     return 0;
@@ -213,7 +214,7 @@ static int sq_leader(struct vs_store *s, const char *role, bool *out)
     return 0;
 }
 
-const struct vs_db_ops vs_sq__sqlite_ops = {
+const struct vs_db_ops vs_store__sqlite_ops = {
     .name = "sqlite",
     .prepare = sq_prepare,
     .exec = sq_exec,
@@ -243,7 +244,8 @@ static void sqlite_once(void)
     (void)sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
 }
 
-int vs_sq__open_sqlite(const char *url, int flags, struct vs_log *log, struct vs_store **out_store)
+int vs_store__open_sqlite(const char *url, int flags, struct vs_log *log,
+                          struct vs_store **out_store)
 {
     static pthread_once_t once = PTHREAD_ONCE_INIT;
     pthread_once(&once, sqlite_once);
@@ -282,7 +284,7 @@ int vs_sq__open_sqlite(const char *url, int flags, struct vs_log *log, struct vs
     }
 
     struct vs_store *s = VS_NEW(struct vs_store);
-    s->ops = &vs_sq__sqlite_ops;
+    s->ops = &vs_store__sqlite_ops;
     s->log = log;
     int oflags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX;
     if (flags & VS_STORE_CREATE)
@@ -307,7 +309,7 @@ int vs_sq__open_sqlite(const char *url, int flags, struct vs_log *log, struct vs
         rc = VS_ESTORE;
         goto fail;
     }
-    if ((rc = vs_sq__ensure_schema(s)) != 0)
+    if ((rc = vs_store__ensure_schema(s)) != 0)
         goto fail;
     *out_store = s;
     return 0;

@@ -1,8 +1,8 @@
 /* Life-cycle helpers of the store's domain structs (backend independent). */
 #include <string.h>
 
-#include "store/store.h"
 #include "volsched/alloc.h"
+#include "volsched/store.h"
 
 void vs_user_cleanup(struct vs_user *u)
 {

@@ -1,5 +1,5 @@
 /*
- * Fuzz target: client addresses (server/http_addr.h). The input is split
+ * Fuzz target: client addresses (volsched/http_addr.h). The input is split
  * at its first newline: a trusted-proxy prefix, then an X-Forwarded-For
  * header. The prefix parser must accept only what it can print back; the
  * forwarded client must be the peer, or an address of the header that is
@@ -10,8 +10,8 @@
 #include <string.h>
 
 #include "fuzz_check.h"
-#include "server/http_addr.h"
 #include "volsched/alloc.h"
+#include "volsched/http_addr.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -13,10 +13,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "server/sched.h"
-#include "store/store.h"
 #include "volsched/alloc.h"
 #include "volsched/buf.h"
+#include "volsched/sched.h"
+#include "volsched/store.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -17,13 +17,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "server/h_upload.h"
-#include "store/store.h"
-#include "store/store_project.h"
 #include "volsched/alloc.h"
 #include "volsched/buf.h"
 #include "volsched/config.h"
+#include "volsched/h_upload.h"
 #include "volsched/sign.h"
+#include "volsched/store.h"
+#include "volsched/store_project.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

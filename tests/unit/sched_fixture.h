@@ -14,9 +14,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "server/sched.h"
+#include "volsched/sched.h"
 #include "store_backend.h"
-#include "store/store.h"
+#include "volsched/store.h"
 #include "volsched/alloc.h"
 #include "volsched/buf.h"
 #include "volsched/config.h"

@@ -12,9 +12,9 @@
 #include <pthread.h>
 
 #include "daemon_fixture.h"
-#include "server/create_work.h"
-#include "server/sched.h"
+#include "volsched/create_work.h"
 #include "volsched/proto.h"
+#include "volsched/sched.h"
 
 struct afx {
     struct project_fixture *f;

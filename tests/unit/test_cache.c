@@ -14,8 +14,8 @@
 #include <unistd.h>
 
 #include "server/cache.h"
-#include "store/store.h"
 #include "volsched/alloc.h"
+#include "volsched/store.h"
 
 struct fixture {
     char dir[64];

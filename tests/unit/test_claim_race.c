@@ -13,7 +13,7 @@
 
 #include "project_fixture.h"
 #include "sched_request.h"
-#include "server/sched.h"
+#include "volsched/sched.h"
 
 #define NUSERS   8
 #define PER_USER 4

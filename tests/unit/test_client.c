@@ -15,9 +15,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "client/client.h"
 #include "client_fixture.h"
 #include "volsched/alloc.h"
+#include "volsched/client.h"
 
 static void write_text(const char *dir, const char *name, const char *text)
 {

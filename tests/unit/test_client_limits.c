@@ -14,9 +14,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "client/client.h"
 #include "client_fixture.h"
 #include "volsched/alloc.h"
+#include "volsched/client.h"
 #include "volsched/proto.h"
 
 #define GIB 1073741824.0

@@ -22,9 +22,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "client/client.h"
 #include "client_fixture.h"
 #include "volsched/alloc.h"
+#include "volsched/client.h"
 #include "volsched/proto.h"
 #include "volsched/sign.h"
 

@@ -15,7 +15,7 @@
 
 #include "project_fixture.h"
 #include "server/commit.h"
-#include "store/store_sched.h"
+#include "volsched/store_sched.h"
 
 struct env {
     struct project_fixture *f;

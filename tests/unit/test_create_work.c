@@ -6,7 +6,7 @@
 #include "vs_test.h"
 
 #include "project_fixture.h"
-#include "server/create_work.h"
+#include "volsched/create_work.h"
 #include "volsched/layout.h"
 #include "volsched/md5.h"
 
@@ -437,7 +437,7 @@ static void test_large_batch(void **state)
 }
 
 /* A full-locality app's workunits, made interleaved for two files, get
- * adjacent ids per file on SQLite (store_sqlite_cluster.c): a file's rows
+ * adjacent ids per file on SQLite (store_cluster.c): a file's rows
  * share pages, whatever order the generator made them in. */
 static void test_locality_placed(void **state)
 {

@@ -10,7 +10,7 @@
 #include <time.h>
 
 #include "daemon_fixture.h"
-#include "store/store_project.h"
+#include "volsched/store_project.h"
 
 /* ---- transitioner ------------------------------------------------------ */
 

@@ -13,11 +13,11 @@
 #include <fcntl.h>
 
 #include "daemon_fixture.h"
-#include "server/loc_dirs.h"
-#include "server/locality_daemons.h"
 #include "server/trickle.h"
-#include "store/store_trickle.h"
+#include "volsched/loc_dirs.h"
 #include "volsched/locality.h"
+#include "volsched/locality_daemons.h"
+#include "volsched/store_trickle.h"
 
 /* A command that appends its arguments, one line per run, to DIR/args. */
 static void recorder(struct project_fixture *f, char *cmd, size_t n, int status)

@@ -14,11 +14,11 @@
 #include <pthread.h>
 
 #include "daemon_fixture.h"
-#include "server/create_work.h"
-#include "server/file_deleter.h"
-#include "server/loc_dirs.h"
-#include "store/store_ops.h"
-#include "store/store_project.h"
+#include "volsched/create_work.h"
+#include "volsched/file_deleter.h"
+#include "volsched/loc_dirs.h"
+#include "volsched/store_ops.h"
+#include "volsched/store_project.h"
 
 /* Creates jobs through create_work (the operator's path). */
 static void cw(struct project_fixture *f, const struct vs_cw_job *jobs, size_t n, int64_t now)

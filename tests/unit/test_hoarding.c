@@ -12,7 +12,7 @@
 #include "vs_test.h"
 
 #include "project_fixture.h"
-#include "server/sched.h"
+#include "volsched/sched.h"
 
 #define NOW 1800000000
 

@@ -13,9 +13,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "server/http.h"
 #include "volsched/alloc.h"
 #include "volsched/buf.h"
+#include "volsched/http.h"
 
 struct fixture {
     char dir[64];

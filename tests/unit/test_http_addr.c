@@ -1,5 +1,5 @@
 /*
- * Client addresses (server/http_addr.h): prefixes of trusted proxies and
+ * Client addresses (volsched/http_addr.h): prefixes of trusted proxies and
  * the client a trusted proxy names in X-Forwarded-For; spoofed entries
  * left of the first untrusted address are never believed.
  */
@@ -7,7 +7,7 @@
 
 #include <string.h>
 
-#include "server/http_addr.h"
+#include "volsched/http_addr.h"
 
 static struct vs_ip ip(const char *s)
 {

@@ -1,5 +1,5 @@
 /*
- * The operator's login to /ops/ (server/ops_pages.h, ops_session.h,
+ * The operator's login to /ops/ (volsched/ops_pages.h, server/ops_session.h,
  * ops_auth.h), through the page handler at explicit times: wrong passwords
  * are throttled per address before any PBKDF2 (a throttled address gets
  * 429 even with the right password; another address does not), a right
@@ -14,12 +14,12 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "server/ops_auth.h"
-#include "server/ops_pages.h"
 #include "server/ops_session.h"
-#include "store/store_project.h"
 #include "volsched/alloc.h"
 #include "volsched/config.h"
+#include "volsched/ops_auth.h"
+#include "volsched/ops_pages.h"
+#include "volsched/store_project.h"
 
 #define PASSWORD "correct horse battery"
 #define T0       1700000000

@@ -14,7 +14,7 @@
 
 #include "project_fixture.h"
 #include "sched_request.h"
-#include "server/sched.h"
+#include "volsched/sched.h"
 
 #define NOW     1800000000
 #define NRACERS 12

@@ -14,12 +14,12 @@
 #include <unistd.h>
 
 #include "project_fixture.h"
-#include "server/h_upload.h"
-#include "server/sched.h"
 #include "volsched/buf.h"
+#include "volsched/h_upload.h"
 #include "volsched/layout.h"
 #include "volsched/md5.h"
 #include "volsched/proto.h"
+#include "volsched/sched.h"
 
 #define NOW 1800000000
 

@@ -20,11 +20,11 @@
 
 #include "sched_project.h"
 #include "sched_request.h"
-#include "server/sched.h"
-#include "store/store.h"
 #include "volsched/alloc.h"
 #include "volsched/buf.h"
 #include "volsched/proto.h"
+#include "volsched/sched.h"
+#include "volsched/store.h"
 #include "volsched/str.h"
 
 #define SAMPLES VS_SOURCE_DIR "/tests/data/boinc"

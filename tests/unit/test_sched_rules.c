@@ -15,12 +15,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "server/sched.h"
-#include "store/store.h"
 #include "volsched/alloc.h"
 #include "volsched/buf.h"
 #include "volsched/config.h"
 #include "volsched/proto.h"
+#include "volsched/sched.h"
+#include "volsched/store.h"
 
 #include "sched_fixture.h"
 

@@ -8,9 +8,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "sim/eventq.h"
 #include "sim/metrics.h"
 #include "volsched/alloc.h"
+#include "volsched/eventq.h"
 #include "volsched/scenario.h"
 #include "volsched/sim.h"
 

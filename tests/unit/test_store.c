@@ -17,10 +17,10 @@
 
 #include <sqlite3.h>
 
-#include "store/store.h"
-#include "store/store_ops.h"
-#include "store/store_sched.h"
 #include "volsched/alloc.h"
+#include "volsched/store.h"
+#include "volsched/store_ops.h"
+#include "volsched/store_sched.h"
 #include "volsched/str.h"
 
 /* Counts rows with a raw SQL query on a separate connection (checks what

@@ -13,8 +13,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "store/store.h"
 #include "volsched/alloc.h"
+#include "volsched/store.h"
 
 /* One write inside the open transaction (any write takes the locks: the
  * BEGIN is sent with the first statement). */

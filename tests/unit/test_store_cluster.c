@@ -1,5 +1,5 @@
 /*
- * Row placement by locality file (store_sqlite_cluster.c), on a real store:
+ * Row placement by locality file (store_cluster.c), on a real store:
  * a SQLite file, or with VS_TEST_PG the PostgreSQL server of tests/pg/run.sh
  * (store_backend.h), where ids are the identity column's and only the
  * contract (an id, increasing, names unique) holds. On SQLite the workunits
@@ -17,8 +17,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "store/store.h"
 #include "volsched/alloc.h"
+#include "volsched/store.h"
 #include "volsched/str.h"
 
 #define BLOCK 64 /* CL_BLOCK */

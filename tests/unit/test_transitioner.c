@@ -9,9 +9,9 @@
 #include <pthread.h>
 
 #include "project_fixture.h"
-#include "server/transitioner.h"
-#include "store/store_project.h"
 #include "volsched/sign.h"
+#include "volsched/store_project.h"
+#include "volsched/transitioner.h"
 
 #define NOW 1700000000
 
@@ -294,7 +294,7 @@ static void test_concurrent_passes(void **state)
 }
 
 /* A full-locality app's results go next to the other results of their
- * file (store_sqlite_cluster.c; SQLite), even for workunits made
+ * file (store_cluster.c; SQLite), even for workunits made
  * interleaved: two files' results, each in increasing ids, F0's in one
  * block of 64 adjacent ids. Another app's results are placed as before. */
 static void test_locality_results_placed(void **state)
