@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "client/client.h"
+#include "volsched/client.h"
 #include "client/https_pin.h"
 #include "volsched/alloc.h"
 #include "volsched/proto.h"

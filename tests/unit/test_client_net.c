@@ -16,7 +16,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "client/client.h"
+#include "volsched/client.h"
 #include "volsched/alloc.h"
 
 struct fx {
