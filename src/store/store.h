@@ -2,10 +2,11 @@
  * The project server's persistent store: ONE interface of domain operations.
  *
  * Callers (scheduler, transitioner, CLI tools) speak in terms of users, hosts,
- * workunits and results, never SQL. The SQLite backend (store_sqlite*.c) is
- * the default; a PostgreSQL backend can implement the same functions behind
- * the same opaque handle (the URL scheme picks it). The records the
- * operations take and return are in store_types.h.
+ * workunits and results, never SQL. Two backends sit behind the same opaque
+ * handle, and the URL scheme picks one: SQLite (store_sqlite.c, the default)
+ * and PostgreSQL (store_pg*.c, for scale-out). The domain operations are
+ * one code on both (store_db.h). The records the operations take and return
+ * are in store_types.h.
  *
  * Tables, columns and enum values follow BOINC's schema (db/schema.sql,
  * db/boinc_db_types.h) where the protocol, the seeds or BOINC's tools need
@@ -54,9 +55,11 @@ struct vs_store;
 
 /*
  * Opens a store by URL: "sqlite:PATH" (or a bare PATH) for the embedded
- * SQLite store; "postgresql://..." is reserved (VS_EUNSUPPORTED for now).
- * Without VS_STORE_CREATE a missing database is VS_ENOTFOUND. The schema is
- * created or migrated to the current version. The SQLite backend uses WAL,
+ * SQLite store; "postgresql://..." or "postgres://..." (libpq's URI form,
+ * store_pg.c) for PostgreSQL; "postgresql:" without the slashes is
+ * VS_EINVAL. Without VS_STORE_CREATE a missing database is VS_ENOTFOUND.
+ * The schema is created or migrated to the current version. The SQLite
+ * backend uses WAL,
  * synchronous=NORMAL (a committed transaction survives a crash of the
  * process; "?sync=full" at the end of the URL makes it survive power loss
  * too), and prepared statements. log may be NULL; it is borrowed.
