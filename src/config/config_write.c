@@ -115,7 +115,7 @@ static int write_atomic(const char *path, const char *data, size_t len)
     int n = snprintf(tmp, sizeof(tmp), "%s.tmp%d", path, (int)getpid());
     if (n < 0 || (size_t)n >= sizeof(tmp))
         return VS_ELIMIT;
-    /* config.xml may hold the store's password: owner-only (issue 19). */
+    /* config.xml may hold the store's password: owner-only. */
     int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
     FILE *fp = fd >= 0 ? fdopen(fd, "w") : NULL;
     if (!fp) {

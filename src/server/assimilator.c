@@ -226,7 +226,7 @@ static int run_command(struct pass *p, const struct vs_assimilator_config *ac,
                        const struct vs_workunit *wu, const struct vs_result *canon, char *err,
                        size_t errsize)
 {
-    /* create_work refuses such names (issue 34); one in an older store is
+    /* create_work refuses such names; one in an older store is
      * not handed over, where the command would read it as an option. */
     if (wu->name[0] == '-' || (canon && canon->name[0] == '-')) {
         vs_daemon_msg(err, errsize,

@@ -72,7 +72,8 @@ static int item_writes(struct vs_committer *c, struct vs_commit_item *it)
     if (it->claims_only)
         return claim(c, it); /* the request's first item wrote the rest */
     /* Counted in the transaction, so the limits are exact however many
-     * requests of one host or account are in flight (issue 19). */
+     * requests of one host or account are in flight (a hoarding account
+     * sends them in parallel: docs/security.md). */
     int rc = 0;
     if (it->new_host)
         rc = vs_store_host_add_capped(c->store, it->host, it->now - 86400, it->max_new_hosts);

@@ -469,7 +469,7 @@ static int prepare_job(struct cw *c, size_t jobno, const struct vs_cw_job *j, in
     int n = j->wu_name ? snprintf(wu->name, sizeof(wu->name), "%s", j->wu_name)
                        : snprintf(wu->name, sizeof(wu->name), "%s_%d_%lld_%zu", c->app.name,
                                   (int)getpid(), (long long)now, jobno);
-    /* Issue 34: workunit names, and the result names made from them, are
+    /* Workunit names, and the result names made from them, are
      * arguments of the operator's assimilator command (and the names of
      * its results' directories), where a leading '-' reads as an option. */
     if (n > 0 && wu->name[0] == '-')

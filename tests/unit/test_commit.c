@@ -1,5 +1,5 @@
 /*
- * Group commit on failure paths (issue 19, finding 4), on a real SQLite
+ * Group commit on failure paths, on a real SQLite
  * file (and on PostgreSQL, tests/pg): a batch in which one item's statement
  * loses the WHOLE transaction (a trigger that RAISEs ROLLBACK on SQLite, as
  * disk full or an I/O error do; a deferred constraint trigger that fails
