@@ -178,11 +178,14 @@ void vs_cpolicy_ws_init(struct vs_cpolicy_ws *ws)
 /* clang-format off */
 #define P_ARRAYS(X)                                                            \
     X(rr_dm) X(rr_shortfall) X(rr_wbm) X(rr_frs) X(rr_states) X(wf_wrs)        \
-    X(wf_prr) X(pd0) X(pd1) X(pd2) X(pd3) X(pd4) X(pd5) X(pz0) X(pz1) X(pz2)   \
-    X(pz3) X(pz4) X(pi0) X(rr_proj) X(rr_act)
+    X(wf_prr) X(cs_debt) X(cs_want) X(cs_job_cpus) X(cs_edf_left) X(cs_avail)  \
+    X(cs_gstart) X(cs_gend) X(cs_held) X(cs_nsched) X(wf_prio) X(wf_queued)    \
+    X(ff_work) X(ff_prio) X(ff_first_free) X(ff_first_dl) X(ff_longest)        \
+    X(ff_share) X(ff_count) X(ff_cand) X(ff_memo) X(ff_waits) X(rr_proj)       \
+    X(rr_act)
 /* clang-format on */
 #define R_ARRAYS(X)                                                                                \
-    X(rr_finish) X(rr_missed) X(sc_order) X(sc_why) X(en_act) X(keys) X(keys2) X(rz0) X(bt) X(bt2)
+    X(rr_finish) X(rr_missed) X(sc_order) X(sc_why) X(en_act) X(keys) X(keys2) X(res_list) X(bt) X(bt2)
 
 void vs_cpolicy_ws_cleanup(struct vs_cpolicy_ws *ws)
 {

@@ -159,8 +159,8 @@ static void edf(struct sched *s, enum vs_cpolicy policy, const struct vs_cstate 
                 const struct vs_rrsim_out *rr, const size_t *el, size_t ne,
                 struct vs_cpolicy_wsd *d, double payoff, double speed)
 {
-    int *dm = d->pi0;
-    double *ad = d->pd0;
+    int *dm = d->cs_edf_left;
+    double *ad = d->cs_debt;
     /* fair: once any deadline is in danger, EDF over every result (its
      * work fetch admitted jobs by an EDF schedule of the whole queue). */
     for (size_t p = 0; p < st->nprojects; p++)
@@ -272,11 +272,11 @@ static void debt_many(struct sched *s, const struct vs_cstate *st, enum vs_cpoli
                       size_t np, const size_t *el, size_t ne, struct vs_cpolicy_wsd *d,
                       double payoff)
 {
-    size_t *avail = d->pz0, *gstart = d->pz1, *gfill = d->pz2;
+    size_t *avail = d->cs_avail, *gstart = d->cs_gstart, *gfill = d->cs_gend;
     /* keys is free once EDF is done; a vs_cpkey is larger than a size_t,
      * so its storage holds nresults indexes. */
     size_t *group = (size_t *)d->keys;
-    double *ad = d->pd0;
+    double *ad = d->cs_debt;
     for (size_t p = 0; p < np; p++)
         avail[p] = 0;
     for (size_t i = 0; i < ne; i++) {
@@ -335,8 +335,8 @@ static void debt_many(struct sched *s, const struct vs_cstate *st, enum vs_cpoli
 static void share_floor(struct sched *s, const struct vs_cstate *st, size_t np, const size_t *el,
                         size_t ne, struct vs_cpolicy_wsd *d, double payoff)
 {
-    size_t *held = d->pz3;
-    double *want = d->pd1, *ad = d->pd0, shares = 0;
+    size_t *held = d->cs_held;
+    double *want = d->cs_want, *ad = d->cs_debt, shares = 0;
     for (size_t p = 0; p < np; p++) {
         held[p] = 0;
         want[p] = 0;
@@ -395,14 +395,13 @@ int vs_csched__run(enum vs_cpolicy policy, const struct vs_cstate *st,
         .res = st->results, .order = d->sc_order, .why = d->sc_why, .cap = (size_t)st->host.ncpus};
     s.plain = vs_cpolicy__one_cpu_jobs(st);
     if (!s.plain) {
-        /* pd5 and pz4 are not used by the other steps here. */
-        double *kc = d->pd5;
+        double *kc = d->cs_job_cpus;
         for (size_t p = 0; p < np; p++) {
             kc[p] = vs_cpolicy__ncpus(st, p);
-            d->pz4[p] = 0;
+            d->cs_nsched[p] = 0;
         }
         s.kcpu = kc;
-        s.nsched = d->pz4;
+        s.nsched = d->cs_nsched;
         s.prj = st->projects;
     }
     const struct vs_cproject *prj = st->projects;
@@ -411,14 +410,14 @@ int vs_csched__run(enum vs_cpolicy policy, const struct vs_cstate *st,
     const double speed = vs_cpolicy__speed(&st->host);
     /* Anticipated debts: short-term debt, less the payoff of each CPU
      * given below. Never NaN: std is a number and payoff finite. */
-    double *ad = d->pd0;
+    double *ad = d->cs_debt;
     for (size_t p = 0; p < np; p++)
         ad[p] = policy == VS_CPOLICY_FAIR ? prj[p].ltd : prj[p].std;
     /* The candidates: runnable results of CPU-intensive projects, in index
      * order. Every later step walks this list, not the whole queue; step 5
      * walks the shorter list of those inside their first period (keys2 is
      * free: nothing here sorts). */
-    size_t *el = d->rz0, ne = 0;
+    size_t *el = d->res_list, ne = 0;
     size_t *young = (size_t *)d->keys2, nyoung = 0;
     const bool period_rule = vs_cpolicy__s000(policy);
     /* fair's oversized results (internal.h) run only on CPUs left free at

@@ -217,7 +217,7 @@ int vs_cenforce__run(enum vs_cpolicy policy, struct vs_cstate *st, const struct 
     struct enf e = {.st = st,
                     .act = d->en_act,
                     .old = policy == VS_CPOLICY_WRR,
-                    .x = d->rz0,
+                    .x = d->res_list,
                     .y = (size_t *)d->keys};
     struct vs_cresult *results = st->results;
     const struct vs_cproject *prj = st->projects;

@@ -57,15 +57,41 @@ struct vs_cpolicy_wsd {
     uint8_t *sc_why;
     struct vs_caction *en_act;
 
-    /* scratch, per project (contents do not outlive one call) */
-    double *pd0, *pd1, *pd2, *pd3, *pd4, *pd5;
-    size_t *pz0, *pz1, *pz2, *pz3, *pz4;
-    int *pi0;
+    /* Scratch, per project: contents do not outlive one call of a step.
+     * Each step has its own arrays, named for what they hold. */
+    /* the CPU scheduler (cpu_sched.c) */
+    double *cs_debt;     /* anticipated debt: the debt less the CPUs given this schedule */
+    double *cs_want;     /* share_floor: whole CPUs each project keeps (0: nothing runnable) */
+    double *cs_job_cpus; /* CPUs one job of each project uses (only when jobs differ) */
+    int *cs_edf_left;    /* EDF picks a project missing deadlines has left */
+    size_t *cs_avail;    /* debt_many: unscheduled candidates of each project */
+    size_t *cs_gstart, *cs_gend; /* debt_many: each project's group in the candidate list */
+    size_t *cs_held;             /* share_floor: results each project has scheduled */
+    size_t *cs_nsched;           /* results scheduled, for max_concurrent (only when jobs differ) */
+    /* the work fetch (work_fetch.c) */
+    double *wf_prio;   /* the priority among projects with a request */
+    double *wf_queued; /* wrr: the work each project has queued */
+    /* fair's work fetch (fair_fetch.c) */
+    double *ff_work;       /* CPU seconds each project has queued */
+    double *ff_prio;       /* the order in which projects are asked */
+    double *ff_first_free; /* when edf_fits found a CPU free for a new job */
+    double *ff_first_dl;   /* each project's earliest queued deadline */
+    double *ff_longest;    /* each project's longest queued job, CPU seconds */
+    double *ff_share;      /* share among the CPU-intensive projects not suspended */
+    size_t *ff_count;      /* results each project has queued */
+    size_t *ff_cand;       /* the candidate projects, in the order they are asked */
+    size_t *ff_memo;       /* the M_* tests already run for each candidate */
+    size_t *ff_waits;      /* a queued job needing the whole host, not running */
     struct vs_rrproj *rr_proj, **rr_act;
     /* scratch, per result */
     struct vs_cpkey *keys, *keys2;
     struct vs_cpkey *bt, *bt2; /* vs_rrsim_busy_time's own, so it may run beside the others */
-    size_t *rz0;
+    /* One list of result indexes the steps use in turn (one array, not
+     * three: at 100,000 results it stays in cache from step to step): the
+     * CPU scheduler's candidates, the enforcement's results to start, and
+     * fair's work fetch keeps each queued job's duration in it (a double,
+     * the size of a size_t). */
+    size_t *res_list;
     /* scratch, per CPU (fair's work fetch) */
     double *fair_cpu;
     size_t cap_cpu;

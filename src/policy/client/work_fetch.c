@@ -188,7 +188,7 @@ int vs_cfetch__run(enum vs_cpolicy policy, const struct vs_cstate *st,
     const struct vs_cproject *pj = st->projects;
     const unsigned *states = rr->states;
     struct vs_cpolicy_wsd *d = ws->d;
-    double *wrs = d->wf_wrs, *prr = d->wf_prr, *prio = d->pd3, *queued = d->pd2;
+    double *wrs = d->wf_wrs, *prr = d->wf_prr, *prio = d->wf_prio, *queued = d->wf_queued;
     out->work_request_size = wrs;
     out->prr_frac = prr;
     out->project = -1;
