@@ -185,7 +185,8 @@ void vs_cpolicy_ws_init(struct vs_cpolicy_ws *ws)
     X(rr_act)
 /* clang-format on */
 #define R_ARRAYS(X)                                                                                \
-    X(rr_finish) X(rr_missed) X(sc_order) X(sc_why) X(en_act) X(keys) X(keys2) X(res_list) X(bt) X(bt2)
+    X(rr_finish)                                                                                   \
+    X(rr_missed) X(sc_order) X(sc_why) X(en_act) X(keys) X(keys2) X(res_list) X(bt) X(bt2)
 
 void vs_cpolicy_ws_cleanup(struct vs_cpolicy_ws *ws)
 {

@@ -94,15 +94,15 @@ static void take(struct sched *s, size_t r, enum vs_csched_why why)
 
 /* Is result a preferred over b for step 6 (both unscheduled, same project)?
  * A strict total order: deadline and received are never NaN (validated). */
-static bool better(enum vs_cpolicy policy, const struct vs_cresult *a, size_t ai,
+static bool better(const struct vs_cpolicy_rules *rules, const struct vs_cresult *a, size_t ai,
                    const struct vs_cresult *b, size_t bi)
 {
     bool ra = a->task == VS_CTASK_RUNNING, rb = b->task == VS_CTASK_RUNNING;
     if (ra != rb)
         return ra;
     if (!ra) {
-        double ka = policy == VS_CPOLICY_DEBT ? a->deadline : a->received;
-        double kb = policy == VS_CPOLICY_DEBT ? b->deadline : b->received;
+        double ka = rules->pick_by_deadline ? a->deadline : a->received;
+        double kb = rules->pick_by_deadline ? b->deadline : b->received;
         if (ka != kb)
             return ka < kb;
     }
@@ -120,10 +120,10 @@ static bool edf_before(const struct vs_cpkey *a, const struct vs_cpkey *b)
 
 /* By deadline; but fair puts the hopeless (fair_sched.c) last, shortest
  * remaining first. */
-static uint32_t edf_group(enum vs_cpolicy policy, const struct vs_cstate *st,
+static uint32_t edf_group(const struct vs_cpolicy_rules *rules, const struct vs_cstate *st,
                           const struct vs_cresult *res, double speed)
 {
-    return policy == VS_CPOLICY_FAIR && vs_cpolicy__hopeless(st, res, speed);
+    return rules->edf_hopeless_last && vs_cpolicy__hopeless(st, res, speed);
 }
 
 static double edf_key(uint32_t group, const struct vs_cresult *res)
@@ -155,7 +155,7 @@ static void sift_down(struct vs_cpkey *h, size_t n, size_t i)
  */
 #define EDF_SCAN_MAX_CPUS 4
 
-static void edf(struct sched *s, enum vs_cpolicy policy, const struct vs_cstate *st,
+static void edf(struct sched *s, const struct vs_cpolicy_rules *rules, const struct vs_cstate *st,
                 const struct vs_rrsim_out *rr, const size_t *el, size_t ne,
                 struct vs_cpolicy_wsd *d, double payoff, double speed)
 {
@@ -164,7 +164,7 @@ static void edf(struct sched *s, enum vs_cpolicy policy, const struct vs_cstate 
     /* fair: once any deadline is in danger, EDF over every result (its
      * work fetch admitted jobs by an EDF schedule of the whole queue). */
     for (size_t p = 0; p < st->nprojects; p++)
-        dm[p] = policy == VS_CPOLICY_FAIR ? (int)s->cap : rr->deadlines_missed[p];
+        dm[p] = rules->own_deadline_mode ? (int)s->cap : rr->deadlines_missed[p];
     if (s->cap <= EDF_SCAN_MAX_CPUS) {
         while (cpus_left(s)) {
             size_t pick = SIZE_MAX;
@@ -174,7 +174,7 @@ static void edf(struct sched *s, enum vs_cpolicy policy, const struct vs_cstate 
                 size_t r = el[i];
                 if (s->why[r] != VS_CSCHED_NO || dm[s->res[r].project] <= 0 || !fits(s, r))
                     continue;
-                uint32_t g = edf_group(policy, st, &s->res[r], speed);
+                uint32_t g = edf_group(rules, st, &s->res[r], speed);
                 double k = edf_key(g, &s->res[r]);
                 if (pick == SIZE_MAX || g < pg || (g == pg && k < dl)) {
                     pick = r;
@@ -187,7 +187,7 @@ static void edf(struct sched *s, enum vs_cpolicy policy, const struct vs_cstate 
             size_t p = s->res[pick].project;
             take(s, pick, VS_CSCHED_EDF);
             dm[p]--;
-            if (vs_cpolicy__s000(policy))
+            if (rules->edf_pays_debt)
                 ad[p] -= payoff;
         }
         return;
@@ -197,7 +197,7 @@ static void edf(struct sched *s, enum vs_cpolicy policy, const struct vs_cstate 
     for (size_t i = 0; i < ne; i++) {
         const struct vs_cresult *res = &s->res[el[i]];
         if (dm[res->project] > 0) {
-            uint32_t g = edf_group(policy, st, res, speed);
+            uint32_t g = edf_group(rules, st, res, speed);
             h[m++] = (struct vs_cpkey){.group = g, .idx = (uint32_t)el[i], .key = edf_key(g, res)};
         }
     }
@@ -212,7 +212,7 @@ static void edf(struct sched *s, enum vs_cpolicy policy, const struct vs_cstate 
             continue;
         take(s, r, VS_CSCHED_EDF);
         dm[p]--;
-        if (vs_cpolicy__s000(policy))
+        if (rules->edf_pays_debt)
             ad[p] -= payoff;
     }
 }
@@ -227,9 +227,10 @@ static void edf(struct sched *s, enum vs_cpolicy policy, const struct vs_cstate 
  */
 /* Whether project a goes before b on equal anticipated debt: the least
  * index, but for fair the name (never the position in the list). */
-static bool tie_first(const struct vs_cstate *st, enum vs_cpolicy policy, size_t a, size_t b)
+static bool tie_first(const struct vs_cstate *st, const struct vs_cpolicy_rules *rules, size_t a,
+                      size_t b)
 {
-    if (policy == VS_CPOLICY_FAIR) {
+    if (rules->ties_by_name) {
         const char *na = st->projects[a].name, *nb = st->projects[b].name;
         int c = strcmp(na ? na : "", nb ? nb : "");
         if (c != 0)
@@ -238,8 +239,9 @@ static bool tie_first(const struct vs_cstate *st, enum vs_cpolicy policy, size_t
     return a < b;
 }
 
-static void debt_few(struct sched *s, const struct vs_cstate *st, enum vs_cpolicy policy, size_t np,
-                     const size_t *el, size_t ne, double *ad, double payoff)
+static void debt_few(struct sched *s, const struct vs_cstate *st,
+                     const struct vs_cpolicy_rules *rules, size_t np, const size_t *el, size_t ne,
+                     double *ad, double payoff)
 {
     while (cpus_left(s)) {
         size_t best = np, pick = 0;
@@ -249,10 +251,10 @@ static void debt_few(struct sched *s, const struct vs_cstate *st, enum vs_cpolic
                 continue;
             size_t p = s->res[r].project;
             if (best == np || ad[p] > ad[best] ||
-                (ad[p] == ad[best] && p != best && tie_first(st, policy, p, best))) {
+                (ad[p] == ad[best] && p != best && tie_first(st, rules, p, best))) {
                 best = p;
                 pick = r;
-            } else if (p == best && better(policy, &s->res[r], r, &s->res[pick], pick)) {
+            } else if (p == best && better(rules, &s->res[r], r, &s->res[pick], pick)) {
                 pick = r;
             }
         }
@@ -268,9 +270,9 @@ static void debt_few(struct sched *s, const struct vs_cstate *st, enum vs_cpolic
  * (a counting sort, index order kept), then each pick scans the projects
  * and one group.
  */
-static void debt_many(struct sched *s, const struct vs_cstate *st, enum vs_cpolicy policy,
-                      size_t np, const size_t *el, size_t ne, struct vs_cpolicy_wsd *d,
-                      double payoff)
+static void debt_many(struct sched *s, const struct vs_cstate *st,
+                      const struct vs_cpolicy_rules *rules, size_t np, const size_t *el, size_t ne,
+                      struct vs_cpolicy_wsd *d, double payoff)
 {
     size_t *avail = d->cs_avail, *gstart = d->cs_gstart, *gfill = d->cs_gend;
     /* keys is free once EDF is done; a vs_cpkey is larger than a size_t,
@@ -295,9 +297,9 @@ static void debt_many(struct sched *s, const struct vs_cstate *st, enum vs_cpoli
     while (cpus_left(s)) {
         size_t best = np;
         for (size_t p = 0; p < np; p++) {
-            if (avail[p] > 0 && (best == np || ad[p] > ad[best] ||
-                                 (policy == VS_CPOLICY_FAIR && ad[p] == ad[best] &&
-                                  tie_first(st, policy, p, best))))
+            if (avail[p] > 0 &&
+                (best == np || ad[p] > ad[best] ||
+                 (rules->ties_by_name && ad[p] == ad[best] && tie_first(st, rules, p, best))))
                 best = p;
         }
         if (best == np)
@@ -307,7 +309,7 @@ static void debt_many(struct sched *s, const struct vs_cstate *st, enum vs_cpoli
             size_t r = group[i];
             if (s->why[r] != VS_CSCHED_NO)
                 continue;
-            if (pick == SIZE_MAX || better(policy, &s->res[r], r, &s->res[pick], pick))
+            if (pick == SIZE_MAX || better(rules, &s->res[r], r, &s->res[pick], pick))
                 pick = r;
         }
         if (pick != SIZE_MAX && !fits(s, pick)) {
@@ -332,7 +334,8 @@ static void debt_many(struct sched *s, const struct vs_cstate *st, enum vs_cpoli
  * CPU the round-robin handed to a project owed a little more (a 1-hour job
  * then keeps it for its period) would make those jobs miss.
  */
-static void share_floor(struct sched *s, const struct vs_cstate *st, size_t np, const size_t *el,
+static void share_floor(struct sched *s, const struct vs_cstate *st,
+                        const struct vs_cpolicy_rules *rules, size_t np, const size_t *el,
                         size_t ne, struct vs_cpolicy_wsd *d, double payoff)
 {
     size_t *held = d->cs_held;
@@ -368,10 +371,10 @@ static void share_floor(struct sched *s, const struct vs_cstate *st, size_t np, 
             if (s->why[r] != VS_CSCHED_NO || (double)held[p] >= want[p] || !fits(s, r))
                 continue;
             if (best == np || ad[p] > ad[best] ||
-                (ad[p] == ad[best] && p != best && tie_first(st, VS_CPOLICY_FAIR, p, best))) {
+                (ad[p] == ad[best] && p != best && tie_first(st, rules, p, best))) {
                 best = p;
                 pick = r;
-            } else if (p == best && better(VS_CPOLICY_FAIR, &s->res[r], r, &s->res[pick], pick)) {
+            } else if (p == best && better(rules, &s->res[r], r, &s->res[pick], pick)) {
                 pick = r;
             }
         }
@@ -390,6 +393,7 @@ int vs_csched__run(enum vs_cpolicy policy, const struct vs_cstate *st,
     size_t np = st->nprojects, nr = st->nresults;
     struct vs_cpolicy_wsd *d = ws->d;
     vs_cpolicy__reserve(ws, np, nr);
+    const struct vs_cpolicy_rules *rules = vs_cpolicy__rules(policy);
 
     struct sched s = {
         .res = st->results, .order = d->sc_order, .why = d->sc_why, .cap = (size_t)st->host.ncpus};
@@ -412,18 +416,19 @@ int vs_csched__run(enum vs_cpolicy policy, const struct vs_cstate *st,
      * given below. Never NaN: std is a number and payoff finite. */
     double *ad = d->cs_debt;
     for (size_t p = 0; p < np; p++)
-        ad[p] = policy == VS_CPOLICY_FAIR ? prj[p].ltd : prj[p].std;
+        ad[p] = rules->debt_is_ltd ? prj[p].ltd : prj[p].std;
     /* The candidates: runnable results of CPU-intensive projects, in index
      * order. Every later step walks this list, not the whole queue; step 5
      * walks the shorter list of those inside their first period (keys2 is
      * free: nothing here sorts). */
     size_t *el = d->res_list, ne = 0;
     size_t *young = (size_t *)d->keys2, nyoung = 0;
-    const bool period_rule = vs_cpolicy__s000(policy);
+    const bool period_rule = rules->period_rule;
     /* fair's oversized results (internal.h) run only on CPUs left free at
      * the end, unless nothing else can run: then they are the candidates.
      * They are kept at the tail of el (el has room for every result). */
-    const double share_sum = policy == VS_CPOLICY_FAIR ? vs_cpolicy__share_sum(st) : 0;
+    const double share_sum =
+        rules->spare_cpus_only || rules->own_deadline_mode ? vs_cpolicy__share_sum(st) : 0;
     size_t nbig = 0;
 
     /* Steps 1-3 are needed when the simulation says some project misses
@@ -432,12 +437,12 @@ int vs_csched__run(enum vs_cpolicy policy, const struct vs_cstate *st,
      * called); for fair only when the slack is not ample (fair_sched.c,
      * which uses the sort keys: before the candidate loop below). */
     bool any_dm = false;
-    if (rr && policy != VS_CPOLICY_WRR) {
+    if (rr && rules->deadline_aware) {
         const int *dmv = rr->deadlines_missed;
         for (size_t p = 0; p < np && !any_dm; p++)
             any_dm = dmv[p] > 0;
     }
-    if (policy == VS_CPOLICY_FAIR) {
+    if (rules->own_deadline_mode) {
         if (any_dm && vs_csched__fair_slack_ample(st, d, speed, share_sum))
             any_dm = false;
         if (!any_dm && rr)
@@ -456,7 +461,7 @@ int vs_csched__run(enum vs_cpolicy policy, const struct vs_cstate *st,
          * scheduled like any other (step 5 keeps them for a period). A
          * lost result (internal.h) runs only there too. */
         if (vs_cpolicy__oversized(policy, st, res, speed, share_sum) ||
-            (policy == VS_CPOLICY_FAIR && !prj[res->project].non_cpu_intensive &&
+            (rules->spare_cpus_only && !prj[res->project].non_cpu_intensive &&
              (vs_cpolicy__lost(policy, st, res, speed) ||
               (res->task == VS_CTASK_UNSTARTED && !(prj[res->project].resource_share > 0))))) {
             el[nr - 1 - nbig++] = r;
@@ -471,7 +476,7 @@ int vs_csched__run(enum vs_cpolicy policy, const struct vs_cstate *st,
         /* fair does not preempt a result about to end (a hundredth of a
          * period): it would wait out another's period for a moment's
          * work, and miss a deadline it was meeting. */
-        if (policy == VS_CPOLICY_FAIR && res->task == VS_CTASK_RUNNING &&
+        if (rules->keep_finishing && res->task == VS_CTASK_RUNNING &&
             res->remaining <= 0.01 * period * speed && cpus_left(&s) && fits(&s, r)) {
             take(&s, r, VS_CSCHED_PERIOD);
             continue;
@@ -499,7 +504,7 @@ int vs_csched__run(enum vs_cpolicy policy, const struct vs_cstate *st,
      * Checked per project, not per result: when no such project has a
      * candidate, edf() finds none and picks nothing, as if never called. */
     if (any_dm && ne > 0)
-        edf(&s, policy, st, rr, el, ne, d, payoff, speed);
+        edf(&s, rules, st, rr, el, ne, d, payoff, speed);
 
     /* Step 5 (seed 000): a result keeps its CPU for a whole period. */
     if (period_rule) {
@@ -509,17 +514,17 @@ int vs_csched__run(enum vs_cpolicy policy, const struct vs_cstate *st,
         }
     }
 
-    if (policy == VS_CPOLICY_FAIR && cpus_left(&s))
-        share_floor(&s, st, np, el, ne, d, payoff);
+    if (rules->share_floor && cpus_left(&s))
+        share_floor(&s, st, rules, np, el, ne, d, payoff);
 
     /* Steps 6-7: weighted round-robin by anticipated debt. A scan of the
      * list per pick costs about ne; grouping costs about 2 ne + 3 np once,
      * then np plus a group per pick. Both pick the same results. */
     if (cpus_left(&s)) {
         if ((s.cap - (s.ncpu < s.cap ? s.ncpu : s.cap)) * ne <= 4 * (ne + np))
-            debt_few(&s, st, policy, np, el, ne, ad, payoff);
+            debt_few(&s, st, rules, np, el, ne, ad, payoff);
         else
-            debt_many(&s, st, policy, np, el, ne, d, payoff);
+            debt_many(&s, st, rules, np, el, ne, d, payoff);
     }
     /* CPUs nothing else uses run oversized results, least first. */
     while (nbig > 0 && cpus_left(&s)) {
@@ -545,7 +550,7 @@ int vs_csched_run(enum vs_cpolicy policy, const struct vs_cstate *st, const stru
                   struct vs_cpolicy_ws *ws, struct vs_csched_out *out)
 {
     if ((int)policy < 0 || (int)policy >= VS_CPOLICY_COUNT || vs_cstate_validate(st) != 0 || !ws ||
-        !ws->d || (!rr && policy != VS_CPOLICY_WRR))
+        !ws->d || (!rr && vs_cpolicy__rules(policy)->deadline_aware))
         return VS_EINVAL;
     return vs_csched__run(policy, st, rr, ws, out);
 }

@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "rules.h"
 #include "volsched/alloc.h"
 #include "volsched/client_policy.h"
 
@@ -97,13 +98,6 @@ struct vs_cpolicy_wsd {
     size_t cap_cpu;
 };
 
-/* Policies that run seed 000's round-robin simulation, CPU scheduler and
- * enforcement (fair differs from shortfall in its work fetch). */
-static inline bool vs_cpolicy__s000(enum vs_cpolicy policy)
-{
-    return policy == VS_CPOLICY_SHORTFALL || policy == VS_CPOLICY_FAIR;
-}
-
 /* The CPUs each job of project p uses: job_ncpus (0 means 1), at most the
  * host's. */
 static inline double vs_cpolicy__ncpus(const struct vs_cstate *st, size_t p)
@@ -155,7 +149,7 @@ static inline bool vs_cpolicy__hopeless(const struct vs_cstate *st, const struct
 static inline bool vs_cpolicy__abandoned(enum vs_cpolicy policy, const struct vs_cstate *st,
                                          const struct vs_cresult *res, double speed)
 {
-    return policy == VS_CPOLICY_FAIR && res->task == VS_CTASK_UNSTARTED &&
+    return vs_cpolicy__rules(policy)->spare_cpus_only && res->task == VS_CTASK_UNSTARTED &&
            vs_cpolicy__hopeless(st, res, speed);
 }
 
@@ -169,7 +163,7 @@ static inline bool vs_cpolicy__abandoned(enum vs_cpolicy policy, const struct vs
 static inline bool vs_cpolicy__lost(enum vs_cpolicy policy, const struct vs_cstate *st,
                                     const struct vs_cresult *res, double speed)
 {
-    return policy == VS_CPOLICY_FAIR && vs_cpolicy__hopeless(st, res, speed);
+    return vs_cpolicy__rules(policy)->spare_cpus_only && vs_cpolicy__hopeless(st, res, speed);
 }
 
 /* ncpus doubles of scratch in the workspace (fair's schedules). */
@@ -227,7 +221,7 @@ static inline bool vs_cpolicy__oversized(enum vs_cpolicy policy, const struct vs
                                          const struct vs_cresult *res, double speed,
                                          double share_sum)
 {
-    return policy == VS_CPOLICY_FAIR && res->task == VS_CTASK_UNSTARTED &&
+    return vs_cpolicy__rules(policy)->spare_cpus_only && res->task == VS_CTASK_UNSTARTED &&
            vs_cpolicy__too_big(st, res->project, res->remaining, res->deadline - st->now, speed,
                                share_sum);
 }
