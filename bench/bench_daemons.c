@@ -28,6 +28,7 @@
 #include "store/store.h"
 #include "store/store_project.h"
 #include "volsched/alloc.h"
+#include "volsched/fs.h"
 #include "volsched/layout.h"
 #include "volsched/str.h"
 
@@ -190,6 +191,6 @@ int main(int argc, char **argv)
     report("file deleter: WUs (2 results each)", fst.nwus, bench_now_s() - t);
     printf("files deleted %d, errors %d\n", fst.nfiles, fst.nerrors);
     vs_store_close(s);
-    bench_check(vs_daemon_rm_tree(dir), "cleanup");
+    bench_check(vs_fs_rm_tree(dir), "cleanup");
     return 0;
 }

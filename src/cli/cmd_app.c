@@ -18,6 +18,7 @@
 #include "store/store.h"
 #include "volsched/alloc.h"
 #include "volsched/buf.h"
+#include "volsched/fs.h"
 #include "volsched/layout.h"
 #include "volsched/locality.h"
 #include "volsched/md5.h"
@@ -108,34 +109,8 @@ static int copy_file(const char *src, bool follow, const char *dst, mode_t mode)
     int rc0 = vs_cw_open_input(src, follow, &in, link, sizeof(link));
     if (rc0)
         return rc0;
-    char tmp[VS_PATH_MAX + 32];
-    snprintf(tmp, sizeof(tmp), "%s.tmp%d", dst, (int)getpid());
-    int out = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
-    if (out < 0) {
-        int e = -errno;
-        close(in);
-        return e;
-    }
-    char buf[65536];
-    ssize_t r;
-    int rc = 0;
-    while (rc == 0 && (r = read(in, buf, sizeof(buf))) != 0) {
-        if (r < 0) {
-            rc = errno == EINTR ? 0 : -errno;
-            continue;
-        }
-        if (write(out, buf, (size_t)r) != r)
-            rc = VS_EIO;
-    }
-    if (rc == 0 && fsync(out) != 0)
-        rc = -errno;
+    int rc = vs_fs_copy_fd(in, dst, mode, VS_FS_DURABLE | VS_FS_PID_TMP, NULL);
     close(in);
-    if (close(out) != 0 && rc == 0)
-        rc = VS_EIO;
-    if (rc == 0 && rename(tmp, dst) != 0)
-        rc = -errno;
-    if (rc)
-        unlink(tmp);
     return rc;
 }
 

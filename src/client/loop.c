@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "client/client.h"
+#include "volsched/fs.h"
 
 #define FETCH_CHECK_PERIOD 60.0 /* the policy step runs at least this often */
 #define QUIT_WAIT_EXTRA    5.0  /* after <quit/> + the quit timeout, before SIGKILL of all */
@@ -135,7 +136,7 @@ int vs_client_run(struct vs_client *c)
     }
     char slots[VS_CLIENT_PATH_MAX];
     if (vs_client_path(c, slots, sizeof(slots), "slots") == 0)
-        (void)vs_client_mkdirs(slots);
+        (void)vs_fs_mkdir_p(slots, 0755);
     vs_client_xfer_global_init();
     vs_client_msg(c, -1, 1, "Starting volsched client (BOINC 7.20.5 compatible), policy %s",
                   vs_cpolicy_name(c->policy));
