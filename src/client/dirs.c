@@ -342,24 +342,30 @@ void vs_client_share_from_prefs(struct vs_client *c, size_t p)
 {
     /* BOINC-COMPAT: the resource share is in the account's project preferences */
     struct cl_project *pr = &c->projects[p];
-    const char *s = pr->project_prefs ? strstr(pr->project_prefs, "<resource_share>") : NULL;
-    if (!s)
+    if (!pr->project_prefs)
         return;
-    char num[64];
-    const char *t = s + 16;
-    size_t n = strcspn(t, "<");
-    while (n > 0 && isspace((unsigned char)*t)) {
-        t++;
-        n--;
+    /* the preferences as the project sent them: read with the XML module,
+     * and a document it refuses has no share to take */
+    struct vs_arena a;
+    vs_arena_init(&a, 4096);
+    struct vs_xml_doc doc;
+    const struct vs_xml_node *rs = NULL;
+    if (vs_xml_parse(pr->project_prefs, strlen(pr->project_prefs), NULL, 0, &a, &doc, NULL) == 0)
+        rs = vs_xml_child(doc.root, "resource_share");
+    if (!rs) {
+        vs_arena_cleanup(&a);
+        return;
     }
-    while (n > 0 && isspace((unsigned char)t[n - 1]))
-        n--;
+    const char *t = vs_xml_text_trim(rs, &a);
+    size_t n = strlen(t);
+    char num[64];
     if (n >= sizeof(num)) {
+        vs_arena_cleanup(&a);
         vs_client_msg(c, (long)p, 2, "Ignoring resource share: %zu characters, not a number", n);
         return;
     }
-    memcpy(num, t, n);
-    num[n] = '\0';
+    memcpy(num, t, n + 1);
+    vs_arena_cleanup(&a);
     double v;
     /* BOINC-COMPAT: 0 is accepted: a backup project, given work only when
      * the others cannot keep a CPU busy */
