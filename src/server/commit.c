@@ -299,6 +299,14 @@ int vs_committer_run(struct vs_committer *c, struct vs_commit_item *item)
     return rc;
 }
 
+unsigned vs_committer_announced(struct vs_committer *c)
+{
+    pthread_mutex_lock(&c->mu);
+    unsigned n = c->announced;
+    pthread_mutex_unlock(&c->mu);
+    return n;
+}
+
 void vs_committer_get_stats(struct vs_committer *c, struct vs_commit_stats *out_stats)
 {
     pthread_mutex_lock(&c->mu);
