@@ -433,14 +433,13 @@ double vs_cpolicy_pn_flops(const struct vs_chost *host, double share_frac, doubl
     return pn_seconds * vs_cpolicy_pn_rate(host, share_frac);
 }
 
-int vs_cpolicy_pass(enum vs_cpolicy policy, struct vs_cstate *st, struct vs_cpolicy_ws *ws,
-                    struct vs_cpolicy_out *out)
+/* The four steps in order, on a reserved workspace; states_ready: the
+ * workspace's rr_states hold st's project states already. */
+static int run_steps(enum vs_cpolicy policy, struct vs_cstate *st, struct vs_cpolicy_ws *ws,
+                     struct vs_cpolicy_out *out, bool states_ready)
 {
-    if ((int)policy < 0 || (int)policy >= VS_CPOLICY_COUNT || !ws || !ws->d || !out ||
-        vs_cstate_validate(st) != 0)
-        return VS_EINVAL;
-    vs_cpolicy__reserve(ws, st->nprojects, st->nresults);
-    int rc = vs_rrsim__run(policy, st, ws, &out->rr);
+    int rc = states_ready ? vs_rrsim__run_states(policy, st, ws, &out->rr)
+                          : vs_rrsim__run(policy, st, ws, &out->rr);
     if (rc == 0)
         rc = vs_csched__run(policy, st, &out->rr, ws, &out->sched);
     if (rc == 0)
@@ -448,6 +447,16 @@ int vs_cpolicy_pass(enum vs_cpolicy policy, struct vs_cstate *st, struct vs_cpol
     if (rc == 0)
         rc = vs_cfetch__run(policy, st, &out->rr, ws, &out->fetch);
     return rc;
+}
+
+int vs_cpolicy_pass(enum vs_cpolicy policy, struct vs_cstate *st, struct vs_cpolicy_ws *ws,
+                    struct vs_cpolicy_out *out)
+{
+    if ((int)policy < 0 || (int)policy >= VS_CPOLICY_COUNT || !ws || !ws->d || !out ||
+        vs_cstate_validate(st) != 0)
+        return VS_EINVAL;
+    vs_cpolicy__reserve(ws, st->nprojects, st->nresults);
+    return run_steps(policy, st, ws, out, false);
 }
 
 static int step(enum vs_cpolicy policy, struct vs_cstate *st, struct vs_cpolicy_ws *ws,
@@ -469,14 +478,7 @@ static int step(enum vs_cpolicy policy, struct vs_cstate *st, struct vs_cpolicy_
                 states[p] = with_ltd_bits(st, pr, states[p] & ~LTD_BITS);
         }
     }
-    int rc = vs_rrsim__run_states(policy, st, ws, &out->rr);
-    if (rc == 0)
-        rc = vs_csched__run(policy, st, &out->rr, ws, &out->sched);
-    if (rc == 0)
-        rc = vs_cenforce__run(policy, st, &out->rr, &out->sched, ws, &out->enforce);
-    if (rc == 0)
-        rc = vs_cfetch__run(policy, st, &out->rr, ws, &out->fetch);
-    return rc;
+    return run_steps(policy, st, ws, out, true);
 }
 
 int vs_cpolicy_step(enum vs_cpolicy policy, struct vs_cstate *st, struct vs_cpolicy_ws *ws,

@@ -239,6 +239,22 @@ static bool tie_first(const struct vs_cstate *st, const struct vs_cpolicy_rules 
     return a < b;
 }
 
+/* One candidate of a step 6 scan: result r becomes the pick when its
+ * project leads (the greatest anticipated debt, ties by tie_first) or it is
+ * the leading project's preferred result (better). best == np: none yet. */
+static inline void consider(const struct sched *s, const struct vs_cstate *st,
+                            const struct vs_cpolicy_rules *rules, const double *ad, size_t np,
+                            size_t r, size_t *best, size_t *pick)
+{
+    size_t p = s->res[r].project, b = *best;
+    if (b == np || ad[p] > ad[b] || (ad[p] == ad[b] && p != b && tie_first(st, rules, p, b))) {
+        *best = p;
+        *pick = r;
+    } else if (p == b && better(rules, &s->res[r], r, &s->res[*pick], *pick)) {
+        *pick = r;
+    }
+}
+
 static void debt_few(struct sched *s, const struct vs_cstate *st,
                      const struct vs_cpolicy_rules *rules, size_t np, const size_t *el, size_t ne,
                      double *ad, double payoff)
@@ -249,14 +265,7 @@ static void debt_few(struct sched *s, const struct vs_cstate *st,
             size_t r = el[i];
             if (s->why[r] != VS_CSCHED_NO || !fits(s, r))
                 continue;
-            size_t p = s->res[r].project;
-            if (best == np || ad[p] > ad[best] ||
-                (ad[p] == ad[best] && p != best && tie_first(st, rules, p, best))) {
-                best = p;
-                pick = r;
-            } else if (p == best && better(rules, &s->res[r], r, &s->res[pick], pick)) {
-                pick = r;
-            }
+            consider(s, st, rules, ad, np, r, &best, &pick);
         }
         if (best == np)
             break;
@@ -370,13 +379,7 @@ static void share_floor(struct sched *s, const struct vs_cstate *st,
             size_t r = el[i], p = s->res[r].project;
             if (s->why[r] != VS_CSCHED_NO || (double)held[p] >= want[p] || !fits(s, r))
                 continue;
-            if (best == np || ad[p] > ad[best] ||
-                (ad[p] == ad[best] && p != best && tie_first(st, rules, p, best))) {
-                best = p;
-                pick = r;
-            } else if (p == best && better(rules, &s->res[r], r, &s->res[pick], pick)) {
-                pick = r;
-            }
+            consider(s, st, rules, ad, np, r, &best, &pick);
         }
         if (best == np)
             break;

@@ -162,6 +162,9 @@ static bool edf_fits(const struct vs_cstate *st, const struct queue *q, const do
 }
 
 /*
+ * (This walk opens as edf_fits's does, on purpose: the two are fair's
+ * hottest loops and differ in what ends them, which a shared walk would
+ * test once per job.)
  * The first CPU's free time from now in the deadline-order list schedule of
  * the queue without project k's results, plus one job (dur, due dl): what
  * k's server will see as estimated_delay once k's own queue has run out.
