@@ -120,10 +120,10 @@ static bool edf_before(const struct vs_cpkey *a, const struct vs_cpkey *b)
 
 /* By deadline; but fair puts the hopeless (fair_sched.c) last, shortest
  * remaining first. */
-static uint32_t edf_group(const struct vs_cpolicy_rules *rules, const struct vs_cstate *st,
+static uint32_t edf_group(bool hopeless_last, const struct vs_cstate *st,
                           const struct vs_cresult *res, double speed)
 {
-    return rules->edf_hopeless_last && vs_cpolicy__hopeless(st, res, speed);
+    return hopeless_last && vs_cpolicy__hopeless(st, res, speed);
 }
 
 static double edf_key(uint32_t group, const struct vs_cresult *res)
@@ -161,6 +161,7 @@ static void edf(struct sched *s, const struct vs_cpolicy_rules *rules, const str
 {
     int *dm = d->cs_edf_left;
     double *ad = d->cs_debt;
+    const bool hopeless_last = rules->edf_hopeless_last, pays = rules->edf_pays_debt;
     /* fair: once any deadline is in danger, EDF over every result (its
      * work fetch admitted jobs by an EDF schedule of the whole queue). */
     for (size_t p = 0; p < st->nprojects; p++)
@@ -174,7 +175,7 @@ static void edf(struct sched *s, const struct vs_cpolicy_rules *rules, const str
                 size_t r = el[i];
                 if (s->why[r] != VS_CSCHED_NO || dm[s->res[r].project] <= 0 || !fits(s, r))
                     continue;
-                uint32_t g = edf_group(rules, st, &s->res[r], speed);
+                uint32_t g = edf_group(hopeless_last, st, &s->res[r], speed);
                 double k = edf_key(g, &s->res[r]);
                 if (pick == SIZE_MAX || g < pg || (g == pg && k < dl)) {
                     pick = r;
@@ -187,7 +188,7 @@ static void edf(struct sched *s, const struct vs_cpolicy_rules *rules, const str
             size_t p = s->res[pick].project;
             take(s, pick, VS_CSCHED_EDF);
             dm[p]--;
-            if (rules->edf_pays_debt)
+            if (pays)
                 ad[p] -= payoff;
         }
         return;
@@ -197,7 +198,7 @@ static void edf(struct sched *s, const struct vs_cpolicy_rules *rules, const str
     for (size_t i = 0; i < ne; i++) {
         const struct vs_cresult *res = &s->res[el[i]];
         if (dm[res->project] > 0) {
-            uint32_t g = edf_group(rules, st, res, speed);
+            uint32_t g = edf_group(hopeless_last, st, res, speed);
             h[m++] = (struct vs_cpkey){.group = g, .idx = (uint32_t)el[i], .key = edf_key(g, res)};
         }
     }
@@ -212,7 +213,7 @@ static void edf(struct sched *s, const struct vs_cpolicy_rules *rules, const str
             continue;
         take(s, r, VS_CSCHED_EDF);
         dm[p]--;
-        if (rules->edf_pays_debt)
+        if (pays)
             ad[p] -= payoff;
     }
 }
@@ -426,7 +427,8 @@ int vs_csched__run(enum vs_cpolicy policy, const struct vs_cstate *st,
      * free: nothing here sorts). */
     size_t *el = d->res_list, ne = 0;
     size_t *young = (size_t *)d->keys2, nyoung = 0;
-    const bool period_rule = rules->period_rule;
+    const bool period_rule = rules->period_rule, spare = rules->spare_cpus_only;
+    const bool keep_finishing = rules->keep_finishing;
     /* fair's oversized results (internal.h) run only on CPUs left free at
      * the end, unless nothing else can run: then they are the candidates.
      * They are kept at the tail of el (el has room for every result). */
@@ -457,15 +459,15 @@ int vs_csched__run(enum vs_cpolicy policy, const struct vs_cstate *st,
     for (size_t r = 0; r < nr; r++) {
         const struct vs_cresult *res = &s.res[r];
         s.why[r] = VS_CSCHED_NO;
-        if (!vs_cpolicy__runnable(st, res) || vs_cpolicy__abandoned(policy, st, res, speed))
+        if (!vs_cpolicy__runnable(st, res) || vs_cpolicy__abandoned_if(spare, st, res, speed))
             continue;
         /* fair starts a backup project's (R = 0) results, like oversized
          * ones, only on CPUs nothing else uses; once started, they are
          * scheduled like any other (step 5 keeps them for a period). A
          * lost result (internal.h) runs only there too. */
-        if (vs_cpolicy__oversized(policy, st, res, speed, share_sum) ||
-            (rules->spare_cpus_only && !prj[res->project].non_cpu_intensive &&
-             (vs_cpolicy__lost(policy, st, res, speed) ||
+        if (vs_cpolicy__oversized_if(spare, st, res, speed, share_sum) ||
+            (spare && !prj[res->project].non_cpu_intensive &&
+             (vs_cpolicy__lost_if(spare, st, res, speed) ||
               (res->task == VS_CTASK_UNSTARTED && !(prj[res->project].resource_share > 0))))) {
             el[nr - 1 - nbig++] = r;
             continue;
@@ -479,7 +481,7 @@ int vs_csched__run(enum vs_cpolicy policy, const struct vs_cstate *st,
         /* fair does not preempt a result about to end (a hundredth of a
          * period): it would wait out another's period for a moment's
          * work, and miss a deadline it was meeting. */
-        if (rules->keep_finishing && res->task == VS_CTASK_RUNNING &&
+        if (keep_finishing && res->task == VS_CTASK_RUNNING &&
             res->remaining <= 0.01 * period * speed && cpus_left(&s) && fits(&s, r)) {
             take(&s, r, VS_CSCHED_PERIOD);
             continue;

@@ -146,11 +146,19 @@ static inline bool vs_cpolicy__hopeless(const struct vs_cstate *st, const struct
     return res->remaining > speed * (res->deadline - st->now);
 }
 
+/* rules->spare_cpus_only is passed as spare: the steps keep it in a local
+ * in their per-result loops (a load through a pointer would be repeated
+ * after every store to the schedule's bytes). */
+static inline bool vs_cpolicy__abandoned_if(bool spare, const struct vs_cstate *st,
+                                            const struct vs_cresult *res, double speed)
+{
+    return spare && res->task == VS_CTASK_UNSTARTED && vs_cpolicy__hopeless(st, res, speed);
+}
+
 static inline bool vs_cpolicy__abandoned(enum vs_cpolicy policy, const struct vs_cstate *st,
                                          const struct vs_cresult *res, double speed)
 {
-    return vs_cpolicy__rules(policy)->spare_cpus_only && res->task == VS_CTASK_UNSTARTED &&
-           vs_cpolicy__hopeless(st, res, speed);
+    return vs_cpolicy__abandoned_if(vs_cpolicy__rules(policy)->spare_cpus_only, st, res, speed);
 }
 
 /* A hopeless result of fair that has started: lost anyway, it runs only on
@@ -160,10 +168,16 @@ static inline bool vs_cpolicy__abandoned(enum vs_cpolicy policy, const struct vs
  * later still, which the work fetch's host cap refuses) while it ran alone
  * to its late end (c_stress_20d_avail: S07's 48-hour job, hopeless after
  * 32 hours of host-off in its 72, ran alone for 23 hours). */
+static inline bool vs_cpolicy__lost_if(bool spare, const struct vs_cstate *st,
+                                       const struct vs_cresult *res, double speed)
+{
+    return spare && vs_cpolicy__hopeless(st, res, speed);
+}
+
 static inline bool vs_cpolicy__lost(enum vs_cpolicy policy, const struct vs_cstate *st,
                                     const struct vs_cresult *res, double speed)
 {
-    return vs_cpolicy__rules(policy)->spare_cpus_only && vs_cpolicy__hopeless(st, res, speed);
+    return vs_cpolicy__lost_if(vs_cpolicy__rules(policy)->spare_cpus_only, st, res, speed);
 }
 
 /* ncpus doubles of scratch in the workspace (fair's schedules). */
@@ -217,13 +231,21 @@ static inline bool vs_cpolicy__too_big(const struct vs_cstate *st, size_t p, dou
 }
 
 /* An unstarted result of fair that is oversized (above). */
+static inline bool vs_cpolicy__oversized_if(bool spare, const struct vs_cstate *st,
+                                            const struct vs_cresult *res, double speed,
+                                            double share_sum)
+{
+    return spare && res->task == VS_CTASK_UNSTARTED &&
+           vs_cpolicy__too_big(st, res->project, res->remaining, res->deadline - st->now, speed,
+                               share_sum);
+}
+
 static inline bool vs_cpolicy__oversized(enum vs_cpolicy policy, const struct vs_cstate *st,
                                          const struct vs_cresult *res, double speed,
                                          double share_sum)
 {
-    return vs_cpolicy__rules(policy)->spare_cpus_only && res->task == VS_CTASK_UNSTARTED &&
-           vs_cpolicy__too_big(st, res->project, res->remaining, res->deadline - st->now, speed,
-                               share_sum);
+    return vs_cpolicy__oversized_if(vs_cpolicy__rules(policy)->spare_cpus_only, st, res, speed,
+                                    share_sum);
 }
 
 /* Rule A and R of the debt update (debt.c) for its two sets: the wall CPU

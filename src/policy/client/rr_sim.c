@@ -30,13 +30,13 @@
 #include "internal.h"
 #include "volsched/client_policy.h"
 
-static bool simulated(const struct vs_cpolicy_rules *rules, const struct vs_cstate *st, size_t r)
+static bool simulated(bool nearly, const struct vs_cstate *st, size_t r)
 {
     if (st->projects[st->results[r].project].non_cpu_intensive)
         return false;
     /* Seed 000 simulates the nearly runnable results; seed 002 and the old
      * client know only runnable ones. */
-    if (rules->sim_nearly_runnable)
+    if (nearly)
         return vs_cpolicy__nearly_runnable(st, &st->results[r]);
     return vs_cpolicy__runnable(st, &st->results[r]);
 }
@@ -372,12 +372,13 @@ static int rrsim_run(enum vs_cpolicy policy, const struct vs_cstate *st, struct 
     init_projects(rules, &s, out);
 
     size_t m = 0;
-    double share_sum = rules->spare_cpus_only ? vs_cpolicy__share_sum(st) : 0;
+    const bool nearly = rules->sim_nearly_runnable, spare = rules->spare_cpus_only;
+    double share_sum = spare ? vs_cpolicy__share_sum(st) : 0;
     for (size_t r = 0; r < nr; r++) {
         out->finish[r] = INFINITY;
         out->deadline_missed[r] = false;
-        if (simulated(rules, st, r) && !vs_cpolicy__lost(policy, st, &st->results[r], s.speed) &&
-            !vs_cpolicy__oversized(policy, st, &st->results[r], s.speed, share_sum))
+        if (simulated(nearly, st, r) && !vs_cpolicy__lost_if(spare, st, &st->results[r], s.speed) &&
+            !vs_cpolicy__oversized_if(spare, st, &st->results[r], s.speed, share_sum))
             keys[m++] = (struct vs_cpkey){.group = (uint32_t)st->results[r].project,
                                           .idx = (uint32_t)r,
                                           .key = st->results[r].remaining};
