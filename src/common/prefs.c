@@ -70,10 +70,10 @@ static void set_value(struct vs_gprefs *g, int i, const char *s, size_t n)
     } else if (n > 0 && n < sizeof(num) && !memchr(s, '\0', n)) {
         memcpy(num, s, n);
         num[n] = '\0';
-        bool b;
+        bool b = false;
         if (i == VS_GP_LEAVE_APPS_IN_MEMORY) {
             ok = vs_parse_bool(num, &b) == 0;
-            v = b ? 1 : 0;
+            v = ok && b ? 1 : 0;
         } else {
             ok = vs_parse_double(num, &v) == 0;
         }

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "volsched/alloc.h"
 #include "volsched/fs.h"
 
 struct dir {
@@ -21,9 +22,9 @@ struct dir {
 
 static int setup(void **state)
 {
-    struct dir *d = calloc(1, sizeof(*d));
+    struct dir *d = VS_NEW(struct dir);
     snprintf(d->root, sizeof(d->root), "/tmp/vs_fs_XXXXXX");
-    if (!d || !mkdtemp(d->root))
+    if (!mkdtemp(d->root))
         return -1;
     *state = d;
     return 0;
@@ -33,7 +34,7 @@ static int teardown(void **state)
 {
     struct dir *d = *state;
     int rc = vs_fs_rm_tree(d->root);
-    free(d);
+    vs_free(d);
     return rc;
 }
 
