@@ -64,12 +64,19 @@ static inline bool vs_gprefs_ok(const struct vs_gprefs *g, enum vs_gpref p)
  * written). root may be NULL: nothing present. */
 void vs_gprefs_from_node(const struct vs_xml_node *root, struct vs_gprefs *out);
 
+/* All preferences, for vs_gprefs_parse's want. */
+#define VS_GP_ALL    ((1u << VS_GP_COUNT) - 1)
+#define VS_GP_BIT(p) (1u << (p))
+
 /*
- * Reads the preferences from the document xml[0..len) (its root element is
- * not checked) into *out. Returns 0, or VS_EPARSE when the text is not
+ * Reads the preferences in want (VS_GP_BIT()s, or VS_GP_ALL; the others
+ * stay absent) from the document xml[0..len) (its root element is not
+ * checked) into *out. Returns 0, or VS_EPARSE when the text is not
  * well-formed XML (*out then has nothing present). A document vs_xml_parse
- * accepts gives what vs_gprefs_from_node gives for its root.
+ * accepts gives what vs_gprefs_from_node gives for its root, less what is
+ * not in want.
  */
-VS_MUST_CHECK int vs_gprefs_parse(const char *xml, size_t len, struct vs_gprefs *out);
+VS_MUST_CHECK int vs_gprefs_parse(const char *xml, size_t len, uint32_t want,
+                                  struct vs_gprefs *out);
 
 #endif

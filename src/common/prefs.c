@@ -21,30 +21,35 @@
 #include "volsched/str.h"
 
 /* BOINC-COMPAT: lib/prefs.cpp's tag names */
-static const char *const names[VS_GP_COUNT] = {
-    [VS_GP_WORK_BUF_MIN_DAYS] = "work_buf_min_days",
-    [VS_GP_WORK_BUF_ADDITIONAL_DAYS] = "work_buf_additional_days",
-    [VS_GP_CPU_SCHEDULING_PERIOD_MINUTES] = "cpu_scheduling_period_minutes",
-    [VS_GP_LEAVE_APPS_IN_MEMORY] = "leave_apps_in_memory",
-    [VS_GP_MAX_NCPUS_PCT] = "max_ncpus_pct",
-    [VS_GP_CPU_USAGE_LIMIT] = "cpu_usage_limit",
-    [VS_GP_DISK_INTERVAL] = "disk_interval",
-    [VS_GP_DISK_MAX_USED_GB] = "disk_max_used_gb",
-    [VS_GP_DISK_MAX_USED_PCT] = "disk_max_used_pct",
-    [VS_GP_DISK_MIN_FREE_GB] = "disk_min_free_gb",
-    [VS_GP_RAM_MAX_USED_BUSY_PCT] = "ram_max_used_busy_pct",
-    [VS_GP_RAM_MAX_USED_IDLE_PCT] = "ram_max_used_idle_pct",
-};
+#define GP_NAMES(X)                                                                                \
+    X(VS_GP_WORK_BUF_MIN_DAYS, "work_buf_min_days")                                                \
+    X(VS_GP_WORK_BUF_ADDITIONAL_DAYS, "work_buf_additional_days")                                  \
+    X(VS_GP_CPU_SCHEDULING_PERIOD_MINUTES, "cpu_scheduling_period_minutes")                        \
+    X(VS_GP_LEAVE_APPS_IN_MEMORY, "leave_apps_in_memory")                                          \
+    X(VS_GP_MAX_NCPUS_PCT, "max_ncpus_pct")                                                        \
+    X(VS_GP_CPU_USAGE_LIMIT, "cpu_usage_limit")                                                    \
+    X(VS_GP_DISK_INTERVAL, "disk_interval")                                                        \
+    X(VS_GP_DISK_MAX_USED_GB, "disk_max_used_gb")                                                  \
+    X(VS_GP_DISK_MAX_USED_PCT, "disk_max_used_pct")                                                \
+    X(VS_GP_DISK_MIN_FREE_GB, "disk_min_free_gb")                                                  \
+    X(VS_GP_RAM_MAX_USED_BUSY_PCT, "ram_max_used_busy_pct")                                        \
+    X(VS_GP_RAM_MAX_USED_IDLE_PCT, "ram_max_used_idle_pct")
+#define GP_NAME(e, s) [e] = s,
+#define GP_LEN(e, s)  [e] = sizeof(s) - 1,
+static const char *const names[VS_GP_COUNT] = {GP_NAMES(GP_NAME)};
+static const unsigned char lens[VS_GP_COUNT] = {GP_NAMES(GP_LEN)};
 
 const char *vs_gpref_name(enum vs_gpref p)
 {
     return (int)p >= 0 && p < VS_GP_COUNT ? names[p] : "";
 }
 
-static int find_name(const char *s, size_t n)
+/* The preference named s[0..n) if it is one of want, else -1. */
+static int find_name(const char *s, size_t n, uint32_t want)
 {
+    /* the lengths first: most tags of real preferences are none of ours */
     for (int i = 0; i < VS_GP_COUNT; i++)
-        if (strlen(names[i]) == n && memcmp(names[i], s, n) == 0)
+        if (lens[i] == n && (want >> i & 1u) && names[i][0] == s[0] && memcmp(names[i], s, n) == 0)
             return i;
     return -1;
 }
@@ -88,7 +93,7 @@ void vs_gprefs_from_node(const struct vs_xml_node *root, struct vs_gprefs *out)
 {
     memset(out, 0, sizeof(*out));
     for (const struct vs_xml_node *c = root ? root->child : NULL; c; c = c->next) {
-        int i = find_name(c->name, strlen(c->name));
+        int i = find_name(c->name, strlen(c->name), VS_GP_ALL);
         if (i >= 0)
             set_value(out, i, c->text, c->text_len);
     }
@@ -108,10 +113,19 @@ static bool is_space(char c)
     return c == ' ' || c == '\t' || c == '\n' || c == '\r';
 }
 
-/* Ends a name: what may follow an element name in a tag. */
-static bool name_end(char c)
+/* Ends a name in a tag: white space, '>', '/' and '<'. */
+/* clang-format off */
+static const bool name_stop[256] = {
+    ['\t'] = 1, ['\n'] = 1, ['\r'] = 1, [' '] = 1, ['/'] = 1, ['<'] = 1, ['>'] = 1,
+};
+/* clang-format on */
+
+static size_t name_len(const char *s, size_t i, size_t len)
 {
-    return is_space(c) || c == '>' || c == '/';
+    size_t n = 0;
+    while (i + n < len && !name_stop[(unsigned char)s[i + n]])
+        n++;
+    return n;
 }
 
 /* At a '<' that opens a start tag (not "</", "<!", "<?"): moves past its
@@ -164,7 +178,7 @@ static int skip_element(struct scan *sc)
     return 0;
 }
 
-static int scan(const char *xml, size_t len, struct vs_gprefs *g)
+static int scan(const char *xml, size_t len, uint32_t want, struct vs_gprefs *g)
 {
     struct scan sc = {xml, len, 0};
     while (sc.pos < len && is_space(xml[sc.pos]))
@@ -183,9 +197,7 @@ static int scan(const char *xml, size_t len, struct vs_gprefs *g)
     /* the root start tag, without attributes */
     if (sc.pos >= len || xml[sc.pos] != '<')
         return FALLBACK;
-    size_t root = sc.pos + 1, rn = 0;
-    while (root + rn < len && !name_end(xml[root + rn]) && xml[root + rn] != '<')
-        rn++;
+    size_t root = sc.pos + 1, rn = name_len(xml, root, len);
     if (rn == 0 || root + rn >= len || xml[root + rn] != '>' || xml[root] == '!' ||
         xml[root] == '?')
         return FALLBACK;
@@ -210,49 +222,68 @@ static int scan(const char *xml, size_t len, struct vs_gprefs *g)
                     return FALLBACK;
             return 0;
         }
-        size_t name = sc.pos + 1, n = 0;
-        while (name + n < len && !name_end(xml[name + n]) && xml[name + n] != '<')
-            n++;
-        int i = n > 0 ? find_name(xml + name, n) : -1;
-        if (i < 0) {
-            if (skip_element(&sc))
+        size_t name = sc.pos + 1, n = name_len(xml, name, len);
+        int i = n > 0 ? find_name(xml + name, n, want) : -1;
+        size_t after = name + n; /* what follows the name */
+        if (after + 1 < len && xml[after] == '/' && xml[after + 1] == '>') {
+            if (i >= 0)
+                set_value(g, i, "", 0);
+            sc.pos = after + 2;
+            continue;
+        }
+        if (after >= len || xml[after] != '>') {
+            /* attributes, or the end of the text */
+            if (i >= 0 || skip_element(&sc))
                 return FALLBACK;
             continue;
         }
-        if (name + n + 1 < len && xml[name + n] == '/' && xml[name + n + 1] == '>') {
-            set_value(g, i, "", 0);
-            sc.pos = name + n + 2;
-            continue;
-        }
-        if (name + n >= len || xml[name + n] != '>')
-            return FALLBACK; /* attributes */
-        size_t t = name + n + 1;
+        size_t t = after + 1;
         const char *end = memchr(xml + t, '<', len - t);
-        if (!end || memchr(xml + t, '&', (size_t)(end - (xml + t))))
+        if (!end)
             return FALLBACK;
         size_t e = (size_t)(end - xml);
-        if (len - e < n + 3 || xml[e + 1] != '/' || memcmp(xml + e + 2, xml + name, n) != 0 ||
-            xml[e + 2 + n] != '>')
+        if (e + 1 >= len || xml[e + 1] != '/') {
+            /* an element inside: skipped whole, unless it is ours */
+            if (i >= 0 || skip_element(&sc))
+                return FALLBACK;
+            continue;
+        }
+        if (i < 0) {
+            /* a leaf of another name: its end tag is the next one */
+            const char *gt = memchr(end, '>', len - e);
+            if (!gt)
+                return FALLBACK;
+            sc.pos = (size_t)(gt - xml) + 1;
+            continue;
+        }
+        if (memchr(xml + t, '&', e - t) || len - e < n + 3 ||
+            memcmp(xml + e + 2, xml + name, n) != 0 || xml[e + 2 + n] != '>')
             return FALLBACK;
         set_value(g, i, xml + t, e - t);
         sc.pos = e + 3 + n;
     }
 }
 
-int vs_gprefs_parse(const char *xml, size_t len, struct vs_gprefs *out)
+int vs_gprefs_parse(const char *xml, size_t len, uint32_t want, struct vs_gprefs *out)
 {
     memset(out, 0, sizeof(*out));
     if (!xml)
         return VS_EPARSE;
-    if (scan(xml, len, out) == 0)
+    if (scan(xml, len, want, out) == 0)
         return 0;
     memset(out, 0, sizeof(*out));
     struct vs_arena a;
     vs_arena_init(&a, 4096);
     struct vs_xml_doc doc;
     int rc = vs_xml_parse(xml, len, NULL, 0, &a, &doc, NULL);
-    if (rc == 0)
+    if (rc == 0) {
         vs_gprefs_from_node(doc.root, out);
+        out->have &= want;
+        out->bad &= want;
+        for (int i = 0; i < VS_GP_COUNT; i++)
+            if (!(want >> i & 1u))
+                out->v[i] = 0;
+    }
     vs_arena_cleanup(&a);
     return rc == 0 ? 0 : VS_EPARSE;
 }

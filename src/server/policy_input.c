@@ -33,8 +33,12 @@ enum vs_sp_proc vs_sp_proc_from_coproc_type(const char *type)
  */
 static void read_prefs(const char *xml, struct vs_sp_host *h)
 {
+    const uint32_t want =
+        VS_GP_BIT(VS_GP_DISK_MAX_USED_GB) | VS_GP_BIT(VS_GP_DISK_MAX_USED_PCT) |
+        VS_GP_BIT(VS_GP_DISK_MIN_FREE_GB) | VS_GP_BIT(VS_GP_RAM_MAX_USED_BUSY_PCT) |
+        VS_GP_BIT(VS_GP_RAM_MAX_USED_IDLE_PCT) | VS_GP_BIT(VS_GP_WORK_BUF_MIN_DAYS);
     struct vs_gprefs g;
-    if (!xml || vs_gprefs_parse(xml, strlen(xml), &g) != 0)
+    if (!xml || vs_gprefs_parse(xml, strlen(xml), want, &g) != 0)
         memset(&g, 0, sizeof(g));
     h->disk_max_used_gb = g.v[VS_GP_DISK_MAX_USED_GB];
     h->disk_max_used_pct = g.v[VS_GP_DISK_MAX_USED_PCT];
