@@ -240,21 +240,6 @@ int vs_daemon_hav_event(struct vs_store *s, int64_t hostid, int64_t app_version_
     return vs_store_hav_put(s, &h);
 }
 
-static int write_all(int fd, const char *p, size_t n)
-{
-    while (n) {
-        ssize_t k = write(fd, p, n);
-        if (k < 0) {
-            if (errno == EINTR)
-                continue;
-            return -errno;
-        }
-        p += k;
-        n -= (size_t)k;
-    }
-    return 0;
-}
-
 int vs_daemon_copy_file(const char *src, const char *dst, double *out_nbytes)
 {
     int64_t n = 0;
@@ -266,15 +251,7 @@ int vs_daemon_copy_file(const char *src, const char *dst, double *out_nbytes)
 
 int vs_daemon_write_file(const char *path, const char *data, size_t len)
 {
-    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0)
-        return -errno;
-    int rc = write_all(fd, data, len);
-    if (rc == 0 && fsync(fd) != 0)
-        rc = -errno;
-    if (close(fd) != 0 && rc == 0)
-        rc = -errno;
-    return rc;
+    return vs_fs_write_atomic(path, data, len, 0644, VS_FS_DURABLE);
 }
 
 int vs_daemon_sync_dir(const char *path)
