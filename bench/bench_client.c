@@ -24,6 +24,7 @@
 
 #include "volsched/alloc.h"
 #include "volsched/client.h"
+#include "volsched/fs.h"
 
 #define NPROJECTS 4
 
@@ -193,5 +194,5 @@ int main(int argc, char **argv)
     printf("daemon idle with %d queued tasks (run mode never), %d s:\n", ntasks, idle_s);
     printf("  CPU: %.3f s = %.2f%% of one core\n", cpu1 - cpu0, 100 * (cpu1 - cpu0) / idle_s);
     printf("  RSS: %ld KiB (peak %ld KiB)\n", rss, hwm);
-    return vs_client_rmtree(dir) == 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : 1;
+    return vs_fs_rm_tree(dir) == 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : 1;
 }

@@ -21,6 +21,7 @@
 
 #include "volsched/alloc.h"
 #include "volsched/client.h"
+#include "volsched/fs.h"
 #include "volsched/md5.h"
 #include "volsched/proto.h"
 #include "volsched/sign.h"
@@ -85,7 +86,7 @@ static void bench_start(const char *root, size_t mb)
 {
     char dir[4096];
     snprintf(dir, sizeof(dir), "%s/start_%zu", root, mb);
-    if (vs_client_mkdirs(dir))
+    if (vs_fs_mkdir_p(dir, 0755))
         die("mkdir");
     struct vs_client *c = VS_NEW(struct vs_client);
     vs_client_init(c, dir);
@@ -119,7 +120,7 @@ static void bench_roles(const char *root, size_t nresults)
 {
     char dir[4096];
     snprintf(dir, sizeof(dir), "%s/roles_%zu", root, nresults);
-    if (vs_client_mkdirs(dir))
+    if (vs_fs_mkdir_p(dir, 0755))
         die("mkdir");
     struct vs_client *c = VS_NEW(struct vs_client);
     vs_client_init(c, dir);
@@ -198,5 +199,5 @@ int main(void)
     bench_start(root, 64);
     bench_roles(root, 1000);
     bench_roles(root, 20000);
-    return vs_client_rmtree(root) == 0 ? 0 : 1;
+    return vs_fs_rm_tree(root) == 0 ? 0 : 1;
 }

@@ -1,5 +1,5 @@
 /*
- * create_work --stdin throughput (issue 14): N jobs in one call of
+ * create_work --stdin throughput: N jobs in one call of
  * vs_create_work() (what `volsched create_work --stdin` runs), into the
  * embedded store on disk, for N = 10,000 and 100,000, in two modes:
  *   staged  every job names an input already in the download hierarchy

@@ -25,6 +25,7 @@
 #include "volsched/alloc.h"
 #include "volsched/daemon_util.h"
 #include "volsched/daemons.h"
+#include "volsched/fs.h"
 #include "volsched/layout.h"
 #include "volsched/store.h"
 #include "volsched/store_project.h"
@@ -190,6 +191,6 @@ int main(int argc, char **argv)
     report("file deleter: WUs (2 results each)", fst.nwus, bench_now_s() - t);
     printf("files deleted %d, errors %d\n", fst.nfiles, fst.nerrors);
     vs_store_close(s);
-    bench_check(vs_daemon_rm_tree(dir), "cleanup");
+    bench_check(vs_fs_rm_tree(dir), "cleanup");
     return 0;
 }

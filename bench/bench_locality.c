@@ -26,7 +26,7 @@
  * against plain scheduling; server CPU per request
  * (the handler plus a feeder step before each request, as serve's feeder
  * loop runs, in both modes) and requests per
- * second of that CPU, locality on vs off. Targets (issue 21): within 1.2x of
+ * second of that CPU, locality on vs off. Targets: within 1.2x of
  * the lower bound, >= 10x fewer bytes than plain, <= 2x the CPU per request.
  *
  *   bench_locality [--hosts N] [--files N] [--wus N] [--jobs N] [--batch N] [--active N]

@@ -1,5 +1,5 @@
 /*
- * Population simulator speed (issue 18: at least 10,000 simulated
+ * Population simulator speed (the target: at least 10,000 simulated
  * host-days per wall second per core with the lighter host model, so a
  * million hosts for 30 days run in under an hour). A busy project: every
  * day a batch with about as many jobs as the population computes in a day,

@@ -1,7 +1,7 @@
 /*
  * Simulator speed: simulated host-days per wall-clock second, on the seed
  * scenarios and on a 20-project, 10,000-job scenario, under each policy;
- * then fair's speed against shortfall's on seed 000's scenario 1 (issue 20:
+ * then fair's speed against shortfall's on seed 000's scenario 1 (the target:
  * at least 5,000 host-days/s) and the CPU time of BOINC's emulator
  * scenarios (examples/scenarios/emulator) against the emulator's own (its
  * column in ../shared/docs/boinc-emulator-figures.md; the target is 1%).

@@ -11,6 +11,7 @@
 
 #include "volsched/client.h"
 #include "volsched/alloc.h"
+#include "volsched/fs.h"
 
 struct client_fx {
     char *dir;
@@ -35,7 +36,7 @@ static inline int clientfx_teardown(void **state)
     struct client_fx *f = *state;
     vs_client_cleanup(f->c);
     vs_free(f->c);
-    int rc = vs_client_rmtree(f->dir);
+    int rc = vs_fs_rm_tree(f->dir);
     vs_free(f->dir);
     vs_free(f);
     return rc;

@@ -451,9 +451,6 @@ int vs_client_write_atomic(const char *path, const char *data, size_t len, bool 
 int vs_client_write_private(const char *path, const char *data, size_t len, bool durable);
 /* Reads a whole file (at most max bytes) into a NUL-terminated vs_buf. */
 int vs_client_read_file(const char *path, size_t max, struct vs_buf *out);
-int vs_client_mkdirs(const char *path);
-/* Removes a directory tree (bounded depth); missing is fine. */
-int vs_client_rmtree(const char *path);
 /* Takes DIR/lockfile (fcntl write lock). VS_EBUSY when another client holds it. */
 int vs_client_lock(struct vs_client *c);
 /* Reads gui_rpc_auth.cfg, creating it with a random password when missing. */

@@ -97,12 +97,13 @@
 /* ---------------------------------------------------------------- policy */
 
 enum vs_cpolicy {
-    VS_CPOLICY_SHORTFALL = 0, /* seed 000; the default */
+    VS_CPOLICY_SHORTFALL = 0, /* seed 000 (not the default: see VS_CPOLICY_DEFAULT) */
     VS_CPOLICY_DEBT = 1,      /* seed 002 */
     VS_CPOLICY_WRR = 2,       /* the older client: weighted round-robin */
     VS_CPOLICY_FAIR = 3,      /* seed 000 with deadline- and share-capped work fetch */
 };
 
+/* The policy the client, `volsched sim` and popsim use when none is named. */
 #define VS_CPOLICY_DEFAULT VS_CPOLICY_FAIR
 #define VS_CPOLICY_COUNT   4
 

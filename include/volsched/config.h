@@ -137,19 +137,19 @@ struct vs_project_config {
     bool dont_send_jobs;                    /* <dont_send_jobs> */
     bool dont_generate_upload_certificates; /* <dont_generate_upload_certificates> */
 
-    /* hostile volunteers (issue 19; docs/security.md) */
+    /* hostile volunteers (docs/security.md) */
     int failed_auth_burst;    /* <failed_auth_burst> wrong keys per address at once; 20, 0 = off */
     int failed_auth_per_hour; /* <failed_auth_per_hour> then this many an hour; default 60 */
     char https_cert[VS_PATH_MAX]; /* <https_cert> PEM certificate (chain); "" = no HTTPS */
     char https_key[VS_PATH_MAX];  /* <https_key> its PEM private key */
     int https_port;               /* <https_port> the HTTPS listener's; 0 = any free port */
     /* <https_only>: the plain listener serves only the master page,
-     * get_project_config.php and downloads (issue 34; docs/server.md) */
+     * get_project_config.php and downloads (docs/server.md) */
     bool https_only;
     /* <ops_listen> HOST:PORT: /ops/ and /metrics on this listener only
      * (plain HTTP; keep it private); "" = on the public ones */
     char ops_listen[VS_NAME_MAX];
-    /* the HTTP front end's limits (issue 16; docs/server.md "Limits") */
+    /* the HTTP front end's limits (docs/server.md "Limits") */
     int http_head_timeout;               /* <http_head_timeout> s for a request head; 30 */
     int http_idle_timeout;               /* <http_idle_timeout> s without traffic; 60 */
     int http_body_min_rate;              /* <http_body_min_rate> bytes/s; 100, 0 = off */
@@ -157,7 +157,7 @@ struct vs_project_config {
     int http_max_connections;            /* <http_max_connections>; 0 = from the open-file limit */
     struct vs_config_list trusted_proxy; /* <trusted_proxy> address or prefix, repeatable */
     /* <job_lease_secs> how long a serve instance's job cache holds a result
-     * for itself in the store (issue 17, docs/scale-out.md); 60 */
+     * for itself in the store (docs/scale-out.md); 60 */
     int job_lease_secs;
     /* <sched_writers> the scheduler's writer connections, each with its own
      * group commit; more than 1 needs PostgreSQL (docs/scale-out.md); 1 */
@@ -178,7 +178,7 @@ struct vs_project_config {
     char locality_gen_command[VS_CMD_MAX]; /* <locality_gen><command>: "" = not run */
     int locality_ws_files;                 /* <locality_ws><files>: 0 = not run */
 
-    /* the back-end daemons (issue 6; docs/daemons.md) */
+    /* the back-end daemons (docs/daemons.md) */
     int reliable_priority_on_over;              /* <reliable_priority_on_over> */
     int reliable_priority_on_over_except_error; /* <reliable_priority_on_over_except_error> */
     bool hr_class_static;                       /* <hr_class_static> */

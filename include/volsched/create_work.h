@@ -124,4 +124,14 @@ VS_MUST_CHECK int vs_create_work(const struct vs_project_config *cfg, struct vs_
  */
 VS_MUST_CHECK int vs_create_work_copy(const char *src, const char *dst, bool durable);
 
+/*
+ * Marks the <file_info> named file in the stored workunit document *xml_doc
+ * <sticky/> and <report_on_rpc/> (so the client keeps the file and lists
+ * it in later requests), unless it says so already; *xml_doc (heap, may be
+ * NULL) is replaced. Returns 0, VS_EPARSE when the document is not XML or
+ * has no such <file_info>, VS_ELIMIT when the result would not fit in the
+ * column (cw_sticky.c).
+ */
+VS_MUST_CHECK int vs_cw_mark_sticky(char **xml_doc, const char *file);
+
 #endif

@@ -112,13 +112,12 @@ enum vs_hav_event {
 VS_MUST_CHECK int vs_daemon_hav_event(struct vs_store *s, int64_t hostid, int64_t app_version_id,
                                       int quota, enum vs_hav_event ev, double delay_bound);
 
-/* Removes path and everything under it; a missing path is fine. */
-VS_MUST_CHECK int vs_daemon_rm_tree(const char *path);
-
-/* Copies file src to dst (created or truncated, mode 0644) and fsyncs it. */
+/* Copies file src to dst (mode 0644, through a temporary beside it) and
+ * fsyncs it (vs_fs_copy_file). */
 VS_MUST_CHECK int vs_daemon_copy_file(const char *src, const char *dst, double *out_nbytes);
 
-/* Writes len bytes of data to path (created or truncated) and fsyncs it. */
+/* Writes len bytes of data as path (vs_fs_write_atomic: through a temporary
+ * beside it) and fsyncs it. */
 VS_MUST_CHECK int vs_daemon_write_file(const char *path, const char *data, size_t len);
 
 /* fsyncs directory path, so the names made in it are durable. */

@@ -6,7 +6,8 @@
  * deletes:
  *  - a workunit's input files: each <file_info> of its xml_doc, in the
  *    download hierarchy, with its ".md5" and ".gz" siblings, unless
- *    something else still uses it (issue 34): another workunit whose inputs
+ *    something else still uses it (deleting a shared input broke the
+ *    other jobs that named it): another workunit whose inputs
  *    are not dealt with yet, an app version's file of that name, or, for
  *    the big file F of a locality workunit F__*, work that may still come
  *    (need_work/F, or on-demand generation on without no_work_available/F).

@@ -1,5 +1,5 @@
 /*
- * The file upload handler (issue 6): the project's <upload_url>, which
+ * The file upload handler (the results' way back): the project's <upload_url>, which
  * contains "file_upload_handler" (BOINC-COMPAT: the client tells uploads
  * from downloads by that substring). It speaks BOINC's data server protocol
  * (boinc-protocol.md section 8): a size query (<get_file_size>) answers the
@@ -19,8 +19,8 @@
  * up); store or disk trouble is transient (status 1: the client retries).
  * A finished file is checked against the client's MD5 and fsync'ed before
  * the client hears "0", so an acknowledged upload survives a crash. Files
- * are created mode 0640 (issue 19: outputs are the project's, not the
- * world's).
+ * are created mode 0640 (outputs are the project's, not the world's:
+ * docs/security.md).
  */
 #ifndef VOLSCHED_SERVER_H_UPLOAD_H
 #define VOLSCHED_SERVER_H_UPLOAD_H

@@ -1,5 +1,5 @@
 /*
- * Making client-supplied text safe to log (issue 19): a log line must be one
+ * Making client-supplied text safe to log: a log line must be one
  * line, and a secret must never be written whole.
  *
  *   vs_logsafe_escape   control characters, DEL and '\' become \xNN, so a

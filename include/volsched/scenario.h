@@ -47,7 +47,7 @@ struct vs_scn_project {
     bool workload_sim;           /* seed 000's EDF check of the queue; false */
     bool ignore_delay_bound;     /* no deadline rule at all; false */
     double min_rpc_delay;        /* the server's request delay, seconds; 60 */
-    /* What volunteers run (issue 20). */
+    /* What volunteers run (docs/simulator.md). */
     double ncpus;           /* CPUs each job uses (multi-threaded; < 1 for GPU feeders); 1 */
     int64_t max_concurrent; /* app_config.xml's limit of jobs running at once; 0 = none */
     double est;             /* the server's runtime estimate / the true length; 1 */

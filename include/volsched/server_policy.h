@@ -94,7 +94,7 @@ struct vs_sp_config {
     bool deadline_exempt_empty_queue; /* BOINC's "everyone gets one job"; off by default */
     bool workload_sim;                /* EDF simulation when the request lists queued results */
     /* Protective limits counted by the server, not taken from the client
-     * (issue 19; 0 = off here, the project's config turns them on): */
+     * (docs/security.md; 0 = off here, the project's config turns them on): */
     int host_in_progress_per_cpu; /* results IN_PROGRESS per host, x effective CPUs + GPUs */
     int max_new_hosts_per_day;    /* hosts one account may create in 24 hours */
     struct vs_sp_job_limits limits;

@@ -2,10 +2,11 @@
  * The project server's persistent store: ONE interface of domain operations.
  *
  * Callers (scheduler, transitioner, CLI tools) speak in terms of users, hosts,
- * workunits and results, never SQL. The SQLite backend (store_sqlite*.c) is
- * the default; a PostgreSQL backend can implement the same functions behind
- * the same opaque handle (the URL scheme picks it). The records the
- * operations take and return are in store_types.h.
+ * workunits and results, never SQL. Two backends sit behind the same opaque
+ * handle, and the URL scheme picks one: SQLite (store_sqlite.c, the default)
+ * and PostgreSQL (store_pg*.c, for scale-out). The domain operations are
+ * one code on both (store_db.h). The records the operations take and return
+ * are in store_types.h.
  *
  * Tables, columns and enum values follow BOINC's schema (db/schema.sql,
  * db/boinc_db_types.h) where the protocol, the seeds or BOINC's tools need
@@ -54,9 +55,11 @@ struct vs_store;
 
 /*
  * Opens a store by URL: "sqlite:PATH" (or a bare PATH) for the embedded
- * SQLite store; "postgresql://..." is reserved (VS_EUNSUPPORTED for now).
- * Without VS_STORE_CREATE a missing database is VS_ENOTFOUND. The schema is
- * created or migrated to the current version. The SQLite backend uses WAL,
+ * SQLite store; "postgresql://..." or "postgres://..." (libpq's URI form,
+ * store_pg.c) for PostgreSQL; "postgresql:" without the slashes is
+ * VS_EINVAL. Without VS_STORE_CREATE a missing database is VS_ENOTFOUND.
+ * The schema is created or migrated to the current version. The SQLite
+ * backend uses WAL,
  * synchronous=NORMAL (a committed transaction survives a crash of the
  * process; "?sync=full" at the end of the URL makes it survive power loss
  * too), and prepared statements. log may be NULL; it is borrowed.
@@ -314,7 +317,7 @@ VS_MUST_CHECK int vs_store_results_in_progress(struct vs_store *s, int64_t hosti
 /* Sets *out to true when host hostid has any result of workunit wuid. */
 VS_MUST_CHECK int vs_store_host_has_wu(struct vs_store *s, int64_t hostid, int64_t wuid, bool *out);
 
-/* The host's results IN_PROGRESS (its in-progress cap, issue 19). */
+/* The host's results IN_PROGRESS (its in-progress cap). */
 VS_MUST_CHECK int vs_store_host_count_in_progress(struct vs_store *s, int64_t hostid, int64_t *out);
 /* The user's hosts created after since (new hosts per account per day). */
 VS_MUST_CHECK int vs_store_user_count_new_hosts(struct vs_store *s, int64_t userid, int64_t since,
@@ -349,7 +352,7 @@ VS_MUST_CHECK int vs_store_jobs_unsent(struct vs_store *s, const struct vs_job_k
 
 /*
  * The same scan for the job cache of one of several `volsched serve` on one
- * store (issue 17): results leased by another owner whose lease runs past
+ * store: results leased by another owner whose lease runs past
  * now are passed over (owner is this instance's lease owner id; results it
  * leases itself, never leased ones and expired leases pass). The plain scan
  * above does not look at leases.
@@ -359,7 +362,7 @@ VS_MUST_CHECK int vs_store_jobs_leasable(struct vs_store *s, const struct vs_job
                                          void *ctx, struct vs_job_key *out_last);
 
 /*
- * The job cache's lease (issue 17), in ONE transaction: each result ids[i]
+ * The job cache's lease (several serve on one store), in ONE transaction: each result ids[i]
  * that is still UNSENT and free for owner (leased by owner already, never
  * leased, or its lease ended at or before now) becomes leased by owner
  * until `until` (seconds); out_leased[i] says which (*out_n, may be NULL,
@@ -499,9 +502,9 @@ struct vs_claim {
     /* The daily quota (0: none): refuse it when the host's n_jobs_today of
      * app_version_id is at day_quota; a claim adds one to that count. Both
      * in the claim, so parallel requests of one host cannot pass the quota
-     * together (issue 19). */
+     * together. */
     int day_quota;
-    /* The claiming instance's job-cache lease owner (issue 17; 0: none). A
+    /* The claiming instance's job-cache lease owner (0: none). A
      * result another owner leases past now is refused (claimed = false). */
     int64_t lease_owner;
     bool claimed; /* out: true if this call moved it from UNSENT to IN_PROGRESS */
@@ -546,7 +549,7 @@ struct vs_resend_item {
 VS_MUST_CHECK int vs_store_results_resend(struct vs_store *s, int64_t hostid, int64_t now,
                                           const struct vs_resend_item *items, size_t n);
 
-/* What a client reported about one result (scheduler, issue 6). */
+/* What a client reported about one result (scheduler). */
 struct vs_result_report {
     char name[VS_NAME_MAX];
     int client_state;
@@ -627,7 +630,7 @@ VS_MUST_CHECK int vs_store_results_to_delete(struct vs_store *s, int limit, vs_s
 VS_MUST_CHECK int vs_store_file_delete_retry(struct vs_store *s, int64_t *out_n);
 
 /*
- * Input files in use (schema v6; issue 34: the file deleter removed inputs
+ * Input files in use (schema v6, because the file deleter removed inputs
  * other jobs and app versions still named). Every workunit insert
  * (vs_store_workunit_add and its near and bulk forms) records the names of
  * the <file_info>s of its xml_doc in the same transaction as the row (table

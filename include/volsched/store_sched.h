@@ -61,7 +61,7 @@ bool vs_store_sched_parallel(struct vs_store *s);
 VS_MUST_CHECK int vs_store_leader(struct vs_store *s, const char *role, bool *out_leader);
 
 /*
- * BOINC's `--mod N I` (issue 17): from now on the daemons' queues read
+ * BOINC's `--mod N I` (several serve on one store): from now on the daemons' queues read
  * through this handle (vs_store_wus_to_transition, vs_store_wus_in_queue,
  * vs_store_results_to_delete) keep only the rows with id % n == i, so that
  * n instances of a daemon, each with its own i, share the work without a

@@ -334,3 +334,18 @@ void vs_cli_progress_cb(void *ctx, double frac)
         fprintf(stderr, "\n");
     fflush(stderr);
 }
+
+int vs_cli_getopt_only(const char *cmd, int argc, char **argv, const struct vs_cli_opt *opts,
+                       size_t n_opts, void (*usage)(FILE *))
+{
+    int next;
+    int st = vs_cli_getopt(cmd, argc, argv, opts, n_opts, usage, &next);
+    if (st != VS_CLI_GO)
+        return st;
+    if (next != argc) {
+        fprintf(stderr, "volsched %s: unexpected argument '%s'\n", cmd, argv[next]);
+        usage(stderr);
+        return VS_EXIT_USAGE;
+    }
+    return VS_CLI_GO;
+}

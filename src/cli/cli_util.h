@@ -76,6 +76,12 @@ struct vs_cli_opt {
 int vs_cli_getopt(const char *cmd, int argc, char **argv, const struct vs_cli_opt *opts,
                   size_t n_opts, void (*usage)(FILE *), int *out_next);
 
+/* vs_cli_getopt for a command that takes options only: an operand prints
+ * "volsched CMD: unexpected argument 'ARG'" and usage to stderr and
+ * returns VS_EXIT_USAGE. */
+int vs_cli_getopt_only(const char *cmd, int argc, char **argv, const struct vs_cli_opt *opts,
+                       size_t n_opts, void (*usage)(FILE *));
+
 /* One option for vs_cli_exact_next(): its name (without dashes), how many
  * arguments follow it (0 to 3), and the caller's id for it. */
 struct vs_cli_xopt {

@@ -16,6 +16,7 @@
 #include "volsched/alloc.h"
 #include "volsched/buf.h"
 #include "volsched/cw_stage.h"
+#include "volsched/fs.h"
 #include "volsched/layout.h"
 #include "volsched/locality.h"
 #include "volsched/md5.h"
@@ -55,7 +56,9 @@ static void usage(FILE *f)
                "                  hold FILE; needs <locality_scheduling/> in config.xml),\n"
                "                  lite = prefer hosts holding a job's sticky input, none\n"
                "                  (the default for a new app; an existing app keeps its mode\n"
-               "                  unless this is given)\n"
+               "                  unless this is given). Given for a version already\n"
+               "                  registered, it changes the app's mode and leaves the\n"
+               "                  version as it is\n"
                "  --follow-symlinks  a FILE may be or pass through a symbolic link\n"
                "                  (refused by default: what it points to would be signed\n"
                "                  and published)\n"
@@ -106,34 +109,8 @@ static int copy_file(const char *src, bool follow, const char *dst, mode_t mode)
     int rc0 = vs_cw_open_input(src, follow, &in, link, sizeof(link));
     if (rc0)
         return rc0;
-    char tmp[VS_PATH_MAX + 32];
-    snprintf(tmp, sizeof(tmp), "%s.tmp%d", dst, (int)getpid());
-    int out = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
-    if (out < 0) {
-        int e = -errno;
-        close(in);
-        return e;
-    }
-    char buf[65536];
-    ssize_t r;
-    int rc = 0;
-    while (rc == 0 && (r = read(in, buf, sizeof(buf))) != 0) {
-        if (r < 0) {
-            rc = errno == EINTR ? 0 : -errno;
-            continue;
-        }
-        if (write(out, buf, (size_t)r) != r)
-            rc = VS_EIO;
-    }
-    if (rc == 0 && fsync(out) != 0)
-        rc = -errno;
+    int rc = vs_fs_copy_fd(in, dst, mode, VS_FS_DURABLE | VS_FS_PID_TMP, NULL);
     close(in);
-    if (close(out) != 0 && rc == 0)
-        rc = VS_EIO;
-    if (rc == 0 && rename(tmp, dst) != 0)
-        rc = -errno;
-    if (rc)
-        unlink(tmp);
     return rc;
 }
 
@@ -158,6 +135,35 @@ static int default_templates(const struct vs_project_config *cfg, const char *ap
             return VS_EIO;
         (*out_n)++;
     }
+    return 0;
+}
+
+static const char *mode_name(int mode)
+{
+    return mode == VS_LOC_APP_FULL   ? "full"
+           : mode == VS_LOC_APP_LITE ? "lite"
+           : mode == VS_LOC_APP_NONE ? "none"
+                                     : "?";
+}
+
+/* Whether version (vnum, plan_class) of app appid for platformid is in the
+ * store already (into *out_exists); 0 or the store's error. */
+static int version_exists(struct vs_store *s, int64_t appid, int64_t platformid, int vnum,
+                          const char *plan_class, bool *out_exists)
+{
+    struct vs_catalog cat;
+    memset(&cat, 0, sizeof(cat));
+    int rc = vs_store_catalog_load(s, &cat);
+    if (rc)
+        return rc;
+    bool found = false;
+    for (size_t i = 0; i < cat.napp_versions && !found; i++) {
+        const struct vs_app_version *v = &cat.app_versions[i];
+        found = v->appid == appid && v->platformid == platformid && v->version_num == vnum &&
+                strcmp(v->plan_class, plan_class) == 0;
+    }
+    vs_catalog_cleanup(&cat);
+    *out_exists = found;
     return 0;
 }
 
@@ -352,6 +358,8 @@ static int app_add(int argc, char **argv)
         goto store_fail;
     struct vs_app app;
     memset(&app, 0, sizeof(app));
+    int old_mode = -1; /* the mode --locality replaced, or -1 */
+    bool had_version = false;
     rc = vs_store_app_by_name(s, name, &app);
     if (rc == VS_ENOTFOUND) {
         if (vs_strlcpy(app.name, name, sizeof(app.name)) ||
@@ -364,6 +372,7 @@ static int app_add(int argc, char **argv)
             rc = vs_store_app_add(s, &app);
         }
     } else if (rc == 0 && loc_mode >= 0 && app.locality_scheduling != loc_mode) {
+        old_mode = app.locality_scheduling;
         app.locality_scheduling = loc_mode;
         rc = vs_store_app_update(s, &app);
     }
@@ -379,7 +388,13 @@ static int app_add(int argc, char **argv)
                 rc = vs_store_platform_add(s, &plat);
         }
     }
-    if (rc == 0) {
+    /* docs/locality.md: --locality may be given again, with the same
+     * version, to change the mode of an app already registered; the version
+     * itself is then left as it is. Without --locality a second add of a
+     * version is still an error. */
+    if (rc == 0 && loc_mode >= 0 && app.id > 0 && plat.id > 0)
+        rc = version_exists(s, app.id, plat.id, vnum, plan_class, &had_version);
+    if (rc == 0 && !had_version) {
         av.appid = app.id;
         av.platformid = plat.id;
         av.version_num = vnum;
@@ -404,6 +419,20 @@ store_fail:
     }
     if (rc) {
         fprintf(stderr, "volsched app add: store: %s\n", vs_strerror(rc));
+        goto out;
+    }
+    if (had_version) {
+        if (old_mode >= 0)
+            printf("app %s: locality %s (was %s); version %d (%s%s%s) already registered, "
+                   "left as it is\n",
+                   name, mode_name(loc_mode), mode_name(old_mode), vnum, platform,
+                   plan_class[0] ? ", " : "", plan_class);
+        else
+            printf("app %s: locality already %s; version %d (%s%s%s) already registered, "
+                   "left as it is\n",
+                   name, mode_name(loc_mode), vnum, platform, plan_class[0] ? ", " : "",
+                   plan_class);
+        status = VS_EXIT_OK;
         goto out;
     }
     int ntemplates = 0;

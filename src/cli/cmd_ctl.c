@@ -64,16 +64,11 @@ int vs_cmd_stop(int argc, char **argv)
         {.name = "project", .str = &project},
         {.name = "kill", .flag = &kill_too},
     };
-    int next;
-    int st = vs_cli_getopt("stop", argc, argv, opts, sizeof(opts) / sizeof(opts[0]), usage, &next);
+    int st = vs_cli_getopt_only("stop", argc, argv, opts, sizeof(opts) / sizeof(opts[0]), usage);
     if (st != VS_CLI_GO)
         return st;
     struct vs_project_config cfg;
     struct vs_store *s;
-    if (next != argc) {
-        usage(stderr);
-        return VS_EXIT_USAGE;
-    }
     if (!vs_cli_open_project("stop", project, &cfg, &s))
         return VS_EXIT_FAIL;
     vs_store_close(s);
@@ -103,14 +98,9 @@ int vs_cmd_start(int argc, char **argv)
         {.name = "listen", .str = &listen},
         {.name = "no-serve", .flag = &no_serve},
     };
-    int next;
-    int st = vs_cli_getopt("start", argc, argv, opts, sizeof(opts) / sizeof(opts[0]), usage, &next);
+    int st = vs_cli_getopt_only("start", argc, argv, opts, sizeof(opts) / sizeof(opts[0]), usage);
     if (st != VS_CLI_GO)
         return st;
-    if (next != argc) {
-        usage(stderr);
-        return VS_EXIT_USAGE;
-    }
     struct vs_project_config cfg;
     struct vs_store *s;
     if (!vs_cli_open_project("start", project, &cfg, &s))

@@ -9,6 +9,7 @@
 #include "cli_util.h"
 #include "cmd.h"
 #include "volsched/buf.h"
+#include "volsched/fs.h"
 #include "volsched/layout.h"
 #include "volsched/loc_dirs.h"
 #include "volsched/ops_auth.h"
@@ -65,24 +66,6 @@ static int non_empty(const char *dir)
     }
     closedir(d);
     return found;
-}
-
-static int mkdir_p(const char *path, mode_t mode)
-{
-    char tmp[VS_PATH_MAX];
-    if (vs_strlcpy(tmp, path, sizeof(tmp)) != 0)
-        return VS_ELIMIT;
-    for (char *p = tmp + 1; *p; p++) {
-        if (*p != '/')
-            continue;
-        *p = '\0';
-        if (mkdir(tmp, 0755) != 0 && errno != EEXIST)
-            return -errno;
-        *p = '/';
-    }
-    if (mkdir(tmp, mode) != 0 && errno != EEXIST)
-        return -errno;
-    return 0;
 }
 
 static int write_file(const char *dir, const char *name, const char *text, bool keep_existing)
@@ -166,7 +149,7 @@ int vs_cmd_init(int argc, char **argv)
     }
 
     struct vs_project_config cfg;
-    int rc = mkdir_p(dir, 0755);
+    int rc = vs_fs_mkdir_p(dir, 0755);
     /* --force keeps the operator's config.xml: its edits are the project. */
     char cfgpath[VS_PATH_MAX + 16];
     snprintf(cfgpath, sizeof(cfgpath), "%s/config.xml", dir);
@@ -192,7 +175,7 @@ int vs_cmd_init(int argc, char **argv)
     for (size_t i = 0; i < sizeof(subdirs) / sizeof(subdirs[0]) && rc == 0; i++) {
         char p[VS_PATH_MAX + 16];
         snprintf(p, sizeof(p), "%s/%s", cfg.dir, subdirs[i]);
-        rc = mkdir_p(p, 0755);
+        rc = vs_fs_mkdir_p(p, 0755);
     }
     if (rc == 0)
         rc = vs_loc_dirs_create(cfg.dir);

@@ -162,16 +162,9 @@ int vs_cmd_status(int argc, char **argv)
         {.name = "json", .flag = &json},
         {.name = "broadcast-results", .flag = &bcast},
     };
-    int next;
-    int st =
-        vs_cli_getopt("status", argc, argv, opts, sizeof(opts) / sizeof(opts[0]), usage, &next);
+    int st = vs_cli_getopt_only("status", argc, argv, opts, sizeof(opts) / sizeof(opts[0]), usage);
     if (st != VS_CLI_GO)
         return st;
-    if (next != argc) {
-        fprintf(stderr, "volsched status: unexpected argument '%s'\n", argv[next]);
-        usage(stderr);
-        return VS_EXIT_USAGE;
-    }
     struct vs_project_config cfg;
     struct vs_store *s;
     if (!vs_cli_open_project("status", project, &cfg, &s))

@@ -170,15 +170,10 @@ int vs_cmd_wu_check(int argc, char **argv)
         {.name = "project", .str = &project},
         {.name = "repair", .str = &repair_dir},
     };
-    int next;
     int st =
-        vs_cli_getopt("wu_check", argc, argv, opts, sizeof(opts) / sizeof(opts[0]), usage, &next);
+        vs_cli_getopt_only("wu_check", argc, argv, opts, sizeof(opts) / sizeof(opts[0]), usage);
     if (st != VS_CLI_GO)
         return st;
-    if (next != argc) {
-        usage(stderr);
-        return VS_EXIT_USAGE;
-    }
     struct vs_project_config cfg;
     struct vs_store *s;
     if (!vs_cli_open_project("wu_check", project, &cfg, &s))

@@ -31,6 +31,7 @@
 
 #include "client/proc_int.h"
 #include "volsched/client.h"
+#include "volsched/fs.h"
 #include "volsched/sign.h"
 
 #define AV_ROOT "app_versions"
@@ -57,7 +58,7 @@ int vs_client_av_remove_project(struct vs_client *c, size_t p)
     if (!vs_client_safe_name(esc) || esc[0] == '.')
         return VS_EINVAL;
     int rc = vs_client_path(c, path, sizeof(path), AV_ROOT "/%s", esc);
-    return rc ? rc : vs_client_rmtree(path);
+    return rc ? rc : vs_fs_rm_tree(path);
 }
 
 static bool av_has_file(const struct cl_app_version *av, const char *name)
@@ -85,7 +86,7 @@ static void prune(const char *dir, const struct cl_app_version *av)
             continue;
         struct stat st;
         if (lstat(sub, &st) == 0 && S_ISDIR(st.st_mode))
-            (void)vs_client_rmtree(sub);
+            (void)vs_fs_rm_tree(sub);
         else
             (void)unlink(sub);
     }
@@ -114,7 +115,7 @@ static int install(const char *src, const char *dst, bool executable)
         return VS_ELIMIT;
     (void)unlink(tmp);
     if (link(src, tmp) != 0) {
-        int rc = vs_client__copy_file(src, tmp);
+        int rc = vs_fs_copy_file(src, tmp, 0644, 0, NULL);
         if (rc) {
             (void)unlink(tmp);
             return rc;
@@ -150,7 +151,7 @@ int vs_client_av_prepare(struct vs_client *c, const struct cl_app_version *av, c
         snprintf(why, why_size, "the project's code-signing key is malformed");
         return VS_EAUTH;
     }
-    rc = vs_client_mkdirs(dir);
+    rc = vs_fs_mkdir_p(dir, 0755);
     if (rc == 0 && chmod(dir, 0755) != 0)
         rc = -errno;
     if (rc) {

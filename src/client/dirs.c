@@ -14,6 +14,7 @@
 
 #include "volsched/alloc.h"
 #include "volsched/client.h"
+#include "volsched/fs.h"
 #include "volsched/rng.h"
 #include "volsched/str.h"
 #include "volsched/xml.h"
@@ -129,59 +130,15 @@ int vs_client_project_dir(const struct vs_client *c, size_t p, char *out, size_t
     return vs_client_path(c, out, size, "projects/%s", esc);
 }
 
-static int write_atomic_mode(const char *path, const char *data, size_t len, bool durable,
-                             mode_t mode)
-{
-    char tmp[VS_CLIENT_PATH_MAX + 8];
-    int n = snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-    if (n < 0 || (size_t)n >= sizeof(tmp))
-        return VS_ELIMIT;
-    /* a stale tmp of another mode (or a link planted there) is not reused */
-    (void)unlink(tmp);
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
-    if (fd < 0)
-        return -errno;
-    size_t off = 0;
-    while (off < len) {
-        ssize_t w = write(fd, data + off, len - off);
-        if (w < 0) {
-            if (errno == EINTR)
-                continue;
-            int e = -errno;
-            close(fd);
-            unlink(tmp);
-            return e;
-        }
-        off += (size_t)w;
-    }
-    if (durable && fsync(fd) != 0) {
-        int e = -errno;
-        close(fd);
-        unlink(tmp);
-        return e;
-    }
-    if (close(fd) != 0) {
-        int e = -errno;
-        unlink(tmp);
-        return e;
-    }
-    if (rename(tmp, path) != 0) {
-        int e = -errno;
-        unlink(tmp);
-        return e;
-    }
-    return 0;
-}
-
 int vs_client_write_atomic(const char *path, const char *data, size_t len, bool durable)
 {
-    return write_atomic_mode(path, data, len, durable, 0644);
+    return vs_fs_write_atomic(path, data, len, 0644, durable ? VS_FS_DURABLE : 0);
 }
 
 int vs_client_write_private(const char *path, const char *data, size_t len, bool durable)
 {
     /* the file holds the account key: the owner's only, as BOINC writes it */
-    return write_atomic_mode(path, data, len, durable, 0600);
+    return vs_fs_write_atomic(path, data, len, 0600, durable ? VS_FS_DURABLE : 0);
 }
 
 int vs_client_read_file(const char *path, size_t max, struct vs_buf *out)
@@ -207,67 +164,6 @@ int vs_client_read_file(const char *path, size_t max, struct vs_buf *out)
     if (rc == 0 && !out->data)
         rc = vs_buf_puts(out, "");
     return rc;
-}
-
-int vs_client_mkdirs(const char *path)
-{
-    char tmp[VS_CLIENT_PATH_MAX];
-    if (vs_strlcpy(tmp, path, sizeof(tmp)))
-        return VS_ELIMIT;
-    for (char *p = tmp + 1; *p; p++) {
-        if (*p != '/')
-            continue;
-        *p = '\0';
-        if (mkdir(tmp, 0755) != 0 && errno != EEXIST)
-            return -errno;
-        *p = '/';
-    }
-    if (mkdir(tmp, 0755) != 0 && errno != EEXIST)
-        return -errno;
-    return 0;
-}
-
-static int rmtree_depth(const char *path, int depth)
-{
-    if (depth > 16)
-        return VS_ELIMIT;
-    DIR *d = opendir(path);
-    if (!d) {
-        if (errno == ENOENT)
-            return 0;
-        if (errno == ENOTDIR)
-            return unlink(path) == 0 ? 0 : -errno;
-        return -errno;
-    }
-    struct dirent *e;
-    int rc = 0;
-    while ((e = readdir(d)) != NULL) {
-        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-            continue;
-        char sub[VS_CLIENT_PATH_MAX];
-        int n = snprintf(sub, sizeof(sub), "%s/%s", path, e->d_name);
-        if (n < 0 || (size_t)n >= sizeof(sub)) {
-            rc = VS_ELIMIT;
-            continue;
-        }
-        struct stat st;
-        if (lstat(sub, &st) == 0 && S_ISDIR(st.st_mode)) {
-            /* a read-only directory (an app version's, appdir.c) is ours to empty */
-            if ((st.st_mode & S_IRWXU) != S_IRWXU)
-                (void)chmod(sub, st.st_mode | S_IRWXU);
-            rc = rmtree_depth(sub, depth + 1) ? VS_EIO : rc;
-        } else if (unlink(sub) != 0)
-            rc = -errno;
-    }
-    closedir(d);
-    if (rmdir(path) != 0 && errno != ENOENT)
-        rc = -errno;
-    return rc;
-}
-
-int vs_client_rmtree(const char *path)
-{
-    return rmtree_depth(path, 0);
 }
 
 int vs_client_lock(struct vs_client *c)
@@ -446,24 +342,30 @@ void vs_client_share_from_prefs(struct vs_client *c, size_t p)
 {
     /* BOINC-COMPAT: the resource share is in the account's project preferences */
     struct cl_project *pr = &c->projects[p];
-    const char *s = pr->project_prefs ? strstr(pr->project_prefs, "<resource_share>") : NULL;
-    if (!s)
+    if (!pr->project_prefs)
         return;
-    char num[64];
-    const char *t = s + 16;
-    size_t n = strcspn(t, "<");
-    while (n > 0 && isspace((unsigned char)*t)) {
-        t++;
-        n--;
+    /* the preferences as the project sent them: read with the XML module,
+     * and a document it refuses has no share to take */
+    struct vs_arena a;
+    vs_arena_init(&a, 4096);
+    struct vs_xml_doc doc;
+    const struct vs_xml_node *rs = NULL;
+    if (vs_xml_parse(pr->project_prefs, strlen(pr->project_prefs), NULL, 0, &a, &doc, NULL) == 0)
+        rs = vs_xml_child(doc.root, "resource_share");
+    if (!rs) {
+        vs_arena_cleanup(&a);
+        return;
     }
-    while (n > 0 && isspace((unsigned char)t[n - 1]))
-        n--;
+    const char *t = vs_xml_text_trim(rs, &a);
+    size_t n = strlen(t);
+    char num[64];
     if (n >= sizeof(num)) {
+        vs_arena_cleanup(&a);
         vs_client_msg(c, (long)p, 2, "Ignoring resource share: %zu characters, not a number", n);
         return;
     }
-    memcpy(num, t, n);
-    num[n] = '\0';
+    memcpy(num, t, n + 1);
+    vs_arena_cleanup(&a);
     double v;
     /* BOINC-COMPAT: 0 is accepted: a backup project, given work only when
      * the others cannot keep a CPU busy */

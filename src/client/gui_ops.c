@@ -9,6 +9,7 @@
 #include "client/gui_rpc_int.h"
 #include "volsched/alloc.h"
 #include "volsched/client.h"
+#include "volsched/fs.h"
 #include "volsched/xml.h"
 
 static void w_project(struct vs_xml_writer *w, const struct vs_client *c, size_t p)
@@ -234,9 +235,9 @@ int vs_client_attach(struct vs_client *c, const char *url, const char *auth, boo
         vs_client_drop_project(c, p);
         return rc;
     }
-    (void)vs_client_rmtree(dir); /* BOINC-COMPAT: a stale project dir is cleaned out */
+    (void)vs_fs_rm_tree(dir); /* BOINC-COMPAT: a stale project dir is cleaned out */
     (void)vs_client_av_remove_project(c, p);
-    (void)vs_client_mkdirs(dir);
+    (void)vs_fs_mkdir_p(dir, 0755);
     rc = vs_client_write_account(c, p);
     if (rc) {
         vs_client_drop_project(c, p);

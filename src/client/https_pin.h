@@ -1,6 +1,6 @@
 /*
  * A project that had https is never sent a request over http again
- * (issue 34): once its master URL is https, or a scheduler URL its master
+ * (a middleman could strip it): once its master URL is https, or a scheduler URL its master
  * page named was https, an http scheduler or upload URL is refused with a
  * message, so a middleman who rewrites a plain master page (or a reply) to
  * name an http URL gets no account key and no output. The pin is the

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "volsched/client.h"
+#include "volsched/fs.h"
 
 #define FETCH_CHECK_PERIOD 60.0 /* the policy step runs at least this often */
 #define QUIT_WAIT_EXTRA    5.0  /* after <quit/> + the quit timeout, before SIGKILL of all */
@@ -142,7 +143,7 @@ int vs_client_run(struct vs_client *c)
     }
     char slots[VS_CLIENT_PATH_MAX];
     if (vs_client_path(c, slots, sizeof(slots), "slots") == 0)
-        (void)vs_client_mkdirs(slots);
+        (void)vs_fs_mkdir_p(slots, 0755);
     if ((rc = vs_client_gui_check(c)) != 0)
         return rc;
     vs_client_net_global_init();

@@ -9,9 +9,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "volsched/client.h"
 #include "client/https_pin.h"
 #include "volsched/alloc.h"
+#include "volsched/client.h"
 #include "volsched/proto.h"
 
 #define MASTER_MAX_BYTES (1u << 20)

@@ -20,9 +20,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "volsched/client.h"
 #include "client/https_pin.h"
 #include "volsched/alloc.h"
+#include "volsched/client.h"
 
 #define CONNECT_TIMEOUT_S 10L
 #define NET_MAX_WAITFDS   64

@@ -10,6 +10,7 @@
 
 #include "volsched/alloc.h"
 #include "volsched/client.h"
+#include "volsched/prefs.h"
 #include "volsched/xml.h"
 
 void vs_client_prefs_default(struct cl_prefs *p)
@@ -61,20 +62,40 @@ static void set_bool(const struct vs_xml_node *root, const char *name, bool *out
         *out = v;
 }
 
-static void apply_global(struct vs_client *c, const struct vs_xml_node *g, const char *file)
+/* Preference i of g into *out if it is given and in [min, max]; else a
+ * message (when given) and *out unchanged. */
+static void take_num(const struct vs_gprefs *g, enum vs_gpref i, double min, double max,
+                     double *out, struct vs_client *c, const char *file)
 {
-    set_num(g, "work_buf_min_days", 0, 10, &c->prefs.work_buf_min_days, c, file);
-    set_num(g, "work_buf_additional_days", 0, 10, &c->prefs.work_buf_additional_days, c, file);
-    set_num(g, "cpu_scheduling_period_minutes", 0.001, 1e4, &c->prefs.cpu_scheduling_period_minutes,
-            c, file);
-    set_bool(g, "leave_apps_in_memory", &c->prefs.leave_apps_in_memory);
-    set_num(g, "max_ncpus_pct", 0, 100, &c->prefs.max_ncpus_pct, c, file);
-    set_num(g, "cpu_usage_limit", 0, 100, &c->prefs.cpu_usage_limit, c, file);
-    set_num(g, "disk_interval", 0, 1e6, &c->prefs.disk_interval, c, file);
+    if (!(g->have >> i & 1u))
+        return;
+    double v = g->v[i];
+    if (!vs_gprefs_ok(g, i) || v < min || v > max) {
+        vs_client_msg(c, -1, 2, "%s: <%s> must be a number in [%g, %g]; ignored", file,
+                      vs_gpref_name(i), min, max);
+        return;
+    }
+    *out = v;
+}
+
+static void apply_global(struct vs_client *c, const struct vs_xml_node *root, const char *file)
+{
+    struct vs_gprefs g;
+    vs_gprefs_from_node(root, &g);
+    struct cl_prefs *p = &c->prefs;
+    take_num(&g, VS_GP_WORK_BUF_MIN_DAYS, 0, 10, &p->work_buf_min_days, c, file);
+    take_num(&g, VS_GP_WORK_BUF_ADDITIONAL_DAYS, 0, 10, &p->work_buf_additional_days, c, file);
+    take_num(&g, VS_GP_CPU_SCHEDULING_PERIOD_MINUTES, 0.001, 1e4, &p->cpu_scheduling_period_minutes,
+             c, file);
+    if (vs_gprefs_ok(&g, VS_GP_LEAVE_APPS_IN_MEMORY))
+        p->leave_apps_in_memory = g.v[VS_GP_LEAVE_APPS_IN_MEMORY] != 0;
+    take_num(&g, VS_GP_MAX_NCPUS_PCT, 0, 100, &p->max_ncpus_pct, c, file);
+    take_num(&g, VS_GP_CPU_USAGE_LIMIT, 0, 100, &p->cpu_usage_limit, c, file);
+    take_num(&g, VS_GP_DISK_INTERVAL, 0, 1e6, &p->disk_interval, c, file);
     /* BOINC-COMPAT: the disk limits (0 turns the first two off) */
-    set_num(g, "disk_max_used_gb", 0, 1e9, &c->prefs.disk_max_used_gb, c, file);
-    set_num(g, "disk_max_used_pct", 0, 100, &c->prefs.disk_max_used_pct, c, file);
-    set_num(g, "disk_min_free_gb", 0, 1e9, &c->prefs.disk_min_free_gb, c, file);
+    take_num(&g, VS_GP_DISK_MAX_USED_GB, 0, 1e9, &p->disk_max_used_gb, c, file);
+    take_num(&g, VS_GP_DISK_MAX_USED_PCT, 0, 100, &p->disk_max_used_pct, c, file);
+    take_num(&g, VS_GP_DISK_MIN_FREE_GB, 0, 1e9, &p->disk_min_free_gb, c, file);
 }
 
 /* Parses one file; returns false when it is missing. */

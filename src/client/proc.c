@@ -29,6 +29,7 @@
 #include "client/proc_int.h"
 #include "volsched/alloc.h"
 #include "volsched/client.h"
+#include "volsched/fs.h"
 #include "volsched/md5.h"
 #include "volsched/xml.h"
 
@@ -48,7 +49,7 @@ void vs_client_slot_clean(struct vs_client *c, int slot)
 {
     char path[VS_CLIENT_PATH_MAX];
     if (vs_client_path(c, path, sizeof(path), "slots/%d", slot) == 0)
-        (void)vs_client_rmtree(path);
+        (void)vs_fs_rm_tree(path);
 }
 
 int vs_client__slot_path(const struct vs_client *c, int slot, const char *name, char *out,
@@ -221,31 +222,6 @@ static int write_init_data(struct vs_client *c, struct cl_result *r, const struc
     return rc;
 }
 
-int vs_client__copy_file(const char *from, const char *to)
-{
-    FILE *in = fopen(from, "rb");
-    if (!in)
-        return -errno;
-    FILE *out = fopen(to, "wb");
-    if (!out) {
-        int e = -errno;
-        fclose(in);
-        return e;
-    }
-    char buf[65536];
-    size_t n;
-    int rc = 0;
-    while ((n = fread(buf, 1, sizeof(buf), in)) > 0)
-        if (fwrite(buf, 1, n, out) != n) {
-            rc = errno == ENOSPC ? -ENOSPC : VS_EIO;
-            break;
-        }
-    fclose(in);
-    if (fclose(out) != 0 && rc == 0)
-        rc = -errno;
-    return rc;
-}
-
 /* One slot entry (section 2.4): a soft-link text file, or a copy. dir is the
  * directory that holds the file (the project's, or for an app version's
  * files its verified directory, appdir.c), rel the same seen from the slot. */
@@ -263,7 +239,7 @@ static int setup_file(struct vs_client *c, const struct cl_result *r, const stru
             return 0; /* copied back after the app exits */
         /* a copy of a read-only app file is the app's to change */
         (void)unlink(link);
-        rc = vs_client__copy_file(phys, link);
+        rc = vs_fs_copy_file(phys, link, 0644, 0, NULL);
         return rc == 0 && chmod(link, 0755) != 0 ? -errno : rc;
     }
     char text[VS_CLIENT_PATH_MAX];
@@ -386,7 +362,7 @@ int vs_client_task_start(struct vs_client *c, size_t ri)
     char sdir[VS_CLIENT_PATH_MAX], path[VS_CLIENT_PATH_MAX];
     rc = vs_client_path(c, sdir, sizeof(sdir), "slots/%d", r->slot);
     if (rc == 0)
-        rc = vs_client_mkdirs(sdir);
+        rc = vs_fs_mkdir_p(sdir, 0755);
     if (rc)
         goto fail;
     if (vs_client__slot_path(c, r->slot, "boinc_temporary_exit", path, sizeof(path)) == 0)

@@ -29,7 +29,6 @@ bool vs_client__ch_send(struct cl_result *r, size_t off, const char *msg);
 /* Takes the message of channel off if its flag is set; true if one was there. */
 bool vs_client__ch_recv(struct cl_result *r, size_t off, char *out, size_t size);
 void vs_client__shm_unmap(struct cl_result *r);
-int vs_client__copy_file(const char *from, const char *to);
 /* SIGKILL to pid and its descendants (from /proc; never by process group). */
 void vs_client__kill_tree(pid_t pid);
 /* A task is over for good: state, exit status, the report's stderr, slot freed. */

@@ -11,6 +11,7 @@
 
 #include "volsched/alloc.h"
 #include "volsched/client.h"
+#include "volsched/fs.h"
 
 char *vs_client_strdup(const char *s)
 {
@@ -431,7 +432,7 @@ void vs_client_drop_project(struct vs_client *c, size_t p)
         }
     char path[VS_CLIENT_PATH_MAX], esc[512];
     if (vs_client_project_dir(c, p, path, sizeof(path)) == 0)
-        (void)vs_client_rmtree(path);
+        (void)vs_fs_rm_tree(path);
     (void)vs_client_av_remove_project(c, p);
     vs_client_escape_url(c->projects[p].master_url, esc, sizeof(esc));
     static const char *const per_project[][2] = {

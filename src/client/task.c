@@ -18,6 +18,7 @@
 #include "client/proc_int.h"
 #include "volsched/alloc.h"
 #include "volsched/client.h"
+#include "volsched/fs.h"
 #include "volsched/md5.h"
 
 /* ---------------------------------------------------------------- exit */
@@ -144,7 +145,7 @@ static const char *check_outputs(struct vs_client *c, struct cl_result *r, char 
                 /* a new file renamed into place: never a write into the
                  * bytes of a file another name (a link) shares */
                 (void)unlink(tmp);
-                int rc = vs_client__copy_file(slotf, tmp);
+                int rc = vs_fs_copy_file(slotf, tmp, 0644, 0, NULL);
                 if (rc == 0 && rename(tmp, phys) != 0)
                     rc = -errno;
                 if (rc) {

@@ -28,6 +28,7 @@
 #include "client/https_pin.h"
 #include "volsched/alloc.h"
 #include "volsched/client.h"
+#include "volsched/fs.h"
 #include "volsched/md5.h"
 #include "volsched/proto.h"
 #include "volsched/sign.h"
@@ -200,7 +201,7 @@ out:
 static void download(struct vs_client *c, struct cl_file *f)
 {
     char path[VS_CLIENT_PATH_MAX + 300], dir[VS_CLIENT_PATH_MAX];
-    if (vs_client_project_dir(c, f->project, dir, sizeof(dir)) || vs_client_mkdirs(dir) ||
+    if (vs_client_project_dir(c, f->project, dir, sizeof(dir)) || vs_fs_mkdir_p(dir, 0755) ||
         file_path(c, f, path, sizeof(path))) {
         transient(c, f, "download", "cannot create the project directory");
         return;

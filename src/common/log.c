@@ -111,7 +111,7 @@ void vs_log_write(const struct vs_log *lg, enum vs_log_level level, const char *
         vsnprintf(line + n, sizeof(line) - (size_t)n, fmt, ap);
     va_end(ap);
     /* A client's string may carry a newline or a terminal escape: escaped
-     * here, so no message can forge a line (issue 19). */
+     * here, so no message can forge a line. */
     if ((size_t)n < sizeof(line))
         vs_logsafe_escape_inplace(line + n, sizeof(line) - (size_t)n);
     size_t len = strlen(line);

@@ -21,7 +21,7 @@ void vs_project_config_init(struct vs_project_config *cfg)
     memset(cfg, 0, sizeof(*cfg));
     cfg->uldl_dir_fanout = VS_DEFAULT_FANOUT;
     vs_sp_config_defaults(&cfg->policy);
-    /* Protective defaults (issue 19, docs/security.md): a project is safe
+    /* Protective defaults (docs/security.md): a project is safe
      * from one hoarding account the day it starts; each tag set to 0 turns
      * its limit off (BOINC's default for daily_result_quota). */
     cfg->policy.host_in_progress_per_cpu = 4;

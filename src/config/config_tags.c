@@ -32,7 +32,7 @@ const struct vs_config_tag vs_config__tags[] = {
     {"daily_result_quota", K_INT, F(policy.daily_result_quota), 0, 0, W},
     {"max_wus_to_send", K_INT, F(policy.max_wus_to_send), 1, 0, W},
     {"one_result_per_user_per_wu", K_BOOL, F(policy.one_result_per_user_per_wu), 0, 0, W},
-    /* volsched: protective limits (issue 19, docs/security.md). */
+    /* volsched: protective limits against hoarding (docs/security.md). */
     {"host_in_progress_per_cpu", K_INT, F(policy.host_in_progress_per_cpu), 0, 0, W},
     {"max_new_hosts_per_day", K_INT, F(policy.max_new_hosts_per_day), 0, 0, W},
     {"max_ncpus", K_INT, F(policy.max_ncpus), 1, 0, W},
@@ -62,22 +62,22 @@ const struct vs_config_tag vs_config__tags[] = {
     {"assimilator", K_ASSIMILATOR, F(assimilators), 0, 0, 0},
 
     /* Read and checked, not written by init. */
-    /* HTTPS in `volsched serve` (issue 19) */
+    /* HTTPS in `volsched serve` (docs/security.md) */
     {"https_cert", K_PATH, F(https_cert), 0, 0, 0},
     {"https_key", K_PATH, F(https_key), 0, 0, 0},
     {"https_port", K_INT, F(https_port), 0, 65535, 0},
     /* the plain listener without the scheduler, uploads or /ops/, and the
-     * operator's own listener (issue 34) */
+     * operator's own listener, so https cannot be stripped (docs/server.md) */
     {"https_only", K_BOOL, F(https_only), 0, 0, 0},
     {"ops_listen", K_STR, F(ops_listen), 0, 0, 0},
-    /* the HTTP front end's limits (issue 16) */
+    /* the HTTP front end's limits against slow and greedy clients */
     {"http_head_timeout", K_INT, F(http_head_timeout), 1, 3600, 0},
     {"http_idle_timeout", K_INT, F(http_idle_timeout), 1, 86400, 0},
     {"http_body_min_rate", K_INT, F(http_body_min_rate), 0, 0, 0},
     {"http_max_per_address", K_INT, F(http_max_per_address), 0, 0, 0},
     {"http_max_connections", K_INT, F(http_max_connections), 0, 1000000, 0},
     {"trusted_proxy", K_STRLIST, F(trusted_proxy), 0, 0, 0},
-    /* several serve instances on one store (issue 17) */
+    /* several serve instances on one store (docs/scale-out.md) */
     {"job_lease_secs", K_INT, F(job_lease_secs), 2, 86400, 0},
     {"sched_writers", K_INT, F(sched_writers), 1, 8, 0},
     /* scheduler RPC behaviour */

@@ -16,6 +16,7 @@
 
 #include "config/config_int.h"
 #include "volsched/buf.h"
+#include "volsched/fs.h"
 
 /* BOINC-COMPAT: config_aux.xml as seed 003 shows it; 0 = no limit. */
 static const char config_aux[] =
@@ -108,34 +109,6 @@ static int write_tag(const struct vs_project_config *cfg, const struct vs_config
     return VS_EINTERNAL;
 }
 
-/* Writes data[0..len) as path, atomically (temp file, fsync, rename). */
-static int write_atomic(const char *path, const char *data, size_t len)
-{
-    char tmp[VS_PATH_MAX + 32];
-    int n = snprintf(tmp, sizeof(tmp), "%s.tmp%d", path, (int)getpid());
-    if (n < 0 || (size_t)n >= sizeof(tmp))
-        return VS_ELIMIT;
-    /* config.xml may hold the store's password: owner-only (issue 19). */
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-    FILE *fp = fd >= 0 ? fdopen(fd, "w") : NULL;
-    if (!fp) {
-        int e = errno;
-        if (fd >= 0)
-            close(fd);
-        return -e;
-    }
-    int rc = 0;
-    size_t wr = fwrite(data, 1, len, fp);
-    int fl = fflush(fp) != 0 || fsync(fileno(fp)) != 0;
-    if (fclose(fp) != 0 || wr != len || fl)
-        rc = VS_EIO;
-    if (rc == 0 && rename(tmp, path) != 0)
-        rc = -errno;
-    if (rc != 0)
-        unlink(tmp);
-    return rc;
-}
-
 int vs_project_config_write(const struct vs_project_config *cfg)
 {
     struct vs_buf b;
@@ -163,7 +136,8 @@ int vs_project_config_write(const struct vs_project_config *cfg)
         rc = n < 0 || (size_t)n >= sizeof(path) ? VS_ELIMIT : 0;
     }
     if (rc == 0)
-        rc = write_atomic(path, b.data, b.len);
+        /* config.xml may hold the store's password: owner-only. */
+        rc = vs_fs_write_atomic(path, b.data, b.len, 0600, VS_FS_DURABLE | VS_FS_PID_TMP);
     vs_buf_cleanup(&b);
     return rc;
 }
@@ -177,5 +151,6 @@ int vs_project_config_write_aux(const struct vs_project_config *cfg)
     /* The operator's limits survive `volsched init --force`. */
     if (access(path, F_OK) == 0)
         return 0;
-    return write_atomic(path, config_aux, sizeof(config_aux) - 1);
+    return vs_fs_write_atomic(path, config_aux, sizeof(config_aux) - 1, 0600,
+                              VS_FS_DURABLE | VS_FS_PID_TMP);
 }

@@ -1,7 +1,7 @@
 /*
  * The one-pass XML reader's primitives, shared by the server's two one-pass
  * readers: the scheduler request's (request_direct.c) and the stored job
- * documents' (reply_direct.c). Each is a strict subset of XML read straight
+ * documents' (job_doc.c). Each is a strict subset of XML read straight
  * into a struct through the proto field tables; anything outside it (see
  * request_direct.c's header for the subset) returns DP_FALLBACK, and the
  * caller then leaves the input to the expat-based parser, which has the

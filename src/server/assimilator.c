@@ -14,6 +14,7 @@
 #include "volsched/alloc.h"
 #include "volsched/buf.h"
 #include "volsched/daemon_util.h"
+#include "volsched/fs.h"
 #include "volsched/json.h"
 #include "volsched/layout.h"
 #include "volsched/log.h"
@@ -170,7 +171,7 @@ static int copy_outputs(struct pass *p, const struct vs_workunit *wu, const char
     k = snprintf(tmp, sizeof(tmp), "%s/.tmp.%d.%s", top, (int)getpid(), wu->name);
     if (k < 0 || (size_t)k >= sizeof(tmp))
         return VS_ELIMIT;
-    if ((rc = vs_daemon_rm_tree(tmp)) != 0 || mkdir(tmp, 0755) != 0) {
+    if ((rc = vs_fs_rm_tree(tmp)) != 0 || mkdir(tmp, 0755) != 0) {
         rc = rc ? rc : -errno;
         vs_daemon_msg(err, errsize, "mkdir %s: %s", tmp, vs_strerror(rc));
         return rc;
@@ -210,14 +211,14 @@ static int copy_outputs(struct pass *p, const struct vs_workunit *wu, const char
         rc = vs_daemon_sync_dir(tmp);
     /* Replace a directory an interrupted earlier attempt left behind. */
     if (rc == 0)
-        rc = vs_daemon_rm_tree(final);
+        rc = vs_fs_rm_tree(final);
     if (rc == 0 && rename(tmp, final) != 0) {
         rc = -errno;
         vs_daemon_msg(err, errsize, "rename to %s: %s", final, vs_strerror(rc));
     }
     if (rc == 0)
         rc = vs_daemon_sync_dir(top);
-    if (rc && vs_daemon_rm_tree(tmp) != 0)
+    if (rc && vs_fs_rm_tree(tmp) != 0)
         VS_LOG(p->d.log, VS_LOG_WARN, "assimilator: cannot remove %s", tmp);
     return rc;
 }
@@ -226,7 +227,7 @@ static int run_command(struct pass *p, const struct vs_assimilator_config *ac,
                        const struct vs_workunit *wu, const struct vs_result *canon, char *err,
                        size_t errsize)
 {
-    /* create_work refuses such names (issue 34); one in an older store is
+    /* create_work refuses such names; one in an older store is
      * not handed over, where the command would read it as an option. */
     if (wu->name[0] == '-' || (canon && canon->name[0] == '-')) {
         vs_daemon_msg(err, errsize,

@@ -1,5 +1,5 @@
 /*
- * Rate limit on failed account-key lookups, per client address (issue 19):
+ * Rate limit on failed account-key lookups, per client address:
  * without it a scheduler answers thousands of guesses a second. Each address
  * has a bucket of `burst` failures that refills at `per_hour` an hour; an
  * address with an empty bucket is refused before any lookup, whatever key it

@@ -57,7 +57,7 @@ typedef bool (*vs_cache_keep_fn)(void *ctx, const struct vs_job *job);
 void vs_cache_set_keep(struct vs_cache *c, vs_cache_keep_fn keep);
 
 /*
- * Leases (issue 17: several `volsched serve` on one store). With owner != 0
+ * Leases (several `volsched serve` on one store, docs/scale-out.md). With owner != 0
  * (this instance's random id), every row a refill loads is first leased in
  * the store for secs seconds (vs_store_results_lease; <= 0: 60), rows
  * another instance leases are not read, the present jobs' leases are

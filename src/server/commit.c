@@ -72,7 +72,8 @@ static int item_writes(struct vs_committer *c, struct vs_commit_item *it)
     if (it->claims_only)
         return claim(c, it); /* the request's first item wrote the rest */
     /* Counted in the transaction, so the limits are exact however many
-     * requests of one host or account are in flight (issue 19). */
+     * requests of one host or account are in flight (a hoarding account
+     * sends them in parallel: docs/security.md). */
     int rc = 0;
     if (it->new_host)
         rc = vs_store_host_add_capped(c->store, it->host, it->now - 86400, it->max_new_hosts);
@@ -296,6 +297,14 @@ int vs_committer_run(struct vs_committer *c, struct vs_commit_item *item)
     int rc = item->rc;
     pthread_mutex_unlock(&c->mu);
     return rc;
+}
+
+unsigned vs_committer_announced(struct vs_committer *c)
+{
+    pthread_mutex_lock(&c->mu);
+    unsigned n = c->announced;
+    pthread_mutex_unlock(&c->mu);
+    return n;
 }
 
 void vs_committer_get_stats(struct vs_committer *c, struct vs_commit_stats *out_stats)

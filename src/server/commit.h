@@ -93,5 +93,8 @@ struct vs_commit_stats {
     uint64_t redone;  /* batches run again with savepoints (an item failed) */
 };
 void vs_committer_get_stats(struct vs_committer *c, struct vs_commit_stats *out_stats);
+/* How many requests have announced an item (vs_committer_enter) and not
+ * yet queued or withdrawn it: what a delaying leader waits for. */
+unsigned vs_committer_announced(struct vs_committer *c);
 
 #endif

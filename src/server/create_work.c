@@ -416,39 +416,14 @@ static int locality_name(struct cw *c, size_t jobno, const struct vs_cw_job *j, 
                 jobno, wu->name, out_file);
 }
 
-/* Marks the <file_info> of file in xml_doc <sticky/> and <report_on_rpc/>
- * (so the client keeps the file and lists it in later requests), unless it
- * says so already. */
+/* Marks the locality file's <file_info> sticky (vs_cw_mark_sticky). */
 static int mark_sticky(struct cw *c, size_t jobno, struct vs_workunit *wu, const char *file)
 {
-    char tag[VS_LOC_NAME_MAX + 16];
-    snprintf(tag, sizeof(tag), "<name>%s</name>", file);
-    const char *doc = wu->xml_doc;
-    const char *at = doc ? strstr(doc, tag) : NULL;
-    const char *end = at ? strstr(at, "</file_info>") : NULL;
-    if (!end)
-        return fail(c, VS_EPARSE, "job %zu: no <file_info> for locality file %s", jobno, file);
-    size_t pos = (size_t)(at - doc) + strlen(tag);
-    bool has_sticky = false, has_report = false;
-    for (const char *q = at; q < end; q++) {
-        has_sticky |= strncmp(q, "<sticky/>", 9) == 0 || strncmp(q, "<sticky>", 8) == 0;
-        has_report |= strncmp(q, "<report_on_rpc", 14) == 0;
-    }
-    struct vs_buf b;
-    vs_buf_init(&b, VS_TEMPLATE_MAX_DOC);
-    int rc = vs_buf_append(&b, doc, pos);
-    if (rc == 0 && !has_sticky)
-        rc = vs_buf_puts(&b, "\n    <sticky/>");
-    if (rc == 0 && !has_report)
-        rc = vs_buf_puts(&b, "\n    <report_on_rpc/>");
-    if (rc == 0)
-        rc = vs_buf_puts(&b, doc + pos);
-    if (rc != 0) {
-        vs_buf_cleanup(&b);
+    int rc = vs_cw_mark_sticky(&wu->xml_doc, file);
+    if (rc == VS_EPARSE)
+        return fail(c, rc, "job %zu: no <file_info> for locality file %s", jobno, file);
+    if (rc)
         return fail(c, VS_ELIMIT, "job %zu: workunit XML too long", jobno);
-    }
-    vs_free(wu->xml_doc);
-    wu->xml_doc = vs_buf_take(&b, NULL);
     return 0;
 }
 
@@ -469,7 +444,7 @@ static int prepare_job(struct cw *c, size_t jobno, const struct vs_cw_job *j, in
     int n = j->wu_name ? snprintf(wu->name, sizeof(wu->name), "%s", j->wu_name)
                        : snprintf(wu->name, sizeof(wu->name), "%s_%d_%lld_%zu", c->app.name,
                                   (int)getpid(), (long long)now, jobno);
-    /* Issue 34: workunit names, and the result names made from them, are
+    /* Workunit names, and the result names made from them, are
      * arguments of the operator's assimilator command (and the names of
      * its results' directories), where a leading '-' reads as an option. */
     if (n > 0 && wu->name[0] == '-')

@@ -13,6 +13,7 @@
 #include "volsched/alloc.h"
 #include "volsched/create_work.h"
 #include "volsched/error.h"
+#include "volsched/fs.h"
 #include "volsched/log.h"
 
 static const char *dst_key(const void *ctx, size_t i)
@@ -176,53 +177,9 @@ int vs_cw_open_input(const char *path, bool follow, int *out_fd, char *link, siz
  * vs_create_work_copy does. */
 static int copy_fd(int in, const char *dst, bool durable)
 {
-    char tmp[VS_PATH_MAX + 32];
-    int n = snprintf(tmp, sizeof(tmp), "%s.tmp%d", dst, (int)getpid());
-    if (n < 0 || (size_t)n >= sizeof(tmp)) {
-        close(in);
-        return VS_ELIMIT;
-    }
-    int out = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (out < 0) {
-        int e = -errno;
-        close(in);
-        return e;
-    }
-    char buf[65536];
-    int rc = 0;
-    for (;;) {
-        ssize_t r = read(in, buf, sizeof(buf));
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r < 0) {
-            rc = -errno;
-            break;
-        }
-        if (r == 0)
-            break;
-        for (ssize_t off = 0; off < r;) {
-            ssize_t w = write(out, buf + off, (size_t)(r - off));
-            if (w < 0 && errno == EINTR)
-                continue;
-            if (w < 0) {
-                rc = -errno;
-                break;
-            }
-            off += w;
-        }
-        if (rc)
-            break;
-    }
     /* create_work syncs its whole batch once (do_stage) instead. */
-    if (rc == 0 && durable && fsync(out) != 0)
-        rc = -errno;
+    int rc = vs_fs_copy_fd(in, dst, 0644, VS_FS_PID_TMP | (durable ? VS_FS_DURABLE : 0), NULL);
     close(in);
-    if (close(out) != 0 && rc == 0)
-        rc = -errno;
-    if (rc == 0 && rename(tmp, dst) != 0)
-        rc = -errno;
-    if (rc)
-        unlink(tmp);
     return rc;
 }
 

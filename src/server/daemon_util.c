@@ -3,7 +3,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <limits.h>
 #include <signal.h>
 #include <spawn.h>
@@ -16,6 +15,7 @@
 #include <unistd.h>
 
 #include "volsched/buf.h"
+#include "volsched/fs.h"
 #include "volsched/log.h"
 #include "volsched/str.h"
 #include "volsched/xml.h"
@@ -240,87 +240,18 @@ int vs_daemon_hav_event(struct vs_store *s, int64_t hostid, int64_t app_version_
     return vs_store_hav_put(s, &h);
 }
 
-static int rm_cb(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-    (void)sb;
-    (void)flag;
-    (void)ftw;
-    return remove(path) == 0 || errno == ENOENT ? 0 : -errno;
-}
-
-int vs_daemon_rm_tree(const char *path)
-{
-    struct stat sb;
-    if (lstat(path, &sb) != 0)
-        return errno == ENOENT ? 0 : -errno;
-    int rc = nftw(path, rm_cb, 16, FTW_DEPTH | FTW_PHYS);
-    return rc == 0 ? 0 : rc < 0 ? rc : VS_EIO;
-}
-
-static int write_all(int fd, const char *p, size_t n)
-{
-    while (n) {
-        ssize_t k = write(fd, p, n);
-        if (k < 0) {
-            if (errno == EINTR)
-                continue;
-            return -errno;
-        }
-        p += k;
-        n -= (size_t)k;
-    }
-    return 0;
-}
-
 int vs_daemon_copy_file(const char *src, const char *dst, double *out_nbytes)
 {
-    int in = open(src, O_RDONLY | O_CLOEXEC);
-    if (in < 0)
-        return -errno;
-    int out = open(dst, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (out < 0) {
-        int e = -errno;
-        close(in);
-        return e;
-    }
-    char buf[65536];
-    double total = 0;
-    int rc = 0;
-    for (;;) {
-        ssize_t k = read(in, buf, sizeof(buf));
-        if (k < 0) {
-            if (errno == EINTR)
-                continue;
-            rc = -errno;
-            break;
-        }
-        if (k == 0)
-            break;
-        if ((rc = write_all(out, buf, (size_t)k)) != 0)
-            break;
-        total += (double)k;
-    }
-    if (rc == 0 && fsync(out) != 0)
-        rc = -errno;
-    if (close(out) != 0 && rc == 0)
-        rc = -errno;
-    close(in);
+    int64_t n = 0;
+    int rc = vs_fs_copy_file(src, dst, 0644, VS_FS_DURABLE, &n);
     if (rc == 0 && out_nbytes)
-        *out_nbytes = total;
+        *out_nbytes = (double)n;
     return rc;
 }
 
 int vs_daemon_write_file(const char *path, const char *data, size_t len)
 {
-    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0)
-        return -errno;
-    int rc = write_all(fd, data, len);
-    if (rc == 0 && fsync(fd) != 0)
-        rc = -errno;
-    if (close(fd) != 0 && rc == 0)
-        rc = -errno;
-    return rc;
+    return vs_fs_write_atomic(path, data, len, 0644, VS_FS_DURABLE);
 }
 
 int vs_daemon_sync_dir(const char *path)

@@ -58,7 +58,7 @@ bool vs_sched__new_host_allowed(struct vs_sched *s, struct vs_store *st, int64_t
 {
     /* A client that sends made-up host ids gets a new host each time; each
      * new host has its own in-progress cap and daily quota, so without this
-     * one account could multiply them (issue 19). */
+     * one account could multiply them (docs/security.md). */
     int limit = s->cfg.policy.max_new_hosts_per_day;
     if (limit <= 0)
         return true;

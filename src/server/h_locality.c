@@ -36,15 +36,35 @@ struct vs_locality {
     int64_t ws_loaded_ms;
     char **ws; /* sorted */
     size_t nws, capws;
-    struct vs_loc_work *work; /* files with work, for the deterministic scan */
+    struct vs_loc_work *work;       /* files with work, for the deterministic scan */
+    struct vs_locality_clock clock; /* functions NULL: the real clock */
     _Atomic uint64_t n_sent, n_deletes, n_need_work, n_waits, n_files_no_work, n_bad, n_searched;
 };
 
-static int64_t mono_ms(void)
+static int64_t mono_ms(const struct vs_locality *l)
 {
+    if (l->clock.now_ms)
+        return l->clock.now_ms(l->clock.ctx);
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+static void sleep_ms(const struct vs_locality *l, int64_t ms)
+{
+    if (l->clock.sleep_ms) {
+        l->clock.sleep_ms(l->clock.ctx, ms);
+        return;
+    }
+    struct timespec ts = {(time_t)(ms / 1000), (long)(ms % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
+}
+
+void vs_locality_set_clock(struct vs_locality *l, const struct vs_locality_clock *clock)
+{
+    memset(&l->clock, 0, sizeof(l->clock));
+    if (clock)
+        l->clock = *clock;
 }
 
 struct vs_locality *vs_locality_create(const struct vs_project_config *cfg, struct vs_log *log)
@@ -330,12 +350,11 @@ static bool src_wait_step(void *ctx, bool first)
 {
     struct src *c = ctx;
     if (first)
-        c->wait_end_ms = mono_ms() + (int64_t)c->l->wait_period * 1000;
-    int64_t left = c->wait_end_ms - mono_ms();
+        c->wait_end_ms = mono_ms(c->l) + (int64_t)c->l->wait_period * 1000;
+    int64_t left = c->wait_end_ms - mono_ms(c->l);
     if (left <= 0)
         return false;
-    struct timespec ts = {0, (left < WAIT_STEP_MS ? left : WAIT_STEP_MS) * 1000000L};
-    nanosleep(&ts, NULL);
+    sleep_ms(c->l, left < WAIT_STEP_MS ? left : WAIT_STEP_MS);
     return true;
 }
 
@@ -357,7 +376,7 @@ static const char *src_ws_pick(void *ctx)
     struct vs_locality *l = c->l;
     const char *out = NULL;
     pthread_mutex_lock(&l->mu);
-    int64_t now = mono_ms();
+    int64_t now = mono_ms(l);
     if (now - l->ws_loaded_ms > WS_TTL_MS) {
         ws_free(l);
         if (vs_loc_list(l->dir, VS_LOC_WORKING_SET, WS_MAX, ws_add, l) != 0)
@@ -378,7 +397,7 @@ static const char *src_ws_pick(void *ctx)
 static size_t src_scan(void *ctx, const char *start, const char **names, size_t max)
 {
     struct src *c = ctx;
-    return vs_loc_work_scan(c->l->work, c->st, mono_ms(), start, c->a, names, max);
+    return vs_loc_work_scan(c->l->work, c->st, mono_ms(c->l), start, c->a, names, max);
 }
 
 static void src_drop_work(void *ctx, const char *f)

@@ -1,5 +1,5 @@
 /*
- * Reported results in scheduler requests (issue 6). A scheduler RPC that
+ * Reported results in scheduler requests. A scheduler RPC that
  * carries <result>s goes through three steps:
  *
  *   vs_reports_prepare  before the commit, on a read handle: look each

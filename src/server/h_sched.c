@@ -33,7 +33,7 @@
 #define DELAY_BAD_REQUEST  600
 #define DELAY_PLATFORM     86400
 #define DELAY_SERVER_ERROR 120
-/* max_new_hosts_per_day (issue 19): checked before the work is chosen, and
+/* max_new_hosts_per_day (docs/security.md): checked before the work is chosen, and
  * again in the commit, where it is exact. */
 #define NEW_HOSTS_LOG "too many new hosts for one account today"
 #define NEW_HOSTS_MSG "This account has added too many computers today; try again later"
@@ -235,7 +235,8 @@ static void fill_claims(const struct vs_sched *s, const struct vs_send *send, in
         claims[i].flops_estimate = sj->flops;
         claims[i].hr_class = sj->hr_class;
         /* The send policy checked the rule against what it read; the claim
-         * checks it again against what is committed (issue 19). */
+         * checks it again against what is committed, since parallel
+         * requests of one account all read the store before any commits. */
         /* Assigned instances follow the assignment's own rules (a user's
          * set of hosts is the point of --target_user; a host target retries
          * on its host): the reservation decided them (h_assign.c). */
@@ -375,7 +376,8 @@ int vs_sched_handle(struct vs_sched *s, const char *body, size_t len, const char
     rc = user_lookup(s, st, q.authenticator, now, &user);
     if (rc != 0) {
         /* Never the authenticator itself: a mistyped one is one character
-         * from the real key (issue 19). */
+         * from the real key, and logs are read by more people than
+         * the store. */
         char fp[VS_LOGSAFE_SECRET_LEN + 1], why[160];
         vs_logsafe_secret(q.authenticator, fp, sizeof(fp));
         if (rc == VS_ENOTFOUND)

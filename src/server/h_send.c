@@ -362,7 +362,7 @@ static bool at_project_limit(const struct vs_sp_state *st)
     return false;
 }
 
-/* The host's in-progress cap (issue 19), counted in the store, not taken
+/* The host's in-progress cap (docs/security.md), counted in the store, not taken
  * from the client's list: lowers *max_jobs to what is left under it, or
  * answers "limit reached" and returns false. The claim counts again. */
 static bool host_cap_allows(struct vs_sched *s, struct vs_store *st, struct vs_send *x,

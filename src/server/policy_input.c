@@ -7,6 +7,7 @@
 #include <strings.h>
 
 #include "volsched/policy_input.h"
+#include "volsched/prefs.h"
 #include "volsched/str.h"
 #include "volsched/xml.h"
 
@@ -25,66 +26,26 @@ enum vs_sp_proc vs_sp_proc_from_coproc_type(const char *type)
     return VS_SP_CPU;
 }
 
-/* The preferences the policy uses, by tag name. */
-static const char *const pref_names[] = {"disk_max_used_gb",      "disk_max_used_pct",
-                                         "disk_min_free_gb",      "ram_max_used_busy_pct",
-                                         "ram_max_used_idle_pct", "work_buf_min_days"};
-#define NPREFS (sizeof(pref_names) / sizeof(pref_names[0]))
-
 /*
- * The disk, memory and queue preferences, read with one scan of the
- * preferences text instead of an XML parse per request (it was a third of
- * job selection's cost). The text is a subtree the request parser already
- * checked to be well-formed; <venue> sections (per-location preferences)
- * are skipped, so only top-level values count, as with the tree. A missing
- * or unreadable value leaves the policy's default.
+ * The disk, memory and queue preferences (volsched/prefs.h: the request's
+ * preferences subtree, read in one pass, <venue> sections skipped). A
+ * missing or unreadable value leaves the policy's default.
  */
 static void read_prefs(const char *xml, struct vs_sp_host *h)
 {
-    double v[NPREFS] = {0};
-    for (const char *p = xml ? strchr(xml, '<') : NULL; p; p = strchr(p + 1, '<')) {
-        if (strncmp(p + 1, "venue", 5) == 0 && (p[6] == '>' || p[6] == ' ' || p[6] == '/')) {
-            const char *end = p[6] == '/' ? p : strstr(p, "</venue>");
-            if (!end)
-                break;
-            p = end;
-            continue;
-        }
-        /* Most tags (closing ones, other preferences) fail on the first
-         * letter: test it before comparing whole names. */
-        char c1 = p[1];
-        for (size_t i = 0; i < NPREFS; i++) {
-            if (pref_names[i][0] != c1)
-                continue;
-            size_t n = strlen(pref_names[i]);
-            if (strncmp(p + 1, pref_names[i], n) != 0 || p[1 + n] != '>')
-                continue;
-            const char *val = p + 2 + n, *close = strchr(val, '<');
-            char num[64];
-            size_t len = close ? (size_t)(close - val) : 0;
-            while (len > 0 && (*val == ' ' || *val == '\n' || *val == '\t' || *val == '\r')) {
-                val++;
-                len--;
-            }
-            while (len > 0 && (val[len - 1] == ' ' || val[len - 1] == '\n' ||
-                               val[len - 1] == '\t' || val[len - 1] == '\r'))
-                len--;
-            if (len == 0 || len >= sizeof(num))
-                break;
-            memcpy(num, val, len);
-            num[len] = '\0';
-            double d;
-            if (vs_parse_double(num, &d) == 0)
-                v[i] = d;
-            break;
-        }
-    }
-    h->disk_max_used_gb = v[0];
-    h->disk_max_used_pct = v[1];
-    h->disk_min_free_gb = v[2];
-    h->ram_max_used_busy_frac = v[3] / 100;
-    h->ram_max_used_idle_frac = v[4] / 100;
-    h->work_buf_min = v[5] * VS_SP_DAY;
+    const uint32_t want =
+        VS_GP_BIT(VS_GP_DISK_MAX_USED_GB) | VS_GP_BIT(VS_GP_DISK_MAX_USED_PCT) |
+        VS_GP_BIT(VS_GP_DISK_MIN_FREE_GB) | VS_GP_BIT(VS_GP_RAM_MAX_USED_BUSY_PCT) |
+        VS_GP_BIT(VS_GP_RAM_MAX_USED_IDLE_PCT) | VS_GP_BIT(VS_GP_WORK_BUF_MIN_DAYS);
+    struct vs_gprefs g;
+    if (!xml || vs_gprefs_parse(xml, strlen(xml), want, &g) != 0)
+        memset(&g, 0, sizeof(g));
+    h->disk_max_used_gb = g.v[VS_GP_DISK_MAX_USED_GB];
+    h->disk_max_used_pct = g.v[VS_GP_DISK_MAX_USED_PCT];
+    h->disk_min_free_gb = g.v[VS_GP_DISK_MIN_FREE_GB];
+    h->ram_max_used_busy_frac = g.v[VS_GP_RAM_MAX_USED_BUSY_PCT] / 100;
+    h->ram_max_used_idle_frac = g.v[VS_GP_RAM_MAX_USED_IDLE_PCT] / 100;
+    h->work_buf_min = g.v[VS_GP_WORK_BUF_MIN_DAYS] * VS_SP_DAY;
 }
 
 int vs_sp_input_from_request(const struct vs_proto_request *rq, int64_t hostid, int64_t userid,

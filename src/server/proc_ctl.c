@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "volsched/alloc.h"
+#include "volsched/fs.h"
 #include "volsched/str.h"
 
 #define CTL_PATH_MAX 4200
@@ -160,23 +161,20 @@ int vs_ctl_check_writable_dir(const char *dir)
 
 int vs_serve_state_write(const char *dir, const struct vs_serve_state *st)
 {
-    char path[CTL_PATH_MAX], tmp[CTL_PATH_MAX + 8];
+    char path[CTL_PATH_MAX];
     int m = snprintf(path, sizeof(path), "%s/run/serve.state", dir);
     if (m < 0 || (size_t)m >= sizeof(path))
         return VS_ELIMIT;
-    snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-    FILE *f = fopen(tmp, "w");
-    if (!f)
-        return -errno;
-    fprintf(f,
-            "pid %" PRId64 "\nstarted %" PRId64 "\nupdated %" PRId64 "\nlisten %s\n"
-            "cache_present %" PRId64 "\ncache_slots %" PRId64 "\nrpcs %" PRId64
-            "\njobs_sent %" PRId64 "\ndaemons %" PRId64 "\n",
-            st->pid, st->started, st->updated, st->listen, st->cache_present, st->cache_slots,
-            st->rpcs, st->jobs_sent, st->daemons);
-    if (fclose(f) != 0)
-        return VS_EIO;
-    return rename(tmp, path) == 0 ? 0 : -errno;
+    char text[1024 + CTL_PATH_MAX];
+    int n = snprintf(text, sizeof(text),
+                     "pid %" PRId64 "\nstarted %" PRId64 "\nupdated %" PRId64 "\nlisten %s\n"
+                     "cache_present %" PRId64 "\ncache_slots %" PRId64 "\nrpcs %" PRId64
+                     "\njobs_sent %" PRId64 "\ndaemons %" PRId64 "\n",
+                     st->pid, st->started, st->updated, st->listen, st->cache_present,
+                     st->cache_slots, st->rpcs, st->jobs_sent, st->daemons);
+    if (n < 0 || (size_t)n >= sizeof(text))
+        return VS_ELIMIT;
+    return vs_fs_write_atomic(path, text, (size_t)n, 0644, 0);
 }
 
 int vs_serve_state_read(const char *dir, struct vs_serve_state *out)

@@ -381,6 +381,17 @@ struct vs_locality_stats {
 };
 void vs_locality_get_stats(const struct vs_locality *l, struct vs_locality_stats *out);
 
+/* The clock the locality pass reads (its wait for the generator, the reuse
+ * of its listings): now_ms on a monotonic clock in milliseconds, and a
+ * sleep. NULL (the default) is the real clock; tests give a virtual one,
+ * so that what they assert on is not how fast the machine is. */
+struct vs_locality_clock {
+    int64_t (*now_ms)(void *ctx);
+    void (*sleep_ms)(void *ctx, int64_t ms);
+    void *ctx;
+};
+void vs_locality_set_clock(struct vs_locality *l, const struct vs_locality_clock *clock);
+
 /* h_sched.c: a message for the reply, used by h_send.c and h_locality.c */
 void vs_sched__add_msg(struct vs_proto_reply *r, struct vs_arena *a, const char *prio,
                        const char *text);

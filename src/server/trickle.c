@@ -172,7 +172,7 @@ int vs_trickle_handler_pass(struct vs_store *s, const struct vs_project_config *
         int wrc = write_file(msg, t->xml);
         const char *args[] = {host, t->result_name, t->variety, msg, rep};
         /* The result name and variety come from the volunteer's client: one
-         * beginning with '-' would reach the handler as an option (issue 34),
+         * beginning with '-' would reach the handler as an option,
          * so the message is not handed over. */
         bool dash = t->result_name[0] == '-' || t->variety[0] == '-';
         if (dash && wrc == 0)

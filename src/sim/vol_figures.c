@@ -1,6 +1,6 @@
 /*
- * The figures volunteers judge a client by, beside the emulator's (issue 20,
- * docs/simulator.md "Figures"): each project's least and greatest CPU share
+ * The figures volunteers judge a client by, beside the emulator's
+ * (docs/simulator.md "Figures"): each project's least and greatest CPU share
  * over any 7-day window, its peak queued work, preemptions per job, CPU lost
  * to checkpoint rollback, jobs started from zero after their deadline, and
  * the fraction of time the host spent in deadline (EDF) mode.

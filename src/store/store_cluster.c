@@ -1,5 +1,5 @@
 /*
- * Row placement for locality scheduling (issue 21): the workunits of one
+ * Row placement for locality scheduling (for its speed): the workunits of one
  * locality file, and their results, get ids next to each other, so that
  * their rows share table pages whatever order a generator makes them in.
  *

@@ -87,8 +87,8 @@ enum sq_stmt {
     SQ_RESULTS_OF_WU,
     SQ_RESULTS_IN_PROGRESS,
     SQ_HOST_HAS_WU,
-    SQ_HOST_IN_PROGRESS, /* issue 19: the host's in-progress cap */
-    SQ_USER_NEW_HOSTS,   /* issue 19: new hosts per account per day */
+    SQ_HOST_IN_PROGRESS, /* the host's in-progress cap */
+    SQ_USER_NEW_HOSTS,   /* new hosts per account per day */
     SQ_COUNT_RESULTS,
     SQ_COUNT_UNSENT,
     SQ_COUNT_IN_PROGRESS,
@@ -103,13 +103,13 @@ enum sq_stmt {
     SQ_WU_RELEASE_BATCH,
     SQ_WUS_WITH_INPUTS,
     SQ_CLAIM,
-    SQ_LEASE, /* issue 17: the job cache's lease of a result */
+    SQ_LEASE, /* the job cache's lease of a result */
     SQ_CLAIM_WU,
     SQ_CLAIM_WU_ID,
     SQ_REPORT,
     SQ_REPORT_STATE,
     SQ_REPORT_WU,
-    SQ_WU_RETRY_AT, /* issue 19: a deferred WU, its other columns untouched */
+    SQ_WU_RETRY_AT, /* a deferred WU, its other columns untouched */
     SQ_WUS_TO_TRANSITION,
     SQ_WUS_TO_VALIDATE,
     SQ_WUS_TO_ASSIMILATE,
@@ -125,7 +125,7 @@ enum sq_stmt {
     SQ_HAV_GET,
     SQ_HAV_PUT,
     SQ_HAVS_OF_HOST,
-    SQ_HAV_CLAIMED, /* issue 19: the claim counts the day's jobs */
+    SQ_HAV_CLAIMED, /* the claim counts the day's jobs */
     SQ_HAV_NEW_DAY,
     SQ_DAEMON_GET,
     SQ_DAEMON_PUT,

@@ -4,7 +4,7 @@
  * (struct vs_db_copy: begin, fields, rows, end) serves `store copy`
  * (store_copy.c, values as text from the source's statements), and
  * vs_db_ops.insert_many (rows of a descriptor, sq_table) create_work's
- * batches (issue 17: "COPY for bulk create_work").
+ * batches (COPY is the fast way to load many rows).
  *
  * The ids come first, from the table's identity sequence (nextval over
  * generate_series: the same numbers an INSERT would have drawn), so that

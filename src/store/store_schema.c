@@ -246,7 +246,7 @@ const char *const vs_store__schema_v1[] = {
 };
 
 /*
- * Version 2 (issue 6, the back-end daemons): BOINC's host_app_version (the
+ * Version 2 (the back-end daemons): BOINC's host_app_version (the
  * per host and app version daily quota the validator and transitioner
  * adjust), volsched's daemon_status (each daemon's last pass and last
  * error, read by `volsched status`), and the indexes of the validator's and
@@ -277,7 +277,7 @@ const char *const vs_store__schema_v2[] = {
 };
 
 /*
- * Version 3 (issue 5 speed, fourth pass): the result indexes the scheduler's
+ * Version 3 (the scheduler's speed): the result indexes the scheduler's
  * claim and report move become partial indexes of the one state their
  * queries ask. A full (server_state, id) index moved every result twice
  * (UNSENT -> IN_PROGRESS at the claim, IN_PROGRESS -> OVER at the report),
@@ -303,7 +303,7 @@ const char *const vs_store__schema_v3[] = {
 };
 
 /*
- * Version 4 (issue 14, assigned work and priorities).
+ * Version 4 (assigned work and priorities).
  *
  * result.assign_slot (volsched): 0 for ordinary results; 1..target_nresults
  * for the instances of a targeted workunit; -1 for broadcast instances (see
@@ -336,7 +336,7 @@ const char *const vs_store__schema_v4[] = {
 };
 
 /*
- * Version 5 (issue 17, several `volsched serve` on one store): the job
+ * Version 5 (several `volsched serve` on one store): the job
  * cache's lease of a result. An instance's feeder leases each UNSENT result
  * before it loads it (lease_owner: the instance's random id, lease_until:
  * the expiry, seconds), renews the leases of the results it holds, and its
@@ -353,7 +353,7 @@ const char *const vs_store__schema_v5[] = {
 };
 
 /*
- * Version 6 (issue 34, the file deleter removed shared inputs): which
+ * Version 6 (the file deleter removed shared inputs): which
  * workunits name which input files. wu_file has a row per (input file
  * name, workunit), made with the workunit (store_files.c reads the
  * <file_info>s of its xml_doc), dropped by the file deleter once it has

@@ -325,7 +325,7 @@ int vs_store__build_sql(enum sq_stmt id, struct vs_buf *b)
                            "AND (?13 <= 0 OR coalesce((SELECT q.n_jobs_today FROM "
                            "host_app_version q WHERE q.host_id = ?2 AND "
                            "q.app_version_id = ?7), 0) < ?13) "
-                           /* Issue 17: another live instance's job cache
+                           /* Another live instance's job cache
                             * holds it (its lease, ?14 being ours). */
                            "AND (lease_owner = ?14 OR lease_until <= ?5)",
                            VS_RESULT_SERVER_STATE_IN_PROGRESS, VS_RESULT_SERVER_STATE_UNSENT,

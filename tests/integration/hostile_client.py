@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""A hostile volunteer for tests/integration/test_hostile.sh (issue 19).
+"""A hostile volunteer for tests/integration/test_hostile.sh (docs/security.md).
 
 Talks BOINC's scheduler and data-server protocols to a real `volsched serve`
 on loopback, with the standard library only. Subcommands:

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Slow and greedy clients against a real `volsched serve` on loopback, for
-tests/integration/test_http_limits.sh (issue 16). Standard library only.
+tests/integration/test_http_limits.sh. Standard library only.
 
     http_attack.py HOST PORT SCHED_PATH AUTH LOG CONFIG_JSON
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 14 from the outside, with the built volsched, a real project on disk,
+# Assigned work and create_work's flags from the outside, with the built volsched, a real project on disk,
 # `volsched serve` on loopback and curl: create_work's exact flags and the
 # refused ones with their messages, assigned work refused while its tag is
 # off, --no_transition held across another create_work until `release`,

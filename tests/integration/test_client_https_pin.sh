@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# HTTPS cannot be stripped from a volsched client (issue 34, finding 11):
+# HTTPS cannot be stripped from a volsched client:
 # a middleman on loopback (strip_relay.py) relays the project's plain
 # listener and rewrites its master page to name an http scheduler URL
 # through itself, logging every account key it sees.

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# A hostile volunteer against a real `volsched serve` on loopback (issue 19),
-# each check one of the review's findings:
+# A hostile volunteer against a real `volsched serve` on loopback
+# (docs/security.md), each check one of a security review's findings:
 #   1. file modes: the store (and its WAL), config.xml and keys/ are the
 #      project user's only;
 #   2. 16 uploads of 62 MiB of junk behind a forged certificate: refused,

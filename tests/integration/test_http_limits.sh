@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The HTTP front end against slow and greedy clients (issue 16), with real
+# The HTTP front end against slow and greedy clients, with real
 # connections on loopback (tests/integration/http_attack.py): the
 # per-address limit, slowloris heads and slow bodies closed by their
 # deadline while honest scheduler RPCs are answered, a full server refusing

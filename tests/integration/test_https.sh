@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# HTTPS in `volsched serve` (issue 19): config.xml names a certificate and
+# HTTPS in `volsched serve`: config.xml names a certificate and
 # key (made here by a throw-away test CA) and an HTTPS port beside the HTTP
 # one. The master page, fetched over HTTP, must advertise only the https
 # scheduler URL; curl must reach it with the CA and be refused without it;

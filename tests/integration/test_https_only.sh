@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# <https_only> and the TLS setup of `volsched serve` (issue 34, finding 11):
+# <https_only> and the TLS setup of `volsched serve`:
 #  - serve refuses https_only without a certificate, and with an http
 #    upload URL, saying why;
 #  - the plain listener serves the master page (naming the https

@@ -19,6 +19,22 @@ printf '#!/bin/sh\nexit 0\n' > "$W/app"; chmod +x "$W/app"
     || fail "app.locality_scheduling is not 2"
 "$VOLSCHED" app add --project "$P" --name ein --platform x86_64-pc-linux-gnu --version 100 \
     --locality bogus "$W/app" >/dev/null 2>&1; [ $? -eq 2 ] || fail "--locality bogus accepted"
+# --locality given again on the same version changes the mode (docs/locality.md)
+# and leaves the version as it is; without --locality a second add still fails.
+loc() { sqlite3 "$P/volsched.db" "select locality_scheduling from app where name='ein'"; }
+out=$("$VOLSCHED" app add --project "$P" --name ein --platform x86_64-pc-linux-gnu --version 100 \
+    --locality none "$W/app" 2>&1) || fail "app add --locality none on an existing version: $out"
+[ "$(loc)" = 0 ] || fail "--locality none on an existing version left mode $(loc)"
+grep -q "locality none (was full); version 100 .*already registered" <<<"$out" \
+    || fail "app add --locality none said: $out"
+[ "$(sqlite3 "$P/volsched.db" "select count(*) from app_version")" = 1 ] \
+    || fail "a second app_version row was written"
+out=$("$VOLSCHED" app add --project "$P" --name ein --platform x86_64-pc-linux-gnu --version 100 \
+    "$W/app" 2>&1); rc=$?
+[ $rc -eq 2 ] && grep -q "already exists" <<<"$out" || fail "a second add without --locality: rc $rc: $out"
+"$VOLSCHED" app add --project "$P" --name ein --platform x86_64-pc-linux-gnu --version 100 \
+    --locality full "$W/app" >/dev/null 2>&1 || fail "app add --locality full again"
+[ "$(loc)" = 2 ] || fail "--locality full again left mode $(loc)"
 # Two inputs: the big file (its name names the workunits) and a small one.
 cp "$VS_SOURCE_DIR/tests/data/locality/two_inputs_in" "$P/templates/ein_in" || fail "template"
 head -c 100000 /dev/urandom > "$W/h1_0001"

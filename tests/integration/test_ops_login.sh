@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The operator's login to /ops/ on a running serve (issue 34, finding 10):
+# The operator's login to /ops/ on a running serve:
 #  - init refuses an operator password under 10 characters;
 #  - the right password (HTTP Basic) sets a session cookie (HttpOnly,
 #    SameSite=Strict, no Secure over plain http); the cookie alone then lets

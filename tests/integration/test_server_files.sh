@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 34, findings 12-14, against a real `volsched serve` on loopback and
+# Three ways an operator's files could be lost or misused, against a real `volsched serve` on loopback and
 # the real command line:
 #  12. a job naming the app version's file as its input ends (cancelled) and
 #      the file deleter runs: the app file is still in the download

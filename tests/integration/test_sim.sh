@@ -61,7 +61,7 @@ grep -q <<<"$err" "bad.scn:2:8:" || fail "error without line:col: $err"
 [ $rc -eq 2 ] || fail "bad --days exit $rc"
 "$VOLSCHED" sim "P1(1, 2, .5)" --timeline /no/such/dir/x.svg >/dev/null 2>&1; rc=$?
 [ $rc -eq 1 ] || fail "unwritable timeline exit $rc"
-# The volunteer notation's errors (issue 20): file:line:column, exit 2.
+# The volunteer notation's errors: file:line:column, exit 2.
 bad() {
     local text=$1 where=$2 what=$3
     printf '%b' "$text" >"$tmp/bad.scn"

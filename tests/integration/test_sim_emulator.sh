@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 20's acceptance: the default policy against BOINC's client emulator
+# The default policy against BOINC's client emulator
 # (figures from ../shared/docs/boinc-emulator-figures.md) on every one of
 # its scenarios (examples/scenarios/emulator/). A row passes when
 # wasted_frac_reported (and wasted_frac, below), idle and share violation

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The notation volunteers need (issue 20, docs/simulator.md): one scenario
+# The notation volunteers need (docs/simulator.md): one scenario
 # per theme in examples/scenarios/volunteer/, run under the default policy,
 # with what a volunteer expects asserted on its figures and its CSV
 # timeline (the errors of bad ones are in test_sim.sh).

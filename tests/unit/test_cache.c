@@ -279,7 +279,7 @@ static void test_pick_and_prep(void **state)
     assert_int_equal(fx->unpreps, 7);
 }
 
-/* Two instances' caches on one store (issue 17): the first leases every
+/* Two instances' caches on one store: the first leases every
  * job it loads, the second finds none and cannot claim one, until the
  * first one's leases run out (it "died": no renewals); then the second
  * loads them and the first, back, loses them at its renewal. */
@@ -349,7 +349,7 @@ static void test_leases(void **state)
     vs_cache_destroy(b);
 }
 
-/* Three instances' caches draining one store (issue 17): each keeps
+/* Three instances' caches draining one store: each keeps
  * finding jobs while free ones are left, and together they send every
  * job once. */
 static void test_leases_three_drain(void **state)

@@ -1,5 +1,5 @@
 /*
- * One result per user per workunit under concurrency (issue 19, finding 3),
+ * One result per user per workunit under concurrency,
  * on a real SQLite file (and PostgreSQL, tests/pg) through the real
  * scheduler handler: 8 users each
  * send 4 simultaneous new-host requests for 300 workunits of quorum 2.

@@ -400,6 +400,18 @@ static void test_share_eff_buffers(void **state)
         "<project_preferences><resource_share> 0 </resource_share></project_preferences>");
     vs_client_share_from_prefs(c, 0);
     assert_true(p->resource_share == 0);
+    /* read as XML: a share in a comment or nested deeper does not count */
+    vs_client_setstr(&p->project_prefs,
+                     "<project_preferences><!-- <resource_share>5</resource_share> -->"
+                     "<venue name=\"home\"><resource_share>7</resource_share></venue>"
+                     "<resource_share>300</resource_share></project_preferences>");
+    vs_client_share_from_prefs(c, 0);
+    assert_true(p->resource_share == 300);
+    vs_client_setstr(
+        &p->project_prefs,
+        "<project_preferences><resource_share>0</resource_share></project_preferences>");
+    vs_client_share_from_prefs(c, 0);
+    assert_true(p->resource_share == 0);
 
     c->prefs.work_buf_min_days = 0.25;
     c->prefs.work_buf_additional_days = 0.5;

@@ -17,6 +17,7 @@
 #include "client_fixture.h"
 #include "volsched/alloc.h"
 #include "volsched/client.h"
+#include "volsched/fs.h"
 #include "volsched/proto.h"
 
 #define GIB 1073741824.0
@@ -240,7 +241,7 @@ static void touch(struct vs_client *c, size_t p, const char *name)
 {
     char dir[VS_CLIENT_PATH_MAX], path[VS_CLIENT_PATH_MAX + 100];
     assert_int_equal(vs_client_project_dir(c, p, dir, sizeof(dir)), 0);
-    assert_int_equal(vs_client_mkdirs(dir), 0);
+    assert_int_equal(vs_fs_mkdir_p(dir, 0755), 0);
     snprintf(path, sizeof(path), "%s/%s", dir, name);
     FILE *f = fopen(path, "w");
     assert_non_null(f);

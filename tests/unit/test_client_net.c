@@ -16,8 +16,9 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "volsched/client.h"
 #include "volsched/alloc.h"
+#include "volsched/client.h"
+#include "volsched/fs.h"
 
 struct fx {
     char dir[64];
@@ -67,7 +68,7 @@ static int teardown(void **state)
     vs_client_cleanup(f->c);
     vs_free(f->c);
     close(f->lfd);
-    int rc = vs_client_rmtree(f->dir);
+    int rc = vs_fs_rm_tree(f->dir);
     vs_free(f);
     return rc;
 }

@@ -25,6 +25,7 @@
 #include "client_fixture.h"
 #include "volsched/alloc.h"
 #include "volsched/client.h"
+#include "volsched/fs.h"
 #include "volsched/proto.h"
 #include "volsched/sign.h"
 
@@ -179,7 +180,7 @@ static struct cl_app_version *signed_version(struct client_fx *f, size_t *out_p)
     vs_buf_cleanup(&pub);
     char pdir[4096];
     assert_int_equal(vs_client_project_dir(f->c, p, pdir, sizeof(pdir)), 0);
-    assert_int_equal(vs_client_mkdirs(pdir), 0);
+    assert_int_equal(vs_fs_mkdir_p(pdir, 0755), 0);
     struct cl_app_version *av = vs_client_add_av(f->c);
     av->app_name = vs_xstrdup("a");
     av->project = p;

@@ -1,5 +1,5 @@
 /*
- * Group commit on failure paths (issue 19, finding 4), on a real SQLite
+ * Group commit on failure paths, on a real SQLite
  * file (and on PostgreSQL, tests/pg): a batch in which one item's statement
  * loses the WHOLE transaction (a trigger that RAISEs ROLLBACK on SQLite, as
  * disk full or an I/O error do; a deferred constraint trigger that fails
@@ -10,6 +10,7 @@
 #include "vs_test.h"
 
 #include <pthread.h>
+#include <sched.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -82,14 +83,17 @@ static void *run(void *arg)
     return NULL;
 }
 
-/* Runs jobs a then b as one batch (b is queued while a's leader waits). */
+/* Runs jobs a then b as one batch (b is queued while a's leader waits).
+ * b starts once a has queued its item (one announcement left), whatever
+ * the speed of the machine: a's leader then waits for b. */
 static void run_pair(struct env *e, struct job *a, struct job *b)
 {
     vs_committer_enter(e->c);
     vs_committer_enter(e->c);
     pthread_t ta, tb;
     assert_int_equal(pthread_create(&ta, NULL, run, a), 0);
-    usleep(100000);
+    while (vs_committer_announced(e->c) > 1)
+        sched_yield();
     assert_int_equal(pthread_create(&tb, NULL, run, b), 0);
     assert_int_equal(pthread_join(ta, NULL), 0);
     assert_int_equal(pthread_join(tb, NULL), 0);

@@ -75,7 +75,7 @@ static void test_defaults(void **state)
     vs_project_config_init(&c);
     assert_int_equal(c.policy.max_wus_to_send, 10);
     assert_int_equal(c.policy.min_core_client_version, 70000);
-    /* The protective defaults (issue 19, docs/security.md). */
+    /* The protective defaults (docs/security.md). */
     assert_int_equal(c.policy.daily_result_quota, 100);
     assert_int_equal(c.policy.host_in_progress_per_cpu, 4);
     assert_int_equal(c.policy.max_new_hosts_per_day, 5);

@@ -1,5 +1,5 @@
 /*
- * The client policies count CPUs, not results (issue 20): multi-threaded
+ * The client policies count CPUs, not results: multi-threaded
  * and fractional jobs, max_concurrent, in the round-robin simulation, the
  * CPU schedule and enforcement; fair's work fetch at a project's limit and
  * with a backup project (share 0).

@@ -467,7 +467,7 @@ static void test_locality_placed(void **state)
 }
 
 /*
- * Issue 34: an input that is a symbolic link (to /etc/passwd), or whose
+ * An input that is a symbolic link (to /etc/passwd), or whose
  * path passes through one, is refused with a message naming the link and
  * nothing is staged or created; follow_symlinks (--follow-symlinks) allows
  * it, and then the target's bytes are what is staged.
@@ -513,7 +513,7 @@ static void test_symlinks_refused(void **state)
     assert_int_equal(pf_sql(f, "SELECT count(*) FROM workunit"), 2);
 }
 
-/* Issue 34: a workunit name beginning with '-' would reach the
+/* A workunit name beginning with '-' would reach the
  * assimilator's command as an option ("--error"): refused, nothing made. */
 static void test_dash_names_refused(void **state)
 {

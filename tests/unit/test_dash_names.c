@@ -1,5 +1,5 @@
 /*
- * Issue 34, finding 14: a name beginning with '-' never reaches an
+ * A name beginning with '-' never reaches an
  * operator's command, where it would be read as an option. create_work
  * refuses such workunit names (test_create_work.c); here the other ways
  * names get to commands: the on-demand generator's locality file names,

@@ -1,6 +1,6 @@
 /*
- * The file deleter and the store's count of input file uses (issue 34,
- * finding 12), on a real store (SQLite, and PostgreSQL under
+ * The file deleter and the store's count of input file uses (a
+ * shared input was deleted under its other jobs), on a real store (SQLite, and PostgreSQL under
  * tests/pg/run.sh): an input shared by three jobs stays until the last one
  * is done; an app version's file named as a job's input is never deleted;
  * <no_delete/> keeps its use; locality files stay while work may come; a

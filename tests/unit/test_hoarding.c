@@ -1,5 +1,5 @@
 /*
- * The protective defaults (issue 19, finding 1) through the real scheduler
+ * The protective defaults (docs/security.md) through the real scheduler
  * handler on a real SQLite file, with the configuration a new project gets
  * (vs_project_config_defaults):
  *   - one account claiming 10^6 CPUs, 10^18 FLOPS and 10^12 s of work from

@@ -1,5 +1,5 @@
 /*
- * Client text in the log (issue 19): control characters escaped in every
+ * Client text in the log: control characters escaped in every
  * line the logger writes, secrets reduced to a fingerprint.
  */
 #include "vs_test.h"

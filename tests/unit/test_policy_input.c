@@ -166,11 +166,45 @@ static void test_gpu_request(void **state)
     vs_arena_cleanup(&arena);
 }
 
+/* The preferences are read as XML, not scanned as text: a value in a
+ * comment, in a <venue> or nested elsewhere does not count, an entity and
+ * a CDATA section are decoded, the last of two values counts (BOINC's
+ * parser), and a value with a tag name as prefix is another tag. */
+static void test_prefs_as_xml(void **state)
+{
+    (void)state;
+    struct vs_proto_request rq;
+    memset(&rq, 0, sizeof(rq));
+    rq.platform_name = "x86_64-pc-linux-gnu";
+    rq.global_prefs = "<global_preferences>\n"
+                      "<!-- <disk_max_used_gb>1</disk_max_used_gb> -->\n"
+                      "<venue name=\"work\"><work_buf_min_days>9</work_buf_min_days></venue>\n"
+                      "<day_prefs><disk_min_free_gb>7</disk_min_free_gb></day_prefs>\n"
+                      "<disk_max_used_gb>&#53;0</disk_max_used_gb>\n"
+                      "<disk_max_used_pct><![CDATA[80]]></disk_max_used_pct>\n"
+                      "<work_buf_min_days>0.25</work_buf_min_days>\n"
+                      "<work_buf_min_days>0.5</work_buf_min_days>\n"
+                      "<ram_max_used_busy_pct_x>10</ram_max_used_busy_pct_x>\n"
+                      "</global_preferences>\n";
+    struct vs_arena arena;
+    vs_arena_init(&arena, 4096);
+    struct vs_sp_host h;
+    struct vs_sp_request r;
+    assert_int_equal(vs_sp_input_from_request(&rq, 1, 1, 1000, 900, &arena, &h, &r), 0);
+    assert_true(h.disk_max_used_gb == 50);
+    assert_true(h.disk_max_used_pct == 80);
+    assert_true(h.disk_min_free_gb == 0);
+    assert_true(h.work_buf_min == 43200);
+    assert_true(h.ram_max_used_busy_frac == 0);
+    vs_arena_cleanup(&arena);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_real_client_request),
         cmocka_unit_test(test_gpu_request),
+        cmocka_unit_test(test_prefs_as_xml),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

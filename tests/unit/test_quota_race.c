@@ -1,6 +1,6 @@
 /*
- * The daily quota and the new-hosts-per-day limit under concurrency (issue
- * 19, finding 5), on a real SQLite file (and on PostgreSQL, tests/pg)
+ * The daily quota and the new-hosts-per-day limit under concurrency,
+ * on a real SQLite file (and on PostgreSQL, tests/pg)
  * through the real scheduler handler:
  * simultaneous requests that all read the store before any of them commits
  * (the commit waits 0.5 s for announced requests, as a busy server's batch

@@ -1,5 +1,5 @@
 /*
- * resend_lost_results (issue 19, finding 4's repair), through the real
+ * resend_lost_results (the repair for replies lost with their jobs), through the real
  * scheduler handler on a real SQLite file: a host gets jobs, loses the
  * reply, and asks again listing none of them in <other_results>. With the
  * option it gets them back (new deadline, the same result names); a job

@@ -102,7 +102,7 @@ static void test_extensions(void **state)
     vs_scenario_cleanup(&c);
 }
 
-/* Issue 20's notation: what volunteers run. */
+/* The volunteer notation: what volunteers run. */
 static void test_volunteer_options(void **state)
 {
     (void)state;

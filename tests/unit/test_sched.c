@@ -392,7 +392,7 @@ static void test_no_work_cases(void **state)
         snprintf(name, sizeof(name), "wu_%d_0", i);
         assert_int_equal(result_state(fx, name, NULL, NULL), VS_RESULT_SERVER_STATE_UNSENT);
     }
-    /* Reported results in a request (issue 6 processes them) break nothing;
+    /* Reported results in a request (h_report.c processes them) break nothing;
      * the work request in it is still served. */
     const char *s4[] = {"<hostid>7</hostid>", "<hostid>0</hostid>"};
     req = sample("sched_request_04.xml", s4, 2);

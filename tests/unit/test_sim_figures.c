@@ -1,7 +1,7 @@
 /*
  * The figures volunteers judge a client by (src/sim/vol_figures.c), by
  * hand on the accumulator and on whole runs, and the fair policy's
- * behaviours that they show (issue 20, section 3).
+ * behaviours that they show (docs/simulator.md).
  */
 #include "vs_test.h"
 

@@ -178,11 +178,15 @@ void vs_cpolicy_ws_init(struct vs_cpolicy_ws *ws)
 /* clang-format off */
 #define P_ARRAYS(X)                                                            \
     X(rr_dm) X(rr_shortfall) X(rr_wbm) X(rr_frs) X(rr_states) X(wf_wrs)        \
-    X(wf_prr) X(pd0) X(pd1) X(pd2) X(pd3) X(pd4) X(pd5) X(pz0) X(pz1) X(pz2)   \
-    X(pz3) X(pz4) X(pi0) X(rr_proj) X(rr_act)
+    X(wf_prr) X(cs_debt) X(cs_want) X(cs_job_cpus) X(cs_edf_left) X(cs_avail)  \
+    X(cs_gstart) X(cs_gend) X(cs_held) X(cs_nsched) X(wf_prio) X(wf_queued)    \
+    X(ff_work) X(ff_prio) X(ff_first_free) X(ff_first_dl) X(ff_longest)        \
+    X(ff_share) X(ff_count) X(ff_cand) X(ff_memo) X(ff_waits) X(rr_proj)       \
+    X(rr_act)
 /* clang-format on */
 #define R_ARRAYS(X)                                                                                \
-    X(rr_finish) X(rr_missed) X(sc_order) X(sc_why) X(en_act) X(keys) X(keys2) X(rz0) X(bt) X(bt2)
+    X(rr_finish)                                                                                   \
+    X(rr_missed) X(sc_order) X(sc_why) X(en_act) X(keys) X(keys2) X(res_list) X(bt) X(bt2)
 
 void vs_cpolicy_ws_cleanup(struct vs_cpolicy_ws *ws)
 {
@@ -429,14 +433,13 @@ double vs_cpolicy_pn_flops(const struct vs_chost *host, double share_frac, doubl
     return pn_seconds * vs_cpolicy_pn_rate(host, share_frac);
 }
 
-int vs_cpolicy_pass(enum vs_cpolicy policy, struct vs_cstate *st, struct vs_cpolicy_ws *ws,
-                    struct vs_cpolicy_out *out)
+/* The four steps in order, on a reserved workspace; states_ready: the
+ * workspace's rr_states hold st's project states already. */
+static int run_steps(enum vs_cpolicy policy, struct vs_cstate *st, struct vs_cpolicy_ws *ws,
+                     struct vs_cpolicy_out *out, bool states_ready)
 {
-    if ((int)policy < 0 || (int)policy >= VS_CPOLICY_COUNT || !ws || !ws->d || !out ||
-        vs_cstate_validate(st) != 0)
-        return VS_EINVAL;
-    vs_cpolicy__reserve(ws, st->nprojects, st->nresults);
-    int rc = vs_rrsim__run(policy, st, ws, &out->rr);
+    int rc = states_ready ? vs_rrsim__run_states(policy, st, ws, &out->rr)
+                          : vs_rrsim__run(policy, st, ws, &out->rr);
     if (rc == 0)
         rc = vs_csched__run(policy, st, &out->rr, ws, &out->sched);
     if (rc == 0)
@@ -444,6 +447,16 @@ int vs_cpolicy_pass(enum vs_cpolicy policy, struct vs_cstate *st, struct vs_cpol
     if (rc == 0)
         rc = vs_cfetch__run(policy, st, &out->rr, ws, &out->fetch);
     return rc;
+}
+
+int vs_cpolicy_pass(enum vs_cpolicy policy, struct vs_cstate *st, struct vs_cpolicy_ws *ws,
+                    struct vs_cpolicy_out *out)
+{
+    if ((int)policy < 0 || (int)policy >= VS_CPOLICY_COUNT || !ws || !ws->d || !out ||
+        vs_cstate_validate(st) != 0)
+        return VS_EINVAL;
+    vs_cpolicy__reserve(ws, st->nprojects, st->nresults);
+    return run_steps(policy, st, ws, out, false);
 }
 
 static int step(enum vs_cpolicy policy, struct vs_cstate *st, struct vs_cpolicy_ws *ws,
@@ -465,14 +478,7 @@ static int step(enum vs_cpolicy policy, struct vs_cstate *st, struct vs_cpolicy_
                 states[p] = with_ltd_bits(st, pr, states[p] & ~LTD_BITS);
         }
     }
-    int rc = vs_rrsim__run_states(policy, st, ws, &out->rr);
-    if (rc == 0)
-        rc = vs_csched__run(policy, st, &out->rr, ws, &out->sched);
-    if (rc == 0)
-        rc = vs_cenforce__run(policy, st, &out->rr, &out->sched, ws, &out->enforce);
-    if (rc == 0)
-        rc = vs_cfetch__run(policy, st, &out->rr, ws, &out->fetch);
-    return rc;
+    return run_steps(policy, st, ws, out, true);
 }
 
 int vs_cpolicy_step(enum vs_cpolicy policy, struct vs_cstate *st, struct vs_cpolicy_ws *ws,

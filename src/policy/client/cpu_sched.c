@@ -94,15 +94,15 @@ static void take(struct sched *s, size_t r, enum vs_csched_why why)
 
 /* Is result a preferred over b for step 6 (both unscheduled, same project)?
  * A strict total order: deadline and received are never NaN (validated). */
-static bool better(enum vs_cpolicy policy, const struct vs_cresult *a, size_t ai,
+static bool better(const struct vs_cpolicy_rules *rules, const struct vs_cresult *a, size_t ai,
                    const struct vs_cresult *b, size_t bi)
 {
     bool ra = a->task == VS_CTASK_RUNNING, rb = b->task == VS_CTASK_RUNNING;
     if (ra != rb)
         return ra;
     if (!ra) {
-        double ka = policy == VS_CPOLICY_DEBT ? a->deadline : a->received;
-        double kb = policy == VS_CPOLICY_DEBT ? b->deadline : b->received;
+        double ka = rules->pick_by_deadline ? a->deadline : a->received;
+        double kb = rules->pick_by_deadline ? b->deadline : b->received;
         if (ka != kb)
             return ka < kb;
     }
@@ -120,10 +120,10 @@ static bool edf_before(const struct vs_cpkey *a, const struct vs_cpkey *b)
 
 /* By deadline; but fair puts the hopeless (fair_sched.c) last, shortest
  * remaining first. */
-static uint32_t edf_group(enum vs_cpolicy policy, const struct vs_cstate *st,
+static uint32_t edf_group(bool hopeless_last, const struct vs_cstate *st,
                           const struct vs_cresult *res, double speed)
 {
-    return policy == VS_CPOLICY_FAIR && vs_cpolicy__hopeless(st, res, speed);
+    return hopeless_last && vs_cpolicy__hopeless(st, res, speed);
 }
 
 static double edf_key(uint32_t group, const struct vs_cresult *res)
@@ -155,16 +155,17 @@ static void sift_down(struct vs_cpkey *h, size_t n, size_t i)
  */
 #define EDF_SCAN_MAX_CPUS 4
 
-static void edf(struct sched *s, enum vs_cpolicy policy, const struct vs_cstate *st,
+static void edf(struct sched *s, const struct vs_cpolicy_rules *rules, const struct vs_cstate *st,
                 const struct vs_rrsim_out *rr, const size_t *el, size_t ne,
                 struct vs_cpolicy_wsd *d, double payoff, double speed)
 {
-    int *dm = d->pi0;
-    double *ad = d->pd0;
+    int *dm = d->cs_edf_left;
+    double *ad = d->cs_debt;
+    const bool hopeless_last = rules->edf_hopeless_last, pays = rules->edf_pays_debt;
     /* fair: once any deadline is in danger, EDF over every result (its
      * work fetch admitted jobs by an EDF schedule of the whole queue). */
     for (size_t p = 0; p < st->nprojects; p++)
-        dm[p] = policy == VS_CPOLICY_FAIR ? (int)s->cap : rr->deadlines_missed[p];
+        dm[p] = rules->own_deadline_mode ? (int)s->cap : rr->deadlines_missed[p];
     if (s->cap <= EDF_SCAN_MAX_CPUS) {
         while (cpus_left(s)) {
             size_t pick = SIZE_MAX;
@@ -174,7 +175,7 @@ static void edf(struct sched *s, enum vs_cpolicy policy, const struct vs_cstate 
                 size_t r = el[i];
                 if (s->why[r] != VS_CSCHED_NO || dm[s->res[r].project] <= 0 || !fits(s, r))
                     continue;
-                uint32_t g = edf_group(policy, st, &s->res[r], speed);
+                uint32_t g = edf_group(hopeless_last, st, &s->res[r], speed);
                 double k = edf_key(g, &s->res[r]);
                 if (pick == SIZE_MAX || g < pg || (g == pg && k < dl)) {
                     pick = r;
@@ -187,7 +188,7 @@ static void edf(struct sched *s, enum vs_cpolicy policy, const struct vs_cstate 
             size_t p = s->res[pick].project;
             take(s, pick, VS_CSCHED_EDF);
             dm[p]--;
-            if (vs_cpolicy__s000(policy))
+            if (pays)
                 ad[p] -= payoff;
         }
         return;
@@ -197,7 +198,7 @@ static void edf(struct sched *s, enum vs_cpolicy policy, const struct vs_cstate 
     for (size_t i = 0; i < ne; i++) {
         const struct vs_cresult *res = &s->res[el[i]];
         if (dm[res->project] > 0) {
-            uint32_t g = edf_group(policy, st, res, speed);
+            uint32_t g = edf_group(hopeless_last, st, res, speed);
             h[m++] = (struct vs_cpkey){.group = g, .idx = (uint32_t)el[i], .key = edf_key(g, res)};
         }
     }
@@ -212,7 +213,7 @@ static void edf(struct sched *s, enum vs_cpolicy policy, const struct vs_cstate 
             continue;
         take(s, r, VS_CSCHED_EDF);
         dm[p]--;
-        if (vs_cpolicy__s000(policy))
+        if (pays)
             ad[p] -= payoff;
     }
 }
@@ -227,9 +228,10 @@ static void edf(struct sched *s, enum vs_cpolicy policy, const struct vs_cstate 
  */
 /* Whether project a goes before b on equal anticipated debt: the least
  * index, but for fair the name (never the position in the list). */
-static bool tie_first(const struct vs_cstate *st, enum vs_cpolicy policy, size_t a, size_t b)
+static bool tie_first(const struct vs_cstate *st, const struct vs_cpolicy_rules *rules, size_t a,
+                      size_t b)
 {
-    if (policy == VS_CPOLICY_FAIR) {
+    if (rules->ties_by_name) {
         const char *na = st->projects[a].name, *nb = st->projects[b].name;
         int c = strcmp(na ? na : "", nb ? nb : "");
         if (c != 0)
@@ -238,8 +240,25 @@ static bool tie_first(const struct vs_cstate *st, enum vs_cpolicy policy, size_t
     return a < b;
 }
 
-static void debt_few(struct sched *s, const struct vs_cstate *st, enum vs_cpolicy policy, size_t np,
-                     const size_t *el, size_t ne, double *ad, double payoff)
+/* One candidate of a step 6 scan: result r becomes the pick when its
+ * project leads (the greatest anticipated debt, ties by tie_first) or it is
+ * the leading project's preferred result (better). best == np: none yet. */
+static inline void consider(const struct sched *s, const struct vs_cstate *st,
+                            const struct vs_cpolicy_rules *rules, const double *ad, size_t np,
+                            size_t r, size_t *best, size_t *pick)
+{
+    size_t p = s->res[r].project, b = *best;
+    if (b == np || ad[p] > ad[b] || (ad[p] == ad[b] && p != b && tie_first(st, rules, p, b))) {
+        *best = p;
+        *pick = r;
+    } else if (p == b && better(rules, &s->res[r], r, &s->res[*pick], *pick)) {
+        *pick = r;
+    }
+}
+
+static void debt_few(struct sched *s, const struct vs_cstate *st,
+                     const struct vs_cpolicy_rules *rules, size_t np, const size_t *el, size_t ne,
+                     double *ad, double payoff)
 {
     while (cpus_left(s)) {
         size_t best = np, pick = 0;
@@ -247,14 +266,7 @@ static void debt_few(struct sched *s, const struct vs_cstate *st, enum vs_cpolic
             size_t r = el[i];
             if (s->why[r] != VS_CSCHED_NO || !fits(s, r))
                 continue;
-            size_t p = s->res[r].project;
-            if (best == np || ad[p] > ad[best] ||
-                (ad[p] == ad[best] && p != best && tie_first(st, policy, p, best))) {
-                best = p;
-                pick = r;
-            } else if (p == best && better(policy, &s->res[r], r, &s->res[pick], pick)) {
-                pick = r;
-            }
+            consider(s, st, rules, ad, np, r, &best, &pick);
         }
         if (best == np)
             break;
@@ -268,15 +280,15 @@ static void debt_few(struct sched *s, const struct vs_cstate *st, enum vs_cpolic
  * (a counting sort, index order kept), then each pick scans the projects
  * and one group.
  */
-static void debt_many(struct sched *s, const struct vs_cstate *st, enum vs_cpolicy policy,
-                      size_t np, const size_t *el, size_t ne, struct vs_cpolicy_wsd *d,
-                      double payoff)
+static void debt_many(struct sched *s, const struct vs_cstate *st,
+                      const struct vs_cpolicy_rules *rules, size_t np, const size_t *el, size_t ne,
+                      struct vs_cpolicy_wsd *d, double payoff)
 {
-    size_t *avail = d->pz0, *gstart = d->pz1, *gfill = d->pz2;
+    size_t *avail = d->cs_avail, *gstart = d->cs_gstart, *gfill = d->cs_gend;
     /* keys is free once EDF is done; a vs_cpkey is larger than a size_t,
      * so its storage holds nresults indexes. */
     size_t *group = (size_t *)d->keys;
-    double *ad = d->pd0;
+    double *ad = d->cs_debt;
     for (size_t p = 0; p < np; p++)
         avail[p] = 0;
     for (size_t i = 0; i < ne; i++) {
@@ -295,9 +307,9 @@ static void debt_many(struct sched *s, const struct vs_cstate *st, enum vs_cpoli
     while (cpus_left(s)) {
         size_t best = np;
         for (size_t p = 0; p < np; p++) {
-            if (avail[p] > 0 && (best == np || ad[p] > ad[best] ||
-                                 (policy == VS_CPOLICY_FAIR && ad[p] == ad[best] &&
-                                  tie_first(st, policy, p, best))))
+            if (avail[p] > 0 &&
+                (best == np || ad[p] > ad[best] ||
+                 (rules->ties_by_name && ad[p] == ad[best] && tie_first(st, rules, p, best))))
                 best = p;
         }
         if (best == np)
@@ -307,7 +319,7 @@ static void debt_many(struct sched *s, const struct vs_cstate *st, enum vs_cpoli
             size_t r = group[i];
             if (s->why[r] != VS_CSCHED_NO)
                 continue;
-            if (pick == SIZE_MAX || better(policy, &s->res[r], r, &s->res[pick], pick))
+            if (pick == SIZE_MAX || better(rules, &s->res[r], r, &s->res[pick], pick))
                 pick = r;
         }
         if (pick != SIZE_MAX && !fits(s, pick)) {
@@ -332,11 +344,12 @@ static void debt_many(struct sched *s, const struct vs_cstate *st, enum vs_cpoli
  * CPU the round-robin handed to a project owed a little more (a 1-hour job
  * then keeps it for its period) would make those jobs miss.
  */
-static void share_floor(struct sched *s, const struct vs_cstate *st, size_t np, const size_t *el,
+static void share_floor(struct sched *s, const struct vs_cstate *st,
+                        const struct vs_cpolicy_rules *rules, size_t np, const size_t *el,
                         size_t ne, struct vs_cpolicy_wsd *d, double payoff)
 {
-    size_t *held = d->pz3;
-    double *want = d->pd1, *ad = d->pd0, shares = 0;
+    size_t *held = d->cs_held;
+    double *want = d->cs_want, *ad = d->cs_debt, shares = 0;
     for (size_t p = 0; p < np; p++) {
         held[p] = 0;
         want[p] = 0;
@@ -367,13 +380,7 @@ static void share_floor(struct sched *s, const struct vs_cstate *st, size_t np, 
             size_t r = el[i], p = s->res[r].project;
             if (s->why[r] != VS_CSCHED_NO || (double)held[p] >= want[p] || !fits(s, r))
                 continue;
-            if (best == np || ad[p] > ad[best] ||
-                (ad[p] == ad[best] && p != best && tie_first(st, VS_CPOLICY_FAIR, p, best))) {
-                best = p;
-                pick = r;
-            } else if (p == best && better(VS_CPOLICY_FAIR, &s->res[r], r, &s->res[pick], pick)) {
-                pick = r;
-            }
+            consider(s, st, rules, ad, np, r, &best, &pick);
         }
         if (best == np)
             break;
@@ -390,19 +397,19 @@ int vs_csched__run(enum vs_cpolicy policy, const struct vs_cstate *st,
     size_t np = st->nprojects, nr = st->nresults;
     struct vs_cpolicy_wsd *d = ws->d;
     vs_cpolicy__reserve(ws, np, nr);
+    const struct vs_cpolicy_rules *rules = vs_cpolicy__rules(policy);
 
     struct sched s = {
         .res = st->results, .order = d->sc_order, .why = d->sc_why, .cap = (size_t)st->host.ncpus};
     s.plain = vs_cpolicy__one_cpu_jobs(st);
     if (!s.plain) {
-        /* pd5 and pz4 are not used by the other steps here. */
-        double *kc = d->pd5;
+        double *kc = d->cs_job_cpus;
         for (size_t p = 0; p < np; p++) {
             kc[p] = vs_cpolicy__ncpus(st, p);
-            d->pz4[p] = 0;
+            d->cs_nsched[p] = 0;
         }
         s.kcpu = kc;
-        s.nsched = d->pz4;
+        s.nsched = d->cs_nsched;
         s.prj = st->projects;
     }
     const struct vs_cproject *prj = st->projects;
@@ -411,20 +418,22 @@ int vs_csched__run(enum vs_cpolicy policy, const struct vs_cstate *st,
     const double speed = vs_cpolicy__speed(&st->host);
     /* Anticipated debts: short-term debt, less the payoff of each CPU
      * given below. Never NaN: std is a number and payoff finite. */
-    double *ad = d->pd0;
+    double *ad = d->cs_debt;
     for (size_t p = 0; p < np; p++)
-        ad[p] = policy == VS_CPOLICY_FAIR ? prj[p].ltd : prj[p].std;
+        ad[p] = rules->debt_is_ltd ? prj[p].ltd : prj[p].std;
     /* The candidates: runnable results of CPU-intensive projects, in index
      * order. Every later step walks this list, not the whole queue; step 5
      * walks the shorter list of those inside their first period (keys2 is
      * free: nothing here sorts). */
-    size_t *el = d->rz0, ne = 0;
+    size_t *el = d->res_list, ne = 0;
     size_t *young = (size_t *)d->keys2, nyoung = 0;
-    const bool period_rule = vs_cpolicy__s000(policy);
+    const bool period_rule = rules->period_rule, spare = rules->spare_cpus_only;
+    const bool keep_finishing = rules->keep_finishing;
     /* fair's oversized results (internal.h) run only on CPUs left free at
      * the end, unless nothing else can run: then they are the candidates.
      * They are kept at the tail of el (el has room for every result). */
-    const double share_sum = policy == VS_CPOLICY_FAIR ? vs_cpolicy__share_sum(st) : 0;
+    const double share_sum =
+        rules->spare_cpus_only || rules->own_deadline_mode ? vs_cpolicy__share_sum(st) : 0;
     size_t nbig = 0;
 
     /* Steps 1-3 are needed when the simulation says some project misses
@@ -433,12 +442,12 @@ int vs_csched__run(enum vs_cpolicy policy, const struct vs_cstate *st,
      * called); for fair only when the slack is not ample (fair_sched.c,
      * which uses the sort keys: before the candidate loop below). */
     bool any_dm = false;
-    if (rr && policy != VS_CPOLICY_WRR) {
+    if (rr && rules->deadline_aware) {
         const int *dmv = rr->deadlines_missed;
         for (size_t p = 0; p < np && !any_dm; p++)
             any_dm = dmv[p] > 0;
     }
-    if (policy == VS_CPOLICY_FAIR) {
+    if (rules->own_deadline_mode) {
         if (any_dm && vs_csched__fair_slack_ample(st, d, speed, share_sum))
             any_dm = false;
         if (!any_dm && rr)
@@ -450,15 +459,15 @@ int vs_csched__run(enum vs_cpolicy policy, const struct vs_cstate *st,
     for (size_t r = 0; r < nr; r++) {
         const struct vs_cresult *res = &s.res[r];
         s.why[r] = VS_CSCHED_NO;
-        if (!vs_cpolicy__runnable(st, res) || vs_cpolicy__abandoned(policy, st, res, speed))
+        if (!vs_cpolicy__runnable(st, res) || vs_cpolicy__abandoned_if(spare, st, res, speed))
             continue;
         /* fair starts a backup project's (R = 0) results, like oversized
          * ones, only on CPUs nothing else uses; once started, they are
          * scheduled like any other (step 5 keeps them for a period). A
          * lost result (internal.h) runs only there too. */
-        if (vs_cpolicy__oversized(policy, st, res, speed, share_sum) ||
-            (policy == VS_CPOLICY_FAIR && !prj[res->project].non_cpu_intensive &&
-             (vs_cpolicy__lost(policy, st, res, speed) ||
+        if (vs_cpolicy__oversized_if(spare, st, res, speed, share_sum) ||
+            (spare && !prj[res->project].non_cpu_intensive &&
+             (vs_cpolicy__lost_if(spare, st, res, speed) ||
               (res->task == VS_CTASK_UNSTARTED && !(prj[res->project].resource_share > 0))))) {
             el[nr - 1 - nbig++] = r;
             continue;
@@ -472,7 +481,7 @@ int vs_csched__run(enum vs_cpolicy policy, const struct vs_cstate *st,
         /* fair does not preempt a result about to end (a hundredth of a
          * period): it would wait out another's period for a moment's
          * work, and miss a deadline it was meeting. */
-        if (policy == VS_CPOLICY_FAIR && res->task == VS_CTASK_RUNNING &&
+        if (keep_finishing && res->task == VS_CTASK_RUNNING &&
             res->remaining <= 0.01 * period * speed && cpus_left(&s) && fits(&s, r)) {
             take(&s, r, VS_CSCHED_PERIOD);
             continue;
@@ -500,7 +509,7 @@ int vs_csched__run(enum vs_cpolicy policy, const struct vs_cstate *st,
      * Checked per project, not per result: when no such project has a
      * candidate, edf() finds none and picks nothing, as if never called. */
     if (any_dm && ne > 0)
-        edf(&s, policy, st, rr, el, ne, d, payoff, speed);
+        edf(&s, rules, st, rr, el, ne, d, payoff, speed);
 
     /* Step 5 (seed 000): a result keeps its CPU for a whole period. */
     if (period_rule) {
@@ -510,17 +519,17 @@ int vs_csched__run(enum vs_cpolicy policy, const struct vs_cstate *st,
         }
     }
 
-    if (policy == VS_CPOLICY_FAIR && cpus_left(&s))
-        share_floor(&s, st, np, el, ne, d, payoff);
+    if (rules->share_floor && cpus_left(&s))
+        share_floor(&s, st, rules, np, el, ne, d, payoff);
 
     /* Steps 6-7: weighted round-robin by anticipated debt. A scan of the
      * list per pick costs about ne; grouping costs about 2 ne + 3 np once,
      * then np plus a group per pick. Both pick the same results. */
     if (cpus_left(&s)) {
         if ((s.cap - (s.ncpu < s.cap ? s.ncpu : s.cap)) * ne <= 4 * (ne + np))
-            debt_few(&s, st, policy, np, el, ne, ad, payoff);
+            debt_few(&s, st, rules, np, el, ne, ad, payoff);
         else
-            debt_many(&s, st, policy, np, el, ne, d, payoff);
+            debt_many(&s, st, rules, np, el, ne, d, payoff);
     }
     /* CPUs nothing else uses run oversized results, least first. */
     while (nbig > 0 && cpus_left(&s)) {
@@ -546,7 +555,7 @@ int vs_csched_run(enum vs_cpolicy policy, const struct vs_cstate *st, const stru
                   struct vs_cpolicy_ws *ws, struct vs_csched_out *out)
 {
     if ((int)policy < 0 || (int)policy >= VS_CPOLICY_COUNT || vs_cstate_validate(st) != 0 || !ws ||
-        !ws->d || (!rr && policy != VS_CPOLICY_WRR))
+        !ws->d || (!rr && vs_cpolicy__rules(policy)->deadline_aware))
         return VS_EINVAL;
     return vs_csched__run(policy, st, rr, ws, out);
 }

@@ -126,13 +126,13 @@ static bool loses_much(const struct enf *e, size_t r)
 }
 
 /* Results of Y give their CPUs to results of X, by the policy's rules. */
-static void preempt_y(struct enf *e, enum vs_cpolicy policy, const struct vs_rrsim_out *rr,
-                      double *recheck_at)
+static void preempt_y(struct enf *e, const struct vs_cpolicy_rules *rules,
+                      const struct vs_rrsim_out *rr, double *recheck_at)
 {
     struct vs_cstate *st = e->st;
     /* A result that would miss its deadline runs now, in place of the
      * result of Y that loses least by stopping (no grace). */
-    if (policy != VS_CPOLICY_WRR) {
+    if (rules->deadline_aware) {
         for (size_t i = e->xi; i < e->nx; i++) {
             size_t r = e->x[i];
             if (r == DONE || !rr->deadline_missed[r])
@@ -141,7 +141,7 @@ static void preempt_y(struct enf *e, enum vs_cpolicy policy, const struct vs_rrs
             while (!fits_free(e, r)) {
                 size_t victim = DONE;
                 for (size_t j = 0; j < e->ny; j++) {
-                    if (e->y[j] == DONE || (policy == VS_CPOLICY_FAIR && loses_much(e, e->y[j])))
+                    if (e->y[j] == DONE || (rules->spare_unsaved && loses_much(e, e->y[j])))
                         continue;
                     if (victim == DONE || st->results[e->y[j]].wall_since_checkpoint <
                                               st->results[e->y[victim]].wall_since_checkpoint)
@@ -171,12 +171,11 @@ static void preempt_y(struct enf *e, enum vs_cpolicy policy, const struct vs_rrs
             continue;
         }
         bool now_ok;
-        switch (policy) {
-        case VS_CPOLICY_SHORTFALL:
-        case VS_CPOLICY_FAIR:
+        switch (rules->preempt) {
+        case VS_CPREEMPT_CHECKPOINT:
             now_ok = res->checkpointed && res->checkpoint_time > st->last_sched_time;
             break;
-        case VS_CPOLICY_DEBT:
+        case VS_CPREEMPT_GRACE:
             if (st->host.leave_in_memory) {
                 now_ok = true;
                 break;
@@ -191,6 +190,7 @@ static void preempt_y(struct enf *e, enum vs_cpolicy policy, const struct vs_rrs
             if (!now_ok && until < *recheck_at)
                 *recheck_at = until;
             break;
+        case VS_CPREEMPT_NOW:
         default:
             now_ok = true;
             break;
@@ -209,6 +209,7 @@ int vs_cenforce__run(enum vs_cpolicy policy, struct vs_cstate *st, const struct 
     size_t nr = st->nresults;
     struct vs_cpolicy_wsd *d = ws->d;
     vs_cpolicy__reserve(ws, st->nprojects, nr);
+    const struct vs_cpolicy_rules *rules = vs_cpolicy__rules(policy);
     out->actions = d->en_act;
     out->recheck_at = INFINITY;
 
@@ -216,8 +217,8 @@ int vs_cenforce__run(enum vs_cpolicy policy, struct vs_cstate *st, const struct 
      * (a vs_cpkey is larger than a size_t, so it holds nr of them). */
     struct enf e = {.st = st,
                     .act = d->en_act,
-                    .old = policy == VS_CPOLICY_WRR,
-                    .x = d->rz0,
+                    .old = rules->old_client,
+                    .x = d->res_list,
                     .y = (size_t *)d->keys};
     struct vs_cresult *results = st->results;
     const struct vs_cproject *prj = st->projects;
@@ -261,7 +262,7 @@ int vs_cenforce__run(enum vs_cpolicy policy, struct vs_cstate *st, const struct 
         start(&e, e.x[e.xi++]);
     /* Without a running result to preempt, the rest has nothing to do. */
     if (e.ny > 0)
-        preempt_y(&e, policy, rr, &out->recheck_at);
+        preempt_y(&e, rules, rr, &out->recheck_at);
     out->n = e.nact;
     return 0;
 }
@@ -271,7 +272,7 @@ int vs_cenforce_run(enum vs_cpolicy policy, struct vs_cstate *st, const struct v
                     struct vs_cenforce_out *out)
 {
     if ((int)policy < 0 || (int)policy >= VS_CPOLICY_COUNT || vs_cstate_validate(st) != 0 || !ws ||
-        !ws->d || !sched || (!rr && policy != VS_CPOLICY_WRR))
+        !ws->d || !sched || (!rr && vs_cpolicy__rules(policy)->deadline_aware))
         return VS_EINVAL;
     return vs_cenforce__run(policy, st, rr, sched, ws, out);
 }

@@ -162,6 +162,9 @@ static bool edf_fits(const struct vs_cstate *st, const struct queue *q, const do
 }
 
 /*
+ * (This walk opens as edf_fits's does, on purpose: the two are fair's
+ * hottest loops and differ in what ends them, which a shared walk would
+ * test once per job.)
  * The first CPU's free time from now in the deadline-order list schedule of
  * the queue without project k's results, plus one job (dur, due dl): what
  * k's server will see as estimated_delay once k's own queue has run out.
@@ -373,14 +376,14 @@ long vs_cfetch__fair_choose(const struct vs_cstate *st, const struct vs_rrsim_ou
     const struct vs_chost *h = &st->host;
     double speed = vs_cpolicy__speed(h);
     double buf = h->min_queue;
-    double *work = d->pd2, *prio = d->pd3;
-    size_t *count = d->pz0, *cand = d->pz1, *memo = d->pz2;
-    double *ffs = d->pd5;
+    double *work = d->ff_work, *prio = d->ff_prio;
+    size_t *count = d->ff_count, *cand = d->ff_cand, *memo = d->ff_memo;
+    double *ffs = d->ff_first_free;
 
     double share_sum = vs_cpolicy__share_sum(st);
     const bool plain = vs_cpolicy__one_cpu_jobs(st);
-    double *qfirst = d->pd0, *qlong = d->pd1;
-    size_t *waits = d->pz3; /* a queued job needing the whole host, not running */
+    double *qfirst = d->ff_first_dl, *qlong = d->ff_longest;
+    size_t *waits = d->ff_waits; /* a queued job needing the whole host, not running */
     for (size_t p = 0; p < np; p++) {
         work[p] = 0;
         count[p] = 0;
@@ -391,7 +394,7 @@ long vs_cfetch__fair_choose(const struct vs_cstate *st, const struct vs_rrsim_ou
     }
     bool any_waits = false;
     /* The queue: nearly runnable results of CPU-intensive projects. */
-    double *rdur = (double *)d->rz0;
+    double *rdur = (double *)d->res_list;
     struct qsum qs = {0, 0, work, !plain};
     struct vs_cpkey *keys = d->keys;
     size_t nq = 0;
@@ -434,7 +437,7 @@ long vs_cfetch__fair_choose(const struct vs_cstate *st, const struct vs_rrsim_ou
     /* Each project's share among the CPU-intensive projects that are not
      * suspended: frs(P) leaves out the deferred ones, so a project would
      * count on every CPU while the others wait out a backoff. */
-    double *fs = d->pd4;
+    double *fs = d->ff_share;
     for (size_t p = 0; p < np; p++)
         fs[p] = share_sum > 0 ? st->projects[p].resource_share / share_sum : 0;
 

@@ -1,5 +1,5 @@
 /*
- * fair's deadline mode (issue 20, section 3): when it is entered, and what
+ * fair's deadline mode (docs/client-policies.md): when it is entered, and what
  * it does with the jobs that are lost anyway.
  *
  * - No deadline mode when slack is ample. The round-robin simulation flags

@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "rules.h"
 #include "volsched/alloc.h"
 #include "volsched/client_policy.h"
 
@@ -57,26 +58,45 @@ struct vs_cpolicy_wsd {
     uint8_t *sc_why;
     struct vs_caction *en_act;
 
-    /* scratch, per project (contents do not outlive one call) */
-    double *pd0, *pd1, *pd2, *pd3, *pd4, *pd5;
-    size_t *pz0, *pz1, *pz2, *pz3, *pz4;
-    int *pi0;
+    /* Scratch, per project: contents do not outlive one call of a step.
+     * Each step has its own arrays, named for what they hold. */
+    /* the CPU scheduler (cpu_sched.c) */
+    double *cs_debt;     /* anticipated debt: the debt less the CPUs given this schedule */
+    double *cs_want;     /* share_floor: whole CPUs each project keeps (0: nothing runnable) */
+    double *cs_job_cpus; /* CPUs one job of each project uses (only when jobs differ) */
+    int *cs_edf_left;    /* EDF picks a project missing deadlines has left */
+    size_t *cs_avail;    /* debt_many: unscheduled candidates of each project */
+    size_t *cs_gstart, *cs_gend; /* debt_many: each project's group in the candidate list */
+    size_t *cs_held;             /* share_floor: results each project has scheduled */
+    size_t *cs_nsched;           /* results scheduled, for max_concurrent (only when jobs differ) */
+    /* the work fetch (work_fetch.c) */
+    double *wf_prio;   /* the priority among projects with a request */
+    double *wf_queued; /* wrr: the work each project has queued */
+    /* fair's work fetch (fair_fetch.c) */
+    double *ff_work;       /* CPU seconds each project has queued */
+    double *ff_prio;       /* the order in which projects are asked */
+    double *ff_first_free; /* when edf_fits found a CPU free for a new job */
+    double *ff_first_dl;   /* each project's earliest queued deadline */
+    double *ff_longest;    /* each project's longest queued job, CPU seconds */
+    double *ff_share;      /* share among the CPU-intensive projects not suspended */
+    size_t *ff_count;      /* results each project has queued */
+    size_t *ff_cand;       /* the candidate projects, in the order they are asked */
+    size_t *ff_memo;       /* the M_* tests already run for each candidate */
+    size_t *ff_waits;      /* a queued job needing the whole host, not running */
     struct vs_rrproj *rr_proj, **rr_act;
     /* scratch, per result */
     struct vs_cpkey *keys, *keys2;
     struct vs_cpkey *bt, *bt2; /* vs_rrsim_busy_time's own, so it may run beside the others */
-    size_t *rz0;
+    /* One list of result indexes the steps use in turn (one array, not
+     * three: at 100,000 results it stays in cache from step to step): the
+     * CPU scheduler's candidates, the enforcement's results to start, and
+     * fair's work fetch keeps each queued job's duration in it (a double,
+     * the size of a size_t). */
+    size_t *res_list;
     /* scratch, per CPU (fair's work fetch) */
     double *fair_cpu;
     size_t cap_cpu;
 };
-
-/* Policies that run seed 000's round-robin simulation, CPU scheduler and
- * enforcement (fair differs from shortfall in its work fetch). */
-static inline bool vs_cpolicy__s000(enum vs_cpolicy policy)
-{
-    return policy == VS_CPOLICY_SHORTFALL || policy == VS_CPOLICY_FAIR;
-}
 
 /* The CPUs each job of project p uses: job_ncpus (0 means 1), at most the
  * host's. */
@@ -126,11 +146,19 @@ static inline bool vs_cpolicy__hopeless(const struct vs_cstate *st, const struct
     return res->remaining > speed * (res->deadline - st->now);
 }
 
+/* rules->spare_cpus_only is passed as spare: the steps keep it in a local
+ * in their per-result loops (a load through a pointer would be repeated
+ * after every store to the schedule's bytes). */
+static inline bool vs_cpolicy__abandoned_if(bool spare, const struct vs_cstate *st,
+                                            const struct vs_cresult *res, double speed)
+{
+    return spare && res->task == VS_CTASK_UNSTARTED && vs_cpolicy__hopeless(st, res, speed);
+}
+
 static inline bool vs_cpolicy__abandoned(enum vs_cpolicy policy, const struct vs_cstate *st,
                                          const struct vs_cresult *res, double speed)
 {
-    return policy == VS_CPOLICY_FAIR && res->task == VS_CTASK_UNSTARTED &&
-           vs_cpolicy__hopeless(st, res, speed);
+    return vs_cpolicy__abandoned_if(vs_cpolicy__rules(policy)->spare_cpus_only, st, res, speed);
 }
 
 /* A hopeless result of fair that has started: lost anyway, it runs only on
@@ -140,10 +168,16 @@ static inline bool vs_cpolicy__abandoned(enum vs_cpolicy policy, const struct vs
  * later still, which the work fetch's host cap refuses) while it ran alone
  * to its late end (c_stress_20d_avail: S07's 48-hour job, hopeless after
  * 32 hours of host-off in its 72, ran alone for 23 hours). */
+static inline bool vs_cpolicy__lost_if(bool spare, const struct vs_cstate *st,
+                                       const struct vs_cresult *res, double speed)
+{
+    return spare && vs_cpolicy__hopeless(st, res, speed);
+}
+
 static inline bool vs_cpolicy__lost(enum vs_cpolicy policy, const struct vs_cstate *st,
                                     const struct vs_cresult *res, double speed)
 {
-    return policy == VS_CPOLICY_FAIR && vs_cpolicy__hopeless(st, res, speed);
+    return vs_cpolicy__lost_if(vs_cpolicy__rules(policy)->spare_cpus_only, st, res, speed);
 }
 
 /* ncpus doubles of scratch in the workspace (fair's schedules). */
@@ -197,13 +231,21 @@ static inline bool vs_cpolicy__too_big(const struct vs_cstate *st, size_t p, dou
 }
 
 /* An unstarted result of fair that is oversized (above). */
+static inline bool vs_cpolicy__oversized_if(bool spare, const struct vs_cstate *st,
+                                            const struct vs_cresult *res, double speed,
+                                            double share_sum)
+{
+    return spare && res->task == VS_CTASK_UNSTARTED &&
+           vs_cpolicy__too_big(st, res->project, res->remaining, res->deadline - st->now, speed,
+                               share_sum);
+}
+
 static inline bool vs_cpolicy__oversized(enum vs_cpolicy policy, const struct vs_cstate *st,
                                          const struct vs_cresult *res, double speed,
                                          double share_sum)
 {
-    return policy == VS_CPOLICY_FAIR && res->task == VS_CTASK_UNSTARTED &&
-           vs_cpolicy__too_big(st, res->project, res->remaining, res->deadline - st->now, speed,
-                               share_sum);
+    return vs_cpolicy__oversized_if(vs_cpolicy__rules(policy)->spare_cpus_only, st, res, speed,
+                                    share_sum);
 }
 
 /* Rule A and R of the debt update (debt.c) for its two sets: the wall CPU

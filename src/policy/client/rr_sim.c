@@ -30,13 +30,13 @@
 #include "internal.h"
 #include "volsched/client_policy.h"
 
-static bool simulated(enum vs_cpolicy policy, const struct vs_cstate *st, size_t r)
+static bool simulated(bool nearly, const struct vs_cstate *st, size_t r)
 {
     if (st->projects[st->results[r].project].non_cpu_intensive)
         return false;
     /* Seed 000 simulates the nearly runnable results; seed 002 and the old
      * client know only runnable ones. */
-    if (vs_cpolicy__s000(policy))
+    if (nearly)
         return vs_cpolicy__nearly_runnable(st, &st->results[r]);
     return vs_cpolicy__runnable(st, &st->results[r]);
 }
@@ -79,9 +79,10 @@ struct sim {
  * project's shortfall is defined; 0 for non-CPU-intensive projects, which
  * use no CPU.
  */
-static bool frs_in(enum vs_cpolicy policy, const struct vs_cproject *pr, unsigned flags)
+static bool frs_in(const struct vs_cpolicy_rules *rules, const struct vs_cproject *pr,
+                   unsigned flags)
 {
-    return policy == VS_CPOLICY_WRR ? !pr->suspended : (flags & VS_CPS_FETCHABLE) != 0;
+    return rules->frs_unsuspended ? !pr->suspended : (flags & VS_CPS_FETCHABLE) != 0;
 }
 
 /*
@@ -126,18 +127,19 @@ static double final_shortfall(const struct sim *s, double sf, double nf, double 
  * the simulation (no simulated result left after time 0); rrsim_run
  * overwrites them for the projects that do when they finish.
  */
-static void init_projects(enum vs_cpolicy policy, const struct sim *s, struct vs_rrsim_out *out)
+static void init_projects(const struct vs_cpolicy_rules *rules, const struct sim *s,
+                          struct vs_rrsim_out *out)
 {
     const struct vs_cstate *st = s->st;
     double sum = 0;
     for (size_t p = 0; p < st->nprojects; p++) {
         const struct vs_cproject *pr = &st->projects[p];
-        if (frs_in(policy, pr, out->states[p]) && !pr->non_cpu_intensive)
+        if (frs_in(rules, pr, out->states[p]) && !pr->non_cpu_intensive)
             sum += pr->resource_share;
     }
     for (size_t p = 0; p < st->nprojects; p++) {
         const struct vs_cproject *pr = &st->projects[p];
-        double den = frs_in(policy, pr, out->states[p]) ? sum : sum + pr->resource_share;
+        double den = frs_in(rules, pr, out->states[p]) ? sum : sum + pr->resource_share;
         if (pr->non_cpu_intensive || !(den > 0))
             out->frs[p] = 0;
         else
@@ -366,15 +368,17 @@ static int rrsim_run(enum vs_cpolicy policy, const struct vs_cstate *st, struct 
     };
     if (!states_ready)
         vs_cproject_states(st, out->states);
-    init_projects(policy, &s, out);
+    const struct vs_cpolicy_rules *rules = vs_cpolicy__rules(policy);
+    init_projects(rules, &s, out);
 
     size_t m = 0;
-    double share_sum = policy == VS_CPOLICY_FAIR ? vs_cpolicy__share_sum(st) : 0;
+    const bool nearly = rules->sim_nearly_runnable, spare = rules->spare_cpus_only;
+    double share_sum = spare ? vs_cpolicy__share_sum(st) : 0;
     for (size_t r = 0; r < nr; r++) {
         out->finish[r] = INFINITY;
         out->deadline_missed[r] = false;
-        if (simulated(policy, st, r) && !vs_cpolicy__lost(policy, st, &st->results[r], s.speed) &&
-            !vs_cpolicy__oversized(policy, st, &st->results[r], s.speed, share_sum))
+        if (simulated(nearly, st, r) && !vs_cpolicy__lost_if(spare, st, &st->results[r], s.speed) &&
+            !vs_cpolicy__oversized_if(spare, st, &st->results[r], s.speed, share_sum))
             keys[m++] = (struct vs_cpkey){.group = (uint32_t)st->results[r].project,
                                           .idx = (uint32_t)r,
                                           .key = st->results[r].remaining};

@@ -188,7 +188,9 @@ int vs_cfetch__run(enum vs_cpolicy policy, const struct vs_cstate *st,
     const struct vs_cproject *pj = st->projects;
     const unsigned *states = rr->states;
     struct vs_cpolicy_wsd *d = ws->d;
-    double *wrs = d->wf_wrs, *prr = d->wf_prr, *prio = d->pd3, *queued = d->pd2;
+    const struct vs_cpolicy_rules *rules = vs_cpolicy__rules(policy);
+    const enum vs_cfetch_rule rule = rules->fetch;
+    double *wrs = d->wf_wrs, *prr = d->wf_prr, *prio = d->wf_prio, *queued = d->wf_queued;
     out->work_request_size = wrs;
     out->prr_frac = prr;
     out->project = -1;
@@ -197,7 +199,7 @@ int vs_cfetch__run(enum vs_cpolicy policy, const struct vs_cstate *st,
     out->request_pn = 0;
 
     double buffer = 0, eps = 0;
-    if (policy == VS_CPOLICY_WRR) {
+    if (rule == VS_CFETCH_RULE_WRR) {
         queued_work(st, queued);
         buffer = st->host.min_queue * st->host.ncpus;
         /* Below this a difference of work is clock rounding (internal.h). */
@@ -217,7 +219,7 @@ int vs_cfetch__run(enum vs_cpolicy policy, const struct vs_cstate *st,
             enum vs_cfetch_reason why = forced_reason(pr, f);
             /* fair: within a reason, by name, not by list position. */
             bool first = out->project < 0 || why < out->reason ||
-                         (why == out->reason && policy == VS_CPOLICY_FAIR && pr->name &&
+                         (why == out->reason && rules->ties_by_name && pr->name &&
                           pj[out->project].name && strcmp(pr->name, pj[out->project].name) < 0);
             if (why != VS_CFETCH_NONE && first) {
                 out->project = (long)p;
@@ -234,21 +236,22 @@ int vs_cfetch__run(enum vs_cpolicy policy, const struct vs_cstate *st,
         }
         if (f & VS_CPS_POT_RUNNABLE)
             prr_sum += pr->resource_share;
-        switch (policy) {
-        case VS_CPOLICY_SHORTFALL:
+        switch (rule) {
+        case VS_CFETCH_RULE_SHORTFALL:
             if (!blocked(pr, f, true))
                 w = rr->shortfall[p];
             pri += rr->shortfall[p];
             break;
-        case VS_CPOLICY_FAIR:
+        case VS_CFETCH_RULE_FAIR:
             break; /* vs_cfetch__fair_choose below */
-        case VS_CPOLICY_DEBT: {
+        case VS_CFETCH_RULE_DEBT: {
             double fill = work_to_fill_buf(st, rr, p);
             if (!blocked(pr, f, true))
                 w = fill;
             pri += fill;
             break;
         }
+        case VS_CFETCH_RULE_WRR:
         default: {
             if (blocked(pr, f, false))
                 break;
@@ -266,11 +269,11 @@ int vs_cfetch__run(enum vs_cpolicy policy, const struct vs_cstate *st,
         wrs[p] = w;
         prio[p] = pri;
     }
-    if (policy == VS_CPOLICY_WRR)
+    if (rule == VS_CFETCH_RULE_WRR)
         wrr_fill(st, rr, wrs, eps);
-    if (policy == VS_CPOLICY_SHORTFALL)
+    if (rule == VS_CFETCH_RULE_SHORTFALL)
         fallback_and_normalize(st, rr, wrs, rr->total_shortfall);
-    else if (policy == VS_CPOLICY_DEBT)
+    else if (rule == VS_CFETCH_RULE_DEBT)
         fallback_and_normalize(st, rr, wrs,
                                st->host.min_queue * st->host.ncpus - rr->total_work_before_minq);
 
@@ -282,10 +285,10 @@ int vs_cfetch__run(enum vs_cpolicy policy, const struct vs_cstate *st,
         bool in_prr = (states[p] & VS_CPS_POT_RUNNABLE) && !pr->non_cpu_intensive;
         double den = in_prr ? prr_sum : prr_sum + pr->resource_share;
         prr[p] = den > 0 ? pr->resource_share / den : 0; /* backup projects (R = 0): 0 */
-        if (policy != VS_CPOLICY_FAIR && wrs[p] > 0 && (best < 0 || prio[p] > prio[best]))
+        if (rule != VS_CFETCH_RULE_FAIR && wrs[p] > 0 && (best < 0 || prio[p] > prio[best]))
             best = (long)p;
     }
-    if (policy == VS_CPOLICY_FAIR) {
+    if (rule == VS_CFETCH_RULE_FAIR) {
         best = vs_cfetch__fair_choose(st, rr, ws, wrs);
         /* Non-CPU-intensive projects: seed 000's rule, by index. */
         for (size_t p = 0; p < np && best < 0; p++)
@@ -301,7 +304,7 @@ int vs_cfetch__run(enum vs_cpolicy policy, const struct vs_cstate *st,
      * chose that project: the share-cap request alone has passed none of
      * its deadline caps (a 32-hour job with a 48-hour deadline, asked for
      * with every report, shut out the short-deadline projects). */
-    if (policy == VS_CPOLICY_FAIR && out->project >= 0 && out->project != best &&
+    if (rule == VS_CFETCH_RULE_FAIR && out->project >= 0 && out->project != best &&
         !pj[out->project].non_cpu_intensive)
         wrs[out->project] = 0;
     if (out->project >= 0) {
