@@ -52,7 +52,9 @@ typedef int (*vs_http_post_fn)(void *ctx, const char *body, size_t len, const ch
 
 /*
  * A GET page handler (status page, dashboard, metrics): it sees only the
- * request's path, query string ("" if none), Authorization and Cookie
+ * request's path, query string ("" if none; "k=v&k=v" with '%', '&', '=',
+ * '+', '#', spaces and bytes outside printable ASCII percent-encoded:
+ * read it with vs_form_get, server/form.h), Authorization and Cookie
  * headers (NULL if none), peer, and whether it came over TLS, so that it
  * does not depend on this HTTP layer. It appends the body to out->body,
  * sets out->ctype (a static string), may set out->set_cookie (a whole
@@ -107,6 +109,10 @@ struct vs_http_config {
     const char *download_url; /* NULL: master_url + "download" (no trailing '/') */
     const char *upload_url;   /* NULL: master_url + "file_upload_handler" */
     const char *project_name; /* shown on the master page; NULL: master_url */
+    /* What get_project_config.php says about accounts (elements, already
+     * XML; server/acct_rpc.h makes it); NULL: that accounts cannot be
+     * made here. */
+    const char *project_config_xml;
     const char *download_dir; /* directory served under <path>download/ */
     size_t max_body;          /* POST body cap; 0: VS_HTTP_DEFAULT_MAX_BODY */
     size_t max_upload_body;   /* cap of an upload POST; 0: VS_HTTP_DEFAULT_MAX_UPLOAD */

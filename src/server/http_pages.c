@@ -14,14 +14,39 @@ struct query_acc {
     int rc;
 };
 
+/* Appends s percent-encoded where it would be read as the query's syntax
+ * ('%', '&', '=', '+', '#'), a space, or a byte that is not printable
+ * ASCII: MHD hands the arguments decoded, and a value holding "&" must not
+ * become two arguments (vs_query_get decodes). */
+static int put_query_part(struct vs_buf *b, const char *s)
+{
+    static const char hex[] = "0123456789ABCDEF";
+    int rc = 0;
+    for (const unsigned char *p = (const unsigned char *)s; *p && rc == 0; p++) {
+        if (*p <= ' ' || *p >= 0x7f || strchr("%&=+#", *p)) {
+            char e[3] = {'%', hex[*p >> 4], hex[*p & 15]};
+            rc = vs_buf_append(b, e, 3);
+        } else {
+            rc = vs_buf_append(b, (const char *)p, 1);
+        }
+    }
+    return rc;
+}
+
 static enum MHD_Result add_arg(void *cls, enum MHD_ValueKind kind, const char *key,
                                const char *value)
 {
     (void)kind;
     struct query_acc *q = cls;
+    if (q->rc == 0 && q->b->len)
+        q->rc = vs_buf_puts(q->b, "&");
     if (q->rc == 0)
-        q->rc = vs_buf_printf(q->b, "%s%s%s%s", q->b->len ? "&" : "", key, value ? "=" : "",
-                              value ? value : "");
+        q->rc = put_query_part(q->b, key);
+    if (q->rc == 0 && value) {
+        q->rc = vs_buf_puts(q->b, "=");
+        if (q->rc == 0)
+            q->rc = put_query_part(q->b, value);
+    }
     return q->rc == 0 ? MHD_YES : MHD_NO;
 }
 
@@ -50,7 +75,7 @@ enum MHD_Result vs_http__serve_page(struct vs_http *h, struct MHD_Connection *c,
         return vs_http__refuse(h, c, MHD_HTTP_NOT_FOUND, method, url, "no such page");
     struct vs_http_post *pr = vs_http__post_new(h, c, VS_ROUTE_PAGE, 0);
     struct vs_buf query;
-    vs_buf_init(&query, 4096);
+    vs_buf_init(&query, 32 * 1024); /* am_set_info's preferences */
     struct query_acc qa = {.b = &query};
     MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, add_arg, &qa);
     int rc = qa.rc;
@@ -177,12 +202,14 @@ int vs_http__build_pages(struct vs_http *h)
     rc = rc ? rc : put_escaped(&b, h->master_url);
     rc = rc ? rc : vs_buf_puts(&b, "</master_url>\n    <web_rpc_url_base>");
     rc = rc ? rc : put_escaped(&b, h->master_url);
+    rc = rc ? rc : vs_buf_puts(&b, "</web_rpc_url_base>\n");
     rc = rc ? rc
-            : vs_buf_puts(&b, "</web_rpc_url_base>\n"
-                              "    <account_creation_disabled/>\n"
-                              "    <client_account_creation_disabled/>\n"
-                              "    <min_passwd_length>6</min_passwd_length>\n"
-                              "</project_config>\n");
+            : vs_buf_puts(&b, h->cfg.project_config_xml
+                                  ? h->cfg.project_config_xml
+                                  : "    <account_creation_disabled/>\n"
+                                    "    <client_account_creation_disabled/>\n"
+                                    "    <min_passwd_length>6</min_passwd_length>\n");
+    rc = rc ? rc : vs_buf_puts(&b, "</project_config>\n");
     if (rc == 0)
         h->config_resp = vs_http__take_response(&b, "text/xml");
     vs_buf_cleanup(&b);
