@@ -65,8 +65,8 @@ int vs_acct__create_account(struct acct_req *r)
         return vs_acct__error(r, ACCT_ERR_CREATION_OFF,
                               "Please visit the project web site to create an account, then try "
                               "again.");
-    char email[ACCT_EMAIL_MAX + 1], hash[64], name[ACCT_NAME_MAX + 1], team[ACCT_NAME_MAX + 1],
-        invite[VS_NAME_MAX];
+    /* Room past the limits, so that a long name gets its own message. */
+    char email[VS_NAME_MAX], hash[64], name[VS_NAME_MAX], team[VS_NAME_MAX], invite[VS_NAME_MAX];
     if (vs_acct__arg(r, "invite_code", invite, sizeof(invite), &status) ||
         vs_acct__arg(r, "email_addr", email, sizeof(email), &status) ||
         vs_acct__arg(r, "passwd_hash", hash, sizeof(hash), &status) ||

@@ -14,38 +14,40 @@ struct query_acc {
     int rc;
 };
 
-/* Appends s percent-encoded where it would be read as the query's syntax
- * ('%', '&', '=', '+', '#'), a space, or a byte that is not printable
- * ASCII: MHD hands the arguments decoded, and a value holding "&" must not
- * become two arguments (vs_query_get decodes). */
-static int put_query_part(struct vs_buf *b, const char *s)
+/* Appends s[0..n) percent-encoded where it would be read as the query's
+ * syntax ('%', '&', '=', '+', '#'), a space, or a byte that is not
+ * printable ASCII (a NUL too): MHD hands the arguments decoded, and a
+ * value holding "&" must not become two arguments, nor one holding %00 be
+ * cut short (vs_form_get decodes, and refuses the NUL). */
+static int put_query_part(struct vs_buf *b, const char *s, size_t n)
 {
     static const char hex[] = "0123456789ABCDEF";
     int rc = 0;
-    for (const unsigned char *p = (const unsigned char *)s; *p && rc == 0; p++) {
-        if (*p <= ' ' || *p >= 0x7f || strchr("%&=+#", *p)) {
-            char e[3] = {'%', hex[*p >> 4], hex[*p & 15]};
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c <= ' ' || c >= 0x7f || strchr("%&=+#", c)) {
+            char e[3] = {'%', hex[c >> 4], hex[c & 15]};
             rc = vs_buf_append(b, e, 3);
         } else {
-            rc = vs_buf_append(b, (const char *)p, 1);
+            rc = vs_buf_append(b, (const char *)&s[i], 1);
         }
     }
     return rc;
 }
 
 static enum MHD_Result add_arg(void *cls, enum MHD_ValueKind kind, const char *key,
-                               const char *value)
+                               size_t key_size, const char *value, size_t value_size)
 {
     (void)kind;
     struct query_acc *q = cls;
     if (q->rc == 0 && q->b->len)
         q->rc = vs_buf_puts(q->b, "&");
     if (q->rc == 0)
-        q->rc = put_query_part(q->b, key);
+        q->rc = put_query_part(q->b, key, key_size);
     if (q->rc == 0 && value) {
         q->rc = vs_buf_puts(q->b, "=");
         if (q->rc == 0)
-            q->rc = put_query_part(q->b, value);
+            q->rc = put_query_part(q->b, value, value_size);
     }
     return q->rc == 0 ? MHD_YES : MHD_NO;
 }
@@ -77,7 +79,7 @@ enum MHD_Result vs_http__serve_page(struct vs_http *h, struct MHD_Connection *c,
     struct vs_buf query;
     vs_buf_init(&query, 32 * 1024); /* am_set_info's preferences */
     struct query_acc qa = {.b = &query};
-    MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, add_arg, &qa);
+    MHD_get_connection_values_n(c, MHD_GET_ARGUMENT_KIND, add_arg, &qa);
     int rc = qa.rc;
     size_t o_path = keep(pr, url, &rc);
     size_t o_query = keep(pr, vs_buf_str(&query), &rc);
