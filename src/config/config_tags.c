@@ -83,6 +83,7 @@ const struct vs_config_tag vs_config__tags[] = {
     /* volunteers' accounts (issue 36) */
     {"disable_account_creation", K_BOOL, F(disable_account_creation), 0, 0, 0},
     {"disable_account_creation_rpc", K_BOOL, F(disable_account_creation_rpc), 0, 0, 0},
+    {"disable_web_account_creation", K_BOOL, F(disable_web_account_creation), 0, 0, 0},
     {"min_passwd_length", K_INT, F(min_passwd_length), 1, 64, 0},
     {"invite_code", K_STRLIST, F(invite_code), 0, 0, 0},
     {"account_rpc_burst", K_INT, F(account_rpc_burst), 0, 0, 0},
@@ -134,7 +135,6 @@ const struct vs_config_tag vs_config__tags[] = {
     IGN("sched_debug_level"),
     IGN("fuh_debug_level"),
     IGN("show_results"),
-    IGN("disable_web_account_creation"),
     IGN("enable_delete_account"),
     IGN("enable_privacy_by_default"),
     IGN("enable_login_mustagree_termsofuse"),

@@ -92,6 +92,16 @@ int vs_acct_create(const struct vs_project_config *cfg, struct vs_log *log, vs_h
         vs_free(a);
         return rc;
     }
+    /* The site's sessions: the operator's secret, under a purpose of
+     * their own (never a valid password line). */
+    rc = vs_ops_session_key_load(cfg->dir, "volunteers' web site", &a->skey);
+    if (rc != 0) {
+        VS_LOG(log, VS_LOG_ERROR, "cannot read or make %s/%s: %s", cfg->dir,
+               VS_OPS_SESSION_KEY_FILE, vs_strerror(rc));
+        vs_free(a->config_xml);
+        vs_free(a);
+        return rc;
+    }
     rc = vs_project_store_open(cfg, false, log, &a->st);
     if (rc != 0) {
         vs_free(a->config_xml);
@@ -112,6 +122,7 @@ void vs_acct_destroy(struct vs_acct *a)
     vs_store_close(a->st);
     vs_auth_limit_destroy(a->limit);
     pthread_mutex_destroy(&a->mu);
+    explicit_bzero(&a->skey, sizeof(a->skey));
     vs_free(a->config_xml);
     vs_free(a);
 }
@@ -173,7 +184,8 @@ int vs_acct__error(struct acct_req *r, int num, const char *msg)
 
 int vs_acct__arg(struct acct_req *r, const char *key, char *out, size_t n, int *out_status)
 {
-    int rc = vs_form_get(r->req->query, key, out, n);
+    /* BOINC-COMPAT: the RPCs take GET arguments, or POSTed ones (post_str). */
+    int rc = vs_form_get(r->req->form ? r->req->form : r->req->query, key, out, n);
     if (rc == 0 || rc == VS_ENOTFOUND)
         return 0;
     char msg[128];
@@ -335,6 +347,20 @@ static const struct route routes[] = {
     {"show_user.php", vs_acct__show_user},
     {"team_lookup.php", vs_acct__team_lookup},
     {"create_team.php", vs_acct__create_team},
+    /* The volunteers' web site (GET, and its forms' POSTs). */
+    {"style.css", vs_site__style},
+    {"signup.php", vs_site__signup},
+    {"login.php", vs_site__login},
+    {"logout.php", vs_site__logout},
+    {"home.php", vs_site__home},
+    {"host_venue.php", vs_site__host_venue},
+    {"delete.php", vs_site__delete},
+    {"prefs.php", vs_site__prefs},
+    {"teams.php", vs_site__teams},
+    {"team.php", vs_site__team},
+    {"team_create.php", vs_site__team_create},
+    {"team_join.php", vs_site__team_join},
+    {"team_leave.php", vs_site__team_leave},
 };
 
 int vs_acct_handle(struct vs_acct *a, const struct vs_http_get *req, int64_t now,

@@ -12,6 +12,7 @@
 #include "server/acct.h"
 #include "server/auth_limit.h"
 #include "server/ops_page.h"
+#include "server/ops_session.h"
 #include "store/store.h"
 
 /* BOINC-COMPAT: lib/error_numbers.h, the numbers BOINC's xml_error sends. */
@@ -41,6 +42,7 @@ struct vs_acct {
     struct vs_auth_limit *limit;
     pthread_mutex_t mu; /* the store handle: one request at a time */
     struct vs_store *st;
+    struct vs_ops_session_key skey; /* the site's session cookies (site.c) */
 };
 
 /* One request being answered. */
@@ -89,6 +91,57 @@ void vs_acct__lower(char *s);
 bool vs_acct__lookup_hash_ok(const struct vs_user *u, const char *passwd_hash);
 int vs_acct__create_account(struct acct_req *r);
 int vs_acct__lookup_account(struct acct_req *r);
+
+/* The volunteers' web site (site*.c): a logged-in visitor's account, or
+ * none, and the session's CSRF token. */
+struct site {
+    struct acct_req *r;
+    bool in;            /* logged in: user is theirs */
+    struct vs_user user; /* free with vs_user_cleanup (site_end) */
+    char cookie[VS_OPS_COOKIE_MAX];
+    char csrf[65];
+};
+#define SITE_COOKIE      "vs_site"
+#define SITE_SESSION_SECS (14 * 24 * 3600)
+/* site.c: the visitor's session (a new one made if none), and a form's
+ * CSRF check: 0, or the status of the answer already written. */
+int vs_site__begin(struct acct_req *r, struct site *s);
+void vs_site__end(struct site *s);
+/* Makes the visitor's session that of user uid (0: nobody). */
+int vs_site__set_session(struct site *s, int64_t uid);
+/* The page's head (title escaped) with the navigation, and its tail. */
+void vs_site__head(struct site *s, const char *title);
+void vs_site__tail(struct site *s);
+/* The hidden CSRF input of every form. */
+void vs_site__csrf_input(struct site *s);
+/* A redirect (303) to BASE + rel. */
+int vs_site__redirect(struct site *s, const char *rel);
+/* A form's field (decoded) into out; "" when absent or bad. */
+void vs_site__field(struct site *s, const char *key, char *out, size_t n);
+/* A message paragraph (escaped) of class cls ("err", "ok"). */
+void vs_site__msg(struct site *s, const char *cls, const char *text);
+/* 303 to the login page unless logged in: 0 when logged in. */
+int vs_site__need_login(struct site *s);
+/* The client's password hash of a typed password: md5(passwd + lower-case
+ * email), as the BOINC client computes it (out: 33 bytes). */
+int vs_site__passwd_hash(const char *passwd, const char *email, char *out);
+
+int vs_site__style(struct acct_req *r);
+int vs_site__signup(struct acct_req *r);
+int vs_site__login(struct acct_req *r);
+int vs_site__logout(struct acct_req *r);
+/* site_home.c */
+int vs_site__home(struct acct_req *r);
+int vs_site__host_venue(struct acct_req *r);
+int vs_site__delete(struct acct_req *r);
+/* site_prefs.c */
+int vs_site__prefs(struct acct_req *r);
+/* site_teams.c */
+int vs_site__teams(struct acct_req *r);
+int vs_site__team(struct acct_req *r);
+int vs_site__team_create(struct acct_req *r);
+int vs_site__team_join(struct acct_req *r);
+int vs_site__team_leave(struct acct_req *r);
 
 /* acct_am.c */
 int vs_acct__am_get_info(struct acct_req *r);

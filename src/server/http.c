@@ -170,6 +170,10 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
      * the plain one in https_only mode (answer_bodiless refuses them). */
     enum vs_http_listener l = vs_http__listener(h, c);
     bool open = l == VS_LISTEN_TLS || (l == VS_LISTEN_PLAIN && !h->cfg.https_only);
+    /* A form of the volunteers' site: a POST under the master URL's path. */
+    if (route == VS_ROUTE_NONE && is_post && open && h->cfg.pages &&
+        strncmp(url, h->path, h->path_len) == 0)
+        route = VS_ROUTE_FORM;
     if (route != VS_ROUTE_NONE && is_post && open) {
         struct vs_http_post *pr = NULL;
         enum MHD_Result ret = vs_http__post_begin(h, c, route, method, url, &pr);

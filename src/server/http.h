@@ -59,9 +59,10 @@ typedef int (*vs_http_post_fn)(void *ctx, const char *body, size_t len, const ch
  * does not depend on this HTTP layer. It appends the body to out->body,
  * sets out->ctype (a static string), may set out->set_cookie (a whole
  * Set-Cookie value) and out->retry_after (seconds, for a 429 or 503), and
- * returns the HTTP status: 200, 401 (the layer adds a Basic challenge),
- * 403, 429, 500, or 404 when the path is not one of its pages (the layer
- * answers its own 404).
+ * returns the HTTP status: 200, 303 (with out->location), 400, 401 (the
+ * layer adds a Basic challenge), 403, 429, 500, or 404 when the path is not
+ * one of its pages (the layer answers its own 404). Forms are POSTed to it
+ * too (req->form).
  *
  * It runs on the front end's page thread, one page at a time, never on
  * the threads that poll the sockets: a page that reads the store or
@@ -77,14 +78,22 @@ struct vs_http_get {
     const char *peer;
     bool https;        /* came over the HTTPS listener */
     bool ops_listener; /* came over the private operator's listener */
+    /* A form's POST (a path under the master URL's that is not the
+     * scheduler's or the uploads'): its application/x-www-form-urlencoded
+     * body, NUL-terminated (read it with vs_form_get); NULL for a GET.
+     * At most VS_HTTP_FORM_MAX bytes, else answered 413 by the layer. */
+    const char *form;
 };
 #define VS_HTTP_SET_COOKIE_MAX 256
 #define VS_HTTP_PAGES_QUEUED   64
+#define VS_HTTP_FORM_MAX       (64u * 1024u)
+#define VS_HTTP_LOCATION_MAX   512
 struct vs_http_page {
     struct vs_buf *body; /* the layer's buffer (capped) */
     const char *ctype;   /* "text/plain" until set */
     char set_cookie[VS_HTTP_SET_COOKIE_MAX];
     unsigned retry_after;
+    char location[VS_HTTP_LOCATION_MAX]; /* a redirect's (303) Location; "" = none */
 };
 typedef int (*vs_http_get_fn)(void *ctx, const struct vs_http_get *req, struct vs_http_page *out);
 
