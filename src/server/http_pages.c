@@ -230,6 +230,9 @@ int vs_http__build_pages(struct vs_http *h)
     rc = rc ? rc : put_escaped(&b, name);
     rc = rc ? rc
             : vs_buf_printf(&b, "</title>\n<link rel=\"boinc_scheduler\" href=\"%s\">\n", sched);
+    bool site = h->cfg.pages && h->cfg.project_config_xml; /* the volunteers' site */
+    if (site)
+        rc = rc ? rc : vs_buf_puts(&b, "<link rel=\"stylesheet\" href=\"style.css\">\n");
     rc = rc ? rc
             : vs_buf_printf(&b, "</head><body>\n<!-- <scheduler>%s</scheduler> -->\n<h1>", sched);
     rc = rc ? rc : put_escaped(&b, name);
@@ -238,7 +241,7 @@ int vs_http__build_pages(struct vs_http *h)
                               "this page's URL and your e-mail and password, or your account "
                               "key.</p>\n");
     /* The volunteers' site, when a page handler serves it. */
-    if (h->cfg.pages && h->cfg.project_config_xml)
+    if (site)
         rc = rc ? rc
                 : vs_buf_puts(&b, "<p><a href=\"signup.php\">Join</a> &middot; <a "
                                   "href=\"login.php\">Log in</a> &middot; <a "

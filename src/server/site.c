@@ -29,7 +29,7 @@ static const char style[] =
     "main{margin:1em 2em;max-width:60em}"
     ".t{border-collapse:collapse;margin-bottom:1em}.t td,.t th{border:1px solid #bbb;"
     "padding:2px 8px;font-size:90%}"
-    "label{display:block;margin:.4em 0}label span{display:inline-block;min-width:14em}"
+    "label{display:block;margin:.4em 0}label span{display:inline-block;min-width:24em}"
     "input[type=text],input[type=email],input[type=password]{width:20em}"
     ".err{color:#b00}.ok{color:#070}code{background:#f6f6f6;padding:1px 4px}"
     "button.link{background:none;border:none;color:#00e;text-decoration:underline;"

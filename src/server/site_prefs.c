@@ -149,9 +149,13 @@ static void form(struct site *s, int k, const struct pref_set *ps, const char *e
         vs_site__msg(s, "ok", "Saved: your computers get them at their next contact with the "
                               "project.");
     vs_page_printf(p, "<p>Sets: ");
-    for (int i = 0; i < NSETS; i++)
-        vs_page_printf(p, i == k ? "<b>%s</b> " : "<a href=\"prefs.php?venue=%s\">%s</a> ",
-                       sets[i], sets[i][0] ? sets[i] : "default");
+    for (int i = 0; i < NSETS; i++) {
+        const char *shown = sets[i][0] ? sets[i] : "default";
+        if (i == k)
+            vs_page_printf(p, "<b>%s</b> ", shown);
+        else
+            vs_page_printf(p, "<a href=\"prefs.php?venue=%s\">%s</a> ", sets[i], shown);
+    }
     vs_page_printf(p, "</p>\n<p>A computer whose venue is home, work or school uses that set "
                       "when it has one, else the default set.</p>\n"
                       "<form method=\"post\" action=\"prefs.php\">\n"
