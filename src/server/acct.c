@@ -108,8 +108,8 @@ int vs_acct_create(const struct vs_project_config *cfg, struct vs_log *log, vs_h
         vs_free(a);
         return rc;
     }
-    a->limit = vs_auth_limit_create((unsigned)cfg->account_rpc_burst,
-                                    (unsigned)cfg->account_rpc_per_hour);
+    a->limit =
+        vs_auth_limit_create((unsigned)cfg->account_rpc_burst, (unsigned)cfg->account_rpc_per_hour);
     pthread_mutex_init(&a->mu, NULL);
     *out = a;
     return 0;
@@ -204,8 +204,9 @@ bool vs_acct__spend(struct acct_req *r, int *out_status)
     if (!vs_auth_limit_allow(r->a->limit, r->peer_key, r->now, &wait)) {
         VS_LOG(r->a->log, VS_LOG_DEBUG, "account: %s from %s refused unchecked (throttled)",
                r->req->path, r->req->peer ? r->req->peer : "?");
-        vs_acct__error(r, ACCT_ERR_GENERIC, "too many account requests from your address; try "
-                                            "again later");
+        vs_acct__error(r, ACCT_ERR_GENERIC,
+                       "too many account requests from your address; try "
+                       "again later");
         r->out->retry_after = (unsigned)wait;
         *out_status = 429;
         return false;
@@ -224,8 +225,7 @@ void vs_acct__failed(struct acct_req *r)
     vs_auth_limit_failed(r->a->limit, r->peer_key, r->now);
 }
 
-int vs_acct__user_by_key(struct acct_req *r, const char *key, struct vs_user *out,
-                         int *out_status)
+int vs_acct__user_by_key(struct acct_req *r, const char *key, struct vs_user *out, int *out_status)
 {
     int wait = 0;
     if (!vs_auth_limit_allow(r->a->limit, r->peer_key, r->now, &wait)) {
@@ -243,7 +243,8 @@ int vs_acct__user_by_key(struct acct_req *r, const char *key, struct vs_user *ou
                r->req->peer ? r->req->peer : "?");
     }
     if (rc != 0)
-        *out_status = vs_acct__error(r, rc == VS_ENOTFOUND ? ACCT_ERR_NOT_FOUND : ACCT_ERR_DB, NULL);
+        *out_status =
+            vs_acct__error(r, rc == VS_ENOTFOUND ? ACCT_ERR_NOT_FOUND : ACCT_ERR_DB, NULL);
     return rc;
 }
 

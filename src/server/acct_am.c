@@ -71,7 +71,8 @@ int vs_acct__am_get_info(struct acct_req *r)
         founder = t.userid == u.id;
     vs_acct__xml_head(r);
     struct vs_page *p = &r->p;
-    vs_page_printf(p, "<am_get_info_reply>\n    <success/>\n<id>%lld</id>\n<name>", (long long)u.id);
+    vs_page_printf(p, "<am_get_info_reply>\n    <success/>\n<id>%lld</id>\n<name>",
+                   (long long)u.id);
     urlenc(p, u.name);
     vs_page_printf(p, "</name>\n<country>");
     urlenc(p, u.country);
@@ -280,8 +281,10 @@ static int host_xml(void *ctx, const struct vs_host *h)
     vs_page_esc(p, h->p_vendor);
     vs_page_printf(p, "</p_vendor>\n        <p_model>");
     vs_page_esc(p, h->p_model);
-    vs_page_printf(p, "</p_model>\n        <p_fpops>%f</p_fpops>\n        <p_iops>%f</p_iops>\n"
-                      "        <os_name>", h->p_fpops, h->p_iops);
+    vs_page_printf(p,
+                   "</p_model>\n        <p_fpops>%f</p_fpops>\n        <p_iops>%f</p_iops>\n"
+                   "        <os_name>",
+                   h->p_fpops, h->p_iops);
     vs_page_esc(p, h->os_name);
     vs_page_printf(p, "</os_name>\n        <os_version>");
     vs_page_esc(p, h->os_version);
@@ -320,8 +323,9 @@ int vs_acct__show_user(struct acct_req *r)
     md5_of2(u.cross_project_id, u.email_addr, cpid);
     vs_acct__xml_head(r);
     struct vs_page *p = &r->p;
-    vs_page_printf(p, "<user>\n    <id>%lld</id>\n    <cpid>%s</cpid>\n"
-                      "    <create_time>%lld</create_time>\n    <name>",
+    vs_page_printf(p,
+                   "<user>\n    <id>%lld</id>\n    <cpid>%s</cpid>\n"
+                   "    <create_time>%lld</create_time>\n    <name>",
                    (long long)u.id, cpid, (long long)u.create_time);
     vs_page_esc(p, u.name);
     /* The credit figures: the store's (hook for the credit issue). */
@@ -350,8 +354,9 @@ int vs_acct__show_user(struct acct_req *r)
 static int team_xml(void *ctx, const struct vs_team *t)
 {
     struct vs_page *p = ctx;
-    vs_page_printf(p, "<team>\n    <id>%lld</id>\n    <create_time>%lld</create_time>\n"
-                      "    <userid>%lld</userid>\n    <name>",
+    vs_page_printf(p,
+                   "<team>\n    <id>%lld</id>\n    <create_time>%lld</create_time>\n"
+                   "    <userid>%lld</userid>\n    <name>",
                    (long long)t->id, (long long)t->create_time, (long long)t->userid);
     vs_page_esc(p, t->name);
     vs_page_printf(p,

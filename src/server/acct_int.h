@@ -37,8 +37,8 @@ struct vs_acct {
     vs_http_get_fn next;
     void *next_ctx;
     struct vs_sched *sched;
-    char base[VS_URL_MAX];  /* the master URL's path, "/demo/" */
-    char *config_xml;       /* get_project_config.php's account elements */
+    char base[VS_URL_MAX]; /* the master URL's path, "/demo/" */
+    char *config_xml;      /* get_project_config.php's account elements */
     struct vs_auth_limit *limit;
     pthread_mutex_t mu; /* the store handle: one request at a time */
     struct vs_store *st;
@@ -73,8 +73,7 @@ void vs_acct__failed(struct acct_req *r);
 
 /* The user whose account key is key (full authenticator only: never a
  * weak one); an error reply (-136) and a spent token otherwise. */
-int vs_acct__user_by_key(struct acct_req *r, const char *key, struct vs_user *out,
-                         int *out_status);
+int vs_acct__user_by_key(struct acct_req *r, const char *key, struct vs_user *out, int *out_status);
 
 /* NULL when s is acceptable as what (a static sentence otherwise). */
 const char *vs_acct__bad_email(const char *s);
@@ -96,12 +95,12 @@ int vs_acct__lookup_account(struct acct_req *r);
  * none, and the session's CSRF token. */
 struct site {
     struct acct_req *r;
-    bool in;            /* logged in: user is theirs */
+    bool in;             /* logged in: user is theirs */
     struct vs_user user; /* free with vs_user_cleanup (site_end) */
     char cookie[VS_OPS_COOKIE_MAX];
     char csrf[65];
 };
-#define SITE_COOKIE      "vs_site"
+#define SITE_COOKIE       "vs_site"
 #define SITE_SESSION_SECS (14 * 24 * 3600)
 /* site.c: the visitor's session (a new one made if none), and a form's
  * CSRF check: 0, or the status of the answer already written. */

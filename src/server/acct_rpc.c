@@ -60,7 +60,8 @@ int vs_acct__create_account(struct acct_req *r)
     if (!vs_acct__spend(r, &status))
         return status;
     if (cfg->disable_account_creation)
-        return vs_acct__error(r, ACCT_ERR_CREATION_OFF, "The project is not accepting new accounts.");
+        return vs_acct__error(r, ACCT_ERR_CREATION_OFF,
+                              "The project is not accepting new accounts.");
     if (cfg->disable_account_creation_rpc)
         return vs_acct__error(r, ACCT_ERR_CREATION_OFF,
                               "Please visit the project web site to create an account, then try "
@@ -95,8 +96,8 @@ int vs_acct__create_account(struct acct_req *r)
         /* BOINC-COMPAT: the same e-mail and password again (a retried
          * wizard) gets the account it made; another password, -137. */
         bool same = vs_acct__lookup_hash_ok(&u, hash);
-        status = same ? account_out(r, u.authenticator)
-                      : vs_acct__error(r, ACCT_ERR_NOT_UNIQUE, NULL);
+        status =
+            same ? account_out(r, u.authenticator) : vs_acct__error(r, ACCT_ERR_NOT_UNIQUE, NULL);
         vs_user_cleanup(&u);
         return status;
     }

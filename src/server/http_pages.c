@@ -36,8 +36,8 @@ static int put_query_part(struct vs_buf *b, const char *s, size_t n)
     return rc;
 }
 
-static enum MHD_Result add_arg(void *cls, enum MHD_ValueKind kind, const char *key,
-                               size_t key_size, const char *value, size_t value_size)
+static enum MHD_Result add_arg(void *cls, enum MHD_ValueKind kind, const char *key, size_t key_size,
+                               const char *value, size_t value_size)
 {
     (void)kind;
     struct query_acc *q = cls;
@@ -136,8 +136,7 @@ enum MHD_Result vs_http__serve_page(struct vs_http *h, struct MHD_Connection *c,
 enum MHD_Result vs_http__form_ready(struct vs_http *h, struct MHD_Connection *c,
                                     struct vs_http_post *pr, const char *method, const char *url)
 {
-    const char *ct =
-        MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_TYPE);
+    const char *ct = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_TYPE);
     static const char form_type[] = "application/x-www-form-urlencoded";
     if (!ct || strncasecmp(ct, form_type, sizeof(form_type) - 1) != 0 ||
         (ct[sizeof(form_type) - 1] != '\0' && ct[sizeof(form_type) - 1] != ';'))

@@ -16,9 +16,9 @@
 #include "server/ops_auth.h"
 #include "volsched/str.h"
 
-#define SECRET_LEN 32
-#define NONCE_LEN  8
-#define MAC_LEN    32
+#define SECRET_LEN  32
+#define NONCE_LEN   8
+#define MAC_LEN     32
 #define SUBJECT_MAX 18 /* decimal digits */
 
 /* HMAC-SHA256 of data under key into out (MAC_LEN bytes). */
@@ -180,7 +180,7 @@ static bool value_ok(const struct vs_ops_session_key *k, const char *v, size_t l
     if (len < 1 + 1 + 2 * NONCE_LEN + 1 + 2 * MAC_LEN ||
         len > SUBJECT_MAX + 1 + 18 + 2 + 2 * (NONCE_LEN + MAC_LEN))
         return false;
-    size_t bl = len - 2 * MAC_LEN - 1; /* "[SUBJECT.]EXPIRY.NONCE" */
+    size_t bl = len - 2 * MAC_LEN - 1;  /* "[SUBJECT.]EXPIRY.NONCE" */
     size_t el = bl - 2 * NONCE_LEN - 1; /* end of EXPIRY */
     if (v[bl] != '.' || v[el] != '.')
         return false;

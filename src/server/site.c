@@ -74,9 +74,9 @@ int vs_site__begin(struct acct_req *r, struct site *s)
     s->r = r;
     r->out->ctype = "text/html; charset=utf-8";
     char subj[24];
-    bool have = vs_session_cookie_find(&r->a->skey, SITE_COOKIE, r->req->cookie, r->now,
-                                       SITE_SESSION_SECS, subj, sizeof(subj), s->cookie,
-                                       sizeof(s->cookie));
+    bool have =
+        vs_session_cookie_find(&r->a->skey, SITE_COOKIE, r->req->cookie, r->now, SITE_SESSION_SECS,
+                               subj, sizeof(subj), s->cookie, sizeof(s->cookie));
     int rc = 0;
     if (have) {
         char data[VS_OPS_COOKIE_MAX + 8];
@@ -137,9 +137,8 @@ void vs_site__head(struct site *s, const char *title)
     vs_page_esc(p, title);
     vs_page_printf(p, " - ");
     vs_page_esc(p, name);
-    vs_page_printf(p,
-                   "</title>\n<link rel=\"stylesheet\" href=\"style.css\"></head><body>\n"
-                   "<header><a href=\"./\"><b>");
+    vs_page_printf(p, "</title>\n<link rel=\"stylesheet\" href=\"style.css\"></head><body>\n"
+                      "<header><a href=\"./\"><b>");
     vs_page_esc(p, name);
     vs_page_printf(p, "</b></a> <a href=\"teams.php\">Teams</a>");
     if (s->in) {
@@ -236,8 +235,9 @@ static void signup_form(struct site *s, const struct signup_in *in, const char *
     input(s, "Password again", "password", "passwd2", NULL);
     if (s->r->a->cfg.invite_code.n > 0)
         input(s, "Invitation code", "text", "invite_code", in ? in->invite : NULL);
-    vs_page_printf(&s->r->p, "<p>At least %d characters for the password.</p>\n"
-                             "<button type=\"submit\" id=\"go\">Create account</button></form>\n",
+    vs_page_printf(&s->r->p,
+                   "<p>At least %d characters for the password.</p>\n"
+                   "<button type=\"submit\" id=\"go\">Create account</button></form>\n",
                    s->r->a->cfg.min_passwd_length);
     vs_site__tail(s);
 }
@@ -370,7 +370,8 @@ int vs_site__login(struct acct_req *r)
     struct vs_user u;
     memset(&u, 0, sizeof(u));
     bool ok = email[0] && vs_store_user_by_email(r->a->st, email, &u) == 0;
-    bool good = ok && vs_site__passwd_hash(pw, email, hash) == 0 && vs_acct__lookup_hash_ok(&u, hash);
+    bool good =
+        ok && vs_site__passwd_hash(pw, email, hash) == 0 && vs_acct__lookup_hash_ok(&u, hash);
     OPENSSL_cleanse(pw, sizeof(pw));
     if (!good) {
         VS_LOG(r->a->log, VS_LOG_WARN, "site: failed login from %s",

@@ -78,8 +78,9 @@ int vs_site__home(struct acct_req *r)
     vs_page_esc(p, u->name);
     vs_page_printf(p, "</td></tr>\n<tr><td>E-mail address</td><td>");
     vs_page_esc(p, u->email_addr);
-    vs_page_printf(p, "</td></tr>\n<tr><td>Account key</td><td><code id=\"key\">%s</code></td>"
-                      "</tr>\n<tr><td>Team</td><td>",
+    vs_page_printf(p,
+                   "</td></tr>\n<tr><td>Account key</td><td><code id=\"key\">%s</code></td>"
+                   "</tr>\n<tr><td>Team</td><td>",
                    u->authenticator);
     struct vs_team t;
     if (u->teamid && vs_store_team_get(r->a->st, u->teamid, &t) == 0) {
@@ -98,8 +99,9 @@ int vs_site__home(struct acct_req *r)
     vs_page_printf(p, " UTC</td></tr></table>\n<p>To attach a BOINC client by hand: <code>boinccmd "
                       "--project_attach ");
     vs_page_esc(p, r->a->cfg.master_url);
-    vs_page_printf(p, " %s</code>, or the Manager's &ldquo;Add project&rdquo; with this "
-                      "site's address and your e-mail and password.</p>\n",
+    vs_page_printf(p,
+                   " %s</code>, or the Manager's &ldquo;Add project&rdquo; with this "
+                   "site's address and your e-mail and password.</p>\n",
                    u->authenticator);
     vs_page_printf(p, "<h2>Your computers</h2>\n<table class=\"t\" id=\"hosts\"><tr><th>Host</th>"
                       "<th>Name</th><th>CPUs</th><th>OS</th><th>Last contact (UTC)</th>"

@@ -146,8 +146,9 @@ static void form(struct site *s, int k, const struct pref_set *ps, const char *e
     if (err)
         vs_site__msg(s, "err", err);
     if (saved)
-        vs_site__msg(s, "ok", "Saved: your computers get them at their next contact with the "
-                              "project.");
+        vs_site__msg(s, "ok",
+                     "Saved: your computers get them at their next contact with the "
+                     "project.");
     vs_page_printf(p, "<p>Sets: ");
     for (int i = 0; i < NSETS; i++) {
         const char *shown = sets[i][0] ? sets[i] : "default";
@@ -156,10 +157,11 @@ static void form(struct site *s, int k, const struct pref_set *ps, const char *e
         else
             vs_page_printf(p, "<a href=\"prefs.php?venue=%s\">%s</a> ", sets[i], shown);
     }
-    vs_page_printf(p, "</p>\n<p>A computer whose venue is home, work or school uses that set "
-                      "when it has one, else the default set.</p>\n"
-                      "<form method=\"post\" action=\"prefs.php\">\n"
-                      "<input type=\"hidden\" name=\"venue\" value=\"%s\">\n",
+    vs_page_printf(p,
+                   "</p>\n<p>A computer whose venue is home, work or school uses that set "
+                   "when it has one, else the default set.</p>\n"
+                   "<form method=\"post\" action=\"prefs.php\">\n"
+                   "<input type=\"hidden\" name=\"venue\" value=\"%s\">\n",
                    sets[k]);
     vs_site__csrf_input(s);
     for (size_t i = 0; i < NDEFS; i++) {

@@ -31,8 +31,9 @@ int vs_site__teams(struct acct_req *r)
     vs_site__field(&s, "err", err, sizeof(err));
     vs_site__head(&s, "Teams");
     if (err[0])
-        vs_site__msg(&s, "err", "Team not created: its name is taken, or not allowed "
-                                "(no HTML, no control characters, 1 to 64 bytes).");
+        vs_site__msg(&s, "err",
+                     "Team not created: its name is taken, or not allowed "
+                     "(no HTML, no control characters, 1 to 64 bytes).");
     vs_page_printf(p, "<form method=\"get\" action=\"teams.php\"><input type=\"text\" name=\"q\" "
                       "value=\"");
     vs_page_esc(p, q);

@@ -203,8 +203,9 @@ static int host_row(void *ctx, const void *row)
 int vs_store_user_hosts(struct vs_store *s, int64_t userid, int limit,
                         int (*fn)(void *ctx, const struct vs_host *h), void *ctx)
 {
-    struct vs_stmt *st = prep_select(
-        s, &vs_sq__host, "WHERE userid = ?1 ORDER BY rpc_time DESC, id DESC LIMIT ?2", "user hosts");
+    struct vs_stmt *st =
+        prep_select(s, &vs_sq__host, "WHERE userid = ?1 ORDER BY rpc_time DESC, id DESC LIMIT ?2",
+                    "user hosts");
     if (!st)
         return VS_ESTORE;
     vs_db_bind_int64(st, 1, userid);

@@ -54,13 +54,13 @@ static void test_session_subject(void **state)
     assert_string_equal(subj, "42");
     assert_string_equal(val, c);
     /* Another key, an expired one, a changed subject: refused. */
-    assert_false(vs_session_cookie_find(&k2, "vs_site", hdr, 1001, 3600, subj, sizeof(subj), NULL,
-                                        0));
-    assert_false(vs_session_cookie_find(&k, "vs_site", hdr, 4700, 3600, subj, sizeof(subj), NULL,
-                                        0));
+    assert_false(
+        vs_session_cookie_find(&k2, "vs_site", hdr, 1001, 3600, subj, sizeof(subj), NULL, 0));
+    assert_false(
+        vs_session_cookie_find(&k, "vs_site", hdr, 4700, 3600, subj, sizeof(subj), NULL, 0));
     snprintf(hdr, sizeof(hdr), "vs_site=43%s", c + 2);
-    assert_false(vs_session_cookie_find(&k, "vs_site", hdr, 1001, 3600, subj, sizeof(subj), NULL,
-                                        0));
+    assert_false(
+        vs_session_cookie_find(&k, "vs_site", hdr, 1001, 3600, subj, sizeof(subj), NULL, 0));
     /* A cookie with a subject is no operator's cookie, whatever its name. */
     snprintf(hdr, sizeof(hdr), "%s=%s", VS_OPS_COOKIE_NAME, c);
     assert_false(vs_ops_cookie_check(&k, hdr, 1001));
@@ -167,8 +167,7 @@ static void test_store_accounts_ops(void **state)
 
 /* One GET of the account handler at time now: status, body in *out_body
  * (caller frees). */
-static int get(struct vs_acct *a, const char *path, const char *query, int64_t now,
-               char **out_body)
+static int get(struct vs_acct *a, const char *path, const char *query, int64_t now, char **out_body)
 {
     struct vs_buf b;
     vs_buf_init(&b, 1u << 20);
@@ -208,10 +207,11 @@ static void test_acct_rpcs(void **state)
     assert_int_equal(get(a, "/t/lookup_account.php", q, 1000, &body), 200);
     assert_non_null(strstr(body, "<authenticator>"));
     vs_free(body);
-    assert_int_equal(get(a, "/t/lookup_account.php",
-                         "email_addr=zoe%40example.org&passwd_hash=00000000000000000000000000000000",
-                         1000, &body),
-                     200);
+    assert_int_equal(
+        get(a, "/t/lookup_account.php",
+            "email_addr=zoe%40example.org&passwd_hash=00000000000000000000000000000000", 1000,
+            &body),
+        200);
     assert_non_null(strstr(body, "<error_num>-206</error_num>"));
     vs_free(body);
     /* Three spent, two left of the burst of 5; then 429 until refilled. */
