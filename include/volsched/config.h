@@ -168,6 +168,7 @@ struct vs_project_config {
     /* <disable_account_creation_rpc>: none through create_account.php */
     bool disable_account_creation_rpc;
     bool disable_web_account_creation; /* <disable_web_account_creation>: none on the site */
+    bool disable_team_creation;        /* <disable_team_creation>: no new teams */
     int min_passwd_length;             /* <min_passwd_length> for the web site's sign-up; 6 */
     /* <invite_code> repeatable: with any, creating an account needs one of
      * them (BOINC's INVITE_CODES) */

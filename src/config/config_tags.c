@@ -84,6 +84,7 @@ const struct vs_config_tag vs_config__tags[] = {
     {"disable_account_creation", K_BOOL, F(disable_account_creation), 0, 0, 0},
     {"disable_account_creation_rpc", K_BOOL, F(disable_account_creation_rpc), 0, 0, 0},
     {"disable_web_account_creation", K_BOOL, F(disable_web_account_creation), 0, 0, 0},
+    {"disable_team_creation", K_BOOL, F(disable_team_creation), 0, 0, 0},
     {"min_passwd_length", K_INT, F(min_passwd_length), 1, 64, 0},
     {"invite_code", K_STRLIST, F(invite_code), 0, 0, 0},
     {"account_rpc_burst", K_INT, F(account_rpc_burst), 0, 0, 0},
@@ -152,7 +153,6 @@ const struct vs_config_tag vs_config__tags[] = {
     IGN("no_computing"),
     IGN("credit_by_app"),
     IGN("dont_show_user_info"),
-    IGN("disable_team_creation"),
 
 /* BOINC behaviour volsched does not implement: accepted, listed in one
  * "BOINC option not supported" warning (docs/operating.md). */

@@ -164,8 +164,6 @@ static const char *error_text(int num)
         return "Invalid password";
     case ACCT_ERR_CREATION_OFF:
         return "Account creation is disabled";
-    case ACCT_ERR_BAD_INVITE:
-        return "Invalid invitation code";
     default:
         return "Unknown error";
     }

@@ -19,7 +19,8 @@
  *
  * Errors are BOINC's <error><error_num>N</error_num><error_msg>...: -136
  * not found, -137 not unique, -188 bad user name, -205 bad e-mail, -206
- * bad password, -208 creation disabled, -209 bad invitation code.
+ * bad password, -208 creation disabled (-1 with its text for the rest:
+ * a wrong invitation code, a throttled address).
  *
  * The client's passwd_hash (md5(password + lower-case e-mail)) is never
  * stored as it is: the store keeps a salted PBKDF2 of it (ops_auth.h's

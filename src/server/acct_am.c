@@ -420,6 +420,8 @@ int vs_acct__create_team(struct acct_req *r)
         vs_acct__user_by_key(r, key, &u, &status))
         return status;
     vs_user_cleanup(&u);
+    if (r->a->cfg.disable_team_creation)
+        return vs_acct__error(r, ACCT_ERR_GENERIC, "team creation disabled");
     const char *why = vs_acct__bad_name(name, ACCT_NAME_MAX);
     if (!why && desc[0] && vs_acct__bad_name(desc, sizeof(desc) - 1))
         why = "the description may not contain control characters or HTML tags";

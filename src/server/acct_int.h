@@ -25,7 +25,6 @@
 #define ACCT_ERR_BAD_EMAIL     (-205)
 #define ACCT_ERR_BAD_PASSWD    (-206)
 #define ACCT_ERR_CREATION_OFF  (-208)
-#define ACCT_ERR_BAD_INVITE    (-209)
 
 /* Longest user name, team name, country, venue the RPCs take (bytes). */
 #define ACCT_NAME_MAX  64
@@ -119,8 +118,9 @@ int vs_site__redirect(struct site *s, const char *rel);
 void vs_site__field(struct site *s, const char *key, char *out, size_t n);
 /* A message paragraph (escaped) of class cls ("err", "ok"). */
 void vs_site__msg(struct site *s, const char *cls, const char *text);
-/* 303 to the login page unless logged in: 0 when logged in. */
-int vs_site__need_login(struct site *s);
+/* vs_site__begin for a page of a logged-in visitor: else 303 to the
+ * login page. */
+int vs_site__begin_in(struct acct_req *r, struct site *s);
 /* The client's password hash of a typed password: md5(passwd + lower-case
  * email), as the BOINC client computes it (out: 33 bytes). */
 int vs_site__passwd_hash(const char *passwd, const char *email, char *out);

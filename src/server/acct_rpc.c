@@ -77,7 +77,10 @@ int vs_acct__create_account(struct acct_req *r)
     if (cfg->invite_code.n > 0 && !invite_ok(cfg, invite)) {
         VS_LOG(r->a->log, VS_LOG_WARN, "account: creation from %s: wrong invitation code",
                r->req->peer ? r->req->peer : "?");
-        return vs_acct__error(r, ACCT_ERR_BAD_INVITE, NULL);
+        /* BOINC-COMPAT: -1 with this text, as create_account.php answers
+         * now (its old -209 is the client's "Couldn't start master page
+         * download"). */
+        return vs_acct__error(r, ACCT_ERR_GENERIC, "Invalid invitation code");
     }
     const char *why = vs_acct__bad_name(name, ACCT_NAME_MAX);
     if (why)

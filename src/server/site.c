@@ -183,9 +183,10 @@ void vs_site__msg(struct site *s, const char *cls, const char *text)
     vs_page_printf(&s->r->p, "</p>\n");
 }
 
-int vs_site__need_login(struct site *s)
+int vs_site__begin_in(struct acct_req *r, struct site *s)
 {
-    return s->in ? 0 : vs_site__redirect(s, "login.php");
+    int st = vs_site__begin(r, s);
+    return st || s->in ? st : vs_site__redirect(s, "login.php");
 }
 
 int vs_site__passwd_hash(const char *passwd, const char *email, char *out)

@@ -62,9 +62,7 @@ static int result_row(void *ctx, const struct vs_result *res)
 int vs_site__home(struct acct_req *r)
 {
     struct site s;
-    int st = vs_site__begin(r, &s);
-    if (st == 0)
-        st = vs_site__need_login(&s);
+    int st = vs_site__begin_in(r, &s);
     if (st != 0)
         goto out;
     struct vs_page *p = &r->p;
@@ -125,9 +123,7 @@ out:
 int vs_site__host_venue(struct acct_req *r)
 {
     struct site s;
-    int st = vs_site__begin(r, &s);
-    if (st == 0)
-        st = vs_site__need_login(&s);
+    int st = vs_site__begin_in(r, &s);
     if (st != 0 || !r->req->form) {
         if (st == 0)
             st = vs_site__redirect(&s, "home.php");
@@ -159,9 +155,7 @@ out:
 int vs_site__delete(struct acct_req *r)
 {
     struct site s;
-    int st = vs_site__begin(r, &s);
-    if (st == 0)
-        st = vs_site__need_login(&s);
+    int st = vs_site__begin_in(r, &s);
     if (st != 0)
         goto out;
     const char *err = NULL;

@@ -185,9 +185,7 @@ static void form(struct site *s, int k, const struct pref_set *ps, const char *e
 int vs_site__prefs(struct acct_req *r)
 {
     struct site s;
-    int st = vs_site__begin(r, &s);
-    if (st == 0)
-        st = vs_site__need_login(&s);
+    int st = vs_site__begin_in(r, &s);
     if (st != 0)
         goto out;
     char venue[16];

@@ -43,7 +43,7 @@ int vs_site__teams(struct acct_req *r)
     if (vs_store_teams_find(r->a->st, q, 100, team_li, p) != 0)
         vs_page_printf(p, "<tr><td colspan=\"3\">store error</td></tr>\n");
     vs_page_printf(p, "</table>\n");
-    if (s.in) {
+    if (s.in && !r->a->cfg.disable_team_creation) {
         vs_page_printf(p, "<h2>Create a team</h2>\n<form method=\"post\" "
                           "action=\"team_create.php\">\n");
         vs_site__csrf_input(&s);
@@ -122,9 +122,7 @@ out:
 /* The POST-only team actions: logged in, a form. 0 to go on. */
 static int team_action_begin(struct acct_req *r, struct site *s)
 {
-    int st = vs_site__begin(r, s);
-    if (st == 0)
-        st = vs_site__need_login(s);
+    int st = vs_site__begin_in(r, s);
     if (st == 0 && !r->req->form)
         st = vs_site__redirect(s, "teams.php");
     return st;
@@ -141,7 +139,7 @@ int vs_site__team_create(struct acct_req *r)
     char name[VS_NAME_MAX], desc[VS_NAME_MAX];
     vs_site__field(&s, "name", name, sizeof(name));
     vs_site__field(&s, "description", desc, sizeof(desc));
-    int rc = vs_acct__bad_name(name, ACCT_NAME_MAX) ||
+    int rc = r->a->cfg.disable_team_creation || vs_acct__bad_name(name, ACCT_NAME_MAX) ||
                      (desc[0] && vs_acct__bad_name(desc, sizeof(desc) - 1))
                  ? VS_EINVAL
                  : 0;

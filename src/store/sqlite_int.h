@@ -361,6 +361,9 @@ int vs_sq__make_authenticator(char *out, size_t outsize);
 /* Compiles sql for one call (statements off the request paths need no
  * slot); NULL on error (logged with what). store_sqlite_accounts.c. */
 struct vs_stmt *vs_sq__prep(struct vs_store *s, const char *sql, const char *what);
+/* Steps st (bound) to its end and finalizes it; *out_n (may be NULL) the
+ * rows it changed. 0 or the mapped error (logged with what). */
+int vs_sq__run_change(struct vs_store *s, struct vs_stmt *st, const char *what, int64_t *out_n);
 
 /* The schema (store_sqlite_schema.c). */
 extern const char *const vs_sq__schema_v1[]; /* NULL-terminated */

@@ -57,8 +57,7 @@ static int scan_rows(struct vs_store *s, struct vs_stmt *st, const struct sq_tab
     return rc == VS_DB_DONE ? 0 : vs_sq__err(s, rc, what);
 }
 
-/* Runs a change (bound) to its end and finalizes it; *out_n rows changed. */
-static int run_change(struct vs_store *s, struct vs_stmt *st, const char *what, int64_t *out_n)
+int vs_sq__run_change(struct vs_store *s, struct vs_stmt *st, const char *what, int64_t *out_n)
 {
     int rc = vs_db_step(st);
     vs_db_finalize(st);
@@ -80,7 +79,7 @@ static int change(struct vs_store *s, const char *sql, int nparams, int64_t a, i
     vs_db_bind_int64(st, 1, a);
     if (nparams > 1)
         vs_db_bind_int64(st, 2, b);
-    return run_change(s, st, what, out_n);
+    return vs_sq__run_change(s, st, what, out_n);
 }
 
 int vs_store_user_by_email(struct vs_store *s, const char *email, struct vs_user *out)
@@ -172,7 +171,7 @@ int vs_store_user_delete(struct vs_store *s, int64_t userid)
         vs_db_bind_int64(st, 1, userid);
         vs_db_bind_text(st, 2, name, -1, VS_DB_TRANSIENT);
         vs_db_bind_text(st, 3, auth, -1, VS_DB_TRANSIENT);
-        rc = run_change(s, st, "user delete", &n);
+        rc = vs_sq__run_change(s, st, "user delete", &n);
         if (rc == 0 && n != 1)
             rc = VS_ENOTFOUND;
     }
@@ -315,6 +314,6 @@ int vs_store_host_set_venue(struct vs_store *s, int64_t hostid, int64_t userid, 
     vs_db_bind_int64(st, 2, userid);
     vs_db_bind_text(st, 3, venue ? venue : "", -1, VS_DB_TRANSIENT);
     int64_t n = 0;
-    int rc = run_change(s, st, "host venue", &n);
+    int rc = vs_sq__run_change(s, st, "host venue", &n);
     return rc == 0 && n != 1 ? VS_ENOTFOUND : rc;
 }

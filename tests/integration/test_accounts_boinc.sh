@@ -60,21 +60,9 @@ printf '%s\n' "$out" | grep -qx "account key: $KEY" || fail "create_account agai
 [ "$(sqlite3 "$db" "select count(*) from user")" = 2 ] || fail "users: $(sqlite3 "$db" 'select name from user')"
 
 # ---- attach with the new key; jobs computed and reported ----------------
-# No local override of max_ncpus_pct: the project's preferences decide it.
-grep -v max_ncpus_pct "$BOINC_DIR/global_prefs_override.xml" > "$WORK/ovr" &&
-    mv "$WORK/ovr" "$BOINC_DIR/global_prefs_override.xml"
-demo_bcmd --read_global_prefs_override >/dev/null 2>&1
-demo_bcmd --project_attach "$URL" "$KEY" >/dev/null 2>&1 || fail "project_attach"
-uid=$(sqlite3 "$db" "select id from user where authenticator='$KEY'")
-t0=$(date +%s)
-done_n=0
-while [ $(( $(date +%s) - t0 )) -lt "$LIMIT" ]; do
-    kill -0 "$BOINC_PID" 2>/dev/null || fail "client died"
-    done_n=$(sqlite3 "$db" "select count(*) from result where userid=$uid and server_state=5 and outcome=1")
-    [ "$done_n" -ge 1 ] && break
-    sleep 2
-done
-[ "$done_n" -ge 1 ] || fail "no result of the new account reported within ${LIMIT}s"
+rc_attach_key "$KEY"
+uid=$RC_UID
+done_n=$RC_DONE
 hostid=$(sed -n 's:.*<hostid>\([0-9]*\)</hostid>.*:\1:p' "$BOINC_DIR"/client_state.xml | head -1)
 [ "$(sqlite3 "$db" "select userid from host where id=$hostid")" = "$uid" ] || fail "host $hostid is not the new account's"
 
@@ -96,14 +84,7 @@ reply=$(curl -sfG "${URL}am_set_info.php" --data-urlencode "account_key=$KEY" \
 printf '%s' "$reply" | grep -q '<success/>' || fail "am_set_info: $reply"
 reply=$(curl -sfG "${URL}am_set_host_info.php" -d "account_key=$KEY" -d "hostid=$hostid" -d venue=work)
 printf '%s' "$reply" | grep -q '<success/>' || fail "am_set_host_info: $reply"
-demo_bcmd --project "$URL" update >/dev/null 2>&1
-ok=0
-for _ in $(seq 1 60); do
-    if grep -q "<mod_time>$now</mod_time>" "$BOINC_DIR/global_prefs.xml" 2>/dev/null &&
-        grep -q 'max CPUs used: 1' "$BOINC_DIR/client.log"; then ok=1; break; fi
-    sleep 1
-done
-[ "$ok" = 1 ] || fail "the project's prefs did not reach global_prefs.xml or were not applied: $(cat "$BOINC_DIR/global_prefs.xml" 2>/dev/null)"
+rc_wait_prefs "<mod_time>$now</mod_time>"
 grep -q 'venue name="work"' "$BOINC_DIR/global_prefs.xml" || fail "global_prefs.xml lacks the venue"
 grep -q '<host_venue>work</host_venue>' "$BOINC_DIR/client_state.xml" || fail "the client did not take the host's venue"
 # Obeyed: one task at a time from now on (two CPUs, work available).

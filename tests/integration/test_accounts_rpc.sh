@@ -150,8 +150,8 @@ sed -i 's:</config>:  <invite_code>open-sesame</invite_code>\n</config>:' "$W/p/
 start_serve
 curl -sf "${URL}get_project_config.php" | grep -q '<invite_code_required/>' || fail "invite code not announced"
 H2=$(md5 "pw123456c@example.org")
-want_error -209 "Invalid invitation code" "$(rpc create_account -d email_addr=c@example.org -d passwd_hash="$H2" -d user_name=Cat -d invite_code=wrong)"
-want_error -209 "" "$(rpc create_account -d email_addr=c@example.org -d passwd_hash="$H2" -d user_name=Cat)"
+want_error -1 "Invalid invitation code" "$(rpc create_account -d email_addr=c@example.org -d passwd_hash="$H2" -d user_name=Cat -d invite_code=wrong)"
+want_error -1 "Invalid invitation code" "$(rpc create_account -d email_addr=c@example.org -d passwd_hash="$H2" -d user_name=Cat)"
 reply=$(rpc create_account -d email_addr=c@example.org -d passwd_hash="$H2" -d user_name=Cat -d invite_code=open-sesame)
 printf '%s' "$reply" | grep -q '<authenticator>' || fail "right invitation code: $reply"
 

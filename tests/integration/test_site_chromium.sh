@@ -58,19 +58,9 @@ KEY=$(cd "$VS_SOURCE_DIR/tests/integration" && timeout 120 python3 "$B" signup "
 
 DEMO_NO_ATTACH=1 DEMO_CC_OPTIONS='<report_results_immediately>1</report_results_immediately>' \
     demo_client_start || fail "client did not start"
-grep -v max_ncpus_pct "$BOINC_DIR/global_prefs_override.xml" > "$WORK/ovr" &&
-    mv "$WORK/ovr" "$BOINC_DIR/global_prefs_override.xml"
-demo_bcmd --read_global_prefs_override >/dev/null 2>&1
-demo_bcmd --project_attach "$URL" "$KEY" >/dev/null 2>&1 || fail "project_attach"
-uid=$(sqlite3 "$db" "select id from user where authenticator='$KEY'")
-t0=$(date +%s)
-n=0
-while [ $(( $(date +%s) - t0 )) -lt "$LIMIT" ]; do
-    n=$(sqlite3 "$db" "select count(*) from result where userid=$uid and server_state=5 and outcome=1")
-    [ "$n" -ge 1 ] && break
-    sleep 2
-done
-[ "$n" -ge 1 ] || fail "the client returned no result within ${LIMIT}s"
+rc_attach_key "$KEY"
+uid=$RC_UID
+n=$RC_DONE
 
 out=$(cd "$VS_SOURCE_DIR/tests/integration" && timeout 180 python3 "$B" after "$CDP" "$URL" "$SHOTS" "$EMAIL" "$NAME" "$PW" "$TEAM" 2>&1) ||
     fail "the site in the browser: $out"
@@ -79,14 +69,7 @@ teamid=$(sqlite3 "$db" "select id from team where name='Night Owls & Co'")
 [ "$(sqlite3 "$db" "select nusers from team where id=$teamid")" = 2 ] || fail "team nusers"
 
 # The preferences set in the browser reach the real client and are applied.
-demo_bcmd --project "$URL" update >/dev/null 2>&1
-ok=0
-for _ in $(seq 1 60); do
-    if grep -q '<max_ncpus_pct>50</max_ncpus_pct>' "$BOINC_DIR/global_prefs.xml" 2>/dev/null &&
-        grep -q 'max CPUs used: 1' "$BOINC_DIR/client.log"; then ok=1; break; fi
-    sleep 1
-done
-[ "$ok" = 1 ] || fail "the site's prefs did not reach the client: $(cat "$BOINC_DIR/global_prefs.xml" 2>/dev/null)"
+rc_wait_prefs '<max_ncpus_pct>50</max_ncpus_pct>'
 
 stop_chromium
 rm -rf "$VS_BINARY_DIR/site_screens"
