@@ -127,6 +127,14 @@ hostid=$(printf '%s' "$reply" | sed -n 's:.*<hostid>\([0-9]*\)</hostid>.*:\1:p')
 [ "$(sqlite3 "$db" "select userid from host where id=$hostid")" = "$uid" ] || fail "host of the weak key"
 # The account's prefs are newer than the request's: they are in the reply.
 printf '%s' "$reply" | grep -q '<max_ncpus_pct>50</max_ncpus_pct>' || fail "account prefs not sent: $reply"
+# The client's own prefs are newer than the account's: none in the reply.
+grep -q '<mod_time>0.000000</mod_time>' "$W/req.xml" || fail "request fixture has no prefs mod_time"
+sed -e "s:<mod_time>0.000000</mod_time>:<mod_time>$(date +%s).000000</mod_time>:" \
+    -e "s:<hostid>0</hostid>:<hostid>$hostid</hostid>:" -e "s:<rpc_seqno>0</rpc_seqno>:<rpc_seqno>1</rpc_seqno>:" \
+    "$W/req.xml" > "$W/req_newer.xml"
+reply=$(curl -sf --data-binary @"$W/req_newer.xml" "${URL}cgi-bin/cgi") || fail "scheduler POST (newer prefs)"
+printf '%s' "$reply" | grep -q "<userid>$uid</userid>" || fail "newer-prefs request: $reply"
+printf '%s' "$reply" | grep -q '<global_preferences>' && fail "older account prefs sent to a client with newer ones"
 # show_user: with the key, hosts and venue; by id, neither.
 reply=$(rpc show_user -d format=xml -d auth="$KEY")
 printf '%s' "$reply" | grep -q "<id>$hostid</id>" || fail "show_user hosts: $reply"
