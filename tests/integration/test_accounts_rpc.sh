@@ -11,6 +11,8 @@
 #    the next scheduler reply; a weak key attaches and schedules but cannot
 #    read or change the account;
 #  - invitation codes: without the right one no account is made;
+#    get_project_config.php says so, with min_passwd_length and the terms
+#    of use (terms_of_use.txt, escaped);
 #  - 10,000 lookup_account calls from one address: all but the burst are
 #    refused (429) unchecked and logged, while another address is served.
 set -uo pipefail
@@ -154,9 +156,16 @@ printf '%s' "$reply" | grep -q '<host_venue>school</host_venue>' || fail "venue 
 
 # ---- invitation codes -----------------------------------------------------
 stop_serve
-sed -i 's:</config>:  <invite_code>open-sesame</invite_code>\n</config>:' "$W/p/config.xml"
+sed -i 's:</config>:  <invite_code>open-sesame</invite_code>\n  <min_passwd_length>9</min_passwd_length>\n</config>:' "$W/p/config.xml"
+printf 'Be nice & compute <only> what you want.\n' > "$W/p/terms_of_use.txt"
 start_serve
-curl -sf "${URL}get_project_config.php" | grep -q '<invite_code_required/>' || fail "invite code not announced"
+pc=$(curl -sf "${URL}get_project_config.php")
+for want in '<invite_code_required/>' '<account_creation_disabled/>' '<min_passwd_length>9</min_passwd_length>' \
+    'Be nice &amp; compute &lt;only&gt; what you want.'; do
+    printf '%s' "$pc" | grep -qF "$want" || fail "get_project_config.php lacks $want: $pc"
+done
+printf '%s' "$pc" | python3 -c 'import sys, xml.dom.minidom as m; m.parseString(sys.stdin.read())' ||
+    fail "get_project_config.php is not well-formed XML: $pc"
 H2=$(md5 "pw123456c@example.org")
 want_error -1 "Invalid invitation code" "$(rpc create_account -d email_addr=c@example.org -d passwd_hash="$H2" -d user_name=Cat -d invite_code=wrong)"
 want_error -1 "Invalid invitation code" "$(rpc create_account -d email_addr=c@example.org -d passwd_hash="$H2" -d user_name=Cat)"
@@ -175,7 +184,7 @@ assert f.get("200", 0) <= 30, f          # the burst (account_rpc_burst), minus 
 assert f.get("429", 0) >= 9970, f
 assert sum(f.values()) == 10000, f
 assert o["ok"] >= 3 and o["bad"] == 0, o  # the other address is served all along
-assert o["max_s"] < 2.0, o
+assert o["max_s"] < 5.0, o  # 0.1 s here; 1.8 s under ASAN on a loaded machine
 PY
 grep -q "account: 127.0.0.1 spent its 30 account requests" "$W/serve.log" || fail "throttle not logged"
 stop_serve
