@@ -3,16 +3,7 @@
 
 #include <string.h>
 
-static int hexval(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
+#include "volsched/str.h"
 
 /* Decodes s[0..len) into out (n bytes). */
 static int decode(const char *s, size_t len, char *out, size_t n)
@@ -25,7 +16,7 @@ static int decode(const char *s, size_t len, char *out, size_t n)
         } else if (c == '%') {
             if (len - i < 3)
                 return VS_EPARSE;
-            int hi = hexval(s[i + 1]), lo = hexval(s[i + 2]);
+            int hi = vs_hexval(s[i + 1]), lo = vs_hexval(s[i + 2]);
             if (hi < 0 || lo < 0 || (hi == 0 && lo == 0))
                 return VS_EPARSE;
             c = (char)(hi * 16 + lo);
