@@ -255,7 +255,14 @@ int vs_http__build_pages(struct vs_http *h)
     rc = rc ? rc : vs_buf_puts(&b, "</name>\n    <master_url>");
     rc = rc ? rc : put_escaped(&b, h->master_url);
     rc = rc ? rc : vs_buf_puts(&b, "</master_url>\n    <web_rpc_url_base>");
-    rc = rc ? rc : put_escaped(&b, h->master_url);
+    /* BOINC-COMPAT (secure_url_base): with HTTPS, the account RPCs (the
+     * passwords' hashes) go over it. */
+    if (h->https_base) {
+        rc = rc ? rc : put_escaped(&b, h->https_base);
+        rc = rc ? rc : put_escaped(&b, h->path);
+    } else {
+        rc = rc ? rc : put_escaped(&b, h->master_url);
+    }
     rc = rc ? rc : vs_buf_puts(&b, "</web_rpc_url_base>\n");
     rc = rc ? rc
             : vs_buf_puts(&b, h->cfg.project_config_xml
