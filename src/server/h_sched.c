@@ -471,7 +471,11 @@ int vs_sched_handle(struct vs_sched *s, const char *body, size_t len, const char
     r.host_expavg_credit = host.expavg_credit;
     r.host_create_time = (double)host.create_time;
     r.host_venue = host.venue; /* BOINC-COMPAT: always sent */
-    vs_sched__prefs_reply(st, &q, &user, prefs_mod, now, &a, &r);
+    /* BOINC-COMPAT (handle_global_prefs): the account's newer prefs are
+     * also the ones this request's work is chosen by, unless the client
+     * sent working prefs (a local override). */
+    if (vs_sched__prefs_reply(st, &q, &user, prefs_mod, now, &a, &r) && !q.working_global_prefs)
+        q.global_prefs = r.global_prefs;
     /* BOINC-COMPAT: the key goes only to clients that do not echo one. */
     if (!q.code_sign_key && s->code_sign_key)
         r.code_sign_key = s->code_sign_key;
