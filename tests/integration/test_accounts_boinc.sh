@@ -16,12 +16,12 @@
 #  - with <disable_account_creation> the project says so and the client
 #    reports "account creation disabled".
 set -uo pipefail
-LIMIT=${LIMIT:-240}
+LIMIT=${LIMIT:-480}
 RC_WORK_PREFIX=vs_accounts_boinc
 # shellcheck source=lib_real_client.sh
 . "$VS_SOURCE_DIR/tests/integration/lib_real_client.sh"
 
-demo_make_project 8 4000000 || fail "could not create the project"
+demo_make_project 8 2000000 || fail "could not create the project"
 demo_serve || fail "server did not start"
 DEMO_NO_ATTACH=1 DEMO_CC_OPTIONS='<report_results_immediately>1</report_results_immediately>' \
     demo_client_start || fail "client did not start"

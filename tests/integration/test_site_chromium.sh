@@ -14,7 +14,7 @@
 #    and it applies them ("max CPUs used: 1").
 # Screenshots are kept in $VS_BINARY_DIR/site_screens/ to be looked at.
 set -uo pipefail
-LIMIT=${LIMIT:-240}
+LIMIT=${LIMIT:-480}
 RC_WORK_PREFIX=vs_site_chromium
 # shellcheck source=lib_real_client.sh
 . "$VS_SOURCE_DIR/tests/integration/lib_real_client.sh"
