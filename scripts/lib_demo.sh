@@ -55,7 +55,8 @@ demo_bcmd() { (cd "$BOINC_DIR" && boinccmd --host "127.0.0.1:$RPC_PORT" --passwd
 # prefs that keep it computing on a busy machine; attaches it to $URL.
 # DEMO_CC_OPTIONS (optional) is extra XML for cc_config.xml's <options>,
 # DEMO_LOG_FLAGS (optional) extra XML for its <log_flags>, DEMO_BOINC_ARGS
-# (optional) more command-line options of boinc.
+# (optional) more command-line options of boinc. With DEMO_NO_ATTACH=1 it
+# only starts the client (the caller attaches).
 demo_client_start() {
     BOINC_DIR="$WORK/boinc"
     mkdir -p "$BOINC_DIR"
@@ -106,6 +107,7 @@ EOF
         kill -0 "$BOINC_PID" 2>/dev/null || { echo "boinc exited:"; cat "$BOINC_DIR/client.log"; return 1; }
         sleep 0.5
     done
+    [ "${DEMO_NO_ATTACH:-0}" = 1 ] && return 0
     demo_bcmd --project_attach "$URL" "$AUTH" >/dev/null 2>&1 || return 1
     sleep 1
     if grep -qE 'Invalid URL|Missing account key' "$BOINC_DIR/client.log"; then

@@ -163,6 +163,19 @@ struct vs_project_config {
      * group commit; more than 1 needs PostgreSQL (docs/scale-out.md); 1 */
     int sched_writers;
 
+    /* volunteers' accounts (issue 36; docs/volunteers.md, docs/operating.md) */
+    bool disable_account_creation; /* <disable_account_creation>: no new accounts */
+    /* <disable_account_creation_rpc>: none through create_account.php */
+    bool disable_account_creation_rpc;
+    bool disable_web_account_creation; /* <disable_web_account_creation>: none on the site */
+    bool disable_team_creation;        /* <disable_team_creation>: no new teams */
+    int min_passwd_length;             /* <min_passwd_length> for the web site's sign-up; 6 */
+    /* <invite_code> repeatable: with any, creating an account needs one of
+     * them (BOINC's INVITE_CODES) */
+    struct vs_config_list invite_code;
+    int account_rpc_burst;    /* <account_rpc_burst> account RPCs per address at once; 30 */
+    int account_rpc_per_hour; /* <account_rpc_per_hour> then this many an hour; 120 */
+
     /* assigned work (seed 003) */
     bool enable_assignment;       /* <enable_assignment>; default 1 */
     bool enable_assignment_multi; /* <enable_assignment_multi>; default 1 */

@@ -52,14 +52,17 @@ typedef int (*vs_http_post_fn)(void *ctx, const char *body, size_t len, const ch
 
 /*
  * A GET page handler (status page, dashboard, metrics): it sees only the
- * request's path, query string ("" if none), Authorization and Cookie
+ * request's path, query string ("" if none; "k=v&k=v" with '%', '&', '=',
+ * '+', '#', spaces and bytes outside printable ASCII percent-encoded:
+ * read it with vs_form_get, server/form.h), Authorization and Cookie
  * headers (NULL if none), peer, and whether it came over TLS, so that it
  * does not depend on this HTTP layer. It appends the body to out->body,
  * sets out->ctype (a static string), may set out->set_cookie (a whole
  * Set-Cookie value) and out->retry_after (seconds, for a 429 or 503), and
- * returns the HTTP status: 200, 401 (the layer adds a Basic challenge),
- * 403, 429, 500, or 404 when the path is not one of its pages (the layer
- * answers its own 404).
+ * returns the HTTP status: 200, 303 (with out->location), 400, 401 (the
+ * layer adds a Basic challenge), 403, 429, 500, or 404 when the path is not
+ * one of its pages (the layer answers its own 404). Forms are POSTed to it
+ * too (req->form).
  *
  * It runs on the front end's page thread, one page at a time, never on
  * the threads that poll the sockets: a page that reads the store or
@@ -75,14 +78,22 @@ struct vs_http_get {
     const char *peer;
     bool https;        /* came over the HTTPS listener */
     bool ops_listener; /* came over the private operator's listener */
+    /* A form's POST (a path under the master URL's that is not the
+     * scheduler's or the uploads'): its application/x-www-form-urlencoded
+     * body, NUL-terminated (read it with vs_form_get); NULL for a GET.
+     * At most VS_HTTP_FORM_MAX bytes, else answered 413 by the layer. */
+    const char *form;
 };
 #define VS_HTTP_SET_COOKIE_MAX 256
 #define VS_HTTP_PAGES_QUEUED   64
+#define VS_HTTP_FORM_MAX       (64u * 1024u)
+#define VS_HTTP_LOCATION_MAX   512
 struct vs_http_page {
     struct vs_buf *body; /* the layer's buffer (capped) */
     const char *ctype;   /* "text/plain" until set */
     char set_cookie[VS_HTTP_SET_COOKIE_MAX];
     unsigned retry_after;
+    char location[VS_HTTP_LOCATION_MAX]; /* a redirect's (303) Location; "" = none */
 };
 typedef int (*vs_http_get_fn)(void *ctx, const struct vs_http_get *req, struct vs_http_page *out);
 
@@ -107,6 +118,10 @@ struct vs_http_config {
     const char *download_url; /* NULL: master_url + "download" (no trailing '/') */
     const char *upload_url;   /* NULL: master_url + "file_upload_handler" */
     const char *project_name; /* shown on the master page; NULL: master_url */
+    /* What get_project_config.php says about accounts (elements, already
+     * XML; server/acct_rpc.h makes it); NULL: that accounts cannot be
+     * made here. */
+    const char *project_config_xml;
     const char *download_dir; /* directory served under <path>download/ */
     size_t max_body;          /* POST body cap; 0: VS_HTTP_DEFAULT_MAX_BODY */
     size_t max_upload_body;   /* cap of an upload POST; 0: VS_HTTP_DEFAULT_MAX_UPLOAD */

@@ -60,6 +60,12 @@ int vs_sched_http(void *ctx, const char *body, size_t len, const char *peer, str
 int vs_sched_handle(struct vs_sched *s, const char *body, size_t len, const char *peer, int64_t now,
                     struct vs_buf *out);
 
+/* Forgets the cached account row of authenticator auth and the cached row
+ * of host hostid (what the account pages changed shows at the next RPC,
+ * not CACHE_TTL later). Thread-safe. */
+void vs_sched_forget_user(struct vs_sched *s, const char *auth);
+void vs_sched_forget_host(struct vs_sched *s, int64_t hostid);
+
 /* One feeder step: refills the job cache from the store. Thread-safe. */
 VS_MUST_CHECK int vs_sched_refill(struct vs_sched *s, size_t *out_added);
 

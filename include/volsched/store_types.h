@@ -197,6 +197,9 @@ struct vs_user {
     int64_t seti_id;     /* BOINC-COMPAT: nonzero = "only run my own (targeted) jobs" */
     char *global_prefs;  /* owned XML or NULL */
     char *project_prefs; /* owned XML or NULL */
+    /* "pbkdf2-sha256$..." of the client's md5 password hash; "" = none
+     * (an operator's account: it logs in with its key). Schema v7. */
+    char passwd_hash[VS_NAME_MAX];
 };
 
 struct vs_team {
@@ -207,6 +210,7 @@ struct vs_team {
     int nusers;
     double total_credit;
     double expavg_credit;
+    char description[VS_NAME_MAX]; /* what its founder wrote (schema v7) */
 };
 
 struct vs_host {

@@ -32,5 +32,7 @@ VS_MUST_CHECK int vs_parse_bool(const char *s, bool *out);
 
 bool vs_str_has_prefix(const char *s, const char *prefix);
 bool vs_str_has_suffix(const char *s, const char *suffix);
+/* The value of hex digit c (either case), or -1. */
+int vs_hexval(int c);
 
 #endif

@@ -18,6 +18,7 @@
 #include "cli_util.h"
 #include "cmd.h"
 #include "serve_proc.h"
+#include "volsched/acct.h"
 #include "volsched/alloc.h"
 #include "volsched/config.h"
 #include "volsched/daemons.h"
@@ -382,6 +383,7 @@ int vs_cmd_serve(int argc, char **argv)
     struct vs_upload *upload = NULL;
     struct vs_daemons_runner *daemons = NULL;
     struct vs_ops_pages *pages = NULL;
+    struct vs_acct *acct = NULL;
     rc = vs_sched_create(&cfg, log, &so, &sched);
     if (rc != 0)
         goto out;
@@ -410,6 +412,11 @@ int vs_cmd_serve(int argc, char **argv)
     rc = vs_ops_pages_create(&cfg, &osrc, &pages);
     if (rc != 0)
         goto out;
+    /* The account RPCs first, then the operator's pages. */
+    rc = vs_acct_create(&cfg, log, vs_ops_pages_http, pages, &acct);
+    if (rc != 0)
+        goto out;
+    vs_acct_set_sched(acct, sched);
     size_t added = 0;
     if (vs_sched_refill(sched, &added) != 0)
         VS_LOG(log, VS_LOG_WARN, "initial job cache fill failed");
@@ -461,8 +468,9 @@ int vs_cmd_serve(int argc, char **argv)
         .upload = vs_upload_http,
         .upload_stream = &vs_upload_stream_ops,
         .upload_ctx = upload,
-        .pages = vs_ops_pages_http,
-        .pages_ctx = pages,
+        .pages = vs_acct_http,
+        .pages_ctx = acct,
+        .project_config_xml = vs_acct_project_config_xml(acct),
         .tls_cert_file = cfg.https_cert[0] ? cfg.https_cert : NULL,
         .tls_key_file = cfg.https_key[0] ? cfg.https_key : NULL,
         .https_port = (uint16_t)cfg.https_port,
@@ -565,6 +573,7 @@ int vs_cmd_serve(int argc, char **argv)
     exit_code = VS_EXIT_OK;
 out:
     vs_http_stop(http);
+    vs_acct_destroy(acct);
     vs_ops_pages_destroy(pages);
     vs_daemons_runner_stop(daemons);
     vs_upload_destroy(upload);

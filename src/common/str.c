@@ -81,3 +81,14 @@ bool vs_str_has_suffix(const char *s, const char *suffix)
     size_t n = strlen(s), m = strlen(suffix);
     return n >= m && memcmp(s + n - m, suffix, m) == 0;
 }
+
+int vs_hexval(int c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}

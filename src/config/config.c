@@ -30,6 +30,9 @@ void vs_project_config_init(struct vs_project_config *cfg)
     cfg->resend_lost_results = true;
     cfg->failed_auth_burst = 20;
     cfg->failed_auth_per_hour = 60;
+    cfg->min_passwd_length = 6;
+    cfg->account_rpc_burst = 30;
+    cfg->account_rpc_per_hour = 120;
     cfg->http_head_timeout = 30;
     cfg->http_idle_timeout = 60;
     cfg->job_lease_secs = 60;

@@ -80,6 +80,15 @@ const struct vs_config_tag vs_config__tags[] = {
     /* several serve instances on one store (docs/scale-out.md) */
     {"job_lease_secs", K_INT, F(job_lease_secs), 2, 86400, 0},
     {"sched_writers", K_INT, F(sched_writers), 1, 8, 0},
+    /* volunteers' accounts (issue 36) */
+    {"disable_account_creation", K_BOOL, F(disable_account_creation), 0, 0, 0},
+    {"disable_account_creation_rpc", K_BOOL, F(disable_account_creation_rpc), 0, 0, 0},
+    {"disable_web_account_creation", K_BOOL, F(disable_web_account_creation), 0, 0, 0},
+    {"disable_team_creation", K_BOOL, F(disable_team_creation), 0, 0, 0},
+    {"min_passwd_length", K_INT, F(min_passwd_length), 1, 64, 0},
+    {"invite_code", K_STRLIST, F(invite_code), 0, 0, 0},
+    {"account_rpc_burst", K_INT, F(account_rpc_burst), 0, 0, 0},
+    {"account_rpc_per_hour", K_INT, F(account_rpc_per_hour), 0, 0, 0},
     /* scheduler RPC behaviour */
     {"next_rpc_delay", K_INT, F(next_rpc_delay), 0, 0, 0},
     {"maintenance_delay", K_INT, F(maintenance_delay), 0, 0, 0},
@@ -101,9 +110,7 @@ const struct vs_config_tag vs_config__tags[] = {
 
 /* BOINC-only, no meaning here: accepted quietly. The database, shared
  * memory and host of BOINC's MySQL + CGI + daemons layout, the web
- * site's (PHP) options, its debug levels. disable_account_creation:
- * volsched never creates accounts over the network (only `volsched
- * user add`), so it always holds; get_project_config.php says so. */
+ * site's (PHP) options, its debug levels. */
 #define IGN(tag)                                                                                   \
     {                                                                                              \
         tag, K_IGNORED, 0, 0, 0, 0, 0                                                              \
@@ -129,15 +136,11 @@ const struct vs_config_tag vs_config__tags[] = {
     IGN("sched_debug_level"),
     IGN("fuh_debug_level"),
     IGN("show_results"),
-    IGN("disable_account_creation"),
-    IGN("disable_account_creation_rpc"),
-    IGN("disable_web_account_creation"),
     IGN("enable_delete_account"),
     IGN("enable_privacy_by_default"),
     IGN("enable_login_mustagree_termsofuse"),
     IGN("profile_min_credit"),
     IGN("profile_screening"),
-    IGN("min_passwd_length"),
     IGN("forum_debug"),
     IGN("recaptcha_public_key"),
     IGN("recaptcha_private_key"),
@@ -150,7 +153,6 @@ const struct vs_config_tag vs_config__tags[] = {
     IGN("no_computing"),
     IGN("credit_by_app"),
     IGN("dont_show_user_info"),
-    IGN("disable_team_creation"),
 
 /* BOINC behaviour volsched does not implement: accepted, listed in one
  * "BOINC option not supported" warning (docs/operating.md). */

@@ -19,6 +19,8 @@
 #include <openssl/rsa.h>
 #include <stdio.h>
 #include <string.h>
+
+#include "volsched/str.h"
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -83,17 +85,6 @@ int vs_sign_key_generate(int bits, struct vs_sign_key **out_key)
 
 /* ---- hex text ---- */
 
-static int hexval(int c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
 /*
  * Reads hex digits from s (whitespace skipped) into out, up to max bytes,
  * stopping at the first other character. Returns the byte count, or -1 for an
@@ -107,7 +98,7 @@ static long scan_hex(const char *s, size_t len, unsigned char *out, size_t max, 
         unsigned char c = (unsigned char)s[i];
         if (isspace(c))
             continue;
-        int v = hexval(c);
+        int v = vs_hexval(c);
         if (v < 0)
             break;
         if (hi < 0) {
@@ -317,7 +308,7 @@ fail:
 static bool is_md5hex(const char *s)
 {
     for (int i = 0; i < VS_MD5_HEX_LEN; i++)
-        if (hexval((unsigned char)s[i]) < 0)
+        if (vs_hexval((unsigned char)s[i]) < 0)
             return false;
     return s[VS_MD5_HEX_LEN] == '\0';
 }

@@ -2,7 +2,10 @@
 #include "server/auth_limit.h"
 
 #include <pthread.h>
+#include <stdio.h>
 #include <string.h>
+
+#include "volsched/http_addr.h"
 
 #include "volsched/alloc.h"
 
@@ -100,4 +103,16 @@ void vs_auth_limit_failed(struct vs_auth_limit *l, const char *addr, int64_t now
     struct slot *s = refill(l, addr ? addr : "", now);
     s->tokens = s->tokens >= 1 ? s->tokens - 1 : 0;
     pthread_mutex_unlock(&l->mu);
+}
+
+void vs_auth_limit_key(const char *peer, char *out, size_t n)
+{
+    struct vs_ip ip;
+    static const uint8_t v4mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+    if (!peer || vs_ip_parse(peer, &ip) != 0 || memcmp(ip.b, v4mapped, 12) == 0) {
+        snprintf(out, n, "%s", peer ? peer : "?");
+        return;
+    }
+    memset(ip.b + 8, 0, 8);
+    vs_ip_text(&ip, out, n);
 }

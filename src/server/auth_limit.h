@@ -15,6 +15,7 @@
 #define VOLSCHED_SERVER_AUTH_LIMIT_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 /* The defaults (config.xml <failed_auth_burst>, <failed_auth_per_hour>) are
@@ -31,5 +32,10 @@ bool vs_auth_limit_allow(struct vs_auth_limit *l, const char *addr, int64_t now,
 
 /* Records a failed lookup from addr at now. */
 void vs_auth_limit_failed(struct vs_auth_limit *l, const char *addr, int64_t now);
+
+/* The throttle's key for a client address peer (NULL: "?"): the address,
+ * or its /64 for IPv6 (one host holds a whole /64, and would otherwise get
+ * a bucket per address). n >= 64. */
+void vs_auth_limit_key(const char *peer, char *out, size_t n);
 
 #endif

@@ -91,8 +91,12 @@ static size_t hash_str(const char *s)
 
 /* The user with this authenticator (only the fields the scheduler uses are
  * filled from the cache; prefs are not). VS_ENOTFOUND if there is none. */
+/* The account of auth (its global prefs' text only when read from the
+ * store, their mod_time always: *out_prefs_mod). A weak key (BOINC's
+ * "ID_md5") opens the account for attaching and scheduling; it is never
+ * cached under the account's key. */
 static int user_lookup(struct vs_sched *s, struct vs_store *st, const char *auth, int64_t now,
-                       struct vs_user *out)
+                       struct vs_user *out, double *out_prefs_mod)
 {
     struct ucache_ent *e = &s->ucache[hash_str(auth) & (VS_SCHED_UCACHE_SIZE - 1)];
     pthread_mutex_lock(&s->ucache_mu);
@@ -105,12 +109,17 @@ static int user_lookup(struct vs_sched *s, struct vs_store *st, const char *auth
         out->expavg_credit = e->expavg_credit;
         memcpy(out->name, e->name, sizeof(out->name));
         memcpy(out->authenticator, e->authenticator, sizeof(out->authenticator));
+        *out_prefs_mod = e->prefs_mod_time;
         pthread_mutex_unlock(&s->ucache_mu);
         return 0;
     }
     pthread_mutex_unlock(&s->ucache_mu);
     int rc = vs_store_user_by_auth(st, auth, out);
-    if (rc != 0 || strlen(auth) >= VS_AUTH_MAX)
+    if (rc == VS_ENOTFOUND && strchr(auth, '_'))
+        rc = vs_sched__weak_auth(st, auth, out);
+    if (rc == 0)
+        *out_prefs_mod = vs_sched__prefs_mod_time(out->global_prefs);
+    if (rc != 0 || strlen(auth) >= VS_AUTH_MAX || strcmp(auth, out->authenticator) != 0)
         return rc;
     pthread_mutex_lock(&s->ucache_mu);
     e->expires = now + CACHE_TTL;
@@ -121,8 +130,27 @@ static int user_lookup(struct vs_sched *s, struct vs_store *st, const char *auth
     e->total_credit = out->total_credit;
     e->expavg_credit = out->expavg_credit;
     memcpy(e->name, out->name, sizeof(e->name));
+    e->prefs_mod_time = *out_prefs_mod;
     pthread_mutex_unlock(&s->ucache_mu);
     return 0;
+}
+
+void vs_sched_forget_user(struct vs_sched *s, const char *auth)
+{
+    struct ucache_ent *e = &s->ucache[hash_str(auth) & (VS_SCHED_UCACHE_SIZE - 1)];
+    pthread_mutex_lock(&s->ucache_mu);
+    if (strcmp(e->authenticator, auth) == 0)
+        e->expires = 0;
+    pthread_mutex_unlock(&s->ucache_mu);
+}
+
+void vs_sched_forget_host(struct vs_sched *s, int64_t hostid)
+{
+    struct hcache_ent *e = &s->hcache[(size_t)hostid & (VS_SCHED_HCACHE_SIZE - 1)];
+    pthread_mutex_lock(&s->hcache_mu);
+    if (e->host.id == hostid)
+        e->expires = 0;
+    pthread_mutex_unlock(&s->hcache_mu);
 }
 
 /* The host row, and (out_havs, when the cache has them) its quota rows. */
@@ -373,7 +401,8 @@ int vs_sched_handle(struct vs_sched *s, const char *body, size_t len, const char
                         DELAY_SERVER_ERROR, out);
         goto done;
     }
-    rc = user_lookup(s, st, q.authenticator, now, &user);
+    double prefs_mod = 0;
+    rc = user_lookup(s, st, q.authenticator, now, &user, &prefs_mod);
     if (rc != 0) {
         /* Never the authenticator itself: a mistyped one is one character
          * from the real key, and logs are read by more people than
@@ -443,6 +472,12 @@ int vs_sched_handle(struct vs_sched *s, const char *body, size_t len, const char
     r.host_total_credit = host.total_credit;
     r.host_expavg_credit = host.expavg_credit;
     r.host_create_time = (double)host.create_time;
+    r.host_venue = host.venue; /* BOINC-COMPAT: always sent */
+    /* BOINC-COMPAT (handle_global_prefs): the account's newer prefs are
+     * also the ones this request's work is chosen by, unless the client
+     * sent working prefs (a local override). */
+    if (vs_sched__prefs_reply(st, &q, &user, prefs_mod, now, &a, &r) && !q.working_global_prefs)
+        q.global_prefs = r.global_prefs;
     /* BOINC-COMPAT: the key goes only to clients that do not echo one. */
     if (!q.code_sign_key && s->code_sign_key)
         r.code_sign_key = s->code_sign_key;

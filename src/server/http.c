@@ -170,6 +170,10 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
      * the plain one in https_only mode (answer_bodiless refuses them). */
     enum vs_http_listener l = vs_http__listener(h, c);
     bool open = l == VS_LISTEN_TLS || (l == VS_LISTEN_PLAIN && !h->cfg.https_only);
+    /* A form of the volunteers' site: a POST under the master URL's path. */
+    if (route == VS_ROUTE_NONE && is_post && open && h->cfg.pages &&
+        strncmp(url, h->path, h->path_len) == 0)
+        route = VS_ROUTE_FORM;
     if (route != VS_ROUTE_NONE && is_post && open) {
         struct vs_http_post *pr = NULL;
         enum MHD_Result ret = vs_http__post_begin(h, c, route, method, url, &pr);
@@ -526,6 +530,7 @@ int vs_http_start(const struct vs_http_config *cfg, const char *host, uint16_t p
     h->cfg.upload_url = NULL;
     h->cfg.download_dir = h->download_dir;
     h->cfg.project_name = NULL;
+    h->cfg.project_config_xml = NULL;
     h->cfg.ops_host = NULL; /* used only while starting */
     h->max_body = cfg->max_body ? cfg->max_body : VS_HTTP_DEFAULT_MAX_BODY;
     h->max_upload = cfg->max_upload_body ? cfg->max_upload_body : VS_HTTP_DEFAULT_MAX_UPLOAD;
@@ -549,8 +554,10 @@ int vs_http_start(const struct vs_http_config *cfg, const char *host, uint16_t p
         goto fail;
     /* The pages name the bound ports, so they are built last. */
     h->cfg.project_name = cfg->project_name; /* used only while building pages */
+    h->cfg.project_config_xml = cfg->project_config_xml;
     rc = vs_http__build_pages(h);
     h->cfg.project_name = NULL;
+    h->cfg.project_config_xml = NULL;
     if (rc != 0)
         goto fail;
     atomic_store_explicit(&h->pages_ready, true, memory_order_release);

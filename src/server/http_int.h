@@ -19,7 +19,13 @@
 #define VS_HTTP_MAX_REPLY (16u * 1024u * 1024u)
 #define VS_HTTP_PEER_MAX  64
 
-enum vs_http_route { VS_ROUTE_NONE = 0, VS_ROUTE_SCHED, VS_ROUTE_UPLOAD, VS_ROUTE_PAGE };
+enum vs_http_route {
+    VS_ROUTE_NONE = 0,
+    VS_ROUTE_SCHED,
+    VS_ROUTE_UPLOAD,
+    VS_ROUTE_PAGE,
+    VS_ROUTE_FORM /* a form's POST: its body, then a page */
+};
 
 /* Which listener a connection came in on. */
 enum vs_http_listener { VS_LISTEN_PLAIN = 0, VS_LISTEN_TLS, VS_LISTEN_OPS };
@@ -170,6 +176,10 @@ int vs_http__build_pages(struct vs_http *h);
  * holds its state), or answered at once (busy, no handler). */
 enum MHD_Result vs_http__serve_page(struct vs_http *h, struct MHD_Connection *c, const char *method,
                                     const char *url, void **con_cls);
+/* A form's POST whose body is in: handed to the page handler like a GET
+ * (with req.form), or answered at once. */
+enum MHD_Result vs_http__form_ready(struct vs_http *h, struct MHD_Connection *c,
+                                    struct vs_http_post *pr, const char *method, const char *url);
 /* Runs the page handler for pr (on the page thread). */
 void vs_http__page_run(struct vs_http *h, struct vs_http_post *pr);
 /* Answers a page whose handler has run. */

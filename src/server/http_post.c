@@ -57,7 +57,9 @@ enum MHD_Result vs_http__post_begin(struct vs_http *h, struct MHD_Connection *c,
     const char *cl =
         MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
     int64_t clen = 0;
-    size_t cap = route == VS_ROUTE_UPLOAD ? h->max_upload : h->max_body;
+    size_t cap = route == VS_ROUTE_UPLOAD ? h->max_upload
+                 : route == VS_ROUTE_FORM ? VS_HTTP_FORM_MAX
+                                          : h->max_body;
     if (cl && vs_parse_int64(cl, &clen) == 0 && clen > 0 && (uint64_t)clen > cap)
         return vs_http__refuse(h, c, MHD_HTTP_CONTENT_TOO_LARGE, method, url,
                                "request body over limit");
@@ -168,6 +170,8 @@ enum MHD_Result vs_http__post_step(struct vs_http *h, struct MHD_Connection *c,
     if (pr->too_big)
         return vs_http__refuse(h, c, MHD_HTTP_CONTENT_TOO_LARGE, method, url,
                                "request body over limit");
+    if (pr->route == VS_ROUTE_FORM)
+        return vs_http__form_ready(h, c, pr, method, url);
     if (vs_http__dispatch(&h->pool, pr) > 0)
         return MHD_YES;
     run_handler(h, pr);

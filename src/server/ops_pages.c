@@ -444,21 +444,6 @@ static bool query_has(const char *query, const char *kv)
     return false;
 }
 
-/* The wrong-password throttle's key for a client: its address, or its /64
- * for IPv6 (one host holds a whole /64, and would otherwise get a bucket
- * per address). */
-static void limit_key(const char *peer, char *out, size_t n)
-{
-    struct vs_ip ip;
-    static const uint8_t v4mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
-    if (!peer || vs_ip_parse(peer, &ip) != 0 || memcmp(ip.b, v4mapped, 12) == 0) {
-        snprintf(out, n, "%s", peer ? peer : "?");
-        return;
-    }
-    memset(ip.b + 8, 0, 8);
-    vs_ip_text(&ip, out, n);
-}
-
 /*
  * Who may see /ops/: a valid session cookie lets in at the cost of an
  * HMAC; else the password (HTTP Basic), whose PBKDF2 runs only for an
@@ -483,7 +468,7 @@ static int ops_login(struct vs_ops_pages *pg, const struct vs_http_get *req, int
         return p.rc ? 500 : 401;
     }
     char key[64];
-    limit_key(peer, key, sizeof(key));
+    vs_auth_limit_key(peer, key, sizeof(key));
     int wait = 0;
     if (!vs_auth_limit_allow(pg->failed, key, now, &wait)) {
         VS_LOG(pg->src.log, VS_LOG_DEBUG, "ops: login from %s refused unchecked (throttled)", peer);

@@ -16,9 +16,10 @@
 #include "volsched/ops_auth.h"
 #include "volsched/str.h"
 
-#define SECRET_LEN 32
-#define NONCE_LEN  8
-#define MAC_LEN    32
+#define SECRET_LEN  32
+#define NONCE_LEN   8
+#define MAC_LEN     32
+#define SUBJECT_MAX 18 /* decimal digits */
 
 /* HMAC-SHA256 of data under key into out (MAC_LEN bytes). */
 static int hmac(const unsigned char *key, size_t klen, const void *data, size_t len,
@@ -118,14 +119,29 @@ static int mac_hex(const struct vs_ops_session_key *k, const char *body, size_t 
     return rc;
 }
 
-int vs_ops_cookie_make(const struct vs_ops_session_key *k, int64_t now, char *out, size_t n)
+int vs_session_tag(const struct vs_ops_session_key *k, const char *data, char *out, size_t n)
+{
+    char h[2 * MAC_LEN + 1];
+    int rc = mac_hex(k, data, strlen(data), h);
+    if (rc == 0 && snprintf(out, n, "%s", h) >= (int)n)
+        rc = VS_ELIMIT;
+    OPENSSL_cleanse(h, sizeof(h));
+    return rc;
+}
+
+int vs_session_cookie_make(const struct vs_ops_session_key *k, const char *subject, int64_t now,
+                           int secs, char *out, size_t n)
 {
     unsigned char nonce[NONCE_LEN];
-    char nh[2 * NONCE_LEN + 1], body[64], mh[2 * MAC_LEN + 1];
+    char nh[2 * NONCE_LEN + 1], body[96], mh[2 * MAC_LEN + 1];
+    size_t sl = subject ? strlen(subject) : 0;
+    if (sl > SUBJECT_MAX || strspn(subject ? subject : "", "0123456789") != sl)
+        return VS_EINVAL;
     if (RAND_bytes(nonce, NONCE_LEN) != 1)
         return VS_ECRYPTO;
     vs_ops__to_hex(nonce, NONCE_LEN, nh);
-    int bl = snprintf(body, sizeof(body), "%" PRId64 ".%s", now + VS_OPS_SESSION_SECS, nh);
+    int bl = snprintf(body, sizeof(body), "%s%s%" PRId64 ".%s", sl ? subject : "", sl ? "." : "",
+                      now + secs, nh);
     if (bl < 0 || (size_t)bl >= sizeof(body))
         return VS_ELIMIT;
     int rc = mac_hex(k, body, (size_t)bl, mh);
@@ -135,48 +151,96 @@ int vs_ops_cookie_make(const struct vs_ops_session_key *k, int64_t now, char *ou
     return m < 0 || (size_t)m >= n ? VS_ELIMIT : 0;
 }
 
-/* One cookie value v[0..len): well formed, signed under k, not expired. */
-static bool value_ok(const struct vs_ops_session_key *k, const char *v, size_t len, int64_t now)
+int vs_ops_cookie_make(const struct vs_ops_session_key *k, int64_t now, char *out, size_t n)
 {
-    /* EXPIRY (1..18 digits: no overflow) '.' NONCE '.' MAC */
-    if (len < 1 + 1 + 2 * NONCE_LEN + 1 + 2 * MAC_LEN || len > 18 + 2 + 2 * (NONCE_LEN + MAC_LEN))
-        return false;
-    size_t bl = len - 2 * MAC_LEN - 1;
-    if (v[bl] != '.' || v[bl - 2 * NONCE_LEN - 1] != '.')
-        return false;
-    int64_t expiry = 0;
-    for (size_t i = 0; i < bl - 2 * NONCE_LEN - 1; i++) {
-        if (v[i] < '0' || v[i] > '9')
-            return false;
-        expiry = expiry * 10 + (v[i] - '0');
-    }
-    if (expiry <= now || expiry > now + VS_OPS_SESSION_SECS + 300)
-        return false;
-    char want[2 * MAC_LEN + 1];
-    if (mac_hex(k, v, bl, want) != 0)
-        return false;
-    return CRYPTO_memcmp(want, v + bl + 1, 2 * MAC_LEN) == 0;
+    return vs_session_cookie_make(k, "", now, VS_OPS_SESSION_SECS, out, n);
 }
 
-bool vs_ops_cookie_check(const struct vs_ops_session_key *k, const char *cookie_header, int64_t now)
+/* Digits v[from..to) as a number (at most 18 of them: no overflow); -1 if
+ * they are not that. */
+static int64_t digits(const char *v, size_t from, size_t to)
 {
-    static const char name[] = VS_OPS_COOKIE_NAME "=";
-    const size_t nl = sizeof(name) - 1;
+    if (to <= from || to - from > 18)
+        return -1;
+    int64_t x = 0;
+    for (size_t i = from; i < to; i++) {
+        if (v[i] < '0' || v[i] > '9')
+            return -1;
+        x = x * 10 + (v[i] - '0');
+    }
+    return x;
+}
+
+/* One cookie value v[0..len): well formed, signed under k, not expired;
+ * its subject ("" for none) into out_subject (sn bytes). */
+static bool value_ok(const struct vs_ops_session_key *k, const char *v, size_t len, int64_t now,
+                     int secs, char *out_subject, size_t sn)
+{
+    /* [SUBJECT '.'] EXPIRY '.' NONCE '.' MAC */
+    if (len < 1 + 1 + 2 * NONCE_LEN + 1 + 2 * MAC_LEN ||
+        len > SUBJECT_MAX + 1 + 18 + 2 + 2 * (NONCE_LEN + MAC_LEN))
+        return false;
+    size_t bl = len - 2 * MAC_LEN - 1;  /* "[SUBJECT.]EXPIRY.NONCE" */
+    size_t el = bl - 2 * NONCE_LEN - 1; /* end of EXPIRY */
+    if (v[bl] != '.' || v[el] != '.')
+        return false;
+    const char *dot = memchr(v, '.', el);
+    size_t es = dot ? (size_t)(dot - v) + 1 : 0; /* start of EXPIRY */
+    int64_t expiry = digits(v, es, el);
+    if (expiry <= now || expiry > now + secs + 300)
+        return false;
+    if (dot && (digits(v, 0, es - 1) < 0 || es - 1 > SUBJECT_MAX || es - 1 >= sn))
+        return false;
+    char want[2 * MAC_LEN + 1];
+    if (mac_hex(k, v, bl, want) != 0 || CRYPTO_memcmp(want, v + bl + 1, 2 * MAC_LEN) != 0)
+        return false;
+    if (out_subject && sn) {
+        size_t l = dot ? es - 1 : 0;
+        memcpy(out_subject, v, l);
+        out_subject[l] = '\0';
+    }
+    return true;
+}
+
+bool vs_session_cookie_find(const struct vs_ops_session_key *k, const char *name,
+                            const char *cookie_header, int64_t now, int secs, char *out_subject,
+                            size_t sn, char *out_value, size_t vn)
+{
+    const size_t nl = strlen(name);
     const char *p = cookie_header;
+    char subj[SUBJECT_MAX + 1];
     for (int seen = 0; p && *p && seen < 8;) {
         while (*p == ' ' || *p == ';')
             p++;
         size_t len = strcspn(p, ";");
-        if (len > nl && strncmp(p, name, nl) == 0) {
+        if (len > nl + 1 && strncmp(p, name, nl) == 0 && p[nl] == '=') {
             seen++;
-            const char *v = p + nl;
-            size_t vl = len - nl;
+            const char *v = p + nl + 1;
+            size_t vl = len - nl - 1;
             while (vl > 0 && v[vl - 1] == ' ')
                 vl--;
-            if (value_ok(k, v, vl, now))
+            if (value_ok(k, v, vl, now, secs, subj, sizeof(subj))) {
+                if (out_subject && sn && snprintf(out_subject, sn, "%s", subj) >= (int)sn)
+                    return false;
+                if (out_value && vn) {
+                    if (vl >= vn)
+                        return false;
+                    memcpy(out_value, v, vl);
+                    out_value[vl] = '\0';
+                }
                 return true;
+            }
         }
         p += len;
     }
     return false;
+}
+
+bool vs_ops_cookie_check(const struct vs_ops_session_key *k, const char *cookie_header, int64_t now)
+{
+    char subj[SUBJECT_MAX + 1];
+    /* The dashboard's cookies have no subject. */
+    return vs_session_cookie_find(k, VS_OPS_COOKIE_NAME, cookie_header, now, VS_OPS_SESSION_SECS,
+                                  subj, sizeof(subj), NULL, 0) &&
+           subj[0] == '\0';
 }

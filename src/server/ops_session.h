@@ -49,6 +49,30 @@ VS_MUST_CHECK int vs_ops_cookie_make(const struct vs_ops_session_key *k, int64_t
                                      size_t n);
 
 /*
+ * The same mechanism for other sessions (the volunteers' site): a value
+ * "[SUBJECT.]EXPIRY.NONCE.MAC" whose SUBJECT (up to 18 decimal digits, ""
+ * = none: a visitor not logged in) is covered by the MAC, valid until now
+ * + secs. A key of its own keeps them apart from the operator's:
+ * vs_ops_session_key_load with a purpose string in place of the password
+ * line. 0, or VS_EINVAL (subject not digits), VS_ECRYPTO, VS_ELIMIT.
+ */
+VS_MUST_CHECK int vs_session_cookie_make(const struct vs_ops_session_key *k, const char *subject,
+                                         int64_t now, int secs, char *out, size_t n);
+/* The HMAC-SHA256 (64 hex digits) of data under k into out (n >= 65): a
+ * session's CSRF token. 0, VS_ECRYPTO or VS_ELIMIT. */
+VS_MUST_CHECK int vs_session_tag(const struct vs_ops_session_key *k, const char *data, char *out,
+                                 size_t n);
+/*
+ * The first valid cookie named name in cookie_header (NULL: none) made
+ * under k, unexpired at now (secs its lifetime): true, with its subject in
+ * out_subject (sn bytes) and the whole value in out_value (vn bytes; may
+ * be NULL). Up to 8 cookies of that name are looked at.
+ */
+bool vs_session_cookie_find(const struct vs_ops_session_key *k, const char *name,
+                            const char *cookie_header, int64_t now, int secs, char *out_subject,
+                            size_t sn, char *out_value, size_t vn);
+
+/*
  * True when the Cookie header cookie_header (NULL: none) holds a
  * VS_OPS_COOKIE_NAME cookie made under k that has not expired at now. A
  * malformed, forged or expired one is false; up to 8 cookies of that name

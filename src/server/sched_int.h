@@ -24,6 +24,7 @@ struct ucache_ent {
     int64_t id, teamid, create_time;
     double total_credit, expavg_credit;
     char name[VS_NAME_MAX];
+    double prefs_mod_time; /* <mod_time> of the account's global prefs; 0: none */
 };
 
 /* Daily-quota rows kept with a cached host (most hosts run one or two
@@ -36,6 +37,19 @@ struct host_havs {
     int n;
     struct vs_sp_hav v[HCACHE_HAVS];
 };
+
+/* h_user.c: the <mod_time> of preferences text (0: none or unreadable). */
+double vs_sched__prefs_mod_time(const char *prefs);
+/* A weak account key "ID_md5(key + password)" (BOINC's): the user it
+ * opens into *out (free with vs_user_cleanup), or VS_ENOTFOUND. */
+int vs_sched__weak_auth(struct vs_store *st, const char *auth, struct vs_user *out);
+/* BOINC-COMPAT (handle_global_prefs): the account's preferences go in the
+ * reply when they are newer than both the client's (master and working);
+ * db_mod_time is theirs, user->global_prefs their text when already read
+ * (else read here). Returns true when they were put in r. */
+bool vs_sched__prefs_reply(struct vs_store *st, const struct vs_proto_request *q,
+                           const struct vs_user *user, double db_mod_time, int64_t now,
+                           struct vs_arena *a, struct vs_proto_reply *r);
 
 struct hcache_ent {
     int64_t expires; /* 0: empty */

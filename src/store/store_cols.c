@@ -86,6 +86,7 @@ static const struct sq_col user_cols[] = {
     STR(vs_user, country),     DBL(vs_user, total_credit),     DBL(vs_user, expavg_credit),
     DBL(vs_user, expavg_time), STR(vs_user, cross_project_id), STR(vs_user, venue),
     I64(vs_user, seti_id),     PSTR(vs_user, global_prefs),    PSTR(vs_user, project_prefs),
+    STR(vs_user, passwd_hash),
 };
 TABLE(vs_store__user, "\"user\"", user_cols);
 
@@ -97,6 +98,7 @@ static const struct sq_col team_cols[] = {
     INT(vs_team, nusers),
     DBL(vs_team, total_credit),
     DBL(vs_team, expavg_credit),
+    STR(vs_team, description),
 };
 TABLE(vs_store__team, "team", team_cols);
 

@@ -357,14 +357,26 @@ int vs_store__leave(struct vs_store *s, int rc);
 /* The current time (seconds). */
 int64_t vs_store__now(void);
 
-/* The schema (store_schema.c). */
+/* A fresh authenticator into out: 32 lowercase hex digits from the
+ * kernel's CSPRNG, like BOINC's make_secure_random_string
+ * (store_users.c). VS_ELIMIT if outsize < 33, VS_EIO. */
+int vs_store__make_authenticator(char *out, size_t outsize);
+/* Compiles sql for one call (statements off the request paths need no
+ * slot); NULL on error (logged with what). store_accounts.c. */
+struct vs_stmt *vs_store__prep(struct vs_store *s, const char *sql, const char *what);
+/* Steps st (bound) to its end and finalizes it; *out_n (may be NULL) the
+ * rows it changed. 0 or the mapped error (logged with what). */
+int vs_store__run_change(struct vs_store *s, struct vs_stmt *st, const char *what, int64_t *out_n);
+
+/* The schema (store_sqlite_schema.c). */
 extern const char *const vs_store__schema_v1[]; /* NULL-terminated */
 extern const char *const vs_store__schema_v2[]; /* v1 -> v2 */
 extern const char *const vs_store__schema_v3[]; /* v2 -> v3 */
 extern const char *const vs_store__schema_v4[]; /* v3 -> v4 */
 extern const char *const vs_store__schema_v5[]; /* v4 -> v5 */
 extern const char *const vs_store__schema_v6[]; /* v5 -> v6 */
-#define VS_SQ_SCHEMA_VERSION 6
+extern const char *const vs_store__schema_v7[]; /* v6 -> v7 */
+#define VS_SQ_SCHEMA_VERSION 7
 
 /* Input files in use (store_files.c). */
 /* Records the inputs of workunit wu (its id set) in wu_file, inside the

@@ -10,63 +10,37 @@
 #include "volsched/alloc.h"
 #include "volsched/store_ops.h"
 
-/* Compiles sql; NULL on error (logged). */
-static struct vs_stmt *prep(struct vs_store *s, const char *sql, const char *what)
-{
-    struct vs_stmt *st = NULL;
-    int rc = vs_db_prepare(s, sql, &st);
-    if (rc != VS_DB_OK) {
-        (void)vs_store__err(s, rc, what);
-        vs_db_finalize(st);
-        return NULL;
-    }
-    return st;
-}
-
-/* Steps st to the end (finalizing it); the number of rows changed. */
-static int run_change(struct vs_store *s, struct vs_stmt *st, const char *what,
-                      int64_t *out_changed)
-{
-    int rc = vs_db_step(st);
-    vs_db_finalize(st);
-    if (rc != VS_DB_DONE)
-        return vs_store__err(s, rc, what);
-    if (out_changed)
-        *out_changed = vs_db_changes(s);
-    return 0;
-}
-
 /* Runs sql with ?1 = a and ?2 = b (the statements of this file take at
  * most two integers); the number of rows changed. */
 static int change2(struct vs_store *s, const char *sql, int64_t a, int64_t b, const char *what,
                    int64_t *out_changed)
 {
-    struct vs_stmt *st = prep(s, sql, what);
+    struct vs_stmt *st = vs_store__prep(s, sql, what);
     if (!st)
         return VS_ESTORE;
     vs_db_bind_int64(st, 1, a);
     vs_db_bind_int64(st, 2, b);
-    return run_change(s, st, what, out_changed);
+    return vs_store__run_change(s, st, what, out_changed);
 }
 
 int vs_store_app_counts(struct vs_store *s, int64_t now, vs_store_app_counts_fn fn, void *ctx)
 {
     /* BOINC-COMPAT: the figures of BOINC's server_status.php per app. */
-    struct vs_stmt *st =
-        prep(s,
-             "SELECT a.id, a.name,"
-             " (SELECT count(*) FROM result r WHERE r.appid = a.id AND r.server_state = 2),"
-             " (SELECT count(*) FROM result r WHERE r.appid = a.id AND r.server_state = 4),"
-             " (SELECT count(*) FROM workunit w WHERE w.appid = a.id AND w.need_validate <> 0),"
-             " (SELECT count(*) FROM workunit w WHERE w.appid = a.id AND w.assimilate_state = 1),"
-             " (SELECT coalesce(min(r.create_time), 0) FROM result r"
-             "   WHERE r.appid = a.id AND r.server_state = 2),"
-             " (SELECT count(*) FROM result r WHERE r.appid = a.id AND r.server_state = 5"
-             "   AND r.outcome = 1 AND r.received_time >= ?1),"
-             " (SELECT count(*) FROM result r WHERE r.appid = a.id AND r.server_state = 5"
-             "   AND r.outcome = 3 AND r.received_time >= ?1)"
-             " FROM app a ORDER BY a.name",
-             "app counts");
+    struct vs_stmt *st = vs_store__prep(
+        s,
+        "SELECT a.id, a.name,"
+        " (SELECT count(*) FROM result r WHERE r.appid = a.id AND r.server_state = 2),"
+        " (SELECT count(*) FROM result r WHERE r.appid = a.id AND r.server_state = 4),"
+        " (SELECT count(*) FROM workunit w WHERE w.appid = a.id AND w.need_validate <> 0),"
+        " (SELECT count(*) FROM workunit w WHERE w.appid = a.id AND w.assimilate_state = 1),"
+        " (SELECT coalesce(min(r.create_time), 0) FROM result r"
+        "   WHERE r.appid = a.id AND r.server_state = 2),"
+        " (SELECT count(*) FROM result r WHERE r.appid = a.id AND r.server_state = 5"
+        "   AND r.outcome = 1 AND r.received_time >= ?1),"
+        " (SELECT count(*) FROM result r WHERE r.appid = a.id AND r.server_state = 5"
+        "   AND r.outcome = 3 AND r.received_time >= ?1)"
+        " FROM app a ORDER BY a.name",
+        "app counts");
     if (!st)
         return VS_ESTORE;
     vs_db_bind_int64(st, 1, now - 86400);
@@ -103,7 +77,7 @@ int vs_store_hosts_since(struct vs_store *s, int64_t since, int limit,
     snprintf(sql, n, "SELECT %s FROM host WHERE rpc_time >= ?1 ORDER BY rpc_time DESC, id LIMIT ?2",
              cols);
     vs_free(cols);
-    struct vs_stmt *st = prep(s, sql, "recent hosts");
+    struct vs_stmt *st = vs_store__prep(s, sql, "recent hosts");
     vs_free(sql);
     if (!st)
         return VS_ESTORE;
@@ -128,15 +102,15 @@ int vs_store_hosts_since(struct vs_store *s, int64_t since, int limit,
 int vs_store_batches(struct vs_store *s, int limit,
                      int (*fn)(void *ctx, const struct vs_batch_counts *b), void *ctx)
 {
-    struct vs_stmt *st =
-        prep(s,
-             "SELECT w.batch, count(*),"
-             " sum(CASE WHEN w.assimilate_state = 2 AND w.error_mask = 0 THEN 1 ELSE 0 END),"
-             " sum(CASE WHEN w.error_mask <> 0 THEN 1 ELSE 0 END),"
-             " (SELECT count(*) FROM result r WHERE r.batch = w.batch AND r.server_state = 4),"
-             " min(w.create_time)"
-             " FROM workunit w WHERE w.batch <> 0 GROUP BY w.batch ORDER BY w.batch DESC LIMIT ?1",
-             "batches");
+    struct vs_stmt *st = vs_store__prep(
+        s,
+        "SELECT w.batch, count(*),"
+        " sum(CASE WHEN w.assimilate_state = 2 AND w.error_mask = 0 THEN 1 ELSE 0 END),"
+        " sum(CASE WHEN w.error_mask <> 0 THEN 1 ELSE 0 END),"
+        " (SELECT count(*) FROM result r WHERE r.batch = w.batch AND r.server_state = 4),"
+        " min(w.create_time)"
+        " FROM workunit w WHERE w.batch <> 0 GROUP BY w.batch ORDER BY w.batch DESC LIMIT ?1",
+        "batches");
     if (!st)
         return VS_ESTORE;
     vs_db_bind_int(st, 1, limit);
@@ -209,7 +183,8 @@ static int collect_ids(struct vs_store *s, struct vs_stmt *st, int64_t *ids, siz
 int vs_store_batch_wus(struct vs_store *s, int64_t batch, int64_t *out_ids, size_t max,
                        size_t *out_n)
 {
-    struct vs_stmt *st = prep(s, "SELECT id FROM workunit WHERE batch = ?1 ORDER BY id", "batch");
+    struct vs_stmt *st =
+        vs_store__prep(s, "SELECT id FROM workunit WHERE batch = ?1 ORDER BY id", "batch");
     if (!st)
         return VS_ESTORE;
     vs_db_bind_int64(st, 1, batch);
@@ -220,12 +195,13 @@ int vs_store_purge_candidates(struct vs_store *s, int64_t before, int64_t *out_i
                               size_t *out_n)
 {
     /* BOINC-COMPAT (db_purge): only workunits whose files are gone. */
-    struct vs_stmt *st = prep(s,
-                              "SELECT w.id FROM workunit w WHERE w.file_delete_state = 2"
-                              " AND w.mod_time < ?1 AND NOT EXISTS (SELECT 1 FROM result r"
-                              "  WHERE r.workunitid = w.id AND r.server_state <> 5)"
-                              " ORDER BY w.id LIMIT ?2",
-                              "purge");
+    struct vs_stmt *st =
+        vs_store__prep(s,
+                       "SELECT w.id FROM workunit w WHERE w.file_delete_state = 2"
+                       " AND w.mod_time < ?1 AND NOT EXISTS (SELECT 1 FROM result r"
+                       "  WHERE r.workunitid = w.id AND r.server_state <> 5)"
+                       " ORDER BY w.id LIMIT ?2",
+                       "purge");
     if (!st)
         return VS_ESTORE;
     vs_db_bind_int64(st, 1, before);

@@ -374,3 +374,16 @@ const char *const vs_store__schema_v6[] = {
     "CREATE INDEX IF NOT EXISTS avf_name ON app_version_file(name);",
     NULL,
 };
+
+/*
+ * Version 7 (issue 36, volunteers join on their own): the account's
+ * password, as BOINC's user.passwd_hash column, but never the client's md5
+ * itself: "pbkdf2-sha256$ITER$SALT$HASH" of it (server/acct_passwd.h); ""
+ * for an account made by `volsched user add` (it logs in with its key).
+ * The team's description (BOINC's team.description), shown on its page.
+ */
+const char *const vs_store__schema_v7[] = {
+    "ALTER TABLE \"user\" ADD COLUMN passwd_hash TEXT NOT NULL DEFAULT '';",
+    "ALTER TABLE team ADD COLUMN description TEXT NOT NULL DEFAULT '';",
+    NULL,
+};

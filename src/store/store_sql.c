@@ -100,8 +100,11 @@ static int table_sql(const struct sq_table *t, int kind, struct vs_buf *b)
             /* A host's _max_results_day belongs to the operator (`volsched host
              * ban`, vs_store_host_set_max_results_day): the scheduler's
              * row update, from a copy it read before, must not undo a ban. */
+            /* Nor the venue the volunteer chose (am_set_host_info, the web
+             * site: vs_store_host_set_venue). */
             if ((kind == 1 && host_key_col(t, i)) ||
-                (t == &vs_store__host && strcmp(t->cols[i].name, "_max_results_day") == 0))
+                (t == &vs_store__host && (strcmp(t->cols[i].name, "_max_results_day") == 0 ||
+                                          strcmp(t->cols[i].name, "venue") == 0)))
                 continue;
             rc |= vs_buf_printf(b, "%s%s = ?%zu", sep ? ", " : "", t->cols[i].name, i - first + 1);
             sep = true;

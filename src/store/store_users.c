@@ -7,7 +7,7 @@
 
 /* A fresh authenticator: 32 lowercase hex digits from the kernel's CSPRNG,
  * like BOINC's make_secure_random_string. */
-static int make_authenticator(char *out, size_t outsize)
+int vs_store__make_authenticator(char *out, size_t outsize)
 {
     unsigned char raw[16];
     if (outsize < 2 * sizeof(raw) + 1)
@@ -52,7 +52,7 @@ int vs_store_user_add(struct vs_store *s, struct vs_user *u)
     int rc;
     bool made_auth = false;
     if (!u->authenticator[0]) {
-        if ((rc = make_authenticator(u->authenticator, sizeof(u->authenticator))) != 0)
+        if ((rc = vs_store__make_authenticator(u->authenticator, sizeof(u->authenticator))) != 0)
             return rc;
         made_auth = true;
     }

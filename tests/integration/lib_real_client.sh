@@ -61,3 +61,40 @@ primes = [lo + k for k, v in enumerate(seg) if v]
 print(f"range {lo} {hi}\ncount {len(primes)}\nlargest {primes[-1] if primes else 0}")
 PY
 }
+
+# rc_attach_key KEY: attaches the running client ($BOINC_DIR) to $URL with
+# account key KEY, without the local override of max_ncpus_pct (the
+# project's preferences decide it), then waits up to $LIMIT s for one of
+# that account's results to be returned successfully. Sets RC_UID (the
+# account) and RC_DONE (its successful results).
+rc_attach_key() {
+    local key=$1 db="$WORK/project/volsched.db" t0
+    grep -v max_ncpus_pct "$BOINC_DIR/global_prefs_override.xml" > "$WORK/ovr" &&
+        mv "$WORK/ovr" "$BOINC_DIR/global_prefs_override.xml"
+    demo_bcmd --read_global_prefs_override >/dev/null 2>&1
+    demo_bcmd --project_attach "$URL" "$key" >/dev/null 2>&1 || fail "project_attach"
+    RC_UID=$(sqlite3 "$db" "select id from user where authenticator='$key'")
+    t0=$(date +%s)
+    RC_DONE=0
+    while [ $(( $(date +%s) - t0 )) -lt "${LIMIT:-240}" ]; do
+        kill -0 "$BOINC_PID" 2>/dev/null || fail "client died"
+        RC_DONE=$(sqlite3 "$db" "select count(*) from result where userid=$RC_UID and server_state=5 and outcome=1")
+        [ "$RC_DONE" -ge 1 ] && return 0
+        sleep 2
+    done
+    fail "no result of account $RC_UID returned within ${LIMIT:-240}s"
+}
+
+# rc_wait_prefs PATTERN: asks the client for a scheduler RPC and waits up
+# to 60 s for its global_prefs.xml to hold PATTERN and for it to say it
+# now uses one CPU; fails otherwise.
+rc_wait_prefs() {
+    local _
+    demo_bcmd --project "$URL" update >/dev/null 2>&1
+    for _ in $(seq 1 60); do
+        if grep -q "$1" "$BOINC_DIR/global_prefs.xml" 2>/dev/null &&
+            grep -q 'max CPUs used: 1' "$BOINC_DIR/client.log"; then return 0; fi
+        sleep 1
+    done
+    fail "the project's prefs ($1) did not reach the client or were not applied: $(cat "$BOINC_DIR/global_prefs.xml" 2>/dev/null)"
+}

@@ -87,6 +87,9 @@ page=$(curl -sf "$URL") || fail "no master page over plain http"
 grep -q "href=\"$HTTPS/demo/cgi-bin/cgi\"" <<<"$page" || fail "the master page does not name the https scheduler"
 curl -sf -o "$WORK/pc.xml" "${URL}get_project_config.php"
 grep -q '<project_config>' "$WORK/pc.xml" || fail "no get_project_config.php over plain http"
+# The account RPCs (password hashes) go over https (issue 36).
+grep -q "<web_rpc_url_base>$HTTPS/demo/</web_rpc_url_base>" "$WORK/pc.xml" ||
+    fail "web_rpc_url_base is not the https one: $(cat "$WORK/pc.xml")"
 dl=$(cd "$P/download" && find . -type f | head -1 | sed 's:^\./::')
 curl -sf -o /dev/null "${URL}download/$dl" || fail "download $dl over plain http failed"
 REQ="<scheduler_request>\n<authenticator>$AUTH</authenticator>\n</scheduler_request>\n"
@@ -103,6 +106,9 @@ plain_refused POST /demo/cgi-bin/file_upload_handler
 plain_refused GET /ops/
 plain_refused GET /demo/server_status.php
 plain_refused GET /metrics
+plain_refused GET /demo/lookup_account.php
+plain_refused GET /demo/login.php
+plain_refused POST /demo/login.php
 grep -q "http 403 POST /demo/cgi-bin/cgi from 127.0.0.1: this project serves" "$WORK/serve.log" \
     || fail "the refusal is not logged"
 
@@ -110,6 +116,10 @@ grep -q "http 403 POST /demo/cgi-bin/cgi from 127.0.0.1: this project serves" "$
 reply=$(printf '%b' "$REQ" | curl -sf --cacert "$T/ca.pem" --data-binary @- "$HTTPS/demo/cgi-bin/cgi") \
     || fail "the scheduler over https failed"
 grep -q '<scheduler_reply>' <<<"$reply" || fail "no scheduler reply over https"
+reply=$(curl -sf --cacert "$T/ca.pem" "$HTTPS/demo/lookup_account.php?email_addr=nobody%40example.org")
+grep -q '<error_num>-136</error_num>' <<<"$reply" || fail "lookup_account over https: $reply"
+curl -s --cacert "$T/ca.pem" -D "$WORK/sh" -o /dev/null "$HTTPS/demo/login.php"
+grep -i '^Set-Cookie: vs_site=' "$WORK/sh" | qgrep 'Secure' || fail "the site's cookie over https is not Secure"
 curl -s --cacert "$T/ca.pem" -D "$WORK/oh" -o /dev/null -u "op:$OPS_PW" "$HTTPS/ops/"
 head -1 "$WORK/oh" | qgrep ' 200' || fail "/ops/ over https: $(head -1 "$WORK/oh")"
 grep -i '^Set-Cookie: vs_ops=' "$WORK/oh" | qgrep 'Secure' || fail "the session cookie over https is not Secure"

@@ -562,6 +562,8 @@ static void test_schema_v1_migrates(void **state)
                                   "ALTER TABLE result DROP COLUMN assign_slot;"
                                   "ALTER TABLE result DROP COLUMN lease_owner;"
                                   "ALTER TABLE result DROP COLUMN lease_until;"
+                                  "ALTER TABLE \"user\" DROP COLUMN passwd_hash;"
+                                  "ALTER TABLE team DROP COLUMN description;"
                                   "UPDATE store_meta SET value = 1 WHERE key = 'schema_version'",
                                   NULL, NULL, NULL),
                      SQLITE_OK);
@@ -599,6 +601,8 @@ static void test_schema_v2_migrates(void **state)
                                   "VALUES(900, 1, 'wu900', '');"
                                   "INSERT INTO result(workunitid, name, appid, server_state, "
                                   "hostid) VALUES(900, 'r1', 1, 2, 0), (900, 'r2', 1, 4, 3);"
+                                  "ALTER TABLE \"user\" DROP COLUMN passwd_hash;"
+                                  "ALTER TABLE team DROP COLUMN description;"
                                   "UPDATE store_meta SET value = 2 WHERE key = 'schema_version'",
                                   NULL, NULL, NULL),
                      SQLITE_OK);

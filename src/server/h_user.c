@@ -1,0 +1,73 @@
+/*
+ * The scheduler's account questions (sched_int.h): weak account keys, and
+ * which global preferences go to the client (the account's, set on the web
+ * site or by an account manager, when newer than the client's).
+ */
+#include <openssl/crypto.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "server/sched_int.h"
+#include "volsched/md5.h"
+
+double vs_sched__prefs_mod_time(const char *prefs)
+{
+    const char *m = prefs ? strstr(prefs, "<mod_time>") : NULL;
+    if (!m)
+        return 0;
+    char *end;
+    double v = strtod(m + 10, &end);
+    return end != m + 10 && v > 0 ? v : 0;
+}
+
+int vs_sched__weak_auth(struct vs_store *st, const char *auth, struct vs_user *out)
+{
+    /* BOINC-COMPAT: html/inc/user.inc weak_auth(), "ID_" then the md5 of
+     * the account key and the stored password hash. */
+    char *end;
+    long long id = strtoll(auth, &end, 10);
+    if (id <= 0 || *end != '_' || strlen(end + 1) != VS_MD5_HEX_LEN)
+        return VS_ENOTFOUND;
+    int rc = vs_store_user_get(st, id, out);
+    if (rc != 0)
+        return rc;
+    char buf[VS_AUTH_MAX + VS_NAME_MAX], want[VS_MD5_HEX_LEN + 1];
+    int n = snprintf(buf, sizeof(buf), "%s%s", out->authenticator, out->passwd_hash);
+    bool ok = n > 0 && (size_t)n < sizeof(buf) && vs_md5_hex(buf, (size_t)n, want) == 0 &&
+              CRYPTO_memcmp(want, end + 1, VS_MD5_HEX_LEN) == 0;
+    OPENSSL_cleanse(buf, sizeof(buf));
+    if (!ok) {
+        vs_user_cleanup(out);
+        return VS_ENOTFOUND;
+    }
+    return 0;
+}
+
+bool vs_sched__prefs_reply(struct vs_store *st, const struct vs_proto_request *q,
+                           const struct vs_user *user, double db_mod_time, int64_t now,
+                           struct vs_arena *a, struct vs_proto_reply *r)
+{
+    if (db_mod_time <= 0)
+        return false;
+    /* BOINC-COMPAT: times in the future count as now. */
+    double master = vs_sched__prefs_mod_time(q->global_prefs);
+    double working = vs_sched__prefs_mod_time(q->working_global_prefs);
+    if (master > (double)now)
+        master = (double)now;
+    if (working > (double)now)
+        working = (double)now;
+    if (db_mod_time > (double)now)
+        db_mod_time = (double)now;
+    if (!(db_mod_time > master && db_mod_time > working))
+        return false;
+    const char *text = user->global_prefs;
+    struct vs_user u;
+    memset(&u, 0, sizeof(u));
+    if (!text && vs_store_user_get(st, user->id, &u) == 0)
+        text = u.global_prefs;
+    if (text)
+        r->global_prefs = vs_arena_strndup(a, text, strlen(text));
+    vs_user_cleanup(&u);
+    return r->global_prefs != NULL;
+}
