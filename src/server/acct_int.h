@@ -9,10 +9,10 @@
 #include <pthread.h>
 #include <stdbool.h>
 
-#include "volsched/acct.h"
 #include "server/auth_limit.h"
 #include "server/ops_page.h"
 #include "server/ops_session.h"
+#include "volsched/acct.h"
 #include "volsched/store.h"
 
 /* BOINC-COMPAT: lib/error_numbers.h, the numbers BOINC's xml_error sends. */

@@ -12,9 +12,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "volsched/acct.h"
 #include "server/form.h"
 #include "server/ops_session.h"
+#include "volsched/acct.h"
 #include "volsched/alloc.h"
 #include "volsched/md5.h"
 #include "volsched/store_accounts.h"
