@@ -696,6 +696,9 @@ VS_MUST_CHECK int vs_client_http_start(struct vs_client *c, const struct cl_http
                                        cl_http_done_fn done, void *ud);
 /* Transfers in flight of those kinds (of that project; NULL any). */
 size_t vs_client_net_count(const struct vs_client *c, int kinds, const char *project_url);
+/* Bytes the downloads in flight (of that project; NULL all) may still write:
+ * what disk admission counts as taken (disk.c). */
+double vs_client_net_to_come(const struct vs_client *c, const char *project_url);
 bool vs_client_net_busy(const struct vs_client *c, int kinds, const char *project_url,
                         const char *name);
 /* Waits at most timeout_ms for pf (revents set) and the transfers' sockets, or a signal. */

@@ -208,10 +208,13 @@ int vs_client_disk_admit(struct vs_client *c, struct cl_file *f, double have, do
     vs_client_disk_refresh(c, false);
     const struct cl_project *pr = &c->projects[f->project];
     double size = f->nbytes > 0 ? f->nbytes : 0; /* 0: not declared */
-    double free_room = c->disk.d_free - reserve(c);
-    /* present files count whole; a partial file's bytes are in d_free */
-    double share_room = pr->disk_share - pr->disk_usage;
-    double total_room = c->disk.allowed - c->disk.total_usage;
+    /* present files count whole; a partial file's bytes are in d_free; the
+     * downloads in flight count for what they may still write (several run
+     * at once, each admitted before the others have written anything) */
+    double all_coming = vs_client_net_to_come(c, NULL);
+    double free_room = c->disk.d_free - reserve(c) - all_coming;
+    double share_room = pr->disk_share - pr->disk_usage - vs_client_net_to_come(c, pr->master_url);
+    double total_room = c->disk.allowed - c->disk.total_usage - all_coming;
     bool quiet = f->disk_wait;
     if (size - have > free_room || (size == 0 && free_room <= 0)) {
         if (!quiet)

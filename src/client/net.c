@@ -16,6 +16,7 @@
  */
 #include <curl/curl.h>
 #include <errno.h>
+#include <math.h>
 #include <poll.h>
 #include <stdio.h>
 #include <string.h>
@@ -111,6 +112,17 @@ size_t vs_client_net_count(const struct vs_client *c, int kinds, const char *pro
     for (size_t i = 0; c->net && i < c->net->n_ops; i++)
         if (matches(c->net->ops[i], kinds, project_url, NULL))
             n++;
+    return n;
+}
+
+double vs_client_net_to_come(const struct vs_client *c, const char *project_url)
+{
+    double n = 0;
+    for (size_t i = 0; c->net && i < c->net->n_ops; i++) {
+        const struct net_op *op = c->net->ops[i];
+        if (op->sink && matches(op, CL_NET_DOWNLOAD, project_url, NULL))
+            n += fmax(0, op->sink_limit - op->got);
+    }
     return n;
 }
 

@@ -43,7 +43,8 @@ other = {"ok": 0, "bad": 0, "max_s": 0.0}
 
 def bystander():
     q = urllib.parse.urlencode({"email_addr": email, "passwd_hash": phash})
-    while not done.is_set():
+    # At least three answers, however soon the flood is over.
+    while not done.is_set() or other["ok"] + other["bad"] < 3:
         t0 = time.monotonic()
         try:
             c = http.client.HTTPConnection(host, port, timeout=30, source_address=("127.0.0.2", 0))
@@ -57,7 +58,7 @@ def bystander():
         dt = time.monotonic() - t0
         other["ok" if good else "bad"] += 1
         other["max_s"] = max(other["max_s"], dt)
-        time.sleep(1.0)
+        time.sleep(0.5)
 
 
 t0 = time.monotonic()
