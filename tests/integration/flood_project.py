@@ -20,6 +20,7 @@ other_results (how many <other_result> the last request listed),
 junk_gets, big_gets.
 """
 import json
+import threading
 import os
 import re
 import sys
@@ -41,10 +42,17 @@ stats = {"rpcs": 0, "results_sent": 0, "other_results": 0, "junk_gets": 0, "big_
 sizes = {}
 
 
+LOCK = threading.Lock()
+
+
 def save():
-    with open(STATS + ".tmp", "w") as f:
-        json.dump(stats, f)
-    os.replace(STATS + ".tmp", STATS)
+    # the handlers run on threads of their own (the client downloads several
+    # files at once): one writer at a time, or one's rename loses the other's
+    # file and that request ends in an empty reply
+    with LOCK:
+        with open(STATS + ".tmp", "w") as f:
+            json.dump(stats, f)
+        os.replace(STATS + ".tmp", STATS)
 
 
 HEAD = f"""<scheduler_reply>
@@ -135,7 +143,8 @@ class H(BaseHTTPRequestHandler):
             page = f'<html><head><link rel="boinc_scheduler" href="{BASE}/p/cgi"></head></html>\n'
             return self.send(200, page.encode(), "text/html")
         if len(parts) == 2 and parts[0] in ("junk", "big") and parts[1] in sizes:
-            stats[parts[0] + "_gets"] += 1
+            with LOCK:
+                stats[parts[0] + "_gets"] += 1
             save()
             return self.stream(sizes[parts[1]])
         return self.send(503, b"busy\n", "text/plain")
