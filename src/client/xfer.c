@@ -194,6 +194,7 @@ static void download_done(struct vs_client *c, void *ud, const struct cl_http_do
     vs_client_msg(c, (long)f->project, 1, "Finished download of %s", f->name);
     c->dirty = true;
     vs_client_update_result_states(c);
+    c->resched = true; /* an event: a task may be runnable now */
 out:
     dl_free(x);
 }
@@ -384,6 +385,9 @@ static void upload_done(struct vs_client *c, void *ud, const struct cl_http_done
         vs_client_msg(c, (long)f->project, 1, "Finished upload of %s", f->name);
         c->dirty = true;
         vs_client_update_result_states(c);
+        /* an event: a result may be ready to report now, which the policy's
+         * work fetch decides (transfers end outside the loop's tick) */
+        c->resched = true;
     }
     vs_arena_cleanup(&a);
     up_free(x);
