@@ -164,7 +164,9 @@ void vs_site__tail(struct site *s)
 
 int vs_site__redirect(struct site *s, const char *rel)
 {
-    snprintf(s->r->out->location, sizeof(s->r->out->location), "%s%s", s->r->a->base, rel);
+    int n = snprintf(s->r->out->location, sizeof(s->r->out->location), "%s%s", s->r->a->base, rel);
+    if (n < 0 || (size_t)n >= sizeof(s->r->out->location))
+        snprintf(s->r->out->location, sizeof(s->r->out->location), "/"); /* base too long */
     vs_page_printf(&s->r->p, "<!DOCTYPE html>\n<p><a href=\"%s\">continue</a></p>\n", rel);
     return 303;
 }
