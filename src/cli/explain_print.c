@@ -68,7 +68,7 @@ static const struct {
 };
 
 int vs_explain_print_json(enum vs_cpolicy pol, const struct vs_cstate *st,
-                      const struct vs_cpolicy_out *out)
+                          const struct vs_cpolicy_out *out)
 {
     struct vs_buf b;
     vs_buf_init(&b, VS_BUF_UNLIMITED);
@@ -176,7 +176,7 @@ int vs_explain_print_json(enum vs_cpolicy pol, const struct vs_cstate *st,
 }
 
 void vs_explain_print_table(enum vs_cpolicy pol, const struct vs_cstate *st,
-                        const struct vs_cpolicy_out *out)
+                            const struct vs_cpolicy_out *out)
 {
     printf("policy %s, %d CPU%s, min_queue %g s, scheduling period %g s\n", vs_cpolicy_name(pol),
            st->host.ncpus, st->host.ncpus == 1 ? "" : "s", st->host.min_queue,
