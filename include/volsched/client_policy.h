@@ -197,7 +197,11 @@ struct vs_cproject {
     double wall_cpu_period;
 
     bool suspended;
-    double min_rpc_time; /* deferred while now < min_rpc_time (0: not deferred) */
+    double min_rpc_time; /* no RPC at all while now < min_rpc_time (0: none) */
+    /* No work request while now < work_backoff_until (0: none): the
+     * backoff after a request that brought nothing. Forced RPCs (trickle,
+     * overdue report) still go, asking for no work. */
+    double work_backoff_until;
     bool no_new_work;
     bool master_fetch_pending;
     /* The last scheduler RPC returned 'no work because of deadlines': set to
@@ -251,7 +255,7 @@ bool vs_cresult_nearly_runnable(const struct vs_cstate *st, size_t r);
 #define VS_CPS_LATENCY_LIMITED 0x008u
 #define VS_CPS_OVERWORKED      0x010u /* ltd < -sched_period */
 #define VS_CPS_POT_RUNNABLE    0x020u /* runnable|downloading|fetchable|overworked|latency-limited */
-#define VS_CPS_DEFERRED        0x040u /* now < min_rpc_time */
+#define VS_CPS_DEFERRED        0x040u /* now < min_rpc_time or work_backoff_until */
 #define VS_CPS_NEARLY_RUNNABLE 0x080u /* has a nearly-runnable result */
 
 /*
@@ -494,15 +498,18 @@ VS_MUST_CHECK int vs_cpolicy_step_trusted(enum vs_cpolicy policy, struct vs_csta
 
 /*
  * How long, in seconds, the client leaves a project alone after the n-th
- * setback in a row (a scheduler RPC or master fetch that failed, or a work
- * request that brought nothing; backoff.c), BOINC's rule:
+ * setback in a row (backoff.c), BOINC's rule:
  *   min(min x 2^min(n, 10), max) x (0.5 + 0.5 u)
  * n < 1 counts as 1, so the first setback waits [min, 2 min]. min and max
  * are the bounds (VS_CBACKOFF_MIN/MAX, or a client's configured
  * sched_retry_delay_min/max; <= 0 or NaN count as 0); u is a draw uniform
  * in [0, 1) from the caller's generator, clamped into [0, 1]: the same u
  * gives the same wait. The one rule the client daemon and both simulators
- * call. Pure; never NaN.
+ * call, for two kinds of setback counted apart: a scheduler RPC or master
+ * fetch that failed (nothing goes to the project meanwhile: min_rpc_time)
+ * and a work request that brought nothing (no work is asked meanwhile, but
+ * reports and trickles go: work_backoff_until, cleared when a reply brings
+ * work or a job of the project finishes uploading). Pure; never NaN.
  */
 double vs_cbackoff(int n, double min, double max, double u);
 

@@ -151,6 +151,7 @@ static const char *const project_keys[] = {"name",
                                            "suspended",
                                            "no_new_work",
                                            "deferred_for",
+                                           "work_backoff_for",
                                            "master_fetch_pending",
                                            "latency_limited_for",
                                            "non_cpu_intensive",
@@ -287,7 +288,7 @@ static int read_project(struct reader *rd, struct snapshot *sn, json_t *o, size_
 {
     struct vs_cproject *p = &sn->st.projects[index];
     int rc;
-    double deferred_for = 0, latency_for = 0, mc = 0;
+    double deferred_for = 0, backoff_for = 0, latency_for = 0, mc = 0;
     if (!json_is_object(o))
         return fail_at(rd, "%s must be an object", "a project");
     if ((rc = check_keys(rd, o, project_keys)) || (rc = get_name(rd, o, "name", &p->name)))
@@ -306,6 +307,7 @@ static int read_project(struct reader *rd, struct snapshot *sn, json_t *o, size_
         (rc = get_bool(rd, o, "suspended", &p->suspended)) ||
         (rc = get_bool(rd, o, "no_new_work", &p->no_new_work)) ||
         (rc = get_num(rd, o, "deferred_for", false, 0, 0, &deferred_for)) ||
+        (rc = get_num(rd, o, "work_backoff_for", false, 0, 0, &backoff_for)) ||
         (rc = get_bool(rd, o, "master_fetch_pending", &p->master_fetch_pending)) ||
         (rc = get_num(rd, o, "latency_limited_for", false, 0, 0, &latency_for)) ||
         (rc = get_bool(rd, o, "non_cpu_intensive", &p->non_cpu_intensive)) ||
@@ -323,6 +325,7 @@ static int read_project(struct reader *rd, struct snapshot *sn, json_t *o, size_
     if (p->std > VS_CDEBT_STD_MAX)
         return fail_at(rd, "\"%s\" must be at most 86400", "std");
     p->min_rpc_time = deferred_for > 0 ? sn->st.now + deferred_for : -INFINITY;
+    p->work_backoff_until = backoff_for > 0 ? sn->st.now + backoff_for : -INFINITY;
     p->latency_limited_until = latency_for > 0 ? sn->st.now + latency_for : -INFINITY;
     return 0;
 }

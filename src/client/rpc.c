@@ -657,9 +657,12 @@ static void rpc_done(struct vs_client *c, void *ud, const struct cl_http_done *d
                       "deadline with its queue: latency-limited for %.0f s",
                       pr->latency_limited_until - c->now);
     if (work_req > 0 && nnew == 0 && !deadlines) {
-        /* BOINC-COMPAT: the per-resource backoff when a request brought nothing */
-        /* only work requests wait; reports and user requests do not */
-        pr->work_backoff_until = c->now + backoff(c, ++pr->no_work_count);
+        /* BOINC-COMPAT: the per-resource backoff when a request brought
+         * nothing: only work requests wait; reports and user requests do
+         * not (the policy sees it as work_backoff_until) */
+        if (pr->no_work_count < VS_CBACKOFF_CAP)
+            pr->no_work_count++;
+        pr->work_backoff_until = c->now + backoff(c, pr->no_work_count);
     }
     if (nnew > 0) {
         pr->no_work_count = 0;
@@ -737,13 +740,13 @@ bool vs_client_rpc_poll(struct vs_client *c)
             (void)vs_client_master_fetch(c, p);
             return true;
         }
+        /* (a report or trickle due during a work backoff is the policy's
+         * forced RPC, below, with no work asked) */
         bool due = pr->sched_rpc_pending || !pr->ever_rpc ||
-                   (pr->next_rpc_time > 0 && c->now >= pr->next_rpc_time) ||
-                   (report_due(c, p) && c->now < pr->work_backoff_until) ||
-                   (pr->trickle_up_pending && c->now < pr->work_backoff_until);
+                   (pr->next_rpc_time > 0 && c->now >= pr->next_rpc_time);
         if (due) {
             double req = 0;
-            if (c->have_out && c->pout.fetch.project == (long)p && c->now >= pr->work_backoff_until)
+            if (c->have_out && c->pout.fetch.project == (long)p)
                 req = c->pout.fetch.request_pn;
             if (!pr->ever_rpc)
                 req = 1;

@@ -99,9 +99,10 @@ static void build(struct vs_client *c)
         cp->ltd = pr->ltd;
         cp->wall_cpu_period = pr->wall_cpu_period;
         cp->suspended = pr->suspended_via_gui;
-        /* the work backoff defers the project for work fetch; forced RPCs
-         * (reports, trickles) while it lasts are the driver's (rpc.c) */
-        cp->min_rpc_time = fmax(pr->min_rpc_time, pr->work_backoff_until);
+        /* the work backoff holds back work requests only: the policy
+         * still forces a report or a trickle while it lasts */
+        cp->min_rpc_time = pr->min_rpc_time;
+        cp->work_backoff_until = pr->work_backoff_until;
         /* a project at its cap on tasks (limits.c), or whose files already
          * fill its disk share (disk.c), is not asked for work: what it sent
          * could not be kept, or its inputs not downloaded */
@@ -306,6 +307,8 @@ int vs_client_explain_json(struct vs_client *c, struct vs_buf *out)
         vs_json_bool(&j, cp->non_cpu_intensive);
         vs_json_key(&j, "deferred_for");
         vs_json_num(&j, fmax(0, cp->min_rpc_time - st->now));
+        vs_json_key(&j, "work_backoff_for");
+        vs_json_num(&j, fmax(0, cp->work_backoff_until - st->now));
         vs_json_key(&j, "latency_limited_for");
         vs_json_num(&j, fmax(0, cp->latency_limited_until - st->now));
         vs_json_key(&j, "rpc_user_request");

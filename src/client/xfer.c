@@ -552,6 +552,13 @@ void vs_client_update_result_states(struct vs_client *c)
                 r->state = failed ? RS_UPLOAD_FAILED : RS_FILES_UPLOADED;
                 r->ready_to_report = true;
                 c->dirty = true;
+                if (!failed && (size_t)r->project < c->n_projects) {
+                    /* BOINC-COMPAT: a finished upload clears the work
+                     * backoff (backoff.c): a project's limit on jobs
+                     * in progress may let the next request through */
+                    c->projects[r->project].work_backoff_until = 0;
+                    c->projects[r->project].no_work_count = 0;
+                }
             }
         }
     }

@@ -90,8 +90,9 @@ struct pop_host {
     int32_t *done; /* finished, to report */
     int ndone, capdone;
     double min_rpc, rpc_at, prev_rpc;
-    double report_at; /* a finished result must be reported by then */
-    int backoff_n;
+    double report_at;    /* a finished result must be reported by then */
+    double work_backoff; /* no work request before this (vs_cbackoff) */
+    int no_work_n;       /* work requests in a row that brought nothing */
     uint32_t gen_done, gen_rpc, gen_life;
     struct vs_sp_hav hav;
     /* files it holds or was sent (pop_locality.c) */

@@ -20,9 +20,10 @@
  * finished, whichever is sooner. What is not approximate is shared with
  * the daemons: its request is answered by pop_server.c's scheduler
  * (src/policy/server, with the shared scan rule), and a request that
- * brings nothing backs it off by the client's own rule
+ * brings nothing backs off its work requests by the client's own rule
  * (src/policy/client's vs_cbackoff: BOINC's 1-2 minutes doubling to 4
- * hours, randomised).
+ * hours, randomised), while its reports still go, until a reply brings
+ * work or one of its jobs is done.
  */
 #include <math.h>
 #include <string.h>
@@ -83,6 +84,10 @@ void vs_pop__host_finish(struct pop *p, struct pop_host *h, int32_t slot)
             x->state = R_DONE;
             x->invalid = h->err_rate > 0 && vs_rng_double(&p->rng_run) < h->err_rate;
             add_done(h, r);
+            /* BOINC-COMPAT: a job done (uploaded at once here) clears the
+             * work backoff, as the client daemon's finished upload does. */
+            h->work_backoff = 0;
+            h->no_work_n = 0;
             /* Reported within report_delay, and a minute before the
              * deadline if that comes sooner (BOINC's client reports a
              * result near its deadline at once). */
@@ -115,7 +120,7 @@ void vs_pop__host_plan_rpc(struct pop *p, struct pop_host *h, int32_t slot)
 {
     if (!h->on)
         return;
-    double t = vs_pop__host_request(p, h) > 0 ? p->now : INFINITY;
+    double t = vs_pop__host_request(p, h) > 0 ? fmax(p->now, h->work_backoff) : INFINITY;
     if (h->ndone > 0)
         t = fmin(t, h->report_at);
     t = fmax(t, h->min_rpc);
@@ -213,7 +218,8 @@ void vs_pop__rpc(struct pop *p, struct pop_host *h, int32_t slot)
         vs_pop__report(p, h->done[i]);
     h->ndone = 0;
     h->report_at = INFINITY;
-    double request = vs_pop__host_request(p, h);
+    /* During a work backoff the RPC only reports. */
+    double request = p->now >= h->work_backoff ? vs_pop__host_request(p, h) : 0;
     int sent = 0;
     if (request > 0) {
         o->work_requests++;
@@ -223,20 +229,19 @@ void vs_pop__rpc(struct pop *p, struct pop_host *h, int32_t slot)
     }
     h->prev_rpc = p->now;
     h->rpc_at = INFINITY;
+    h->min_rpc = p->now + POP_MIN_RPC_DELAY;
     if (sent > 0) {
         o->work_replies++;
-        h->backoff_n = 0;
-        h->min_rpc = p->now + POP_MIN_RPC_DELAY;
+        h->no_work_n = 0;
+        h->work_backoff = 0;
         vs_pop__host_plan_done(p, h, slot);
     } else if (request > 0) {
         /* The client's rule (BOINC's, randomised so that hosts do not
-         * call in step). */
-        if (h->backoff_n < VS_CBACKOFF_CAP)
-            h->backoff_n++;
-        h->min_rpc = p->now + vs_cbackoff(h->backoff_n, VS_CBACKOFF_MIN, VS_CBACKOFF_MAX,
-                                          vs_rng_double(&p->rng_run));
-    } else {
-        h->min_rpc = p->now + POP_MIN_RPC_DELAY;
+         * call in step): no work asked for a while; reports still go. */
+        if (h->no_work_n < VS_CBACKOFF_CAP)
+            h->no_work_n++;
+        h->work_backoff = p->now + vs_cbackoff(h->no_work_n, VS_CBACKOFF_MIN, VS_CBACKOFF_MAX,
+                                               vs_rng_double(&p->rng_run));
     }
     vs_pop__host_plan_rpc(p, h, slot);
 }

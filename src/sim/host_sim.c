@@ -212,9 +212,11 @@ static void pass(struct sim *x)
              * deferred, wake up when the first deferral ends. */
             if (f->project < 0 && wants_work(x)) {
                 double t = INFINITY;
-                for (size_t p = 0; p < x->st.nprojects; p++)
-                    if (x->cp[p].min_rpc_time > x->st.now && x->pj[p].jobs_left != 0)
-                        t = min2(t, x->cp[p].min_rpc_time);
+                for (size_t p = 0; p < x->st.nprojects; p++) {
+                    double until = max2(x->cp[p].min_rpc_time, x->cp[p].work_backoff_until);
+                    if (until > x->st.now && x->pj[p].jobs_left != 0)
+                        t = min2(t, until);
+                }
                 if (isfinite(t))
                     push_wake(x, t);
             }

@@ -84,7 +84,8 @@ struct vs_sim_server {
 struct proj {
     struct vs_sim_server srv;
     bool server_up;
-    int backoff_n;      /* RPCs in a row that failed or brought nothing (backoff) */
+    int backoff_n;      /* RPCs in a row that failed (vs_cbackoff) */
+    int no_work_n;      /* work requests in a row that brought nothing (vs_cbackoff) */
     int64_t jobs_left;  /* -1: unlimited */
     int64_t unfinished; /* this project's results in st.results not done */
     /* est != 1: the client sees the server's estimate (est x C) corrected

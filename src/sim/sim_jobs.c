@@ -221,6 +221,11 @@ void vs_sim__complete(struct sim *x, size_t r)
     if (x->ndone++ == 0 || r < x->done_from)
         x->done_from = r;
     x->pj[res->project].unfinished--;
+    /* BOINC-COMPAT: a job done (its upload is instant here) clears the
+     * project's work backoff, as the client daemon's finished upload
+     * does. */
+    x->pj[res->project].no_work_n = 0;
+    x->cp[res->project].work_backoff_until = 0;
     vs_metrics_job_end(&x->m, (int)res->project, j->cpu_used, true, missed);
     if (missed && x->tl)
         vs_timeline_add_mark(x->tl, now, (int32_t)res->project, j->id);

@@ -20,10 +20,12 @@
 
 /* ---------------------------------------------------------------- server */
 
-/* The client's backoff after an RPC that failed (the server was down) or
- * brought nothing: src/policy/client's rule with BOINC's default bounds,
+/* The client's backoffs (src/policy/client's rule, BOINC's constants),
  * randomised from the client's own stream, so that the run's other draws
- * do not move with it. */
+ * do not move with them: after an RPC that failed (the server was down)
+ * nothing goes to the project until min_rpc_time; after a work request
+ * that brought nothing, no work is asked until work_backoff_until, while
+ * reports still go. */
 static void backoff(struct sim *x, size_t p)
 {
     struct proj *pj = &x->pj[p];
@@ -33,6 +35,17 @@ static void backoff(struct sim *x, size_t p)
         vs_cbackoff(pj->backoff_n, VS_CBACKOFF_MIN, VS_CBACKOFF_MAX, vs_rng_double(&x->rng_client));
     x->cp[p].min_rpc_time = x->st.now + d;
     push_wake(x, x->cp[p].min_rpc_time);
+}
+
+static void work_backoff(struct sim *x, size_t p)
+{
+    struct proj *pj = &x->pj[p];
+    if (pj->no_work_n < VS_CBACKOFF_CAP)
+        pj->no_work_n++;
+    double d =
+        vs_cbackoff(pj->no_work_n, VS_CBACKOFF_MIN, VS_CBACKOFF_MAX, vs_rng_double(&x->rng_client));
+    x->cp[p].work_backoff_until = x->st.now + d;
+    push_wake(x, x->cp[p].work_backoff_until);
 }
 
 /* What the client would send as <estimated_delay> for the CPU, from the
@@ -282,7 +295,7 @@ int vs_sim__rpc(struct sim *x, size_t p, double request_pn, double share_frac)
             cp->min_rpc_time = now + max2(delay, sp->min_rpc_delay);
             push_wake(x, cp->min_rpc_time);
         } else {
-            backoff(x, p);
+            work_backoff(x, p);
             /* A refusal that asks for a longer wait (a daily quota, or
              * every reply's min_rpc_delay). */
             delay = max2(delay, sp->min_rpc_delay);
@@ -292,8 +305,12 @@ int vs_sim__rpc(struct sim *x, size_t p, double request_pn, double share_frac)
             }
         }
     } else {
-        pj->backoff_n = 0;
         cp->min_rpc_time = now + sp->min_rpc_delay;
+    }
+    pj->backoff_n = 0; /* the server answered */
+    if (sent > 0) {
+        pj->no_work_n = 0;
+        cp->work_backoff_until = 0;
     }
     return sent;
 }

@@ -18,7 +18,8 @@
 #                                work_buf_additional_days VSC_EXTRA_DAYS, default 0); apps keep normal
 #                                priority (<no_priority_change>, VSC_NO_PRIO=0: nice 19
 #                                + SCHED_IDLE as by default), so other load on the
-#                                machine does not starve the tests' apps
+#                                machine does not starve the tests' apps; the scheduler
+#                                RPC backoff's bounds are 2-10 s (VSC_RETRY_MIN/MAX)
 #   vsc_run DIR                  starts `volsched client run --foreground` (sets VSC_PID, RPC_PORT)
 #   vsc_bcmd ARGS...             Debian's boinccmd against that client
 #   vsc_benchmark DIR            runs the client in DIR until its benchmark is in the
@@ -137,8 +138,8 @@ vsc_client_dir() {
     <ncpus>${VSC_NCPUS:-2}</ncpus>
     <report_results_immediately>1</report_results_immediately>
     <no_priority_change>${VSC_NO_PRIO:-1}</no_priority_change>
-    <sched_retry_delay_min>2</sched_retry_delay_min>
-    <sched_retry_delay_max>10</sched_retry_delay_max>
+    <sched_retry_delay_min>${VSC_RETRY_MIN:-2}</sched_retry_delay_min>
+    <sched_retry_delay_max>${VSC_RETRY_MAX:-10}</sched_retry_delay_max>
     <pers_retry_delay_min>2</pers_retry_delay_min>
     <pers_retry_delay_max>10</pers_retry_delay_max>
   </options>

@@ -135,13 +135,76 @@ static void test_sim_client_uses_it(void **state)
     vs_scenario_cleanup(&s);
 }
 
+/* A work request that brings nothing backs off work requests only, by the
+ * same rule from its own count: the simulated client still reports during
+ * the wait (the policy forces the RPC and asks for no work), a failed RPC
+ * still holds everything back, and a job that finishes ends the wait, as
+ * the client daemon's finished upload does. */
+static void test_sim_work_backoff(void **state)
+{
+    (void)state;
+    struct vs_scenario s;
+    simfx_parse("P1(1, 24, 1)", &s);
+    struct sim x;
+    vs_sim__init(&x, &s, VS_CPOLICY_DEFAULT, 30 * 86400, 1, NULL);
+    x.pj[0].jobs_left = 0; /* the project has no work */
+    struct vs_rng r = x.rng_client;
+    double want = vs_cbackoff(1, VS_CBACKOFF_MIN, VS_CBACKOFF_MAX, vs_rng_double(&r));
+    assert_int_equal(vs_sim__rpc(&x, 0, 1000, 1), 0);
+    assert_int_equal(x.pj[0].no_work_n, 1);
+    assert_int_equal(x.pj[0].backoff_n, 0);
+    assert_true(fabs(x.cp[0].work_backoff_until - x.st.now - want) < 1e-6);
+    assert_true(x.cp[0].min_rpc_time < x.cp[0].work_backoff_until);
+    want = vs_cbackoff(2, VS_CBACKOFF_MIN, VS_CBACKOFF_MAX, vs_rng_double(&r));
+    assert_int_equal(vs_sim__rpc(&x, 0, 1000, 1), 0);
+    assert_true(fabs(x.cp[0].work_backoff_until - x.st.now - want) < 1e-6);
+
+    /* During the wait: an overdue report is a forced RPC asking for none. */
+    x.st.now += 1;
+    x.cp[0].min_rpc_time = 0;
+    x.cp[0].report_overdue = true;
+    assert_int_equal(vs_cpolicy_step(x.policy, &x.st, &x.ws, &x.out), 0);
+    assert_int_equal(x.out.fetch.project, 0);
+    assert_int_equal(x.out.fetch.reason, VS_CFETCH_REPORT_OVERDUE);
+    assert_true(x.out.fetch.request_pn == 0);
+    /* The same report waits out a failed RPC's deferral. */
+    x.cp[0].min_rpc_time = x.st.now + 50;
+    assert_int_equal(vs_cpolicy_step(x.policy, &x.st, &x.ws, &x.out), 0);
+    assert_int_equal(x.out.fetch.project, -1);
+    /* Without the wait, work is asked with the report. */
+    x.cp[0].min_rpc_time = 0;
+    x.cp[0].work_backoff_until = 0;
+    assert_int_equal(vs_cpolicy_step(x.policy, &x.st, &x.ws, &x.out), 0);
+    assert_int_equal(x.out.fetch.project, 0);
+    assert_true(x.out.fetch.request_pn > 0);
+
+    /* A reply with work ends the wait and the count. */
+    x.cp[0].report_overdue = false;
+    x.cp[0].work_backoff_until = x.st.now + 500;
+    x.pj[0].jobs_left = -1;
+    assert_true(vs_sim__rpc(&x, 0, 1000, 1) > 0);
+    assert_int_equal(x.pj[0].no_work_n, 0);
+    assert_true(x.cp[0].work_backoff_until == 0);
+    /* So does a job that finishes. */
+    x.pj[0].no_work_n = 3;
+    x.cp[0].work_backoff_until = x.st.now + 500;
+    assert_int_equal(vs_cpolicy_step(x.policy, &x.st, &x.ws, &x.out), 0);
+    vs_sim__apply_action_list(&x, &x.out.enforce);
+    assert_true(x.st.results[0].task == VS_CTASK_RUNNING);
+    vs_sim__complete(&x, 0);
+    assert_int_equal(x.pj[0].no_work_n, 0);
+    assert_true(x.cp[0].work_backoff_until == 0);
+    vs_sim__cleanup(&x);
+    vs_scenario_cleanup(&s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_boinc_constants),    cmocka_unit_test(test_first_range),
         cmocka_unit_test(test_growth_and_cap),     cmocka_unit_test(test_retry_cap),
         cmocka_unit_test(test_jitter_from_draw),   cmocka_unit_test(test_caller_bounds),
-        cmocka_unit_test(test_sim_client_uses_it),
+        cmocka_unit_test(test_sim_client_uses_it), cmocka_unit_test(test_sim_work_backoff),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

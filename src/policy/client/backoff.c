@@ -13,15 +13,21 @@
  * times a draw in [0.5, 1]; min and max are cc_config's
  * sched_retry_delay_min/max, 60 seconds and 4 hours by default.
  *
- * Not modelled yet: BOINC 7.20 answers an empty reply with a second,
- * per-resource backoff instead (work_fetch.cpp's resource_backoff: 10
- * minutes doubling to a day, times [0.5, 1.5)), which holds back work
- * requests only (reports still go) and which it clears whenever a job of
- * that resource finishes uploading, so that a host held by a project's
- * limit on jobs in progress asks again at once. The client daemon does
- * neither of the last two; adopting that rule without them would leave
- * such a host idle for up to a day and a half, so all three callers use
- * this one until the client has them.
+ * Two kinds of setback, counted apart, as BOINC does:
+ * - a scheduler RPC or master-file fetch that failed: nothing goes to the
+ *   project until the wait is over (min_rpc_time);
+ * - a work request that brought nothing: no work is asked until the wait
+ *   is over (work_backoff_until), but reports and trickles still go, and
+ *   the wait ends early when a job of the project finishes uploading (a
+ *   project's limit on jobs in progress may then let a request through)
+ *   or a reply brings work.
+ * For the second, BOINC 7.20 uses other bounds (work_fetch.cpp's
+ * resource_backoff: 10 minutes doubling to a day, times [0.5, 1.5)). We
+ * keep this rule's bounds on purpose: a host comes back to a project
+ * within 4 hours of its work returning rather than up to 36 hours
+ * (test_sim_volunteer's nowork gap), for at most six requests a day from a
+ * host to a project that has none, which a volsched server answers
+ * without touching its store. docs/simulator.md has the comparison.
  *
  * Pure: the draw is the caller's, from the caller's generator.
  */

@@ -66,7 +66,7 @@ int vs_cstate_validate(const struct vs_cstate *st)
         if (!isfinite(p->resource_share) || p->resource_share < 0 || !isfinite(p->job_ncpus) ||
             p->job_ncpus < 0 || p->max_concurrent < 0 || !isfinite(p->std) || !isfinite(p->ltd) ||
             !isfinite(p->wall_cpu_period) || p->wall_cpu_period < 0 || isnan(p->min_rpc_time) ||
-            isnan(p->latency_limited_until))
+            isnan(p->work_backoff_until) || isnan(p->latency_limited_until))
             return VS_EINVAL;
     }
     for (size_t i = 0; i < st->nresults; i++) {
@@ -123,7 +123,9 @@ static inline void project_states(const struct vs_cstate *st, unsigned *out_flag
      * about their projects, then the definitions that combine both. */
     for (size_t p = 0; p < np; p++) {
         unsigned f = 0;
-        if (st->now < pj[p].min_rpc_time)
+        /* Deferred: no work request now (forced RPCs look at min_rpc_time
+         * alone: work_fetch.c). */
+        if (st->now < pj[p].min_rpc_time || st->now < pj[p].work_backoff_until)
             f |= VS_CPS_DEFERRED;
         if (st->now < pj[p].latency_limited_until)
             f |= VS_CPS_LATENCY_LIMITED;

@@ -168,12 +168,14 @@ static void queued_work(const struct vs_cstate *st, double *queued)
 
 /* The most urgent reason to force an RPC to project pr (user request,
  * trickle-up, overdue report, in that order), or VS_CFETCH_NONE. */
-static enum vs_cfetch_reason forced_reason(const struct vs_cproject *pr, unsigned flags)
+static enum vs_cfetch_reason forced_reason(const struct vs_cproject *pr, double now)
 {
     if (pr->rpc_user_request)
         return VS_CFETCH_USER;
-    /* A backed-off project waits out its deferral. */
-    if (pr->suspended || (flags & VS_CPS_DEFERRED))
+    /* A backed-off project waits out its deferral; a work backoff holds
+     * back only work (the request is then 0: the project is deferred for
+     * work, so blocked() gives it none). */
+    if (pr->suspended || now < pr->min_rpc_time)
         return VS_CFETCH_NONE;
     if (pr->trickle_up_pending)
         return VS_CFETCH_TRICKLE;
@@ -216,7 +218,7 @@ int vs_cfetch__run(enum vs_cpolicy policy, const struct vs_cstate *st,
         const struct vs_cproject *pr = &pj[p];
         unsigned f = states[p];
         if (pr->rpc_user_request || pr->trickle_up_pending || pr->report_overdue) {
-            enum vs_cfetch_reason why = forced_reason(pr, f);
+            enum vs_cfetch_reason why = forced_reason(pr, st->now);
             /* fair: within a reason, by name, not by list position. */
             bool first = out->project < 0 || why < out->reason ||
                          (why == out->reason && rules->ties_by_name && pr->name &&
