@@ -112,7 +112,9 @@ ccheck gap 'abs(hours("P1", 6, 20) - 14 * 24) < 12' "P1 not at its share after t
 run bk "$scn/backup_project.scn"
 check bk 'j["idle_frac"] < 0.005' "CPUs idle with a backup project"
 check bk 'j["deadline_misses"] == 0' "backup jobs missed (a buffer of them starved?)"
-ccheck bk 'hours("BACKUP", 0, 3) == 0 and hours("BACKUP", 5.1, 10) == 0' \
+# P1's return is seen one work backoff at most after day 5 (up to 4 hours,
+# as bkz below); BACKUP's last job (1 hour) may run until then.
+ccheck bk 'hours("BACKUP", 0, 3) == 0 and hours("BACKUP", 5 + 5.5 / 24, 10) == 0' \
     "BACKUP ran while P1 had work"
 ccheck bk 'hours("BACKUP", 3.1, 5) > 2 * 24 * 1.9 - 1' "BACKUP did not fill P1's gap"
 run bk0 "(P1(1, 24, 1), BACKUP(1, 24, 0), NCPUS = 2, min_queue = 2.4)"
