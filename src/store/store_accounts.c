@@ -184,6 +184,10 @@ int vs_store_user_delete(struct vs_store *s, int64_t userid)
     if (rc == 0)
         rc = change(s, "UPDATE team SET userid = 0 WHERE userid = ?1", 1, userid, 0,
                     "user delete founder", NULL);
+    /* Its web sessions end with it (schema v8). */
+    if (rc == 0)
+        rc = change(s, "DELETE FROM site_session WHERE userid = ?1", 1, userid, 0,
+                    "user delete sessions", NULL);
     explicit_bzero(auth, sizeof(auth));
     return vs_store__leave(s, rc);
 }
