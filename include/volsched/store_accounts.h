@@ -63,6 +63,11 @@ VS_MUST_CHECK int vs_store_teams_find(struct vs_store *s, const char *part, int 
 VS_MUST_CHECK int vs_store_host_set_venue(struct vs_store *s, int64_t hostid, int64_t userid,
                                           const char *venue);
 
+/* Sets user userid's global preferences text (prefs: well-formed XML, as
+ * a scheduler request carried it). VS_ENOTFOUND if no such user. */
+VS_MUST_CHECK int vs_store_user_set_global_prefs(struct vs_store *s, int64_t userid,
+                                                 const char *prefs);
+
 /*
  * The web site's sessions (schema v8, table site_session): a row per
  * logged-in session, keyed by id (the site's HMAC of its cookie, 64 hex
