@@ -94,7 +94,6 @@ VS_MUST_CHECK int vs_gprefs_parse(const char *xml, size_t len, uint32_t want,
 void vs_gprefs_from_node_venue(const struct vs_xml_node *root, const char *venue,
                                struct vs_gprefs *out, bool *out_found);
 VS_MUST_CHECK int vs_gprefs_parse_venue(const char *xml, size_t len, uint32_t want,
-                                        const char *venue, struct vs_gprefs *out,
-                                        bool *out_found);
+                                        const char *venue, struct vs_gprefs *out, bool *out_found);
 
 #endif

@@ -394,7 +394,7 @@ static int set_tag(const struct vs_config_ctx *x, const struct vs_config_tag *t,
     case K_LOCALITY_GEN:
     case K_LOCALITY_WS:
         return read_locality_block(x, n, t->kind == K_LOCALITY_GEN);
-    case K_DELETE_ACCOUNT:
+    case K_DEL_METHOD:
         return delete_method(x, n, (int *)f);
     case K_IGNORED:
         return 0;

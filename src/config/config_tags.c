@@ -86,7 +86,7 @@ const struct vs_config_tag vs_config__tags[] = {
     {"disable_web_account_creation", K_BOOL, F(disable_web_account_creation), 0, 0, 0},
     {"disable_team_creation", K_BOOL, F(disable_team_creation), 0, 0, 0},
     {"min_passwd_length", K_INT, F(min_passwd_length), 1, 64, 0},
-    {"enable_delete_account", K_DELETE_ACCOUNT, F(enable_delete_account), 0, 0, 0},
+    {"enable_delete_account", K_DEL_METHOD, F(enable_delete_account), 0, 0, 0},
     {"invite_code", K_STRLIST, F(invite_code), 0, 0, 0},
     {"account_rpc_burst", K_INT, F(account_rpc_burst), 0, 0, 0},
     {"account_rpc_per_hour", K_INT, F(account_rpc_per_hour), 0, 0, 0},

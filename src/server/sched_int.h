@@ -25,7 +25,7 @@ struct ucache_ent {
     int64_t id, teamid, create_time;
     double total_credit, expavg_credit;
     char name[VS_NAME_MAX];
-    double prefs_mod_time; /* <mod_time> of the account's global prefs; 0: none */
+    double prefs_mod_time;               /* <mod_time> of the account's global prefs; 0: none */
     char email_hash[VS_MD5_HEX_LEN + 1]; /* md5 of the account's e-mail address */
 };
 

@@ -62,8 +62,8 @@ int vs_store_session_check(struct vs_store *s, const char *id, int64_t userid, i
         return VS_ENOTFOUND;
     const int64_t v[2] = {userid, now};
     struct vs_stmt *st =
-        prep(s, "SELECT 1 FROM site_session WHERE id = ?1 AND userid = ?2 AND expire_time > ?3",
-             id, v, 2, "session check");
+        prep(s, "SELECT 1 FROM site_session WHERE id = ?1 AND userid = ?2 AND expire_time > ?3", id,
+             v, 2, "session check");
     if (!st)
         return VS_ESTORE;
     int rc = vs_db_step(st);
@@ -83,6 +83,6 @@ int vs_store_session_end(struct vs_store *s, const char *id)
 int vs_store_session_end_user(struct vs_store *s, int64_t userid, const char *keep, int64_t *out_n)
 {
     /* ?1 is always bound: "" matches no session. */
-    return change(s, "DELETE FROM site_session WHERE userid = ?2 AND id <> ?1",
-                  keep ? keep : "", &userid, 1, "session end user", out_n);
+    return change(s, "DELETE FROM site_session WHERE userid = ?2 AND id <> ?1", keep ? keep : "",
+                  &userid, 1, "session end user", out_n);
 }

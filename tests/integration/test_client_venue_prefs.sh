@@ -20,19 +20,9 @@ vsc_client_dir "$WORK/c"
 vsc_run "$WORK/c" || fail "client did not start"
 vsc_bcmd --project_attach "$URL" "$AUTH" >/dev/null || fail "attach"
 
-running() { vsc_bcmd --get_tasks 2>/dev/null | grep -c 'active_task_state: EXECUTING' || true; }
-max_running() { # over N one-second samples
-    local m=0 k _
-    for _ in $(seq 1 "$1"); do
-        k=$(running)
-        [ "$k" -gt "$m" ] && m=$k
-        sleep 1
-    done
-    echo "$m"
-}
 wait_running() { # wait_running OP N SECONDS
     local _
-    for _ in $(seq 1 "$3"); do [ "$(running)" "$1" "$2" ] && return 0; sleep 1; done
+    for _ in $(seq 1 "$3"); do [ "$(vsc_running)" "$1" "$2" ] && return 0; sleep 1; done
     return 1
 }
 wait_running -ge 2 60 || fail "the client never ran 2 tasks on 2 CPUs"
@@ -66,7 +56,7 @@ grep -q '<host_venue>work</host_venue>' "$WORK/c/client_state.xml" ||
     fail "the host venue is not in client_state.xml"
 # Running tasks finish (no preemption when the CPUs shrink); then one at a time.
 wait_running -le 1 150 || fail "still 2 tasks running 150 s after the work section's 50%"
-m=$(max_running 15)
+m=$(vsc_max_running 15)
 [ "$m" -le 1 ] || fail "$m tasks ran at once with the work section's max_ncpus_pct 50 of 2 CPUs"
 
 # The venue taken away: the top level (100%) applies again.
