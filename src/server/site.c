@@ -71,6 +71,11 @@ int vs_site__set_session(struct site *s, int64_t uid)
     char subj[24] = "", id[65];
     if (uid > 0)
         snprintf(subj, sizeof(subj), "%lld", (long long)uid);
+    /* Logging in over a live session ends that one (its cookie is
+     * replaced in the browser; no copy of it should outlive that). */
+    if (s->in && vs_site__end_session(s) != 0)
+        VS_LOG(s->r->a->log, VS_LOG_WARN, "site: user %lld: cannot end its previous session",
+               (long long)s->user.id);
     int rc = vs_session_cookie_make(&s->r->a->skey, subj, s->r->now, SITE_SESSION_SECS, s->cookie,
                                     sizeof(s->cookie));
     rc = rc ? rc : cookie_tag(s, "csrf", s->cookie, s->csrf, sizeof(s->csrf));
