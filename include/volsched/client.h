@@ -220,6 +220,11 @@ struct cl_project {
     char *user_name;
     char *team_name;
     char *cross_project_id;
+    /* The host's venue at this project (the reply's <host_venue>; NULL:
+     * none), and whether the global prefs in use came from this project:
+     * then that venue's section of them applies (prefs.c) */
+    char *host_venue;
+    bool prefs_source;
     int64_t hostid, userid, teamid;
     int64_t rpc_seqno;
     double resource_share;

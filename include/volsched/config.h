@@ -170,6 +170,10 @@ struct vs_project_config {
     bool disable_web_account_creation; /* <disable_web_account_creation>: none on the site */
     bool disable_team_creation;        /* <disable_team_creation>: no new teams */
     int min_passwd_length;             /* <min_passwd_length> for the web site's sign-up; 6 */
+    /* <enable_delete_account> BOINC's method number: 0 the site offers no
+     * deletion (BOINC's default), 1 "obfuscate" (vs_store_user_delete);
+     * BOINC's 2 "wipe" and 3 "project-defined" are refused when read */
+    int enable_delete_account;
     /* <invite_code> repeatable: with any, creating an account needs one of
      * them (BOINC's INVITE_CODES) */
     struct vs_config_list invite_code;

@@ -6,7 +6,8 @@
  *
  * What is read: the root element's direct children of the names below
  * (BOINC-COMPAT: the tags of lib/prefs.cpp), so a <venue>'s values (the
- * preferences of another location) never count; when a name repeats, the
+ * preferences of another location) never count, unless the caller names
+ * the host's venue (vs_gprefs_*_venue); when a name repeats, the
  * last one counts, as in BOINC's parser. A value is the element's text
  * without the white space around it, a number (vs_parse_double, at most 63
  * characters) or, for leave_apps_in_memory, a boolean (empty = set).
@@ -78,5 +79,21 @@ void vs_gprefs_from_node(const struct vs_xml_node *root, struct vs_gprefs *out);
  */
 VS_MUST_CHECK int vs_gprefs_parse(const char *xml, size_t len, uint32_t want,
                                   struct vs_gprefs *out);
+
+/*
+ * The same for a host whose venue is venue (BOINC-COMPAT: GLOBAL_PREFS::
+ * parse with the host's venue). When the root has a <venue name="VENUE">
+ * child, the first such is read in place of the root: its own children
+ * alone, the root's values counting for nothing (BOINC starts again from
+ * its defaults there), and *out_found is set. Otherwise, or for a NULL or
+ * "" venue (never a section's name here), the root's children as above,
+ * *out_found false. The two ways in agree (tests/fuzz/fuzz_prefs.c);
+ * vs_gprefs_parse_venue reads a document with a "<venue" in it through
+ * the tree.
+ */
+void vs_gprefs_from_node_venue(const struct vs_xml_node *root, const char *venue,
+                               struct vs_gprefs *out, bool *out_found);
+VS_MUST_CHECK int vs_gprefs_parse_venue(const char *xml, size_t len, uint32_t want,
+                                        const char *venue, struct vs_gprefs *out, bool *out_found);
 
 #endif

@@ -227,6 +227,9 @@ struct vs_proto_request {
     /* Verbatim <global_preferences>...</global_preferences> XML, or NULL. */
     const char *working_global_prefs; /* the one inside <working_global_preferences> */
     const char *global_prefs;         /* the top-level one (the user's master prefs) */
+    /* BOINC-COMPAT: the <email_hash> of the project the master prefs came
+     * from (the scheduler stores newer prefs only from the same account) */
+    const char *global_prefs_source_email_hash;
     const char *cross_project_id;
     struct vs_proto_time_stats time_stats;
     struct vs_proto_net_stats net_stats;

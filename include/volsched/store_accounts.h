@@ -63,4 +63,26 @@ VS_MUST_CHECK int vs_store_teams_find(struct vs_store *s, const char *part, int 
 VS_MUST_CHECK int vs_store_host_set_venue(struct vs_store *s, int64_t hostid, int64_t userid,
                                           const char *venue);
 
+/* Sets user userid's global preferences text (prefs: well-formed XML, as
+ * a scheduler request carried it). VS_ENOTFOUND if no such user. */
+VS_MUST_CHECK int vs_store_user_set_global_prefs(struct vs_store *s, int64_t userid,
+                                                 const char *prefs);
+
+/*
+ * The web site's sessions (schema v8, table site_session): a row per
+ * logged-in session, keyed by id (the site's HMAC of its cookie, 64 hex
+ * digits, never the cookie). Add records one (expired rows of everyone are
+ * dropped on the way); check answers 0 when the row is there for userid and
+ * expires after now, VS_ENOTFOUND otherwise; end drops one; end_user drops
+ * every session of userid but keep (NULL: all), and *out_n (may be NULL)
+ * says how many went. vs_store_user_delete ends the user's sessions too.
+ */
+VS_MUST_CHECK int vs_store_session_add(struct vs_store *s, const char *id, int64_t userid,
+                                       int64_t now, int64_t expire_time);
+VS_MUST_CHECK int vs_store_session_check(struct vs_store *s, const char *id, int64_t userid,
+                                         int64_t now);
+VS_MUST_CHECK int vs_store_session_end(struct vs_store *s, const char *id);
+VS_MUST_CHECK int vs_store_session_end_user(struct vs_store *s, int64_t userid, const char *keep,
+                                            int64_t *out_n);
+
 #endif

@@ -1,6 +1,8 @@
 /*
- * Preferences: global_prefs.xml (the project's, as last received), then
- * global_prefs_override.xml element by element on top, then cc_config.xml.
+ * Preferences: global_prefs.xml (the project's, as last received; its
+ * <venue> section for the host's venue at that project in place of its top
+ * level, as BOINC's client), then global_prefs_override.xml element by
+ * element on top, then cc_config.xml.
  * BOINC's defaults (lib/prefs.cpp GLOBAL_PREFS::defaults()). A malformed
  * file is reported and ignored: the client goes on with what it had.
  */
@@ -78,10 +80,25 @@ static void take_num(const struct vs_gprefs *g, enum vs_gpref i, double min, dou
     *out = v;
 }
 
-static void apply_global(struct vs_client *c, const struct vs_xml_node *root, const char *file)
+/* The host's venue at the project the global prefs came from ("": none). */
+static const char *prefs_venue(const struct vs_client *c)
+{
+    for (size_t i = 0; i < c->n_projects; i++)
+        if (c->projects[i].prefs_source && c->projects[i].host_venue)
+            return c->projects[i].host_venue;
+    return "";
+}
+
+/* The preferences of root (venue: the host's, whose section applies when
+ * root has one; "" for the override file, which has none). */
+static void apply_global(struct vs_client *c, const struct vs_xml_node *root, const char *file,
+                         const char *venue)
 {
     struct vs_gprefs g;
-    vs_gprefs_from_node(root, &g);
+    bool found = false;
+    vs_gprefs_from_node_venue(root, venue, &g, &found);
+    if (found)
+        vs_client_msg(c, -1, 1, "%s: using the preferences of venue \"%s\"", file, venue);
     struct cl_prefs *p = &c->prefs;
     take_num(&g, VS_GP_WORK_BUF_MIN_DAYS, 0, 10, &p->work_buf_min_days, c, file);
     take_num(&g, VS_GP_WORK_BUF_ADDITIONAL_DAYS, 0, 10, &p->work_buf_additional_days, c, file);
@@ -131,9 +148,9 @@ void vs_client_prefs_read(struct vs_client *c)
     vs_buf_init(&b, 1u << 20);
     const struct vs_xml_node *root;
     if (read_xml(c, "global_prefs.xml", "global_preferences", &a, &b, &root))
-        apply_global(c, root, "global_prefs.xml");
+        apply_global(c, root, "global_prefs.xml", prefs_venue(c));
     if (read_xml(c, "global_prefs_override.xml", "global_preferences", &a, &b, &root))
-        apply_global(c, root, "global_prefs_override.xml");
+        apply_global(c, root, "global_prefs_override.xml", "");
     if (read_xml(c, "cc_config.xml", "cc_config", &a, &b, &root)) {
         const struct vs_xml_node *o = vs_xml_child(root, "options");
         double ncpus = 0;

@@ -371,13 +371,24 @@ static void merge_reply(struct vs_client *c, size_t p, const struct vs_proto_rep
         vs_client_share_from_prefs(c, p);
         (void)vs_client_write_account(c, p);
     }
+    /* BOINC-COMPAT: the host's venue here, sent in every reply; a new one
+     * at the project the global prefs came from picks another section. */
+    bool venue_moved = y->host_venue && strcmp(y->host_venue, pr->host_venue ? pr->host_venue : "");
+    if (venue_moved) {
+        vs_client_msg(c, (long)p, 1, "The computer's venue here is now \"%s\"", y->host_venue);
+        vs_client_setstr(&pr->host_venue, y->host_venue);
+    }
     if (y->global_prefs) {
         char path[VS_CLIENT_PATH_MAX];
         if (vs_client_path(c, path, sizeof(path), "global_prefs.xml") == 0 &&
             vs_client_write_atomic(path, y->global_prefs, strlen(y->global_prefs), false) == 0) {
             vs_client_setstr(&c->global_prefs_xml, y->global_prefs);
+            for (size_t i = 0; i < c->n_projects; i++)
+                c->projects[i].prefs_source = i == p;
             vs_client_prefs_read(c);
         }
+    } else if (venue_moved && pr->prefs_source) {
+        vs_client_prefs_read(c);
     }
     /* what of it this project may add (limits.c: caps, nothing unused) */
     struct cl_admit adm;

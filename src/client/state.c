@@ -64,6 +64,7 @@ static void project_free(struct cl_project *p)
     vs_free(p->user_name);
     vs_free(p->team_name);
     vs_free(p->cross_project_id);
+    vs_free(p->host_venue);
     for (size_t i = 0; i < p->n_scheduler_urls; i++)
         vs_free(p->scheduler_urls[i]);
     vs_free(p->code_sign_key);

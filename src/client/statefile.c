@@ -330,6 +330,9 @@ static void read_project(struct vs_client *c, const struct vs_xml_node *n, struc
     pr->team_name = str(n, "team_name", a);
     vs_free(pr->cross_project_id);
     pr->cross_project_id = str(n, "cross_project_id", a);
+    vs_free(pr->host_venue);
+    pr->host_venue = str(n, "host_venue", a);
+    pr->prefs_source = flag(n, "vs_global_prefs_source");
     pr->user_total_credit = num(n, "user_total_credit", 0);
     pr->user_expavg_credit = num(n, "user_expavg_credit", 0);
     pr->host_total_credit = num(n, "host_total_credit", 0);

@@ -32,6 +32,10 @@ void vs_client_xml_project(struct vs_xml_writer *w, const struct cl_project *p)
     vs_xml_str(w, "user_name", p->user_name ? p->user_name : "");
     vs_xml_str(w, "team_name", p->team_name ? p->team_name : "");
     vs_xml_str(w, "cross_project_id", p->cross_project_id);
+    if (p->host_venue && p->host_venue[0])
+        vs_xml_str(w, "host_venue", p->host_venue);
+    if (p->prefs_source)
+        vs_xml_flag(w, "vs_global_prefs_source");
     vs_xml_double(w, "user_total_credit", p->user_total_credit);
     vs_xml_double(w, "user_expavg_credit", p->user_expavg_credit);
     vs_xml_double(w, "host_total_credit", p->host_total_credit);

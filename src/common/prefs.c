@@ -264,20 +264,39 @@ static int scan(const char *xml, size_t len, uint32_t want, struct vs_gprefs *g)
     }
 }
 
-int vs_gprefs_parse(const char *xml, size_t len, uint32_t want, struct vs_gprefs *out)
+/* The venue section of root for venue (NULL: none). */
+static const struct vs_xml_node *venue_node(const struct vs_xml_node *root, const char *venue)
+{
+    if (!root || !venue || !venue[0])
+        return NULL;
+    for (const struct vs_xml_node *c = root->child; c; c = c->next) {
+        const char *vn = strcmp(c->name, "venue") == 0 ? vs_xml_attr(c, "name") : NULL;
+        if (vn && strcmp(vn, venue) == 0)
+            return c;
+    }
+    return NULL;
+}
+
+void vs_gprefs_from_node_venue(const struct vs_xml_node *root, const char *venue,
+                               struct vs_gprefs *out, bool *out_found)
+{
+    const struct vs_xml_node *v = venue_node(root, venue);
+    *out_found = v != NULL;
+    vs_gprefs_from_node(v ? v : root, out);
+}
+
+/* The tree's reading of xml for venue, less what is not in want. */
+static int tree_read(const char *xml, size_t len, uint32_t want, const char *venue,
+                     struct vs_gprefs *out, bool *out_found)
 {
     memset(out, 0, sizeof(*out));
-    if (!xml)
-        return VS_EPARSE;
-    if (scan(xml, len, want, out) == 0)
-        return 0;
-    memset(out, 0, sizeof(*out));
+    *out_found = false;
     struct vs_arena a;
     vs_arena_init(&a, 4096);
     struct vs_xml_doc doc;
     int rc = vs_xml_parse(xml, len, NULL, 0, &a, &doc, NULL);
     if (rc == 0) {
-        vs_gprefs_from_node(doc.root, out);
+        vs_gprefs_from_node_venue(doc.root, venue, out, out_found);
         out->have &= want;
         out->bad &= want;
         for (int i = 0; i < VS_GP_COUNT; i++)
@@ -286,4 +305,25 @@ int vs_gprefs_parse(const char *xml, size_t len, uint32_t want, struct vs_gprefs
     }
     vs_arena_cleanup(&a);
     return rc == 0 ? 0 : VS_EPARSE;
+}
+
+int vs_gprefs_parse(const char *xml, size_t len, uint32_t want, struct vs_gprefs *out)
+{
+    memset(out, 0, sizeof(*out));
+    if (!xml)
+        return VS_EPARSE;
+    if (scan(xml, len, want, out) == 0)
+        return 0;
+    bool found;
+    return tree_read(xml, len, want, NULL, out, &found);
+}
+
+int vs_gprefs_parse_venue(const char *xml, size_t len, uint32_t want, const char *venue,
+                          struct vs_gprefs *out, bool *out_found)
+{
+    *out_found = false;
+    /* No venue section can apply: the one-pass reader's answer. */
+    if (!xml || !venue || !venue[0] || !memmem(xml, len, "<venue", 6))
+        return vs_gprefs_parse(xml, len, want, out);
+    return tree_read(xml, len, want, venue, out, out_found);
 }

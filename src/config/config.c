@@ -295,6 +295,33 @@ static int read_locality_block(const struct vs_config_ctx *x, const struct vs_xm
 
 /* ---- one tag ---- */
 
+/* BOINC-COMPAT: html/inc/delete_account.inc's methods of
+ * <enable_delete_account>: 0 (or absent) no deletion, 1 obfuscate, 2 wipe,
+ * 3 the project's own PHP function. volsched has 1 (the account's row
+ * stays, its personal data goes, its results stay the science's); the
+ * others are refused rather than quietly done another way. */
+static int delete_method(const struct vs_config_ctx *x, const struct vs_xml_node *n, int *out)
+{
+    long long v = 0;
+    int rc = vs_config__int(x, n, 0, 3, &v);
+    if (rc)
+        return rc;
+    if (v == 2)
+        return vs_config__fail(x, VS_ECONFIG, n->line,
+                               "<enable_delete_account>2</enable_delete_account> is BOINC's "
+                               "\"wipe\" method (the account's rows and hosts deleted, its "
+                               "unvalidated results cancelled): volsched does not implement it; "
+                               "use 1 (\"obfuscate\": personal data removed, results kept) "
+                               "or 0 (no deletion)");
+    if (v == 3)
+        return vs_config__fail(x, VS_ECONFIG, n->line,
+                               "<enable_delete_account>3</enable_delete_account> is BOINC's "
+                               "project-defined method (a PHP function of the project's): "
+                               "volsched has none; use 1 (\"obfuscate\") or 0 (no deletion)");
+    *out = (int)v;
+    return 0;
+}
+
 static int set_tag(const struct vs_config_ctx *x, const struct vs_config_tag *t,
                    const struct vs_xml_node *n)
 {
@@ -367,6 +394,8 @@ static int set_tag(const struct vs_config_ctx *x, const struct vs_config_tag *t,
     case K_LOCALITY_GEN:
     case K_LOCALITY_WS:
         return read_locality_block(x, n, t->kind == K_LOCALITY_GEN);
+    case K_DEL_METHOD:
+        return delete_method(x, n, (int *)f);
     case K_IGNORED:
         return 0;
     case K_UNSUPPORTED: {

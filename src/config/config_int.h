@@ -29,6 +29,7 @@ enum vs_config_kind {
     K_ASSIMILATOR,  /* an <assimilator> block */
     K_LOCALITY_GEN, /* a <locality_gen> block: <command> */
     K_LOCALITY_WS,  /* a <locality_ws> block: <files> */
+    K_DEL_METHOD,   /* int: <enable_delete_account>, BOINC's methods 0 and 1 */
     /* BOINC's tags with no field (off, size and bounds 0): */
     K_IGNORED,     /* BOINC-only, no meaning here (db_host, shmem_key, web site
                     * options): accepted without a word */

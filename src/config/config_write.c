@@ -102,6 +102,7 @@ static int write_tag(const struct vs_project_config *cfg, const struct vs_config
     case K_ASSIMILATOR:
     case K_LOCALITY_GEN:
     case K_LOCALITY_WS:
+    case K_DEL_METHOD:
     case K_IGNORED:
     case K_UNSUPPORTED:
         break;

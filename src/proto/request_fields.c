@@ -38,6 +38,7 @@ static const struct vs_proto__field key_fields[] = {
     FLD(T, code_sign_key, F_BLOCK),
 };
 static const struct vs_proto__field mid_fields[] = {
+    FLD(T, global_prefs_source_email_hash, F_STR),
     FLD(T, cross_project_id, F_STR),
 };
 static const struct vs_proto__field tail_fields[] = {

@@ -216,10 +216,15 @@ int vs_acct__am_set_info(struct acct_req *r)
         status = vs_acct__error(r, rc == VS_EEXISTS ? ACCT_ERR_NOT_UNIQUE : ACCT_ERR_DB, NULL);
         goto out;
     }
+    /* A new password logs out every web session of the account. */
+    if (hash[0] && vs_store_session_end_user(r->a->st, u.id, NULL, NULL) != 0)
+        VS_LOG(r->a->log, VS_LOG_ERROR, "account: user %lld: cannot end its web sessions",
+               (long long)u.id);
     if (r->a->sched)
         vs_sched_forget_user(r->a->sched, u.authenticator);
-    VS_LOG(r->a->log, VS_LOG_INFO, "account: am_set_info changed user %lld%s", (long long)u.id,
-           gp[0] ? " (with its preferences)" : "");
+    VS_LOG(r->a->log, VS_LOG_INFO, "account: am_set_info changed user %lld%s%s", (long long)u.id,
+           gp[0] ? " (with its preferences)" : "",
+           hash[0] ? " (its password: its web sessions ended)" : "");
     vs_acct__xml_head(r);
     vs_page_printf(&r->p, "<am_set_info_reply>\n    <success/>\n</am_set_info_reply>\n");
 out:

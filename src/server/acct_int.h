@@ -105,8 +105,11 @@ struct site {
  * CSRF check: 0, or the status of the answer already written. */
 int vs_site__begin(struct acct_req *r, struct site *s);
 void vs_site__end(struct site *s);
-/* Makes the visitor's session that of user uid (0: nobody). */
+/* Makes the visitor's session that of user uid (0: nobody), recording a
+ * logged-in one in the store. */
 int vs_site__set_session(struct site *s, int64_t uid);
+/* Ends the visitor's current session in the store. */
+int vs_site__end_session(struct site *s);
 /* The page's head (title escaped) with the navigation, and its tail. */
 void vs_site__head(struct site *s, const char *title);
 void vs_site__tail(struct site *s);

@@ -89,14 +89,15 @@ static size_t hash_str(const char *s)
     return (size_t)h;
 }
 
-/* The user with this authenticator (only the fields the scheduler uses are
- * filled from the cache; prefs are not). VS_ENOTFOUND if there is none. */
-/* The account of auth (its global prefs' text only when read from the
- * store, their mod_time always: *out_prefs_mod). A weak key (BOINC's
- * "ID_md5") opens the account for attaching and scheduling; it is never
- * cached under the account's key. */
+/* The account of auth (only the fields the scheduler uses are filled from
+ * the cache; its global prefs' text only when read from the store, their
+ * mod_time always: *out_prefs_mod; BOINC's email_hash into out_hash).
+ * VS_ENOTFOUND if there is none. A weak key (BOINC's "ID_md5") opens the
+ * account for attaching and scheduling; it is never cached under the
+ * account's key. */
 static int user_lookup(struct vs_sched *s, struct vs_store *st, const char *auth, int64_t now,
-                       struct vs_user *out, double *out_prefs_mod)
+                       struct vs_user *out, double *out_prefs_mod,
+                       char out_hash[VS_MD5_HEX_LEN + 1])
 {
     struct ucache_ent *e = &s->ucache[hash_str(auth) & (VS_SCHED_UCACHE_SIZE - 1)];
     pthread_mutex_lock(&s->ucache_mu);
@@ -110,6 +111,7 @@ static int user_lookup(struct vs_sched *s, struct vs_store *st, const char *auth
         memcpy(out->name, e->name, sizeof(out->name));
         memcpy(out->authenticator, e->authenticator, sizeof(out->authenticator));
         *out_prefs_mod = e->prefs_mod_time;
+        memcpy(out_hash, e->email_hash, VS_MD5_HEX_LEN + 1);
         pthread_mutex_unlock(&s->ucache_mu);
         return 0;
     }
@@ -117,8 +119,10 @@ static int user_lookup(struct vs_sched *s, struct vs_store *st, const char *auth
     int rc = vs_store_user_by_auth(st, auth, out);
     if (rc == VS_ENOTFOUND && strchr(auth, '_'))
         rc = vs_sched__weak_auth(st, auth, out);
-    if (rc == 0)
+    if (rc == 0) {
         *out_prefs_mod = vs_sched__prefs_mod_time(out->global_prefs);
+        vs_sched__email_hash(out, out_hash);
+    }
     if (rc != 0 || strlen(auth) >= VS_AUTH_MAX || strcmp(auth, out->authenticator) != 0)
         return rc;
     pthread_mutex_lock(&s->ucache_mu);
@@ -131,6 +135,7 @@ static int user_lookup(struct vs_sched *s, struct vs_store *st, const char *auth
     e->expavg_credit = out->expavg_credit;
     memcpy(e->name, out->name, sizeof(e->name));
     e->prefs_mod_time = *out_prefs_mod;
+    memcpy(e->email_hash, out_hash, VS_MD5_HEX_LEN + 1);
     pthread_mutex_unlock(&s->ucache_mu);
     return 0;
 }
@@ -402,7 +407,8 @@ int vs_sched_handle(struct vs_sched *s, const char *body, size_t len, const char
         goto done;
     }
     double prefs_mod = 0;
-    rc = user_lookup(s, st, q.authenticator, now, &user, &prefs_mod);
+    char email_hash[VS_MD5_HEX_LEN + 1] = "";
+    rc = user_lookup(s, st, q.authenticator, now, &user, &prefs_mod, email_hash);
     if (rc != 0) {
         /* Never the authenticator itself: a mistyped one is one character
          * from the real key, and logs are read by more people than
@@ -478,6 +484,11 @@ int vs_sched_handle(struct vs_sched *s, const char *body, size_t len, const char
      * sent working prefs (a local override). */
     if (vs_sched__prefs_reply(st, &q, &user, prefs_mod, now, &a, &r) && !q.working_global_prefs)
         q.global_prefs = r.global_prefs;
+    else if (vs_sched__prefs_store(st, &q, &user, email_hash, prefs_mod, now, s->log, host.id))
+        vs_sched_forget_user(s, user.authenticator);
+    /* BOINC-COMPAT: the client sends it back as global_prefs_source_email_hash
+     * with the preferences this project gave it. */
+    r.email_hash = email_hash[0] ? email_hash : NULL;
     /* BOINC-COMPAT: the key goes only to clients that do not echo one. */
     if (!q.code_sign_key && s->code_sign_key)
         r.code_sign_key = s->code_sign_key;

@@ -9,7 +9,9 @@
 #include <string.h>
 
 #include "server/sched_int.h"
+#include "volsched/log.h"
 #include "volsched/md5.h"
+#include "volsched/store_accounts.h"
 
 double vs_sched__prefs_mod_time(const char *prefs)
 {
@@ -70,4 +72,45 @@ bool vs_sched__prefs_reply(struct vs_store *st, const struct vs_proto_request *q
         r->global_prefs = vs_arena_strndup(a, text, strlen(text));
     vs_user_cleanup(&u);
     return r->global_prefs != NULL;
+}
+
+void vs_sched__email_hash(const struct vs_user *u, char out[VS_MD5_HEX_LEN + 1])
+{
+    if (vs_md5_hex(u->email_addr, strlen(u->email_addr), out) != 0)
+        out[0] = '\0';
+}
+
+bool vs_sched__prefs_store(struct vs_store *st, const struct vs_proto_request *q,
+                           const struct vs_user *user, const char *email_hash, double db_mod,
+                           int64_t now, struct vs_log *log, int64_t hostid)
+{
+    if (!q->global_prefs || !email_hash[0])
+        return false;
+    /* BOINC-COMPAT: times in the future count as now. */
+    double master = vs_sched__prefs_mod_time(q->global_prefs);
+    if (master > (double)now)
+        master = (double)now;
+    if (db_mod > (double)now)
+        db_mod = (double)now;
+    if (!(master > db_mod))
+        return false;
+    const char *src = q->global_prefs_source_email_hash;
+    if (!src || strcmp(src, email_hash) != 0) {
+        VS_LOG(log, VS_LOG_DEBUG,
+               "host %lld: its preferences are newer than user %lld's but come from another "
+               "account (source e-mail hash %s): not stored",
+               (long long)hostid, (long long)user->id, src && src[0] ? src : "none");
+        return false;
+    }
+    int rc = vs_store_user_set_global_prefs(st, user->id, q->global_prefs);
+    if (rc != 0) {
+        VS_LOG(log, VS_LOG_ERROR, "host %lld: cannot store user %lld's preferences: %s",
+               (long long)hostid, (long long)user->id, vs_strerror(rc));
+        return false;
+    }
+    VS_LOG(log, VS_LOG_INFO,
+           "host %lld: its preferences (mod_time %.0f) are newer than user %lld's (%.0f): "
+           "stored as the account's",
+           (long long)hostid, master, (long long)user->id, db_mod);
+    return true;
 }

@@ -14,6 +14,7 @@
 #include "server/commit.h"
 #include "volsched/alloc.h"
 #include "volsched/loc_pass.h"
+#include "volsched/md5.h"
 #include "volsched/proto.h"
 #include "volsched/sched.h"
 #include "volsched/server_policy.h"
@@ -24,7 +25,8 @@ struct ucache_ent {
     int64_t id, teamid, create_time;
     double total_credit, expavg_credit;
     char name[VS_NAME_MAX];
-    double prefs_mod_time; /* <mod_time> of the account's global prefs; 0: none */
+    double prefs_mod_time;               /* <mod_time> of the account's global prefs; 0: none */
+    char email_hash[VS_MD5_HEX_LEN + 1]; /* md5 of the account's e-mail address */
 };
 
 /* Daily-quota rows kept with a cached host (most hosts run one or two
@@ -40,6 +42,16 @@ struct host_havs {
 
 /* h_user.c: the <mod_time> of preferences text (0: none or unreadable). */
 double vs_sched__prefs_mod_time(const char *prefs);
+/* BOINC's email_hash of a user (md5 of its e-mail address) into out. */
+void vs_sched__email_hash(const struct vs_user *u, char out[VS_MD5_HEX_LEN + 1]);
+/* BOINC-COMPAT (handle_global_prefs): the client's master preferences are
+ * stored as the account's when they are newer than the account's (db_mod)
+ * and came from this account (the request's
+ * global_prefs_source_email_hash is email_hash). Returns true when they
+ * were stored (the caller forgets its cached copy of the user). */
+bool vs_sched__prefs_store(struct vs_store *st, const struct vs_proto_request *q,
+                           const struct vs_user *user, const char *email_hash, double db_mod,
+                           int64_t now, struct vs_log *log, int64_t hostid);
 /* A weak account key "ID_md5(key + password)" (BOINC's): the user it
  * opens into *out (free with vs_user_cleanup), or VS_ENOTFOUND. */
 int vs_sched__weak_auth(struct vs_store *st, const char *auth, struct vs_user *out);

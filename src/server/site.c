@@ -3,7 +3,9 @@
  * tokens, the page frame and its one stylesheet, sign up, log in, log out.
  * Plain HTML that works without JavaScript. Every visitor has a session
  * cookie (HttpOnly, SameSite=Lax, Secure over HTTPS): "UID.EXPIRY.NONCE.MAC"
- * once logged in, without UID before (ops_session.h); every form carries
+ * once logged in, without UID before (ops_session.h), and a logged-in one
+ * only while its row in the store's sessions lives (logging out, a new
+ * password and deleting the account end it); every form carries
  * the session's CSRF token (the HMAC of the cookie's value), and a POST
  * without the right one is refused (403) before anything is done.
  */
@@ -52,20 +54,47 @@ static void set_cookie(struct site *s, const char *v)
         s->r->out->set_cookie[0] = '\0';
 }
 
-/* A new cookie for uid (0: nobody), its CSRF token with it. */
+/* The tag of the cookie value c for purpose ("csrf", "sess") into out (65
+ * bytes): the CSRF token, and the session's row id in the store (never the
+ * cookie itself). */
+static int cookie_tag(struct site *s, const char *purpose, const char *c, char *out, size_t n)
+{
+    char data[VS_OPS_COOKIE_MAX + 8];
+    snprintf(data, sizeof(data), "%s|%s", purpose, c);
+    return vs_session_tag(&s->r->a->skey, data, out, n);
+}
+
+/* A new cookie for uid (0: nobody), its CSRF token with it; a logged-in
+ * one is recorded in the store's sessions, which logging out ends. */
 int vs_site__set_session(struct site *s, int64_t uid)
 {
-    char subj[24] = "";
+    char subj[24] = "", id[65];
     if (uid > 0)
         snprintf(subj, sizeof(subj), "%lld", (long long)uid);
+    /* Logging in over a live session ends that one (its cookie is
+     * replaced in the browser; no copy of it should outlive that). */
+    if (s->in && vs_site__end_session(s) != 0)
+        VS_LOG(s->r->a->log, VS_LOG_WARN, "site: user %lld: cannot end its previous session",
+               (long long)s->user.id);
     int rc = vs_session_cookie_make(&s->r->a->skey, subj, s->r->now, SITE_SESSION_SECS, s->cookie,
                                     sizeof(s->cookie));
-    char data[VS_OPS_COOKIE_MAX + 8];
-    snprintf(data, sizeof(data), "csrf|%s", s->cookie);
-    rc = rc ? rc : vs_session_tag(&s->r->a->skey, data, s->csrf, sizeof(s->csrf));
+    rc = rc ? rc : cookie_tag(s, "csrf", s->cookie, s->csrf, sizeof(s->csrf));
+    if (rc == 0 && uid > 0) {
+        rc = cookie_tag(s, "sess", s->cookie, id, sizeof(id));
+        rc = rc ? rc
+                : vs_store_session_add(s->r->a->st, id, uid, s->r->now,
+                                       s->r->now + SITE_SESSION_SECS);
+    }
     if (rc == 0)
         set_cookie(s, s->cookie);
     return rc;
+}
+
+int vs_site__end_session(struct site *s)
+{
+    char id[65];
+    int rc = cookie_tag(s, "sess", s->cookie, id, sizeof(id));
+    return rc ? rc : vs_store_session_end(s->r->a->st, id);
 }
 
 int vs_site__begin(struct acct_req *r, struct site *s)
@@ -79,12 +108,19 @@ int vs_site__begin(struct acct_req *r, struct site *s)
                                subj, sizeof(subj), s->cookie, sizeof(s->cookie));
     int rc = 0;
     if (have) {
-        char data[VS_OPS_COOKIE_MAX + 8];
-        snprintf(data, sizeof(data), "csrf|%s", s->cookie);
-        rc = vs_session_tag(&r->a->skey, data, s->csrf, sizeof(s->csrf));
+        rc = cookie_tag(s, "csrf", s->cookie, s->csrf, sizeof(s->csrf));
         int64_t uid = 0;
-        if (rc == 0 && subj[0] && vs_parse_int64(subj, &uid) == 0 && uid > 0 &&
-            vs_store_user_get(r->a->st, uid, &s->user) == 0) {
+        char id[65];
+        bool live = rc == 0 && subj[0] && vs_parse_int64(subj, &uid) == 0 && uid > 0 &&
+                    cookie_tag(s, "sess", s->cookie, id, sizeof(id)) == 0 &&
+                    vs_store_session_check(r->a->st, id, uid, r->now) == 0;
+        /* A signed cookie whose session has ended (logged out, a new
+         * password, the account deleted) logs nobody in. */
+        if (rc == 0 && subj[0] && !live)
+            VS_LOG(r->a->log, VS_LOG_WARN,
+                   "site: a cookie of user %s from %s refused: its session has ended", subj,
+                   r->req->peer ? r->req->peer : "?");
+        if (live && vs_store_user_get(r->a->st, uid, &s->user) == 0) {
             /* A deleted account keeps its row, not its e-mail. */
             s->in = s->user.email_addr[0] != '\0';
             if (!s->in)
@@ -399,8 +435,19 @@ int vs_site__logout(struct acct_req *r)
     int st = vs_site__begin(r, &s);
     if (st == 0 && !r->req->form)
         st = vs_site__redirect(&s, ""); /* a POST form only: a link cannot log anyone out */
-    else if (st == 0)
-        st = vs_site__set_session(&s, 0) == 0 ? vs_site__redirect(&s, "") : 500;
+    else if (st == 0) {
+        /* Ends the session on the server: a copy of the cookie is worth
+         * nothing from now on. */
+        if (s.in && vs_site__end_session(&s) != 0) {
+            VS_LOG(r->a->log, VS_LOG_ERROR, "site: user %lld: cannot end its session",
+                   (long long)s.user.id);
+            st = 500;
+        } else {
+            if (s.in)
+                VS_LOG(r->a->log, VS_LOG_INFO, "site: user %lld logged out", (long long)s.user.id);
+            st = vs_site__set_session(&s, 0) == 0 ? vs_site__redirect(&s, "") : 500;
+        }
+    }
     vs_site__end(&s);
     return st;
 }

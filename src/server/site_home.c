@@ -111,8 +111,10 @@ int vs_site__home(struct acct_req *r)
                       "<th>Sent (UTC)</th><th>Returned (UTC)</th><th>Run time (s)</th></tr>\n");
     if (vs_store_user_results(r->a->st, u->id, 50, result_row, p) != 0)
         vs_page_printf(p, "<tr><td colspan=\"7\">store error</td></tr>\n");
-    vs_page_printf(p, "</table>\n<p><a href=\"prefs.php\">Computing preferences</a> &middot; "
-                      "<a href=\"delete.php\">Delete this account</a></p>\n");
+    vs_page_printf(p, "</table>\n<p><a href=\"prefs.php\">Computing preferences</a>%s</p>\n",
+                   r->a->cfg.enable_delete_account
+                       ? " &middot; <a href=\"delete.php\" id=\"delete\">Delete this account</a>"
+                       : "");
     vs_site__tail(&s);
     st = 200;
 out:
@@ -159,6 +161,21 @@ int vs_site__delete(struct acct_req *r)
     if (st != 0)
         goto out;
     const char *err = NULL;
+    if (!r->a->cfg.enable_delete_account) {
+        /* BOINC-COMPAT: <enable_delete_account> 0 or absent: no deletion */
+        if (r->req->form)
+            VS_LOG(r->a->log, VS_LOG_WARN,
+                   "site: user %lld asked to delete its account: refused, "
+                   "<enable_delete_account> is 0",
+                   (long long)s.user.id);
+        vs_site__head(&s, "Delete your account");
+        vs_site__msg(&s, "err",
+                     "This project does not delete accounts from its web site: ask its "
+                     "administrators.");
+        vs_site__tail(&s);
+        st = 403;
+        goto out;
+    }
     if (r->req->form) {
         char pw[VS_NAME_MAX], hash[VS_MD5_HEX_LEN + 1];
         vs_site__field(&s, "passwd", pw, sizeof(pw));

@@ -3,9 +3,10 @@
  * set without venue and one per venue (home, work, school), stored as the
  * account's global_prefs XML with a new <mod_time>, which the scheduler
  * sends to the account's clients at their next RPC (h_user.c: newer
- * mod_time wins). Saving writes the four sets with the elements the form
- * shows, in BOINC's names: other elements an account manager set are not
- * kept.
+ * mod_time wins). Saving replaces the elements the form shows in the set
+ * it edits and the <mod_time>, and keeps every other element as it was
+ * (the other sets, what an account manager or a client set: day_prefs,
+ * network limits, names unknown here, other venues).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +14,7 @@
 
 #include "server/acct_int.h"
 #include "volsched/log.h"
+#include "volsched/proto.h"
 #include "volsched/sched.h"
 #include "volsched/store_accounts.h"
 #include "volsched/str.h"
@@ -96,24 +98,78 @@ static void write_set(struct vs_buf *b, const struct pref_set *ps, int *rc)
                                 defs[i].name, ps->v[i], defs[i].name);
 }
 
-/* The prefs XML of the four sets with mod_time mod (heap; NULL on error). */
-static char *write_prefs(const struct pref_set sets_in[NSETS], double mod)
+/* Whether an element of this name is one the form edits. */
+static bool edited(const char *name)
 {
-    struct vs_buf b;
-    vs_buf_init(&b, 16 * 1024);
-    int rc = vs_buf_printf(&b, "<global_preferences>\n<mod_time>%.0f</mod_time>\n", mod);
-    write_set(&b, &sets_in[0], &rc);
-    for (int k = 1; k < NSETS && rc == 0; k++) {
-        if (!sets_in[k].present)
+    for (size_t i = 0; i < NDEFS; i++)
+        if (strcmp(name, defs[i].name) == 0)
+            return true;
+    return false;
+}
+
+/* n's children into b verbatim, but the ones the form edits (and with
+ * drop_mod, <mod_time>). */
+static void copy_children(struct vs_buf *b, const struct vs_xml_doc *doc,
+                          const struct vs_xml_node *n, bool drop_mod, int *rc)
+{
+    for (const struct vs_xml_node *c = n->child; c && *rc == 0; c = c->next) {
+        if (edited(c->name) || (drop_mod && strcmp(c->name, "mod_time") == 0))
             continue;
+        size_t len;
+        const char *raw = vs_xml_raw(doc, c, &len);
+        *rc = raw ? vs_buf_append(b, raw, len) : 0;
+        *rc = *rc ? *rc : vs_buf_puts(b, "\n");
+    }
+}
+
+/*
+ * The account's prefs text old with set k replaced by in and mod_time mod
+ * (heap; NULL on error). Everything the form does not edit stays as it
+ * was: the other sets, elements an account manager or the client's
+ * Manager set (day_prefs, network limits, names unknown here), unknown
+ * venues. A text that is not XML is replaced (*out_dropped set).
+ */
+static char *write_prefs(const char *old, int k, const struct pref_set *in, double mod,
+                         bool *out_dropped)
+{
+    struct vs_arena a;
+    vs_arena_init(&a, 16 * 1024);
+    struct vs_xml_doc doc;
+    bool have = old && old[0] && vs_xml_parse(old, strlen(old), NULL, 0, &a, &doc, NULL) == 0;
+    *out_dropped = old && old[0] && !have;
+    struct vs_buf b;
+    vs_buf_init(&b, VS_PROTO_MAX_PREFS);
+    int rc = vs_buf_printf(&b, "<global_preferences>\n<mod_time>%.0f</mod_time>\n", mod);
+    if (k == 0)
+        write_set(&b, in, &rc);
+    bool done = k == 0;
+    for (const struct vs_xml_node *c = have ? doc.root->child : NULL; c && rc == 0; c = c->next) {
+        if (strcmp(c->name, "mod_time") == 0 || (k == 0 && edited(c->name)))
+            continue;
+        const char *vn = strcmp(c->name, "venue") == 0 ? vs_xml_attr(c, "name") : NULL;
+        if (!done && vn && strcmp(vn, sets[k]) == 0) {
+            rc = vs_buf_printf(&b, "<venue name=\"%s\">\n", sets[k]);
+            write_set(&b, in, &rc);
+            copy_children(&b, &doc, c, false, &rc);
+            rc = rc ? rc : vs_buf_puts(&b, "</venue>\n");
+            done = true;
+            continue;
+        }
+        size_t len;
+        const char *raw = vs_xml_raw(&doc, c, &len);
+        rc = rc ? rc : raw ? vs_buf_append(&b, raw, len) : 0;
+        rc = rc ? rc : vs_buf_puts(&b, "\n");
+    }
+    if (!done && rc == 0) {
         rc = vs_buf_printf(&b, "<venue name=\"%s\">\n", sets[k]);
-        write_set(&b, &sets_in[k], &rc);
+        write_set(&b, in, &rc);
         rc = rc ? rc : vs_buf_puts(&b, "</venue>\n");
     }
     rc = rc ? rc : vs_buf_puts(&b, "</global_preferences>\n");
     size_t n;
     char *s = rc == 0 ? vs_buf_take(&b, &n) : NULL;
     vs_buf_cleanup(&b);
+    vs_arena_cleanup(&a);
     return s;
 }
 
@@ -218,10 +274,14 @@ int vs_site__prefs(struct acct_req *r)
         st = 400;
         goto out;
     }
-    all[k] = in;
     /* Newer than any the clients hold: the scheduler sends the newest. */
     double now = (double)r->now;
-    char *xml = write_prefs(all, mod >= now ? mod + 1 : now);
+    bool dropped = false;
+    char *xml = write_prefs(s.user.global_prefs, k, &in, mod >= now ? mod + 1 : now, &dropped);
+    if (dropped)
+        VS_LOG(r->a->log, VS_LOG_WARN,
+               "site: user %lld: its stored preferences were not XML; replaced by the form's",
+               (long long)s.user.id);
     int rc = VS_ENOMEM;
     if (xml) {
         vs_free(s.user.global_prefs);

@@ -184,8 +184,25 @@ int vs_store_user_delete(struct vs_store *s, int64_t userid)
     if (rc == 0)
         rc = change(s, "UPDATE team SET userid = 0 WHERE userid = ?1", 1, userid, 0,
                     "user delete founder", NULL);
+    /* Its web sessions end with it (schema v8). */
+    if (rc == 0)
+        rc = change(s, "DELETE FROM site_session WHERE userid = ?1", 1, userid, 0,
+                    "user delete sessions", NULL);
     explicit_bzero(auth, sizeof(auth));
     return vs_store__leave(s, rc);
+}
+
+int vs_store_user_set_global_prefs(struct vs_store *s, int64_t userid, const char *prefs)
+{
+    struct vs_stmt *st =
+        vs_store__prep(s, "UPDATE \"user\" SET global_prefs = ?2 WHERE id = ?1", "user prefs");
+    if (!st)
+        return VS_ESTORE;
+    vs_db_bind_int64(st, 1, userid);
+    vs_db_bind_text(st, 2, prefs, -1, VS_DB_TRANSIENT);
+    int64_t n = 0;
+    int rc = vs_store__run_change(s, st, "user prefs", &n);
+    return rc == 0 && n != 1 ? VS_ENOTFOUND : rc;
 }
 
 struct host_scan {

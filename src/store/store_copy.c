@@ -50,6 +50,7 @@ static const struct copy_table tables[] = {
      "id:i,create_time:i,hostid:i,result_name:t,variety:t,handled:i,xml:t"},
     {"msg_to_host", "id", true, NULL, NULL,
      "id:i,create_time:i,hostid:i,variety:t,handled:i,xml:t"},
+    {"site_session", "id", false, NULL, NULL, "id:t,userid:i,create_time:i,expire_time:i"},
 };
 
 struct cols {

@@ -376,7 +376,8 @@ extern const char *const vs_store__schema_v4[]; /* v3 -> v4 */
 extern const char *const vs_store__schema_v5[]; /* v4 -> v5 */
 extern const char *const vs_store__schema_v6[]; /* v5 -> v6 */
 extern const char *const vs_store__schema_v7[]; /* v6 -> v7 */
-#define VS_SQ_SCHEMA_VERSION 7
+extern const char *const vs_store__schema_v8[]; /* v7 -> v8 */
+#define VS_SQ_SCHEMA_VERSION 8
 
 /* Input files in use (store_files.c). */
 /* Records the inputs of workunit wu (its id set) in wu_file, inside the

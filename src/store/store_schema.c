@@ -387,3 +387,21 @@ const char *const vs_store__schema_v7[] = {
     "ALTER TABLE team ADD COLUMN description TEXT NOT NULL DEFAULT '';",
     NULL,
 };
+
+/*
+ * Version 8 (issue 36's follow-up: sessions that end): the volunteers' web
+ * site's sessions, one row per logged-in cookie. id is the HMAC of the
+ * cookie's value under the site's key (server/site.c), never the cookie
+ * itself; a cookie whose row is gone (logged out, the password changed,
+ * the account deleted) or past expire_time logs nobody in, whatever its
+ * signature says.
+ */
+const char *const vs_store__schema_v8[] = {
+    "CREATE TABLE IF NOT EXISTS site_session ("
+    " id TEXT PRIMARY KEY,"
+    " userid INTEGER NOT NULL,"
+    " create_time INTEGER NOT NULL,"
+    " expire_time INTEGER NOT NULL);"
+    "CREATE INDEX IF NOT EXISTS site_session_user ON site_session(userid);",
+    NULL,
+};

@@ -157,6 +157,19 @@ EOF
 
 vsc_bcmd() { (cd "$VSC_DIR" && boinccmd --host "127.0.0.1:$RPC_PORT" --passwd "$RPC_PW" "$@"); }
 
+# The client's tasks running now, and the most running over N one-second
+# samples.
+vsc_running() { vsc_bcmd --get_tasks 2>/dev/null | grep -c 'active_task_state: EXECUTING' || true; }
+vsc_max_running() {
+    local m=0 k _
+    for _ in $(seq 1 "$1"); do
+        k=$(vsc_running)
+        [ "$k" -gt "$m" ] && m=$k
+        sleep 1
+    done
+    echo "$m"
+}
+
 vsc_run() {
     VSC_DIR=$1
     local _ try from

@@ -18,18 +18,8 @@ vsc_client_dir "$WORK/c"
 vsc_run "$WORK/c" || fail "client did not start"
 vsc_bcmd --project_attach "$URL" "$AUTH" >/dev/null || fail "attach"
 
-running() { vsc_bcmd --get_tasks 2>/dev/null | grep -c 'active_task_state: EXECUTING' || true; }
-max_running() { # over N one-second samples
-    local m=0 k _
-    for _ in $(seq 1 "$1"); do
-        k=$(running)
-        [ "$k" -gt "$m" ] && m=$k
-        sleep 1
-    done
-    echo "$m"
-}
 ok=0
-for _ in $(seq 1 60); do [ "$(running)" -ge 2 ] && { ok=1; break; }; sleep 1; done
+for _ in $(seq 1 60); do [ "$(vsc_running)" -ge 2 ] && { ok=1; break; }; sleep 1; done
 [ "$ok" = 1 ] || fail "the client never ran 2 tasks on 2 CPUs"
 
 now=$(date +%s)
@@ -49,9 +39,9 @@ done
 # The volsched client lets the tasks running finish (it does not preempt
 # one when the CPUs shrink, as BOINC's does); then it starts one at a time.
 ok=0
-for _ in $(seq 1 150); do [ "$(running)" -le 1 ] && { ok=1; break; }; sleep 1; done
+for _ in $(seq 1 150); do [ "$(vsc_running)" -le 1 ] && { ok=1; break; }; sleep 1; done
 [ "$ok" = 1 ] || fail "still 2 tasks running 150 s after max_ncpus_pct 50"
-m=$(max_running 20)
+m=$(vsc_max_running 20)
 [ "$m" -le 1 ] || fail "$m tasks ran at once with max_ncpus_pct 50 of 2 CPUs"
 [ "$(vsc_store "select count(*) from result where server_state=4 or outcome=1")" -ge 3 ] ||
     fail "no work left to see the limit on"

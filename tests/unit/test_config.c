@@ -346,9 +346,29 @@ static void test_bad_config(void **state)
         {"<boinc><config/>\n<config/></boinc>", VS_ECONFIG, 2, "second <config> section"},
         {"<!DOCTYPE boinc [<!ENTITY x \"y\">]>\n<boinc><config/></boinc>", VS_EPARSE, 1,
          "malformed XML"},
+        /* BOINC's deletion methods volsched does not implement */
+        {"<boinc><config>\n<enable_delete_account>2</enable_delete_account></config></boinc>",
+         VS_ECONFIG, 2, "<enable_delete_account>2</enable_delete_account> is BOINC's \"wipe\""},
+        {"<boinc><config>\n<enable_delete_account>3</enable_delete_account></config></boinc>",
+         VS_ECONFIG, 2, "<enable_delete_account>3</enable_delete_account> is BOINC's project"},
+        {"<boinc><config>\n<enable_delete_account>4</enable_delete_account></config></boinc>",
+         VS_ECONFIG, 2, "<enable_delete_account> must be at most 3 (4)"},
+        {"<boinc><config>\n<enable_delete_account/></config></boinc>", VS_ECONFIG, 2,
+         "<enable_delete_account> must be an integer"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
         check_bad(&bad[i], false);
+    /* 0 (BOINC's default: no deletion) and 1 (obfuscate) are taken. */
+    struct vs_project_config c;
+    struct vs_config_error e;
+    vs_project_config_init(&c);
+    assert_int_equal(c.enable_delete_account, 0);
+    assert_int_equal(
+        parse(&c,
+              "<boinc><config><enable_delete_account>1</enable_delete_account></config></boinc>",
+              &e),
+        0);
+    assert_int_equal(c.enable_delete_account, 1);
 }
 
 static void test_good_aux(void **state)

@@ -15,6 +15,7 @@
 
 #include "volsched/alloc.h"
 #include "volsched/store.h"
+#include "volsched/store_accounts.h"
 
 /* One write inside the open transaction (any write takes the locks: the
  * BEGIN is sent with the first statement). */
@@ -106,11 +107,47 @@ static void test_many_accounts_alone(void **state)
     assert_int_equal(vs_store_begin_users(f->s, NULL, 1), VS_EINVAL);
 }
 
+/* The web site's sessions (schema v8): a row per logged-in cookie, ended
+ * one by one, all of a user's but one, with the account, and by time. */
+static void test_site_sessions(void **state)
+{
+    struct store_fx *f = *state;
+    struct vs_user u;
+    memset(&u, 0, sizeof(u));
+    snprintf(u.name, sizeof(u.name), "sam");
+    snprintf(u.email_addr, sizeof(u.email_addr), "sam@example.org");
+    assert_int_equal(vs_store_user_add(f->s, &u), 0);
+    assert_int_equal(vs_store_session_add(f->s, "s1", u.id, 1000, 2000), 0);
+    assert_int_equal(vs_store_session_add(f->s, "s2", u.id, 1000, 2000), 0);
+    assert_int_equal(vs_store_session_add(f->s, "s3", u.id, 1000, 1500), 0);
+    assert_int_not_equal(vs_store_session_add(f->s, "s1", u.id, 1000, 2000), 0); /* once */
+    assert_int_equal(vs_store_session_add(f->s, "", u.id, 1000, 2000), VS_EINVAL);
+    assert_int_equal(vs_store_session_check(f->s, "s1", u.id, 1001), 0);
+    assert_int_equal(vs_store_session_check(f->s, "s1", u.id + 1, 1001), VS_ENOTFOUND);
+    assert_int_equal(vs_store_session_check(f->s, "s3", u.id, 1500), VS_ENOTFOUND); /* expired */
+    assert_int_equal(vs_store_session_check(f->s, "nope", u.id, 1001), VS_ENOTFOUND);
+    /* A new session drops the expired ones of everyone. */
+    assert_int_equal(vs_store_session_add(f->s, "s4", u.id, 1600, 3000), 0);
+    assert_int_equal(vs_test_sql_i64(f->url, "SELECT count(*) FROM site_session WHERE id = 's3'"),
+                     0);
+    assert_int_equal(vs_store_session_end(f->s, "s1"), 0);
+    assert_int_equal(vs_store_session_check(f->s, "s1", u.id, 1001), VS_ENOTFOUND);
+    assert_int_equal(vs_store_session_check(f->s, "s2", u.id, 1001), 0);
+    int64_t n = 0;
+    assert_int_equal(vs_store_session_end_user(f->s, u.id, "s4", &n), 0);
+    assert_int_equal(n, 1); /* s2 */
+    assert_int_equal(vs_store_session_check(f->s, "s4", u.id, 1700), 0);
+    assert_int_equal(vs_store_user_delete(f->s, u.id), 0);
+    assert_int_equal(vs_store_session_check(f->s, "s4", u.id, 1700), VS_ENOTFOUND);
+    assert_int_equal(vs_test_sql_i64(f->url, "SELECT count(*) FROM site_session"), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_accounts_side_by_side, storefx_open, storefx_teardown),
         cmocka_unit_test_setup_teardown(test_many_accounts_alone, storefx_open, storefx_teardown),
+        cmocka_unit_test_setup_teardown(test_site_sessions, storefx_open, storefx_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
