@@ -87,6 +87,9 @@ struct vs_validator_config {
      * exit 0 equivalent, 1 different, else retried later. Without it, command
      * mode compares bitwise after command accepted each result. */
     char compare_command[VS_CMD_MAX];
+    /* <credit>: how valid results earn credit (enum vs_credit_method in
+     * volsched/credit.h): adaptive (default), flops or fixed. */
+    int credit;
 };
 
 /* One <assimilator> block of config.xml (volsched; see docs/daemons.md). */

@@ -429,9 +429,9 @@ int vs_sq__ensure_schema(struct vs_store *s)
         return rc;
     /* Re-read inside the write lock: another process may have won the race. */
     rc = read_version(s, &version);
-    static const char *const *const versions[] = {vs_sq__schema_v1, vs_sq__schema_v2,
-                                                  vs_sq__schema_v3, vs_sq__schema_v4,
-                                                  vs_sq__schema_v5, vs_sq__schema_v6};
+    static const char *const *const versions[] = {
+        vs_sq__schema_v1, vs_sq__schema_v2, vs_sq__schema_v3, vs_sq__schema_v4,
+        vs_sq__schema_v5, vs_sq__schema_v6, vs_sq__schema_v7};
     /* A version whose migration also moves data, after its SQL: v6 fills
      * wu_file from the workunits already there. */
     static int (*const data_step[])(struct vs_store *) = {NULL, NULL, NULL,

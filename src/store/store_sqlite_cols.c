@@ -97,6 +97,7 @@ static const struct sq_col team_cols[] = {
     INT(vs_team, nusers),
     DBL(vs_team, total_credit),
     DBL(vs_team, expavg_credit),
+    DBL(vs_team, expavg_time),
 };
 TABLE(vs_sq__team, "team", team_cols);
 

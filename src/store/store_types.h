@@ -207,6 +207,7 @@ struct vs_team {
     int nusers;
     double total_credit;
     double expavg_credit;
+    double expavg_time; /* schema version 7 */
 };
 
 struct vs_host {
