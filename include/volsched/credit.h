@@ -81,17 +81,17 @@ bool vs_credit_benchmark_failed(double p_fpops);
 
 /* One validated result, as the validator knows it from the store. */
 struct vs_credit_job {
-    double rsc_fpops_est;   /* the workunit's estimate (FLOPs) */
-    double rsc_fpops_bound; /* the workunit's bound: no result earns more */
-    double fixed_credit;    /* the workunit's canonical_credit (method fixed) */
-    double elapsed_time;    /* reported by the client: untrusted */
-    double cpu_time;        /* reported by the client: untrusted */
-    double host_p_fpops;    /* the host's benchmark, per CPU: untrusted */
-    int host_p_ncpus;       /* the host's CPUs: untrusted */
-    double av_avg_ncpus;    /* CPUs the app version uses (project's) */
+    double rsc_fpops_est;      /* the workunit's estimate (FLOPs) */
+    double rsc_fpops_bound;    /* the workunit's bound: no result earns more */
+    double fixed_credit;       /* the workunit's canonical_credit (method fixed) */
+    double elapsed_time;       /* reported by the client: untrusted */
+    double cpu_time;           /* reported by the client: untrusted */
+    double host_p_fpops;       /* the host's benchmark, per CPU: untrusted */
+    int host_p_ncpus;          /* the host's CPUs: untrusted */
+    double av_avg_ncpus;       /* CPUs the app version uses (project's) */
     struct vs_credit_stat av;  /* the app version's average */
     struct vs_credit_stat hav; /* this host's average on the version */
-    double app_ref; /* the most efficient settled version's avg, <= 0: none */
+    double app_ref;            /* the most efficient settled version's avg, <= 0: none */
 };
 
 /* What one result is worth, and how its sample feeds the averages. */

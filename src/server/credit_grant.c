@@ -65,8 +65,8 @@ static int claim_of(struct vs_store *s, int method, const struct vs_workunit *wu
     vs_credit_claim(method, &j, &c);
     if (c.update_hav && r->hostid > 0) {
         vs_credit_stat_add(&j.hav, c.sample, VS_CREDIT_HOST_WINDOW);
-        rc = vs_store_credit_pfc_put(s, wu->appid, r->app_version_id, r->hostid, j.hav.n,
-                                     j.hav.avg);
+        rc =
+            vs_store_credit_pfc_put(s, wu->appid, r->app_version_id, r->hostid, j.hav.n, j.hav.avg);
     }
     if (rc == 0 && c.update_av) {
         vs_credit_stat_add(&j.av, c.sample, VS_CREDIT_AV_WINDOW);
@@ -96,7 +96,7 @@ int vs_credit_grant(struct vs_store *s, int method, struct vs_workunit *wu, bool
             got++;
     }
     double granted = had_canonical && wu->canonical_credit > 0 ? wu->canonical_credit
-                                                                : vs_credit_quorum(claims, got);
+                                                               : vs_credit_quorum(claims, got);
     double sum = 0;
     for (size_t i = 0; i < got && rc == 0; i++) {
         struct vs_result *r = &res[i];

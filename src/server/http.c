@@ -232,6 +232,13 @@ static enum MHD_Result answer_bodiless(struct vs_http *h, struct MHD_Connection 
             return vs_http__refuse(h, c, MHD_HTTP_SERVICE_UNAVAILABLE, method, url, "starting");
         return MHD_queue_response(c, MHD_HTTP_OK, h->config_resp);
     }
+    if (h->stats_dir && strncmp(url, h->path, h->path_len) == 0 &&
+        strncmp(url + h->path_len, "stats/", 6) == 0) {
+        if (!is_get)
+            return vs_http__refuse(h, c, MHD_HTTP_METHOD_NOT_ALLOWED, method, url,
+                                   "statistics exports are GET");
+        return vs_http__serve_stats(h, c, method, url, url + h->path_len + 6);
+    }
     if (strncmp(url, h->dl_path, h->dl_path_len) == 0) {
         if (!is_get)
             return vs_http__refuse(h, c, MHD_HTTP_METHOD_NOT_ALLOWED, method, url,
@@ -520,6 +527,8 @@ int vs_http_start(const struct vs_http_config *cfg, const char *host, uint16_t p
     if (rc != 0)
         goto fail;
     h->download_dir = vs_xstrdup(cfg->download_dir);
+    h->stats_dir = cfg->stats_dir ? vs_xstrdup(cfg->stats_dir) : NULL;
+    h->cfg.stats_dir = h->stats_dir;
     h->cfg.master_url = h->master_url;
     h->cfg.sched_url = h->sched_url;
     h->cfg.download_url = NULL;
@@ -667,5 +676,6 @@ void vs_http_stop(struct vs_http *h)
     vs_free(h->master_url);
     vs_free(h->sched_url);
     vs_free(h->download_dir);
+    vs_free(h->stats_dir);
     vs_free(h);
 }

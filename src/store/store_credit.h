@@ -37,9 +37,8 @@ VS_MUST_CHECK int vs_store_credit_totals_set(struct vs_store *s, enum vs_credit_
  * *out_n and *out_avg are 0 when there is no row yet. */
 VS_MUST_CHECK int vs_store_credit_pfc_get(struct vs_store *s, int64_t app_version_id,
                                           int64_t hostid, double *out_n, double *out_avg);
-VS_MUST_CHECK int vs_store_credit_pfc_put(struct vs_store *s, int64_t appid,
-                                          int64_t app_version_id, int64_t hostid, double n,
-                                          double avg);
+VS_MUST_CHECK int vs_store_credit_pfc_put(struct vs_store *s, int64_t appid, int64_t app_version_id,
+                                          int64_t hostid, double n, double avg);
 /* The lowest average of app's versions with at least min_n samples, 0 if
  * none has. */
 VS_MUST_CHECK int vs_store_credit_app_ref(struct vs_store *s, int64_t appid, double min_n,
@@ -47,8 +46,7 @@ VS_MUST_CHECK int vs_store_credit_app_ref(struct vs_store *s, int64_t appid, dou
 
 /* The CPUs app version id uses (app_version.avg_ncpus); 1 if there is no
  * such version. */
-VS_MUST_CHECK int vs_store_credit_av_ncpus(struct vs_store *s, int64_t app_version_id,
-                                           double *out);
+VS_MUST_CHECK int vs_store_credit_av_ncpus(struct vs_store *s, int64_t app_version_id, double *out);
 
 /* Sums over the store, for tests and `volsched status`: the granted credit
  * of valid results, and the total_credit of hosts, users and teams. */
@@ -57,5 +55,35 @@ struct vs_credit_sums {
     double hosts, users, teams;
 };
 VS_MUST_CHECK int vs_store_credit_sums(struct vs_store *s, struct vs_credit_sums *out);
+
+/* One row of a statistics export (BOINC's db_dump): a user, team or host
+ * with credit. Strings are borrowed for the callback; those an owner does
+ * not have are "". */
+struct vs_stats_row {
+    int64_t id;
+    int64_t create_time;
+    double total, expavg, expavg_time;
+    int64_t ref;          /* user: team id; team: founder user id; host: user id */
+    const char *name;     /* user, team */
+    const char *email;    /* user */
+    const char *cpid;     /* user: cross_project_id */
+    const char *country;  /* user */
+    const char *p_vendor; /* host, and the three below */
+    const char *p_model;
+    const char *os_name;
+    const char *os_version;
+};
+typedef int (*vs_store_stats_fn)(void *ctx, const struct vs_stats_row *r);
+
+/*
+ * Calls fn, in id order, for every user, team or host with credit
+ * (total_credit > 0; hosts of user 0 left out, as BOINC's db_dump does).
+ * Reads in pages of page rows (<= 0: 2000), each its own short read, so
+ * that memory stays bounded and the store's writers never wait long for
+ * an export of millions of rows. A non-zero return of fn stops the walk
+ * and is returned.
+ */
+VS_MUST_CHECK int vs_store_stats_each(struct vs_store *s, enum vs_credit_owner owner, int page,
+                                      vs_store_stats_fn fn, void *ctx);
 
 #endif

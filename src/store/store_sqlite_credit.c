@@ -190,3 +190,73 @@ int vs_store_credit_sums(struct vs_store *s, struct vs_credit_sums *out)
         *out = c;
     return rc;
 }
+
+/* The export's columns of each table, in vs_stats_row order. */
+static const char *stats_sql(enum vs_credit_owner owner)
+{
+    switch (owner) {
+    case VS_CREDIT_USER:
+        return "SELECT id, create_time, total_credit, expavg_credit, expavg_time, teamid, name, "
+               "email_addr, cross_project_id, country FROM \"user\" WHERE total_credit > 0 "
+               "AND id > ?1 ORDER BY id LIMIT ?2";
+    case VS_CREDIT_TEAM:
+        return "SELECT id, create_time, total_credit, expavg_credit, expavg_time, userid, name "
+               "FROM team WHERE total_credit > 0 AND id > ?1 ORDER BY id LIMIT ?2";
+    default:
+        return "SELECT id, create_time, total_credit, expavg_credit, expavg_time, userid, '', "
+               "'', '', '', p_vendor, p_model, os_name, os_version FROM host WHERE "
+               "total_credit > 0 AND userid <> 0 AND id > ?1 ORDER BY id LIMIT ?2";
+    }
+}
+
+static const char *text_at(struct vs_stmt *st, int col, int ncols)
+{
+    const char *t = col < ncols ? (const char *)vs_db_column_text(st, col) : NULL;
+    return t ? t : "";
+}
+
+int vs_store_stats_each(struct vs_store *s, enum vs_credit_owner owner, int page,
+                        vs_store_stats_fn fn, void *ctx)
+{
+    if (page <= 0)
+        page = 2000;
+    int ncols = owner == VS_CREDIT_USER ? 10 : owner == VS_CREDIT_TEAM ? 7 : 14;
+    int64_t last = 0;
+    for (;;) {
+        struct vs_stmt *st = NULL;
+        int rc = prep(s, stats_sql(owner), &st);
+        if (rc)
+            return rc;
+        vs_db_bind_int64(st, 1, last);
+        vs_db_bind_int(st, 2, page);
+        int n = 0, step;
+        while ((step = vs_db_step(st)) == VS_DB_ROW) {
+            struct vs_stats_row r;
+            r.id = vs_db_column_int64(st, 0);
+            r.create_time = vs_db_column_int64(st, 1);
+            r.total = vs_db_column_double(st, 2);
+            r.expavg = vs_db_column_double(st, 3);
+            r.expavg_time = vs_db_column_double(st, 4);
+            r.ref = vs_db_column_int64(st, 5);
+            r.name = text_at(st, 6, ncols);
+            r.email = text_at(st, 7, ncols);
+            r.cpid = text_at(st, 8, ncols);
+            r.country = text_at(st, 9, ncols);
+            r.p_vendor = text_at(st, 10, ncols);
+            r.p_model = text_at(st, 11, ncols);
+            r.os_name = text_at(st, 12, ncols);
+            r.os_version = text_at(st, 13, ncols);
+            last = r.id;
+            n++;
+            if ((rc = fn(ctx, &r)) != 0)
+                break;
+        }
+        vs_db_finalize(st);
+        if (rc)
+            return rc;
+        if (step != VS_DB_DONE && step != VS_DB_ROW)
+            return vs_sq__err(s, step, "statistics export");
+        if (n < page)
+            return 0;
+    }
+}

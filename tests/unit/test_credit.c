@@ -230,8 +230,8 @@ static void test_quorum_and_ref(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_cobblestone),         cmocka_unit_test(test_update_average),
-        cmocka_unit_test(test_fixed_and_cap),       cmocka_unit_test(test_adaptive_defences),
+        cmocka_unit_test(test_cobblestone),           cmocka_unit_test(test_update_average),
+        cmocka_unit_test(test_fixed_and_cap),         cmocka_unit_test(test_adaptive_defences),
         cmocka_unit_test(test_adaptive_absurd_input), cmocka_unit_test(test_multithreaded),
         cmocka_unit_test(test_quorum_and_ref),
     };

@@ -145,8 +145,8 @@ static void adaptive(const struct vs_credit_job *j, double est, struct vs_credit
     out->sample = bad ? 0 : sample;
     out->outlier = outlier;
     out->update_hav = !outlier;
-    out->update_av = !outlier && bench_ok &&
-                     (!av_settled || !far_from(sample, j->av.avg, VS_CREDIT_AV_BAND));
+    out->update_av =
+        !outlier && bench_ok && (!av_settled || !far_from(sample, j->av.avg, VS_CREDIT_AV_BAND));
     out->credit = !outlier && host_settled ? average * (sample / j->hav.avg) : average;
 }
 
