@@ -28,6 +28,7 @@ struct out {
     FILE *fp;
     struct vs_buf buf;
     struct vs_xml_writer w;
+    const char *tag; /* the file's element (a literal) */
     int err;
 };
 
@@ -61,6 +62,7 @@ static int out_open(struct out *o, const char *dir, const char *name, bool gz, c
     vs_buf_init(&o->buf, VS_BUF_UNLIMITED);
     vs_xml_writer_init(&o->w, &o->buf);
     o->err = vs_buf_puts(&o->buf, header);
+    o->tag = tag;
     vs_xml_open(&o->w, tag);
     return 0;
 }
@@ -76,8 +78,13 @@ static void out_flush(struct out *o)
             o->err = fwrite(o->buf.data, 1, o->buf.len, o->fp) == o->buf.len ? 0 : VS_EIO;
     }
     vs_buf_reset(&o->buf);
+    /* The writer starts again inside the file's element, which it still
+     * has to close. */
+    bool indent = o->w.indent;
     vs_xml_writer_init(&o->w, &o->buf);
-    o->w.depth = 1; /* inside the file's element */
+    o->w.indent = indent;
+    o->w.stack[0] = o->tag;
+    o->w.depth = 1;
 }
 
 /* Closes the file; on success renames it over its final name. */

@@ -133,6 +133,15 @@ python3 "$W/reader.py" "$P/stats" "$db" nonames || fail "the exports do not read
 $V db_dump --project "$P" --names >/dev/null || fail "db_dump --names"
 python3 "$W/reader.py" "$P/stats" "$db" names || fail "the exports with --names"
 $V db_dump --project "$P" --bogus >/dev/null 2>&1 && fail "an unknown option was accepted"
+# Many more users (files past the writer's 64 KiB flush, in several pages
+# of the store's walk): still every one of them.
+q "WITH RECURSIVE s(v) AS (SELECT 10 UNION ALL SELECT v + 1 FROM s WHERE v < 5009)
+   INSERT INTO \"user\"(id, name, email_addr, authenticator, cross_project_id, total_credit,
+                        expavg_credit, expavg_time)
+   SELECT v, 'many ' || v, 'm' || v || '@example.org', 'a' || v, printf('%032x', v * 7919),
+          v * 0.5, 1, 1700000000 FROM s;" || fail "many users"
+$V db_dump --project "$P" --names >/dev/null || fail "db_dump of many users"
+python3 "$W/reader.py" "$P/stats" "$db" names || fail "the exports of many users"
 
 # serve: writes them at start (none yet), and serves them.
 rm -rf "$P/stats"
@@ -152,5 +161,5 @@ for bad in ../config.xml .user.gz.tmp "%2e%2e/config.xml" nothing.gz; do
 done
 code=$(curl -s -o /dev/null -w '%{http_code}' -X POST "$base/user.gz")
 [ "$code" = 405 ] || fail "POST stats/user.gz answered $code, want 405"
-grep -q "db_dump:.*3 users, 1 teams, 6 hosts" "$P/log/"*.log "$W/serve.log" 2>/dev/null || fail "no db_dump log line"
+grep -q "db_dump:.*5003 users, 1 teams, 6 hosts" "$P/log/"*.log "$W/serve.log" 2>/dev/null || fail "no db_dump log line"
 echo "PASS: exports read as BOINC's and match the store; served under stats/"
