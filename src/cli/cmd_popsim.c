@@ -104,6 +104,8 @@ int vs_cmd_popsim(int argc, char **argv)
         {"seeds", required_argument, NULL, 'k'}, {"model", required_argument, NULL, 'm'},
         {"help", no_argument, NULL, 'h'},        {NULL, 0, NULL, 0},
     };
+    if (argc > 1 && strcmp(argv[1], "--credit") == 0)
+        return vs_cmd_popsim_credit(argc - 1, argv + 1);
     bool json = false, no_progress = false;
     size_t nseeds = 0;
     const char *csv = NULL, *svg = NULL;

@@ -32,7 +32,7 @@
 struct vs_log;
 
 struct vs_db_dump_options {
-    bool names; /* export users' names (default: empty <name/>) */
+    bool names;          /* export users' names (default: empty <name/>) */
     const char *out_dir; /* NULL: cfg->dir/stats */
 };
 
