@@ -73,8 +73,8 @@ int vs_cmd_popsim_credit(int argc, char **argv)
         if (json)
             printf("%s\"%s\": {\"cv_hosts\": %.4f, \"cv_apps\": %.4f, \"cheat_gain\": %.4f, "
                    "\"failed_gain\": %.4f, \"settle_results\": %.0f, \"credit_per_hour\": %.4f}",
-                   m ? ", " : "", vs_credit_method_name(m), s->cv_hosts, s->cv_apps,
-                   s->cheat_gain, s->failed_gain, s->settle_results, s->credit_per_hour);
+                   m ? ", " : "", vs_credit_method_name(m), s->cv_hosts, s->cv_apps, s->cheat_gain,
+                   s->failed_gain, s->settle_results, s->credit_per_hour);
         else
             printf("%-9s %9.3f %9.3f %11.3f %12.3f %11.0f %10.2f\n", vs_credit_method_name(m),
                    s->cv_hosts, s->cv_apps, s->cheat_gain, s->failed_gain, s->settle_results,

@@ -62,6 +62,10 @@ same user_total_credit "$(field user_total_credit)" "$store_user"
 same user_expavg_credit "$(field user_expavg_credit)" "$store_uavg"
 same host_total_credit "$(field host_total_credit)" "$store_host"
 same host_expavg_credit "$(field host_expavg_credit)" "$store_havg"
+# /metrics counts the credit this server's validator granted.
+granted=$(q "SELECT sum(granted_credit) FROM result WHERE validate_state = 1")
+m=$(curl -s "http://127.0.0.1:$PORT/metrics") || fail "GET /metrics"
+same volsched_credit_granted_total "$(printf '%s\n' "$m" | sed -n 's/^volsched_credit_granted_total //p')" "$granted"
 demo_client_stop
 demo_serve_stop
 echo "ok: boinccmd shows the store's credit: user $store_user, host $store_host"

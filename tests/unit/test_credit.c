@@ -11,6 +11,7 @@
 #include <math.h>
 
 #include "volsched/credit.h"
+#include "volsched/pop_credit.h"
 
 #define EST 3.6e12 /* an hour of a 1 GFLOPS host */
 #define CS  VS_COBBLESTONE_SCALE
@@ -227,13 +228,35 @@ static void test_quorum_and_ref(void **state)
     assert_string_equal(vs_credit_method_name(VS_CREDIT_ADAPTIVE), "adaptive");
 }
 
+/* The study's goals (docs/credit.md), on a small population: the adaptive
+ * scheme spreads credit per CPU-hour no more than the FLOP estimate does,
+ * over hosts and over apps; cheaters and failed benchmarks gain < 1.1x; a
+ * new version settles. */
+static void test_study_goals(void **state)
+{
+    (void)state;
+    struct vs_pop_credit_options o = {.seed = 7, .nhosts = 400, .nresults = 60000};
+    struct vs_pop_credit_result r;
+    assert_int_equal(vs_pop_credit_run(&o, &r), 0);
+    const struct vs_pop_credit_scheme *ad = &r.scheme[VS_CREDIT_ADAPTIVE];
+    const struct vs_pop_credit_scheme *fl = &r.scheme[VS_CREDIT_FLOPS];
+    assert_true(ad->cv_hosts <= fl->cv_hosts);
+    assert_true(ad->cv_apps <= fl->cv_apps);
+    assert_true(ad->cheat_gain > 0 && ad->cheat_gain < 1.1);
+    assert_true(ad->failed_gain > 0.9 && ad->failed_gain < 1.1);
+    assert_true(ad->settle_results > 0 && ad->settle_results < 1000);
+    /* Cobblestones: the adaptive scheme pays about 200 a day per peak
+     * GFLOPS of the most efficient version. */
+    assert_true(ad->credit_per_hour > 200.0 / 24 * 0.8 && ad->credit_per_hour < 200.0 / 24 * 1.2);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_cobblestone),           cmocka_unit_test(test_update_average),
         cmocka_unit_test(test_fixed_and_cap),         cmocka_unit_test(test_adaptive_defences),
         cmocka_unit_test(test_adaptive_absurd_input), cmocka_unit_test(test_multithreaded),
-        cmocka_unit_test(test_quorum_and_ref),
+        cmocka_unit_test(test_quorum_and_ref),        cmocka_unit_test(test_study_goals),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
