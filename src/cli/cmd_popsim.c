@@ -23,6 +23,7 @@ static void usage(FILE *f)
     fprintf(f, "usage: volsched popsim SCENARIO [--json] [--seed N] [--seeds K] [--days N]\n"
                "                       [--model light|full] [--csv F.csv] [--svg F.svg]\n"
                "                       [--no-progress]\n"
+               "       volsched popsim --credit [--seed N] [--hosts N] [--results N] [--json]\n"
                "\n"
                "Simulates one project's server (the scheduler policy code `volsched serve`\n"
                "runs) against a population of volunteer hosts drawn from the scenario's\n"
