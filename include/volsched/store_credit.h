@@ -14,6 +14,7 @@
 #ifndef VOLSCHED_STORE_CREDIT_H
 #define VOLSCHED_STORE_CREDIT_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "volsched/store.h"
@@ -85,5 +86,25 @@ typedef int (*vs_store_stats_fn)(void *ctx, const struct vs_stats_row *r);
  */
 VS_MUST_CHECK int vs_store_stats_each(struct vs_store *s, enum vs_credit_owner owner, int page,
                                       vs_store_stats_fn fn, void *ctx);
+
+/*
+ * A leaderboard's page: fn for the users, teams or hosts with credit
+ * (as vs_store_stats_each has them), highest first by total_credit or, by
+ * recent, by expavg_credit as last granted (not decayed to now: as BOINC's
+ * lists between update_stats runs), ties by id; rows offset to
+ * offset + limit. A non-zero return of fn stops and is returned.
+ */
+VS_MUST_CHECK int vs_store_stats_top(struct vs_store *s, enum vs_credit_owner owner, bool by_recent,
+                                     int64_t offset, int limit, vs_store_stats_fn fn, void *ctx);
+
+/* BOINC-COMPAT: the counts of server_status.php's users and computers. */
+struct vs_credit_counts {
+    int64_t users_recent, users_credit, users_24h; /* recent: expavg_credit > 1 */
+    int64_t hosts_recent, hosts_credit, hosts_24h;
+    int64_t teams_credit;
+    double gflops; /* the users' recent averages / 200 */
+};
+VS_MUST_CHECK int vs_store_credit_counts(struct vs_store *s, int64_t now,
+                                         struct vs_credit_counts *out);
 
 #endif

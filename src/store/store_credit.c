@@ -191,22 +191,28 @@ int vs_store_credit_sums(struct vs_store *s, struct vs_credit_sums *out)
     return rc;
 }
 
-/* The export's columns of each table, in vs_stats_row order. */
-static const char *stats_sql(enum vs_credit_owner owner)
+/* The columns of each table with credit, in vs_stats_row order (hosts of
+ * user 0 left out, as BOINC's db_dump does); tail orders and limits. */
+static int stats_sql(enum vs_credit_owner owner, const char *tail, char *out, size_t n)
 {
+    const char *head;
     switch (owner) {
     case VS_CREDIT_USER:
-        return "SELECT id, create_time, total_credit, expavg_credit, expavg_time, teamid, name, "
-               "email_addr, cross_project_id, country FROM \"user\" WHERE total_credit > 0 "
-               "AND id > ?1 ORDER BY id LIMIT ?2";
+        head = "SELECT id, create_time, total_credit, expavg_credit, expavg_time, teamid, name, "
+               "email_addr, cross_project_id, country FROM \"user\" WHERE total_credit > 0";
+        break;
     case VS_CREDIT_TEAM:
-        return "SELECT id, create_time, total_credit, expavg_credit, expavg_time, userid, name "
-               "FROM team WHERE total_credit > 0 AND id > ?1 ORDER BY id LIMIT ?2";
+        head = "SELECT id, create_time, total_credit, expavg_credit, expavg_time, userid, name "
+               "FROM team WHERE total_credit > 0";
+        break;
     default:
-        return "SELECT id, create_time, total_credit, expavg_credit, expavg_time, userid, '', "
+        head = "SELECT id, create_time, total_credit, expavg_credit, expavg_time, userid, '', "
                "'', '', '', p_vendor, p_model, os_name, os_version FROM host WHERE "
-               "total_credit > 0 AND userid <> 0 AND id > ?1 ORDER BY id LIMIT ?2";
+               "total_credit > 0 AND userid <> 0";
+        break;
     }
+    int m = snprintf(out, n, "%s %s", head, tail);
+    return m < 0 || (size_t)m >= n ? VS_ELIMIT : 0;
 }
 
 static const char *text_at(struct vs_stmt *st, int col, int ncols)
@@ -215,16 +221,43 @@ static const char *text_at(struct vs_stmt *st, int col, int ncols)
     return t ? t : "";
 }
 
+static int stats_ncols(enum vs_credit_owner owner)
+{
+    return owner == VS_CREDIT_USER ? 10 : owner == VS_CREDIT_TEAM ? 7 : 14;
+}
+
+static void read_stats_row(struct vs_stmt *st, int ncols, struct vs_stats_row *r)
+{
+    r->id = vs_db_column_int64(st, 0);
+    r->create_time = vs_db_column_int64(st, 1);
+    r->total = vs_db_column_double(st, 2);
+    r->expavg = vs_db_column_double(st, 3);
+    r->expavg_time = vs_db_column_double(st, 4);
+    r->ref = vs_db_column_int64(st, 5);
+    r->name = text_at(st, 6, ncols);
+    r->email = text_at(st, 7, ncols);
+    r->cpid = text_at(st, 8, ncols);
+    r->country = text_at(st, 9, ncols);
+    r->p_vendor = text_at(st, 10, ncols);
+    r->p_model = text_at(st, 11, ncols);
+    r->os_name = text_at(st, 12, ncols);
+    r->os_version = text_at(st, 13, ncols);
+}
+
 int vs_store_stats_each(struct vs_store *s, enum vs_credit_owner owner, int page,
                         vs_store_stats_fn fn, void *ctx)
 {
     if (page <= 0)
         page = 2000;
-    int ncols = owner == VS_CREDIT_USER ? 10 : owner == VS_CREDIT_TEAM ? 7 : 14;
+    int ncols = stats_ncols(owner);
+    char sql[512];
+    int rc = stats_sql(owner, "AND id > ?1 ORDER BY id LIMIT ?2", sql, sizeof(sql));
+    if (rc)
+        return rc;
     int64_t last = 0;
     for (;;) {
         struct vs_stmt *st = NULL;
-        int rc = prep(s, stats_sql(owner), &st);
+        rc = prep(s, sql, &st);
         if (rc)
             return rc;
         vs_db_bind_int64(st, 1, last);
@@ -232,20 +265,7 @@ int vs_store_stats_each(struct vs_store *s, enum vs_credit_owner owner, int page
         int n = 0, step;
         while ((step = vs_db_step(st)) == VS_DB_ROW) {
             struct vs_stats_row r;
-            r.id = vs_db_column_int64(st, 0);
-            r.create_time = vs_db_column_int64(st, 1);
-            r.total = vs_db_column_double(st, 2);
-            r.expavg = vs_db_column_double(st, 3);
-            r.expavg_time = vs_db_column_double(st, 4);
-            r.ref = vs_db_column_int64(st, 5);
-            r.name = text_at(st, 6, ncols);
-            r.email = text_at(st, 7, ncols);
-            r.cpid = text_at(st, 8, ncols);
-            r.country = text_at(st, 9, ncols);
-            r.p_vendor = text_at(st, 10, ncols);
-            r.p_model = text_at(st, 11, ncols);
-            r.os_name = text_at(st, 12, ncols);
-            r.os_version = text_at(st, 13, ncols);
+            read_stats_row(st, ncols, &r);
             last = r.id;
             n++;
             if ((rc = fn(ctx, &r)) != 0)
@@ -259,4 +279,78 @@ int vs_store_stats_each(struct vs_store *s, enum vs_credit_owner owner, int page
         if (n < page)
             return 0;
     }
+}
+
+int vs_store_stats_top(struct vs_store *s, enum vs_credit_owner owner, bool by_recent,
+                       int64_t offset, int limit, vs_store_stats_fn fn, void *ctx)
+{
+    if (offset < 0 || limit <= 0)
+        return VS_EINVAL;
+    char sql[512];
+    int rc = stats_sql(owner,
+                       by_recent ? "ORDER BY expavg_credit DESC, id LIMIT ?2 OFFSET ?1"
+                                 : "ORDER BY total_credit DESC, id LIMIT ?2 OFFSET ?1",
+                       sql, sizeof(sql));
+    struct vs_stmt *st = NULL;
+    if (rc || (rc = prep(s, sql, &st)) != 0)
+        return rc;
+    vs_db_bind_int64(st, 1, offset);
+    vs_db_bind_int(st, 2, limit);
+    int ncols = stats_ncols(owner), step;
+    while ((step = vs_db_step(st)) == VS_DB_ROW) {
+        struct vs_stats_row r;
+        read_stats_row(st, ncols, &r);
+        if ((rc = fn(ctx, &r)) != 0)
+            break;
+    }
+    vs_db_finalize(st);
+    if (rc == 0 && step != VS_DB_DONE)
+        rc = vs_store__err(s, step, "leaderboard");
+    return rc;
+}
+
+/* The count a single-row query returns. */
+static int count_of(struct vs_store *s, const char *sql, int64_t since, int64_t *out)
+{
+    struct vs_stmt *st = NULL;
+    int rc = prep(s, sql, &st);
+    if (rc)
+        return rc;
+    if (since >= 0)
+        vs_db_bind_int64(st, 1, since);
+    double v = 0;
+    rc = one_double(s, st, 0, &v);
+    *out = (int64_t)v;
+    return rc;
+}
+
+int vs_store_credit_counts(struct vs_store *s, int64_t now, struct vs_credit_counts *out)
+{
+    struct vs_credit_counts c;
+    memset(&c, 0, sizeof(c));
+    /* BOINC-COMPAT: server_status.php's "with recent credit" is an average
+     * above 1, its FLOPS the users' averages over 200 (a GigaFLOPS-day is
+     * 200 cobblestones). */
+    int rc =
+        count_of(s, "SELECT count(*) FROM \"user\" WHERE expavg_credit > 1", -1, &c.users_recent);
+    rc = rc ? rc
+            : count_of(s, "SELECT count(*) FROM \"user\" WHERE total_credit > 0", -1,
+                       &c.users_credit);
+    rc = rc ? rc
+            : count_of(s, "SELECT count(*) FROM \"user\" WHERE create_time > ?1", now - 86400,
+                       &c.users_24h);
+    rc = rc ? rc
+            : count_of(s, "SELECT count(*) FROM host WHERE expavg_credit > 1", -1, &c.hosts_recent);
+    rc = rc ? rc
+            : count_of(s, "SELECT count(*) FROM host WHERE total_credit > 0", -1, &c.hosts_credit);
+    rc = rc ? rc
+            : count_of(s, "SELECT count(*) FROM host WHERE create_time > ?1", now - 86400,
+                       &c.hosts_24h);
+    rc = rc ? rc
+            : count_of(s, "SELECT count(*) FROM team WHERE total_credit > 0", -1, &c.teams_credit);
+    rc = rc ? rc
+            : sum_of(s, "SELECT coalesce(sum(expavg_credit), 0) / 200 FROM \"user\"", &c.gflops);
+    if (rc == 0)
+        *out = c;
+    return rc;
 }
