@@ -87,6 +87,9 @@ struct vs_validator_config {
      * exit 0 equivalent, 1 different, else retried later. Without it, command
      * mode compares bitwise after command accepted each result. */
     char compare_command[VS_CMD_MAX];
+    /* <credit>: how valid results earn credit (enum vs_credit_method in
+     * volsched/credit.h): adaptive (default), flops or fixed. */
+    int credit;
 };
 
 /* One <assimilator> block of config.xml (volsched; see docs/daemons.md). */
@@ -204,6 +207,7 @@ struct vs_project_config {
     int validator_retry_secs;    /* <validator_retry_secs>: transient failure; default 21600 */
     int assimilator_retry_secs;  /* <assimilator_retry_secs>: failed assimilation; default 600 */
     int file_deleter_retry_secs; /* <file_deleter_retry_secs>: failed deletions; default 3600 */
+    int db_dump_interval_hours;  /* <db_dump_interval_hours>: statistics exports; 24, 0 never */
     struct vs_validator_config validators[VS_MAX_APP_CONFIGS]; /* <validator> blocks */
     int nvalidators;
     struct vs_assimilator_config assimilators[VS_MAX_APP_CONFIGS]; /* <assimilator> blocks */

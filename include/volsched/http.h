@@ -123,6 +123,7 @@ struct vs_http_config {
      * made here. */
     const char *project_config_xml;
     const char *download_dir; /* directory served under <path>download/ */
+    const char *stats_dir;    /* served under <path>stats/ (db_dump's exports); NULL: none */
     size_t max_body;          /* POST body cap; 0: VS_HTTP_DEFAULT_MAX_BODY */
     size_t max_upload_body;   /* cap of an upload POST; 0: VS_HTTP_DEFAULT_MAX_UPLOAD */
     /* HTTPS: with both PEM files named, a second listener on https_port

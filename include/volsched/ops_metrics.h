@@ -48,6 +48,7 @@ struct vs_ops_snapshot {
     double pass_seconds[VS_NDAEMONS];
     double pass_last_seconds[VS_NDAEMONS];
     uint64_t valid, invalid, inconclusive, assimilated, assimilate_errors, files_deleted;
+    double credit_granted; /* credit the validator granted (docs/credit.md) */
     /* series[k][i]: bucket i (0 = oldest) of the 24 hours ending at the
      * bucket that holds `now` of the snapshot call; series_start is the
      * start time of bucket 0. */

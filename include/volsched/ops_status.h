@@ -15,6 +15,7 @@
 #include "volsched/daemons.h"
 #include "volsched/proc_ctl.h"
 #include "volsched/store.h"
+#include "volsched/store_credit.h"
 #include "volsched/store_ops.h"
 
 #define VS_OPS_MAX_APPS 64
@@ -35,11 +36,12 @@ struct vs_ops_status {
         int64_t pid;                /* the process running it, 0 if none */
     } daemons[VS_NDAEMONS];
     struct vs_store_counts counts;
-    int64_t ready_to_send;   /* results UNSENT */
-    int64_t in_progress;     /* results IN_PROGRESS */
-    int64_t need_validate;   /* workunits */
-    int64_t need_assimilate; /* workunits */
-    int64_t oldest_unsent;   /* create time, 0 = none */
+    struct vs_credit_counts credit; /* users and computers with credit */
+    int64_t ready_to_send;          /* results UNSENT */
+    int64_t in_progress;            /* results IN_PROGRESS */
+    int64_t need_validate;          /* workunits */
+    int64_t need_assimilate;        /* workunits */
+    int64_t oldest_unsent;          /* create time, 0 = none */
     int napps;
     struct vs_app_counts apps[VS_OPS_MAX_APPS];
     struct vs_assignment_counts asg; /* assigned work by kind (seed 003) */

@@ -211,6 +211,7 @@ struct vs_team {
     double total_credit;
     double expavg_credit;
     char description[VS_NAME_MAX]; /* what its founder wrote (schema v7) */
+    double expavg_time;            /* schema v8 */
 };
 
 struct vs_host {

@@ -19,9 +19,9 @@
  * struct vs_validator_config): bitwise equality of the output files
  * (default), always valid, or the operator's commands. A transient failure
  * (a command that crashes, times out, or exits with another status) leaves
- * the WU for validator_retry_secs. Credit is not granted (volsched keeps
- * no credit yet). Output files are read from the project's upload
- * hierarchy by the names in each result's xml_doc_in.
+ * the WU for validator_retry_secs. Results made VALID are granted credit
+ * in the same transaction (credit_grant.h; docs/credit.md). Output files are read from the
+ * project's upload hierarchy by the names in each result's xml_doc_in.
  *
  * Commands run outside any store transaction; the decisions are applied in
  * one transaction per WU that re-reads the rows and leaves alone any result
@@ -45,6 +45,8 @@ struct vs_validator_stats {
     int ninvalid;                 /* results made INVALID (VALIDATE_ERROR included) */
     int ninconclusive;            /* results made INCONCLUSIVE */
     int ndeferred;                /* workunits left for later after a transient failure */
+    int ngranted;                 /* results granted credit */
+    double credit;                /* credit granted, summed */
     char last_error[VS_NAME_MAX]; /* "" or this pass's last problem */
 };
 

@@ -23,6 +23,7 @@ static void usage(FILE *f)
     fprintf(f, "usage: volsched popsim SCENARIO [--json] [--seed N] [--seeds K] [--days N]\n"
                "                       [--model light|full] [--csv F.csv] [--svg F.svg]\n"
                "                       [--no-progress]\n"
+               "       volsched popsim --credit [--seed N] [--hosts N] [--results N] [--json]\n"
                "\n"
                "Simulates one project's server (the scheduler policy code `volsched serve`\n"
                "runs) against a population of volunteer hosts drawn from the scenario's\n"
@@ -104,6 +105,8 @@ int vs_cmd_popsim(int argc, char **argv)
         {"seeds", required_argument, NULL, 'k'}, {"model", required_argument, NULL, 'm'},
         {"help", no_argument, NULL, 'h'},        {NULL, 0, NULL, 0},
     };
+    if (argc > 1 && strcmp(argv[1], "--credit") == 0)
+        return vs_cmd_popsim_credit(argc - 1, argv + 1);
     bool json = false, no_progress = false;
     size_t nseeds = 0;
     const char *csv = NULL, *svg = NULL;

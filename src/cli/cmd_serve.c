@@ -445,6 +445,8 @@ int vs_cmd_serve(int argc, char **argv)
         rc = VS_ECONFIG;
         goto out;
     }
+    char stats_dir[VS_PATH_MAX + 16];
+    snprintf(stats_dir, sizeof(stats_dir), "%s/stats", cfg.dir);
     struct vs_http_config hc = {
         .master_url = cfg.master_url,
         .sched_url = sched_url,
@@ -452,6 +454,7 @@ int vs_cmd_serve(int argc, char **argv)
         .upload_url = cfg.upload_url,
         .project_name = cfg.long_name[0] ? cfg.long_name : NULL,
         .download_dir = cfg.download_dir,
+        .stats_dir = stats_dir,
         .max_body = (size_t)max_body,
         .max_upload_body = (size_t)max_upload,
         .threads = (unsigned)threads,

@@ -36,6 +36,7 @@ static const struct command commands[] = {
     {"result", vs_cmd_result, "show a result (result show)"},
     {"host", vs_cmd_host, "show or ban a host (host show|ban)"},
     {"purge", vs_cmd_purge, "archive and delete finished work (BOINC's db_purge)"},
+    {"db_dump", vs_cmd_db_dump, "write BOINC's statistics exports (stats/)"},
     {"store", vs_cmd_store, "copy a store to another backend (store copy --from URL --to URL)"},
     {"locality-gen", vs_cmd_locality_gen, "locality scheduling's on-demand work generator"},
     {"locality-ws", vs_cmd_locality_ws, "locality scheduling's working-set manager"},

@@ -13,6 +13,7 @@
 
 #include "config/config_int.h"
 #include "volsched/buf.h"
+#include "volsched/credit.h"
 #include "volsched/layout.h"
 #include "volsched/log.h"
 
@@ -47,6 +48,7 @@ void vs_project_config_init(struct vs_project_config *cfg)
     /* BOINC-COMPAT: the validator's DELAYED retry is 6 hours, the file
      * deleter retries errors hourly. */
     cfg->validator_retry_secs = 6 * 3600;
+    cfg->db_dump_interval_hours = 24; /* BOINC's projects run db_dump daily */
     cfg->assimilator_retry_secs = 600;
     cfg->file_deleter_retry_secs = 3600;
 }
@@ -215,6 +217,8 @@ static int read_block(const struct vs_config_ctx *x, const struct vs_xml_node *b
     memset(&as, 0, sizeof(as));
     const char *method = NULL;
     unsigned method_line = 0;
+    const char *credit = NULL;
+    unsigned credit_line = 0;
     for (const struct vs_xml_node *k = bl->child; k; k = k->next) {
         const char *t = "";
         int rc = vs_config__text(x, k, &t);
@@ -231,6 +235,9 @@ static int read_block(const struct vs_config_ctx *x, const struct vs_xml_node *b
         else if (is_val && strcmp(k->name, "method") == 0) {
             method = t;
             method_line = k->line;
+        } else if (is_val && strcmp(k->name, "credit") == 0) {
+            credit = t;
+            credit_line = k->line;
         } else
             return vs_config__fail(x, VS_ECONFIG, k->line, "unknown tag in the block: <%s>",
                                    k->name);
@@ -253,6 +260,10 @@ static int read_block(const struct vs_config_ctx *x, const struct vs_xml_node *b
                                    method);
         v.method = m;
     }
+    v.credit = credit ? vs_credit_method_parse(credit) : VS_CREDIT_ADAPTIVE;
+    if (v.credit < 0)
+        return vs_config__fail(x, VS_ECONFIG, credit_line,
+                               "<credit> must be adaptive, flops or fixed, not %s", credit);
     if (v.method == VS_VALIDATE_COMMAND && !v.command[0] && !v.compare_command[0])
         return vs_config__fail(x, VS_ECONFIG, bl->line,
                                "<validator> method command needs <command> or <compare_command>");

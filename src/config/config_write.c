@@ -16,6 +16,7 @@
 
 #include "config/config_int.h"
 #include "volsched/buf.h"
+#include "volsched/credit.h"
 #include "volsched/fs.h"
 
 /* BOINC-COMPAT: config_aux.xml as seed 003 shows it; 0 = no limit. */
@@ -62,6 +63,8 @@ static void write_blocks(const struct vs_project_config *cfg, struct vs_xml_writ
             vs_xml_str(w, "command", v->command);
         if (v->compare_command[0])
             vs_xml_str(w, "compare_command", v->compare_command);
+        if (v->credit != VS_CREDIT_ADAPTIVE && vs_credit_method_name(v->credit))
+            vs_xml_str(w, "credit", vs_credit_method_name(v->credit));
         vs_xml_close(w);
     }
     for (int i = 0; i < cfg->nassimilators; i++) {

@@ -360,6 +360,10 @@ static const struct route routes[] = {
     {"team_create.php", vs_site__team_create},
     {"team_join.php", vs_site__team_join},
     {"team_leave.php", vs_site__team_leave},
+    {"top_users.php", vs_site__top_users},
+    {"top_teams.php", vs_site__top_teams},
+    {"top_hosts.php", vs_site__top_hosts},
+    {"show_host_detail.php", vs_site__host_detail},
 };
 
 int vs_acct_handle(struct vs_acct *a, const struct vs_http_get *req, int64_t now,

@@ -144,6 +144,11 @@ int vs_site__team(struct acct_req *r);
 int vs_site__team_create(struct acct_req *r);
 int vs_site__team_join(struct acct_req *r);
 int vs_site__team_leave(struct acct_req *r);
+/* site_stats.c */
+int vs_site__top_users(struct acct_req *r);
+int vs_site__top_teams(struct acct_req *r);
+int vs_site__top_hosts(struct acct_req *r);
+int vs_site__host_detail(struct acct_req *r);
 
 /* acct_am.c */
 int vs_acct__am_get_info(struct acct_req *r);

@@ -1,6 +1,8 @@
 /* All back-end daemons, one pass each (see daemons.h). */
 #include "volsched/daemons.h"
+
 #include "server/trickle.h"
+#include "volsched/db_dump.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -226,8 +228,9 @@ struct vs_daemons_runner {
     pthread_t thread;
     pthread_mutex_t mu;
     pthread_cond_t cv;
-    bool stop;       /* under mu */
-    uint64_t passes; /* under mu */
+    bool stop;          /* under mu */
+    uint64_t passes;    /* under mu */
+    int64_t dump_retry; /* thread only: no statistics export before this time */
 };
 
 /* One round: a pass of each daemon, each with its own logger. */
@@ -285,6 +288,16 @@ static void *runner_main(void *arg)
             VS_LOG(r->o.log, VS_LOG_ERROR, "trickle handler pass failed");
         if (n >= 0)
             n += nt;
+        /* The statistics exports (docs/credit.md), daily by default, by one
+         * instance per store. They take a minute at a million users; the
+         * other daemons wait that long once a day. */
+        int64_t now = (int64_t)time(NULL);
+        if (!r->paused && now >= r->dump_retry && vs_db_dump_due(&r->run_cfg, now) &&
+            vs_store_leader(r->s, "db_dump", &lead) == 0 && lead &&
+            vs_db_dump(r->s, &r->run_cfg, now, NULL, r->o.log, NULL) != 0) {
+            r->dump_retry = now + 3600;
+            VS_LOG(r->o.log, VS_LOG_ERROR, "db_dump: the statistics exports failed; retry in 1 h");
+        }
         pthread_mutex_lock(&r->mu);
         r->passes++;
         if (n <= 0 && !r->stop) {

@@ -170,9 +170,11 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
      * the plain one in https_only mode (answer_bodiless refuses them). */
     enum vs_http_listener l = vs_http__listener(h, c);
     bool open = l == VS_LISTEN_TLS || (l == VS_LISTEN_PLAIN && !h->cfg.https_only);
-    /* A form of the volunteers' site: a POST under the master URL's path. */
+    /* A form of the volunteers' site: a POST under the master URL's path,
+     * but not under stats/ (the exports: answer_bodiless says 405). */
     if (route == VS_ROUTE_NONE && is_post && open && h->cfg.pages &&
-        strncmp(url, h->path, h->path_len) == 0)
+        strncmp(url, h->path, h->path_len) == 0 &&
+        !(h->stats_dir && strncmp(url + h->path_len, "stats/", 6) == 0))
         route = VS_ROUTE_FORM;
     if (route != VS_ROUTE_NONE && is_post && open) {
         struct vs_http_post *pr = NULL;
@@ -235,6 +237,13 @@ static enum MHD_Result answer_bodiless(struct vs_http *h, struct MHD_Connection 
         if (!pages)
             return vs_http__refuse(h, c, MHD_HTTP_SERVICE_UNAVAILABLE, method, url, "starting");
         return MHD_queue_response(c, MHD_HTTP_OK, h->config_resp);
+    }
+    if (h->stats_dir && strncmp(url, h->path, h->path_len) == 0 &&
+        strncmp(url + h->path_len, "stats/", 6) == 0) {
+        if (!is_get)
+            return vs_http__refuse(h, c, MHD_HTTP_METHOD_NOT_ALLOWED, method, url,
+                                   "statistics exports are GET");
+        return vs_http__serve_stats(h, c, method, url, url + h->path_len + 6);
     }
     if (strncmp(url, h->dl_path, h->dl_path_len) == 0) {
         if (!is_get)
@@ -524,6 +533,8 @@ int vs_http_start(const struct vs_http_config *cfg, const char *host, uint16_t p
     if (rc != 0)
         goto fail;
     h->download_dir = vs_xstrdup(cfg->download_dir);
+    h->stats_dir = cfg->stats_dir ? vs_xstrdup(cfg->stats_dir) : NULL;
+    h->cfg.stats_dir = h->stats_dir;
     h->cfg.master_url = h->master_url;
     h->cfg.sched_url = h->sched_url;
     h->cfg.download_url = NULL;
@@ -674,5 +685,6 @@ void vs_http_stop(struct vs_http *h)
     vs_free(h->master_url);
     vs_free(h->sched_url);
     vs_free(h->download_dir);
+    vs_free(h->stats_dir);
     vs_free(h);
 }

@@ -46,14 +46,10 @@ static int parse_range(const char *hdr, uint64_t size, uint64_t *start, uint64_t
     return 1;
 }
 
-enum MHD_Result vs_http__serve_download(struct vs_http *h, struct MHD_Connection *c,
-                                        const char *method, const char *url, const char *rel)
+/* Answers with the file fd (taken over: closed on every path). */
+static enum MHD_Result serve_fd(struct vs_http *h, struct MHD_Connection *c, const char *method,
+                                const char *url, int fd)
 {
-    if (!vs_http_safe_relpath(rel))
-        return vs_http__refuse(h, c, MHD_HTTP_NOT_FOUND, method, url, "unsafe download path");
-    int fd = openat(h->download_fd, rel, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-    if (fd < 0)
-        return vs_http__refuse(h, c, MHD_HTTP_NOT_FOUND, method, url, "no such file");
     struct stat st;
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
         close(fd);
@@ -101,4 +97,33 @@ enum MHD_Result vs_http__serve_download(struct vs_http *h, struct MHD_Connection
     enum MHD_Result ret = MHD_queue_response(c, status, r);
     MHD_destroy_response(r);
     return ret;
+}
+
+enum MHD_Result vs_http__serve_download(struct vs_http *h, struct MHD_Connection *c,
+                                        const char *method, const char *url, const char *rel)
+{
+    if (!vs_http_safe_relpath(rel))
+        return vs_http__refuse(h, c, MHD_HTTP_NOT_FOUND, method, url, "unsafe download path");
+    int fd = openat(h->download_fd, rel, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0)
+        return vs_http__refuse(h, c, MHD_HTTP_NOT_FOUND, method, url, "no such file");
+    return serve_fd(h, c, method, url, fd);
+}
+
+enum MHD_Result vs_http__serve_stats(struct vs_http *h, struct MHD_Connection *c,
+                                     const char *method, const char *url, const char *rel)
+{
+    /* One level of plain names (the exports are flat; their temporary
+     * files start with '.' and are not served). */
+    if (!vs_http_safe_relpath(rel) || strchr(rel, '/') || rel[0] == '.')
+        return vs_http__refuse(h, c, MHD_HTTP_NOT_FOUND, method, url, "no such export");
+    /* The directory appears with the first export: opened per request. */
+    int dfd = open(h->stats_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd < 0)
+        return vs_http__refuse(h, c, MHD_HTTP_NOT_FOUND, method, url, "no exports yet");
+    int fd = openat(dfd, rel, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    close(dfd);
+    if (fd < 0)
+        return vs_http__refuse(h, c, MHD_HTTP_NOT_FOUND, method, url, "no such export");
+    return serve_fd(h, c, method, url, fd);
 }

@@ -68,6 +68,7 @@ struct vs_http {
     char *sched_url;
     char *download_dir;
     int download_fd;
+    char *stats_dir;             /* NULL: no stats/ */
     char path[VS_HTTP_PATH_MAX]; /* master page, "/demo/" */
     char sched_path[VS_HTTP_PATH_MAX];
     char dl_path[VS_HTTP_PATH_MAX]; /* "/demo/download/" (with the '/') */
@@ -167,6 +168,9 @@ int vs_http__start_tls(struct vs_http *h, const struct vs_http_config *cfg, cons
                        struct sockaddr_storage *ss, bool v6);
 
 /* http_download.c: GET of rel below the download directory. */
+/* GET <path>stats/<rel>: a file of the statistics exports' directory. */
+enum MHD_Result vs_http__serve_stats(struct vs_http *h, struct MHD_Connection *c,
+                                     const char *method, const char *url, const char *rel);
 enum MHD_Result vs_http__serve_download(struct vs_http *h, struct MHD_Connection *c,
                                         const char *method, const char *url, const char *rel);
 

@@ -67,6 +67,8 @@ void vs_ops_metrics_pass(struct vs_ops_metrics *m, unsigned i, double seconds,
         m->own_cum[VS_SERIES_INVALID] += inv;
         if (st->validator.ninconclusive > 0)
             m->s.inconclusive += (uint64_t)st->validator.ninconclusive;
+        if (st->validator.credit > 0)
+            m->s.credit_granted += st->validator.credit;
         if (st->assimilator.ndone > 0)
             m->s.assimilated += (uint64_t)st->assimilator.ndone;
         if (st->assimilator.nerror > 0)

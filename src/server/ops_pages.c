@@ -389,6 +389,9 @@ static void metrics_page(struct vs_ops_pages *pg, struct vs_page *p, const struc
                    "volsched_validator_results_total{outcome=\"inconclusive\"} %llu\n",
                    (unsigned long long)live.snap->valid, (unsigned long long)live.snap->invalid,
                    (unsigned long long)live.snap->inconclusive);
+    metric(p, "volsched_credit_granted_total", "counter",
+           "Credit (cobblestones) the validator granted; rate() gives credit per day.");
+    vs_page_printf(p, "volsched_credit_granted_total %.6f\n", live.snap->credit_granted);
     metric(p, "volsched_assimilated_total", "counter", "Workunits assimilated.");
     vs_page_printf(p, "volsched_assimilated_total %llu\n",
                    (unsigned long long)live.snap->assimilated);

@@ -70,6 +70,8 @@ int vs_ops_status_collect(const char *dir, const char *name, struct vs_store *s,
     out->stop_daemons = vs_ctl_file_exists(dir, "stop_daemons");
     int rc = vs_store_counts(s, &out->counts);
     if (rc == 0)
+        rc = vs_store_credit_counts(s, now, &out->credit);
+    if (rc == 0)
         rc = vs_store_daemon_status_list(s, on_daemon, out);
     if (rc == 0)
         rc = vs_store_app_counts(s, now, on_app, out);
@@ -295,6 +297,20 @@ int vs_ops_status_xml(const struct vs_ops_status *st, struct vs_buf *out)
                    "</workunits_waiting_for_assimilation>\n",
                    (long long)st->ready_to_send, (long long)st->in_progress,
                    (long long)st->need_validate, (long long)st->need_assimilate);
+    const struct vs_credit_counts *cc = &st->credit;
+    vs_page_printf(&p,
+                   "        <users_with_recent_credit>%lld</users_with_recent_credit>\n"
+                   "        <users_with_credit>%lld</users_with_credit>\n"
+                   "        <users_registered_in_past_24_hours>%lld"
+                   "</users_registered_in_past_24_hours>\n"
+                   "        <hosts_with_recent_credit>%lld</hosts_with_recent_credit>\n"
+                   "        <hosts_with_credit>%lld</hosts_with_credit>\n"
+                   "        <hosts_registered_in_past_24_hours>%lld"
+                   "</hosts_registered_in_past_24_hours>\n"
+                   "        <current_floating_point_speed>%.6f</current_floating_point_speed>\n",
+                   (long long)cc->users_recent, (long long)cc->users_credit,
+                   (long long)cc->users_24h, (long long)cc->hosts_recent,
+                   (long long)cc->hosts_credit, (long long)cc->hosts_24h, cc->gflops);
     vs_page_printf(&p, "    </database_file_states>\n    <tasks_by_app>\n");
     for (int i = 0; i < st->napps; i++) {
         const struct vs_app_counts *a = &st->apps[i];
@@ -367,6 +383,24 @@ void vs_ops_status_tables(struct vs_page *p, const struct vs_ops_status *st)
                    (long long)st->need_validate, (long long)st->need_assimilate);
     age(p, st->now, st->oldest_unsent);
     vs_page_printf(p, "</td></tr>\n</table>\n");
+    const struct vs_credit_counts *cc = &st->credit;
+    vs_page_printf(p,
+                   "<h2>Users and computers</h2>\n<table class=\"t\">\n"
+                   "<tr><th></th><th>All</th><th>With credit</th><th>With recent credit</th>"
+                   "<th>Registered in past 24 hours</th></tr>\n"
+                   "<tr><td>Users</td><td id=\"v-users\">%lld</td><td id=\"v-users-credit\">%lld"
+                   "</td><td id=\"v-users-recent\">%lld</td><td id=\"v-users-24h\">%lld</td></tr>\n"
+                   "<tr><td>Computers</td><td id=\"v-hosts\">%lld</td><td id=\"v-hosts-credit\">"
+                   "%lld</td><td id=\"v-hosts-recent\">%lld</td><td id=\"v-hosts-24h\">%lld</td>"
+                   "</tr>\n<tr><td>Teams</td><td id=\"v-teams\">%lld</td><td id=\"v-teams-credit\">"
+                   "%lld</td><td></td><td></td></tr>\n</table>\n"
+                   "<p>Current speed: <span id=\"v-gflops\">%.2f</span> GigaFLOPS (the users' "
+                   "recent average credit / 200).</p>\n",
+                   (long long)st->counts.users, (long long)cc->users_credit,
+                   (long long)cc->users_recent, (long long)cc->users_24h,
+                   (long long)st->counts.hosts, (long long)cc->hosts_credit,
+                   (long long)cc->hosts_recent, (long long)cc->hosts_24h,
+                   (long long)st->counts.teams, (long long)cc->teams_credit, cc->gflops);
     vs_page_printf(p, "<h2>Tasks by application</h2>\n<table class=\"t\">\n<tr><th>App</th>"
                       "<th>Unsent</th><th>In progress</th><th>Need validation</th>"
                       "<th>Need assimilation</th><th>Oldest unsent</th>"

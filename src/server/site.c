@@ -35,7 +35,7 @@ static const char style[] =
     "input[type=text],input[type=email],input[type=password]{width:20em}"
     ".err{color:#b00}.ok{color:#070}code{background:#f6f6f6;padding:1px 4px}"
     "button.link{background:none;border:none;color:#00e;text-decoration:underline;"
-    "cursor:pointer;padding:0;font-size:100%}\n";
+    "cursor:pointer;padding:0;font-size:100%}.num{text-align:right}\n";
 
 int vs_site__style(struct acct_req *r)
 {
@@ -176,7 +176,8 @@ void vs_site__head(struct site *s, const char *title)
     vs_page_printf(p, "</title>\n<link rel=\"stylesheet\" href=\"style.css\"></head><body>\n"
                       "<header><a href=\"./\"><b>");
     vs_page_esc(p, name);
-    vs_page_printf(p, "</b></a> <a href=\"teams.php\">Teams</a>");
+    vs_page_printf(p, "</b></a> <a href=\"teams.php\">Teams</a><a href=\"top_users.php\">"
+                      "Statistics</a>");
     if (s->in) {
         vs_page_printf(p, "<a href=\"home.php\">Your account</a><a href=\"prefs.php\">"
                           "Preferences</a><form method=\"post\" action=\"logout.php\">");

@@ -19,9 +19,11 @@ static int host_row(void *ctx, const struct vs_host *h)
 {
     struct site *s = ctx;
     struct vs_page *p = &s->r->p;
-    vs_page_printf(p, "<tr><td>%lld</td><td>", (long long)h->id);
+    vs_page_printf(p, "<tr><td><a href=\"show_host_detail.php?hostid=%lld\">%lld</a></td><td>",
+                   (long long)h->id, (long long)h->id);
     vs_page_esc(p, h->domain_name[0] ? h->domain_name : "-");
-    vs_page_printf(p, "</td><td>%d</td><td>", h->p_ncpus);
+    vs_page_printf(p, "</td><td>%d</td><td class=\"num\">%.2f</td><td class=\"num\">%.2f</td><td>",
+                   h->p_ncpus, h->total_credit, h->expavg_credit);
     vs_page_esc(p, h->os_name);
     vs_page_printf(p, "</td><td>");
     vs_page_time(p, h->rpc_time);
@@ -88,7 +90,7 @@ int vs_site__home(struct acct_req *r)
     } else {
         vs_page_printf(p, "none (<a href=\"teams.php\">find one</a>)");
     }
-    /* The credit figures are the store's (the credit issue fills them). */
+    /* The credit figures are the store's, as the validator last granted. */
     vs_page_printf(p,
                    "</td></tr>\n<tr><td>Credit</td><td id=\"credit\">%.2f total, %.2f recent "
                    "average</td></tr>\n<tr><td>Member since</td><td>",
@@ -102,10 +104,11 @@ int vs_site__home(struct acct_req *r)
                    "site's address and your e-mail and password.</p>\n",
                    u->authenticator);
     vs_page_printf(p, "<h2>Your computers</h2>\n<table class=\"t\" id=\"hosts\"><tr><th>Host</th>"
-                      "<th>Name</th><th>CPUs</th><th>OS</th><th>Last contact (UTC)</th>"
+                      "<th>Name</th><th>CPUs</th><th>Total credit</th><th>Recent average</th>"
+                      "<th>OS</th><th>Last contact (UTC)</th>"
                       "<th>Venue</th></tr>\n");
     if (vs_store_user_hosts(r->a->st, u->id, 100, host_row, &s) != 0)
-        vs_page_printf(p, "<tr><td colspan=\"6\">store error</td></tr>\n");
+        vs_page_printf(p, "<tr><td colspan=\"8\">store error</td></tr>\n");
     vs_page_printf(p, "</table>\n<h2>Recent tasks</h2>\n<table class=\"t\" id=\"results\"><tr>"
                       "<th>Task</th><th>Host</th><th>State</th><th>Outcome</th>"
                       "<th>Sent (UTC)</th><th>Returned (UTC)</th><th>Run time (s)</th></tr>\n");

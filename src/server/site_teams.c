@@ -96,7 +96,10 @@ int vs_site__team(struct acct_req *r)
     vs_site__head(&s, t.name);
     vs_page_printf(p, "<p id=\"desc\">");
     vs_page_esc(p, t.description);
-    vs_page_printf(p, "</p>\n<p>%d members, %.2f credit.</p>\n", t.nusers, t.total_credit);
+    vs_page_printf(p,
+                   "</p>\n<p>%d members; credit: <span id=\"team-total\">%.2f</span> total, "
+                   "<span id=\"team-recent\">%.2f</span> recent average.</p>\n",
+                   t.nusers, t.total_credit, t.expavg_credit);
     if (s.in) {
         bool member = s.user.teamid == t.id;
         vs_page_printf(p, "<form method=\"post\" action=\"%s\">\n",

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "server/credit_grant.h"
 #include "volsched/alloc.h"
 #include "volsched/daemon_util.h"
 #include "volsched/layout.h"
@@ -50,6 +51,7 @@ struct plan {
     int target_nresults; /* 0 = unchanged */
     int add_mask;
     int64_t transition_time;
+    int credit_method; /* enum vs_credit_method, the app's <validator><credit> */
 };
 
 static void note(struct pass *p, const char *wu, const char *what, int rc)
@@ -331,9 +333,13 @@ static void plan_quorum(struct pass *p, const struct vs_validator_config *vc,
             plan_change(pl, good[j], good[j]->outcome, VS_VALIDATE_STATE_INCONCLUSIVE, -1);
 }
 
-static int apply_changes(struct pass *p, struct vs_workunit *wu, const struct plan *pl)
+/* Applies the verdicts; the ids of the results made VALID go to valid[]
+ * (room for MAX_RESULTS), their number to *nvalid. */
+static int apply_changes(struct pass *p, struct vs_workunit *wu, const struct plan *pl,
+                         int64_t *valid, size_t *nvalid)
 {
     int rc = 0;
+    *nvalid = 0;
     for (size_t i = 0; i < pl->nch && rc == 0; i++) {
         const struct change *c = &pl->ch[i];
         struct vs_result r;
@@ -347,6 +353,8 @@ static int apply_changes(struct pass *p, struct vs_workunit *wu, const struct pl
                 rc = vs_daemon_hav_event(p->d.s, r.hostid, r.app_version_id,
                                          p->d.cfg->policy.daily_result_quota,
                                          (enum vs_hav_event)c->hav, wu->delay_bound);
+            if (rc == 0 && c->validate == VS_VALIDATE_STATE_VALID)
+                valid[(*nvalid)++] = c->id;
             if (c->validate == VS_VALIDATE_STATE_VALID)
                 p->st.nvalid++;
             else if (c->validate == VS_VALIDATE_STATE_INVALID)
@@ -401,7 +409,21 @@ static int apply(struct pass *p, int64_t wuid, const struct plan *pl)
     if (pl->defer) {
         wu.transition_time = p->d.now + p->d.cfg->validator_retry_secs;
     } else {
-        rc = apply_changes(p, &wu, pl);
+        int64_t valid[MAX_RESULTS];
+        size_t nvalid = 0;
+        bool had_canonical = wu.canonical_resultid != 0;
+        rc = apply_changes(p, &wu, pl, valid, &nvalid);
+        /* Credit commits with the verdicts, in this transaction: a crash
+         * loses both or neither, and a result made VALID once is granted
+         * once (apply_changes skips a row another pass changed). */
+        double credit = 0;
+        if (rc == 0 && nvalid > 0)
+            rc = vs_credit_grant(p->d.s, pl->credit_method, &wu, had_canonical, valid, nvalid,
+                                 p->d.now, &credit);
+        if (rc == 0 && nvalid > 0) {
+            p->st.ngranted += (int)nvalid;
+            p->st.credit += credit;
+        }
         if (rc == 0 && pl->canonical && !wu.canonical_resultid && !wu.error_mask) {
             wu.canonical_resultid = pl->canonical;
             if (wu.assimilate_state == VS_ASSIMILATE_INIT)
@@ -438,6 +460,7 @@ static int on_wu(void *ctx, struct vs_workunit *wu, struct vs_result *res, size_
         app.name[0] = '\0';
     const struct vs_validator_config *vc = vs_project_validator(p->d.cfg, app.name);
     struct plan *pl = vs_xcalloc(1, sizeof(*pl));
+    pl->credit_method = vc->credit;
     if (wu->canonical_resultid)
         plan_against_canonical(p, vc, wu, res, n, pl);
     else

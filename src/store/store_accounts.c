@@ -111,11 +111,16 @@ int vs_store_user_update(struct vs_store *s, const struct vs_user *u)
     if (rc != 0)
         return rc;
     /* The team stays the store's: only vs_store_user_set_team moves a user,
-     * so that nusers stays right. */
+     * so that nusers stays right. The credit columns stay the validator's
+     * (store_credit.c): the caller's copy was read before, and a grant made
+     * meanwhile must not be undone. */
     rc = vs_store_user_get(s, u->id, &cur);
     if (rc == 0) {
         struct vs_user w = *u;
         w.teamid = cur.teamid;
+        w.total_credit = cur.total_credit;
+        w.expavg_credit = cur.expavg_credit;
+        w.expavg_time = cur.expavg_time;
         rc = vs_store__update(s, SQ_USER_UPDATE, &vs_store__user, &w);
     }
     vs_user_cleanup(&cur);

@@ -99,6 +99,7 @@ static const struct sq_col team_cols[] = {
     DBL(vs_team, total_credit),
     DBL(vs_team, expavg_credit),
     STR(vs_team, description),
+    DBL(vs_team, expavg_time),
 };
 TABLE(vs_store__team, "team", team_cols);
 

@@ -44,6 +44,8 @@ static const struct copy_table tables[] = {
     {"host_app_version", "host_id, app_version_id", false, NULL, NULL,
      "host_id:i,app_version_id:i,max_jobs_per_day:i,n_jobs_today:i,consecutive_valid:i,"
      "turnaround_n:d,turnaround_avg:d"},
+    {"credit_pfc", "app_version_id, hostid", false, NULL, NULL,
+     "app_version_id:i,hostid:i,appid:i,pfc_n:d,pfc_avg:d"},
     {"daemon_status", "name", false, NULL, NULL,
      "name:t,last_run:i,last_work:i,total_work:i,last_error_time:i,last_error:t,retry_time:i"},
     {"msg_from_host", "id", true, NULL, NULL,

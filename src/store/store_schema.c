@@ -405,3 +405,34 @@ const char *const vs_store__schema_v8[] = {
     "CREATE INDEX IF NOT EXISTS site_session_user ON site_session(userid);",
     NULL,
 };
+
+/*
+ * Version 9 (issue 39, credit): the team's recent-average time (BOINC's
+ * team.expavg_time, which the user and host rows had already), and
+ * credit_pfc, the adaptive credit scheme's running averages of a result's
+ * peak-FLOP count per estimated FLOP (BOINC keeps them as pfc_n/pfc_avg in
+ * app_version and host_app_version): hostid 0 is an app version's average
+ * over all its hosts, another hostid that host's own on the version. appid
+ * lets the validator find an app's most efficient version in one query.
+ * Indexes on total_credit and expavg_credit for the leaderboards.
+ */
+const char *const vs_store__schema_v9[] = {
+    "ALTER TABLE team ADD COLUMN expavg_time REAL NOT NULL DEFAULT 0;"
+    "CREATE TABLE IF NOT EXISTS credit_pfc ("
+    " app_version_id INTEGER NOT NULL,"
+    " hostid INTEGER NOT NULL,"
+    " appid INTEGER NOT NULL,"
+    " pfc_n REAL NOT NULL DEFAULT 0,"
+    " pfc_avg REAL NOT NULL DEFAULT 0,"
+    " PRIMARY KEY (app_version_id, hostid)) WITHOUT ROWID;"
+    "CREATE INDEX IF NOT EXISTS credit_pfc_app ON credit_pfc(appid, hostid);",
+    /* BOINC-COMPAT: its user_tot/user_avg (and host's, team's) indexes: the
+     * web site's leaderboards read a page of the highest without a sort. */
+    "CREATE INDEX IF NOT EXISTS user_tot ON \"user\"(total_credit);"
+    "CREATE INDEX IF NOT EXISTS user_avg ON \"user\"(expavg_credit);"
+    "CREATE INDEX IF NOT EXISTS host_tot ON host(total_credit);"
+    "CREATE INDEX IF NOT EXISTS host_avg ON host(expavg_credit);"
+    "CREATE INDEX IF NOT EXISTS team_tot ON team(total_credit);"
+    "CREATE INDEX IF NOT EXISTS team_avg ON team(expavg_credit);",
+    NULL,
+};

@@ -68,6 +68,23 @@ static size_t host_param(const char *name)
 
 static int table_sql(const struct sq_table *t, int kind, struct vs_buf *b);
 
+/* Host columns the scheduler's row update leaves alone. _max_results_day
+ * belongs to the operator (`volsched host ban`, vs_store_host_set_max_
+ * results_day), the venue to the volunteer (am_set_host_info, the web site:
+ * vs_store_host_set_venue), the credit columns to the validator
+ * (store_credit.c):
+ * the scheduler writes from a copy it read before (its host cache holds
+ * one for seconds), which must not undo a ban or a grant made meanwhile. */
+static bool host_kept_col(const struct sq_table *t, size_t i)
+{
+    static const char *const kept[] = {"_max_results_day", "total_credit", "expavg_credit",
+                                       "expavg_time", "venue"};
+    for (size_t k = 0; k < sizeof(kept) / sizeof(kept[0]); k++)
+        if (strcmp(t->cols[i].name, kept[k]) == 0)
+            return true;
+    return false;
+}
+
 char *vs_store__host_update_keyed_sql(void)
 {
     struct vs_buf b;
@@ -97,14 +114,7 @@ static int table_sql(const struct sq_table *t, int kind, struct vs_buf *b)
         rc |= vs_buf_printf(b, "UPDATE %s SET ", t->name);
         bool sep = false;
         for (size_t i = first; i < t->ncols; i++) {
-            /* A host's _max_results_day belongs to the operator (`volsched host
-             * ban`, vs_store_host_set_max_results_day): the scheduler's
-             * row update, from a copy it read before, must not undo a ban. */
-            /* Nor the venue the volunteer chose (am_set_host_info, the web
-             * site: vs_store_host_set_venue). */
-            if ((kind == 1 && host_key_col(t, i)) ||
-                (t == &vs_store__host && (strcmp(t->cols[i].name, "_max_results_day") == 0 ||
-                                          strcmp(t->cols[i].name, "venue") == 0)))
+            if ((kind == 1 && host_key_col(t, i)) || (t == &vs_store__host && host_kept_col(t, i)))
                 continue;
             rc |= vs_buf_printf(b, "%s%s = ?%zu", sep ? ", " : "", t->cols[i].name, i - first + 1);
             sep = true;

@@ -56,6 +56,15 @@ int vs_store_user_add(struct vs_store *s, struct vs_user *u)
             return rc;
         made_auth = true;
     }
+    /* BOINC-COMPAT: the cross-project id the statistics exports' CPID is
+     * made of (md5 of it and the e-mail address; `volsched db_dump`). */
+    bool made_cpid = false;
+    if (!u->cross_project_id[0]) {
+        if ((rc = vs_store__make_authenticator(u->cross_project_id, sizeof(u->cross_project_id))) !=
+            0)
+            goto out;
+        made_cpid = true;
+    }
     if (!u->create_time)
         u->create_time = vs_store__now();
     if ((rc = vs_store__enter(s)) != 0)
@@ -78,6 +87,8 @@ out:
         u->id = 0;
         if (made_auth)
             u->authenticator[0] = '\0';
+        if (made_cpid)
+            u->cross_project_id[0] = '\0';
     }
     return rc;
 }

@@ -6,6 +6,8 @@
  */
 #include "vs_test.h"
 
+#include "volsched/credit.h"
+
 #include <jansson.h>
 #include <time.h>
 
@@ -501,7 +503,7 @@ static void test_config_blocks(void **state)
     pf_write(f->dir, "config.xml",
              "<boinc><config>\n<upload_dir>upload</upload_dir>\n"
              "<validator><app>a1</app><command>/bin/check -x</command></validator>\n"
-             "<validator><method>always_valid</method></validator>\n"
+             "<validator><method>always_valid</method><credit>flops</credit></validator>\n"
              "<assimilator><app>a1</app><command>/bin/take</command></assimilator>\n"
              "<assimilator_retry_secs>30</assimilator_retry_secs>\n"
              "<delete_delay_hours>5</delete_delay_hours>\n"
@@ -528,6 +530,9 @@ static void test_config_blocks(void **state)
     assert_int_equal(again.nassimilators, 1);
     assert_string_equal(again.validators[0].command, "/bin/check -x");
     assert_int_equal(again.validators[1].method, VS_VALIDATE_ALWAYS);
+    /* <credit>: flops kept, adaptive the default. */
+    assert_int_equal(again.validators[1].credit, VS_CREDIT_FLOPS);
+    assert_int_equal(again.validators[0].credit, VS_CREDIT_ADAPTIVE);
     assert_int_equal(again.assimilator_retry_secs, 30);
     /* Without a validator block: bitwise. */
     struct vs_project_config none;
@@ -544,6 +549,10 @@ static void test_config_blocks(void **state)
     pf_write(f->dir, "config.xml",
              "<boinc><config><validator><method>command</method></validator></config></boinc>");
     assert_int_equal(vs_project_config_load(f->dir, NULL, &cfg, NULL), VS_ECONFIG);
+    pf_write(f->dir, "config.xml",
+             "<boinc><config><validator><credit>lots</credit></validator></config></boinc>");
+    assert_int_equal(vs_project_config_load(f->dir, NULL, &cfg, &ce), VS_ECONFIG);
+    assert_non_null(strstr(ce.msg, "<credit> must be adaptive, flops or fixed"));
 }
 
 static void test_schema_v1_migrates(void **state)
@@ -562,6 +571,8 @@ static void test_schema_v1_migrates(void **state)
                                   "ALTER TABLE result DROP COLUMN assign_slot;"
                                   "ALTER TABLE result DROP COLUMN lease_owner;"
                                   "ALTER TABLE result DROP COLUMN lease_until;"
+                                  "ALTER TABLE team DROP COLUMN expavg_time;"
+                                  "DROP TABLE credit_pfc; DROP TABLE site_session;"
                                   "ALTER TABLE \"user\" DROP COLUMN passwd_hash;"
                                   "ALTER TABLE team DROP COLUMN description;"
                                   "UPDATE store_meta SET value = 1 WHERE key = 'schema_version'",
@@ -595,6 +606,8 @@ static void test_schema_v2_migrates(void **state)
                                   "ALTER TABLE result DROP COLUMN assign_slot;"
                                   "ALTER TABLE result DROP COLUMN lease_owner;"
                                   "ALTER TABLE result DROP COLUMN lease_until;"
+                                  "ALTER TABLE team DROP COLUMN expavg_time;"
+                                  "DROP TABLE credit_pfc; DROP TABLE site_session;"
                                   "CREATE INDEX ind_res_st ON result(server_state, id);"
                                   "CREATE INDEX res_hostid ON result(hostid, id);"
                                   "INSERT INTO workunit(id, appid, name, xml_doc) "

@@ -289,6 +289,8 @@ static void test_schema_v5_migrates(void **state)
                                   "UPDATE workunit SET file_delete_state = 2 WHERE name <> 'live';"
                                   "ALTER TABLE \"user\" DROP COLUMN passwd_hash;"
                                   "ALTER TABLE team DROP COLUMN description;"
+                                  "ALTER TABLE team DROP COLUMN expavg_time;"
+                                  "DROP TABLE credit_pfc; DROP TABLE site_session;"
                                   "UPDATE store_meta SET value = 5 WHERE key = 'schema_version'",
                                   NULL, NULL, NULL),
                      SQLITE_OK);

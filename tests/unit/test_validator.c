@@ -11,6 +11,12 @@
 
 #include "daemon_fixture.h"
 
+#include <math.h>
+
+#include "store/store_db.h"
+#include "volsched/credit.h"
+#include "volsched/store_credit.h"
+
 static int val(struct project_fixture *f, int64_t now, struct vs_validator_stats *st)
 {
     return vs_validator_pass(f->s, &f->cfg, now, 0, NULL, st);
@@ -313,6 +319,117 @@ static void test_compare_command(void **state)
     assert_int_equal(df_r(f, "cc_1", "validate_state"), VS_VALIDATE_STATE_VALID);
 }
 
+/* A double column of the store (pf_sql reads integers). */
+static double dcol(struct project_fixture *f, const char *sql)
+{
+    struct vs_stmt *st = NULL;
+    assert_int_equal(vs_db_prepare(f->s, sql, &st), VS_DB_OK);
+    assert_int_equal(vs_db_step(st), VS_DB_ROW);
+    double v = vs_db_column_double(st, 0);
+    vs_db_finalize(st);
+    return v;
+}
+
+#define assert_near(a, b, eps) assert_true(fabs((double)(a) - (double)(b)) <= (eps))
+
+/*
+ * Credit is granted with the verdict: every valid result of the quorum the
+ * quorum's value, a late result agreeing with the canonical one the
+ * canonical credit, host, user and team totals and recent averages moved
+ * once; a second pass grants nothing more. A host row the scheduler read
+ * before the grant and writes after it does not undo the grant (before
+ * issue 39 the scheduler's row update wrote every column back).
+ */
+static void test_credit_granted(void **state)
+{
+    struct project_fixture *f = *state;
+    f->cfg.validators[0].app[0] = '\0';
+    f->cfg.validators[0].method = VS_VALIDATE_BITWISE;
+    f->cfg.validators[0].credit = VS_CREDIT_FLOPS;
+    f->cfg.nvalidators = 1;
+    int64_t a = df_host(f), b = df_host(f), c = df_host(f);
+    df_wu(f, "cr", 0, 2, 3, 3, 6, 6, false);
+    df_trans(f, NOW);
+    df_send(f, "cr_0", a, NOW + 1);
+    df_send(f, "cr_1", b, NOW + 1);
+    df_send(f, "cr_2", c, NOW + 1);
+    df_report(f, "cr_0", a, NOW + 10, "42\n");
+    df_report(f, "cr_1", b, NOW + 20, "42\n");
+    df_trans(f, NOW + 20);
+    struct vs_host stale;
+    memset(&stale, 0, sizeof(stale));
+    assert_int_equal(vs_store_host_get(f->s, a, &stale), 0);
+    struct vs_validator_stats st;
+    assert_int_equal(val(f, NOW + 21, &st), 1);
+    /* rsc_fpops_est 3.6e12 FLOPs: 3.6e12 * 200 / 86400e9 cobblestones. */
+    double each = 3.6e12 * VS_COBBLESTONE_SCALE;
+    assert_int_equal(st.ngranted, 2);
+    assert_near(st.credit, 2 * each, 1e-9);
+    assert_near(dcol(f, "SELECT granted_credit FROM result WHERE name = 'cr_0'"), each, 1e-9);
+    assert_near(dcol(f, "SELECT granted_credit FROM result WHERE name = 'cr_1'"), each, 1e-9);
+    assert_near(dcol(f, "SELECT canonical_credit FROM workunit WHERE name = 'cr'"), each, 1e-9);
+    char sql[200];
+    snprintf(sql, sizeof(sql), "SELECT total_credit FROM host WHERE id = %lld", (long long)a);
+    assert_near(dcol(f, sql), each, 1e-9);
+    assert_near(dcol(f, "SELECT total_credit FROM \"user\""), 2 * each, 1e-9);
+    assert_near(dcol(f, "SELECT total_credit FROM team"), 2 * each, 1e-9);
+    assert_true(dcol(f, "SELECT expavg_credit FROM \"user\"") > 0);
+    assert_near(dcol(f, "SELECT expavg_time FROM team"), NOW + 21, 0);
+    /* The scheduler writes its stale copy back: the grant stays. */
+    assert_int_equal(vs_store_host_update(f->s, &stale), 0);
+    assert_near(dcol(f, sql), each, 1e-9);
+
+    /* Nothing more on a second pass. */
+    assert_int_equal(val(f, NOW + 22, &st), 0);
+    assert_near(dcol(f, "SELECT total_credit FROM \"user\""), 2 * each, 1e-9);
+    /* A late result agreeing with the canonical one: the canonical credit. */
+    df_report(f, "cr_2", c, NOW + 30, "42\n");
+    df_trans(f, NOW + 30);
+    assert_int_equal(val(f, NOW + 31, &st), 1);
+    assert_int_equal(st.ngranted, 1);
+    assert_near(dcol(f, "SELECT granted_credit FROM result WHERE name = 'cr_2'"), each, 1e-9);
+    assert_near(dcol(f, "SELECT total_credit FROM \"user\""), 3 * each, 1e-9);
+    struct vs_credit_sums sums;
+    assert_int_equal(vs_store_credit_sums(f->s, &sums), 0);
+    assert_near(sums.granted, 3 * each, 1e-9);
+    assert_near(sums.hosts, 3 * each, 1e-9);
+    assert_near(sums.users, 3 * each, 1e-9);
+    assert_near(sums.teams, 3 * each, 1e-9);
+}
+
+/* The fixed method grants the workunit's credit (create_work --credit);
+ * the adaptive default grants a host without history the average. */
+static void test_credit_fixed_and_adaptive(void **state)
+{
+    struct project_fixture *f = *state;
+    f->cfg.validators[0].app[0] = '\0';
+    f->cfg.validators[0].method = VS_VALIDATE_BITWISE;
+    f->cfg.validators[0].credit = VS_CREDIT_FIXED;
+    f->cfg.nvalidators = 1;
+    int64_t h = df_host(f);
+    df_wu(f, "fx", 0, 1, 1, 3, 5, 5, false);
+    pf_exec(f, "UPDATE workunit SET canonical_credit = 7.5 WHERE name = 'fx'");
+    df_trans(f, NOW);
+    df_send(f, "fx_0", h, NOW + 1);
+    df_report(f, "fx_0", h, NOW + 10, "1\n");
+    df_trans(f, NOW + 10);
+    assert_int_equal(val(f, NOW + 11, NULL), 1);
+    assert_near(dcol(f, "SELECT granted_credit FROM result WHERE name = 'fx_0'"), 7.5, 1e-12);
+    f->cfg.validators[0].credit = VS_CREDIT_ADAPTIVE;
+    df_wu(f, "ad", 0, 1, 1, 3, 5, 5, false);
+    df_trans(f, NOW + 20);
+    df_send(f, "ad_0", h, NOW + 21);
+    df_report(f, "ad_0", h, NOW + 30, "1\n");
+    df_trans(f, NOW + 30);
+    assert_int_equal(val(f, NOW + 31, NULL), 1);
+    assert_near(dcol(f, "SELECT granted_credit FROM result WHERE name = 'ad_0'"),
+                3.6e12 * VS_COBBLESTONE_SCALE, 1e-9);
+    /* Its sample went into the host's average on the version. */
+    assert_int_equal(pf_sql(f, "SELECT count(*) FROM credit_pfc WHERE hostid <> 0"), 1);
+    assert_near(dcol(f, "SELECT total_credit FROM \"user\""), 7.5 + 3.6e12 * VS_COBBLESTONE_SCALE,
+                1e-9);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -324,6 +441,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_always_valid, df_setup, df_teardown),
         cmocka_unit_test_setup_teardown(test_command, df_setup, df_teardown),
         cmocka_unit_test_setup_teardown(test_compare_command, df_setup, df_teardown),
+        cmocka_unit_test_setup_teardown(test_credit_granted, df_setup, df_teardown),
+        cmocka_unit_test_setup_teardown(test_credit_fixed_and_adaptive, df_setup, df_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
