@@ -183,8 +183,13 @@ static void host_remember(struct vs_sched *s, const struct vs_host *h, int64_t n
     struct hcache_ent *e = &s->hcache[(size_t)h->id & (VS_SCHED_HCACHE_SIZE - 1)];
     pthread_mutex_lock(&s->hcache_mu);
     if (valid) {
+        /* The TTL counts from the store read, not from this RPC: the row
+         * kept here is this request's, whose credit columns (the
+         * validator's) may be older than the store's, and a host that calls
+         * every few seconds would otherwise never see them change. */
+        if (!(e->host.id == h->id && e->expires > now))
+            e->expires = now + CACHE_TTL;
         e->host = *h;
-        e->expires = now + CACHE_TTL;
         /* Rows the validator or transitioner changed show after CACHE_TTL
          * at most, like the host row. */
         e->havs.valid = havs && nhavs <= HCACHE_HAVS;

