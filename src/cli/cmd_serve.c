@@ -23,6 +23,7 @@
 #include "server/http.h"
 #include "server/ops_pages.h"
 #include "server/sched.h"
+#include "server/submit.h"
 #include "store/store.h"
 #include "store/store_project.h"
 #include "volsched/alloc.h"
@@ -202,6 +203,21 @@ static int timed_sched_http(void *ctx, const char *body, size_t len, const char 
 }
 
 /* SIGHUP in `serve --only`: reload config.xml and reopen the logs. */
+/* The GET pages: get_output.php (remote submission's outputs), else the
+ * operator's and status pages. */
+struct pages_chain {
+    struct vs_submit *submit;
+    struct vs_ops_pages *ops;
+};
+
+static int chained_pages(void *ctx, const struct vs_http_get *req, struct vs_http_page *out)
+{
+    struct pages_chain *pc = ctx;
+    if (!req->ops_listener && vs_str_has_suffix(req->path, "/get_output.php"))
+        return vs_submit_get(pc->submit, req, out);
+    return vs_ops_pages_http(pc->ops, req, out);
+}
+
 static void only_tick(void *ctx)
 {
     struct vs_project_config *cfg = ctx;
@@ -382,10 +398,14 @@ int vs_cmd_serve(int argc, char **argv)
     struct vs_upload *upload = NULL;
     struct vs_daemons_runner *daemons = NULL;
     struct vs_ops_pages *pages = NULL;
+    struct vs_submit *submit = NULL;
     rc = vs_sched_create(&cfg, log, &so, &sched);
     if (rc != 0)
         goto out;
     rc = vs_upload_create(&cfg, log, &upload);
+    if (rc != 0)
+        goto out;
+    rc = vs_submit_create(&cfg, log, &submit);
     if (rc != 0)
         goto out;
     struct vs_daemons_runner_opts dopts = {.which = daemons_mask,
@@ -438,6 +458,7 @@ int vs_cmd_serve(int argc, char **argv)
         rc = VS_ECONFIG;
         goto out;
     }
+    struct pages_chain chain = {.submit = submit, .ops = pages};
     struct vs_http_config hc = {
         .master_url = cfg.master_url,
         .sched_url = sched_url,
@@ -461,8 +482,10 @@ int vs_cmd_serve(int argc, char **argv)
         .upload = vs_upload_http,
         .upload_stream = &vs_upload_stream_ops,
         .upload_ctx = upload,
-        .pages = vs_ops_pages_http,
-        .pages_ctx = pages,
+        .api = vs_submit_http,
+        .api_ctx = submit,
+        .pages = chained_pages,
+        .pages_ctx = &chain,
         .tls_cert_file = cfg.https_cert[0] ? cfg.https_cert : NULL,
         .tls_key_file = cfg.https_key[0] ? cfg.https_key : NULL,
         .https_port = (uint16_t)cfg.https_port,
@@ -494,7 +517,7 @@ int vs_cmd_serve(int argc, char **argv)
         VS_LOG(log, VS_LOG_INFO, "operator's listener on %s:%u: /ops/ and /metrics only there",
                ops_host, (unsigned)vs_http_ops_port(http));
 
-    double t_cat = mono_now(), t_stats = mono_now(), t_state = 0, t_sample = 0;
+    double t_cat = mono_now(), t_stats = mono_now(), t_state = 0, t_sample = 0, t_expire = 0;
     uint64_t last_rpcs = 0;
     while (!serve_stop) {
         double now = mono_now();
@@ -522,6 +545,11 @@ int vs_cmd_serve(int argc, char **argv)
         }
         if (vs_sched_refill(sched, &added) != 0)
             VS_LOG(log, VS_LOG_WARN, "job cache refill failed");
+        if (now - t_expire >= 60.0) {
+            t_expire = now;
+            if (vs_submit_expire(submit, (double)time(NULL)) < 0)
+                VS_LOG(log, VS_LOG_WARN, "retiring expired batches failed");
+        }
         struct vs_sched_stats st;
         vs_sched_get_stats(sched, &st);
         if (now - t_sample >= 1.0) {
@@ -568,6 +596,7 @@ out:
     vs_ops_pages_destroy(pages);
     vs_daemons_runner_stop(daemons);
     vs_upload_destroy(upload);
+    vs_submit_destroy(submit);
     vs_sched_destroy(sched);
     if (exit_code == VS_EXIT_OK)
         VS_LOG(log, VS_LOG_INFO, "stopped");

@@ -19,7 +19,13 @@
 #define VS_HTTP_MAX_REPLY (16u * 1024u * 1024u)
 #define VS_HTTP_PEER_MAX  64
 
-enum vs_http_route { VS_ROUTE_NONE = 0, VS_ROUTE_SCHED, VS_ROUTE_UPLOAD, VS_ROUTE_PAGE };
+enum vs_http_route {
+    VS_ROUTE_NONE = 0,
+    VS_ROUTE_SCHED,
+    VS_ROUTE_UPLOAD,
+    VS_ROUTE_PAGE,
+    VS_ROUTE_API
+};
 
 /* Which listener a connection came in on. */
 enum vs_http_listener { VS_LISTEN_PLAIN = 0, VS_LISTEN_TLS, VS_LISTEN_OPS };
@@ -66,9 +72,11 @@ struct vs_http {
     char sched_path[VS_HTTP_PATH_MAX];
     char dl_path[VS_HTTP_PATH_MAX]; /* "/demo/download/" (with the '/') */
     char ul_path[VS_HTTP_PATH_MAX];
-    char cfg_path[VS_HTTP_PATH_MAX]; /* "/demo/get_project_config.php" */
+    char cfg_path[VS_HTTP_PATH_MAX];     /* "/demo/get_project_config.php" */
+    char submit_path[VS_HTTP_PATH_MAX];  /* "/demo/submit_rpc_handler.php" */
+    char jobfile_path[VS_HTTP_PATH_MAX]; /* "/demo/job_file.php" */
     size_t path_len, dl_path_len;
-    size_t max_body, max_upload;
+    size_t max_body, max_upload, max_api_body;
     unsigned max_connections;
     struct MHD_Response *master_resp;
     struct MHD_Response *config_resp;
@@ -104,6 +112,9 @@ struct vs_http_post {
     struct vs_http_get get;
     struct vs_buf strs;
     struct vs_http_page page;
+    /* A remote submission POST (VS_ROUTE_API): its path and Content-Type
+     * (offsets + 1 into strs, 0 for none). */
+    size_t api_path, api_ctype;
 };
 
 /* Answers a short plain-text error and logs why, with the peer address. */

@@ -49,6 +49,24 @@ struct vs_http_post *vs_http__post_new(struct vs_http *h, struct MHD_Connection 
     return pr;
 }
 
+/* Keeps a remote submission POST's path (after the master URL's) and
+ * Content-Type; its reply may be as large as its body cap (a query of a
+ * large batch). */
+static int api_begin(struct vs_http *h, struct MHD_Connection *c, struct vs_http_post *pr,
+                     const char *url)
+{
+    const char *ct = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_TYPE);
+    const char *rel = url + strlen(h->path);
+    pr->out.max_len = h->max_api_body > VS_HTTP_MAX_REPLY ? h->max_api_body : VS_HTTP_MAX_REPLY;
+    pr->api_path = pr->strs.len + 1;
+    int rc = vs_buf_append(&pr->strs, rel, strlen(rel) + 1);
+    if (rc == 0 && ct) {
+        pr->api_ctype = pr->strs.len + 1;
+        rc = vs_buf_append(&pr->strs, ct, strlen(ct) + 1);
+    }
+    return rc;
+}
+
 enum MHD_Result vs_http__post_begin(struct vs_http *h, struct MHD_Connection *c,
                                     enum vs_http_route route, const char *method, const char *url,
                                     struct vs_http_post **out_pr)
@@ -57,13 +75,19 @@ enum MHD_Result vs_http__post_begin(struct vs_http *h, struct MHD_Connection *c,
     const char *cl =
         MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
     int64_t clen = 0;
-    size_t cap = route == VS_ROUTE_UPLOAD ? h->max_upload : h->max_body;
+    size_t cap = route == VS_ROUTE_UPLOAD ? h->max_upload
+                 : route == VS_ROUTE_API  ? h->max_api_body
+                                          : h->max_body;
     if (cl && vs_parse_int64(cl, &clen) == 0 && clen > 0 && (uint64_t)clen > cap)
         return vs_http__refuse(h, c, MHD_HTTP_CONTENT_TOO_LARGE, method, url,
                                "request body over limit");
     if (route == VS_ROUTE_SCHED)
         atomic_fetch_add_explicit(&h->n_sched, 1, memory_order_relaxed);
     struct vs_http_post *pr = vs_http__post_new(h, c, route, cap);
+    if (route == VS_ROUTE_API && api_begin(h, c, pr, url) != 0) {
+        vs_http__post_free(pr);
+        return vs_http__refuse(h, c, MHD_HTTP_BAD_REQUEST, method, url, "request head too large");
+    }
     if (route == VS_ROUTE_UPLOAD && h->cfg.upload_stream) {
         pr->ops = h->cfg.upload_stream;
         pr->sreq = pr->ops->open(h->cfg.upload_ctx, pr->peer);
@@ -82,6 +106,17 @@ static void run_handler(struct vs_http *h, struct vs_http_post *pr)
     }
     if (pr->ops) {
         pr->status = pr->ops->finish(pr->sreq, &pr->out);
+        return;
+    }
+    if (pr->route == VS_ROUTE_API) {
+        struct vs_http_api_req req = {
+            .path = pr->strs.data + pr->api_path - 1,
+            .content_type = pr->api_ctype ? pr->strs.data + pr->api_ctype - 1 : NULL,
+            .body = pr->body.data ? pr->body.data : "",
+            .len = pr->body.len,
+            .peer = pr->peer,
+        };
+        pr->status = h->cfg.api(h->cfg.api_ctx, &req, &pr->out);
         return;
     }
     vs_http_post_fn fn = pr->route == VS_ROUTE_SCHED ? h->cfg.sched : h->cfg.upload;

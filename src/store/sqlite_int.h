@@ -361,7 +361,8 @@ extern const char *const vs_sq__schema_v3[]; /* v2 -> v3 */
 extern const char *const vs_sq__schema_v4[]; /* v3 -> v4 */
 extern const char *const vs_sq__schema_v5[]; /* v4 -> v5 */
 extern const char *const vs_sq__schema_v6[]; /* v5 -> v6 */
-#define VS_SQ_SCHEMA_VERSION 6
+extern const char *const vs_sq__schema_v7[]; /* v6 -> v7 */
+#define VS_SQ_SCHEMA_VERSION 7
 
 /* Input files in use (store_sqlite_files.c). */
 /* Records the inputs of workunit wu (its id set) in wu_file, inside the

@@ -429,13 +429,13 @@ int vs_sq__ensure_schema(struct vs_store *s)
         return rc;
     /* Re-read inside the write lock: another process may have won the race. */
     rc = read_version(s, &version);
-    static const char *const *const versions[] = {vs_sq__schema_v1, vs_sq__schema_v2,
-                                                  vs_sq__schema_v3, vs_sq__schema_v4,
-                                                  vs_sq__schema_v5, vs_sq__schema_v6};
+    static const char *const *const versions[] = {
+        vs_sq__schema_v1, vs_sq__schema_v2, vs_sq__schema_v3, vs_sq__schema_v4,
+        vs_sq__schema_v5, vs_sq__schema_v6, vs_sq__schema_v7};
     /* A version whose migration also moves data, after its SQL: v6 fills
      * wu_file from the workunits already there. */
-    static int (*const data_step[])(struct vs_store *) = {NULL, NULL, NULL,
-                                                          NULL, NULL, vs_sq__wu_files_backfill};
+    static int (*const data_step[])(struct vs_store *) = {
+        NULL, NULL, NULL, NULL, NULL, vs_sq__wu_files_backfill, NULL};
     for (int v = version; rc == 0 && v < VS_SQ_SCHEMA_VERSION; v++) {
         for (size_t i = 0; rc == 0 && versions[v][i]; i++)
             rc = exec_logged(s, versions[v][i]);
