@@ -39,6 +39,7 @@ static const struct command commands[] = {
     {"store", vs_cmd_store, "copy a store to another backend (store copy --from URL --to URL)"},
     {"locality-gen", vs_cmd_locality_gen, "locality scheduling's on-demand work generator"},
     {"locality-ws", vs_cmd_locality_ws, "locality scheduling's working-set manager"},
+    {"batch", vs_cmd_batch, "submit and follow batches on a project over HTTP (remote submission)"},
     {"client", vs_cmd_client, "the volunteer's client: attach, run, status, explain, detach"},
 };
 

@@ -11,6 +11,7 @@
 
 #include "server/http_int.h"
 #include "volsched/alloc.h"
+#include "volsched/log.h"
 #include "volsched/str.h"
 
 /* What uploads answer until an upload handler is plugged in: a transient
@@ -49,6 +50,36 @@ struct vs_http_post *vs_http__post_new(struct vs_http *h, struct MHD_Connection 
     return pr;
 }
 
+/* A remote submission request over the body cap: refused (413) in the
+ * submission API's error shape (BOINC-COMPAT xml_error), so its clients
+ * show the reason. */
+static enum MHD_Result refuse_api_size(struct vs_http *h, struct MHD_Connection *c,
+                                       const char *method, const char *url)
+{
+    char peer[VS_HTTP_PEER_MAX];
+    vs_http__peer(h, c, peer, sizeof(peer));
+    atomic_fetch_add_explicit(&h->n_refused, 1, memory_order_relaxed);
+    VS_LOG(h->cfg.log, VS_LOG_WARN, "http 413 %s %s from %s: request body over %zu bytes", method,
+           url, peer, h->max_api_body);
+    char text[400];
+    int n = snprintf(text, sizeof(text),
+                     "<?xml version=\"1.0\" encoding=\"ISO-8859-1\" ?>\n<error>\n"
+                     "    <error_num>-1</error_num>\n    <error_msg>The request is larger than "
+                     "this project accepts (%zu bytes); submit the jobs in smaller batches, or "
+                     "upload large inputs with job_file.php.</error_msg>\n</error>\n",
+                     h->max_api_body);
+    if (n < 0 || (size_t)n >= sizeof(text))
+        return MHD_NO;
+    struct MHD_Response *r =
+        MHD_create_response_from_buffer((size_t)n, text, MHD_RESPMEM_MUST_COPY);
+    if (!r)
+        return MHD_NO;
+    MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "text/xml");
+    enum MHD_Result ret = MHD_queue_response(c, MHD_HTTP_CONTENT_TOO_LARGE, r);
+    MHD_destroy_response(r);
+    return ret;
+}
+
 /* Keeps a remote submission POST's path (after the master URL's) and
  * Content-Type; its reply may be as large as its body cap (a query of a
  * large batch). */
@@ -79,8 +110,9 @@ enum MHD_Result vs_http__post_begin(struct vs_http *h, struct MHD_Connection *c,
                  : route == VS_ROUTE_API  ? h->max_api_body
                                           : h->max_body;
     if (cl && vs_parse_int64(cl, &clen) == 0 && clen > 0 && (uint64_t)clen > cap)
-        return vs_http__refuse(h, c, MHD_HTTP_CONTENT_TOO_LARGE, method, url,
-                               "request body over limit");
+        return route == VS_ROUTE_API ? refuse_api_size(h, c, method, url)
+                                     : vs_http__refuse(h, c, MHD_HTTP_CONTENT_TOO_LARGE, method,
+                                                       url, "request body over limit");
     if (route == VS_ROUTE_SCHED)
         atomic_fetch_add_explicit(&h->n_sched, 1, memory_order_relaxed);
     struct vs_http_post *pr = vs_http__post_new(h, c, route, cap);
@@ -201,8 +233,9 @@ enum MHD_Result vs_http__post_step(struct vs_http *h, struct MHD_Connection *c,
     /* The whole body is in. */
     vs_http_guard_busy(h->guard, conn_rec(c));
     if (pr->too_big)
-        return vs_http__refuse(h, c, MHD_HTTP_CONTENT_TOO_LARGE, method, url,
-                               "request body over limit");
+        return pr->route == VS_ROUTE_API ? refuse_api_size(h, c, method, url)
+                                         : vs_http__refuse(h, c, MHD_HTTP_CONTENT_TOO_LARGE,
+                                                           method, url, "request body over limit");
     if (vs_http__dispatch(&h->pool, pr) > 0)
         return MHD_YES;
     run_handler(h, pr);
