@@ -483,6 +483,7 @@ int vs_cmd_serve(int argc, char **argv)
         .upload_stream = &vs_upload_stream_ops,
         .upload_ctx = upload,
         .api = vs_submit_http,
+        .max_api_body = (size_t)cfg.submit_max_request_mb * 1024u * 1024u,
         .api_ctx = submit,
         .pages = chained_pages,
         .pages_ctx = &chain,
