@@ -19,6 +19,7 @@
 #include "volsched/log.h"
 #include "volsched/md5.h"
 #include "volsched/str.h"
+#include "volsched/submit_policy.h"
 
 /* The batch's <job_params> and its other numbers, as create_work flags. */
 static int read_opt(struct vs_sreq *r, const struct vs_xml_node *parent, const char *tag,
@@ -384,6 +385,34 @@ static int target_batch(struct vs_sreq *r, const struct vs_xml_node *batch,
     return 0;
 }
 
+/*
+ * The fair share (volsched/submit_policy.h): the jobs without a priority of
+ * their own get their virtual times' priorities, from the submitter's clock
+ * and the project's; *out_vt is the submitter's clock after them.
+ */
+static int fair_priorities(struct vs_sreq *r, struct jobs *js, double *out_vt)
+{
+    bool any;
+    int head;
+    double vt_max;
+    int rc = vs_store_submit_clock(r->s, &any, &head, &vt_max);
+    if (rc)
+        return vs_submit__fail(r, rc, "The project's store failed: %s.", vs_strerror(rc));
+    double v = any ? vs_sp_fair_vt_of_priority(head) : vt_max;
+    double start = vs_sp_fair_start(r->us.logical_start_time, v);
+    size_t k = 0;
+    double vt = start;
+    for (size_t i = 0; i < js->n; i++) {
+        if (js->v[i].priority.set)
+            continue;
+        vt = vs_sp_fair_vtime(start, r->us.quota, k++);
+        js->v[i].priority.set = true;
+        js->v[i].priority.v = vs_sp_fair_priority(vt);
+    }
+    *out_vt = vt;
+    return 0;
+}
+
 /* Records that the batch uses the job_file.php files its jobs name. */
 static void note_job_files(struct vs_sreq *r, const struct jobs *js, int64_t batch)
 {
@@ -438,6 +467,9 @@ int vs_submit__submit_batch(struct vs_sreq *r)
         if (fd >= 0)
             close(fd);
     }
+    double vt_end = 0;
+    if (rc == 0 && !p.priority.set)
+        rc = fair_priorities(r, &js, &vt_end);
     if (rc == 0) {
         struct vs_cw_job *jobs = js.v;
         for (size_t i = 0; i < js.n; i++) {
@@ -464,6 +496,9 @@ int vs_submit__submit_batch(struct vs_sreq *r)
             VS_LOG(r->sub->log, VS_LOG_ERROR, "submit: batch %lld: state not written: %s",
                    (long long)b.id, vs_strerror(urc));
         note_job_files(r, &js, b.id);
+        if (vt_end > 0 && vs_store_user_submit_set_clock(r->s, r->user.id, vt_end) != 0)
+            VS_LOG(r->sub->log, VS_LOG_WARN, "submit: user %lld: fair-share clock not written",
+                   (long long)r->user.id);
         atomic_fetch_add(&r->sub->n_jobs, js.n);
         VS_LOG(r->sub->log, VS_LOG_INFO, "submit: user %lld submitted %zu jobs of %s as batch %lld",
                (long long)r->user.id, js.n, app.name, (long long)b.id);

@@ -518,3 +518,45 @@ int vs_store_job_file_nbatches(struct vs_store *s, int64_t id, int64_t *out_n)
         *out_n = n;
     return rc;
 }
+
+int vs_store_submit_clock(struct vs_store *s, bool *out_any, int *out_priority, double *out_vt_max)
+{
+    /* BOINC-COMPAT numbers: server_state 4 IN_PROGRESS, 5 OVER. */
+    struct vs_stmt *st =
+        prep(s,
+             "SELECT max(w.priority) FROM workunit w WHERE w.batch <> 0 AND w.priority < 0 "
+             "AND w.canonical_resultid = 0 AND w.error_mask = 0 AND NOT EXISTS (SELECT 1 FROM "
+             "result r WHERE r.workunitid = w.id AND r.server_state >= 4)",
+             "submit clock");
+    if (!st)
+        return VS_ESTORE;
+    int rc = vs_db_step(st);
+    bool any = rc == VS_DB_ROW && vs_db_column_type(st, 0) != VS_DB_NULL;
+    int prio = any ? vs_db_column_int(st, 0) : 0;
+    vs_db_finalize(st);
+    if (rc != VS_DB_ROW)
+        return vs_sq__err(s, rc, "submit clock");
+    st = prep(s, "SELECT coalesce(max(logical_start_time), 0) FROM user_submit", "submit clock");
+    if (!st)
+        return VS_ESTORE;
+    rc = vs_db_step(st);
+    double vt = rc == VS_DB_ROW ? vs_db_column_double(st, 0) : 0;
+    vs_db_finalize(st);
+    if (rc != VS_DB_ROW)
+        return vs_sq__err(s, rc, "submit clock");
+    *out_any = any;
+    *out_priority = prio;
+    *out_vt_max = vt;
+    return 0;
+}
+
+int vs_store_user_submit_set_clock(struct vs_store *s, int64_t user_id, double vt)
+{
+    struct vs_stmt *st = prep(s, "UPDATE user_submit SET logical_start_time = ?1 WHERE user_id = ?2",
+                              "submit clock update");
+    if (!st)
+        return VS_ESTORE;
+    vs_db_bind_double(st, 1, vt);
+    vs_db_bind_int64(st, 2, user_id);
+    return done(s, st, "submit clock update");
+}

@@ -115,6 +115,18 @@ VS_MUST_CHECK int vs_store_user_submits(struct vs_store *s,
                                         int (*fn)(void *ctx, const struct vs_user_submit *u),
                                         void *ctx);
 
+/*
+ * The fair share's project clock (volsched/submit_policy.h): the highest
+ * priority of a submitter's job (batch <> 0, priority < 0) not sent yet
+ * (no instance out or back), as *out_priority with *out_any true; else
+ * *out_any false and *out_priority the clock's end: the largest submitter
+ * clock (user_submit.logical_start_time) in *out_vt_max.
+ */
+VS_MUST_CHECK int vs_store_submit_clock(struct vs_store *s, bool *out_any, int *out_priority,
+                                        double *out_vt_max);
+/* Sets user_id's virtual clock (logical_start_time). */
+VS_MUST_CHECK int vs_store_user_submit_set_clock(struct vs_store *s, int64_t user_id, double vt);
+
 /* job_file.php's files. */
 /* The id of the job file named name; VS_ENOTFOUND. */
 VS_MUST_CHECK int vs_store_job_file_get(struct vs_store *s, const char *name, int64_t *out_id);
