@@ -29,6 +29,7 @@
 #include <limits.h>
 #include <signal.h>
 #include <stdint.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -142,6 +143,34 @@ static long hwm_kb(pid_t pid)
     if (f)
         fclose(f);
     return kb;
+}
+
+/* CPU seconds (user + system) process pid has used so far. */
+static double cpu_of(pid_t pid)
+{
+    char path[64];
+    snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+    FILE *f = fopen(path, "r");
+    char buf[1024];
+    double s = -1;
+    if (f && fgets(buf, sizeof(buf), f)) {
+        const char *p = strrchr(buf, ')');
+        unsigned long ut = 0, st = 0;
+        if (p && sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &ut, &st) == 2)
+            s = (double)(ut + st) / (double)sysconf(_SC_CLK_TCK);
+    }
+    if (f)
+        fclose(f);
+    return s;
+}
+
+/* CPU seconds the waited-for children have used so far. */
+static double children_cpu(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_CHILDREN, &ru);
+    return (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 + (double)ru.ru_stime.tv_sec +
+           ru.ru_stime.tv_usec / 1e6;
 }
 
 static size_t on_data(char *p, size_t size, size_t n, void *ctx)
@@ -269,6 +298,7 @@ static void run(const char *base, size_t n, bool sched)
     char cmd[4 * PATH_MAX];
     snprintf(cmd, sizeof(cmd), "%s create_work --project %s --appname primes --rsc_fpops_est 2e10 "
                                "--stdin >/dev/null", g_bin, a);
+    double c0 = children_cpu();
     double t0 = bench_now_s();
     FILE *p = popen(cmd, "w");
     for (size_t i = 0; p && i < n; i++)
@@ -278,6 +308,7 @@ static void run(const char *base, size_t n, bool sched)
         exit(1);
     }
     double t_cw = bench_now_s() - t0;
+    double c_cw = children_cpu() - c0;
 
     /* 2. submit_batch over HTTP */
     char auth[128];
@@ -287,10 +318,12 @@ static void run(const char *base, size_t n, bool sched)
     struct vs_buf req, reply;
     vs_buf_init(&req, 1u << 30);
     vs_buf_init(&reply, 1u << 30);
+    double s0 = cpu_of(pid);
     t0 = bench_now_s();
     build_request(indir, n, auth, &req);
     post(port, req.data, req.len, &reply);
     double t_sub = bench_now_s() - t0;
+    double c_sub = cpu_of(pid) - s0;
     const char *bid = strstr(vs_buf_str(&reply), "<batch_id>");
     if (!bid) {
         fprintf(stderr, "bench_submit: submit refused: %.300s\n", vs_buf_str(&reply));
@@ -316,6 +349,9 @@ static void run(const char *base, size_t n, bool sched)
            "(%7.0f jobs/s, request %.1f MB) | ratio %.2f\n",
            n, t_cw, (double)n / t_cw, t_sub, (double)n / t_sub, (double)req.len / 1e6,
            t_sub / t_cw);
+    printf("%8zu jobs: CPU seconds: create_work %.2f, serve during the submit %.2f (ratio %.2f; "
+           "wall times above are inflated by the machine's load)\n",
+           n, c_cw, c_sub, c_sub / c_cw);
     printf("%8zu jobs: query_batch with details %.3f s, reply %.1f MB, serve peak RSS %+ld kB "
            "(%ld -> %ld)\n",
            n, t_q, (double)reply.len / 1e6, hwm1 - hwm0, hwm0, hwm1);
