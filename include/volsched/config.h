@@ -156,6 +156,7 @@ struct vs_project_config {
     int http_max_per_address;            /* <http_max_per_address> connections; 32, 0 = off */
     int http_max_connections;            /* <http_max_connections>; 0 = from the open-file limit */
     int submit_max_request_mb; /* <submit_max_request_mb> remote submission request cap; 64 */
+    bool batch_tail_acceleration; /* <batch_tail_acceleration> submitted batches' tails; 1 */
     struct vs_config_list trusted_proxy; /* <trusted_proxy> address or prefix, repeatable */
     /* <job_lease_secs> how long a serve instance's job cache holds a result
      * for itself in the store (issue 17, docs/scale-out.md); 60 */

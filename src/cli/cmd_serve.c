@@ -24,6 +24,7 @@
 #include "server/ops_pages.h"
 #include "server/sched.h"
 #include "server/submit.h"
+#include "server/submit_tail.h"
 #include "store/store.h"
 #include "store/store_project.h"
 #include "volsched/alloc.h"
@@ -399,6 +400,10 @@ int vs_cmd_serve(int argc, char **argv)
     struct vs_daemons_runner *daemons = NULL;
     struct vs_ops_pages *pages = NULL;
     struct vs_submit *submit = NULL;
+    struct vs_sp_tail_params tp;
+    vs_sp_tail_defaults(&tp);
+    tp.enabled = cfg.batch_tail_acceleration;
+    struct vs_submit_tail *tail = vs_submit_tail_create(&tp);
     rc = vs_sched_create(&cfg, log, &so, &sched);
     if (rc != 0)
         goto out;
@@ -408,6 +413,7 @@ int vs_cmd_serve(int argc, char **argv)
     rc = vs_submit_create(&cfg, log, &submit);
     if (rc != 0)
         goto out;
+    vs_sched_set_tail(sched, tail);
     struct vs_daemons_runner_opts dopts = {.which = daemons_mask,
                                            .interval_ms = (int)interval_ms,
                                            .log = log,
@@ -550,6 +556,8 @@ int vs_cmd_serve(int argc, char **argv)
             t_expire = now;
             if (vs_submit_expire(submit, (double)time(NULL)) < 0)
                 VS_LOG(log, VS_LOG_WARN, "retiring expired batches failed");
+            if (vs_submit_tail_tick(submit, tail, (int64_t)time(NULL)) != 0)
+                VS_LOG(log, VS_LOG_WARN, "batch tail acceleration: the pass failed");
         }
         struct vs_sched_stats st;
         vs_sched_get_stats(sched, &st);
@@ -599,6 +607,7 @@ out:
     vs_upload_destroy(upload);
     vs_submit_destroy(submit);
     vs_sched_destroy(sched);
+    vs_submit_tail_destroy(tail);
     if (exit_code == VS_EXIT_OK)
         VS_LOG(log, VS_LOG_INFO, "stopped");
     else

@@ -36,6 +36,12 @@ int vs_submit_http(void *ctx, const struct vs_http_api_req *req, struct vs_buf *
 /* get_output.php (a GET page): 404 for any other path. */
 int vs_submit_get(struct vs_submit *sub, const struct vs_http_get *req, struct vs_http_page *out);
 
+/* One pass of batch tail acceleration (submit_tail.h) at now, on the
+ * handler's store handle. */
+struct vs_submit_tail;
+VS_MUST_CHECK int vs_submit_tail_tick(struct vs_submit *sub, struct vs_submit_tail *t,
+                                      int64_t now);
+
 /* Retires the batches whose expire_time has passed (now): their jobs
  * cancelled, rows and files purged. Returns how many, or a VS_E* code. */
 VS_MUST_CHECK int vs_submit_expire(struct vs_submit *sub, double now);

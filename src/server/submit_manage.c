@@ -14,6 +14,7 @@
 
 #include "server/daemon_util.h"
 #include "server/submit_int.h"
+#include "server/submit_tail.h"
 #include "store/store_project.h"
 #include "store/store_ops.h"
 #include "volsched/layout.h"
@@ -308,6 +309,16 @@ int vs_submit__set_expire_time(struct vs_sreq *r)
         return vs_submit__fail(r, rc, "The batch could not be updated: %s.", vs_strerror(rc));
     vs_xml_int(&r->w, "success", 1);
     return 0;
+}
+
+int vs_submit_tail_tick(struct vs_submit *sub, struct vs_submit_tail *t, int64_t now)
+{
+    pthread_mutex_lock(&sub->mu);
+    int rc = sub->s ? 0 : vs_project_store_open(&sub->cfg, false, sub->log, &sub->s);
+    if (rc == 0)
+        rc = vs_submit_tail_pass(t, sub->s, now, sub->log, NULL);
+    pthread_mutex_unlock(&sub->mu);
+    return rc;
 }
 
 int vs_submit_expire(struct vs_submit *sub, double now)

@@ -560,3 +560,83 @@ int vs_store_user_submit_set_clock(struct vs_store *s, int64_t user_id, double v
     vs_db_bind_int64(st, 2, user_id);
     return done(s, st, "submit clock update");
 }
+
+int vs_store_host_records(struct vs_store *s, int64_t since,
+                          int (*fn)(void *ctx, int64_t hostid, double turnaround, int64_t nok,
+                                    int64_t nfail),
+                          void *ctx)
+{
+    /* BOINC-COMPAT numbers: server_state 5 OVER; outcome 1 SUCCESS;
+     * validate_state 2 INVALID. */
+    struct vs_stmt *st =
+        prep(s,
+             "SELECT hostid, avg(CASE WHEN outcome = 1 THEN received_time - sent_time END),"
+             " sum(CASE WHEN outcome = 1 AND validate_state <> 2 THEN 1 ELSE 0 END),"
+             " sum(CASE WHEN outcome <> 1 OR validate_state = 2 THEN 1 ELSE 0 END)"
+             " FROM result WHERE server_state = 5 AND hostid <> 0 AND sent_time > 0"
+             " AND received_time >= ?1 AND outcome IN (1, 3, 4, 6) GROUP BY hostid",
+             "host records");
+    if (!st)
+        return VS_ESTORE;
+    vs_db_bind_int64(st, 1, since);
+    int rc, ret = 0;
+    while ((rc = vs_db_step(st)) == VS_DB_ROW) {
+        double turn = vs_db_column_type(st, 1) == VS_DB_NULL ? -1 : vs_db_column_double(st, 1);
+        if ((ret = fn(ctx, vs_db_column_int64(st, 0), turn, vs_db_column_int64(st, 2),
+                      vs_db_column_int64(st, 3))) != 0)
+            break;
+    }
+    vs_db_finalize(st);
+    if (ret)
+        return ret;
+    return rc == VS_DB_DONE ? 0 : vs_sq__err(s, rc, "host records");
+}
+
+int vs_store_batch_results_out(struct vs_store *s, int64_t batch,
+                               int (*fn)(void *ctx, const struct vs_batch_out *o), void *ctx)
+{
+    struct vs_stmt *st =
+        prep(s,
+             "SELECT r.id, r.workunitid, r.hostid, r.sent_time, w.target_nresults, w.min_quorum"
+             " FROM workunit w JOIN result r ON r.workunitid = w.id WHERE w.batch = ?1"
+             " AND w.canonical_resultid = 0 AND w.error_mask = 0 AND r.server_state = 4",
+             "batch results out");
+    if (!st)
+        return VS_ESTORE;
+    vs_db_bind_int64(st, 1, batch);
+    int rc, ret = 0;
+    while ((rc = vs_db_step(st)) == VS_DB_ROW) {
+        struct vs_batch_out o = {
+            .result_id = vs_db_column_int64(st, 0),
+            .wuid = vs_db_column_int64(st, 1),
+            .hostid = vs_db_column_int64(st, 2),
+            .sent_time = vs_db_column_int64(st, 3),
+            .target_nresults = vs_db_column_int(st, 4),
+            .min_quorum = vs_db_column_int(st, 5),
+        };
+        if ((ret = fn(ctx, &o)) != 0)
+            break;
+    }
+    vs_db_finalize(st);
+    if (ret)
+        return ret;
+    return rc == VS_DB_DONE ? 0 : vs_sq__err(s, rc, "batch results out");
+}
+
+int vs_store_wu_add_instance(struct vs_store *s, int64_t wuid, int target, int64_t now,
+                             bool *out_done)
+{
+    struct vs_stmt *st = prep(s,
+                              "UPDATE workunit SET target_nresults = target_nresults + 1,"
+                              " transition_time = ?3 WHERE id = ?1 AND target_nresults = ?2",
+                              "add instance");
+    if (!st)
+        return VS_ESTORE;
+    vs_db_bind_int64(st, 1, wuid);
+    vs_db_bind_int(st, 2, target);
+    vs_db_bind_int64(st, 3, now);
+    int rc = done(s, st, "add instance");
+    if (rc == 0)
+        *out_done = vs_db_changes(s) > 0;
+    return rc;
+}

@@ -127,6 +127,32 @@ VS_MUST_CHECK int vs_store_submit_clock(struct vs_store *s, bool *out_any, int *
 /* Sets user_id's virtual clock (logical_start_time). */
 VS_MUST_CHECK int vs_store_user_submit_set_clock(struct vs_store *s, int64_t user_id, double vt);
 
+/* Tail acceleration's records (volsched/submit_policy.h). */
+/* Calls fn for each host with results reported since since: its mean
+ * turnaround (received - sent) of successful ones, and its counts of
+ * results that succeeded and that failed (error, no reply, invalid). */
+VS_MUST_CHECK int vs_store_host_records(struct vs_store *s, int64_t since,
+                                        int (*fn)(void *ctx, int64_t hostid, double turnaround,
+                                                  int64_t nok, int64_t nfail),
+                                        void *ctx);
+/* One result of a batch out on a host, with its workunit's replication. */
+struct vs_batch_out {
+    int64_t result_id, wuid, hostid;
+    int64_t sent_time;
+    int target_nresults, min_quorum;
+};
+/* Calls fn for each IN_PROGRESS result of batch whose workunit has no
+ * canonical result and no error. */
+VS_MUST_CHECK int vs_store_batch_results_out(struct vs_store *s, int64_t batch,
+                                             int (*fn)(void *ctx, const struct vs_batch_out *o),
+                                             void *ctx);
+/* Asks the transitioner for one more instance of workunit wuid: its
+ * target_nresults goes from target to target + 1 and its transition time
+ * to now (nothing when target_nresults is no longer target: *out_done
+ * false). */
+VS_MUST_CHECK int vs_store_wu_add_instance(struct vs_store *s, int64_t wuid, int target,
+                                           int64_t now, bool *out_done);
+
 /* job_file.php's files. */
 /* The id of the job file named name; VS_ENOTFOUND. */
 VS_MUST_CHECK int vs_store_job_file_get(struct vs_store *s, const char *name, int64_t *out_id);
