@@ -39,7 +39,7 @@
 #include "volsched/buf.h"
 #include "volsched/xml.h"
 
-static char g_bin[PATH_MAX + 32]; /* the volsched binary beside this one */
+static char g_bin[PATH_MAX + 32];   /* the volsched binary beside this one */
 static char g_bench[PATH_MAX + 32]; /* bench_server */
 static char g_primes[PATH_MAX + 32];
 
@@ -156,7 +156,8 @@ static double cpu_of(pid_t pid)
     if (f && fgets(buf, sizeof(buf), f)) {
         const char *p = strrchr(buf, ')');
         unsigned long ut = 0, st = 0;
-        if (p && sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &ut, &st) == 2)
+        if (p &&
+            sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &ut, &st) == 2)
             s = (double)(ut + st) / (double)sysconf(_SC_CLK_TCK);
     }
     if (f)
@@ -296,8 +297,10 @@ static void run(const char *base, size_t n, bool sched)
     /* 1. create_work --stdin */
     make_project(a, 1, NULL, 0);
     char cmd[4 * PATH_MAX];
-    snprintf(cmd, sizeof(cmd), "%s create_work --project %s --appname primes --rsc_fpops_est 2e10 "
-                               "--stdin >/dev/null", g_bin, a);
+    snprintf(cmd, sizeof(cmd),
+             "%s create_work --project %s --appname primes --rsc_fpops_est 2e10 "
+             "--stdin >/dev/null",
+             g_bin, a);
     double c0 = children_cpu();
     double t0 = bench_now_s();
     FILE *p = popen(cmd, "w");

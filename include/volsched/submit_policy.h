@@ -71,8 +71,8 @@ bool vs_sp_tail_active(const struct vs_sp_tail_params *p, const struct vs_sp_tai
 
 /* A host as the tail rule sees it. */
 struct vs_sp_tail_host {
-    double turnaround;  /* mean seconds from send to report of its jobs (<= 0: unknown) */
-    double error_rate;  /* share of its jobs that failed or timed out */
+    double turnaround;   /* mean seconds from send to report of its jobs (<= 0: unknown) */
+    double error_rate;   /* share of its jobs that failed or timed out */
     double turnaround_q; /* the project's fast_quantile of hosts' turnaround */
 };
 /* Whether the host is fit for a tail job. An unknown host is not. */

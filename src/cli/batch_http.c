@@ -158,8 +158,7 @@ const struct vs_xml_node *vs_bh_rpc(struct vs_bh *h, const char *handler, const 
 }
 
 const struct vs_xml_node *vs_bh_upload(struct vs_bh *h, const char *request,
-                                       const char *const *paths, const char *const *names,
-                                       size_t n)
+                                       const char *const *paths, const char *const *names, size_t n)
 {
     CURL *c = handle(h, "job_file.php");
     if (!c) {

@@ -23,29 +23,28 @@
 
 static void usage(FILE *f)
 {
-    fprintf(f,
-            "usage: volsched batch submit --url URL --auth KEY --app APP [--jobs FILE]\n"
-            "                             [--name NAME] [--fpops-est X] [--fpops-bound X]\n"
-            "                             [--memory-bound BYTES] [--delay-bound SECS]\n"
-            "                             [--priority N] [--own-hosts] [--inline]\n"
-            "       volsched batch status --url URL --auth KEY [--batch ID]\n"
-            "       volsched batch wait   --url URL --auth KEY --batch ID [--timeout SECS]\n"
-            "       volsched batch fetch  --url URL --auth KEY --batch ID --dir DIR [--zip]\n"
-            "       volsched batch abort|retire --url URL --auth KEY --batch ID\n"
-            "\n"
-            "URL is the project's master URL, KEY your account key (authenticator).\n"
-            "submit reads one job per line of FILE (default: standard input): its input\n"
-            "files, then optionally ' -- ' and the job's command-line arguments. Each\n"
-            "file is uploaded once (job_file.php, named by its md5; a file the server\n"
-            "has already is not sent again), or sent inside the request with --inline\n"
-            "(small inputs). It prints the batch id. --own-hosts runs the jobs only on\n"
-            "computers attached with your account.\n"
-            "status prints each batch (or one); wait polls until the batch is complete or\n"
-            "aborted (exit 1 on timeout); fetch writes each finished job's output files to\n"
-            "DIR/JOB_N (N: the output's number), or DIR/batch_ID.zip with --zip; abort\n"
-            "cancels the jobs not done (hosts running them are told to stop); retire\n"
-            "removes the batch's jobs and files from the server.\n"
-            "Progress bars go to standard error when it is a terminal (--progress forces).\n");
+    fprintf(f, "usage: volsched batch submit --url URL --auth KEY --app APP [--jobs FILE]\n"
+               "                             [--name NAME] [--fpops-est X] [--fpops-bound X]\n"
+               "                             [--memory-bound BYTES] [--delay-bound SECS]\n"
+               "                             [--priority N] [--own-hosts] [--inline]\n"
+               "       volsched batch status --url URL --auth KEY [--batch ID]\n"
+               "       volsched batch wait   --url URL --auth KEY --batch ID [--timeout SECS]\n"
+               "       volsched batch fetch  --url URL --auth KEY --batch ID --dir DIR [--zip]\n"
+               "       volsched batch abort|retire --url URL --auth KEY --batch ID\n"
+               "\n"
+               "URL is the project's master URL, KEY your account key (authenticator).\n"
+               "submit reads one job per line of FILE (default: standard input): its input\n"
+               "files, then optionally ' -- ' and the job's command-line arguments. Each\n"
+               "file is uploaded once (job_file.php, named by its md5; a file the server\n"
+               "has already is not sent again), or sent inside the request with --inline\n"
+               "(small inputs). It prints the batch id. --own-hosts runs the jobs only on\n"
+               "computers attached with your account.\n"
+               "status prints each batch (or one); wait polls until the batch is complete or\n"
+               "aborted (exit 1 on timeout); fetch writes each finished job's output files to\n"
+               "DIR/JOB_N (N: the output's number), or DIR/batch_ID.zip with --zip; abort\n"
+               "cancels the jobs not done (hosts running them are told to stop); retire\n"
+               "removes the batch's jobs and files from the server.\n"
+               "Progress bars go to standard error when it is a terminal (--progress forces).\n");
 }
 
 struct opts {
@@ -465,8 +464,8 @@ static int fetch_one(struct vs_bh *h, const char *dir, const char *job, const ch
 {
     char req[512];
     snprintf(req, sizeof(req),
-             "<query_job><authenticator>%s</authenticator><job_id>%s</job_id></query_job>",
-             h->auth, jid);
+             "<query_job><authenticator>%s</authenticator><job_id>%s</job_id></query_job>", h->auth,
+             jid);
     const struct vs_xml_node *root = vs_bh_rpc(h, "submit_rpc_handler.php", req, strlen(req), NULL);
     if (!root) {
         fprintf(stderr, "volsched batch fetch: %s: %s\n", job, h->err);
@@ -491,8 +490,8 @@ static int fetch_one(struct vs_bh *h, const char *dir, const char *job, const ch
     for (size_t k = 0; k < nout; k++) {
         char path[4096], q[700];
         snprintf(path, sizeof(path), "%s/%s_%zu", dir, job, k);
-        snprintf(q, sizeof(q), "cmd=result_file&result_name=%s&file_num=%zu&auth_str=%s", rname,
-                 k, astr);
+        snprintf(q, sizeof(q), "cmd=result_file&result_name=%s&file_num=%zu&auth_str=%s", rname, k,
+                 astr);
         FILE *f = fopen(path, "wb");
         int rc = f ? vs_bh_get(h, q, f) : -1;
         if (f && fclose(f) != 0)
@@ -584,8 +583,9 @@ int vs_cmd_batch(int argc, char **argv)
     for (size_t i = 0; i < sizeof(subs) / sizeof(subs[0]); i++)
         known |= strcmp(sub, subs[i]) == 0;
     if (!known) {
-        fprintf(stderr, "volsched batch: unknown subcommand '%s' (submit, status, wait, fetch, "
-                        "abort, retire)\n",
+        fprintf(stderr,
+                "volsched batch: unknown subcommand '%s' (submit, status, wait, fetch, "
+                "abort, retire)\n",
                 sub);
         return VS_EXIT_USAGE;
     }
@@ -613,8 +613,8 @@ int vs_cmd_batch(int argc, char **argv)
     char cmd[32];
     snprintf(cmd, sizeof(cmd), "batch %s", sub);
     int next;
-    int st = vs_cli_getopt(cmd, argc - 1, argv + 1, opts, sizeof(opts) / sizeof(opts[0]), usage,
-                           &next);
+    int st =
+        vs_cli_getopt(cmd, argc - 1, argv + 1, opts, sizeof(opts) / sizeof(opts[0]), usage, &next);
     if (st != VS_CLI_GO)
         return st;
     if (next != argc - 1) {

@@ -71,8 +71,8 @@ struct pop_wu {
     uint8_t nres, nvalid, nbad;
     uint8_t live; /* results that may still change state */
     bool done, failed;
-    int32_t file; /* its big input file; -1 none */
-    double fpops; /* the job's length; every result of it the same */
+    int32_t file;  /* its big input file; -1 none */
+    double fpops;  /* the job's length; every result of it the same */
     uint8_t extra; /* instances made by the tail rule */
     double created;
     int32_t res[VS_POP_MAX_RESULTS];
@@ -280,8 +280,7 @@ void vs_pop__tail_note(struct pop *p, int32_t r, bool failed, bool timed_out);
 bool vs_pop__tail_skip(struct pop *p, const struct pop_host *h, int32_t r);
 /* For a fit host: extra instances of overdue tail jobs, offered to it
  * first; how many it was sent. */
-int vs_pop__tail_replicate(struct pop *p, struct pop_host *h, int32_t slot,
-                           struct vs_sp_state *st);
+int vs_pop__tail_replicate(struct pop *p, struct pop_host *h, int32_t slot, struct vs_sp_state *st);
 void vs_pop__unsent_remove(struct pop *p, int32_t r);
 void vs_pop__report(struct pop *p, int32_t r);
 void vs_pop__timeout(struct pop *p, int32_t r, uint32_t gen);

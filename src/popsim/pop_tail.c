@@ -136,8 +136,7 @@ static bool overdue(struct pop *p, const struct pop_wu *wu)
     return late;
 }
 
-int vs_pop__tail_replicate(struct pop *p, struct pop_host *h, int32_t slot,
-                           struct vs_sp_state *st)
+int vs_pop__tail_replicate(struct pop *p, struct pop_host *h, int32_t slot, struct vs_sp_state *st)
 {
     if (p->ntail == 0)
         return 0;

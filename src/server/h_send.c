@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "server/submit_tail.h"
 #include "server/sched_int.h"
+#include "server/submit_tail.h"
 #include "store/store.h"
 #include "volsched/locality.h"
 #include "volsched/log.h"

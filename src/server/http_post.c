@@ -234,8 +234,8 @@ enum MHD_Result vs_http__post_step(struct vs_http *h, struct MHD_Connection *c,
     vs_http_guard_busy(h->guard, conn_rec(c));
     if (pr->too_big)
         return pr->route == VS_ROUTE_API ? refuse_api_size(h, c, method, url)
-                                         : vs_http__refuse(h, c, MHD_HTTP_CONTENT_TOO_LARGE,
-                                                           method, url, "request body over limit");
+                                         : vs_http__refuse(h, c, MHD_HTTP_CONTENT_TOO_LARGE, method,
+                                                           url, "request body over limit");
     if (vs_http__dispatch(&h->pool, pr) > 0)
         return MHD_YES;
     run_handler(h, pr);

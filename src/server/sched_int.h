@@ -120,7 +120,7 @@ struct vs_sched {
     _Atomic uint64_t n_rpcs, n_bad, n_sent, n_nowork, n_reports, n_maint;
     _Atomic uint64_t n_claims_lost, n_rechosen; /* h_sched.c rechoose */
     _Atomic bool maintenance;                   /* stop_sched exists (vs_sched_set_maintenance) */
-    struct vs_submit_tail *tail; /* batch tail acceleration (borrowed); NULL: none */
+    struct vs_submit_tail *tail;                /* batch tail acceleration (borrowed); NULL: none */
 };
 
 /* ---- sched_gate.c: the operator's switches ---- */

@@ -39,8 +39,7 @@ int vs_submit_get(struct vs_submit *sub, const struct vs_http_get *req, struct v
 /* One pass of batch tail acceleration (submit_tail.h) at now, on the
  * handler's store handle. */
 struct vs_submit_tail;
-VS_MUST_CHECK int vs_submit_tail_tick(struct vs_submit *sub, struct vs_submit_tail *t,
-                                      int64_t now);
+VS_MUST_CHECK int vs_submit_tail_tick(struct vs_submit *sub, struct vs_submit_tail *t, int64_t now);
 
 /* Retires the batches whose expire_time has passed (now): their jobs
  * cancelled, rows and files purged. Returns how many, or a VS_E* code. */

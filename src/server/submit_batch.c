@@ -34,8 +34,7 @@ static int read_opt(struct vs_sreq *r, const struct vs_xml_node *parent, const c
     return 0;
 }
 
-static int read_params(struct vs_sreq *r, const struct vs_xml_node *batch,
-                       struct vs_cw_params *p)
+static int read_params(struct vs_sreq *r, const struct vs_xml_node *batch, struct vs_cw_params *p)
 {
     const struct vs_xml_node *jp = vs_xml_child(batch, "job_params");
     int rc = read_opt(r, jp, "rsc_fpops_est", &p->rsc_fpops_est);
@@ -164,8 +163,8 @@ static int write_all(int fd, const char *p, size_t n)
  * of that name is there: the name is its content. Written to a temporary
  * name and renamed, so the file is whole or absent; made durable by the
  * caller's one syncfs. */
-static int put_inline(struct vs_sreq *r, const char *data, size_t len, char *name,
-                      size_t namesize, struct written *wr)
+static int put_inline(struct vs_sreq *r, const char *data, size_t len, char *name, size_t namesize,
+                      struct written *wr)
 {
     char md5[VS_MD5_HEX_LEN + 1];
     int rc = vs_md5_hex(data, len, md5);
@@ -225,8 +224,8 @@ struct jobs {
     const char *wu_template, *result_template; /* the batch's, or NULL */
 };
 
-static int read_input(struct vs_sreq *r, size_t jobno, const struct vs_xml_node *f,
-                      struct jobs *js, struct written *wr)
+static int read_input(struct vs_sreq *r, size_t jobno, const struct vs_xml_node *f, struct jobs *js,
+                      struct written *wr)
 {
     const char *mode = vs_xml_text_trim(vs_xml_child(f, "mode"), r->arena);
     size_t k = js->ninputs++;
@@ -244,8 +243,7 @@ static int read_input(struct vs_sreq *r, size_t jobno, const struct vs_xml_node 
     }
     if (strcmp(mode, "inline") == 0) {
         if (!src)
-            return vs_submit__fail(r, VS_EINVAL, "job %zu: inline input without <source>.",
-                                   jobno);
+            return vs_submit__fail(r, VS_EINVAL, "job %zu: inline input without <source>.", jobno);
         char name[VS_NAME_MAX];
         int rc = put_inline(r, src->text, src->text_len, name, sizeof(name), wr);
         if (rc)
@@ -259,11 +257,10 @@ static int read_input(struct vs_sreq *r, size_t jobno, const struct vs_xml_node 
         rm->url = vs_xml_text_trim(vs_xml_child(f, "url"), r->arena);
         rm->md5 = vs_xml_text_trim(vs_xml_child(f, "md5"), r->arena);
         if (!vs_str_has_prefix(rm->url, "http://") && !vs_str_has_prefix(rm->url, "https://"))
-            return vs_submit__fail(r, VS_EINVAL,
-                                   "job %zu: a remote input needs an http(s) <url>.", jobno);
-        if (vs_xml_get_double(vs_xml_child(f, "nbytes"), &rm->nbytes) != 0 || rm->nbytes < 0)
-            return vs_submit__fail(r, VS_EINVAL, "job %zu: a remote input needs <nbytes>.",
+            return vs_submit__fail(r, VS_EINVAL, "job %zu: a remote input needs an http(s) <url>.",
                                    jobno);
+        if (vs_xml_get_double(vs_xml_child(f, "nbytes"), &rm->nbytes) != 0 || rm->nbytes < 0)
+            return vs_submit__fail(r, VS_EINVAL, "job %zu: a remote input needs <nbytes>.", jobno);
         js->inputs[k] = rm->url;
         return 0;
     }
@@ -301,8 +298,9 @@ static int read_jobs(struct vs_sreq *r, const struct vs_xml_node *batch, int64_t
     if (njobs == 0)
         return vs_submit__fail(r, VS_EINVAL, "The batch has no <job>.");
     if (njobs > VS_SUBMIT_MAX_JOBS)
-        return vs_submit__fail(r, VS_ELIMIT, "The batch has %zu jobs; at most %u go in one "
-                                             "submit_batch.",
+        return vs_submit__fail(r, VS_ELIMIT,
+                               "The batch has %zu jobs; at most %u go in one "
+                               "submit_batch.",
                                njobs, VS_SUBMIT_MAX_JOBS);
     js->v = vs_arena_alloc(r->arena, njobs * sizeof(*js->v));
     js->inputs = vs_arena_alloc(r->arena, (nin + 1) * sizeof(*js->inputs));

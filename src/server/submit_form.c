@@ -46,8 +46,8 @@ static int add(struct vs_form *f, const char *name, const char *value, size_t le
 {
     if (f->n >= VS_FORM_MAX_FIELDS)
         return VS_ELIMIT;
-    f->f[f->n++] = (struct vs_form_field){
-        .name = name, .value = value, .len = len, .filename = filename};
+    f->f[f->n++] =
+        (struct vs_form_field){.name = name, .value = value, .len = len, .filename = filename};
     return 0;
 }
 

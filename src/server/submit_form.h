@@ -17,8 +17,8 @@
 #define VS_FORM_MAX_FIELDS 1024
 
 struct vs_form_field {
-    const char *name;     /* NUL-terminated (arena) */
-    const char *value;    /* len bytes, NUL-terminated after them */
+    const char *name;  /* NUL-terminated (arena) */
+    const char *value; /* len bytes, NUL-terminated after them */
     size_t len;
     const char *filename; /* a multipart file part's filename=, else NULL */
 };

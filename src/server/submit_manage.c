@@ -15,8 +15,8 @@
 #include "server/daemon_util.h"
 #include "server/submit_int.h"
 #include "server/submit_tail.h"
-#include "store/store_project.h"
 #include "store/store_ops.h"
+#include "store/store_project.h"
 #include "volsched/layout.h"
 #include "volsched/log.h"
 #include "volsched/str.h"
@@ -288,8 +288,7 @@ int vs_submit__retire_batch(struct vs_sreq *r)
         return vs_submit__fail(r, VS_ESTATE, "Batch %lld is retired already.", (long long)b.id);
     char err[200];
     if ((rc = vs_submit__retire(r->sub, r->s, &b, r->now, err, sizeof(err))) != 0)
-        return vs_submit__fail(r, rc, "Batch %lld could not be retired: %s.", (long long)b.id,
-                               err);
+        return vs_submit__fail(r, rc, "Batch %lld could not be retired: %s.", (long long)b.id, err);
     vs_xml_int(&r->w, "success", 1);
     return 0;
 }

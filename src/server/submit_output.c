@@ -307,8 +307,8 @@ static int batch_files(struct vs_submit *sub, const char *q, struct vs_http_page
     if (z.rc)
         return refuse(out, 500, "the batch's outputs could not be read");
     out->ctype = "application/zip";
-    VS_LOG(sub->log, VS_LOG_INFO, "submit: batch %lld: zip of %u output files sent",
-           (long long)id, z.n);
+    VS_LOG(sub->log, VS_LOG_INFO, "submit: batch %lld: zip of %u output files sent", (long long)id,
+           z.n);
     return 200;
 }
 

@@ -239,8 +239,7 @@ static int owned_wu(struct vs_sreq *r, const char *tag, bool by_id, struct vs_wo
     if (rc)
         return vs_submit__fail(r, rc, "The project's store failed: %s.", vs_strerror(rc));
     struct vs_batch b;
-    if (wu->batch == 0 || vs_store_batch_get(r->s, wu->batch, &b) != 0 ||
-        b.user_id != r->user.id) {
+    if (wu->batch == 0 || vs_store_batch_get(r->s, wu->batch, &b) != 0 || b.user_id != r->user.id) {
         vs_workunit_cleanup(wu);
         return vs_submit__fail(r, VS_EAUTH, "Job '%.200s' is not one of your batches' jobs.", t);
     }

@@ -83,8 +83,8 @@ int vs_submit__auth(struct vs_sreq *r, const struct vs_app *app)
     for (size_t i = 0; i < napps; i++)
         if (apps[i] == app->id)
             return 0;
-    return vs_submit__fail(r, VS_EAUTH, "User '%s' may not submit jobs of app '%s'.",
-                           r->user.name, app->name);
+    return vs_submit__fail(r, VS_EAUTH, "User '%s' may not submit jobs of app '%s'.", r->user.name,
+                           app->name);
 }
 
 int vs_submit__app(struct vs_sreq *r, const char *name, struct vs_app *out)
@@ -275,8 +275,8 @@ int vs_submit_http(void *ctx, const struct vs_http_api_req *req, struct vs_buf *
     int rc = vs_buf_puts(out, "<?xml version=\"1.0\" encoding=\"ISO-8859-1\" ?>\n");
     const struct op *op = NULL;
     char err[300] = "";
-    rc = rc ? rc : vs_form_parse(req->content_type, req->body, req->len, &arena, form, err,
-                                 sizeof(err));
+    rc = rc ? rc
+            : vs_form_parse(req->content_type, req->body, req->len, &arena, form, err, sizeof(err));
     const struct vs_form_field *rf = rc ? NULL : vs_form_get(form, "request");
     if (rc == 0 && !rf) {
         snprintf(err, sizeof(err), "The form has no 'request' field (POST request=<OP>...</OP>).");

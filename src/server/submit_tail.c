@@ -115,7 +115,8 @@ static int each_batch(void *ctx, const struct vs_batch *b)
     struct vs_batch_progress pr;
     if ((c->rc = vs_store_batch_progress(c->s, b->id, &pr)) != 0)
         return 1;
-    struct vs_sp_tail_batch tb = {.njobs = pr.njobs, .nunfinished = pr.njobs - pr.ndone - pr.nerror};
+    struct vs_sp_tail_batch tb = {.njobs = pr.njobs,
+                                  .nunfinished = pr.njobs - pr.ndone - pr.nerror};
     if (!vs_sp_tail_active(c->p, &tb))
         return 0;
     if (c->n == c->cap) {

@@ -38,8 +38,8 @@ static int one_end(struct vs_store *s, struct vs_stmt *st, int rc, const char *w
 }
 
 #define BATCH_COLS                                                                                 \
-    "id, user_id, create_time, logical_start_time, logical_end_time, est_completion_time, "       \
-    "njobs, fraction_done, nerror_jobs, state, completion_time, credit_estimate, "                \
+    "id, user_id, create_time, logical_start_time, logical_end_time, est_completion_time, "        \
+    "njobs, fraction_done, nerror_jobs, state, completion_time, credit_estimate, "                 \
     "credit_canonical, credit_total, name, app_id, expire_time, own_hosts, priority"
 
 static void read_batch(struct vs_stmt *st, struct vs_batch *b)
@@ -167,8 +167,9 @@ int vs_store_batch_update(struct vs_store *s, const struct vs_batch *b)
 int vs_store_batches_of_user(struct vs_store *s, int64_t user_id,
                              int (*fn)(void *ctx, const struct vs_batch *b), void *ctx)
 {
-    struct vs_stmt *st = prep(
-        s, "SELECT " BATCH_COLS " FROM batch WHERE (?1 = 0 OR user_id = ?1) ORDER BY id", "batches");
+    struct vs_stmt *st =
+        prep(s, "SELECT " BATCH_COLS " FROM batch WHERE (?1 = 0 OR user_id = ?1) ORDER BY id",
+             "batches");
     if (!st)
         return VS_ESTORE;
     vs_db_bind_int64(st, 1, user_id);
@@ -308,8 +309,8 @@ static void read_us(struct vs_stmt *st, struct vs_user_submit *u)
 int vs_store_user_submit_get(struct vs_store *s, int64_t user_id, struct vs_user_submit *out,
                              int64_t *app_ids, size_t max, size_t *out_napps)
 {
-    struct vs_stmt *st = prep(s, "SELECT " US_COLS " FROM user_submit WHERE user_id = ?1",
-                              "user_submit lookup");
+    struct vs_stmt *st =
+        prep(s, "SELECT " US_COLS " FROM user_submit WHERE user_id = ?1", "user_submit lookup");
     if (!st)
         return VS_ESTORE;
     vs_db_bind_int64(st, 1, user_id);
@@ -363,10 +364,9 @@ int vs_store_user_submit_set(struct vs_store *s, const struct vs_user_submit *u,
     int rc = vs_store_user_submit_drop(s, u->user_id);
     if (rc)
         return rc;
-    struct vs_stmt *st = prep(s,
-                              "INSERT INTO user_submit (" US_COLS
-                              ") VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-                              "user_submit insert");
+    struct vs_stmt *st =
+        prep(s, "INSERT INTO user_submit (" US_COLS ") VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+             "user_submit insert");
     if (!st)
         return VS_ESTORE;
     vs_db_bind_int64(st, 1, u->user_id);
@@ -461,10 +461,11 @@ int vs_store_job_file_drop(struct vs_store *s, int64_t id)
 
 int vs_store_batch_file_add(struct vs_store *s, int64_t job_file_id, int64_t batch)
 {
-    struct vs_stmt *st = prep(s,
-                              "INSERT INTO batch_file_assoc (job_file_id, batch_id) VALUES (?1, ?2) "
-                              "ON CONFLICT(job_file_id, batch_id) DO NOTHING",
-                              "batch_file_assoc insert");
+    struct vs_stmt *st =
+        prep(s,
+             "INSERT INTO batch_file_assoc (job_file_id, batch_id) VALUES (?1, ?2) "
+             "ON CONFLICT(job_file_id, batch_id) DO NOTHING",
+             "batch_file_assoc insert");
     if (!st)
         return VS_ESTORE;
     vs_db_bind_int64(st, 1, job_file_id);
@@ -506,8 +507,8 @@ int vs_store_batch_files_drop(struct vs_store *s, int64_t batch)
 
 int vs_store_job_file_nbatches(struct vs_store *s, int64_t id, int64_t *out_n)
 {
-    struct vs_stmt *st = prep(s, "SELECT count(*) FROM batch_file_assoc WHERE job_file_id = ?1",
-                              "job file uses");
+    struct vs_stmt *st =
+        prep(s, "SELECT count(*) FROM batch_file_assoc WHERE job_file_id = ?1", "job file uses");
     if (!st)
         return VS_ESTORE;
     vs_db_bind_int64(st, 1, id);
@@ -552,8 +553,9 @@ int vs_store_submit_clock(struct vs_store *s, bool *out_any, int *out_priority, 
 
 int vs_store_user_submit_set_clock(struct vs_store *s, int64_t user_id, double vt)
 {
-    struct vs_stmt *st = prep(s, "UPDATE user_submit SET logical_start_time = ?1 WHERE user_id = ?2",
-                              "submit clock update");
+    struct vs_stmt *st =
+        prep(s, "UPDATE user_submit SET logical_start_time = ?1 WHERE user_id = ?2",
+             "submit clock update");
     if (!st)
         return VS_ESTORE;
     vs_db_bind_double(st, 1, vt);

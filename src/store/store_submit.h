@@ -102,8 +102,8 @@ struct vs_user_submit {
 /* The row of user_id and up to max of its apps (*out_napps): VS_ENOTFOUND
  * when the user may not submit. app_ids may be NULL with max 0. */
 VS_MUST_CHECK int vs_store_user_submit_get(struct vs_store *s, int64_t user_id,
-                                           struct vs_user_submit *out, int64_t *app_ids,
-                                           size_t max, size_t *out_napps);
+                                           struct vs_user_submit *out, int64_t *app_ids, size_t max,
+                                           size_t *out_napps);
 /* Creates or replaces the row of u->user_id and its app list (napps 0 with
  * submit_all). */
 VS_MUST_CHECK int vs_store_user_submit_set(struct vs_store *s, const struct vs_user_submit *u,

@@ -69,7 +69,7 @@ static void test_multipart(void **state)
     assert_int_equal(file->len, 8);
     assert_memory_equal(file->value, "a\0b\r\n--X", 8);
     vs_free(f);
-    vs_free(parse(&a, "multipart/form-data", body, len, VS_EPARSE));            /* no boundary */
+    vs_free(parse(&a, "multipart/form-data", body, len, VS_EPARSE));             /* no boundary */
     vs_free(parse(&a, "multipart/form-data; boundary=Q", body, len, VS_EPARSE)); /* not found */
     const char cut[] = "--XyZ\r\nContent-Disposition: form-data; name=\"r\"\r\n\r\nxx";
     vs_free(parse(&a, "multipart/form-data; boundary=XyZ", cut, sizeof(cut) - 1, VS_EPARSE));

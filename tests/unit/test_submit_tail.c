@@ -41,8 +41,11 @@ static int64_t host(struct project_fixture *f)
  * hour each, slow 20 in two days each. */
 static int64_t make(struct project_fixture *f, int64_t fast, int64_t slow)
 {
-    struct vs_batch b = {.user_id = f->userid, .app_id = f->appid, .create_time = T0 - 20 * 86400,
-                         .state = VS_BATCH_IN_PROGRESS, .njobs = 10};
+    struct vs_batch b = {.user_id = f->userid,
+                         .app_id = f->appid,
+                         .create_time = T0 - 20 * 86400,
+                         .state = VS_BATCH_IN_PROGRESS,
+                         .njobs = 10};
     assert_int_equal(vs_store_batch_add(f->s, &b), 0);
     int64_t r0 = pf_add_jobs(f, "tb", 10, 1, 1e12);
     char q[400];
@@ -89,7 +92,7 @@ static void test_tail_pass(void **state)
     assert_int_equal(st.replicas, 1);
     assert_true(vs_submit_tail_allows(t, batch, fast));
     assert_false(vs_submit_tail_allows(t, batch, slow));
-    assert_false(vs_submit_tail_allows(t, batch, 999)); /* unknown host */
+    assert_false(vs_submit_tail_allows(t, batch, 999));     /* unknown host */
     assert_true(vs_submit_tail_allows(t, batch + 1, slow)); /* another batch */
     assert_true(vs_submit_tail_allows(t, 0, slow));         /* no batch */
     assert_int_equal(pf_sql(f, "SELECT target_nresults FROM workunit WHERE name = 'tb_9'"), 2);
