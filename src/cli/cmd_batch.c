@@ -226,15 +226,12 @@ static int upload_absent(struct vs_bh *h, const struct plan *p)
 
 static int file_contents(const char *path, struct vs_buf *b)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return VS_ENOTFOUND;
-    char chunk[65536];
-    size_t n;
-    int rc = 0;
-    while (rc == 0 && (n = fread(chunk, 1, sizeof(chunk), f)) > 0)
-        rc = vs_xml_escape(b, chunk, n);
-    fclose(f);
+    struct vs_buf raw;
+    vs_buf_init(&raw, 1u << 30);
+    int rc = vs_buf_append_file(&raw, path);
+    if (rc == 0)
+        rc = vs_xml_escape(b, raw.data ? raw.data : "", raw.len);
+    vs_buf_cleanup(&raw);
     return rc;
 }
 

@@ -72,12 +72,41 @@ static int template_path(struct vs_sreq *r, const struct vs_xml_node *batch, con
     return 0;
 }
 
+/* The app named under node (<app_name>), which the requester may submit to. */
+static int batch_app(struct vs_sreq *r, const struct vs_xml_node *node, struct vs_app *out)
+{
+    int rc = vs_submit__app(r, vs_xml_text_trim(vs_xml_child(node, "app_name"), r->arena), out);
+    return rc ? rc : vs_submit__auth(r, out);
+}
+
+/* A new batch row of the requester's for app, named by <batch_name> under
+ * node or "user:app:time" (BOINC-COMPAT make_batch_name), inserted. */
+static int new_batch(struct vs_sreq *r, const struct vs_xml_node *node, const struct vs_app *app,
+                     struct vs_batch *b)
+{
+    memset(b, 0, sizeof(*b));
+    b->user_id = r->user.id;
+    b->app_id = app->id;
+    b->create_time = r->now;
+    b->state = VS_BATCH_INIT;
+    const char *name = vs_xml_text_trim(vs_xml_child(node, "batch_name"), r->arena);
+    if (*name && vs_strlcpy(b->name, name, sizeof(b->name)) != 0)
+        return vs_submit__fail(r, VS_ELIMIT, "<batch_name> is longer than %d bytes.",
+                               VS_NAME_MAX - 1);
+    if (!*name)
+        snprintf(b->name, sizeof(b->name), "%.100s:%.100s:%lld", r->user.name, app->name,
+                 (long long)r->now);
+    int rc = vs_store_batch_add(r->s, b);
+    if (rc)
+        return vs_submit__fail(r, rc, "The batch could not be stored: %s.", vs_strerror(rc));
+    return 0;
+}
+
 int vs_submit__estimate_batch(struct vs_sreq *r)
 {
     const struct vs_xml_node *batch = vs_xml_child(r->root, "batch");
     struct vs_app app;
-    int rc = vs_submit__app(r, vs_xml_text_trim(vs_xml_child(batch, "app_name"), r->arena), &app);
-    rc = rc ? rc : vs_submit__auth(r, &app);
+    int rc = batch_app(r, batch, &app);
     if (rc)
         return rc;
     struct vs_cw_params p;
@@ -109,28 +138,21 @@ int vs_submit__estimate_batch(struct vs_sreq *r)
 int vs_submit__create_batch(struct vs_sreq *r)
 {
     struct vs_app app;
-    int rc = vs_submit__app(r, vs_xml_text_trim(vs_xml_child(r->root, "app_name"), r->arena), &app);
-    rc = rc ? rc : vs_submit__auth(r, &app);
+    int rc = batch_app(r, r->root, &app);
     if (rc)
         return rc;
-    struct vs_batch b;
-    memset(&b, 0, sizeof(b));
-    b.user_id = r->user.id;
-    b.app_id = app.id;
-    b.create_time = r->now;
-    b.state = VS_BATCH_INIT;
-    const char *name = vs_xml_text_trim(vs_xml_child(r->root, "batch_name"), r->arena);
+    double expire = 0;
     const struct vs_xml_node *et = vs_xml_child(r->root, "expire_time");
-    if (et && (vs_xml_get_double(et, &b.expire_time) != 0 || b.expire_time < 0))
+    if (et && (vs_xml_get_double(et, &expire) != 0 || expire < 0))
         return vs_submit__fail(r, VS_EINVAL, "<expire_time> must be a time (seconds).");
-    if (*name && vs_strlcpy(b.name, name, sizeof(b.name)) != 0)
-        return vs_submit__fail(r, VS_ELIMIT, "<batch_name> is longer than %d bytes.",
-                               VS_NAME_MAX - 1);
-    if (!*name)
-        snprintf(b.name, sizeof(b.name), "%.100s:%.100s:%lld", r->user.name, app.name,
-                 (long long)r->now);
-    if ((rc = vs_store_batch_add(r->s, &b)) != 0)
-        return vs_submit__fail(r, rc, "The batch could not be stored: %s.", vs_strerror(rc));
+    struct vs_batch b;
+    if ((rc = new_batch(r, r->root, &app, &b)) != 0)
+        return rc;
+    if (expire > 0) {
+        b.expire_time = expire;
+        if ((rc = vs_store_batch_update(r->s, &b)) != 0)
+            return vs_submit__fail(r, rc, "The batch could not be stored: %s.", vs_strerror(rc));
+    }
     VS_LOG(r->sub->log, VS_LOG_INFO, "submit: user %lld created batch %lld (%s)",
            (long long)r->user.id, (long long)b.id, b.name);
     vs_xml_int(&r->w, "batch_id", b.id);
@@ -365,20 +387,9 @@ static int target_batch(struct vs_sreq *r, const struct vs_xml_node *batch,
                                    (long long)b->id);
         return 0;
     }
-    memset(b, 0, sizeof(*b));
-    b->user_id = r->user.id;
-    b->app_id = app->id;
-    b->create_time = r->now;
-    b->state = VS_BATCH_INIT;
-    const char *name = vs_xml_text_trim(vs_xml_child(batch, "batch_name"), r->arena);
-    if (*name && vs_strlcpy(b->name, name, sizeof(b->name)) != 0)
-        return vs_submit__fail(r, VS_ELIMIT, "<batch_name> is too long.");
-    if (!*name)
-        snprintf(b->name, sizeof(b->name), "%.100s:%.100s:%lld", r->user.name, app->name,
-                 (long long)r->now);
-    int rc = vs_store_batch_add(r->s, b);
+    int rc = new_batch(r, batch, app, b);
     if (rc)
-        return vs_submit__fail(r, rc, "The batch could not be stored: %s.", vs_strerror(rc));
+        return rc;
     *out_made = true;
     return 0;
 }
@@ -430,8 +441,7 @@ int vs_submit__submit_batch(struct vs_sreq *r)
     if (!batch)
         return vs_submit__fail(r, VS_EINVAL, "submit_batch needs a <batch>.");
     struct vs_app app;
-    int rc = vs_submit__app(r, vs_xml_text_trim(vs_xml_child(batch, "app_name"), r->arena), &app);
-    rc = rc ? rc : vs_submit__auth(r, &app);
+    int rc = batch_app(r, batch, &app);
     if (rc)
         return rc;
     struct vs_cw_params p;

@@ -64,15 +64,22 @@ static int cancel_batch(struct vs_sreq *r, const struct vs_batch *b, size_t *out
     return rc;
 }
 
+/* The requester's batch the request names, not retired. */
+static int live_batch(struct vs_sreq *r, struct vs_batch *b)
+{
+    int rc = vs_submit__auth(r, NULL);
+    rc = rc ? rc : vs_submit__batch(r, r->root, b);
+    if (rc == 0 && b->state == VS_BATCH_RETIRED)
+        rc = vs_submit__fail(r, VS_ESTATE, "Batch %lld is retired already.", (long long)b->id);
+    return rc;
+}
+
 int vs_submit__abort_batch(struct vs_sreq *r)
 {
     struct vs_batch b;
-    int rc = vs_submit__auth(r, NULL);
-    rc = rc ? rc : vs_submit__batch(r, r->root, &b);
+    int rc = live_batch(r, &b);
     if (rc)
         return rc;
-    if (b.state == VS_BATCH_RETIRED)
-        return vs_submit__fail(r, VS_ESTATE, "Batch %lld is retired already.", (long long)b.id);
     size_t n = 0;
     if ((rc = cancel_batch(r, &b, &n)) != 0)
         return vs_submit__fail(r, rc, "The batch's jobs could not be cancelled: %s.",
@@ -280,12 +287,9 @@ int vs_submit__retire(struct vs_submit *sub, struct vs_store *s, struct vs_batch
 int vs_submit__retire_batch(struct vs_sreq *r)
 {
     struct vs_batch b;
-    int rc = vs_submit__auth(r, NULL);
-    rc = rc ? rc : vs_submit__batch(r, r->root, &b);
+    int rc = live_batch(r, &b);
     if (rc)
         return rc;
-    if (b.state == VS_BATCH_RETIRED)
-        return vs_submit__fail(r, VS_ESTATE, "Batch %lld is retired already.", (long long)b.id);
     char err[200];
     if ((rc = vs_submit__retire(r->sub, r->s, &b, r->now, err, sizeof(err))) != 0)
         return vs_submit__fail(r, rc, "Batch %lld could not be retired: %s.", (long long)b.id, err);

@@ -8,6 +8,7 @@
  * without the account key in it. Refusals are BOINC's "ERROR: ..." text,
  * with a 4xx status.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -65,20 +66,6 @@ static bool auth_ok(struct vs_store *s, int64_t user_id, const char *what, const
     return strlen(auth_str) == VS_MD5_HEX_LEN && strcmp(md5, auth_str) == 0;
 }
 
-static int read_file_into(const char *path, struct vs_buf *b)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return VS_ENOTFOUND;
-    char chunk[65536];
-    size_t n;
-    int rc = 0;
-    while (rc == 0 && (n = fread(chunk, 1, sizeof(chunk), f)) > 0)
-        rc = vs_buf_append(b, chunk, n);
-    fclose(f);
-    return rc;
-}
-
 static int result_file(struct vs_submit *sub, const char *q, struct vs_http_page *out)
 {
     char name[VS_NAME_MAX], num[32], auth[64];
@@ -110,7 +97,7 @@ static int result_file(struct vs_submit *sub, const char *q, struct vs_http_page
             (size_t)fnum >= n)
             status = 404, msg = "bad file num: the instance has fewer output files";
         else if (vs_project_upload_path(&sub->cfg, files[fnum].name, false, path, sizeof(path)) ||
-                 read_file_into(path, out->body) != 0)
+                 vs_buf_append_file(out->body, path) != 0)
             status = 404, msg = "no such file (not uploaded yet, or deleted)";
         vs_arena_cleanup(&a);
     }
@@ -177,8 +164,8 @@ static void zip_add(struct zip *z, const char *name, const char *path)
     rc = rc ? rc : put16(z->out, 0);
     rc = rc ? rc : vs_buf_append(z->out, name, nl);
     size_t data = z->out->len;
-    rc = rc ? rc : read_file_into(path, z->out);
-    if (rc == VS_ENOTFOUND) { /* an optional output not sent: left out */
+    rc = rc ? rc : vs_buf_append_file(z->out, path);
+    if (rc == -ENOENT) { /* an optional output not sent: left out */
         z->out->len = off;
         return;
     }

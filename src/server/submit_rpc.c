@@ -163,14 +163,7 @@ static int op_get_templates(struct vs_sreq *r)
                  i ? "out" : "in");
         struct vs_buf t;
         vs_buf_init(&t, 1 << 20);
-        FILE *f = fopen(path, "rb");
-        char chunk[4096];
-        size_t n;
-        rc = f ? 0 : VS_ENOTFOUND;
-        while (f && rc == 0 && (n = fread(chunk, 1, sizeof(chunk), f)) > 0)
-            rc = vs_buf_append(&t, chunk, n);
-        if (f)
-            fclose(f);
+        rc = vs_buf_append_file(&t, path);
         if (rc == 0)
             vs_xml_raw_write(&r->w, t.data ? t.data : "", t.len);
         vs_buf_cleanup(&t);
