@@ -100,9 +100,22 @@ static void make_project(const char *dir, uint16_t port, char *auth, size_t asiz
     auth[strcspn(auth, "\n")] = '\0';
 }
 
+/* The serve running now: stopped by exit() too (a failed step exits). */
+static pid_t g_serve = -1;
+
+static void stop_serve_at_exit(void)
+{
+    if (g_serve > 0) {
+        kill(g_serve, SIGTERM);
+        waitpid(g_serve, NULL, 0);
+    }
+}
+
 static pid_t serve(const char *dir, uint16_t port, const char *daemons)
 {
     pid_t pid = fork();
+    if (pid > 0)
+        g_serve = pid;
     if (pid == 0) {
         char listen[64];
         snprintf(listen, sizeof(listen), "127.0.0.1:%u", (unsigned)port);
@@ -129,6 +142,7 @@ static void stop(pid_t pid)
 {
     kill(pid, SIGTERM);
     waitpid(pid, NULL, 0);
+    g_serve = -1;
 }
 
 static long hwm_kb(pid_t pid)
@@ -435,6 +449,7 @@ int main(int argc, char **argv)
     snprintf(g_bench, sizeof(g_bench), "%s/bench_server", self);
     snprintf(g_primes, sizeof(g_primes), "%s/examples/primes", self);
     curl_global_init(CURL_GLOBAL_DEFAULT);
+    atexit(stop_serve_at_exit);
     for (const char *s = sizes; *s;) {
         char *end;
         unsigned long n = strtoul(s, &end, 10);

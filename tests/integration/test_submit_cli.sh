@@ -70,7 +70,14 @@ B status --batch "$BATCH" >/dev/null 2>&1 && fail "a retired batch still listed"
 # The Python example, end to end.
 printf '1001000000 1001400000\n' > "$WORK/in/c"
 python3 "$VS_SOURCE_DIR/examples/submit/submit_example.py" "$URL" "$SCI" primes "$WORK/in/c" "$WORK/in/a" \
-    --out "$WORK/pyout" --timeout "$LIMIT" >"$WORK/py.out" 2>&1 || fail "submit_example.py: $(cat "$WORK/py.out")"
+    --out "$WORK/pyout" --timeout "$LIMIT" >"$WORK/py.out" 2>&1 &
+PY_PID=$!
+# The client found no work a while ago and backs off; once the batch is in,
+# ask it to contact the project now (as a volunteer's "Update" would).
+for _ in $(seq 1 60); do grep -q '^batch ' "$WORK/py.out" && break; sleep 1; done
+sleep 2
+demo_bcmd --project "$URL" update >/dev/null 2>&1
+wait "$PY_PID" || fail "submit_example.py: $(cat "$WORK/py.out")"
 grep -q 'retired' "$WORK/py.out" || fail "submit_example.py: $(cat "$WORK/py.out")"
 n=0
 for f in "$WORK"/pyout/*; do
