@@ -6,7 +6,9 @@
  * auth_str=A). A is the hex md5 of the batch owner's authenticator
  * followed by R (or B): a URL a scientist can hand to a download tool
  * without the account key in it. Refusals are BOINC's "ERROR: ..." text,
- * with a 4xx status.
+ * with status 400 (a result, file or batch that does not exist: not 404,
+ * which the page layer keeps for paths that are not pages) or 403 (a wrong
+ * auth_str).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -79,12 +81,12 @@ static int result_file(struct vs_submit *sub, const char *q, struct vs_http_page
     memset(&res, 0, sizeof(res));
     int rc = vs_store_result_by_name(sub->s, name, &res);
     if (rc)
-        return refuse(out, 404, "no such job instance");
+        return refuse(out, 400, "no such job instance");
     struct vs_batch b;
     int status = 200;
     const char *msg = NULL;
     if (res.batch == 0 || vs_store_batch_get(sub->s, res.batch, &b) != 0) {
-        status = 404, msg = "that instance is not part of a batch";
+        status = 400, msg = "that instance is not part of a batch";
     } else if (!auth_ok(sub->s, b.user_id, res.name, auth)) {
         status = 403, msg = "bad authenticator";
     } else {
@@ -95,10 +97,10 @@ static int result_file(struct vs_submit *sub, const char *q, struct vs_http_page
         char path[VS_PATH_MAX];
         if (!res.xml_doc_in || vs_daemon_files(res.xml_doc_in, &a, files, &n) != 0 ||
             (size_t)fnum >= n)
-            status = 404, msg = "bad file num: the instance has fewer output files";
+            status = 400, msg = "bad file num: the instance has fewer output files";
         else if (vs_project_upload_path(&sub->cfg, files[fnum].name, false, path, sizeof(path)) ||
                  vs_buf_append_file(out->body, path) != 0)
-            status = 404, msg = "no such file (not uploaded yet, or deleted)";
+            status = 400, msg = "no such file (not uploaded yet, or deleted)";
         vs_arena_cleanup(&a);
     }
     vs_result_cleanup(&res);
@@ -267,7 +269,7 @@ static int batch_files(struct vs_submit *sub, const char *q, struct vs_http_page
         return refuse(out, 400, "batch_files needs batch_id and auth_str");
     struct vs_batch b;
     if (vs_store_batch_get(sub->s, id, &b) != 0)
-        return refuse(out, 404, "no such batch");
+        return refuse(out, 400, "no such batch");
     if (!auth_ok(sub->s, b.user_id, bid, auth))
         return refuse(out, 403, "bad auth str");
     struct canon_ids ids = {0};

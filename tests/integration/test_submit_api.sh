@@ -221,6 +221,9 @@ done
 bad=$(curl -s -o "$WORK/r.out" -w '%{http_code}' \
     "${URL}get_output.php?cmd=result_file&result_name=$rname&file_num=0&auth_str=0123456789abcdef0123456789abcdef")
 [ "$bad" = 403 ] && grep -q '^ERROR: bad authenticator' "$WORK/r.out" || fail "a wrong auth_str: HTTP $bad $(cat "$WORK/r.out")"
+bad=$(curl -s -o "$WORK/r.out" -w '%{http_code}' \
+    "${URL}get_output.php?cmd=result_file&result_name=no_such_result&file_num=0&auth_str=$astr")
+[ "$bad" = 400 ] && grep -q '^ERROR: no such job instance' "$WORK/r.out" || fail "a missing result: HTTP $bad $(cat "$WORK/r.out")"
 bstr=$(printf '%s%s' "$SCI" "$BATCH" | md5sum | cut -d' ' -f1)
 curl -s -S -f "${URL}get_output.php?cmd=batch_files&batch_id=$BATCH&auth_str=$bstr" > "$WORK/batch.zip" \
     || fail "get_output.php batch_files"
