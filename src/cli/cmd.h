@@ -38,5 +38,6 @@ int vs_cmd_stop(int argc, char **argv);
 int vs_cmd_start(int argc, char **argv);
 int vs_cmd_client(int argc, char **argv);
 int vs_cmd_store(int argc, char **argv);
+int vs_cmd_batch(int argc, char **argv);
 
 #endif

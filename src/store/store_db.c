@@ -431,11 +431,11 @@ int vs_store__ensure_schema(struct vs_store *s)
     rc = read_version(s, &version);
     static const char *const *const versions[] = {
         vs_store__schema_v1, vs_store__schema_v2, vs_store__schema_v3, vs_store__schema_v4,
-        vs_store__schema_v5, vs_store__schema_v6, vs_store__schema_v7};
+        vs_store__schema_v5, vs_store__schema_v6, vs_store__schema_v7, vs_store__schema_v8};
     /* A version whose migration also moves data, after its SQL: v6 fills
      * wu_file from the workunits already there. */
     static int (*const data_step[])(struct vs_store *) = {
-        NULL, NULL, NULL, NULL, NULL, vs_store__wu_files_backfill, NULL};
+        NULL, NULL, NULL, NULL, NULL, vs_store__wu_files_backfill, NULL, NULL};
     for (int v = version; rc == 0 && v < VS_SQ_SCHEMA_VERSION; v++) {
         for (size_t i = 0; rc == 0 && versions[v][i]; i++)
             rc = exec_logged(s, versions[v][i]);

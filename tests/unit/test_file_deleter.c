@@ -289,6 +289,9 @@ static void test_schema_v5_migrates(void **state)
                                   "UPDATE workunit SET file_delete_state = 2 WHERE name <> 'live';"
                                   "ALTER TABLE \"user\" DROP COLUMN passwd_hash;"
                                   "ALTER TABLE team DROP COLUMN description;"
+                                  "DROP TABLE batch; DROP TABLE user_submit;"
+                                  "DROP TABLE user_submit_app; DROP TABLE job_file;"
+                                  "DROP TABLE batch_file_assoc; DROP INDEX IF EXISTS wu_batch;"
                                   "UPDATE store_meta SET value = 5 WHERE key = 'schema_version'",
                                   NULL, NULL, NULL),
                      SQLITE_OK);
