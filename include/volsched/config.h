@@ -153,11 +153,13 @@ struct vs_project_config {
      * (plain HTTP; keep it private); "" = on the public ones */
     char ops_listen[VS_NAME_MAX];
     /* the HTTP front end's limits (docs/server.md "Limits") */
-    int http_head_timeout;               /* <http_head_timeout> s for a request head; 30 */
-    int http_idle_timeout;               /* <http_idle_timeout> s without traffic; 60 */
-    int http_body_min_rate;              /* <http_body_min_rate> bytes/s; 100, 0 = off */
-    int http_max_per_address;            /* <http_max_per_address> connections; 32, 0 = off */
-    int http_max_connections;            /* <http_max_connections>; 0 = from the open-file limit */
+    int http_head_timeout;        /* <http_head_timeout> s for a request head; 30 */
+    int http_idle_timeout;        /* <http_idle_timeout> s without traffic; 60 */
+    int http_body_min_rate;       /* <http_body_min_rate> bytes/s; 100, 0 = off */
+    int http_max_per_address;     /* <http_max_per_address> connections; 32, 0 = off */
+    int http_max_connections;     /* <http_max_connections>; 0 = from the open-file limit */
+    int submit_max_request_mb;    /* <submit_max_request_mb> remote submission request cap; 64 */
+    bool batch_tail_acceleration; /* <batch_tail_acceleration> submitted batches' tails; 1 */
     struct vs_config_list trusted_proxy; /* <trusted_proxy> address or prefix, repeatable */
     /* <job_lease_secs> how long a serve instance's job cache holds a result
      * for itself in the store (docs/scale-out.md); 60 */

@@ -87,6 +87,12 @@ struct vs_cw_params {
      * publishes what it stages, and a link planted where the operator
      * takes inputs from could point at any file the operator may read. */
     bool follow_symlinks;
+    /* Every input given by name is a file already in the download
+     * hierarchy, never a path read from the server's file system (the
+     * remote submission API: a scientist names files, and "config.xml" or
+     * "/etc/passwd" must not be read and published). A name with a '/' is
+     * refused. */
+    bool staged_only;
 };
 
 /* One created workunit (for the caller to print). */

@@ -9,6 +9,7 @@
  *   Pdownload/<rel>                files of the download hierarchy (GET, Range)
  *   Pfile_upload_handler           uploads (POST), handed to cfg->upload if set
  *   Pget_project_config.php        the project's description for attach wizards
+ *   Psubmit_rpc_handler.php, Pjob_file.php   remote submission (POST), cfg->api
  *   anything else (GET)            cfg->pages (status page, dashboard, metrics)
  *
  * Only the path of each URL is matched (the host part is the operator's
@@ -112,6 +113,22 @@ struct vs_http_stream_ops {
     void (*close)(void *req);
 };
 
+/*
+ * Remote job submission (BOINC's submit_rpc_handler.php and job_file.php,
+ * POST): the request's path after the master URL's ("job_file.php"), its
+ * Content-Type (NULL if none: a form is urlencoded or multipart) and body.
+ * The handler appends the reply (text/xml) to out and returns the status.
+ */
+#define VS_HTTP_DEFAULT_MAX_API_BODY (64u * 1024u * 1024u)
+struct vs_http_api_req {
+    const char *path;
+    const char *content_type;
+    const char *body; /* NUL-terminated, len bytes */
+    size_t len;
+    const char *peer;
+};
+typedef int (*vs_http_api_fn)(void *ctx, const struct vs_http_api_req *req, struct vs_buf *out);
+
 struct vs_http_config {
     const char *master_url;   /* "http://127.0.0.1:8080/demo/" (trailing '/') */
     const char *sched_url;    /* NULL: master_url + "cgi" */
@@ -160,6 +177,11 @@ struct vs_http_config {
     /* Streamed uploads; when set, used instead of upload (same upload_ctx). */
     const struct vs_http_stream_ops *upload_stream;
     void *upload_ctx;
+    /* Remote submission's POSTs (NULL: 404), and their body cap (0:
+     * VS_HTTP_DEFAULT_MAX_API_BODY); they run on the POST threads. */
+    vs_http_api_fn api;
+    void *api_ctx;
+    size_t max_api_body;
     vs_http_get_fn pages; /* other GET paths; NULL: 404 */
     void *pages_ctx;
 };

@@ -77,6 +77,11 @@ struct vs_pop_scenario {
     bool server_edf_check; /* seed 000's EDF check (workload_sim) */
     int64_t max_wus_to_send, max_wus_in_progress, daily_result_quota;
     int64_t job_cache; /* unsent results the scheduler looks at per request */
+    /* batch tail acceleration (volsched/submit_policy.h, issue 38) */
+    bool tail_acceleration;
+    double tail_frac;           /* the tail: this share of a batch's jobs left */
+    double tail_overdue_factor; /* an instance is overdue after this x its expected time */
+    double tail_min_overdue;    /* seconds */
     /* big input files shared by workunits (an Einstein-like workload) */
     double file_mb;            /* each workunit reads one file of this size; 0 = none */
     int64_t wus_per_file;      /* workunits made for one file */
@@ -123,6 +128,9 @@ struct vs_pop_result {
     double turnaround_p50, turnaround_p90, turnaround_p99; /* sent -> reported, s */
     double wu_p50, wu_p90, wu_p99;                         /* created -> validated, s */
     double cpu_hours, cpu_hours_wasted;
+    /* cpu_hours plus what the results still out at the end would take to
+     * finish (the lighter model; no host is told to abort them). */
+    double cpu_hours_to_end;
     double bytes_down, bytes_per_valid;
     /* With big files: their downloads, and the lower bound (every file on
      * target_nresults hosts, every result's own input once). */
@@ -136,6 +144,9 @@ struct vs_pop_result {
      * or the EDF check's test of the job itself), or because queued jobs
      * would then miss theirs (the EDF check). */
     int64_t refused_deadline, refused_workload;
+    /* Tail acceleration: extra instances made for overdue tail jobs, and
+     * tail jobs a host too slow or unreliable for them was not given. */
+    int64_t tail_replicas, tail_refused;
     struct vs_pop_sample *samples; /* owned */
     size_t nsamples;
 };

@@ -87,6 +87,10 @@ VS_MUST_CHECK int vs_sched_reload_catalog(struct vs_sched *s);
  * read or written. Thread-safe.
  */
 void vs_sched_set_maintenance(struct vs_sched *s, bool on);
+/* Batch tail acceleration's state (submit_tail.h; borrowed, outlives s;
+ * NULL: none). Set before serving. */
+struct vs_submit_tail;
+void vs_sched_set_tail(struct vs_sched *s, struct vs_submit_tail *t);
 
 struct vs_sched_stats {
     uint64_t rpcs;        /* requests handled */

@@ -41,5 +41,6 @@ int vs_cmd_store(int argc, char **argv);
 int vs_cmd_db_dump(int argc, char **argv);
 /* popsim --credit (cmd_popsim_credit.c) */
 int vs_cmd_popsim_credit(int argc, char **argv);
+int vs_cmd_batch(int argc, char **argv);
 
 #endif

@@ -31,6 +31,8 @@
 #include "volsched/store.h"
 #include "volsched/store_project.h"
 #include "volsched/str.h"
+#include "volsched/submit.h"
+#include "volsched/submit_tail.h"
 
 static void usage(FILE *f)
 {
@@ -200,6 +202,22 @@ static int timed_sched_http(void *ctx, const char *body, size_t len, const char 
     int status = vs_sched_http(t->sched, body, len, peer, out);
     vs_ops_metrics_latency(t->metrics, mono_now() - t0);
     return status;
+}
+
+/* The pages: get_output.php (remote submission's outputs), else the
+ * account RPCs and the volunteers' site, which hand the rest to the
+ * operator's and status pages. */
+struct pages_chain {
+    struct vs_submit *submit;
+    struct vs_acct *acct;
+};
+
+static int chained_pages(void *ctx, const struct vs_http_get *req, struct vs_http_page *out)
+{
+    struct pages_chain *pc = ctx;
+    if (!req->ops_listener && vs_str_has_suffix(req->path, "/get_output.php"))
+        return vs_submit_get(pc->submit, req, out);
+    return vs_acct_http(pc->acct, req, out);
 }
 
 /* SIGHUP in `serve --only`: reload config.xml and reopen the logs. */
@@ -384,12 +402,21 @@ int vs_cmd_serve(int argc, char **argv)
     struct vs_daemons_runner *daemons = NULL;
     struct vs_ops_pages *pages = NULL;
     struct vs_acct *acct = NULL;
+    struct vs_submit *submit = NULL;
+    struct vs_sp_tail_params tp;
+    vs_sp_tail_defaults(&tp);
+    tp.enabled = cfg.batch_tail_acceleration;
+    struct vs_submit_tail *tail = vs_submit_tail_create(&tp);
     rc = vs_sched_create(&cfg, log, &so, &sched);
     if (rc != 0)
         goto out;
     rc = vs_upload_create(&cfg, log, &upload);
     if (rc != 0)
         goto out;
+    rc = vs_submit_create(&cfg, log, &submit);
+    if (rc != 0)
+        goto out;
+    vs_sched_set_tail(sched, tail);
     struct vs_daemons_runner_opts dopts = {.which = daemons_mask,
                                            .interval_ms = (int)interval_ms,
                                            .log = log,
@@ -447,6 +474,7 @@ int vs_cmd_serve(int argc, char **argv)
     }
     char stats_dir[VS_PATH_MAX + 16];
     snprintf(stats_dir, sizeof(stats_dir), "%s/stats", cfg.dir);
+    struct pages_chain chain = {.submit = submit, .acct = acct};
     struct vs_http_config hc = {
         .master_url = cfg.master_url,
         .sched_url = sched_url,
@@ -471,8 +499,11 @@ int vs_cmd_serve(int argc, char **argv)
         .upload = vs_upload_http,
         .upload_stream = &vs_upload_stream_ops,
         .upload_ctx = upload,
-        .pages = vs_acct_http,
-        .pages_ctx = acct,
+        .api = vs_submit_http,
+        .max_api_body = (size_t)cfg.submit_max_request_mb * 1024u * 1024u,
+        .api_ctx = submit,
+        .pages = chained_pages,
+        .pages_ctx = &chain,
         .project_config_xml = vs_acct_project_config_xml(acct),
         .tls_cert_file = cfg.https_cert[0] ? cfg.https_cert : NULL,
         .tls_key_file = cfg.https_key[0] ? cfg.https_key : NULL,
@@ -505,7 +536,7 @@ int vs_cmd_serve(int argc, char **argv)
         VS_LOG(log, VS_LOG_INFO, "operator's listener on %s:%u: /ops/ and /metrics only there",
                ops_host, (unsigned)vs_http_ops_port(http));
 
-    double t_cat = mono_now(), t_stats = mono_now(), t_state = 0, t_sample = 0;
+    double t_cat = mono_now(), t_stats = mono_now(), t_state = 0, t_sample = 0, t_expire = 0;
     uint64_t last_rpcs = 0;
     while (!serve_stop) {
         double now = mono_now();
@@ -533,6 +564,13 @@ int vs_cmd_serve(int argc, char **argv)
         }
         if (vs_sched_refill(sched, &added) != 0)
             VS_LOG(log, VS_LOG_WARN, "job cache refill failed");
+        if (now - t_expire >= 60.0) {
+            t_expire = now;
+            if (vs_submit_expire(submit, (double)time(NULL)) < 0)
+                VS_LOG(log, VS_LOG_WARN, "retiring expired batches failed");
+            if (vs_submit_tail_tick(submit, tail, (int64_t)time(NULL)) != 0)
+                VS_LOG(log, VS_LOG_WARN, "batch tail acceleration: the pass failed");
+        }
         struct vs_sched_stats st;
         vs_sched_get_stats(sched, &st);
         if (now - t_sample >= 1.0) {
@@ -580,7 +618,9 @@ out:
     vs_ops_pages_destroy(pages);
     vs_daemons_runner_stop(daemons);
     vs_upload_destroy(upload);
+    vs_submit_destroy(submit);
     vs_sched_destroy(sched);
+    vs_submit_tail_destroy(tail);
     if (exit_code == VS_EXIT_OK)
         VS_LOG(log, VS_LOG_INFO, "stopped");
     else

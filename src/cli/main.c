@@ -18,7 +18,7 @@ static const struct command commands[] = {
     {"version", vs_cmd_version, "print the version"},
     {"init", vs_cmd_init, "create a project directory"},
     {"app", vs_cmd_app, "register an app version (app add)"},
-    {"user", vs_cmd_user, "create a user account (user add)"},
+    {"user", vs_cmd_user, "user accounts and submit rights (user add|set|show)"},
     {"team", vs_cmd_team, "create a team (team add)"},
     {"create_work", vs_cmd_create_work, "submit jobs (workunits)"},
     {"release", vs_cmd_release, "release jobs held by create_work --no_transition"},
@@ -40,6 +40,7 @@ static const struct command commands[] = {
     {"store", vs_cmd_store, "copy a store to another backend (store copy --from URL --to URL)"},
     {"locality-gen", vs_cmd_locality_gen, "locality scheduling's on-demand work generator"},
     {"locality-ws", vs_cmd_locality_ws, "locality scheduling's working-set manager"},
+    {"batch", vs_cmd_batch, "submit and follow batches on a project over HTTP (remote submission)"},
     {"client", vs_cmd_client, "the volunteer's client: attach, run, status, explain, detach"},
 };
 

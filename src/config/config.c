@@ -29,6 +29,8 @@ void vs_project_config_init(struct vs_project_config *cfg)
     cfg->policy.max_new_hosts_per_day = 5;
     cfg->policy.daily_result_quota = 100;
     cfg->resend_lost_results = true;
+    cfg->submit_max_request_mb = 64;
+    cfg->batch_tail_acceleration = true;
     cfg->failed_auth_burst = 20;
     cfg->failed_auth_per_hour = 60;
     cfg->min_passwd_length = 6;

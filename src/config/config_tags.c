@@ -78,6 +78,8 @@ const struct vs_config_tag vs_config__tags[] = {
     {"http_body_min_rate", K_INT, F(http_body_min_rate), 0, 0, 0},
     {"http_max_per_address", K_INT, F(http_max_per_address), 0, 0, 0},
     {"http_max_connections", K_INT, F(http_max_connections), 0, 1000000, 0},
+    {"submit_max_request_mb", K_INT, F(submit_max_request_mb), 1, 4096, 0},
+    {"batch_tail_acceleration", K_BOOL, F(batch_tail_acceleration), 0, 0, 0},
     {"trusted_proxy", K_STRLIST, F(trusted_proxy), 0, 0, 0},
     /* several serve instances on one store (docs/scale-out.md) */
     {"job_lease_secs", K_INT, F(job_lease_secs), 2, 86400, 0},

@@ -23,6 +23,7 @@
 #include "volsched/popsim.h"
 #include "volsched/rng.h"
 #include "volsched/server_policy.h"
+#include "volsched/submit_policy.h"
 
 /* The server's request delay after a reply with work. */
 #define POP_MIN_RPC_DELAY 60.0
@@ -70,8 +71,9 @@ struct pop_wu {
     uint8_t nres, nvalid, nbad;
     uint8_t live; /* results that may still change state */
     bool done, failed;
-    int32_t file; /* its big input file; -1 none */
-    double fpops; /* the job's length; every result of it the same */
+    int32_t file;  /* its big input file; -1 none */
+    double fpops;  /* the job's length; every result of it the same */
+    uint8_t extra; /* instances made by the tail rule */
     double created;
     int32_t res[VS_POP_MAX_RESULTS];
 };
@@ -99,6 +101,10 @@ struct pop_host {
     struct pop_hfile *hf;
     int nhf, caphf;
     double held_bytes;
+    /* its record, for the tail rule: results reported, their turnaround,
+     * and results that failed (wrong, timed out) */
+    int64_t n_rep, n_fail;
+    double turn_sum;
 };
 
 /* A big input file of the project. Its results in creation order: an
@@ -191,6 +197,12 @@ struct pop {
     struct pop_hist turn, wut; /* result and workunit turnaround */
     int64_t in_flight, returned, rpcs_bin;
     size_t capsamples;
+    /* tail acceleration (pop_tail.c): the rule's parameters, the hosts'
+     * turnaround quantile, and the open workunits of batches in their tail */
+    struct vs_sp_tail_params tail;
+    double tail_turn_q;
+    int32_t *tail_wus;
+    size_t ntail, captail;
     int rc;
 };
 
@@ -255,6 +267,21 @@ void vs_pop__full_cleanup(struct pop *p);
 
 /* pop_project.c */
 void vs_pop__make_batch(struct pop *p);
+/* Makes one more result of workunit w (unsent); its slot. */
+int32_t vs_pop__new_result(struct pop *p, int32_t w);
+
+/* pop_tail.c: batch tail acceleration, by src/policy's rule */
+void vs_pop__tail_init(struct pop *p);
+void vs_pop__tail_cleanup(struct pop *p);
+/* Hourly: the hosts' turnaround quantile and the tail workunits. */
+void vs_pop__tail_refresh(struct pop *p);
+/* A result of host slot came back (failed: wrong) or timed out. */
+void vs_pop__tail_note(struct pop *p, int32_t r, bool failed, bool timed_out);
+/* Whether the rule keeps result r from host h. */
+bool vs_pop__tail_skip(struct pop *p, const struct pop_host *h, int32_t r);
+/* For a fit host: extra instances of overdue tail jobs, offered to it
+ * first; how many it was sent. */
+int vs_pop__tail_replicate(struct pop *p, struct pop_host *h, int32_t slot, struct vs_sp_state *st);
 void vs_pop__unsent_remove(struct pop *p, int32_t r);
 void vs_pop__report(struct pop *p, int32_t r);
 void vs_pop__timeout(struct pop *p, int32_t r, uint32_t gen);

@@ -65,7 +65,7 @@ static void give_slot(int32_t **free_list, size_t *nfree, size_t *cap, int32_t s
     (*free_list)[(*nfree)++] = slot;
 }
 
-static void new_result(struct pop *p, int32_t w)
+int32_t vs_pop__new_result(struct pop *p, int32_t w)
 {
     struct pop_wu *wu = &p->wus[w];
     void *arr = p->res;
@@ -84,6 +84,7 @@ static void new_result(struct pop *p, int32_t w)
     wu->live++;
     unsent_append(p, r);
     vs_pop__file_new_result(p, r);
+    return r;
 }
 
 /* A workunit that is finished and whose results can no longer change gives
@@ -129,7 +130,7 @@ void vs_pop__make_batch(struct pop *p)
         if (wu->file >= 0)
             p->files[wu->file].open_wus++;
         for (int k = 0; k < s->target_nresults; k++)
-            new_result(p, w);
+            (void)vs_pop__new_result(p, w);
     }
     p->wus_open += s->batch_size;
     p->out->wus += s->batch_size;
@@ -193,7 +194,7 @@ static void transition(struct pop *p, int32_t w)
     int need = s->min_quorum - wu->nvalid;
     int have = outstanding(p, wu);
     while (have < need && wu->nres < s->max_total_results) {
-        new_result(p, w);
+        (void)vs_pop__new_result(p, w);
         have++;
     }
     if (have == 0) {
@@ -209,6 +210,7 @@ void vs_pop__report(struct pop *p, int32_t r)
     struct pop_wu *wu = &p->wus[w];
     struct vs_pop_result *o = p->out;
     bool was_out = !x->timed_out;
+    vs_pop__tail_note(p, r, x->invalid, false);
     vs_pop__file_released(p, r);
     x->state = R_OVER;
     x->host = -1;
@@ -246,6 +248,7 @@ void vs_pop__timeout(struct pop *p, int32_t r, uint32_t gen)
         (x->state != R_RUNNING && x->state != R_DONE && x->state != R_LOST))
         return;
     x->timed_out = true;
+    vs_pop__tail_note(p, r, false, true);
     p->in_flight--;
     p->out->timed_out++;
     p->out->deadline_misses++;

@@ -59,6 +59,8 @@ static const struct field fields[] = {
     FI("deadline_misses", "deadline misses", deadline_misses),
     FN("cpu_hours", "CPU hours", cpu_hours, F_NUM),
     FN("cpu_hours_wasted", "CPU hours wasted", cpu_hours_wasted, F_NUM),
+    FN("cpu_hours_to_end", "CPU hours, results out at the end run to their end", cpu_hours_to_end,
+       F_NUM),
     FN("bytes_down", "bytes downloaded", bytes_down, F_NUM),
     FN("bytes_per_valid", "bytes per validated workunit", bytes_per_valid, F_NUM),
     FI("files", "big input files", files),
@@ -74,6 +76,8 @@ static const struct field fields[] = {
     FN("rpc_rate_peak", "RPCs per second, peak hour", rpc_rate_peak, F_NUM),
     FI("refused_deadline", "jobs refused: they would miss their deadline", refused_deadline),
     FI("refused_workload", "jobs refused: queued jobs would miss (EDF)", refused_workload),
+    FI("tail_replicas", "tail: extra instances of overdue jobs", tail_replicas),
+    FI("tail_refused", "tail: jobs kept from slow or unreliable hosts", tail_refused),
 };
 
 #define NFIELDS (sizeof(fields) / sizeof(fields[0]))

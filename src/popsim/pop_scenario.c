@@ -72,6 +72,10 @@ static const struct vs_scn_opt opts[] = {
     O("max_wus_in_progress", VS_SCN_COUNT, max_wus_in_progress, 0, 1e6),
     O("daily_result_quota", VS_SCN_COUNT, daily_result_quota, 0, 1e6),
     O("job_cache", VS_SCN_COUNT, job_cache, 1, 100000),
+    O("tail_acceleration", VS_SCN_BOOL, tail_acceleration, 0, 0),
+    O("tail_frac", VS_SCN_FRAC, tail_frac, 0, 1),
+    O("tail_overdue_factor", VS_SCN_REAL, tail_overdue_factor, 1, 100),
+    O("tail_min_overdue", VS_SCN_HOURS, tail_min_overdue, 0, 0),
     O("duration", VS_SCN_DAYS, duration, 3600, 3650 * 86400.0),
     O("seed", VS_SCN_SEED, seed, 0, 0),
     O("file_mb", VS_SCN_REAL, file_mb, 0, 0),
@@ -139,6 +143,9 @@ void vs_pop_scenario_defaults(struct vs_pop_scenario *s)
     s->input_mb = 1;
     s->max_wus_to_send = 10;
     s->job_cache = 1000;
+    s->tail_frac = 0.1;
+    s->tail_overdue_factor = 2;
+    s->tail_min_overdue = 600;
     s->wus_per_file = 50;
     s->duration = 30 * 86400;
     s->seed = 1;

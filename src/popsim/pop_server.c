@@ -161,9 +161,17 @@ int vs_pop__send_work(struct pop *p, struct pop_host *h, int32_t slot,
         sent = vs_pop__locality_send(p, h, slot, &st);
     } else {
         int64_t looked = 0;
+        if (p->tail.enabled)
+            sent += vs_pop__tail_replicate(p, h, slot, &st);
         int32_t r = p->unsent_head;
         while (r >= 0 && looked < p->s->job_cache && vs_sp_work_needed(&st)) {
             int32_t next = p->res[r].next;
+            if (p->tail.enabled && vs_pop__tail_skip(p, h, r)) {
+                p->out->tail_refused++;
+                looked++;
+                r = next;
+                continue;
+            }
             enum vs_sp_reason why = vs_pop__offer(p, h, slot, &st, r);
             looked++;
             if (why == VS_SP_OK)

@@ -107,6 +107,7 @@ static void dispatch(struct pop *p, const struct vs_event *e)
         break;
     case EV_SAMPLE:
         vs_pop__push_sample(p);
+        vs_pop__tail_refresh(p);
         vs_eventq_push(&p->q, p->now + HOUR, EV_SAMPLE, 0, 0);
         break;
     default:
@@ -124,13 +125,17 @@ static void finish_figures(struct pop *p)
         struct pop_host *h = &p->hosts[i];
         o->host_days += (p->now - h->joined) / 86400;
         /* Work done but not reported by the end counts as spent. */
-        for (int k = 0; k < h->nq; k++)
+        for (int k = 0; k < h->nq; k++) {
             o->cpu_hours += p->res[h->q[k]].cpu / 3600;
+            /* ... and what it would take to its end (nothing aborts it). */
+            o->cpu_hours_to_end += p->res[h->q[k]].remaining / h->flops / 3600;
+        }
         for (int k = 0; k < h->ndone; k++)
             o->cpu_hours += p->res[h->done[k]].cpu / 3600;
         if (p->full)
             vs_pop__full_end(p, (int32_t)i);
     }
+    o->cpu_hours_to_end += o->cpu_hours;
     o->wus_open = p->wus_open + (p->s->batches - p->batches_made) * p->s->batch_size;
     o->turnaround_p50 = vs_pop__hist_pct(&p->turn, 0.5);
     o->turnaround_p90 = vs_pop__hist_pct(&p->turn, 0.9);
@@ -180,6 +185,7 @@ static void cleanup(struct pop *p)
     vs_pop__full_cleanup(p);
     vs_pop__server_cleanup(p);
     vs_pop__files_cleanup(p);
+    vs_pop__tail_cleanup(p);
     vs_eventq_cleanup(&p->q);
 }
 
@@ -201,6 +207,7 @@ int vs_popsim_run(const struct vs_pop_scenario *s, const struct vs_pop_options *
     vs_eventq_init(&p.q);
     vs_pop__server_init(&p);
     vs_pop__files_init(&p);
+    vs_pop__tail_init(&p);
     p.batches = vs_xcalloc((size_t)s->batches, sizeof(*p.batches));
     p.nhosts = (size_t)s->hosts;
     p.hosts = vs_xcalloc(p.nhosts, sizeof(*p.hosts));

@@ -206,6 +206,11 @@ static int resolve_input(struct cw *c, size_t jobno, const char *arg, struct vs_
     /* A path, or a file of the current directory (a link there too: it is
      * refused as such, not taken for a staged name). */
     bool local = strchr(arg, '/') != NULL || is_regular(arg) || is_symlink(arg);
+    if (c->p->staged_only && strchr(arg, '/') != NULL)
+        return fail(c, VS_EINVAL, "job %zu: input '%s': a file name may not contain '/'", jobno,
+                    arg);
+    if (c->p->staged_only)
+        local = false;
     const struct vs_cw_stage *planned = vs_cw_stages_find(&c->stages, staged);
     int rc;
     if (!local && planned) {

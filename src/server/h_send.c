@@ -17,6 +17,7 @@
 #include "volsched/policy_input.h"
 #include "volsched/store.h"
 #include "volsched/str.h"
+#include "volsched/submit_tail.h"
 
 /* ------------------------------------------------------------------------ */
 /* The catalog as the policy sees it                                          */
@@ -207,6 +208,9 @@ static enum vs_cache_pick pick(void *ctx, const struct vs_cache_job *cj)
     /* A second choice: what this request lost once is not chosen again
      * (a refill may have brought it back meanwhile). */
     if (tried(x, cj->job.result.id))
+        return VS_PICK_SKIP;
+    /* A job of a submitted batch in its tail goes only to a fit host. */
+    if (pc->tail && !vs_submit_tail_allows(pc->tail, cj->job.result.batch, pc->hostid))
         return VS_PICK_SKIP;
     const struct vs_workunit *wu = &cj->job.wu;
     const struct prep_job *pj = cj->prep;
@@ -434,8 +438,12 @@ bool vs_send_wants_more(const struct vs_send *x)
 static void pick_ctx_init(struct vs_sched *s, const struct vs_proto_request *q, struct vs_send *x,
                           struct vs_arena *a, struct pick_ctx *pc)
 {
-    *pc = (struct pick_ctx){
-        .x = x, .arena = a, .cat = s->cat, .lite_all = s->cfg.locality_scheduling_lite};
+    *pc = (struct pick_ctx){.x = x,
+                            .arena = a,
+                            .cat = s->cat,
+                            .lite_all = s->cfg.locality_scheduling_lite,
+                            .tail = s->tail,
+                            .hostid = x->st.host ? x->st.host->id : 0};
     const struct catalog_snap *c = s->cat;
     if (q->platform_name && strcmp(q->platform_name, "anonymous") == 0) {
         anon_catalog(s, c, q, pc);

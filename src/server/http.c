@@ -166,6 +166,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         route = VS_ROUTE_SCHED;
     else if (strcmp(url, h->ul_path) == 0)
         route = VS_ROUTE_UPLOAD;
+    else if (h->cfg.api && (strcmp(url, h->submit_path) == 0 || strcmp(url, h->jobfile_path) == 0))
+        route = VS_ROUTE_API;
     /* The scheduler and uploads are not on the operator's listener, nor on
      * the plain one in https_only mode (answer_bodiless refuses them). */
     enum vs_http_listener l = vs_http__listener(h, c);
@@ -215,7 +217,8 @@ static enum MHD_Result answer_bodiless(struct vs_http *h, struct MHD_Connection 
                                "the operator's listener serves only its pages (GET)");
     }
     bool plain_only = l == VS_LISTEN_PLAIN && h->cfg.https_only;
-    if (strcmp(url, h->sched_path) == 0 || strcmp(url, h->ul_path) == 0) {
+    if (strcmp(url, h->sched_path) == 0 || strcmp(url, h->ul_path) == 0 ||
+        (h->cfg.api && (strcmp(url, h->submit_path) == 0 || strcmp(url, h->jobfile_path) == 0))) {
         if (plain_only)
             return refuse_plain(h, c, method, url);
         return vs_http__refuse(h, c, MHD_HTTP_METHOD_NOT_ALLOWED, method, url,
@@ -363,7 +366,11 @@ static int url_paths(struct vs_http *h, const struct vs_http_config *cfg)
             h->dl_path[h->dl_path_len] = '\0';
         }
         int m = snprintf(h->cfg_path, sizeof(h->cfg_path), "%sget_project_config.php", h->path);
-        if (m < 0 || (size_t)m >= sizeof(h->cfg_path))
+        int m2 =
+            snprintf(h->submit_path, sizeof(h->submit_path), "%ssubmit_rpc_handler.php", h->path);
+        int m3 = snprintf(h->jobfile_path, sizeof(h->jobfile_path), "%sjob_file.php", h->path);
+        if (m < 0 || (size_t)m >= sizeof(h->cfg_path) || m2 < 0 ||
+            (size_t)m2 >= sizeof(h->submit_path) || m3 < 0 || (size_t)m3 >= sizeof(h->jobfile_path))
             rc = VS_EINVAL;
     }
     vs_free(dl);
@@ -545,6 +552,7 @@ int vs_http_start(const struct vs_http_config *cfg, const char *host, uint16_t p
     h->cfg.ops_host = NULL; /* used only while starting */
     h->max_body = cfg->max_body ? cfg->max_body : VS_HTTP_DEFAULT_MAX_BODY;
     h->max_upload = cfg->max_upload_body ? cfg->max_upload_body : VS_HTTP_DEFAULT_MAX_UPLOAD;
+    h->max_api_body = cfg->max_api_body ? cfg->max_api_body : VS_HTTP_DEFAULT_MAX_API_BODY;
     rc = start_guard(h, cfg);
     if (rc != 0)
         goto fail;

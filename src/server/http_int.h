@@ -24,7 +24,8 @@ enum vs_http_route {
     VS_ROUTE_SCHED,
     VS_ROUTE_UPLOAD,
     VS_ROUTE_PAGE,
-    VS_ROUTE_FORM /* a form's POST: its body, then a page */
+    VS_ROUTE_FORM, /* a form's POST: its body, then a page */
+    VS_ROUTE_API   /* submit_rpc_handler.php, job_file.php: the submission API */
 };
 
 /* Which listener a connection came in on. */
@@ -73,9 +74,11 @@ struct vs_http {
     char sched_path[VS_HTTP_PATH_MAX];
     char dl_path[VS_HTTP_PATH_MAX]; /* "/demo/download/" (with the '/') */
     char ul_path[VS_HTTP_PATH_MAX];
-    char cfg_path[VS_HTTP_PATH_MAX]; /* "/demo/get_project_config.php" */
+    char cfg_path[VS_HTTP_PATH_MAX];     /* "/demo/get_project_config.php" */
+    char submit_path[VS_HTTP_PATH_MAX];  /* "/demo/submit_rpc_handler.php" */
+    char jobfile_path[VS_HTTP_PATH_MAX]; /* "/demo/job_file.php" */
     size_t path_len, dl_path_len;
-    size_t max_body, max_upload;
+    size_t max_body, max_upload, max_api_body;
     unsigned max_connections;
     struct MHD_Response *master_resp;
     struct MHD_Response *config_resp;
@@ -111,6 +114,9 @@ struct vs_http_post {
     struct vs_http_get get;
     struct vs_buf strs;
     struct vs_http_page page;
+    /* A remote submission POST (VS_ROUTE_API): its path and Content-Type
+     * (offsets + 1 into strs, 0 for none). */
+    size_t api_path, api_ctype;
 };
 
 /* Answers a short plain-text error and logs why, with the peer address. */

@@ -11,6 +11,7 @@
 
 #include "server/http_int.h"
 #include "volsched/alloc.h"
+#include "volsched/log.h"
 #include "volsched/str.h"
 
 /* What uploads answer until an upload handler is plugged in: a transient
@@ -49,6 +50,54 @@ struct vs_http_post *vs_http__post_new(struct vs_http *h, struct MHD_Connection 
     return pr;
 }
 
+/* A remote submission request over the body cap: refused (413) in the
+ * submission API's error shape (BOINC-COMPAT xml_error), so its clients
+ * show the reason. */
+static enum MHD_Result refuse_api_size(struct vs_http *h, struct MHD_Connection *c,
+                                       const char *method, const char *url)
+{
+    char peer[VS_HTTP_PEER_MAX];
+    vs_http__peer(h, c, peer, sizeof(peer));
+    atomic_fetch_add_explicit(&h->n_refused, 1, memory_order_relaxed);
+    VS_LOG(h->cfg.log, VS_LOG_WARN, "http 413 %s %s from %s: request body over %zu bytes", method,
+           url, peer, h->max_api_body);
+    char text[400];
+    int n = snprintf(text, sizeof(text),
+                     "<?xml version=\"1.0\" encoding=\"ISO-8859-1\" ?>\n<error>\n"
+                     "    <error_num>-1</error_num>\n    <error_msg>The request is larger than "
+                     "this project accepts (%zu bytes); submit the jobs in smaller batches, or "
+                     "upload large inputs with job_file.php.</error_msg>\n</error>\n",
+                     h->max_api_body);
+    if (n < 0 || (size_t)n >= sizeof(text))
+        return MHD_NO;
+    struct MHD_Response *r =
+        MHD_create_response_from_buffer((size_t)n, text, MHD_RESPMEM_MUST_COPY);
+    if (!r)
+        return MHD_NO;
+    MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "text/xml");
+    enum MHD_Result ret = MHD_queue_response(c, MHD_HTTP_CONTENT_TOO_LARGE, r);
+    MHD_destroy_response(r);
+    return ret;
+}
+
+/* Keeps a remote submission POST's path (after the master URL's) and
+ * Content-Type; its reply may be as large as its body cap (a query of a
+ * large batch). */
+static int api_begin(struct vs_http *h, struct MHD_Connection *c, struct vs_http_post *pr,
+                     const char *url)
+{
+    const char *ct = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_TYPE);
+    const char *rel = url + strlen(h->path);
+    pr->out.max_len = h->max_api_body > VS_HTTP_MAX_REPLY ? h->max_api_body : VS_HTTP_MAX_REPLY;
+    pr->api_path = pr->strs.len + 1;
+    int rc = vs_buf_append(&pr->strs, rel, strlen(rel) + 1);
+    if (rc == 0 && ct) {
+        pr->api_ctype = pr->strs.len + 1;
+        rc = vs_buf_append(&pr->strs, ct, strlen(ct) + 1);
+    }
+    return rc;
+}
+
 enum MHD_Result vs_http__post_begin(struct vs_http *h, struct MHD_Connection *c,
                                     enum vs_http_route route, const char *method, const char *url,
                                     struct vs_http_post **out_pr)
@@ -59,13 +108,19 @@ enum MHD_Result vs_http__post_begin(struct vs_http *h, struct MHD_Connection *c,
     int64_t clen = 0;
     size_t cap = route == VS_ROUTE_UPLOAD ? h->max_upload
                  : route == VS_ROUTE_FORM ? VS_HTTP_FORM_MAX
+                 : route == VS_ROUTE_API  ? h->max_api_body
                                           : h->max_body;
     if (cl && vs_parse_int64(cl, &clen) == 0 && clen > 0 && (uint64_t)clen > cap)
-        return vs_http__refuse(h, c, MHD_HTTP_CONTENT_TOO_LARGE, method, url,
-                               "request body over limit");
+        return route == VS_ROUTE_API ? refuse_api_size(h, c, method, url)
+                                     : vs_http__refuse(h, c, MHD_HTTP_CONTENT_TOO_LARGE, method,
+                                                       url, "request body over limit");
     if (route == VS_ROUTE_SCHED)
         atomic_fetch_add_explicit(&h->n_sched, 1, memory_order_relaxed);
     struct vs_http_post *pr = vs_http__post_new(h, c, route, cap);
+    if (route == VS_ROUTE_API && api_begin(h, c, pr, url) != 0) {
+        vs_http__post_free(pr);
+        return vs_http__refuse(h, c, MHD_HTTP_BAD_REQUEST, method, url, "request head too large");
+    }
     if (route == VS_ROUTE_UPLOAD && h->cfg.upload_stream) {
         pr->ops = h->cfg.upload_stream;
         pr->sreq = pr->ops->open(h->cfg.upload_ctx, pr->peer);
@@ -84,6 +139,17 @@ static void run_handler(struct vs_http *h, struct vs_http_post *pr)
     }
     if (pr->ops) {
         pr->status = pr->ops->finish(pr->sreq, &pr->out);
+        return;
+    }
+    if (pr->route == VS_ROUTE_API) {
+        struct vs_http_api_req req = {
+            .path = pr->strs.data + pr->api_path - 1,
+            .content_type = pr->api_ctype ? pr->strs.data + pr->api_ctype - 1 : NULL,
+            .body = pr->body.data ? pr->body.data : "",
+            .len = pr->body.len,
+            .peer = pr->peer,
+        };
+        pr->status = h->cfg.api(h->cfg.api_ctx, &req, &pr->out);
         return;
     }
     vs_http_post_fn fn = pr->route == VS_ROUTE_SCHED ? h->cfg.sched : h->cfg.upload;
@@ -168,8 +234,9 @@ enum MHD_Result vs_http__post_step(struct vs_http *h, struct MHD_Connection *c,
     /* The whole body is in. */
     vs_http_guard_busy(h->guard, conn_rec(c));
     if (pr->too_big)
-        return vs_http__refuse(h, c, MHD_HTTP_CONTENT_TOO_LARGE, method, url,
-                               "request body over limit");
+        return pr->route == VS_ROUTE_API ? refuse_api_size(h, c, method, url)
+                                         : vs_http__refuse(h, c, MHD_HTTP_CONTENT_TOO_LARGE, method,
+                                                           url, "request body over limit");
     if (pr->route == VS_ROUTE_FORM)
         return vs_http__form_ready(h, c, pr, method, url);
     if (vs_http__dispatch(&h->pool, pr) > 0)

@@ -146,6 +146,7 @@ struct vs_sched {
     _Atomic uint64_t n_rpcs, n_bad, n_sent, n_nowork, n_reports, n_maint;
     _Atomic uint64_t n_claims_lost, n_rechosen; /* h_sched.c rechoose */
     _Atomic bool maintenance;                   /* stop_sched exists (vs_sched_set_maintenance) */
+    struct vs_submit_tail *tail;                /* batch tail acceleration (borrowed); NULL: none */
 };
 
 /* ---- sched_gate.c: the operator's switches ---- */
@@ -367,6 +368,8 @@ struct pick_ctx {
     size_t nhold;
     int64_t pending[MAX_PENDING];
     size_t npending;
+    struct vs_submit_tail *tail; /* the scheduler's (may be NULL) */
+    int64_t hostid;              /* the requesting host */
 };
 
 /* The policy's view of workunit wu as a candidate (result_id may be 0). */

@@ -275,3 +275,8 @@ void vs_sched_set_maintenance(struct vs_sched *s, bool on)
 {
     atomic_store(&s->maintenance, on);
 }
+
+void vs_sched_set_tail(struct vs_sched *s, struct vs_submit_tail *t)
+{
+    s->tail = t;
+}

@@ -53,6 +53,17 @@ static const struct copy_table tables[] = {
     {"msg_to_host", "id", true, NULL, NULL,
      "id:i,create_time:i,hostid:i,variety:t,handled:i,xml:t"},
     {"site_session", "id", false, NULL, NULL, "id:t,userid:i,create_time:i,expire_time:i"},
+    /* Remote submission (schema v8). */
+    {"batch", "id", true, NULL, NULL,
+     "id:i,user_id:i,create_time:i,logical_start_time:d,logical_end_time:d,"
+     "est_completion_time:d,njobs:i,fraction_done:d,nerror_jobs:i,state:i,completion_time:i,"
+     "credit_estimate:d,credit_canonical:d,credit_total:d,name:t,app_id:i,project_state:i,"
+     "description:t,expire_time:d,own_hosts:i,priority:i"},
+    {"user_submit", "user_id", false, NULL, NULL,
+     "user_id:i,quota:d,logical_start_time:d,submit_all:i,manage_all:i,max_jobs_in_progress:i"},
+    {"user_submit_app", "user_id, app_id", false, NULL, NULL, "user_id:i,app_id:i,manage:i"},
+    {"job_file", "id", true, NULL, NULL, "id:i,name:t,create_time:i,delete_time:i"},
+    {"batch_file_assoc", "job_file_id, batch_id", false, NULL, NULL, "job_file_id:i,batch_id:i"},
 };
 
 struct cols {

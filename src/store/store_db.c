@@ -432,11 +432,11 @@ int vs_store__ensure_schema(struct vs_store *s)
     static const char *const *const versions[] = {
         vs_store__schema_v1, vs_store__schema_v2, vs_store__schema_v3, vs_store__schema_v4,
         vs_store__schema_v5, vs_store__schema_v6, vs_store__schema_v7, vs_store__schema_v8,
-        vs_store__schema_v9};
+        vs_store__schema_v9, vs_store__schema_v10};
     /* A version whose migration also moves data, after its SQL: v6 fills
      * wu_file from the workunits already there. */
     static int (*const data_step[])(struct vs_store *) = {
-        NULL, NULL, NULL, NULL, NULL, vs_store__wu_files_backfill, NULL, NULL, NULL};
+        NULL, NULL, NULL, NULL, NULL, vs_store__wu_files_backfill, NULL, NULL, NULL, NULL};
     _Static_assert(sizeof(data_step) / sizeof(data_step[0]) == VS_SQ_SCHEMA_VERSION &&
                        sizeof(versions) / sizeof(versions[0]) == VS_SQ_SCHEMA_VERSION,
                    "one migration (and data step) per schema version");

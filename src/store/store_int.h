@@ -378,7 +378,8 @@ extern const char *const vs_store__schema_v6[]; /* v5 -> v6 */
 extern const char *const vs_store__schema_v7[]; /* v6 -> v7 */
 extern const char *const vs_store__schema_v8[]; /* v7 -> v8 */
 extern const char *const vs_store__schema_v9[]; /* v8 -> v9 */
-#define VS_SQ_SCHEMA_VERSION 9
+extern const char *const vs_store__schema_v10[]; /* v9 -> v10 */
+#define VS_SQ_SCHEMA_VERSION 10
 
 /* Input files in use (store_files.c). */
 /* Records the inputs of workunit wu (its id set) in wu_file, inside the

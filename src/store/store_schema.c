@@ -436,3 +436,68 @@ const char *const vs_store__schema_v9[] = {
     "CREATE INDEX IF NOT EXISTS team_avg ON team(expavg_credit);",
     NULL,
 };
+
+/*
+ * Version 10 (issue 38, remote job submission). BOINC-COMPAT tables of its
+ * submission system (db/schema.sql batch, user_submit, user_submit_app,
+ * job_file, batch_file_assoc), with BOINC's column names:
+ *  - batch: a submitter's batch (state 0 INIT, 1 IN_PROGRESS, 2 COMPLETE,
+ *    3 ABORTED, 4 RETIRED); volsched adds own_hosts (its jobs run only on
+ *    the submitter's hosts) and priority.
+ *  - user_submit: who may submit (submit_all: any app; else the apps in
+ *    user_submit_app) and the quota that sets a submitter's share.
+ *  - job_file / batch_file_assoc: files uploaded through job_file.php and
+ *    the batches that use them (a file goes when no batch refers to it).
+ * workunit(batch) is indexed for the batch queries (partial: the operator's
+ * create_work jobs have batch 0).
+ */
+const char *const vs_store__schema_v10[] = {
+    "CREATE TABLE IF NOT EXISTS batch ("
+    " id INTEGER PRIMARY KEY,"
+    " user_id INTEGER NOT NULL DEFAULT 0,"
+    " create_time INTEGER NOT NULL DEFAULT 0,"
+    " logical_start_time REAL NOT NULL DEFAULT 0,"
+    " logical_end_time REAL NOT NULL DEFAULT 0,"
+    " est_completion_time REAL NOT NULL DEFAULT 0,"
+    " njobs INTEGER NOT NULL DEFAULT 0,"
+    " fraction_done REAL NOT NULL DEFAULT 0,"
+    " nerror_jobs INTEGER NOT NULL DEFAULT 0,"
+    " state INTEGER NOT NULL DEFAULT 0,"
+    " completion_time INTEGER NOT NULL DEFAULT 0,"
+    " credit_estimate REAL NOT NULL DEFAULT 0,"
+    " credit_canonical REAL NOT NULL DEFAULT 0,"
+    " credit_total REAL NOT NULL DEFAULT 0,"
+    " name TEXT NOT NULL DEFAULT '',"
+    " app_id INTEGER NOT NULL DEFAULT 0,"
+    " project_state INTEGER NOT NULL DEFAULT 0,"
+    " description TEXT NOT NULL DEFAULT '',"
+    " expire_time REAL NOT NULL DEFAULT 0,"
+    " own_hosts INTEGER NOT NULL DEFAULT 0,"
+    " priority INTEGER NOT NULL DEFAULT 0);"
+    "CREATE INDEX IF NOT EXISTS batch_user ON batch(user_id);"
+    "CREATE INDEX IF NOT EXISTS batch_name ON batch(name);"
+    "CREATE TABLE IF NOT EXISTS user_submit ("
+    " user_id INTEGER PRIMARY KEY,"
+    " quota REAL NOT NULL DEFAULT 1,"
+    " logical_start_time REAL NOT NULL DEFAULT 0,"
+    " submit_all INTEGER NOT NULL DEFAULT 0,"
+    " manage_all INTEGER NOT NULL DEFAULT 0,"
+    " max_jobs_in_progress INTEGER NOT NULL DEFAULT 0);"
+    "CREATE TABLE IF NOT EXISTS user_submit_app ("
+    " user_id INTEGER NOT NULL,"
+    " app_id INTEGER NOT NULL,"
+    " manage INTEGER NOT NULL DEFAULT 0,"
+    " PRIMARY KEY (user_id, app_id)) WITHOUT ROWID;"
+    "CREATE TABLE IF NOT EXISTS job_file ("
+    " id INTEGER PRIMARY KEY,"
+    " name TEXT NOT NULL UNIQUE,"
+    " create_time INTEGER NOT NULL DEFAULT 0,"
+    " delete_time INTEGER NOT NULL DEFAULT 0);"
+    "CREATE TABLE IF NOT EXISTS batch_file_assoc ("
+    " job_file_id INTEGER NOT NULL,"
+    " batch_id INTEGER NOT NULL,"
+    " PRIMARY KEY (job_file_id, batch_id)) WITHOUT ROWID;"
+    "CREATE INDEX IF NOT EXISTS bfa_batch ON batch_file_assoc(batch_id);"
+    "CREATE INDEX IF NOT EXISTS wu_batch ON workunit(batch, id) WHERE batch <> 0;",
+    NULL,
+};

@@ -10,6 +10,11 @@
 #include "volsched/alloc.h"
 #include "volsched/buf.h"
 
+/* The rows of a batch that is not retired (schema v8's batch table). */
+#define HELD_BY_BATCH(t)                                                                           \
+    " AND NOT (" t ".batch <> 0 AND EXISTS (SELECT 1 FROM batch bt WHERE bt.id = " t ".batch "     \
+    "AND bt.state <> 4))"
+
 /* ------------------------------------------------------------------------ */
 /* SQL text of each statement slot                                          */
 
@@ -416,18 +421,22 @@ int vs_store__build_sql(enum sq_stmt id, struct vs_buf *b)
         const char *cond = id == SQ_WUS_TO_VALIDATE     ? "need_validate = 1"
                            : id == SQ_WUS_TO_ASSIMILATE ? "assimilate_state = 1"
                                                         : "file_delete_state = 1";
+        /* Issue 38: the files of a submitter's batch stay until the batch
+         * is retired (BOINC's file_deleter --dont_delete_batches), so its
+         * outputs can be fetched (get_output.php); retire_batch purges
+         * them. Jobs of a batch no batch row names are not held. */
         rc = vs_buf_printf(b,
                            "SELECT %s FROM workunit WHERE %s AND (?1 = 0 OR appid = ?1) "
-                           "AND (?3 <= 1 OR id %% ?3 = ?4) ORDER BY id LIMIT ?2",
-                           w, cond);
+                           "AND (?3 <= 1 OR id %% ?3 = ?4)%s ORDER BY id LIMIT ?2",
+                           w, cond, id == SQ_WUS_TO_DELETE ? HELD_BY_BATCH("workunit") : "");
         break;
     }
     case SQ_RESULTS_TO_DELETE:
         r = vs_store__select_list(&vs_store__result, NULL);
         rc = vs_buf_printf(b,
                            "SELECT %s FROM result WHERE file_delete_state = %d AND "
-                           "(?2 <= 1 OR id %% ?2 = ?3) ORDER BY id LIMIT ?1",
-                           r, VS_FILE_DELETE_READY);
+                           "(?2 <= 1 OR id %% ?2 = ?3)%s ORDER BY id LIMIT ?1",
+                           r, VS_FILE_DELETE_READY, HELD_BY_BATCH("result"));
         break;
     case SQ_DELETE_RETRY_WU:
     case SQ_DELETE_RETRY_RESULT:

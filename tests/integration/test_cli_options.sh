@@ -48,7 +48,11 @@ for g in app user team; do
     expect 0 $V $g --help
     has out "usage: volsched $g add"
     expect 2 $V $g remove
-    has err "volsched $g: unknown subcommand 'remove' (known: add)"
+    if [ "$g" = user ]; then
+        has err "volsched user: unknown subcommand 'remove' (known: add, set, show)"
+    else
+        has err "volsched $g: unknown subcommand 'remove' (known: add)"
+    fi
 done
 
 # one dash, prefixes

@@ -43,7 +43,7 @@ grep -q '<max_jobs_in_progress>' "$P/config_aux.xml" || fail "config_aux.xml"
 grep -q 'rel="boinc_scheduler" href="http://127.0.0.1:18080/admin/cgi-bin/cgi"' \
     "$P/html/index.html" || fail "master page scheduler link"
 head -1 "$P/keys/code_sign_public" | qgrep -x 1024 || fail "code-sign key not in BOINC format"
-[ "$(q "SELECT value FROM store_meta WHERE key='schema_version'")" = 9 ] || fail "schema version"
+[ "$(q "SELECT value FROM store_meta WHERE key='schema_version'")" = 10 ] || fail "schema version"
 [ "$(q 'PRAGMA journal_mode')" = wal ] || fail "store not in WAL mode"
 keysum=$(md5sum "$P/keys/code_sign_private")
 expect 1 $V init "$P"                       # not empty

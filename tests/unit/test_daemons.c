@@ -575,6 +575,9 @@ static void test_schema_v1_migrates(void **state)
                                   "DROP TABLE credit_pfc; DROP TABLE site_session;"
                                   "ALTER TABLE \"user\" DROP COLUMN passwd_hash;"
                                   "ALTER TABLE team DROP COLUMN description;"
+                                  "DROP TABLE batch; DROP TABLE user_submit;"
+                                  "DROP TABLE user_submit_app; DROP TABLE job_file;"
+                                  "DROP TABLE batch_file_assoc; DROP INDEX IF EXISTS wu_batch;"
                                   "UPDATE store_meta SET value = 1 WHERE key = 'schema_version'",
                                   NULL, NULL, NULL),
                      SQLITE_OK);
@@ -585,6 +588,11 @@ static void test_schema_v1_migrates(void **state)
     struct vs_daemon_status d = {.name = "x", .last_run = 5};
     assert_int_equal(vs_store_daemon_status_put(f->s, &d), 0);
     assert_int_equal(pf_sql(f, "SELECT last_run FROM daemon_status WHERE name = 'x'"), 5);
+    /* v8: the remote submission tables are back */
+    assert_int_equal(pf_sql(f, "SELECT count(*) FROM sqlite_master WHERE name IN ('batch', "
+                               "'user_submit', 'user_submit_app', 'job_file', "
+                               "'batch_file_assoc', 'wu_batch')"),
+                     6);
     assert_int_equal(pf_sql(f, "SELECT count(*) FROM app"), 1); /* data kept */
 }
 
@@ -616,6 +624,9 @@ static void test_schema_v2_migrates(void **state)
                                   "hostid) VALUES(900, 'r1', 1, 2, 0), (900, 'r2', 1, 4, 3);"
                                   "ALTER TABLE \"user\" DROP COLUMN passwd_hash;"
                                   "ALTER TABLE team DROP COLUMN description;"
+                                  "DROP TABLE batch; DROP TABLE user_submit;"
+                                  "DROP TABLE user_submit_app; DROP TABLE job_file;"
+                                  "DROP TABLE batch_file_assoc; DROP INDEX IF EXISTS wu_batch;"
                                   "UPDATE store_meta SET value = 2 WHERE key = 'schema_version'",
                                   NULL, NULL, NULL),
                      SQLITE_OK);

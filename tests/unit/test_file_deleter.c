@@ -291,6 +291,9 @@ static void test_schema_v5_migrates(void **state)
                                   "ALTER TABLE team DROP COLUMN description;"
                                   "ALTER TABLE team DROP COLUMN expavg_time;"
                                   "DROP TABLE credit_pfc; DROP TABLE site_session;"
+                                  "DROP TABLE batch; DROP TABLE user_submit;"
+                                  "DROP TABLE user_submit_app; DROP TABLE job_file;"
+                                  "DROP TABLE batch_file_assoc; DROP INDEX IF EXISTS wu_batch;"
                                   "UPDATE store_meta SET value = 5 WHERE key = 'schema_version'",
                                   NULL, NULL, NULL),
                      SQLITE_OK);
