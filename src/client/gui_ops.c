@@ -19,13 +19,26 @@ static void w_project(struct vs_xml_writer *w, const struct vs_client *c, size_t
         pdir[0] = '\0';
     vs_xml_raw_write(w, "<project>\n", 10);
     vs_client_xml_project(w, pr);
+    /* BOINC-COMPAT: the rest of 7.20's PROJECT::write_state(gui_rpc) */
+    vs_xml_str(w, "host_venue", "");
+    vs_xml_str(w, "email_hash", "");
+    vs_xml_str(w, "external_cpid", "");
+    vs_xml_double(w, "rec", 0);
+    vs_xml_double(w, "rec_time", 0);
+    vs_xml_double(w, "disk_usage", pr->disk_usage);
+    vs_xml_double(w, "disk_share", pr->disk_share);
+    vs_xml_double(w, "desired_disk_usage", 0);
     vs_xml_double(w, "duration_correction_factor", 1);
     vs_xml_int(w, "sched_rpc_pending", pr->sched_rpc_pending ? 1 : 0);
+    vs_xml_int(w, "send_time_stats_log", 0);
+    vs_xml_int(w, "send_job_log", 0);
+    vs_xml_double(w, "sched_priority", 0);
+    vs_xml_double(w, "project_files_downloaded_time", 0);
     vs_xml_str(w, "project_dir", pdir);
     vs_xml_raw_write(w, "</project>\n", 11);
 }
 
-static void w_result(struct vs_xml_writer *w, struct vs_client *c, size_t i)
+void vs_client_gui_write_result(struct vs_xml_writer *w, struct vs_client *c, size_t i)
 {
     const struct cl_result *r = &c->results[i];
     /* BOINC-COMPAT: <result> alone on its line (boinccmd matches lines) */
@@ -73,6 +86,10 @@ static void w_host(struct vs_xml_writer *w, const struct vs_client *c)
     vs_xml_str(w, "os_name", h->os_name);
     vs_xml_str(w, "os_version", h->os_version);
     vs_xml_int(w, "n_usable_coprocs", 0);
+    vs_xml_int(w, "wsl_available", 0);
+    vs_xml_int(w, "p_vm_extensions_disabled", 0);
+    /* BOINC-COMPAT: 7.20 always writes <coprocs> (empty: no GPU is used) */
+    vs_xml_raw_write(w, "<coprocs>\n</coprocs>\n", 21);
     vs_xml_raw_write(w, "</host_info>\n", 13);
 }
 
@@ -128,7 +145,7 @@ static void w_state(struct vs_xml_writer *w, struct vs_client *c)
             }
         for (size_t i = 0; i < c->n_results; i++)
             if (c->results[i].project == p)
-                w_result(w, c, i);
+                vs_client_gui_write_result(w, c, i);
     }
     vs_xml_str(w, "platform_name", VS_CLIENT_PLATFORM);
     vs_xml_int(w, "core_client_major_version", VS_CLIENT_MAJOR);
@@ -261,7 +278,6 @@ static int run_mode(const struct vs_xml_node *op)
 int vs_client_gui_dispatch(struct vs_client *c, const struct vs_xml_doc *doc,
                            const struct vs_xml_node *op, struct vs_arena *a, struct vs_buf *out)
 {
-    (void)doc;
     struct vs_xml_writer w;
     vs_xml_writer_init(&w, out);
     w.depth = 0;
@@ -283,7 +299,7 @@ int vs_client_gui_dispatch(struct vs_client *c, const struct vs_xml_doc *doc,
         vs_xml_raw_write(&w, "<results>\n", 10);
         for (size_t i = 0; i < c->n_results; i++)
             if (!active_only || c->results[i].slot >= 0)
-                w_result(&w, c, i);
+                vs_client_gui_write_result(&w, c, i);
         vs_xml_raw_write(&w, "</results>\n", 11);
     } else if (strcmp(name, "get_old_results") == 0) {
         vs_xml_raw_write(&w, "<old_results>\n", 14);
@@ -313,7 +329,7 @@ int vs_client_gui_dispatch(struct vs_client *c, const struct vs_xml_doc *doc,
         for (size_t p = 0; p < c->n_projects; p++)
             w_project(&w, c, p);
         for (size_t i = 0; i < c->n_results; i++)
-            w_result(&w, c, i);
+            vs_client_gui_write_result(&w, c, i);
         vs_xml_raw_write(&w, "</simple_gui_info>\n", 19);
     } else if (strcmp(name, "get_messages") == 0) {
         int64_t after = 0;
@@ -330,6 +346,7 @@ int vs_client_gui_dispatch(struct vs_client *c, const struct vs_xml_doc *doc,
     } else if (strcmp(name, "get_cc_status") == 0) {
         vs_xml_raw_write(&w, "<cc_status>\n", 12);
         vs_xml_int(&w, "network_status", c->network_mode == RUN_MODE_NEVER ? 1 : 0);
+        vs_xml_int(&w, "ams_password_error", 0);
         /* BOINC-COMPAT: SUSPEND_REASON_USER_REQ = 4 */
         vs_xml_int(&w, "task_suspend_reason", c->run_mode == RUN_MODE_NEVER ? 4 : 0);
         vs_xml_int(&w, "task_mode", c->run_mode);
@@ -339,9 +356,15 @@ int vs_client_gui_dispatch(struct vs_client *c, const struct vs_xml_doc *doc,
         vs_xml_int(&w, "gpu_suspend_reason", 0);
         vs_xml_int(&w, "gpu_mode", RUN_MODE_NEVER);
         vs_xml_int(&w, "gpu_mode_perm", RUN_MODE_NEVER);
+        vs_xml_double(&w, "gpu_mode_delay", 0);
         vs_xml_int(&w, "network_suspend_reason", c->network_mode == RUN_MODE_NEVER ? 4 : 0);
         vs_xml_int(&w, "network_mode", c->network_mode);
         vs_xml_int(&w, "network_mode_perm", c->network_mode);
+        vs_xml_double(&w, "network_mode_delay", 0);
+        /* BOINC-COMPAT: cc_config's, at BOINC's defaults (not read here) */
+        vs_xml_int(&w, "disallow_attach", 0);
+        vs_xml_int(&w, "simple_gui_only", 0);
+        vs_xml_int(&w, "max_event_log_lines", 2000);
         vs_xml_raw_write(&w, "</cc_status>\n", 13);
     } else if (strcmp(name, "get_file_transfers") == 0) {
         vs_xml_raw_write(&w, "<file_transfers>\n", 17);
@@ -390,7 +413,8 @@ int vs_client_gui_dispatch(struct vs_client *c, const struct vs_xml_doc *doc,
         }
         c->resched = c->dirty = true;
         vs_xml_raw_write(&w, ok, strlen(ok));
-    } else if (strncmp(name, "project_", 8) == 0 && strcmp(name, "project_attach") != 0) {
+    } else if (strncmp(name, "project_", 8) == 0 && strcmp(name, "project_attach") != 0 &&
+               strcmp(name, "project_attach_poll") != 0) {
         long p = find_named_project(c, op, a);
         if (p < 0) {
             vs_xml_raw_write(&w, "<error>No such project</error>\n", 31);
@@ -412,7 +436,7 @@ int vs_client_gui_dispatch(struct vs_client *c, const struct vs_xml_doc *doc,
         else if (strcmp(what, "detach") == 0 || strcmp(what, "reset") == 0)
             pr->detached = true;
         else {
-            vs_xml_raw_write(&w, "<error>unrecognized op</error>\n", 31);
+            vs_client_gui_unknown(c, name, &w);
             return vs_xml_writer_error(&w);
         }
         vs_client_msg(c, p, 1, "project %s by user", what);
@@ -449,21 +473,15 @@ int vs_client_gui_dispatch(struct vs_client *c, const struct vs_xml_doc *doc,
         c->quit_requested = true;
         c->resched = true;
         vs_xml_raw_write(&w, ok, strlen(ok));
-    } else if (strcmp(name, "read_cc_config") == 0 ||
-               strcmp(name, "read_global_prefs_override") == 0) {
-        vs_client_prefs_read(c);
-        vs_client_msg(c, -1, 1, "Re-read %s", name + 5);
-        vs_xml_raw_write(&w, ok, strlen(ok));
     } else if (strcmp(name, "network_available") == 0 || strcmp(name, "run_benchmarks") == 0) {
         if (name[0] == 'r') {
             c->host.p_calculated = 0;
             vs_client_host_measure(c, true);
         }
         vs_xml_raw_write(&w, ok, strlen(ok));
-    } else {
-        char err[200];
-        int n = snprintf(err, sizeof(err), "<error>unrecognized op: %.100s</error>\n", name);
-        vs_xml_raw_write(&w, err, (size_t)n);
+    } else if (!vs_client_gui_cfg_op(c, doc, op, a, &w) &&
+               !vs_client_gui_misc_op(c, doc, op, a, &w) && !vs_client_gui_acct_op(c, op, a, &w)) {
+        vs_client_gui_unknown(c, name, &w);
     }
     return vs_xml_writer_error(&w);
 }

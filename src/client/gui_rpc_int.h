@@ -15,4 +15,24 @@ VS_MUST_CHECK int vs_client_gui_dispatch(struct vs_client *c, const struct vs_xm
                                          const struct vs_xml_node *op, struct vs_arena *a,
                                          struct vs_buf *out);
 
+/*
+ * The ops of gui_cfg_ops.c (preferences, cc_config, proxy, language),
+ * gui_misc_ops.c (account manager, project list, statistics, versions,
+ * screensaver, transfer history) and gui_acct.c (the project's account web
+ * RPCs, forwarded): each returns false when it does not know op, else
+ * writes the reply to w.
+ */
+bool vs_client_gui_cfg_op(struct vs_client *c, const struct vs_xml_doc *doc,
+                          const struct vs_xml_node *op, struct vs_arena *a,
+                          struct vs_xml_writer *w);
+bool vs_client_gui_misc_op(struct vs_client *c, const struct vs_xml_doc *doc,
+                           const struct vs_xml_node *op, struct vs_arena *a,
+                           struct vs_xml_writer *w);
+bool vs_client_gui_acct_op(struct vs_client *c, const struct vs_xml_node *op, struct vs_arena *a,
+                           struct vs_xml_writer *w);
+/* BOINC's reply to an op no one knows, the op logged the first time. */
+void vs_client_gui_unknown(struct vs_client *c, const char *name, struct vs_xml_writer *w);
+/* One <result> as get_results writes it (gui_ops.c). */
+void vs_client_gui_write_result(struct vs_xml_writer *w, struct vs_client *c, size_t i);
+
 #endif

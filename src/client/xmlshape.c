@@ -46,8 +46,6 @@ void vs_client_xml_project(struct vs_xml_writer *w, const struct cl_project *p)
     vs_xml_double(w, "next_rpc_time", p->next_rpc_time);
     vs_xml_double(w, "last_rpc_time", p->last_rpc_time);
     vs_xml_double(w, "resource_share", p->resource_share);
-    vs_xml_double(w, "short_term_debt", p->std);
-    vs_xml_double(w, "long_term_debt", p->ltd);
     vs_xml_int(w, "njobs_success", p->njobs_success);
     vs_xml_int(w, "njobs_error", p->njobs_error);
     vs_xml_double(w, "elapsed_time", p->elapsed_time);

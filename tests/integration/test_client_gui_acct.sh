@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# The Add Project wizard's GUI RPCs forwarded by `volsched client` to a
+# project's account web RPCs (acct_stub.py answers as BOINC's PHP does):
+# get_project_config, lookup_account and create_account answer <success/>
+# at once, their _poll forms say -204 (in progress) while the project has
+# not answered, then give its reply (configuration, account key, or the
+# project's error); the client asked the right pages with the right query
+# (email, md5(password + email) hash, user name). A bad URL gives -189, a
+# project that does not answer -107. boinccmd's --get_project_config,
+# --lookup_account and --create_account work against it.
+set -uo pipefail
+VSC_WORK_PREFIX=vs_client_gacct
+# shellcheck source=lib_vs_client.sh
+. "$VS_SOURCE_DIR/tests/integration/lib_vs_client.sh"
+RPC="python3 $VS_SOURCE_DIR/tests/integration/gui_rpc.py"
+
+SPORT=$(demo_free_port)
+SLOG="$WORK/stub.log"
+: > "$SLOG"
+python3 "$VS_SOURCE_DIR/tests/integration/acct_stub.py" "$SPORT" "$SLOG" &
+SERVE_PIDS="$SERVE_PIDS $!"
+SURL="http://127.0.0.1:$SPORT/stub/"
+for _ in $(seq 1 50); do curl -s -o /dev/null "$SURL" && break; sleep 0.1; done
+
+C="$WORK/client"
+vsc_client_dir "$C"
+vsc_run "$C" || fail "client did not start"
+rpc() { $RPC "$RPC_PORT" "$RPC_PW" "$@"; }
+
+# get_project_config: in progress, then the project's configuration
+out=$(rpc "<get_project_config><url>$SURL</url></get_project_config>" \
+          "<get_project_config_poll/>" sleep:2.5 "<get_project_config_poll/>") || fail "rpc: $out"
+first=$(printf '%s\n' "$out" | awk '/^----$/{n++; next} n==0')
+poll1=$(printf '%s\n' "$out" | awk '/^----$/{n++; next} n==1')
+poll2=$(printf '%s\n' "$out" | awk '/^----$/{n++; next} n==2')
+[ "$first" = "<success/>" ] || fail "get_project_config answered: $first"
+printf '%s' "$poll1" | grep -q '<error_num>-204</error_num>' || fail "first poll not in progress: $poll1"
+printf '%s' "$poll2" | grep -q '<name>Stub Project</name>' || fail "second poll: $poll2"
+printf '%s' "$poll2" | grep -q '<?xml' && fail "the XML declaration was passed on: $poll2"
+grep -qx '/stub/get_project_config.php' "$SLOG" || fail "stub saw: $(cat "$SLOG")"
+grep -q 'Fetching configuration file from' "$C/client.log" || fail "no log line for the fetch"
+
+# lookup_account: right password, wrong password, unknown email
+H=$(printf '%s' 'secret12vol@example.com' | md5sum | cut -d' ' -f1)
+look() {
+    rpc "<lookup_account><url>$SURL</url><email_addr>$1</email_addr><passwd_hash>$2</passwd_hash></lookup_account>" \
+        sleep:2.5 "<lookup_account_poll/>" | awk '/^----$/{n++; next} n==1'
+}
+r=$(look vol@example.com "$H")
+printf '%s' "$r" | grep -q '<authenticator>stubauth_vol</authenticator>' || fail "lookup: $r"
+grep -q "^/stub/lookup_account.php?email_addr=vol%40example.com&passwd_hash=$H\$" "$SLOG" ||
+    fail "lookup query: $(grep lookup "$SLOG")"
+r=$(look vol@example.com 0123456789abcdef0123456789abcdef)
+printf '%s' "$r" | grep -q '<error_num>-206</error_num>' || fail "wrong password: $r"
+r=$(look nobody@example.com "$H")
+printf '%s' "$r" | grep -q '<error_num>-136</error_num>' || fail "unknown email: $r"
+r=$(rpc "<lookup_account><url>$SURL</url></lookup_account>")
+printf '%s' "$r" | grep -q '<error>missing URL, email address, or password</error>' || fail "missing args: $r"
+
+# create_account: new, then the same email again
+N=$(printf '%s' 'pw123456new@example.com' | md5sum | cut -d' ' -f1)
+create() {
+    rpc "<create_account><url>$SURL</url><email_addr>new@example.com</email_addr><passwd_hash>$N</passwd_hash><user_name>New Volunteer</user_name></create_account>" \
+        sleep:2.5 "<create_account_poll/>" | awk '/^----$/{n++; next} n==1'
+}
+r=$(create)
+printf '%s' "$r" | grep -q '<authenticator>stubauth_new' || fail "create: $r"
+grep -q "^/stub/create_account.php?email_addr=new%40example.com&passwd_hash=$N&user_name=New%20Volunteer\$" "$SLOG" ||
+    fail "create query: $(grep create "$SLOG")"
+r=$(create)
+printf '%s' "$r" | grep -q '<error_num>-137</error_num>' || fail "duplicate email: $r"
+
+# a bad URL; a project that does not answer
+r=$(rpc "<get_project_config><url>ftp://x/</url></get_project_config>" "<get_project_config_poll/>" |
+    awk '/^----$/{n++; next} n==1')
+printf '%s' "$r" | grep -q '<error_num>-189</error_num>' || fail "bad URL: $r"
+DEAD=$(demo_free_port)
+r=$(rpc "<get_project_config><url>http://127.0.0.1:$DEAD/x/</url></get_project_config>" sleep:1.5 \
+        "<get_project_config_poll/>" | awk '/^----$/{n++; next} n==1')
+printf '%s' "$r" | grep -q '<error_num>-107</error_num>' || fail "no project: $r"
+
+# boinccmd's own commands (they poll until the reply is in)
+o=$(vsc_bcmd --get_project_config "$SURL") || fail "boinccmd --get_project_config"
+printf '%s' "$o" | grep -q 'name: Stub Project' || fail "boinccmd --get_project_config: $o"
+o=$(vsc_bcmd --lookup_account "$SURL" vol@example.com secret12)
+printf '%s' "$o" | grep -q 'account key: stubauth_vol' || fail "boinccmd --lookup_account: $o"
+o=$(vsc_bcmd --create_account "$SURL" other@example.com pw999999 Other)
+printf '%s' "$o" | grep -q 'account key: stubauth_new' || fail "boinccmd --create_account: $o"
+echo "PASS: account web RPCs forwarded"
