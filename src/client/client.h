@@ -250,6 +250,7 @@ struct cl_project {
     double cpu_time, elapsed_time; /* totals of finished tasks */
     int njobs_success, njobs_error;
     bool detached; /* detach requested: removed at the next tick */
+    bool detach_when_done; /* detached once it holds no task (GUI RPC) */
     bool ever_rpc; /* the first RPC asks for 1 s of work */
     char *project_prefs;
     char **trickle_downs; /* msg_to_host texts waiting for the app */

@@ -91,7 +91,7 @@ static bool file_exists(const struct vs_client *c, const char *name)
     return vs_client_path(c, path, sizeof(path), "%s", name) == 0 && access(path, F_OK) == 0;
 }
 
-static void w_working(struct vs_client *c, struct vs_xml_writer *w)
+void vs_client_gui_prefs_working(struct vs_client *c, struct vs_xml_writer *w)
 {
     struct vs_buf b;
     vs_buf_init(&b, 64 * 1024);
@@ -102,6 +102,8 @@ static void w_working(struct vs_client *c, struct vs_xml_writer *w)
             vs_xml_raw_write(w, b.data, (size_t)(end - b.data));
         for (size_t i = 0; i < sizeof(unobeyed) / sizeof(unobeyed[0]); i++)
             vs_xml_double(w, unobeyed[i].name, unobeyed[i].def);
+        vs_xml_double(w, "mod_time", 0);
+        vs_xml_str(w, "source_project", "");
         if (file_exists(c, "global_prefs_override.xml"))
             vs_xml_raw_write(w, "<override_file_present/>\n", 25);
         vs_xml_raw_write(w, "</global_preferences>\n", 22);
@@ -321,7 +323,7 @@ bool vs_client_gui_cfg_op(struct vs_client *c, const struct vs_xml_doc *doc,
 {
     const char *name = op->name;
     if (strcmp(name, "get_global_prefs_working") == 0) {
-        w_working(c, w);
+        vs_client_gui_prefs_working(c, w);
     } else if (strcmp(name, "get_global_prefs_file") == 0) {
         if (!w_file(c, "global_prefs.xml", w))
             vs_xml_raw_write(w, "<error>-108</error>\n", 20); /* BOINC-COMPAT: ERR_FOPEN */

@@ -16,6 +16,10 @@
  *   project_attach_poll      the last attach's outcome (error_num 0)
  *   retry_file_transfer      the transfer is due now
  *   set_gpu_mode             accepted, nothing to do: no GPU is used
+ *   get_app_config           the project's app_config.xml verbatim
+ *   reset_host_info          the host measured again (no benchmark)
+ *   set_host_info            accepted; the product name is not used
+ *   run_graphics_app         BOINC's Linux answer: Mac OS only
  *
  * and the reply to an op nobody knows, logged once per op name.
  */
@@ -76,6 +80,32 @@ static long find_file(struct vs_client *c, const struct vs_xml_node *op, struct 
     return p < 0 ? -1 : vs_client_find_file(c, (size_t)p, name);
 }
 
+static void w_app_config(struct vs_client *c, const struct vs_xml_node *op, struct vs_arena *a,
+                         struct vs_xml_writer *w)
+{
+    const char *url = vs_xml_text_trim(vs_xml_child(op, "url"), a);
+    char canon[1100], dir[VS_CLIENT_PATH_MAX], path[VS_CLIENT_PATH_MAX + 32];
+    long p = vs_client_canon_url(url, canon, sizeof(canon)) == 0 ? vs_client_find_project(c, canon)
+                                                                  : -1;
+    if (p < 0 || vs_client_project_dir(c, (size_t)p, dir, sizeof(dir)) != 0) {
+        vs_xml_raw_write(w, "<error>no such project</error>", 30);
+        return;
+    }
+    snprintf(path, sizeof(path), "%s/app_config.xml", dir);
+    struct vs_buf b;
+    vs_buf_init(&b, 1u << 20);
+    if (vs_client_read_file(path, 1u << 20, &b) != 0) {
+        vs_xml_raw_write(w, "<error>app_config.xml not found</error>\n", 40);
+    } else {
+        size_t n = b.len;
+        while (n && (b.data[n - 1] == '\n' || b.data[n - 1] == ' ' || b.data[n - 1] == '\r'))
+            n--;
+        vs_xml_raw_write(w, b.data, strnlen(b.data, n));
+        vs_xml_raw_write(w, "\n", 1);
+    }
+    vs_buf_cleanup(&b);
+}
+
 bool vs_client_gui_misc_op(struct vs_client *c, const struct vs_xml_doc *doc,
                            const struct vs_xml_node *op, struct vs_arena *a, struct vs_xml_writer *w)
 {
@@ -88,7 +118,15 @@ bool vs_client_gui_misc_op(struct vs_client *c, const struct vs_xml_doc *doc,
         vs_xml_raw_write(w, "</acct_mgr_info>\n", 17);
     } else if (strcmp(name, "acct_mgr_rpc") == 0) {
         const char *url = vs_xml_text_trim(vs_xml_child(op, "url"), a);
-        if (!*url) {
+        bool cfg = false;
+        if (vs_xml_child(op, "use_config_file") &&
+            vs_xml_get_bool(vs_xml_child(op, "use_config_file"), &cfg) != 0)
+            cfg = false;
+        if (cfg) {
+            /* BOINC-COMPAT: a sync without an account manager */
+            vs_client_msg(c, -1, 3, "Not using account manager");
+            vs_xml_raw_write(w, "<error>bad arg</error>\n", 23);
+        } else if (!*url) {
             /* BOINC-COMPAT: what BOINC answers a detach (empty URL) when it has no AM */
             vs_xml_raw_write(w, "<success/>\n", 11);
         } else {
@@ -141,6 +179,23 @@ bool vs_client_gui_misc_op(struct vs_client *c, const struct vs_xml_doc *doc,
         }
     } else if (strcmp(name, "set_gpu_mode") == 0) {
         vs_xml_raw_write(w, "<success/>\n", 11);
+    } else if (strcmp(name, "get_app_config") == 0) {
+        w_app_config(c, op, a, w);
+    } else if (strcmp(name, "reset_host_info") == 0) {
+        vs_client_host_measure(c, false);
+        c->resched = true;
+        vs_xml_raw_write(w, "<success/>\n", 11);
+    } else if (strcmp(name, "set_host_info") == 0) {
+        if (!vs_xml_child(op, "host_info")) {
+            vs_xml_raw_write(w, "<error>Missing host_info</error>\n", 33);
+        } else {
+            vs_client_msg(c, -1, 1, "set_host_info: the product name is not used by volsched");
+            vs_xml_raw_write(w, "<success/>\n", 11);
+        }
+    } else if (strcmp(name, "run_graphics_app") == 0) {
+        static const char mac[] =
+            "<error>run_graphics_app RPC is currently available only on Mac OS</error>\n";
+        vs_xml_raw_write(w, mac, sizeof(mac) - 1);
     } else {
         return false;
     }

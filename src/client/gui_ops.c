@@ -20,6 +20,14 @@ static void w_project(struct vs_xml_writer *w, const struct vs_client *c, size_t
     vs_xml_raw_write(w, "<project>\n", 10);
     vs_client_xml_project(w, pr);
     /* BOINC-COMPAT: the rest of 7.20's PROJECT::write_state(gui_rpc) */
+    if (!pr->cross_project_id)
+        vs_xml_str(w, "cross_project_id", "");
+    vs_xml_str(w, "symstore", "");
+    vs_xml_double(w, "cpid_time", 0);
+    vs_xml_double(w, "user_create_time", 0);
+    vs_xml_double(w, "host_create_time", 0);
+    vs_xml_raw_write(w, "<rsc_backoff_time>\n<name>CPU</name>\n<value>0</value>\n</rsc_backoff_time>\n", 73);
+    vs_xml_raw_write(w, "<rsc_backoff_interval>\n<name>CPU</name>\n<value>0</value>\n</rsc_backoff_interval>\n", 81);
     vs_xml_str(w, "host_venue", "");
     vs_xml_str(w, "email_hash", "");
     vs_xml_str(w, "external_cpid", "");
@@ -57,6 +65,11 @@ void vs_client_gui_write_result(struct vs_xml_writer *w, struct vs_client *c, si
         vs_xml_double(w, "working_set_size", 0);
         vs_xml_double(w, "working_set_size_smoothed", 0);
         vs_xml_double(w, "page_fault_rate", 0);
+        vs_xml_double(w, "bytes_sent", 0);
+        vs_xml_double(w, "bytes_received", 0);
+        /* BOINC-COMPAT: fraction done per elapsed second */
+        vs_xml_double(w, "progress_rate",
+                      r->elapsed_time > 0 ? r->fraction_done / r->elapsed_time : 0);
         vs_xml_raw_write(w, "</active_task>\n", 15);
     }
     vs_xml_raw_write(w, "</result>\n", 10);
@@ -117,6 +130,9 @@ static void w_state(struct vs_xml_writer *w, struct vs_client *c)
     vs_xml_double(w, "total_active_duration", c->ts.total_active_duration);
     vs_xml_double(w, "now", c->now);
     vs_xml_double(w, "previous_uptime", c->ts.previous_uptime);
+    vs_xml_double(w, "session_active_duration", c->ts.session_active_duration);
+    vs_xml_double(w, "session_gpu_active_duration", 0);
+    vs_xml_double(w, "total_gpu_active_duration", 0);
     vs_xml_raw_write(w, "</time_stats>\n", 14);
     /* BOINC-COMPAT: per project: project, apps, app versions, workunits, results */
     for (size_t p = 0; p < c->n_projects; p++) {
@@ -153,11 +169,7 @@ static void w_state(struct vs_xml_writer *w, struct vs_client *c)
     vs_xml_int(w, "core_client_release", VS_CLIENT_RELEASE);
     vs_xml_int(w, "executing_as_daemon", c->foreground ? 0 : 1);
     vs_xml_str(w, "platform", VS_CLIENT_PLATFORM);
-    struct vs_buf pb;
-    vs_buf_init(&pb, 64 * 1024);
-    if (vs_client_prefs_xml(c, &pb) == 0)
-        vs_xml_raw_write(w, pb.data, pb.len);
-    vs_buf_cleanup(&pb);
+    vs_client_gui_prefs_working(c, w);
     vs_xml_raw_write(w, "</client_state>\n", 16);
 }
 
@@ -435,6 +447,10 @@ int vs_client_gui_dispatch(struct vs_client *c, const struct vs_xml_doc *doc,
             pr->dont_request_more_work = false;
         else if (strcmp(what, "detach") == 0 || strcmp(what, "reset") == 0)
             pr->detached = true;
+        else if (strcmp(what, "detach_when_done") == 0 ||
+                 strcmp(what, "dont_detach_when_done") == 0)
+            /* BOINC-COMPAT: both set "no new tasks" to the same value */
+            pr->detach_when_done = pr->dont_request_more_work = what[0] == 'd' && what[1] == 'e';
         else {
             vs_client_gui_unknown(c, name, &w);
             return vs_xml_writer_error(&w);

@@ -32,6 +32,9 @@ bool vs_client_gui_acct_op(struct vs_client *c, const struct vs_xml_node *op, st
                            struct vs_xml_writer *w);
 /* BOINC's reply to an op no one knows, the op logged the first time. */
 void vs_client_gui_unknown(struct vs_client *c, const char *name, struct vs_xml_writer *w);
+/* The preferences in force, with BOINC's others at their defaults, as
+ * get_global_prefs_working and get_state write them (gui_cfg_ops.c). */
+void vs_client_gui_prefs_working(struct vs_client *c, struct vs_xml_writer *w);
 /* One <result> as get_results writes it (gui_ops.c). */
 void vs_client_gui_write_result(struct vs_xml_writer *w, struct vs_client *c, size_t i);
 

@@ -62,6 +62,12 @@ int vs_client_load(struct vs_client *c)
 static void detach_pending(struct vs_client *c)
 {
     for (size_t p = c->n_projects; p-- > 0;) {
+        if (c->projects[p].detach_when_done && !c->projects[p].detached) {
+            bool empty = true;
+            for (size_t i = 0; i < c->n_results && empty; i++)
+                empty = c->results[i].project != p;
+            c->projects[p].detached = empty;
+        }
         if (!c->projects[p].detached)
             continue;
         for (size_t i = 0; i < c->n_results; i++)

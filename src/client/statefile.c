@@ -372,6 +372,7 @@ static void read_project(struct vs_client *c, const struct vs_xml_node *n, struc
     pr->sched_rpc_pending = flag(n, "sched_rpc_pending");
     pr->suspended_via_gui = flag(n, "suspended_via_gui");
     pr->dont_request_more_work = flag(n, "dont_request_more_work");
+    pr->detach_when_done = flag(n, "detach_when_done");
     pr->send_full_workload = flag(n, "send_full_workload");
     pr->non_cpu_intensive = flag(n, "non_cpu_intensive");
     pr->ever_rpc = flag(n, "ever_rpc");

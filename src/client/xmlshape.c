@@ -55,6 +55,8 @@ void vs_client_xml_project(struct vs_xml_writer *w, const struct cl_project *p)
         vs_xml_flag(w, "suspended_via_gui");
     if (p->dont_request_more_work)
         vs_xml_flag(w, "dont_request_more_work");
+    if (p->detach_when_done)
+        vs_xml_flag(w, "detach_when_done");
     if (p->non_cpu_intensive)
         vs_xml_flag(w, "non_cpu_intensive");
 }
