@@ -39,30 +39,31 @@
 static const struct {
     const char *name;
     double def;
+    bool integer; /* BOINC writes it with %d */
 } unobeyed[] = {
-    {"run_on_batteries", 0},
-    {"battery_charge_min_pct", 90},
-    {"battery_max_temperature", 40},
-    {"run_if_user_active", 1},
-    {"run_gpu_if_user_active", 0},
-    {"idle_time_to_run", 3},
-    {"suspend_if_no_recent_input", 0},
-    {"suspend_cpu_usage", 25},
-    {"start_hour", 0},
-    {"end_hour", 0},
-    {"net_start_hour", 0},
-    {"net_end_hour", 0},
-    {"confirm_before_connecting", 1},
-    {"hangup_if_dialed", 0},
-    {"dont_verify_images", 0},
-    {"vm_max_used_pct", 75},
-    {"ram_max_used_busy_pct", 50},
-    {"ram_max_used_idle_pct", 90},
-    {"max_bytes_sec_up", 0},
-    {"max_bytes_sec_down", 0},
-    {"daily_xfer_limit_mb", 0},
-    {"daily_xfer_period_days", 0},
-    {"network_wifi_only", 0},
+    {"run_on_batteries", 0, true},
+    {"battery_charge_min_pct", 90, false},
+    {"battery_max_temperature", 40, false},
+    {"run_if_user_active", 1, true},
+    {"run_gpu_if_user_active", 0, true},
+    {"idle_time_to_run", 3, false},
+    {"suspend_if_no_recent_input", 0, false},
+    {"suspend_cpu_usage", 25, false},
+    {"start_hour", 0, false},
+    {"end_hour", 0, false},
+    {"net_start_hour", 0, false},
+    {"net_end_hour", 0, false},
+    {"confirm_before_connecting", 1, true},
+    {"hangup_if_dialed", 0, true},
+    {"dont_verify_images", 0, true},
+    {"vm_max_used_pct", 75, false},
+    {"ram_max_used_busy_pct", 50, false},
+    {"ram_max_used_idle_pct", 90, false},
+    {"max_bytes_sec_up", 0, false},
+    {"max_bytes_sec_down", 0, false},
+    {"daily_xfer_limit_mb", 0, false},
+    {"daily_xfer_period_days", 0, true},
+    {"network_wifi_only", 0, true},
 };
 
 /* Elements of a preferences file that carry no preference. */
@@ -101,7 +102,10 @@ void vs_client_gui_prefs_working(struct vs_client *c, struct vs_xml_writer *w)
         if (end)
             vs_xml_raw_write(w, b.data, (size_t)(end - b.data));
         for (size_t i = 0; i < sizeof(unobeyed) / sizeof(unobeyed[0]); i++)
-            vs_xml_double(w, unobeyed[i].name, unobeyed[i].def);
+            if (unobeyed[i].integer)
+                vs_xml_int(w, unobeyed[i].name, (int64_t)unobeyed[i].def);
+            else
+                vs_xml_double(w, unobeyed[i].name, unobeyed[i].def);
         vs_xml_double(w, "mod_time", 0);
         vs_xml_str(w, "source_project", "");
         if (file_exists(c, "global_prefs_override.xml"))
