@@ -468,6 +468,8 @@ struct vs_client {
     char unknown_ops[16][48]; /* unrecognized GUI RPC ops already logged (once each) */
     size_t n_unknown_ops;
     struct cl_gui_acct *acct; /* gui_acct.c; NULL when none was asked */
+    double web_refused_said;  /* webui.c: a refused request last told (once a minute) */
+    unsigned web_refused;     /* refused since */
 };
 
 /* ---- dirs.c ---- */

@@ -38,4 +38,17 @@ void vs_client_gui_prefs_working(struct vs_client *c, struct vs_xml_writer *w);
 /* One <result> as get_results writes it (gui_ops.c). */
 void vs_client_gui_write_result(struct vs_xml_writer *w, struct vs_client *c, size_t i);
 
+/* ---- webui.c / webui_page.c: the web page on the GUI RPC port ---- */
+/* Whether a connection's first bytes are an HTTP request (not a GUI RPC one). */
+bool vs_client_webui_is_http(const char *in, size_t len);
+/* Answers the HTTP request at the start of in[0, len) into out (the
+ * connection is closed once it is sent): 0; VS_EBUSY when the request is
+ * not all there yet; VS_ELIMIT when its head is too long (drop the
+ * connection). remote: access from other hosts is allowed. */
+int vs_client_webui_serve(struct vs_client *c, bool remote, const char *in, size_t len,
+                          struct vs_buf *out);
+/* The page's files: true and its bytes and type for "/", "/app.js", "/app.css". */
+bool vs_client_webui_asset(const char *path, const char **out_data, size_t *out_len,
+                           const char **out_type);
+
 #endif
