@@ -249,9 +249,9 @@ struct cl_project {
     double app_ncpus;
     double cpu_time, elapsed_time; /* totals of finished tasks */
     int njobs_success, njobs_error;
-    bool detached; /* detach requested: removed at the next tick */
+    bool detached;         /* detach requested: removed at the next tick */
     bool detach_when_done; /* detached once it holds no task (GUI RPC) */
-    bool ever_rpc; /* the first RPC asks for 1 s of work */
+    bool ever_rpc;         /* the first RPC asks for 1 s of work */
     char *project_prefs;
     char **trickle_downs; /* msg_to_host texts waiting for the app */
     size_t n_trickle_downs;

@@ -177,7 +177,8 @@ static void start(struct vs_client *c, size_t k, const struct vs_xml_node *op, s
         if (k == OP_CONFIG)
             vs_client_msg(c, -1, 1, "Fetching configuration file from %s", u.data);
         else
-            vs_client_msg(c, -1, 1, "%s at %s for %s", k == OP_LOOKUP ? "Looking up account" : "Creating account", canon, email);
+            vs_client_msg(c, -1, 1, "%s at %s for %s",
+                          k == OP_LOOKUP ? "Looking up account" : "Creating account", canon, email);
     }
     vs_buf_cleanup(&u);
     vs_xml_raw_write(w, "<success/>\n", 11);

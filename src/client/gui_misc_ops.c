@@ -85,8 +85,8 @@ static void w_app_config(struct vs_client *c, const struct vs_xml_node *op, stru
 {
     const char *url = vs_xml_text_trim(vs_xml_child(op, "url"), a);
     char canon[1100], dir[VS_CLIENT_PATH_MAX], path[VS_CLIENT_PATH_MAX + 32];
-    long p = vs_client_canon_url(url, canon, sizeof(canon)) == 0 ? vs_client_find_project(c, canon)
-                                                                  : -1;
+    long p =
+        vs_client_canon_url(url, canon, sizeof(canon)) == 0 ? vs_client_find_project(c, canon) : -1;
     if (p < 0 || vs_client_project_dir(c, (size_t)p, dir, sizeof(dir)) != 0) {
         vs_xml_raw_write(w, "<error>no such project</error>", 30);
         return;
@@ -107,7 +107,8 @@ static void w_app_config(struct vs_client *c, const struct vs_xml_node *op, stru
 }
 
 bool vs_client_gui_misc_op(struct vs_client *c, const struct vs_xml_doc *doc,
-                           const struct vs_xml_node *op, struct vs_arena *a, struct vs_xml_writer *w)
+                           const struct vs_xml_node *op, struct vs_arena *a,
+                           struct vs_xml_writer *w)
 {
     (void)doc;
     const char *name = op->name;

@@ -26,8 +26,11 @@ static void w_project(struct vs_xml_writer *w, const struct vs_client *c, size_t
     vs_xml_double(w, "cpid_time", 0);
     vs_xml_double(w, "user_create_time", 0);
     vs_xml_double(w, "host_create_time", 0);
-    vs_xml_raw_write(w, "<rsc_backoff_time>\n<name>CPU</name>\n<value>0</value>\n</rsc_backoff_time>\n", 73);
-    vs_xml_raw_write(w, "<rsc_backoff_interval>\n<name>CPU</name>\n<value>0</value>\n</rsc_backoff_interval>\n", 81);
+    vs_xml_raw_write(
+        w, "<rsc_backoff_time>\n<name>CPU</name>\n<value>0</value>\n</rsc_backoff_time>\n", 73);
+    vs_xml_raw_write(
+        w, "<rsc_backoff_interval>\n<name>CPU</name>\n<value>0</value>\n</rsc_backoff_interval>\n",
+        81);
     vs_xml_str(w, "host_venue", "");
     vs_xml_str(w, "email_hash", "");
     vs_xml_str(w, "external_cpid", "");

@@ -95,8 +95,8 @@ static void add_xfers(struct vs_client *c, const struct vs_xml_node *root, void 
     int today = today_local(c);
     for (const struct vs_xml_node *d = vs_xml_child(root, "dx"); d; d = vs_xml_next_same(d)) {
         int64_t when = 0;
-        if (vs_xml_get_int64(vs_xml_child(d, "when"), &when) != 0 || today - when >= XFER_KEEP_DAYS ||
-            when > today || c->n_xfers >= XFER_KEEP_DAYS)
+        if (vs_xml_get_int64(vs_xml_child(d, "when"), &when) != 0 ||
+            today - when >= XFER_KEEP_DAYS || when > today || c->n_xfers >= XFER_KEEP_DAYS)
             continue;
         c->xfers = vs_xreallocarray(c->xfers, c->n_xfers + 1, sizeof(*c->xfers));
         struct cl_daily_xfer *x = &c->xfers[c->n_xfers++];

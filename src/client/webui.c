@@ -220,7 +220,8 @@ int vs_client_webui_serve(struct vs_client *c, bool remote, const char *in, size
                 c->web_refused_said = now;
                 c->web_refused = 0;
             }
-            error_page(out, 401, "Unauthorized", "the token (gui_rpc_auth.cfg) is missing or wrong\n");
+            error_page(out, 401, "Unauthorized",
+                       "the token (gui_rpc_auth.cfg) is missing or wrong\n");
         } else {
             rpc(c, end, body_len, out);
         }

@@ -122,7 +122,8 @@ static void test_xfer_history(void **state)
     char *file = slurp(f->dir, "daily_xfer_history.xml");
     assert_non_null(file);
     char want[200];
-    snprintf(want, sizeof(want), "<dx>\n<when>%d</when>\n<up>105.000000</up>\n<down>2000.000000</down>\n</dx>",
+    snprintf(want, sizeof(want),
+             "<dx>\n<when>%d</when>\n<up>105.000000</up>\n<down>2000.000000</down>\n</dx>",
              (int)(T0 / DAY));
     assert_non_null(strstr(file, want));
     vs_free(file);
@@ -135,7 +136,8 @@ static void test_xfer_history(void **state)
     assert_int_equal(c->n_xfers, 2);
 }
 
-/* Sends one request body through the GUI RPC dispatcher; returns the reply (freed by the caller). */
+/* Sends one request body through the GUI RPC dispatcher; returns the reply (freed by the caller).
+ */
 static char *gui(struct vs_client *c, const char *body)
 {
     char req[8192];
