@@ -71,12 +71,8 @@ static void w_screensaver(struct vs_client *c, struct vs_xml_writer *w)
 
 static long find_file(struct vs_client *c, const struct vs_xml_node *op, struct vs_arena *a)
 {
-    const char *url = vs_xml_text_trim(vs_xml_child(op, "project_url"), a);
+    long p = vs_client_gui_find_project(c, op, a);
     const char *name = vs_xml_text_trim(vs_xml_child(op, "filename"), a);
-    char canon[1100];
-    if (vs_client_canon_url(url, canon, sizeof(canon)) != 0)
-        return -1;
-    long p = vs_client_find_project(c, canon);
     return p < 0 ? -1 : vs_client_find_file(c, (size_t)p, name);
 }
 

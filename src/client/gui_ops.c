@@ -214,8 +214,8 @@ static long find_named_result(struct vs_client *c, const struct vs_xml_node *op,
     return p < 0 ? -1 : vs_client_find_result(c, (size_t)p, name);
 }
 
-static long find_named_project(struct vs_client *c, const struct vs_xml_node *op,
-                               struct vs_arena *a)
+long vs_client_gui_find_project(struct vs_client *c, const struct vs_xml_node *op,
+                                struct vs_arena *a)
 {
     const char *url = vs_xml_text_trim(vs_xml_child(op, "project_url"), a);
     char canon[1100];
@@ -430,7 +430,7 @@ int vs_client_gui_dispatch(struct vs_client *c, const struct vs_xml_doc *doc,
         vs_xml_raw_write(&w, ok, strlen(ok));
     } else if (strncmp(name, "project_", 8) == 0 && strcmp(name, "project_attach") != 0 &&
                strcmp(name, "project_attach_poll") != 0) {
-        long p = find_named_project(c, op, a);
+        long p = vs_client_gui_find_project(c, op, a);
         if (p < 0) {
             vs_xml_raw_write(&w, "<error>No such project</error>\n", 31);
             return vs_xml_writer_error(&w);

@@ -35,6 +35,9 @@ void vs_client_gui_unknown(struct vs_client *c, const char *name, struct vs_xml_
 /* The preferences in force, with BOINC's others at their defaults, as
  * get_global_prefs_working and get_state write them (gui_cfg_ops.c). */
 void vs_client_gui_prefs_working(struct vs_client *c, struct vs_xml_writer *w);
+/* The project op's <project_url> names, or -1 (gui_ops.c). */
+long vs_client_gui_find_project(struct vs_client *c, const struct vs_xml_node *op,
+                                struct vs_arena *a);
 /* One <result> as get_results writes it (gui_ops.c). */
 void vs_client_gui_write_result(struct vs_xml_writer *w, struct vs_client *c, size_t i);
 

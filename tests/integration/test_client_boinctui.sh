@@ -25,11 +25,7 @@ vsc_client_dir "$C"
 "$VOLSCHED" client --dir "$C" attach "$URL" "$AUTH" || fail "attach"
 vsc_run "$C" || fail "client did not start"
 
-t0=$(date +%s)
-until vsc_bcmd --get_tasks 2>/dev/null | grep -q 'active_task_state: EXECUTING'; do
-    [ $(( $(date +%s) - t0 )) -lt 90 ] || fail "no task ever EXECUTING"
-    sleep 1
-done
+T=$(vsc_wait_executing) || fail "no task ever EXECUTING"
 ntasks=$(vsc_bcmd --get_tasks | grep -c '^   name: ')
 [ "$ntasks" -ge 2 ] || fail "want 2 tasks in the client, have $ntasks"
 

@@ -24,12 +24,7 @@ C="$WORK/client"
 vsc_client_dir "$C"
 "$VOLSCHED" client --dir "$C" attach "$URL" "$AUTH" || fail "attach"
 vsc_run "$C" || fail "client did not start"
-t0=$(date +%s)
-until vsc_bcmd --get_tasks 2>/dev/null | grep -q 'active_task_state: EXECUTING'; do
-    [ $(( $(date +%s) - t0 )) -lt 90 ] || fail "no task ever EXECUTING"
-    sleep 1
-done
-T=$(vsc_bcmd --get_tasks | awk '/^   name: /{n=$2} /active_task_state: EXECUTING/{print n; exit}')
+T=$(vsc_wait_executing) || fail "no task ever EXECUTING"
 BASE="http://127.0.0.1:$RPC_PORT"
 
 # the token: none, wrong, right
