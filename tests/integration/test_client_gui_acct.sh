@@ -7,7 +7,8 @@
 # project's error); the client asked the right pages with the right query
 # (email, md5(password + email) hash, user name). A bad URL gives -189, a
 # project that does not answer -107. boinccmd's --get_project_config,
-# --lookup_account and --create_account work against it.
+# --lookup_account and --create_account work against it. A proxy set with
+# boinccmd --set_proxy_settings carries the client's next request.
 set -uo pipefail
 VSC_WORK_PREFIX=vs_client_gacct
 # shellcheck source=lib_vs_client.sh
@@ -86,4 +87,26 @@ o=$(vsc_bcmd --lookup_account "$SURL" vol@example.com secret12)
 printf '%s' "$o" | grep -q 'account key: stubauth_vol' || fail "boinccmd --lookup_account: $o"
 o=$(vsc_bcmd --create_account "$SURL" other@example.com pw999999 Other)
 printf '%s' "$o" | grep -q 'account key: stubauth_new' || fail "boinccmd --create_account: $o"
+# the proxy: a forwarding HTTP proxy that logs the absolute URLs it gets
+PPORT=$(demo_free_port)
+python3 - "$PPORT" "$WORK/proxy.log" <<'PY' &
+import sys, urllib.request
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+class P(BaseHTTPRequestHandler):
+    def log_message(self, *a): pass
+    def do_GET(self):
+        open(sys.argv[2], "a").write(self.path + "\n")
+        body = urllib.request.urlopen(self.path, timeout=30).read()
+        self.send_response(200); self.send_header("Content-Length", str(len(body))); self.end_headers()
+        self.wfile.write(body)
+ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), P).serve_forever()
+PY
+SERVE_PIDS="$SERVE_PIDS $!"
+sleep 0.5
+vsc_bcmd --set_proxy_settings 127.0.0.1 "$PPORT" "" "" "" 0 "" "" "" || fail "set_proxy_settings"
+vsc_bcmd --get_proxy_settings | grep -q "HTTP server port: $PPORT" || fail "get_proxy_settings: $(vsc_bcmd --get_proxy_settings)"
+grep -q "Using HTTP proxy 127.0.0.1:$PPORT" "$C/client.log" || fail "no log line for the proxy"
+o=$(vsc_bcmd --get_project_config "$SURL")
+printf '%s' "$o" | grep -q 'name: Stub Project' || fail "through the proxy: $o"
+grep -qx "${SURL}get_project_config.php" "$WORK/proxy.log" || fail "the request did not go through the proxy"
 echo "PASS: account web RPCs forwarded"

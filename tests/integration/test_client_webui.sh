@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The client's web page (served on the GUI RPC port), in headless Chromium
-# driven through the DevTools protocol (webui_drive.js): with the token from
+# driven through the DevTools protocol (webui_drive.py): with the token from
 # gui_rpc_auth.cfg it lists the tasks with their progress and a Suspend
 # click suspends one (boinccmd then shows it suspended via GUI); without the
 # token, or with a wrong one, POST /rpc answers 401 (logged) and the page
@@ -12,10 +12,10 @@ VSC_WORK_PREFIX=vs_client_webui
 VSC_NCPUS=1
 # shellcheck source=lib_vs_client.sh
 . "$VS_SOURCE_DIR/tests/integration/lib_vs_client.sh"
-for tool in chromium node; do
+for tool in chromium; do
     command -v "$tool" >/dev/null || fail "'$tool' is not installed (bash scripts/setup.sh)"
 done
-DRIVE=(node --experimental-websocket "$VS_SOURCE_DIR/tests/integration/webui_drive.js")
+DRIVE=(python3 "$VS_SOURCE_DIR/tests/integration/webui_drive.py")
 
 vsc_project webui || fail "could not create the project"
 vsc_jobs boincapp 2 4e11 "100 250" || fail "create_work"   # they run for the whole test
