@@ -8,7 +8,9 @@ Authenticates (auth1/auth2, md5(nonce + password)) unless PASSWORD is "-",
 then sends each REQUEST (the XML inside <boinc_gui_rpc_request>) on the same
 connection, printing the reply between <boinc_gui_rpc_reply> and its end,
 followed by a line "----". Exits 1 when the client closes the connection.
-A REQUEST "sleep:S" waits S seconds instead.
+A REQUEST "sleep:S" waits S seconds instead; "poll:REQ" sends REQ every
+0.25 s while its reply says error_num -204 (in progress), 60 s at most, and
+prints the last reply.
 """
 import hashlib
 import socket
@@ -41,6 +43,15 @@ def main():
     for op in sys.argv[3:]:
         if op.startswith("sleep:"):
             time.sleep(float(op[6:]))
+            continue
+        if op.startswith("poll:"):
+            for _ in range(240):
+                r = rpc(s, op[5:])
+                if "<error_num>-204</error_num>" not in r:
+                    break
+                time.sleep(0.25)
+            print(r)
+            print("----", flush=True)
             continue
         print(rpc(s, op))
         print("----", flush=True)

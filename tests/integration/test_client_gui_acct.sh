@@ -30,7 +30,7 @@ rpc() { $RPC "$RPC_PORT" "$RPC_PW" "$@"; }
 
 # get_project_config: in progress, then the project's configuration
 out=$(rpc "<get_project_config><url>$SURL</url></get_project_config>" \
-          "<get_project_config_poll/>" sleep:2.5 "<get_project_config_poll/>") || fail "rpc: $out"
+          "<get_project_config_poll/>" "poll:<get_project_config_poll/>") || fail "rpc: $out"
 first=$(printf '%s\n' "$out" | awk '/^----$/{n++; next} n==0')
 poll1=$(printf '%s\n' "$out" | awk '/^----$/{n++; next} n==1')
 poll2=$(printf '%s\n' "$out" | awk '/^----$/{n++; next} n==2')
@@ -45,7 +45,7 @@ grep -q 'Fetching configuration file from' "$C/client.log" || fail "no log line 
 H=$(printf '%s' 'secret12vol@example.com' | md5sum | cut -d' ' -f1)
 look() {
     rpc "<lookup_account><url>$SURL</url><email_addr>$1</email_addr><passwd_hash>$2</passwd_hash></lookup_account>" \
-        sleep:2.5 "<lookup_account_poll/>" | awk '/^----$/{n++; next} n==1'
+        "poll:<lookup_account_poll/>" | awk '/^----$/{n++; next} n==1'
 }
 r=$(look vol@example.com "$H")
 printf '%s' "$r" | grep -q '<authenticator>stubauth_vol</authenticator>' || fail "lookup: $r"
@@ -62,7 +62,7 @@ printf '%s' "$r" | grep -q '<error>missing URL, email address, or password</erro
 N=$(printf '%s' 'pw123456new@example.com' | md5sum | cut -d' ' -f1)
 create() {
     rpc "<create_account><url>$SURL</url><email_addr>new@example.com</email_addr><passwd_hash>$N</passwd_hash><user_name>New Volunteer</user_name></create_account>" \
-        sleep:2.5 "<create_account_poll/>" | awk '/^----$/{n++; next} n==1'
+        "poll:<create_account_poll/>" | awk '/^----$/{n++; next} n==1'
 }
 r=$(create)
 printf '%s' "$r" | grep -q '<authenticator>stubauth_new' || fail "create: $r"
@@ -76,8 +76,8 @@ r=$(rpc "<get_project_config><url>ftp://x/</url></get_project_config>" "<get_pro
     awk '/^----$/{n++; next} n==1')
 printf '%s' "$r" | grep -q '<error_num>-189</error_num>' || fail "bad URL: $r"
 DEAD=$(demo_free_port)
-r=$(rpc "<get_project_config><url>http://127.0.0.1:$DEAD/x/</url></get_project_config>" sleep:1.5 \
-        "<get_project_config_poll/>" | awk '/^----$/{n++; next} n==1')
+r=$(rpc "<get_project_config><url>http://127.0.0.1:$DEAD/x/</url></get_project_config>" \
+        "poll:<get_project_config_poll/>" | awk '/^----$/{n++; next} n==1')
 printf '%s' "$r" | grep -q '<error_num>-107</error_num>' || fail "no project: $r"
 
 # boinccmd's own commands (they poll until the reply is in)
@@ -102,7 +102,7 @@ class P(BaseHTTPRequestHandler):
 ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), P).serve_forever()
 PY
 SERVE_PIDS="$SERVE_PIDS $!"
-sleep 0.5
+for _ in $(seq 1 100); do (echo > "/dev/tcp/127.0.0.1/$PPORT") 2>/dev/null && break; sleep 0.2; done
 vsc_bcmd --set_proxy_settings 127.0.0.1 "$PPORT" "" "" "" 0 "" "" "" || fail "set_proxy_settings"
 vsc_bcmd --get_proxy_settings | grep -q "HTTP server port: $PPORT" || fail "get_proxy_settings: $(vsc_bcmd --get_proxy_settings)"
 grep -q "Using HTTP proxy 127.0.0.1:$PPORT" "$C/client.log" || fail "no log line for the proxy"
