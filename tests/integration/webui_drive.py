@@ -113,7 +113,7 @@ def js(expr):
 
 def until(expr, what, secs=30):
     for _ in range(secs * 4):
-        if js(expr):
+        if js(f"!!({expr})"):
             return
         time.sleep(0.25)
     die(f"page never showed {what}; status: " + str(js("document.getElementById('status') && document.getElementById('status').textContent")))
