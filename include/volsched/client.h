@@ -254,15 +254,41 @@ struct cl_project {
     double app_ncpus;
     double cpu_time, elapsed_time; /* totals of finished tasks */
     int njobs_success, njobs_error;
-    bool detached; /* detach requested: removed at the next tick */
-    bool ever_rpc; /* the first RPC asks for 1 s of work */
+    bool detached;         /* detach requested: removed at the next tick */
+    bool detach_when_done; /* detached once it holds no task (GUI RPC) */
+    bool ever_rpc;         /* the first RPC asks for 1 s of work */
     char *project_prefs;
     char **trickle_downs; /* msg_to_host texts waiting for the app */
     size_t n_trickle_downs;
     /* disk.c, not kept: bytes of its files and its tasks' slots, and its
      * share of the allowed disk (BOINC's disk_usage, disk_share) */
     double disk_usage, disk_share, slot_usage;
+    /* stats.c: its credit at the end of each day (statistics_<URL>.xml) */
+    struct cl_daily_stats *stats;
+    size_t n_stats;
 };
+
+/* BOINC-COMPAT: DAILY_STATS, one per UTC day (day = its midnight) */
+struct cl_daily_stats {
+    double day, user_total_credit, user_expavg_credit, host_total_credit, host_expavg_credit;
+};
+
+/* BOINC-COMPAT: DAILY_XFER, bytes moved on one day (when = days since 1970, local) */
+struct cl_daily_xfer {
+    int when;
+    double up, down;
+};
+
+/* GUI RPC set_proxy_settings (gui_cfg_ops.c), kept in proxy_info.xml; net.c uses it. */
+struct cl_proxy {
+    bool use_http, use_socks, use_http_auth;
+    char http_server[256], socks_server[256];
+    int http_port, socks_port;
+    char http_user[128], http_passwd[128], socks5_user[128], socks5_passwd[128];
+    char no_proxy[256];
+};
+
+struct cl_gui_acct; /* gui_acct.c: the account web RPCs in flight */
 
 struct cl_old_result {
     char project_url[256], result_name[256], app_name[128];
@@ -436,6 +462,19 @@ struct vs_client {
 
     /* transfers and scheduler RPCs in flight (net.c); NULL before the first */
     struct cl_net *net;
+
+    /* stats.c: bytes moved per day, the last 365 days (daily_xfer_history.xml) */
+    struct cl_daily_xfer *xfers;
+    size_t n_xfers;
+    bool xfers_dirty;
+    /* gui_cfg_ops.c / gui_misc_ops.c */
+    struct cl_proxy proxy;
+    char language[64];
+    char unknown_ops[16][48]; /* unrecognized GUI RPC ops already logged (once each) */
+    size_t n_unknown_ops;
+    struct cl_gui_acct *acct; /* gui_acct.c; NULL when none was asked */
+    double web_refused_said;  /* webui.c: a refused request last told (once a minute) */
+    unsigned web_refused;     /* refused since */
 };
 
 /* ---- dirs.c ---- */
@@ -662,8 +701,9 @@ enum {
     CL_NET_DOWNLOAD = 1,
     CL_NET_UPLOAD = 2,
     CL_NET_RPC = 4, /* scheduler RPC or master page */
+    CL_NET_GUI = 8, /* a project's web RPC for the GUI (gui_acct.c) */
     CL_NET_FILES = CL_NET_DOWNLOAD | CL_NET_UPLOAD,
-    CL_NET_ANY = CL_NET_FILES | CL_NET_RPC,
+    CL_NET_ANY = CL_NET_FILES | CL_NET_RPC | CL_NET_GUI,
 };
 
 struct cl_http_req {
@@ -773,6 +813,27 @@ bool vs_client_slot_names_ok(const struct cl_app_version *av, const struct cl_wu
                              const struct cl_result *r, char *why, size_t why_size);
 /* True if name is a file of one of p's app versions or workunits. */
 bool vs_client_file_is_app_or_input(const struct vs_client *c, size_t p, const char *name);
+
+/* ---- stats.c: statistics_*.xml and daily_xfer_history.xml, BOINC's formats ---- */
+/* Reads every project's statistics file and the transfer history (bad ones logged). */
+void vs_client_stats_read(struct vs_client *c);
+/* After a scheduler reply from p: today's credit figures (a new day adds a
+ * record, those older than 30 days go), statistics_<URL>.xml rewritten. */
+void vs_client_stats_update(struct vs_client *c, size_t p);
+/* GUI RPC get_statistics's <statistics> body. */
+void vs_client_stats_xml(const struct vs_client *c, struct vs_xml_writer *w);
+/* Counts bytes moved today (net.c, each finished transfer or RPC). */
+void vs_client_xfer_add(struct vs_client *c, double up, double down);
+/* <daily_xfers> as the GUI RPC and the file have it. */
+void vs_client_xfer_history_xml(const struct vs_client *c, struct vs_xml_writer *w);
+/* Writes daily_xfer_history.xml when it changed. */
+void vs_client_xfer_history_write(struct vs_client *c);
+
+/* ---- gui_cfg_ops.c, gui_misc_ops.c, gui_acct.c: the other GUI RPC ops ---- */
+/* Reads proxy_info.xml (set_proxy_settings) at start. */
+void vs_client_proxy_read(struct vs_client *c);
+/* Ends the account web RPCs in flight and frees them. */
+void vs_client_gui_acct_cleanup(struct vs_client *c);
 
 /* ---- loop.c ---- */
 int vs_client_run(struct vs_client *c);

@@ -20,13 +20,37 @@ static void w_project(struct vs_xml_writer *w, const struct vs_client *c, size_t
         pdir[0] = '\0';
     vs_xml_raw_write(w, "<project>\n", 10);
     vs_client_xml_project(w, pr);
+    /* BOINC-COMPAT: the rest of 7.20's PROJECT::write_state(gui_rpc) */
+    if (!pr->cross_project_id)
+        vs_xml_str(w, "cross_project_id", "");
+    vs_xml_str(w, "symstore", "");
+    vs_xml_double(w, "cpid_time", 0);
+    vs_xml_double(w, "user_create_time", 0);
+    vs_xml_double(w, "host_create_time", 0);
+    vs_xml_raw_write(
+        w, "<rsc_backoff_time>\n<name>CPU</name>\n<value>0</value>\n</rsc_backoff_time>\n", 73);
+    vs_xml_raw_write(
+        w, "<rsc_backoff_interval>\n<name>CPU</name>\n<value>0</value>\n</rsc_backoff_interval>\n",
+        81);
+    vs_xml_str(w, "host_venue", "");
+    vs_xml_str(w, "email_hash", "");
+    vs_xml_str(w, "external_cpid", "");
+    vs_xml_double(w, "rec", 0);
+    vs_xml_double(w, "rec_time", 0);
+    vs_xml_double(w, "disk_usage", pr->disk_usage);
+    vs_xml_double(w, "disk_share", pr->disk_share);
+    vs_xml_double(w, "desired_disk_usage", 0);
     vs_xml_double(w, "duration_correction_factor", 1);
     vs_xml_int(w, "sched_rpc_pending", pr->sched_rpc_pending ? 1 : 0);
+    vs_xml_int(w, "send_time_stats_log", 0);
+    vs_xml_int(w, "send_job_log", 0);
+    vs_xml_double(w, "sched_priority", 0);
+    vs_xml_double(w, "project_files_downloaded_time", 0);
     vs_xml_str(w, "project_dir", pdir);
     vs_xml_raw_write(w, "</project>\n", 11);
 }
 
-static void w_result(struct vs_xml_writer *w, struct vs_client *c, size_t i)
+void vs_client_gui_write_result(struct vs_xml_writer *w, struct vs_client *c, size_t i)
 {
     const struct cl_result *r = &c->results[i];
     /* BOINC-COMPAT: <result> alone on its line (boinccmd matches lines) */
@@ -45,6 +69,11 @@ static void w_result(struct vs_xml_writer *w, struct vs_client *c, size_t i)
         vs_xml_double(w, "working_set_size", 0);
         vs_xml_double(w, "working_set_size_smoothed", 0);
         vs_xml_double(w, "page_fault_rate", 0);
+        vs_xml_double(w, "bytes_sent", 0);
+        vs_xml_double(w, "bytes_received", 0);
+        /* BOINC-COMPAT: fraction done per elapsed second */
+        vs_xml_double(w, "progress_rate",
+                      r->elapsed_time > 0 ? r->fraction_done / r->elapsed_time : 0);
         vs_xml_raw_write(w, "</active_task>\n", 15);
     }
     vs_xml_raw_write(w, "</result>\n", 10);
@@ -74,6 +103,10 @@ static void w_host(struct vs_xml_writer *w, const struct vs_client *c)
     vs_xml_str(w, "os_name", h->os_name);
     vs_xml_str(w, "os_version", h->os_version);
     vs_xml_int(w, "n_usable_coprocs", 0);
+    vs_xml_int(w, "wsl_available", 0);
+    vs_xml_int(w, "p_vm_extensions_disabled", 0);
+    /* BOINC-COMPAT: 7.20 always writes <coprocs> (empty: no GPU is used) */
+    vs_xml_raw_write(w, "<coprocs>\n</coprocs>\n", 21);
     vs_xml_raw_write(w, "</host_info>\n", 13);
 }
 
@@ -101,6 +134,9 @@ static void w_state(struct vs_xml_writer *w, struct vs_client *c)
     vs_xml_double(w, "total_active_duration", c->ts.total_active_duration);
     vs_xml_double(w, "now", c->now);
     vs_xml_double(w, "previous_uptime", c->ts.previous_uptime);
+    vs_xml_double(w, "session_active_duration", c->ts.session_active_duration);
+    vs_xml_double(w, "session_gpu_active_duration", 0);
+    vs_xml_double(w, "total_gpu_active_duration", 0);
     vs_xml_raw_write(w, "</time_stats>\n", 14);
     /* BOINC-COMPAT: per project: project, apps, app versions, workunits, results */
     for (size_t p = 0; p < c->n_projects; p++) {
@@ -129,7 +165,7 @@ static void w_state(struct vs_xml_writer *w, struct vs_client *c)
             }
         for (size_t i = 0; i < c->n_results; i++)
             if (c->results[i].project == p)
-                w_result(w, c, i);
+                vs_client_gui_write_result(w, c, i);
     }
     vs_xml_str(w, "platform_name", VS_CLIENT_PLATFORM);
     vs_xml_int(w, "core_client_major_version", VS_CLIENT_MAJOR);
@@ -137,11 +173,7 @@ static void w_state(struct vs_xml_writer *w, struct vs_client *c)
     vs_xml_int(w, "core_client_release", VS_CLIENT_RELEASE);
     vs_xml_int(w, "executing_as_daemon", c->foreground ? 0 : 1);
     vs_xml_str(w, "platform", VS_CLIENT_PLATFORM);
-    struct vs_buf pb;
-    vs_buf_init(&pb, 64 * 1024);
-    if (vs_client_prefs_xml(c, &pb) == 0)
-        vs_xml_raw_write(w, pb.data, pb.len);
-    vs_buf_cleanup(&pb);
+    vs_client_gui_prefs_working(c, w);
     vs_xml_raw_write(w, "</client_state>\n", 16);
 }
 
@@ -183,8 +215,8 @@ static long find_named_result(struct vs_client *c, const struct vs_xml_node *op,
     return p < 0 ? -1 : vs_client_find_result(c, (size_t)p, name);
 }
 
-static long find_named_project(struct vs_client *c, const struct vs_xml_node *op,
-                               struct vs_arena *a)
+long vs_client_gui_find_project(struct vs_client *c, const struct vs_xml_node *op,
+                                struct vs_arena *a)
 {
     const char *url = vs_xml_text_trim(vs_xml_child(op, "project_url"), a);
     char canon[1100];
@@ -262,7 +294,6 @@ static int run_mode(const struct vs_xml_node *op)
 int vs_client_gui_dispatch(struct vs_client *c, const struct vs_xml_doc *doc,
                            const struct vs_xml_node *op, struct vs_arena *a, struct vs_buf *out)
 {
-    (void)doc;
     struct vs_xml_writer w;
     vs_xml_writer_init(&w, out);
     w.depth = 0;
@@ -284,7 +315,7 @@ int vs_client_gui_dispatch(struct vs_client *c, const struct vs_xml_doc *doc,
         vs_xml_raw_write(&w, "<results>\n", 10);
         for (size_t i = 0; i < c->n_results; i++)
             if (!active_only || c->results[i].slot >= 0)
-                w_result(&w, c, i);
+                vs_client_gui_write_result(&w, c, i);
         vs_xml_raw_write(&w, "</results>\n", 11);
     } else if (strcmp(name, "get_old_results") == 0) {
         vs_xml_raw_write(&w, "<old_results>\n", 14);
@@ -314,7 +345,7 @@ int vs_client_gui_dispatch(struct vs_client *c, const struct vs_xml_doc *doc,
         for (size_t p = 0; p < c->n_projects; p++)
             w_project(&w, c, p);
         for (size_t i = 0; i < c->n_results; i++)
-            w_result(&w, c, i);
+            vs_client_gui_write_result(&w, c, i);
         vs_xml_raw_write(&w, "</simple_gui_info>\n", 19);
     } else if (strcmp(name, "get_messages") == 0) {
         int64_t after = 0;
@@ -331,6 +362,7 @@ int vs_client_gui_dispatch(struct vs_client *c, const struct vs_xml_doc *doc,
     } else if (strcmp(name, "get_cc_status") == 0) {
         vs_xml_raw_write(&w, "<cc_status>\n", 12);
         vs_xml_int(&w, "network_status", c->network_mode == RUN_MODE_NEVER ? 1 : 0);
+        vs_xml_int(&w, "ams_password_error", 0);
         /* BOINC-COMPAT: SUSPEND_REASON_USER_REQ = 4 */
         vs_xml_int(&w, "task_suspend_reason", c->run_mode == RUN_MODE_NEVER ? 4 : 0);
         vs_xml_int(&w, "task_mode", c->run_mode);
@@ -340,9 +372,15 @@ int vs_client_gui_dispatch(struct vs_client *c, const struct vs_xml_doc *doc,
         vs_xml_int(&w, "gpu_suspend_reason", 0);
         vs_xml_int(&w, "gpu_mode", RUN_MODE_NEVER);
         vs_xml_int(&w, "gpu_mode_perm", RUN_MODE_NEVER);
+        vs_xml_double(&w, "gpu_mode_delay", 0);
         vs_xml_int(&w, "network_suspend_reason", c->network_mode == RUN_MODE_NEVER ? 4 : 0);
         vs_xml_int(&w, "network_mode", c->network_mode);
         vs_xml_int(&w, "network_mode_perm", c->network_mode);
+        vs_xml_double(&w, "network_mode_delay", 0);
+        /* BOINC-COMPAT: cc_config's, at BOINC's defaults (not read here) */
+        vs_xml_int(&w, "disallow_attach", 0);
+        vs_xml_int(&w, "simple_gui_only", 0);
+        vs_xml_int(&w, "max_event_log_lines", 2000);
         vs_xml_raw_write(&w, "</cc_status>\n", 13);
     } else if (strcmp(name, "get_file_transfers") == 0) {
         vs_xml_raw_write(&w, "<file_transfers>\n", 17);
@@ -391,8 +429,9 @@ int vs_client_gui_dispatch(struct vs_client *c, const struct vs_xml_doc *doc,
         }
         c->resched = c->dirty = true;
         vs_xml_raw_write(&w, ok, strlen(ok));
-    } else if (strncmp(name, "project_", 8) == 0 && strcmp(name, "project_attach") != 0) {
-        long p = find_named_project(c, op, a);
+    } else if (strncmp(name, "project_", 8) == 0 && strcmp(name, "project_attach") != 0 &&
+               strcmp(name, "project_attach_poll") != 0) {
+        long p = vs_client_gui_find_project(c, op, a);
         if (p < 0) {
             vs_xml_raw_write(&w, "<error>No such project</error>\n", 31);
             return vs_xml_writer_error(&w);
@@ -412,8 +451,12 @@ int vs_client_gui_dispatch(struct vs_client *c, const struct vs_xml_doc *doc,
             pr->dont_request_more_work = false;
         else if (strcmp(what, "detach") == 0 || strcmp(what, "reset") == 0)
             pr->detached = true;
+        else if (strcmp(what, "detach_when_done") == 0 ||
+                 strcmp(what, "dont_detach_when_done") == 0)
+            /* BOINC-COMPAT: both set "no new tasks" to the same value */
+            pr->detach_when_done = pr->dont_request_more_work = what[0] == 'd' && what[1] == 'e';
         else {
-            vs_xml_raw_write(&w, "<error>unrecognized op</error>\n", 31);
+            vs_client_gui_unknown(c, name, &w);
             return vs_xml_writer_error(&w);
         }
         vs_client_msg(c, p, 1, "project %s by user", what);
@@ -450,21 +493,15 @@ int vs_client_gui_dispatch(struct vs_client *c, const struct vs_xml_doc *doc,
         c->quit_requested = true;
         c->resched = true;
         vs_xml_raw_write(&w, ok, strlen(ok));
-    } else if (strcmp(name, "read_cc_config") == 0 ||
-               strcmp(name, "read_global_prefs_override") == 0) {
-        vs_client_prefs_read(c);
-        vs_client_msg(c, -1, 1, "Re-read %s", name + 5);
-        vs_xml_raw_write(&w, ok, strlen(ok));
     } else if (strcmp(name, "network_available") == 0 || strcmp(name, "run_benchmarks") == 0) {
         if (name[0] == 'r') {
             c->host.p_calculated = 0;
             vs_client_host_measure(c, true);
         }
         vs_xml_raw_write(&w, ok, strlen(ok));
-    } else {
-        char err[200];
-        int n = snprintf(err, sizeof(err), "<error>unrecognized op: %.100s</error>\n", name);
-        vs_xml_raw_write(&w, err, (size_t)n);
+    } else if (!vs_client_gui_cfg_op(c, doc, op, a, &w) &&
+               !vs_client_gui_misc_op(c, doc, op, a, &w) && !vs_client_gui_acct_op(c, op, a, &w)) {
+        vs_client_gui_unknown(c, name, &w);
     }
     return vs_xml_writer_error(&w);
 }

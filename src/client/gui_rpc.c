@@ -53,6 +53,7 @@ struct gui_conn {
     struct vs_buf in;
     struct vs_buf out; /* the reply not sent yet (from out_off) */
     size_t out_off;
+    bool http;     /* a web page request (webui.c): closed once answered */
     double opened; /* when it connected */
     double active; /* its last request, or the last byte of a reply it took */
 };
@@ -133,6 +134,9 @@ int vs_client_gui_open(struct vs_client *c, int port)
     for (size_t i = 0; i < GUI_MAX_CONNS; i++)
         c->conns[i].fd = -1;
     vs_client_msg(c, -1, 1, "GUI RPC listening on %s:%d", remote ? "0.0.0.0" : "127.0.0.1", port);
+    vs_client_msg(c, -1, 1,
+                  "Web page: http://127.0.0.1:%d/ (its token is the password in gui_rpc_auth.cfg)",
+                  port);
     return 0;
 }
 
@@ -365,8 +369,39 @@ static bool handle(struct vs_client *c, struct gui_conn *k, const char *req, siz
 
 /* Answers the complete requests received (each ending in 0x03), one at a
  * time: the next only once the last reply is sent. */
+/* An HTTP request (the web page, webui.c) instead of GUI RPC ones: answered
+ * once complete, then the connection closes. Returns false when it is not one. */
+static bool serve_http(struct vs_client *c, struct gui_conn *k)
+{
+    if (k->http || !k->in.len || !vs_client_webui_is_http(k->in.data, k->in.len))
+        return k->http;
+    struct vs_buf out;
+    vs_buf_init(&out, GUI_MAX_REPLY);
+    int rc = vs_client_webui_serve(c, remote_allowed(c), k->in.data, k->in.len, &out);
+    if (rc == VS_EBUSY) {
+        vs_buf_cleanup(&out);
+        return true; /* the rest of the request is to come */
+    }
+    if (rc != 0) {
+        vs_buf_cleanup(&out);
+        conn_drop(k);
+        return true;
+    }
+    k->http = true;
+    k->active = vs_client_now();
+    vs_buf_reset(&k->in);
+    vs_buf_cleanup(&k->out);
+    k->out = out;
+    k->out_off = 0;
+    if (!flush(k) || !out_pending(k))
+        conn_close(k);
+    return true;
+}
+
 static void serve_requests(struct vs_client *c, struct gui_conn *k)
 {
+    if (serve_http(c, k))
+        return;
     for (int guard = 0; guard < 64 && k->fd >= 0 && !out_pending(k); guard++) {
         char *end = k->in.len ? memchr(k->in.data, 3, k->in.len) : NULL;
         if (!end)
@@ -453,7 +488,7 @@ void vs_client_gui_poll(struct vs_client *c, int timeout_ms)
         }
         struct gui_conn *k = &c->conns[map[i]];
         if ((ev & POLLOUT) && out_pending(k)) {
-            if (!flush(k)) {
+            if (!flush(k) || (k->http && !out_pending(k))) {
                 conn_close(k);
                 continue;
             }

@@ -50,6 +50,8 @@ int vs_client_load(struct vs_client *c)
     for (size_t p = 0; p < c->n_projects; p++)
         vs_client_share_from_prefs(c, p); /* the account's prefs win over the state file */
     vs_client_prefs_read(c);
+    vs_client_stats_read(c);
+    vs_client_proxy_read(c);
     if (c->host.p_ncpus <= 1) {
         long n = sysconf(_SC_NPROCESSORS_ONLN);
         c->host.p_ncpus = n > 0 ? (int)n : 1;
@@ -61,6 +63,12 @@ int vs_client_load(struct vs_client *c)
 static void detach_pending(struct vs_client *c)
 {
     for (size_t p = c->n_projects; p-- > 0;) {
+        if (c->projects[p].detach_when_done && !c->projects[p].detached) {
+            bool empty = true;
+            for (size_t i = 0; i < c->n_results && empty; i++)
+                empty = c->results[i].project != p;
+            c->projects[p].detached = empty;
+        }
         if (!c->projects[p].detached)
             continue;
         for (size_t i = 0; i < c->n_results; i++)
@@ -202,11 +210,14 @@ int vs_client_run(struct vs_client *c)
                 break;
             }
         }
-        if (c->dirty && c->now - c->last_state_write >= 1.0)
+        if (c->dirty && c->now - c->last_state_write >= 1.0) {
             (void)vs_client_state_write(c);
+            vs_client_xfer_history_write(c);
+        }
     }
     vs_client_time_stats_log(c, "power_off");
     (void)vs_client_state_write(c);
+    vs_client_xfer_history_write(c);
     vs_client_gui_close(c);
     vs_client_net_cleanup(c);
     vs_client_msg(c, -1, 1, "volsched client exiting");

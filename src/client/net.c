@@ -153,6 +153,30 @@ static void op_detach(struct cl_net *net, size_t i)
     net->ops[i] = net->ops[--net->n_ops];
 }
 
+/* The proxy set through the GUI RPC (set_proxy_settings), if any; without
+ * one, curl's own environment variables apply, as in BOINC. */
+static void set_proxy(const struct vs_client *c, CURL *h)
+{
+    const struct cl_proxy *px = &c->proxy;
+    char url[320];
+    bool http = px->use_http && px->http_server[0];
+    if (!http && !(px->use_socks && px->socks_server[0]))
+        return;
+    if (http)
+        snprintf(url, sizeof(url), "http://%s:%d", px->http_server,
+                 px->http_port > 0 ? px->http_port : 80);
+    else
+        snprintf(url, sizeof(url), "socks5h://%s:%d", px->socks_server,
+                 px->socks_port > 0 ? px->socks_port : 1080);
+    curl_easy_setopt(h, CURLOPT_PROXY, url);
+    if (http ? px->use_http_auth : px->socks5_user[0] != '\0') {
+        curl_easy_setopt(h, CURLOPT_PROXYUSERNAME, http ? px->http_user : px->socks5_user);
+        curl_easy_setopt(h, CURLOPT_PROXYPASSWORD, http ? px->http_passwd : px->socks5_passwd);
+    }
+    if (px->no_proxy[0])
+        curl_easy_setopt(h, CURLOPT_NOPROXY, px->no_proxy);
+}
+
 int vs_client_http_start(struct vs_client *c, const struct cl_http_req *q, cl_http_done_fn done,
                          void *ud)
 {
@@ -200,6 +224,7 @@ int vs_client_http_start(struct vs_client *c, const struct cl_http_req *q, cl_ht
     curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
     curl_easy_setopt(h, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
     curl_easy_setopt(h, CURLOPT_USERAGENT, "BOINC client (x86_64-pc-linux-gnu 7.20.5)");
+    set_proxy(c, h);
     vs_client_https_curl(c, h, q->url);
     if (q->sink) {
         curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, to_file);
@@ -251,6 +276,10 @@ static void outcome(struct vs_client *c, struct net_op *op, CURLcode cc, struct 
     curl_easy_getinfo(op->h, CURLINFO_CONNECT_TIME_T, &connect_us);
     curl_easy_getinfo(op->h, CURLINFO_TOTAL_TIME_T, &total_us);
     d->speed = (double)speed;
+    curl_off_t up = 0, down = 0;
+    curl_easy_getinfo(op->h, CURLINFO_SIZE_UPLOAD_T, &up);
+    curl_easy_getinfo(op->h, CURLINFO_SIZE_DOWNLOAD_T, &down);
+    vs_client_xfer_add(c, (double)up, (double)down);
     d->disk_full = op->disk_full;
     d->over_limit = op->over_limit;
     d->range_refused = cc == CURLE_RANGE_ERROR;

@@ -355,6 +355,7 @@ static void merge_reply(struct vs_client *c, size_t p, const struct vs_proto_rep
         pr->host_total_credit = y->host_total_credit;
         pr->host_expavg_credit = y->host_expavg_credit;
     }
+    vs_client_stats_update(c, p); /* BOINC-COMPAT: after every reply */
     if (y->cross_project_id)
         vs_client_setstr(&pr->cross_project_id, y->cross_project_id);
     for (size_t i = 0; i < y->n_messages; i++)

@@ -72,6 +72,7 @@ static void project_free(struct cl_project *p)
     for (size_t i = 0; i < p->n_trickle_downs; i++)
         vs_free(p->trickle_downs[i]);
     vs_free(p->trickle_downs);
+    vs_free(p->stats);
 }
 
 static void file_free(struct cl_file *f)
@@ -117,6 +118,9 @@ static void result_free(struct cl_result *r)
 
 void vs_client_cleanup(struct vs_client *c)
 {
+    vs_client_gui_acct_cleanup(c);
+    vs_free(c->xfers);
+    c->xfers = NULL;
     for (size_t i = 0; i < c->n_projects; i++)
         project_free(&c->projects[i]);
     for (size_t i = 0; i < c->n_apps; i++)

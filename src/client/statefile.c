@@ -25,6 +25,9 @@ static void write_project(struct vs_xml_writer *w, const struct cl_project *p)
 {
     vs_xml_open(w, "project");
     vs_client_xml_project(w, p);
+    /* ours, not the GUI's: 7.20's project status has no debts (BOINC 6 had) */
+    vs_xml_double(w, "short_term_debt", p->std);
+    vs_xml_double(w, "long_term_debt", p->ltd);
     vs_xml_int(w, "vs_no_work_count", p->no_work_count);
     vs_xml_double(w, "vs_work_backoff_until", p->work_backoff_until);
     vs_xml_double(w, "vs_job_est", p->job_est);
@@ -372,6 +375,7 @@ static void read_project(struct vs_client *c, const struct vs_xml_node *n, struc
     pr->sched_rpc_pending = flag(n, "sched_rpc_pending");
     pr->suspended_via_gui = flag(n, "suspended_via_gui");
     pr->dont_request_more_work = flag(n, "dont_request_more_work");
+    pr->detach_when_done = flag(n, "detach_when_done");
     pr->send_full_workload = flag(n, "send_full_workload");
     pr->non_cpu_intensive = flag(n, "non_cpu_intensive");
     pr->ever_rpc = flag(n, "ever_rpc");

@@ -50,8 +50,6 @@ void vs_client_xml_project(struct vs_xml_writer *w, const struct cl_project *p)
     vs_xml_double(w, "next_rpc_time", p->next_rpc_time);
     vs_xml_double(w, "last_rpc_time", p->last_rpc_time);
     vs_xml_double(w, "resource_share", p->resource_share);
-    vs_xml_double(w, "short_term_debt", p->std);
-    vs_xml_double(w, "long_term_debt", p->ltd);
     vs_xml_int(w, "njobs_success", p->njobs_success);
     vs_xml_int(w, "njobs_error", p->njobs_error);
     vs_xml_double(w, "elapsed_time", p->elapsed_time);
@@ -61,6 +59,8 @@ void vs_client_xml_project(struct vs_xml_writer *w, const struct cl_project *p)
         vs_xml_flag(w, "suspended_via_gui");
     if (p->dont_request_more_work)
         vs_xml_flag(w, "dont_request_more_work");
+    if (p->detach_when_done)
+        vs_xml_flag(w, "detach_when_done");
     if (p->non_cpu_intensive)
         vs_xml_flag(w, "non_cpu_intensive");
 }

@@ -22,6 +22,7 @@
 #                                RPC backoff's bounds are 2-10 s (VSC_RETRY_MIN/MAX)
 #   vsc_run DIR                  starts `volsched client run --foreground` (sets VSC_PID, RPC_PORT)
 #   vsc_bcmd ARGS...             Debian's boinccmd against that client
+#   vsc_wait_executing [SECS]    waits (90 s) until a task is EXECUTING; prints its name
 #   vsc_benchmark DIR            runs the client in DIR until its benchmark is in the
 #                                state file, stops it, prints p_fpops (empty: none)
 #   vsc_kill9                    kill -9 the client (its apps are left behind)
@@ -168,6 +169,18 @@ vsc_max_running() {
         sleep 1
     done
     echo "$m"
+}
+
+vsc_wait_executing() {
+    local t0 n
+    t0=$(date +%s)
+    while [ $(( $(date +%s) - t0 )) -lt "${1:-90}" ]; do
+        n=$(vsc_bcmd --get_tasks 2>/dev/null |
+            awk '/^   name: /{n=$2} /active_task_state: EXECUTING/{print n; exit}')
+        [ -n "$n" ] && { printf '%s\n' "$n"; return 0; }
+        sleep 1
+    done
+    return 1
 }
 
 vsc_run() {
