@@ -153,6 +153,9 @@ while IFS= read -r line; do
     for who in ours theirs; do
         t=$OT port=$OUR_PORT pw=$OUR_PW dir=$C
         [ "$who" = theirs ] && t=$TT port=$RPC_PORT pw=$RPC_PW dir=$BOINC_DIR
+        # the task running now (each job lasts about 25 s of CPU: the one
+        # running at the start may have finished and been reported)
+        case $line in *%T*) t=$(running "$who"); [ -n "$t" ] || t=${OT:-none} ;; esac
         l=${line//%T/$t}
         l=${l//%E/$who.$i@example.com}
         eval "set -- $l"
