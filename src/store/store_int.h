@@ -369,15 +369,15 @@ struct vs_stmt *vs_store__prep(struct vs_store *s, const char *sql, const char *
 int vs_store__run_change(struct vs_store *s, struct vs_stmt *st, const char *what, int64_t *out_n);
 
 /* The schema (store_schema.c). */
-extern const char *const vs_store__schema_v1[]; /* NULL-terminated */
-extern const char *const vs_store__schema_v2[]; /* v1 -> v2 */
-extern const char *const vs_store__schema_v3[]; /* v2 -> v3 */
-extern const char *const vs_store__schema_v4[]; /* v3 -> v4 */
-extern const char *const vs_store__schema_v5[]; /* v4 -> v5 */
-extern const char *const vs_store__schema_v6[]; /* v5 -> v6 */
-extern const char *const vs_store__schema_v7[]; /* v6 -> v7 */
-extern const char *const vs_store__schema_v8[]; /* v7 -> v8 */
-extern const char *const vs_store__schema_v9[]; /* v8 -> v9 */
+extern const char *const vs_store__schema_v1[];  /* NULL-terminated */
+extern const char *const vs_store__schema_v2[];  /* v1 -> v2 */
+extern const char *const vs_store__schema_v3[];  /* v2 -> v3 */
+extern const char *const vs_store__schema_v4[];  /* v3 -> v4 */
+extern const char *const vs_store__schema_v5[];  /* v4 -> v5 */
+extern const char *const vs_store__schema_v6[];  /* v5 -> v6 */
+extern const char *const vs_store__schema_v7[];  /* v6 -> v7 */
+extern const char *const vs_store__schema_v8[];  /* v7 -> v8 */
+extern const char *const vs_store__schema_v9[];  /* v8 -> v9 */
 extern const char *const vs_store__schema_v10[]; /* v9 -> v10 */
 #define VS_SQ_SCHEMA_VERSION 10
 
