@@ -208,12 +208,24 @@ static double post(uint16_t port, const char *xml, size_t len, struct vs_buf *ou
     char url[128];
     snprintf(url, sizeof(url), "http://127.0.0.1:%u/demo/submit_rpc_handler.php", (unsigned)port);
     double t0 = bench_now_s();
-    char *enc = curl_easy_escape(c, xml, (int)len);
-    size_t el = strlen(enc);
-    char *body = vs_xmalloc(el + 9);
+    /* Percent-encoded here: curl_easy_escape refuses inputs over 8 MB,
+     * and a 100,000-job request is ~110 MB. */
+    static const char hex[] = "0123456789ABCDEF";
+    char *body = vs_xmalloc(8 + 3 * len + 1);
     memcpy(body, "request=", 8);
-    memcpy(body + 8, enc, el + 1);
-    curl_free(enc);
+    size_t el = 0;
+    for (size_t i = 0; i < len; i++) {
+        unsigned char ch = (unsigned char)xml[i];
+        if ((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+            ch == '-' || ch == '_' || ch == '.' || ch == '~') {
+            body[8 + el++] = (char)ch;
+        } else {
+            body[8 + el++] = '%';
+            body[8 + el++] = hex[ch >> 4];
+            body[8 + el++] = hex[ch & 15];
+        }
+    }
+    body[8 + el] = '\0';
     vs_buf_reset(out);
     curl_easy_setopt(c, CURLOPT_URL, url);
     curl_easy_setopt(c, CURLOPT_POSTFIELDS, body);
