@@ -210,6 +210,19 @@ int vs_store_user_set_global_prefs(struct vs_store *s, int64_t userid, const cha
     return rc == 0 && n != 1 ? VS_ENOTFOUND : rc;
 }
 
+int vs_store_user_set_cpid(struct vs_store *s, int64_t userid, const char *cpid)
+{
+    struct vs_stmt *st = vs_store__prep(
+        s, "UPDATE \"user\" SET cross_project_id = ?2 WHERE id = ?1", "user cpid");
+    if (!st)
+        return VS_ESTORE;
+    vs_db_bind_int64(st, 1, userid);
+    vs_db_bind_text(st, 2, cpid, -1, VS_DB_TRANSIENT);
+    int64_t n = 0;
+    int rc = vs_store__run_change(s, st, "user cpid", &n);
+    return rc == 0 && n != 1 ? VS_ENOTFOUND : rc;
+}
+
 struct host_scan {
     int (*fn)(void *ctx, const struct vs_host *h);
     void *ctx;
