@@ -430,9 +430,9 @@ int vs_store__ensure_schema(struct vs_store *s)
     /* Re-read inside the write lock: another process may have won the race. */
     rc = read_version(s, &version);
     static const char *const *const versions[] = {
-        vs_store__schema_v1, vs_store__schema_v2, vs_store__schema_v3, vs_store__schema_v4,
-        vs_store__schema_v5, vs_store__schema_v6, vs_store__schema_v7, vs_store__schema_v8,
-        vs_store__schema_v9};
+        vs_store__schema_v1, vs_store__schema_v2, vs_store__schema_v3,
+        vs_store__schema_v4, vs_store__schema_v5, vs_store__schema_v6,
+        vs_store__schema_v7, vs_store__schema_v8, vs_store__schema_v9};
     /* A version whose migration also moves data, after its SQL: v6 fills
      * wu_file from the workunits already there. */
     static int (*const data_step[])(struct vs_store *) = {
