@@ -212,8 +212,8 @@ int vs_store_user_set_global_prefs(struct vs_store *s, int64_t userid, const cha
 
 int vs_store_user_set_cpid(struct vs_store *s, int64_t userid, const char *cpid)
 {
-    struct vs_stmt *st = vs_store__prep(
-        s, "UPDATE \"user\" SET cross_project_id = ?2 WHERE id = ?1", "user cpid");
+    struct vs_stmt *st =
+        vs_store__prep(s, "UPDATE \"user\" SET cross_project_id = ?2 WHERE id = ?1", "user cpid");
     if (!st)
         return VS_ESTORE;
     vs_db_bind_int64(st, 1, userid);

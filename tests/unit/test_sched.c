@@ -628,7 +628,8 @@ static void test_cpid_adopt(void **state)
 
     /* Not 32 lowercase hex digits: refused. */
     const char *bad[] = {"FEDCBA9876543210FEDCBA9876543210", "abc",
-                         "fedcba9876543210fedcba9876543210ff", "fedcba9876543210fedcba987654321&amp;"};
+                         "fedcba9876543210fedcba9876543210ff",
+                         "fedcba9876543210fedcba987654321&amp;"};
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         cpid_rpc(fx, AUTH, bad[i], got, sizeof(got));
         stored_cpid(fx, now, sizeof(now));
