@@ -96,7 +96,6 @@ static void test_decay(void **state)
     assert_int_equal(vs_update_stats(f->s, (int64_t)(now + DAY), NULL, &res), 0);
     assert_int_equal(res.users + res.hosts + res.teams, 0);
     near(get(f, VS_CREDIT_USER, week).expavg, 100 * pow(2, -8.0 / 7));
-
 }
 
 int main(void)
