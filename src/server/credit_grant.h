@@ -27,24 +27,4 @@ VS_MUST_CHECK int vs_credit_grant(struct vs_store *s, int method, struct vs_work
                                   bool had_canonical, const int64_t *ids, size_t n, int64_t now,
                                   double *out_credit);
 
-struct vs_log;
-
-/* What vs_update_stats decayed. */
-struct vs_update_stats_result {
-    int64_t users, hosts, teams;
-};
-
-/*
- * BOINC's update_stats: decays the recent average (expavg_credit) of
- * every host, user and team that has one to now, by BOINC's update_average
- * with no new credit (vs_credit_update_average, one-week half-life), so a
- * row idle for a week shows half its average. Pages of 2,000 rows, each in
- * its own write transaction; exact whenever it runs (decaying twice to the
- * same instant is decaying once). Logs one line; *out (may be NULL) gets
- * the counts. `serve` runs it daily (config.xml
- * <update_stats_interval_hours>) and before each db_dump.
- */
-VS_MUST_CHECK int vs_update_stats(struct vs_store *s, int64_t now, struct vs_log *log,
-                                  struct vs_update_stats_result *out);
-
 #endif

@@ -1,7 +1,6 @@
 /* All back-end daemons, one pass each (see daemons.h). */
 #include "volsched/daemons.h"
 
-#include "server/credit_grant.h"
 #include "server/trickle.h"
 #include "volsched/db_dump.h"
 

@@ -1,14 +1,14 @@
 /*
- * BOINC's update_stats (see credit_grant.h): the recent averages of every
+ * BOINC's update_stats (see volsched/db_dump.h): the recent averages of every
  * host, user and team decay to now, so that a volunteer who stopped
  * earning falls on the leaderboards, in the exports and in the client.
  */
 #include <math.h>
 #include <time.h>
 
-#include "server/credit_grant.h"
 #include "volsched/alloc.h"
 #include "volsched/credit.h"
+#include "volsched/db_dump.h"
 #include "volsched/log.h"
 #include "volsched/store_credit.h"
 

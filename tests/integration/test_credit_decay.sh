@@ -8,7 +8,7 @@
 # top_teams.php, top_hosts.php by recent average, the busy user now ranked
 # first) and in stats/user.gz, team.gz and host.gz, and the log says so.
 # With <update_stats_interval_hours>0</update_stats_interval_hours> the
-# averages stay as stored. Before the decay was built every page and
+# averages stay as stored; `volsched update_stats` decays them by hand. Before the decay was built every page and
 # export showed 100.
 set -uo pipefail
 qgrep() { grep "$@" >/dev/null; }
@@ -100,3 +100,14 @@ near "user.gz idle, decay off" "$(export_avg user.gz user 1)" 100
 qgrep 'update_stats:' "$W/serve.log" && fail "update_stats ran with <update_stats_interval_hours>0"
 stop_serve
 echo "ok: <update_stats_interval_hours>0</update_stats_interval_hours> keeps the stored averages"
+
+# By hand: `volsched update_stats` (the tag is the daemon's only).
+seed
+out=$($V update_stats --project "$P") || fail "update_stats: $out"
+# (busy, credited this very second, may already be at now: 1 or 2 users)
+[[ "$out" =~ ^decayed\ the\ recent\ averages\ of\ [12]\ users,\ 1\ hosts,\ 1\ teams\ to\ now$ ]] ||
+    fail "update_stats said: $out"
+near "store after update_stats" "$(q "SELECT expavg_credit FROM \"user\" WHERE name = 'idle'")" 50
+near "team after update_stats" "$(q "SELECT expavg_credit FROM team")" 50
+$V update_stats --project "$P" extra >/dev/null 2>&1 && fail "update_stats took an extra argument"
+echo "ok: volsched update_stats decays by hand"

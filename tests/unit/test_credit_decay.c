@@ -11,8 +11,8 @@
 #include <math.h>
 
 #include "daemon_fixture.h"
-#include "server/credit_grant.h"
 #include "volsched/credit.h"
+#include "volsched/db_dump.h"
 #include "volsched/store_credit.h"
 
 #define DAY    86400.0

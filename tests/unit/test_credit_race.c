@@ -15,8 +15,8 @@
 #include <stdatomic.h>
 
 #include "daemon_fixture.h"
-#include "server/credit_grant.h"
 #include "volsched/credit.h"
+#include "volsched/db_dump.h"
 #include "volsched/store_accounts.h"
 #include "volsched/store_credit.h"
 
