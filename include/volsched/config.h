@@ -210,6 +210,7 @@ struct vs_project_config {
     int assimilator_retry_secs;  /* <assimilator_retry_secs>: failed assimilation; default 600 */
     int file_deleter_retry_secs; /* <file_deleter_retry_secs>: failed deletions; default 3600 */
     int db_dump_interval_hours;  /* <db_dump_interval_hours>: statistics exports; 24, 0 never */
+    int update_stats_interval_hours; /* <update_stats_interval_hours>: decay; 24, 0 never */
     struct vs_validator_config validators[VS_MAX_APP_CONFIGS]; /* <validator> blocks */
     int nvalidators;
     struct vs_assimilator_config assimilators[VS_MAX_APP_CONFIGS]; /* <assimilator> blocks */

@@ -57,4 +57,23 @@ bool vs_db_dump_due(const struct vs_project_config *cfg, int64_t now);
  * e-mail address (out: 33 bytes). */
 VS_MUST_CHECK int vs_db_dump_cpid(const char *cross_project_id, const char *email, char out[33]);
 
+/* What vs_update_stats decayed. */
+struct vs_update_stats_result {
+    int64_t users, hosts, teams;
+};
+
+/*
+ * BOINC's update_stats: decays the recent average (expavg_credit) of
+ * every host, user and team that has one to now, by BOINC's update_average
+ * with no new credit (vs_credit_update_average, one-week half-life), so a
+ * row idle for a week shows half its average. Pages of 2,000 rows, each in
+ * its own write transaction; exact whenever it runs (decaying twice to the
+ * same instant is decaying once). Logs one line; *out (may be NULL) gets
+ * the counts. `serve` runs it daily (config.xml
+ * <update_stats_interval_hours>) and before each db_dump; `volsched
+ * update_stats` by hand.
+ */
+VS_MUST_CHECK int vs_update_stats(struct vs_store *s, int64_t now, struct vs_log *log,
+                                  struct vs_update_stats_result *out);
+
 #endif

@@ -68,6 +68,11 @@ VS_MUST_CHECK int vs_store_host_set_venue(struct vs_store *s, int64_t hostid, in
 VS_MUST_CHECK int vs_store_user_set_global_prefs(struct vs_store *s, int64_t userid,
                                                  const char *prefs);
 
+/* Sets user userid's cross-project id (the CPID a volunteer's client
+ * brought from its other projects; BOINC's user.cross_project_id).
+ * VS_ENOTFOUND if no such user. */
+VS_MUST_CHECK int vs_store_user_set_cpid(struct vs_store *s, int64_t userid, const char *cpid);
+
 /*
  * The web site's sessions (schema v8, table site_session): a row per
  * logged-in session, keyed by id (the site's HMAC of its cookie, 64 hex

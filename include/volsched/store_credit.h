@@ -28,6 +28,23 @@ struct vs_credit_totals {
     double expavg_time;
 };
 
+/* One row's totals with its id (vs_store_credit_decay_page). */
+struct vs_credit_row {
+    int64_t id;
+    struct vs_credit_totals t;
+};
+
+/*
+ * BOINC's update_stats: up to n hosts, users or teams with a recent
+ * average (expavg_credit > 0) last updated before before, with id > after,
+ * in id order, into rows; *out_n how many. Read inside the caller's write
+ * transaction, so the decay written back with vs_store_credit_totals_set
+ * cannot undo a grant made meanwhile.
+ */
+VS_MUST_CHECK int vs_store_credit_decay_page(struct vs_store *s, enum vs_credit_owner owner,
+                                             int64_t after, double before,
+                                             struct vs_credit_row *rows, int n, int *out_n);
+
 /* The totals of host, user or team id; VS_ENOTFOUND if there is no row. */
 VS_MUST_CHECK int vs_store_credit_totals_get(struct vs_store *s, enum vs_credit_owner owner,
                                              int64_t id, struct vs_credit_totals *out);
@@ -90,8 +107,8 @@ VS_MUST_CHECK int vs_store_stats_each(struct vs_store *s, enum vs_credit_owner o
 /*
  * A leaderboard's page: fn for the users, teams or hosts with credit
  * (as vs_store_stats_each has them), highest first by total_credit or, by
- * recent, by expavg_credit as last granted (not decayed to now: as BOINC's
- * lists between update_stats runs), ties by id; rows offset to
+ * recent, by expavg_credit as stored (decayed to the last grant or the
+ * last update_stats run, daily: as BOINC's lists), ties by id; rows offset to
  * offset + limit. A non-zero return of fn stops and is returned.
  */
 VS_MUST_CHECK int vs_store_stats_top(struct vs_store *s, enum vs_credit_owner owner, bool by_recent,

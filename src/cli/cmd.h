@@ -39,6 +39,7 @@ int vs_cmd_start(int argc, char **argv);
 int vs_cmd_client(int argc, char **argv);
 int vs_cmd_store(int argc, char **argv);
 int vs_cmd_db_dump(int argc, char **argv);
+int vs_cmd_update_stats(int argc, char **argv);
 /* popsim --credit (cmd_popsim_credit.c) */
 int vs_cmd_popsim_credit(int argc, char **argv);
 int vs_cmd_batch(int argc, char **argv);

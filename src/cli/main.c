@@ -37,6 +37,7 @@ static const struct command commands[] = {
     {"host", vs_cmd_host, "show or ban a host (host show|ban)"},
     {"purge", vs_cmd_purge, "archive and delete finished work (BOINC's db_purge)"},
     {"db_dump", vs_cmd_db_dump, "write BOINC's statistics exports (stats/)"},
+    {"update_stats", vs_cmd_update_stats, "decay the recent average credit to now"},
     {"store", vs_cmd_store, "copy a store to another backend (store copy --from URL --to URL)"},
     {"locality-gen", vs_cmd_locality_gen, "locality scheduling's on-demand work generator"},
     {"locality-ws", vs_cmd_locality_ws, "locality scheduling's working-set manager"},

@@ -50,7 +50,8 @@ void vs_project_config_init(struct vs_project_config *cfg)
     /* BOINC-COMPAT: the validator's DELAYED retry is 6 hours, the file
      * deleter retries errors hourly. */
     cfg->validator_retry_secs = 6 * 3600;
-    cfg->db_dump_interval_hours = 24; /* BOINC's projects run db_dump daily */
+    cfg->db_dump_interval_hours = 24;      /* BOINC's projects run db_dump daily */
+    cfg->update_stats_interval_hours = 24; /* and update_stats */
     cfg->assimilator_retry_secs = 600;
     cfg->file_deleter_retry_secs = 3600;
 }

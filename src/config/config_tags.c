@@ -59,6 +59,9 @@ const struct vs_config_tag vs_config__tags[] = {
     {"file_deleter_retry_secs", K_INT, F(file_deleter_retry_secs), 0, 0, W},
     /* volsched: how often `serve` rewrites stats/ (docs/credit.md) */
     {"db_dump_interval_hours", K_INT, F(db_dump_interval_hours), 0, 0, W},
+    /* volsched: how often `serve` decays the recent averages (BOINC's
+     * update_stats task, daily; docs/credit.md) */
+    {"update_stats_interval_hours", K_INT, F(update_stats_interval_hours), 0, 0, W},
     /* The daemons' blocks (written from cfg->validators / assimilators). */
     {"validator", K_VALIDATOR, F(validators), 0, 0, 0},
     {"assimilator", K_ASSIMILATOR, F(assimilators), 0, 0, 0},

@@ -231,7 +231,24 @@ struct vs_daemons_runner {
     bool stop;          /* under mu */
     uint64_t passes;    /* under mu */
     int64_t dump_retry; /* thread only: no statistics export before this time */
+    int64_t stats_next; /* thread only: next update_stats run (0: at start) */
 };
+
+/* BOINC's update_stats (credit_grant.h), every <update_stats_interval_hours>
+ * and before each statistics export, by one instance per store. */
+static void update_stats_pass(struct vs_daemons_runner *r, int64_t now, bool dump_due)
+{
+    int hours = r->run_cfg.update_stats_interval_hours;
+    bool lead = false;
+    if (r->paused || hours <= 0 || !(now >= r->stats_next || dump_due))
+        return;
+    if (vs_store_leader(r->s, "update_stats", &lead) != 0 || !lead) {
+        r->stats_next = now + 3600; /* another instance runs it; ask again hourly */
+        return;
+    }
+    int rc = vs_update_stats(r->s, now, r->o.log, NULL);
+    r->stats_next = now + (rc == 0 ? (int64_t)hours * 3600 : 3600);
+}
 
 /* One round: a pass of each daemon, each with its own logger. */
 static int run_round(struct vs_daemons_runner *r)
@@ -292,8 +309,9 @@ static void *runner_main(void *arg)
          * instance per store. They take a minute at a million users; the
          * other daemons wait that long once a day. */
         int64_t now = (int64_t)time(NULL);
-        if (!r->paused && now >= r->dump_retry && vs_db_dump_due(&r->run_cfg, now) &&
-            vs_store_leader(r->s, "db_dump", &lead) == 0 && lead &&
+        bool dump_due = !r->paused && now >= r->dump_retry && vs_db_dump_due(&r->run_cfg, now);
+        update_stats_pass(r, now, dump_due);
+        if (dump_due && vs_store_leader(r->s, "db_dump", &lead) == 0 && lead &&
             vs_db_dump(r->s, &r->run_cfg, now, NULL, r->o.log, NULL) != 0) {
             r->dump_retry = now + 3600;
             VS_LOG(r->o.log, VS_LOG_ERROR, "db_dump: the statistics exports failed; retry in 1 h");

@@ -112,6 +112,7 @@ static int user_lookup(struct vs_sched *s, struct vs_store *st, const char *auth
         memcpy(out->authenticator, e->authenticator, sizeof(out->authenticator));
         *out_prefs_mod = e->prefs_mod_time;
         memcpy(out_hash, e->email_hash, VS_MD5_HEX_LEN + 1);
+        memcpy(out->cross_project_id, e->cross_project_id, sizeof(out->cross_project_id));
         pthread_mutex_unlock(&s->ucache_mu);
         return 0;
     }
@@ -136,6 +137,7 @@ static int user_lookup(struct vs_sched *s, struct vs_store *st, const char *auth
     memcpy(e->name, out->name, sizeof(e->name));
     e->prefs_mod_time = *out_prefs_mod;
     memcpy(e->email_hash, out_hash, VS_MD5_HEX_LEN + 1);
+    memcpy(e->cross_project_id, out->cross_project_id, sizeof(e->cross_project_id));
     pthread_mutex_unlock(&s->ucache_mu);
     return 0;
 }
@@ -494,6 +496,12 @@ int vs_sched_handle(struct vs_sched *s, const char *body, size_t len, const char
     /* BOINC-COMPAT: the client sends it back as global_prefs_source_email_hash
      * with the preferences this project gave it. */
     r.email_hash = email_hash[0] ? email_hash : NULL;
+    /* BOINC-COMPAT: the client keeps the account's CPID per project and
+     * sends the oldest one of the volunteer's projects (same e-mail hash)
+     * in its requests; the account takes it (authenticate_user). */
+    if (vs_sched__cpid_adopt(st, &q, &user, s->log, host.id))
+        vs_sched_forget_user(s, user.authenticator);
+    r.cross_project_id = user.cross_project_id[0] ? user.cross_project_id : NULL;
     /* BOINC-COMPAT: the key goes only to clients that do not echo one. */
     if (!q.code_sign_key && s->code_sign_key)
         r.code_sign_key = s->code_sign_key;

@@ -1,7 +1,8 @@
 /*
  * The scheduler's account questions (sched_int.h): weak account keys, and
  * which global preferences go to the client (the account's, set on the web
- * site or by an account manager, when newer than the client's).
+ * site or by an account manager, when newer than the client's), and the
+ * cross-project id a client brings from the volunteer's other projects.
  */
 #include <openssl/crypto.h>
 #include <stdio.h>
@@ -112,5 +113,47 @@ bool vs_sched__prefs_store(struct vs_store *st, const struct vs_proto_request *q
            "host %lld: its preferences (mod_time %.0f) are newer than user %lld's (%.0f): "
            "stored as the account's",
            (long long)hostid, master, (long long)user->id, db_mod);
+    return true;
+}
+
+static bool cpid_well_formed(const char *c)
+{
+    size_t n = 0;
+    for (; c[n]; n++)
+        if (!((c[n] >= '0' && c[n] <= '9') || (c[n] >= 'a' && c[n] <= 'f')))
+            return false;
+    return n == VS_MD5_HEX_LEN;
+}
+
+bool vs_sched__cpid_adopt(struct vs_store *st, const struct vs_proto_request *q,
+                          struct vs_user *user, struct vs_log *log, int64_t hostid)
+{
+    const char *c = q->cross_project_id;
+    if (!c || !c[0] || strcmp(c, user->cross_project_id) == 0)
+        return false;
+    /* BOINC does not take it on a weak key: a key an account manager or a
+     * friend holds must not change the volunteer's identity. */
+    if (!q->authenticator || strcmp(q->authenticator, user->authenticator) != 0)
+        return false;
+    /* BOINC writes whatever the client sent; the ids projects make are 32
+     * hex digits, and anything else (too long for the column, markup) is
+     * refused here. */
+    if (!cpid_well_formed(c)) {
+        VS_LOG(log, VS_LOG_WARN,
+               "host %lld: user %lld's request carries a malformed cross_project_id: ignored",
+               (long long)hostid, (long long)user->id);
+        return false;
+    }
+    int rc = vs_store_user_set_cpid(st, user->id, c);
+    if (rc != 0) {
+        VS_LOG(log, VS_LOG_ERROR, "host %lld: cannot store user %lld's cross_project_id: %s",
+               (long long)hostid, (long long)user->id, vs_strerror(rc));
+        return false;
+    }
+    VS_LOG(log, VS_LOG_INFO,
+           "host %lld: user %lld adopts the cross_project_id its client brought from its other "
+           "projects (had %s): its exported CPID changes",
+           (long long)hostid, (long long)user->id, user->cross_project_id[0] ? "another" : "none");
+    snprintf(user->cross_project_id, sizeof(user->cross_project_id), "%s", c);
     return true;
 }

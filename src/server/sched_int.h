@@ -27,6 +27,7 @@ struct ucache_ent {
     char name[VS_NAME_MAX];
     double prefs_mod_time;               /* <mod_time> of the account's global prefs; 0: none */
     char email_hash[VS_MD5_HEX_LEN + 1]; /* md5 of the account's e-mail address */
+    char cross_project_id[VS_AUTH_MAX];  /* BOINC's user.cross_project_id */
 };
 
 /* Daily-quota rows kept with a cached host (most hosts run one or two
@@ -52,6 +53,14 @@ void vs_sched__email_hash(const struct vs_user *u, char out[VS_MD5_HEX_LEN + 1])
 bool vs_sched__prefs_store(struct vs_store *st, const struct vs_proto_request *q,
                            const struct vs_user *user, const char *email_hash, double db_mod,
                            int64_t now, struct vs_log *log, int64_t hostid);
+/* BOINC-COMPAT (authenticate_user): the request's <cross_project_id> (the
+ * oldest CPID of this volunteer among the client's projects with the same
+ * e-mail hash) becomes the account's when it differs, is 32 hex digits and
+ * the request used the account's own key (not a weak one). Updates
+ * user->cross_project_id; returns true when it was stored (the caller
+ * forgets its cached copy of the user). */
+bool vs_sched__cpid_adopt(struct vs_store *st, const struct vs_proto_request *q,
+                          struct vs_user *user, struct vs_log *log, int64_t hostid);
 /* A weak account key "ID_md5(key + password)" (BOINC's): the user it
  * opens into *out (free with vs_user_cleanup), or VS_ENOTFOUND. */
 int vs_sched__weak_auth(struct vs_store *st, const char *auth, struct vs_user *out);

@@ -197,17 +197,30 @@ int vs_store_user_delete(struct vs_store *s, int64_t userid)
     return vs_store__leave(s, rc);
 }
 
-int vs_store_user_set_global_prefs(struct vs_store *s, int64_t userid, const char *prefs)
+/* One text column of user userid; VS_ENOTFOUND if no such user. */
+static int user_set_text(struct vs_store *s, int64_t userid, const char *sql, const char *what,
+                         const char *text)
 {
-    struct vs_stmt *st =
-        vs_store__prep(s, "UPDATE \"user\" SET global_prefs = ?2 WHERE id = ?1", "user prefs");
+    struct vs_stmt *st = vs_store__prep(s, sql, what);
     if (!st)
         return VS_ESTORE;
     vs_db_bind_int64(st, 1, userid);
-    vs_db_bind_text(st, 2, prefs, -1, VS_DB_TRANSIENT);
+    vs_db_bind_text(st, 2, text, -1, VS_DB_TRANSIENT);
     int64_t n = 0;
-    int rc = vs_store__run_change(s, st, "user prefs", &n);
+    int rc = vs_store__run_change(s, st, what, &n);
     return rc == 0 && n != 1 ? VS_ENOTFOUND : rc;
+}
+
+int vs_store_user_set_global_prefs(struct vs_store *s, int64_t userid, const char *prefs)
+{
+    return user_set_text(s, userid, "UPDATE \"user\" SET global_prefs = ?2 WHERE id = ?1",
+                         "user prefs", prefs);
+}
+
+int vs_store_user_set_cpid(struct vs_store *s, int64_t userid, const char *cpid)
+{
+    return user_set_text(s, userid, "UPDATE \"user\" SET cross_project_id = ?2 WHERE id = ?1",
+                         "user cpid", cpid);
 }
 
 struct host_scan {

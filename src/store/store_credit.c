@@ -83,6 +83,38 @@ int vs_store_credit_totals_set(struct vs_store *s, enum vs_credit_owner owner, i
     return run_done(s, st, "credit totals update");
 }
 
+int vs_store_credit_decay_page(struct vs_store *s, enum vs_credit_owner owner, int64_t after,
+                               double before, struct vs_credit_row *rows, int n, int *out_n)
+{
+    *out_n = 0;
+    if (n <= 0)
+        return VS_EINVAL;
+    char sql[240];
+    snprintf(sql, sizeof(sql),
+             "SELECT id, total_credit, expavg_credit, expavg_time FROM %s WHERE id > ?1 "
+             "AND expavg_credit > 0 AND expavg_time < ?2 ORDER BY id LIMIT ?3",
+             table_of(owner));
+    struct vs_stmt *st = NULL;
+    int rc = prep(s, sql, &st);
+    if (rc)
+        return rc;
+    vs_db_bind_int64(st, 1, after);
+    vs_db_bind_double(st, 2, before);
+    vs_db_bind_int(st, 3, n);
+    int step = VS_DB_DONE;
+    while (*out_n < n && (step = vs_db_step(st)) == VS_DB_ROW) {
+        struct vs_credit_row *r = &rows[(*out_n)++];
+        r->id = vs_db_column_int64(st, 0);
+        r->t.total = vs_db_column_double(st, 1);
+        r->t.expavg = vs_db_column_double(st, 2);
+        r->t.expavg_time = vs_db_column_double(st, 3);
+    }
+    if (*out_n < n && step != VS_DB_DONE)
+        rc = vs_store__err(s, step, "credit decay page");
+    vs_db_finalize(st);
+    return rc;
+}
+
 int vs_store_credit_pfc_get(struct vs_store *s, int64_t app_version_id, int64_t hostid,
                             double *out_n, double *out_avg)
 {

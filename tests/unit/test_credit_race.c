@@ -5,15 +5,18 @@
  * queue at once. Every valid result is granted exactly once, and the
  * host, user and team totals each equal the sum of the granted credit:
  * no grant lost to a concurrent read-modify-write, none doubled by two
- * validators taking the same workunit.
+ * validators taking the same workunit; nor undone by update_stats decaying
+ * the averages at the same time.
  */
 #include "vs_test.h"
 
 #include <math.h>
 #include <pthread.h>
+#include <stdatomic.h>
 
 #include "daemon_fixture.h"
 #include "volsched/credit.h"
+#include "volsched/db_dump.h"
 #include "volsched/store_accounts.h"
 #include "volsched/store_credit.h"
 
@@ -51,6 +54,31 @@ static void *race(void *arg)
     return NULL;
 }
 
+/* BOINC's update_stats on its own handle, over and over while the
+ * validators grant: its read-decay-write of a page must never undo a
+ * grant (a lost grant shows in the sums). */
+struct decayer {
+    struct project_fixture *f;
+    pthread_barrier_t *go;
+    atomic_bool *done;
+    int runs;
+    int rc;
+};
+
+static void *decay(void *arg)
+{
+    struct decayer *d = arg;
+    struct vs_store *s = NULL;
+    d->rc = vs_project_store_open(&d->f->cfg, false, NULL, &s);
+    pthread_barrier_wait(d->go);
+    while (d->rc == 0 && !atomic_load(d->done)) {
+        d->rc = vs_update_stats(s, NOW + 100 + d->runs, NULL, NULL);
+        d->runs++;
+    }
+    vs_store_close(s);
+    return NULL;
+}
+
 static void test_parallel_validators(void **state)
 {
     struct project_fixture *f = *state;
@@ -79,9 +107,12 @@ static void test_parallel_validators(void **state)
     assert_int_equal(pf_sql(f, "SELECT count(*) FROM workunit WHERE need_validate = 1"), NWUS);
 
     pthread_barrier_t go;
-    pthread_barrier_init(&go, NULL, NTHREADS);
+    pthread_barrier_init(&go, NULL, NTHREADS + 1);
     struct racer r[NTHREADS];
-    pthread_t t[NTHREADS];
+    pthread_t t[NTHREADS], td;
+    atomic_bool done = false;
+    struct decayer d = {.f = f, .go = &go, .done = &done};
+    assert_int_equal(pthread_create(&td, NULL, decay, &d), 0);
     for (int i = 0; i < NTHREADS; i++) {
         r[i] = (struct racer){.f = f, .go = &go};
         assert_int_equal(pthread_create(&t[i], NULL, race, &r[i]), 0);
@@ -92,6 +123,10 @@ static void test_parallel_validators(void **state)
         assert_int_equal(r[i].rc, 0);
         granted += r[i].granted;
     }
+    atomic_store(&done, true);
+    pthread_join(td, NULL);
+    assert_int_equal(d.rc, 0);
+    assert_true(d.runs > 0);
     pthread_barrier_destroy(&go);
     assert_int_equal(granted, NWUS);
     assert_int_equal(pf_sql(f, "SELECT count(*) FROM result WHERE validate_state = 1 AND "

@@ -22,6 +22,7 @@
 #include "sched_request.h"
 #include "volsched/alloc.h"
 #include "volsched/buf.h"
+#include "volsched/md5.h"
 #include "volsched/proto.h"
 #include "volsched/sched.h"
 #include "volsched/store.h"
@@ -167,11 +168,12 @@ static int result_state(struct fixture *fx, const char *name, int64_t *out_hosti
     return state;
 }
 
-/* Masks values that depend on the wall clock of the test run. */
+/* Masks values that depend on the wall clock of the test run, and the
+ * account's random CPID. */
 static void normalize(char *text)
 {
-    const char *tags[] = {"<user_create_time>"};
-    for (size_t t = 0; t < 1; t++) {
+    const char *tags[] = {"<user_create_time>", "<cross_project_id>"};
+    for (size_t t = 0; t < 2; t++) {
         for (char *p = strstr(text, tags[t]); p; p = strstr(p + 1, tags[t])) {
             for (char *q = p + strlen(tags[t]); *q && *q != '<'; q++)
                 *q = 'X';
@@ -561,6 +563,81 @@ static void test_concurrent_hosts(void **state)
     assert_int_equal(st.commit_items, NT * 3);
 }
 
+/* The account's CPID as the store holds it. */
+static void stored_cpid(struct fixture *fx, char *out, size_t n)
+{
+    struct vs_user u = {0};
+    assert_int_equal(vs_store_user_get(fx->st, fx->userid, &u), 0);
+    snprintf(out, n, "%s", u.cross_project_id);
+    vs_user_cleanup(&u);
+}
+
+/* One RPC of the sample with the account key auth and the request's
+ * <cross_project_id> cpid; the reply's CPID into got (n bytes). */
+static void cpid_rpc(struct fixture *fx, const char *auth, const char *cpid, char *got, size_t n)
+{
+    char key[128], tag[160];
+    snprintf(key, sizeof(key), "<authenticator>%s</authenticator>", auth);
+    snprintf(tag, sizeof(tag), "<cross_project_id>%s</cross_project_id>", cpid);
+    const char *sub[] = {"<authenticator>" AUTH "</authenticator>", key,
+                         "<cross_project_id></cross_project_id>", tag};
+    char *req = sample("sched_request_01.xml", sub, 4);
+    struct vs_arena a;
+    vs_arena_init(&a, 8192);
+    struct vs_proto_reply r;
+    rpc(fx, req, &a, &r, NULL);
+    snprintf(got, n, "%s", r.cross_project_id ? r.cross_project_id : "");
+    vs_arena_cleanup(&a);
+    vs_free(req);
+}
+
+/* BOINC-COMPAT (authenticate_user): the CPID a client brings from the
+ * volunteer's other projects becomes the account's, so one volunteer has
+ * one CPID on every project; not on a weak key, not when malformed. */
+static void test_cpid_adopt(void **state)
+{
+    struct fixture *fx = *state;
+    char own[VS_AUTH_MAX], got[VS_AUTH_MAX], now[VS_AUTH_MAX];
+    stored_cpid(fx, own, sizeof(own));
+    assert_int_equal(strlen(own), 32);
+    /* The client does not know it yet: the reply tells it. */
+    cpid_rpc(fx, AUTH, "", got, sizeof(got));
+    assert_string_equal(got, own);
+
+    const char *other = "fedcba9876543210fedcba9876543210";
+    cpid_rpc(fx, AUTH, other, got, sizeof(got));
+    stored_cpid(fx, now, sizeof(now));
+    assert_string_equal(now, other);
+    assert_string_equal(got, other);
+    /* The next request (the cached account) still says the adopted one. */
+    cpid_rpc(fx, AUTH, "", got, sizeof(got));
+    assert_string_equal(got, other);
+
+    /* A weak key ("ID_" md5(key + password hash)) opens the account but
+     * does not change its CPID. */
+    struct vs_user u = {0};
+    assert_int_equal(vs_store_user_get(fx->st, fx->userid, &u), 0);
+    char both[VS_AUTH_MAX + VS_NAME_MAX], md5[VS_MD5_HEX_LEN + 1], weak[80];
+    snprintf(both, sizeof(both), "%s%s", u.authenticator, u.passwd_hash);
+    vs_user_cleanup(&u);
+    assert_int_equal(vs_md5_hex(both, strlen(both), md5), 0);
+    snprintf(weak, sizeof(weak), "%lld_%s", (long long)fx->userid, md5);
+    cpid_rpc(fx, weak, "00000000000000000000000000000001", got, sizeof(got));
+    stored_cpid(fx, now, sizeof(now));
+    assert_string_equal(now, other);
+
+    /* Not 32 lowercase hex digits: refused. */
+    const char *bad[] = {"FEDCBA9876543210FEDCBA9876543210", "abc",
+                         "fedcba9876543210fedcba9876543210ff",
+                         "fedcba9876543210fedcba987654321&amp;"};
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        cpid_rpc(fx, AUTH, bad[i], got, sizeof(got));
+        stored_cpid(fx, now, sizeof(now));
+        assert_string_equal(now, other);
+        assert_string_equal(got, other);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -570,6 +647,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_drain, setup, teardown),
         cmocka_unit_test_setup_teardown(test_concurrent_hosts, setup, teardown),
         cmocka_unit_test_setup_teardown(test_replicas, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_cpid_adopt, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
