@@ -71,9 +71,10 @@ void vs_client_gui_write_result(struct vs_xml_writer *w, struct vs_client *c, si
         vs_xml_double(w, "page_fault_rate", 0);
         vs_xml_double(w, "bytes_sent", 0);
         vs_xml_double(w, "bytes_received", 0);
-        /* BOINC-COMPAT: fraction done per elapsed second */
-        vs_xml_double(w, "progress_rate",
-                      r->elapsed_time > 0 ? r->fraction_done / r->elapsed_time : 0);
+        /* BOINC-COMPAT: fraction done per elapsed second, once the app
+         * has reported a fraction done (BOINC writes none before) */
+        if (r->elapsed_time > 0 && r->fraction_done > 0)
+            vs_xml_double(w, "progress_rate", r->fraction_done / r->elapsed_time);
         vs_xml_raw_write(w, "</active_task>\n", 15);
     }
     vs_xml_raw_write(w, "</result>\n", 10);
