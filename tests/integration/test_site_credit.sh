@@ -130,6 +130,8 @@ assert [a.findtext("name") for a in root.find("database_file_states/tasks_by_app
 print("status xml:", {k: d.findtext(k) for k in want}, "gflops", d.findtext("current_floating_point_speed"))
 PY
 curl -sf "${URL}server_status.php" | qgrep "id=\"v-users-credit\">$(q 'SELECT count(*) FROM "user" WHERE total_credit > 0')<" || fail "server_status.php's HTML: users with credit"
+perday=$(q 'SELECT printf("%.2f", coalesce(sum(expavg_credit), 0)) FROM "user"')
+curl -sf "${URL}server_status.php" | qgrep "id=\"v-credit-day\">$perday<" || fail "server_status.php's HTML: credit per day, want $perday"
 for bad in "sort_by=evil" "offset=-1" "offset=10001" "offset=1x"; do
     code=$(curl -s -o /dev/null -w '%{http_code}' "${URL}top_users.php?$bad")
     [ "$code" = 400 ] || fail "top_users.php?$bad answered $code, want 400"
