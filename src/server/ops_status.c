@@ -384,25 +384,24 @@ void vs_ops_status_tables(struct vs_page *p, const struct vs_ops_status *st)
     age(p, st->now, st->oldest_unsent);
     vs_page_printf(p, "</td></tr>\n</table>\n");
     const struct vs_credit_counts *cc = &st->credit;
-    vs_page_printf(p,
-                   "<h2>Users and computers</h2>\n<table class=\"t\">\n"
-                   "<tr><th></th><th>All</th><th>With credit</th><th>With recent credit</th>"
-                   "<th>Registered in past 24 hours</th></tr>\n"
-                   "<tr><td>Users</td><td id=\"v-users\">%lld</td><td id=\"v-users-credit\">%lld"
-                   "</td><td id=\"v-users-recent\">%lld</td><td id=\"v-users-24h\">%lld</td></tr>\n"
-                   "<tr><td>Computers</td><td id=\"v-hosts\">%lld</td><td id=\"v-hosts-credit\">"
-                   "%lld</td><td id=\"v-hosts-recent\">%lld</td><td id=\"v-hosts-24h\">%lld</td>"
-                   "</tr>\n<tr><td>Teams</td><td id=\"v-teams\">%lld</td><td id=\"v-teams-credit\">"
-                   "%lld</td><td></td><td></td></tr>\n</table>\n"
-                   "<p>Credit granted per day (the users' recent average credit): <span "
-                   "id=\"v-credit-day\">%.2f</span>; current speed: <span id=\"v-gflops\">"
-                   "%.2f</span> GigaFLOPS (that / 200).</p>\n",
-                   (long long)st->counts.users, (long long)cc->users_credit,
-                   (long long)cc->users_recent, (long long)cc->users_24h,
-                   (long long)st->counts.hosts, (long long)cc->hosts_credit,
-                   (long long)cc->hosts_recent, (long long)cc->hosts_24h,
-                   (long long)st->counts.teams, (long long)cc->teams_credit, cc->gflops * 200,
-                   cc->gflops);
+    vs_page_printf(
+        p,
+        "<h2>Users and computers</h2>\n<table class=\"t\">\n"
+        "<tr><th></th><th>All</th><th>With credit</th><th>With recent credit</th>"
+        "<th>Registered in past 24 hours</th></tr>\n"
+        "<tr><td>Users</td><td id=\"v-users\">%lld</td><td id=\"v-users-credit\">%lld"
+        "</td><td id=\"v-users-recent\">%lld</td><td id=\"v-users-24h\">%lld</td></tr>\n"
+        "<tr><td>Computers</td><td id=\"v-hosts\">%lld</td><td id=\"v-hosts-credit\">"
+        "%lld</td><td id=\"v-hosts-recent\">%lld</td><td id=\"v-hosts-24h\">%lld</td>"
+        "</tr>\n<tr><td>Teams</td><td id=\"v-teams\">%lld</td><td id=\"v-teams-credit\">"
+        "%lld</td><td></td><td></td></tr>\n</table>\n"
+        "<p>Credit granted per day (the users' recent average credit): <span "
+        "id=\"v-credit-day\">%.2f</span>; current speed: <span id=\"v-gflops\">"
+        "%.2f</span> GigaFLOPS (that / 200).</p>\n",
+        (long long)st->counts.users, (long long)cc->users_credit, (long long)cc->users_recent,
+        (long long)cc->users_24h, (long long)st->counts.hosts, (long long)cc->hosts_credit,
+        (long long)cc->hosts_recent, (long long)cc->hosts_24h, (long long)st->counts.teams,
+        (long long)cc->teams_credit, cc->gflops * 200, cc->gflops);
     vs_page_printf(p, "<h2>Tasks by application</h2>\n<table class=\"t\">\n<tr><th>App</th>"
                       "<th>Unsent</th><th>In progress</th><th>Need validation</th>"
                       "<th>Need assimilation</th><th>Oldest unsent</th>"
