@@ -11,6 +11,7 @@
 
 #include "volsched/alloc.h"
 #include "volsched/client.h"
+#include "volsched/logsafe.h"
 
 void vs_client_msg(struct vs_client *c, long project, int pri, const char *fmt, ...)
 {
@@ -41,7 +42,13 @@ void vs_client_msg(struct vs_client *c, long project, int pri, const char *fmt, 
     char ts[40] = "";
     if (localtime_r(&t, &tm))
         strftime(ts, sizeof(ts), "%d-%b-%Y %H:%M:%S", &tm);
-    fprintf(out, "%s [%s] %s%s\n", ts, m->project[0] ? m->project : "---",
-            pri == 3 ? "[error] " : "", body);
+    /* A project's text (its name, a server message, the host's venue there)
+     * is one line in the log: a newline or an escape sequence in it cannot
+     * forge another project's line or drive a terminal. The GUI RPC keeps
+     * the message as sent (XML-escaped there). */
+    char safe_body[4 * sizeof(body)], safe_proj[4 * sizeof(m->project)];
+    vs_logsafe_escape(body, safe_body, sizeof(safe_body));
+    vs_logsafe_escape(m->project[0] ? m->project : "---", safe_proj, sizeof(safe_proj));
+    fprintf(out, "%s [%s] %s%s\n", ts, safe_proj, pri == 3 ? "[error] " : "", safe_body);
     fflush(out);
 }

@@ -455,10 +455,41 @@ static void test_prefs_and_fetch(void **state)
     assert_false(c->cst.projects[1].no_new_work);
 }
 
+/* A project's text in the client's log (its name, a server message, the
+ * host's venue there) stays one line: a newline in it cannot forge a line
+ * that seems to come from another project or from the client. */
+static void test_msg_one_line(void **state)
+{
+    struct client_fx *f = *state;
+    struct vs_client *c = f->c;
+    char path[4096];
+    snprintf(path, sizeof(path), "%s/msgs.log", f->dir);
+    fclose(c->logf);
+    c->logf = fopen(path, "w+");
+    assert_non_null(c->logf);
+    attach(c, 1);
+    fflush(c->logf);
+    long before = ftell(c->logf);
+    vs_client_setstr(&c->projects[0].project_name, "p0\nforged [---] line");
+    vs_client_msg(c, 0, 1, "The computer's venue here is now \"%s\"",
+                  "w\n07-Dec-2026 00:00:00 [---] Project attached\x1b[2J");
+    fflush(c->logf);
+    assert_int_equal(fseek(c->logf, before, SEEK_SET), 0);
+    char line[8192];
+    int n = 0;
+    while (fgets(line, sizeof(line), c->logf)) {
+        n++;
+        assert_null(strchr(line, '\x1b'));
+    }
+    assert_int_equal(n, 1);
+    assert_non_null(strstr(line, "\\x0a07-Dec-2026"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_caps, setup, clientfx_teardown),
+        cmocka_unit_test_setup_teardown(test_msg_one_line, setup, clientfx_teardown),
         cmocka_unit_test_setup_teardown(test_admit, setup, clientfx_teardown),
         cmocka_unit_test_setup_teardown(test_admit_held, setup, clientfx_teardown),
         cmocka_unit_test_setup_teardown(test_gc_and_index, setup, clientfx_teardown),
